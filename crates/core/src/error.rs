@@ -1,0 +1,77 @@
+//! The crate's one error type. Every fallible API returns [`Result`]; the variant is the
+//! `kind` a trace error reports (`view`, `index`, `shape`, ...), the text is PyTorch-like.
+
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The trace text could not be parsed.
+    Parse { line: usize, column: usize, message: String },
+    /// A view cannot be formed over the input's strides (PyTorch's `view` refusals).
+    View(String),
+    /// An index or dimension is out of range.
+    Index(String),
+    /// Sizes that do not fit together (reshape to another numel, bad expand, broadcast).
+    Shape(String),
+    /// A dtype that cannot be used or written there.
+    DType(String),
+    /// A write whose target overlaps itself or an input; `elements` are the storage indices.
+    Overlap { message: String, elements: Vec<i64> },
+    /// Something the trace language or the core does not support.
+    Unsupported(String),
+    /// A resource limit that keeps a trace from allocating without bound.
+    Limit(String),
+    /// A share link or file that does not decode.
+    Decode(String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::Parse { .. } => "parse",
+            Error::View(_) => "view",
+            Error::Index(_) => "index",
+            Error::Shape(_) => "shape",
+            Error::DType(_) => "dtype",
+            Error::Overlap { .. } => "overlap",
+            Error::Unsupported(_) => "unsupported",
+            Error::Limit(_) => "limit",
+            Error::Decode(_) => "decode",
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        match self {
+            Error::Parse { message, .. } | Error::Overlap { message, .. } => message,
+            Error::View(m)
+            | Error::Index(m)
+            | Error::Shape(m)
+            | Error::DType(m)
+            | Error::Unsupported(m)
+            | Error::Limit(m)
+            | Error::Decode(m) => m,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Parse { line, column, message } => write!(f, "{line}:{column}: {message}"),
+            other => write!(f, "{}: {}", other.kind(), other.message()),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Shorthands so call sites read like the PyTorch check they mirror.
+macro_rules! bail {
+    ($kind:ident, $($arg:tt)*) => {
+        return Err($crate::error::Error::$kind(format!($($arg)*)))
+    };
+}
+pub(crate) use bail;

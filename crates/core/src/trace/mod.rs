@@ -1,0 +1,6 @@
+//! The trace language: a torch-flavoured subset of Python that users type or paste, and the
+//! runner that executes it statement by statement.
+
+pub mod ast;
+pub mod lexer;
+pub mod parser;

@@ -1,0 +1,1 @@
+//! The lazy UOp graph and its reference interpreter.
