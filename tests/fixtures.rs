@@ -1,0 +1,192 @@
+//! Golden traces recorded from real PyTorch and tinygrad, replayed through the core.
+//!
+//! Every case file under `tests/fixtures/` in the recorded-case format (and the shared
+//! acceptance sample beside the checkout, when present) goes through one checker, which applies
+//! the same rules as the acceptance script plus dtype and version counters when recorded.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use stridelab_core::trace::report::{run_json, ReportOptions};
+
+fn close(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= 1e-4 * y.abs().max(1.0))
+}
+
+fn floats(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|x| match x {
+                    Value::String(s) => match s.as_str() {
+                        "inf" | "Infinity" => f64::INFINITY,
+                        "-inf" | "-Infinity" => f64::NEG_INFINITY,
+                        _ => f64::NAN,
+                    },
+                    Value::Bool(b) => f64::from(u8::from(*b)),
+                    x => x.as_f64().unwrap_or(f64::NAN),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn ints(v: &Value) -> Vec<i64> {
+    v.as_array().map(|a| a.iter().filter_map(Value::as_i64).collect()).unwrap_or_default()
+}
+
+/// Checks one recorded PyTorch case; `None` when it passes.
+fn check_torch(exp: &Value, got: &Value) -> Option<String> {
+    let gerr = got["error"]["line"].as_u64();
+    if exp["error_line"].as_u64() != gerr {
+        return Some(format!("error line: expected {} ({}), got {:?} ({})", exp["error_line"], exp["error"], gerr, got["error"]["message"]));
+    }
+    if let (Some(kind), Some(_)) = (exp["error_kind"].as_str(), gerr) {
+        if got["error"]["kind"].as_str() != Some(kind) {
+            return Some(format!("error kind: expected {kind}, got {}", got["error"]["kind"]));
+        }
+    }
+    let mut classes_exp: Vec<(i64, Vec<String>)> = Vec::new();
+    let mut classes_got: Vec<(i64, Vec<String>)> = Vec::new();
+    let empty = serde_json::Map::new();
+    for (name, e) in exp["tensors"].as_object().unwrap_or(&empty) {
+        let g = &got["tensors"][name];
+        if g.is_null() {
+            return Some(format!("{name}: missing"));
+        }
+        if ints(&g["shape"]) != ints(&e["shape"]) {
+            return Some(format!("{name}: shape {} != {}", g["shape"], e["shape"]));
+        }
+        if let Some(dt) = e["dtype"].as_str() {
+            if g["dtype"].as_str() != Some(dt) {
+                return Some(format!("{name}: dtype {} != {dt}", g["dtype"]));
+            }
+        }
+        if !close(&floats(&g["values"]), &floats(&e["values"])) {
+            return Some(format!("{name}: values {} != {}", g["values"], e["values"]));
+        }
+        let (gs, es) = (ints(&g["torch"]["strides"]), ints(&e["strides"]));
+        let shape = ints(&e["shape"]);
+        if gs.len() != es.len() || shape.iter().enumerate().any(|(d, &n)| n > 1 && gs[d] != es[d]) {
+            return Some(format!("{name}: strides {gs:?} != {es:?}"));
+        }
+        if shape.iter().product::<i64>() > 0 && g["torch"]["storage_offset"] != e["storage_offset"] {
+            return Some(format!("{name}: storage_offset {} != {}", g["torch"]["storage_offset"], e["storage_offset"]));
+        }
+        if let Some(v) = e["version"].as_u64() {
+            if g["torch"]["version"].as_u64() != Some(v) {
+                return Some(format!("{name}: version {} != {v}", g["torch"]["version"]));
+            }
+        }
+        for (classes, key) in [(&mut classes_exp, e["storage_class"].as_i64()), (&mut classes_got, g["torch"]["storage"].as_i64())] {
+            let key = key.unwrap_or(-1);
+            match classes.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, v)) => v.push(name.clone()),
+                None => classes.push((key, vec![name.clone()])),
+            }
+        }
+    }
+    let norm = |c: Vec<(i64, Vec<String>)>| {
+        let mut v: Vec<Vec<String>> = c.into_iter().map(|(_, mut n)| {
+            n.sort();
+            n
+        }).collect();
+        v.sort();
+        v
+    };
+    let (ce, cg) = (norm(classes_exp), norm(classes_got));
+    if ce != cg {
+        return Some(format!("storage sharing {cg:?} != {ce:?}"));
+    }
+    None
+}
+
+/// Checks a recorded tinygrad view case: same values, no more views than tinygrad needs.
+fn check_views(case: &Value, got: &Value) -> Option<String> {
+    if !got["error"].is_null() {
+        return Some(format!("error {}", got["error"]));
+    }
+    let exp = &case["expect"];
+    let g = &got["tensors"][case["result"].as_str().unwrap_or("")];
+    if ints(&g["shape"]) != ints(&exp["shape"]) {
+        return Some(format!("shape {} != {}", g["shape"], exp["shape"]));
+    }
+    if !close(&floats(&g["values"]), &floats(&exp["values"])) {
+        return Some(format!("values {} != {}", g["values"], exp["values"]));
+    }
+    let n = g["views"].as_array().map_or(0, Vec::len) as u64;
+    let want = exp["views"].as_u64().unwrap_or(0);
+    if n == 0 || n > want {
+        return Some(format!("views: {n} where tinygrad needs {want}"));
+    }
+    None
+}
+
+/// The one helper every case goes through: runs the files' cases and lists the failures.
+fn run_cases(files: &[PathBuf]) -> (usize, Vec<String>) {
+    let mut passed = 0;
+    let mut failures = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let data: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        for case in data["cases"].as_array().expect("cases") {
+            let src = case["source"].as_str().expect("source");
+            let got = run_json(src, ReportOptions::default());
+            let verdict = if case["expect"].get("error_line").is_some() { check_torch(&case["expect"], &got) } else { check_views(case, &got) };
+            match verdict {
+                None => passed += 1,
+                Some(why) => failures.push(format!("{}: {}: {why}\n    {}", f.display(), case["name"], src.replace('\n', "\n    "))),
+            }
+        }
+    }
+    (passed, failures)
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fixture_files(prefix: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/fixtures"))
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        name.starts_with(prefix) && name.ends_with(".json")
+    });
+    files.sort();
+    files
+}
+
+fn assert_all(files: Vec<PathBuf>) {
+    assert!(!files.is_empty(), "no fixture files found");
+    let (passed, failures) = run_cases(&files);
+    let shown: Vec<&String> = failures.iter().take(25).collect();
+    assert!(failures.is_empty(), "{} passed, {} failed:\n{}", passed, failures.len(), shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n"));
+    println!("{passed} cases passed");
+}
+
+#[test]
+fn torch_views() {
+    assert_all(fixture_files("torch_views"));
+}
+
+#[test]
+fn torch_inplace() {
+    assert_all(fixture_files("torch_inplace"));
+}
+
+#[test]
+fn torch_ops() {
+    assert_all(fixture_files("torch_ops"));
+}
+
+#[test]
+fn shared_acceptance_sample() {
+    let dir = root().join("../shared/acceptance");
+    let files: Vec<PathBuf> = ["torch_public.json", "tinygrad_public.json"].iter().map(|f| dir.join(f)).filter(|p| p.exists()).collect();
+    if files.is_empty() {
+        println!("skipped: ../shared/acceptance is not beside this checkout");
+        return;
+    }
+    assert_all(files);
+}

@@ -18,6 +18,10 @@ pub enum Error {
     DType(String),
     /// A write whose target overlaps itself or an input; `elements` are the storage indices.
     Overlap { message: String, elements: Vec<i64> },
+    /// A name that is not bound (Python's NameError).
+    Name(String),
+    /// Arguments of the wrong number or type (Python's TypeError).
+    Type(String),
     /// Something the trace language or the core does not support.
     Unsupported(String),
     /// A resource limit that keeps a trace from allocating without bound.
@@ -37,6 +41,8 @@ impl Error {
             Error::Shape(_) => "shape",
             Error::DType(_) => "dtype",
             Error::Overlap { .. } => "overlap",
+            Error::Name(_) => "name",
+            Error::Type(_) => "type",
             Error::Unsupported(_) => "unsupported",
             Error::Limit(_) => "limit",
             Error::Decode(_) => "decode",
@@ -50,6 +56,8 @@ impl Error {
             | Error::Index(m)
             | Error::Shape(m)
             | Error::DType(m)
+            | Error::Name(m)
+            | Error::Type(m)
             | Error::Unsupported(m)
             | Error::Limit(m)
             | Error::Decode(m) => m,

@@ -10,6 +10,7 @@ pub mod dtype;
 pub mod error;
 pub mod shape;
 pub mod share;
+pub mod tensor;
 pub mod torch;
 pub mod trace;
 pub mod uop;

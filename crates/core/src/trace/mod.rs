@@ -4,3 +4,7 @@
 pub mod ast;
 pub mod lexer;
 pub mod parser;
+pub mod library;
+pub mod report;
+pub mod runner;
+pub mod value;

@@ -1,1 +1,257 @@
-//! The lazy UOp graph and its reference interpreter.
+//! The lazy UOp graph: what a trace computes, before anything runs.
+//!
+//! Tensors are handles (`UOpId`) into one append-only [`Graph`]. Every node carries its dtype and
+//! shape, so later stages (the scheduler, the WGSL renderer, the UI) never re-infer them. The
+//! [`Op`] enum is closed and grouped like tinygrad's: sources, movement, elementwise, reduce,
+//! materialisation and the store that writes through a view. The reference interpreter in
+//! [`interp`] is the definition of what each op means; every backend must agree with it.
+
+pub mod data;
+pub mod interp;
+
+use crate::dtype::DType;
+use crate::shape::tracker::ShapeTracker;
+use data::Scalar;
+use serde::Serialize;
+
+/// Identity of a storage (PyTorch's untyped storage; tinygrad's buffer).
+pub type StorageId = usize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct UOpId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum UnaryOp {
+    Neg,
+    Exp,
+    Log,
+    Sqrt,
+    Abs,
+    Relu,
+    Sigmoid,
+    Tanh,
+    /// Logical not for bool, bitwise not for integers (Python's `~`).
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    /// True division; the builder casts integer operands to float first, as PyTorch does.
+    Div,
+    /// Python's floor division (`//`).
+    FloorDiv,
+    /// Python's modulo: the result takes the divisor's sign.
+    Mod,
+    Pow,
+    Max,
+    Min,
+    CmpLt,
+    CmpLe,
+    CmpEq,
+    CmpNe,
+    And,
+    Or,
+    Xor,
+}
+
+impl BinaryOp {
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinaryOp::CmpLt | BinaryOp::CmpLe | BinaryOp::CmpEq | BinaryOp::CmpNe)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum ReduceOp {
+    Sum,
+    Max,
+    Min,
+}
+
+/// The closed set of operations. Groups: sources (`Buffer`, `Const`), movement (six tinygrad
+/// ops plus `View`, a whole ShapeTracker as tinygrad 0.10.3's VIEW), elementwise (`Unary`,
+/// `Binary`, `Where`, `Cast`), `Reduce`, `Contiguous` (materialise into a fresh buffer) and
+/// `Store` (write a value through a view into a buffer).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "op", content = "arg")]
+pub enum Op {
+    /// A whole storage, as a flat buffer of shape `[len]`.
+    Buffer(StorageId),
+    /// A scalar broadcast to the node's shape.
+    Const(Scalar),
+    Reshape(Vec<usize>),
+    Permute(Vec<usize>),
+    Expand(Vec<usize>),
+    Pad(Vec<(usize, usize)>),
+    Shrink(Vec<(usize, usize)>),
+    Flip(Vec<bool>),
+    /// A view of the source's (contiguous) output; how PyTorch layouts enter the graph.
+    View(ShapeTracker),
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+    Where,
+    Cast(DType),
+    /// Reduces the listed axes to size 1 (the node's shape keeps them as 1s).
+    Reduce(ReduceOp, Vec<usize>),
+    Contiguous,
+    /// Writes `src[1]` through the view into the buffer `src[0]`; the node's value is the buffer.
+    Store(ShapeTracker),
+}
+
+impl Op {
+    pub fn is_movement(&self) -> bool {
+        matches!(
+            self,
+            Op::Reshape(_)
+                | Op::Permute(_)
+                | Op::Expand(_)
+                | Op::Pad(_)
+                | Op::Shrink(_)
+                | Op::Flip(_)
+                | Op::View(_)
+        )
+    }
+
+    pub fn is_elementwise(&self) -> bool {
+        matches!(self, Op::Unary(_) | Op::Binary(_) | Op::Where | Op::Cast(_))
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Buffer(_) => "BUFFER",
+            Op::Const(_) => "CONST",
+            Op::Reshape(_) => "RESHAPE",
+            Op::Permute(_) => "PERMUTE",
+            Op::Expand(_) => "EXPAND",
+            Op::Pad(_) => "PAD",
+            Op::Shrink(_) => "SHRINK",
+            Op::Flip(_) => "FLIP",
+            Op::View(_) => "VIEW",
+            Op::Unary(_) => "UNARY",
+            Op::Binary(_) => "BINARY",
+            Op::Where => "WHERE",
+            Op::Cast(_) => "CAST",
+            Op::Reduce(..) => "REDUCE",
+            Op::Contiguous => "CONTIGUOUS",
+            Op::Store(_) => "STORE",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UOp {
+    pub id: UOpId,
+    #[serde(flatten)]
+    pub op: Op,
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+    pub src: Vec<UOpId>,
+}
+
+/// An append-only node table; ids are indices, so sources always precede their users.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Graph {
+    nodes: Vec<UOp>,
+}
+
+impl Graph {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    pub fn nodes(&self) -> &[UOp] {
+        &self.nodes
+    }
+
+    pub fn node(&self, id: UOpId) -> &UOp {
+        &self.nodes[id.0 as usize]
+    }
+
+    /// Appends a node whose shape and dtype the caller has already checked.
+    pub fn push(&mut self, op: Op, dtype: DType, shape: Vec<usize>, src: Vec<UOpId>) -> UOpId {
+        debug_assert!(src.iter().all(|s| (s.0 as usize) < self.nodes.len()));
+        let id = UOpId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
+        self.nodes.push(UOp { id, op, dtype, shape, src });
+        id
+    }
+
+    /// Every node reachable from `roots`, sources first.
+    pub fn toposort(&self, roots: &[UOpId]) -> Vec<UOpId> {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack: Vec<UOpId> = roots.to_vec();
+        while let Some(id) = stack.pop() {
+            let i = id.0 as usize;
+            if seen[i] {
+                continue;
+            }
+            seen[i] = true;
+            stack.extend(&self.nodes[i].src);
+        }
+        // Ids are creation order, which is already a topological order.
+        (0..self.nodes.len())
+            .filter(|&i| seen[i])
+            .map(|i| UOpId(i as u32))
+            .collect()
+    }
+
+    /// The storages a subgraph reads (its `Buffer` leaves).
+    pub fn buffers_read(&self, root: UOpId) -> Vec<StorageId> {
+        let mut out: Vec<StorageId> = self
+            .toposort(&[root])
+            .into_iter()
+            .filter_map(|id| match self.node(id).op {
+                Op::Buffer(s) => Some(s),
+                _ => None,
+            })
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// A readable listing of the subgraph under `roots`, one node per line.
+    pub fn render(&self, roots: &[UOpId]) -> String {
+        let mut out = String::new();
+        for id in self.toposort(roots) {
+            let n = self.node(id);
+            let arg = match &n.op {
+                Op::Buffer(s) => format!("storage {s}"),
+                Op::Const(c) => format!("{:?}", c),
+                Op::Reshape(a) | Op::Expand(a) => format!("{a:?}"),
+                Op::Permute(a) => format!("{a:?}"),
+                Op::Pad(a) | Op::Shrink(a) => format!("{a:?}"),
+                Op::Flip(a) => format!("{a:?}"),
+                Op::View(st) | Op::Store(st) => {
+                    let (idx, valid) = st.index_text();
+                    format!("idx={idx} valid={valid}")
+                }
+                Op::Unary(u) => format!("{u:?}"),
+                Op::Binary(b) => format!("{b:?}"),
+                Op::Cast(d) => d.to_string(),
+                Op::Reduce(r, ax) => format!("{r:?} axes={ax:?}"),
+                Op::Where | Op::Contiguous => String::new(),
+            };
+            let src: Vec<String> = n.src.iter().map(|s| format!("%{}", s.0)).collect();
+            out.push_str(&format!(
+                "%{} = {} {} {:?} ({}) {}\n",
+                id.0,
+                n.op.name(),
+                n.dtype,
+                n.shape,
+                src.join(", "),
+                arg
+            ));
+        }
+        out
+    }
+}

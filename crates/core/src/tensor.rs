@@ -1,0 +1,751 @@
+//! Tensors and the engine that owns their storages.
+//!
+//! A [`Tensor`] carries three models of the same value side by side, because showing where they
+//! disagree is the product: PyTorch's layout (sizes, strides, storage_offset and which storage it
+//! aliases), tinygrad's view stack (where flip, pad and every reshape stay views), and what
+//! tinygrad's PyTorch bridge would report. Its values come from the lazy UOp graph: every op
+//! appends nodes, and a result is realized by the reference interpreter into a storage at the end
+//! of a statement (or before a write could change what it reads).
+
+use crate::dtype::{result_type, DType};
+use crate::error::{bail, Error, Result};
+use crate::shape::tracker::ShapeTracker;
+use crate::shape::view::View;
+use crate::torch::layout::{IndexItem, Layout};
+use crate::torch::overlap::{self, MemOverlap, MemOverlapStatus};
+use crate::uop::data::{Data, Scalar};
+use crate::uop::interp::{self, Storages};
+use crate::uop::{BinaryOp, Graph, Op, ReduceOp, StorageId, UOpId, UnaryOp};
+
+/// The most elements one tensor may have: larger requests are refused, not allocated.
+pub const MAX_ELEMENTS: usize = 1 << 26;
+
+/// Where a tensor's elements live, in PyTorch's model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StorageRef {
+    Realized(StorageId),
+    /// The output of a computation not yet run; index into the engine's pending table.
+    Pending(usize),
+}
+
+/// What tinygrad's PyTorch bridge reports for a tensor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bridge {
+    pub shape: Vec<usize>,
+    pub strides: Vec<i64>,
+    pub offset: i64,
+}
+
+impl Bridge {
+    /// Fresh tensors: contiguous strides of the shape, with stride 0 on size-1 dims.
+    pub fn fresh(shape: &[usize]) -> Bridge {
+        Bridge { shape: shape.to_vec(), strides: bridge_strides(shape), offset: 0 }
+    }
+
+    /// Views keep the source's offset; only slices add to it.
+    fn view(&self, shape: &[usize], extra_offset: i64) -> Bridge {
+        Bridge { shape: shape.to_vec(), strides: bridge_strides(shape), offset: self.offset + extra_offset }
+    }
+}
+
+fn bridge_strides(shape: &[usize]) -> Vec<i64> {
+    let mut strides = vec![0i64; shape.len()];
+    let mut acc = 1i64;
+    for d in (0..shape.len()).rev() {
+        strides[d] = if shape[d] == 1 { 0 } else { acc };
+        acc *= shape[d] as i64;
+    }
+    strides
+}
+
+#[derive(Clone, Debug)]
+pub struct Tensor {
+    node: UOpId,
+    dtype: DType,
+    layout: Layout,
+    storage: StorageRef,
+    is_view: bool,
+    tg: ShapeTracker,
+    bridge: Bridge,
+}
+
+impl Tensor {
+    pub fn node(&self) -> UOpId {
+        self.node
+    }
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    pub fn shape(&self) -> &[usize] {
+        self.layout.sizes()
+    }
+    pub fn numel(&self) -> usize {
+        self.layout.numel()
+    }
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    pub fn storage(&self) -> StorageRef {
+        self.storage
+    }
+    pub fn is_view(&self) -> bool {
+        self.is_view
+    }
+    pub fn tinygrad(&self) -> &ShapeTracker {
+        &self.tg
+    }
+    pub fn bridge(&self) -> &Bridge {
+        &self.bridge
+    }
+}
+
+/// An operand of an elementwise op: a tensor or a Python scalar.
+#[derive(Clone, Debug)]
+pub enum Operand {
+    Tensor(Tensor),
+    Scalar(Scalar),
+}
+
+#[derive(Clone, Debug)]
+pub struct Storage {
+    pub data: Data,
+    /// PyTorch's `_version`: bumped once per in-place op on any alias of the storage.
+    pub version: u64,
+}
+
+/// The storages a trace has created, plus its graph.
+#[derive(Default)]
+pub struct Engine {
+    graph: Graph,
+    storages: Vec<Storage>,
+    buffer_nodes: Vec<UOpId>,
+    pending: Vec<Pending>,
+}
+
+#[derive(Clone, Debug)]
+struct Pending {
+    producer: UOpId,
+    realized: Option<StorageId>,
+}
+
+impl Storages for Vec<Storage> {
+    fn data(&self, id: StorageId) -> &Data {
+        &self[id].data
+    }
+}
+
+/// A record of one write: which storage, which elements (storage indices, in write order).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Write {
+    pub storage: StorageId,
+    pub elements: Vec<i64>,
+}
+
+/// How an in-place op treats overlap, as PyTorch's kernels do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OverlapRules {
+    /// Refuse a target whose elements share memory (stride 0 on a dim of size > 1).
+    pub internal: bool,
+    /// Refuse an input that partially overlaps the target.
+    pub partial: bool,
+}
+
+impl OverlapRules {
+    pub const ALL: OverlapRules = OverlapRules { internal: true, partial: true };
+    pub const NONE: OverlapRules = OverlapRules { internal: false, partial: false };
+}
+
+impl Engine {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    pub fn storage(&self, id: StorageId) -> &Storage {
+        &self.storages[id]
+    }
+
+    pub fn storage_count(&self) -> usize {
+        self.storages.len()
+    }
+
+    // ---------------------------------------------------------------- storages and realization
+
+    fn new_storage(&mut self, data: Data) -> StorageId {
+        let id = self.storages.len();
+        let len = data.len();
+        let dtype = data.dtype();
+        self.storages.push(Storage { data, version: 0 });
+        let node = self.graph.push(Op::Buffer(id), dtype, vec![len], vec![]);
+        self.buffer_nodes.push(node);
+        id
+    }
+
+    /// A new tensor over a fresh contiguous storage holding `data`.
+    pub fn from_data(&mut self, data: Data, shape: &[usize]) -> Result<Tensor> {
+        check_numel(shape)?;
+        assert_eq!(data.len(), shape.iter().product::<usize>(), "data does not fill the shape");
+        let dtype = data.dtype();
+        let s = self.new_storage(data);
+        Ok(self.over_storage(StorageRef::Realized(s), dtype, Layout::contiguous(shape), false, fresh_tg(shape), Bridge::fresh(shape)))
+    }
+
+    /// `empty_strided`: zero-filled storage just large enough for the strides, which it honours.
+    pub fn empty_strided(&mut self, dtype: DType, sizes: &[usize], strides: &[i64]) -> Result<Tensor> {
+        check_numel(sizes)?;
+        if strides.len() != sizes.len() {
+            bail!(Shape, "mismatch in length of strides and shape");
+        }
+        if strides.iter().any(|&s| s < 0) {
+            bail!(Shape, "as_strided: Negative strides are not supported at the moment, got strides: {strides:?}");
+        }
+        let len = if sizes.contains(&0) {
+            0
+        } else {
+            1 + sizes.iter().zip(strides).map(|(&n, &s)| (n as i64 - 1) * s).sum::<i64>() as usize
+        };
+        check_numel(&[len])?;
+        let s = self.new_storage(Data::zeros(dtype, len));
+        let layout = Layout::new(sizes, strides, 0);
+        let tg = ShapeTracker::from_view(View::new(sizes, Some(strides), 0, None));
+        Ok(self.over_storage(StorageRef::Realized(s), dtype, layout, false, tg, Bridge::fresh(sizes)))
+    }
+
+    fn root_node(&self, s: StorageRef) -> UOpId {
+        match s {
+            StorageRef::Realized(id) => self.buffer_nodes[id],
+            StorageRef::Pending(p) => match self.pending[p].realized {
+                Some(id) => self.buffer_nodes[id],
+                None => self.pending[p].producer,
+            },
+        }
+    }
+
+    fn resolve_ref(&self, s: StorageRef) -> StorageRef {
+        match s {
+            StorageRef::Pending(p) => self.pending[p].realized.map_or(s, StorageRef::Realized),
+            r => r,
+        }
+    }
+
+    /// A tensor that reads `layout` out of storage `s`.
+    fn over_storage(&mut self, s: StorageRef, dtype: DType, layout: Layout, is_view: bool, tg: ShapeTracker, bridge: Bridge) -> Tensor {
+        let s = self.resolve_ref(s);
+        let root = self.root_node(s);
+        let root_numel: usize = self.graph.node(root).shape.iter().product();
+        let node = if layout.is_contiguous() && layout.offset() == 0 && layout.numel() == root_numel && self.graph.node(root).shape == layout.sizes() {
+            root
+        } else {
+            let st = ShapeTracker::from_view(View::new(layout.sizes(), Some(layout.strides()), layout.offset(), None));
+            self.graph.push(Op::View(st), dtype, layout.sizes().to_vec(), vec![root])
+        };
+        Tensor { node, dtype, layout, storage: s, is_view, tg, bridge }
+    }
+
+    /// The tensor with its storage reference and node brought up to date (a pending storage
+    /// that has been realized is read from its buffer from now on).
+    pub fn resolve(&mut self, t: &Tensor) -> Tensor {
+        let s = self.resolve_ref(t.storage);
+        if s == t.storage {
+            return t.clone();
+        }
+        self.over_storage(s, t.dtype, t.layout.clone(), t.is_view, t.tg.clone(), t.bridge.clone())
+    }
+
+    /// The result of a computation: a new (pending) storage, contiguous, fresh in every model.
+    fn computed(&mut self, node: UOpId) -> Result<Tensor> {
+        let n = self.graph.node(node);
+        let (dtype, shape) = (n.dtype, n.shape.clone());
+        check_numel(&shape)?;
+        let p = self.pending.len();
+        self.pending.push(Pending { producer: node, realized: None });
+        Ok(Tensor {
+            node,
+            dtype,
+            layout: Layout::contiguous(&shape),
+            storage: StorageRef::Pending(p),
+            is_view: false,
+            tg: fresh_tg(&shape),
+            bridge: Bridge::fresh(&shape),
+        })
+    }
+
+    /// Runs every computation still pending, so later writes cannot change what they read.
+    pub fn realize_pending(&mut self) -> Result<()> {
+        for p in 0..self.pending.len() {
+            if self.pending[p].realized.is_none() {
+                let data = interp::realize(&self.graph, &self.storages, self.pending[p].producer)?;
+                let id = self.new_storage(data);
+                self.pending[p].realized = Some(id);
+            }
+        }
+        Ok(())
+    }
+
+    /// Realizes what `t` reads and returns it over a real storage.
+    pub fn realize(&mut self, t: &Tensor) -> Result<Tensor> {
+        if let StorageRef::Pending(p) = self.resolve_ref(t.storage) {
+            let data = interp::realize(&self.graph, &self.storages, self.pending[p].producer)?;
+            let id = self.new_storage(data);
+            self.pending[p].realized = Some(id);
+        }
+        Ok(self.resolve(t))
+    }
+
+    /// Forgets pending computations nobody can reach any more (the end of a statement).
+    pub fn end_statement(&mut self) {
+        self.pending.retain(|p| p.realized.is_none());
+        // Ids of pending entries are only held by tensors of the finished statement, which
+        // the caller has realized or dropped; start a fresh table.
+        self.pending.clear();
+    }
+
+    /// The tensor's values in row-major order.
+    pub fn values(&mut self, t: &Tensor) -> Result<Data> {
+        let t = self.realize(t)?;
+        let StorageRef::Realized(s) = t.storage else { unreachable!("realize leaves no pending storage") };
+        Ok(gather_layout(&self.storages[s].data, &t.layout))
+    }
+
+    pub fn storage_id(&mut self, t: &Tensor) -> Result<StorageId> {
+        match self.realize(t)?.storage {
+            StorageRef::Realized(s) => Ok(s),
+            StorageRef::Pending(_) => unreachable!("realize leaves no pending storage"),
+        }
+    }
+
+    pub fn version(&self, t: &Tensor) -> u64 {
+        match self.resolve_ref(t.storage) {
+            StorageRef::Realized(s) => self.storages[s].version,
+            StorageRef::Pending(_) => 0,
+        }
+    }
+
+    // ---------------------------------------------------------------- creation
+
+    pub fn arange(&mut self, start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) -> Result<Tensor> {
+        let is_float = [start, end, step].iter().any(|s| matches!(s, Scalar::Float(_)));
+        let dtype = dtype.unwrap_or(if is_float { DType::Float32 } else { DType::Int32 });
+        let (a, b, st) = (start.as_f64(), end.as_f64(), step.as_f64());
+        if st == 0.0 {
+            bail!(Shape, "step must be nonzero");
+        }
+        if (st > 0.0 && b < a) || (st < 0.0 && b > a) {
+            bail!(Shape, "upper bound and larger bound inconsistent with step sign");
+        }
+        let n = ((b - a) / st).ceil().max(0.0);
+        if n > MAX_ELEMENTS as f64 {
+            bail!(Limit, "arange would have {n} elements; the limit is {MAX_ELEMENTS}");
+        }
+        let n = n as usize;
+        let data = if dtype.is_float() {
+            Data::F32((0..n).map(|i| (a + i as f64 * st) as f32).collect())
+        } else {
+            Data::F32((0..n).map(|i| (a + i as f64 * st) as f32).collect()).cast(dtype)
+        };
+        self.from_data(data, &[n])
+    }
+
+    pub fn full(&mut self, shape: &[usize], value: Scalar, dtype: Option<DType>) -> Result<Tensor> {
+        check_numel(shape)?;
+        let dtype = dtype.unwrap_or(value.dtype());
+        self.from_data(Data::full(dtype, shape.iter().product(), value.as_f64()), shape)
+    }
+
+    // ---------------------------------------------------------------- PyTorch view ops
+
+    /// A PyTorch view of `src` with layout `layout`; `tg` is tinygrad's tracker for the same op.
+    pub fn torch_view(&mut self, src: &Tensor, layout: Layout, tg: ShapeTracker, bridge_offset: i64) -> Result<Tensor> {
+        check_numel(layout.sizes())?;
+        let src = self.resolve(src);
+        let bridge = src.bridge.view(layout.sizes(), bridge_offset);
+        Ok(self.over_storage(src.storage, src.dtype, layout, true, tg, bridge))
+    }
+
+    /// A movement op PyTorch performs as a copy (flip, pad, a reshape that cannot be a view):
+    /// a new storage holding `op` applied to the source.
+    pub fn movement_copy(&mut self, src: &Tensor, op: Op, tg: ShapeTracker) -> Result<Tensor> {
+        let src = self.resolve(src);
+        let st = interp::apply_movement(&ShapeTracker::from_shape(src.shape()), &op)?;
+        let moved = self.graph.push(op, src.dtype, st.shape().to_vec(), vec![src.node]);
+        let node = self.graph.push(Op::Contiguous, src.dtype, st.shape().to_vec(), vec![moved]);
+        let mut out = self.computed(node)?;
+        out.tg = tg;
+        Ok(out)
+    }
+
+    /// `clone()` and `contiguous()` of a non-contiguous tensor.
+    pub fn copy(&mut self, src: &Tensor) -> Result<Tensor> {
+        let src = self.resolve(src);
+        let node = self.graph.push(Op::Contiguous, src.dtype, src.shape().to_vec(), vec![src.node]);
+        self.computed(node)
+    }
+
+    /// Rebinds the tinygrad model of a tensor (ops that are views in tinygrad only).
+    pub fn with_tg(&self, mut t: Tensor, tg: ShapeTracker) -> Tensor {
+        t.tg = tg;
+        t
+    }
+
+    // ---------------------------------------------------------------- elementwise
+
+    fn operand_node(&mut self, o: &Operand, dtype: DType, shape: &[usize]) -> Result<UOpId> {
+        match o {
+            Operand::Scalar(s) => Ok(self.graph.push(Op::Const(*s), dtype, shape.to_vec(), vec![])),
+            Operand::Tensor(t) => {
+                let t = self.resolve(t);
+                let node = self.cast_node(t.node, t.dtype, dtype);
+                self.broadcast_node(node, dtype, t.shape(), shape)
+            }
+        }
+    }
+
+    fn cast_node(&mut self, node: UOpId, from: DType, to: DType) -> UOpId {
+        if from == to {
+            return node;
+        }
+        let shape = self.graph.node(node).shape.clone();
+        self.graph.push(Op::Cast(to), to, shape, vec![node])
+    }
+
+    /// Reshape (prepend 1s) and expand a node to `shape`, as broadcasting does.
+    fn broadcast_node(&mut self, mut node: UOpId, dtype: DType, from: &[usize], to: &[usize]) -> Result<UOpId> {
+        if from == to {
+            return Ok(node);
+        }
+        let padded: Vec<usize> = std::iter::repeat(1).take(to.len() - from.len()).chain(from.iter().copied()).collect();
+        if padded != from {
+            node = self.graph.push(Op::Reshape(padded.clone()), dtype, padded.clone(), vec![node]);
+        }
+        if padded != to {
+            node = self.graph.push(Op::Expand(to.to_vec()), dtype, to.to_vec(), vec![node]);
+        }
+        Ok(node)
+    }
+
+    /// The dtype an elementwise op computes in, by PyTorch's promotion rules.
+    pub fn promote(&self, operands: &[&Operand]) -> DType {
+        let mut dims = Vec::new();
+        let mut scalars = Vec::new();
+        for o in operands {
+            match o {
+                Operand::Tensor(t) if t.shape().is_empty() => scalars.push(t.dtype),
+                Operand::Tensor(t) => dims.push(t.dtype),
+                Operand::Scalar(s) => scalars.push(s.dtype()),
+            }
+        }
+        // Zero-dim tensors rank below dimensioned ones but keep their own dtype when they win.
+        let zero_dim_only = dims.is_empty();
+        if zero_dim_only {
+            return scalars.iter().copied().reduce(DType::promote).unwrap_or(DType::Float32);
+        }
+        result_type(&dims, &scalars)
+    }
+
+    pub fn broadcast_shapes(shapes: &[&[usize]]) -> Result<Vec<usize>> {
+        let n = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+        let mut out = vec![1usize; n];
+        for s in shapes {
+            for (i, &d) in s.iter().enumerate() {
+                let o = &mut out[n - s.len() + i];
+                if *o == 1 {
+                    *o = d;
+                } else if d != 1 && d != *o {
+                    bail!(
+                        Shape,
+                        "The size of tensor a ({}) must match the size of tensor b ({}) at non-singleton dimension {}",
+                        *o,
+                        d,
+                        i + (n - s.len())
+                    );
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn shape_of(o: &Operand) -> &[usize] {
+        match o {
+            Operand::Tensor(t) => t.shape(),
+            Operand::Scalar(_) => &[],
+        }
+    }
+
+    /// Builds `op(a, b)` computing in `dtype` (after PyTorch's promotion); comparisons give bool.
+    pub fn binary_node(&mut self, op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) -> Result<(UOpId, DType, Vec<usize>)> {
+        let shape = Self::broadcast_shapes(&[Self::shape_of(a), Self::shape_of(b)])?;
+        check_numel(&shape)?;
+        let x = self.operand_node(a, dtype, &shape)?;
+        let y = self.operand_node(b, dtype, &shape)?;
+        let out = if op.is_comparison() { DType::Bool } else { dtype };
+        Ok((self.graph.push(Op::Binary(op), out, shape.clone(), vec![x, y]), out, shape))
+    }
+
+    pub fn binary(&mut self, op: BinaryOp, a: &Operand, b: &Operand) -> Result<Tensor> {
+        let dtype = self.compute_dtype(op, a, b)?;
+        let (node, _, _) = self.binary_node(op, a, b, dtype)?;
+        self.computed(node)
+    }
+
+    /// The dtype `op` computes in: promotion, then true division and pow of ints go to float.
+    pub fn compute_dtype(&self, op: BinaryOp, a: &Operand, b: &Operand) -> Result<DType> {
+        let dtype = self.promote(&[a, b]);
+        Ok(match op {
+            BinaryOp::Div if !dtype.is_float() => DType::Float32,
+            BinaryOp::And | BinaryOp::Or | BinaryOp::Xor if dtype.is_float() => {
+                bail!(DType, "\"bitwise_{}_cpu\" not implemented for 'Float'", format!("{op:?}").to_lowercase())
+            }
+            BinaryOp::Sub if dtype == DType::Bool => {
+                bail!(DType, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.")
+            }
+            _ => dtype,
+        })
+    }
+
+    pub fn unary(&mut self, op: UnaryOp, a: &Tensor) -> Result<Tensor> {
+        let a = self.resolve(a);
+        let dtype = match op {
+            UnaryOp::Exp | UnaryOp::Log | UnaryOp::Sqrt | UnaryOp::Sigmoid | UnaryOp::Tanh => {
+                if a.dtype.is_float() { a.dtype } else { DType::Float32 }
+            }
+            UnaryOp::Neg if a.dtype == DType::Bool => {
+                bail!(DType, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+            }
+            UnaryOp::Not if a.dtype.is_float() => bail!(DType, "\"bitwise_not_cpu\" not implemented for 'Float'"),
+            _ => a.dtype,
+        };
+        let x = self.cast_node(a.node, a.dtype, dtype);
+        let node = self.graph.push(Op::Unary(op), dtype, a.shape().to_vec(), vec![x]);
+        self.computed(node)
+    }
+
+    pub fn cast(&mut self, a: &Tensor, dtype: DType) -> Result<Tensor> {
+        if a.dtype == dtype {
+            return Ok(self.resolve(a));
+        }
+        let a = self.resolve(a);
+        let node = self.cast_node(a.node, a.dtype, dtype);
+        self.computed(node)
+    }
+
+    pub fn where_(&mut self, c: &Operand, x: &Operand, y: &Operand) -> Result<Tensor> {
+        let shape = Self::broadcast_shapes(&[Self::shape_of(c), Self::shape_of(x), Self::shape_of(y)])?;
+        check_numel(&shape)?;
+        let dtype = self.promote(&[x, y]);
+        let cn = self.operand_node(c, DType::Bool, &shape)?;
+        let xn = self.operand_node(x, dtype, &shape)?;
+        let yn = self.operand_node(y, dtype, &shape)?;
+        let node = self.graph.push(Op::Where, dtype, shape, vec![cn, xn, yn]);
+        self.computed(node)
+    }
+
+    // ---------------------------------------------------------------- reductions
+
+    /// Reduces `axes` (already normalised, sorted, deduplicated) of a tensor; `keepdim` keeps
+    /// them as size 1. Sums of bool and int tensors count in int, as PyTorch's do (in int64).
+    pub fn reduce(&mut self, op: ReduceOp, a: &Tensor, axes: &[usize], keepdim: bool) -> Result<Tensor> {
+        let a = self.resolve(a);
+        let node = self.reduce_node(op, a.node, a.dtype, a.shape(), axes, keepdim)?;
+        self.computed(node)
+    }
+
+    fn reduce_node(&mut self, op: ReduceOp, node: UOpId, dtype: DType, shape: &[usize], axes: &[usize], keepdim: bool) -> Result<UOpId> {
+        let out_dtype = if op == ReduceOp::Sum && !dtype.is_float() { DType::Int32 } else { dtype };
+        if op != ReduceOp::Sum && axes.iter().any(|&d| shape[d] == 0) {
+            bail!(Index, "{}(): Expected reduction dim {} to have non-zero size.", if op == ReduceOp::Max { "max" } else { "min" }, axes[0]);
+        }
+        let x = self.cast_node(node, dtype, out_dtype);
+        let kept: Vec<usize> = shape.iter().enumerate().map(|(d, &n)| if axes.contains(&d) { 1 } else { n }).collect();
+        let mut out = self.graph.push(Op::Reduce(op, axes.to_vec()), out_dtype, kept.clone(), vec![x]);
+        if !keepdim {
+            let squeezed: Vec<usize> = shape.iter().enumerate().filter(|(d, _)| !axes.contains(d)).map(|(_, &n)| n).collect();
+            out = self.graph.push(Op::Reshape(squeezed.clone()), out_dtype, squeezed, vec![out]);
+        }
+        Ok(out)
+    }
+
+    /// `mean`: float only, sum divided by the number of reduced elements.
+    pub fn mean(&mut self, a: &Tensor, axes: &[usize], keepdim: bool) -> Result<Tensor> {
+        let a = self.resolve(a);
+        if !a.dtype.is_float() {
+            bail!(
+                DType,
+                "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
+                a.dtype.torch_name()
+            );
+        }
+        let count: usize = axes.iter().map(|&d| a.shape()[d]).product();
+        let s = self.reduce_node(ReduceOp::Sum, a.node, a.dtype, a.shape(), axes, keepdim)?;
+        let shape = self.graph.node(s).shape.clone();
+        let c = self.graph.push(Op::Const(Scalar::Float(count as f64)), a.dtype, shape.clone(), vec![]);
+        let node = self.graph.push(Op::Binary(BinaryOp::Div), a.dtype, shape, vec![s, c]);
+        self.computed(node)
+    }
+
+    /// `logsumexp` over ALL the given axes: max-shifted for stability, with infinite maxima
+    /// replaced by 0 so that all -inf rows give -inf, as PyTorch does.
+    pub fn logsumexp(&mut self, a: &Tensor, axes: &[usize], keepdim: bool) -> Result<Tensor> {
+        let a = self.resolve(a);
+        let dtype = if a.dtype.is_float() { a.dtype } else { DType::Float32 };
+        let shape = a.shape().to_vec();
+        let x = self.cast_node(a.node, a.dtype, dtype);
+        let m = self.reduce_node(ReduceOp::Max, x, dtype, &shape, axes, true)?;
+        let mshape = self.graph.node(m).shape.clone();
+        let absm = self.graph.push(Op::Unary(UnaryOp::Abs), dtype, mshape.clone(), vec![m]);
+        let inf = self.graph.push(Op::Const(Scalar::Float(f64::INFINITY)), dtype, mshape.clone(), vec![]);
+        let is_inf = self.graph.push(Op::Binary(BinaryOp::CmpEq), DType::Bool, mshape.clone(), vec![absm, inf]);
+        let zero = self.graph.push(Op::Const(Scalar::Float(0.0)), dtype, mshape.clone(), vec![]);
+        let safe = self.graph.push(Op::Where, dtype, mshape.clone(), vec![is_inf, zero, m]);
+        let wide = self.broadcast_node(safe, dtype, &mshape, &shape)?;
+        let shifted = self.graph.push(Op::Binary(BinaryOp::Sub), dtype, shape.clone(), vec![x, wide]);
+        let e = self.graph.push(Op::Unary(UnaryOp::Exp), dtype, shape.clone(), vec![shifted]);
+        let s = self.reduce_node(ReduceOp::Sum, e, dtype, &shape, axes, true)?;
+        let l = self.graph.push(Op::Unary(UnaryOp::Log), dtype, mshape.clone(), vec![s]);
+        let mut out = self.graph.push(Op::Binary(BinaryOp::Add), dtype, mshape.clone(), vec![l, safe]);
+        if !keepdim {
+            let squeezed: Vec<usize> = shape.iter().enumerate().filter(|(d, _)| !axes.contains(d)).map(|(_, &n)| n).collect();
+            out = self.graph.push(Op::Reshape(squeezed.clone()), dtype, squeezed, vec![out]);
+        }
+        let mut t = self.computed(out)?;
+        // The bridge reduces only the first of the given axes.
+        if let Some(&first) = axes.first() {
+            let bshape: Vec<usize> =
+                shape.iter().enumerate().filter(|&(d, _)| keepdim || d != first).map(|(d, &n)| if d == first { 1 } else { n }).collect();
+            t.bridge = Bridge::fresh(&bshape);
+        }
+        Ok(t)
+    }
+
+    /// Index of the first maximum (or minimum) along `axis`, composed from ops the graph has
+    /// (tinygrad's construction): where x equals the max, count down from n; take the max.
+    pub fn arg_reduce(&mut self, a: &Tensor, axis: usize, keepdim: bool, max: bool) -> Result<Tensor> {
+        let a = self.resolve(a);
+        let shape = a.shape().to_vec();
+        let n = shape[axis];
+        let op = if max { ReduceOp::Max } else { ReduceOp::Min };
+        let m = self.reduce_node(op, a.node, a.dtype, &shape, &[axis], true)?;
+        let mshape = self.graph.node(m).shape.clone();
+        let wide = self.broadcast_node(m, a.dtype, &mshape, &shape)?;
+        let hit = self.graph.push(Op::Binary(BinaryOp::CmpEq), DType::Bool, shape.clone(), vec![a.node, wide]);
+        let down: Vec<i32> = (0..n).map(|i| (n - i) as i32).collect();
+        let counter = self.from_data(Data::I32(down), &[n])?;
+        let mut cshape = vec![1; shape.len()];
+        cshape[axis] = n;
+        let c = self.graph.push(Op::Reshape(cshape.clone()), DType::Int32, cshape.clone(), vec![counter.node]);
+        let c = self.graph.push(Op::Expand(shape.clone()), DType::Int32, shape.clone(), vec![c]);
+        let zero = self.graph.push(Op::Const(Scalar::Int(0)), DType::Int32, shape.clone(), vec![]);
+        let picked = self.graph.push(Op::Where, DType::Int32, shape.clone(), vec![hit, c, zero]);
+        let best = self.reduce_node(ReduceOp::Max, picked, DType::Int32, &shape, &[axis], keepdim)?;
+        let bshape = self.graph.node(best).shape.clone();
+        let nn = self.graph.push(Op::Const(Scalar::Int(n as i64)), DType::Int32, bshape.clone(), vec![]);
+        let node = self.graph.push(Op::Binary(BinaryOp::Sub), DType::Int32, bshape, vec![nn, best]);
+        self.computed(node)
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    /// Writes `value` (already computed in the target's shape) through `target`'s view into
+    /// its storage and bumps the storage's version. The caller has made PyTorch's checks
+    /// ([`Engine::check_write_overlap`], shape, dtype). Returns the storage indices written.
+    pub fn write(&mut self, target: &Tensor, value: UOpId) -> Result<Write> {
+        let target = self.realize(target)?;
+        let StorageRef::Realized(s) = target.storage else { unreachable!("realize leaves no pending storage") };
+        let vshape = self.graph.node(value).shape.clone();
+        let vdtype = self.graph.node(value).dtype;
+        assert_eq!(vshape, target.shape(), "the caller broadcasts the value to the target's shape");
+        let value = self.cast_node(value, vdtype, target.dtype);
+        let st = ShapeTracker::from_view(View::new(target.shape(), Some(target.layout.strides()), target.layout.offset(), None));
+        let buffer = self.buffer_nodes[s];
+        self.graph.push(Op::Store(st), target.dtype, vec![self.storages[s].data.len()], vec![buffer, value]);
+        // Everything the statement computed so far reads the storage as it was: realize it
+        // first. The value itself is evaluated into a temporary before any element is
+        // written, which resolves read/write hazards (tinygrad's fix_store_hazard).
+        self.realize_pending()?;
+        let data = interp::realize(&self.graph, &self.storages, value)?;
+        let elements = target.layout.storage_indices();
+        let storage = &mut self.storages[s];
+        storage.data.scatter(&elements, &data);
+        storage.version += 1;
+        Ok(Write { storage: s, elements })
+    }
+
+    /// PyTorch's memory-overlap checks for a write into `target` that reads `inputs`.
+    pub fn check_write_overlap(&mut self, target: &Tensor, inputs: &[Tensor], rules: OverlapRules) -> Result<()> {
+        let target = self.realize(target)?;
+        let StorageRef::Realized(s) = target.storage else { unreachable!("realize leaves no pending storage") };
+        if rules.internal && overlap::has_internal_overlap(&target.layout) == MemOverlap::Yes {
+            return Err(Error::Overlap {
+                message: "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".into(),
+                elements: overlap::repeated_elements(&target.layout),
+            });
+        }
+        if rules.partial {
+            for input in inputs {
+                let input = self.resolve(input);
+                if input.storage != StorageRef::Realized(s) {
+                    continue;
+                }
+                if overlap::overlap_status(&target.layout, &input.layout) == MemOverlapStatus::Partial {
+                    return Err(Error::Overlap {
+                        message: "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.".into(),
+                        elements: overlap::shared_elements(&target.layout, &input.layout),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The node of `o` broadcast to `shape` in `dtype`, for a value about to be written.
+    pub fn value_node(&mut self, o: &Operand, dtype: DType, shape: &[usize]) -> Result<UOpId> {
+        self.operand_node(o, dtype, shape)
+    }
+
+    /// A unary op's node over a tensor in its own dtype (for in-place unary writes).
+    pub fn unary_node(&mut self, op: UnaryOp, t: &Tensor) -> UOpId {
+        let t = self.resolve(t);
+        self.graph.push(Op::Unary(op), t.dtype, t.shape().to_vec(), vec![t.node])
+    }
+}
+
+fn fresh_tg(shape: &[usize]) -> ShapeTracker {
+    ShapeTracker::from_shape(shape)
+}
+
+pub fn check_numel(shape: &[usize]) -> Result<()> {
+    let n = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    match n {
+        Some(n) if n <= MAX_ELEMENTS => Ok(()),
+        _ => bail!(Limit, "a tensor of shape {shape:?} would exceed the limit of {MAX_ELEMENTS} elements"),
+    }
+}
+
+/// Reads a PyTorch layout out of a storage.
+pub fn gather_layout(data: &Data, layout: &Layout) -> Data {
+    if layout.is_contiguous() && layout.offset() == 0 && layout.numel() == data.len() {
+        return data.clone();
+    }
+    let idx: Vec<Option<i64>> = layout.storage_indices().into_iter().map(Some).collect();
+    data.gather(&idx)
+}
+
+/// Normalises a dim like PyTorch (`-1` is the last); `ndim` 0 accepts -1 and 0.
+pub fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
+    let n = ndim.max(1) as i64;
+    if dim < -n || dim >= n {
+        bail!(Index, "Dimension out of range (expected to be in range of [{}, {}], but got {})", -n, n - 1, dim);
+    }
+    Ok(if dim < 0 { (dim + n) as usize } else { dim as usize })
+}
+
+/// Layout of the index items applied to a contiguous tensor of `shape`, as a view to push onto
+/// tinygrad's tracker (for ops tinygrad has no movement op for).
+pub fn restride_view(layout: &Layout) -> View {
+    View::new(layout.sizes(), Some(layout.strides()), layout.offset(), None)
+}
+
+/// Index items that PyTorch's basic indexing accepts, re-exported for the runner.
+pub type Index = IndexItem;

@@ -1,0 +1,339 @@
+//! Runs a parsed trace statement by statement, as Python with PyTorch would.
+//!
+//! Each statement's results are realized when it ends, so every step has concrete values and
+//! storages to show; within a statement tensors stay lazy, so a chain of ops becomes one graph.
+//! The run stops at the first failing statement and says where (line and column).
+
+use super::ast::{BinOp, Expr, ExprKind, Program, Span, Stmt, StmtKind, UnaryOp as AstUnary};
+use super::library;
+use super::parser;
+use super::value::{Args, Value};
+use crate::error::{bail, Error, Result};
+use crate::tensor::{Engine, Tensor, Write};
+use crate::uop::data::Scalar;
+use std::collections::BTreeMap;
+
+/// The failure of a run: where it happened and what PyTorch would have raised.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceError {
+    pub line: usize,
+    pub column: Option<usize>,
+    pub error: Error,
+}
+
+/// What one statement did, for stepping through a trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub line: usize,
+    pub source: String,
+    pub defines: Vec<String>,
+    pub writes: Vec<Write>,
+    pub tensors_changed: Vec<String>,
+}
+
+/// The state of a run: the engine, the names bound so far and the steps taken.
+pub struct Run {
+    pub engine: Engine,
+    env: BTreeMap<String, Value>,
+    /// Names in order of first binding, so reports list tensors as the trace introduced them.
+    order: Vec<String>,
+    pub steps: Vec<Step>,
+    pub error: Option<TraceError>,
+    writes: Vec<Write>,
+    span: Span,
+}
+
+impl Default for Run {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Run {
+    pub fn new() -> Self {
+        Run { engine: Engine::new(), env: BTreeMap::new(), order: Vec::new(), steps: Vec::new(), error: None, writes: Vec::new(), span: Span::default() }
+    }
+
+    /// Parses and runs `src`, stopping at the first failing statement.
+    pub fn run_source(src: &str) -> Run {
+        let mut run = Run::new();
+        match parser::parse(src) {
+            Ok(program) => run.run_program(&program),
+            Err(e) => {
+                let (line, column) = match &e {
+                    Error::Parse { line, column, .. } => (*line, Some(*column)),
+                    _ => (1, None),
+                };
+                run.error = Some(TraceError { line, column, error: e });
+            }
+        }
+        run
+    }
+
+    pub fn run_program(&mut self, program: &Program) {
+        for stmt in &program.stmts {
+            if let Err(error) = self.run_stmt(stmt) {
+                let column = if self.span.line == stmt.span.line { Some(self.span.column) } else { Some(stmt.span.column) };
+                self.error = Some(TraceError { line: stmt.span.line, column, error });
+                // Leave the names as they were before the failing statement finished, realized.
+                self.finish_statement(stmt, Vec::new());
+                return;
+            }
+        }
+    }
+
+    /// The tensors bound at the end, in the order the trace introduced them.
+    pub fn tensors(&self) -> Vec<(&str, &Tensor)> {
+        self.order
+            .iter()
+            .filter_map(|n| match self.env.get(n) {
+                Some(Value::Tensor(t)) => Some((n.as_str(), t)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn run_stmt(&mut self, stmt: &Stmt) -> Result<()> {
+        self.span = stmt.span;
+        self.writes.clear();
+        let mut defines = Vec::new();
+        match &stmt.kind {
+            StmtKind::Assign { targets, value } => {
+                let v = self.eval(value)?;
+                if targets.len() == 1 {
+                    self.bind(&targets[0], v);
+                } else {
+                    let items = unpack(v, targets.len())?;
+                    for (t, v) in targets.iter().zip(items) {
+                        self.bind(t, v);
+                    }
+                }
+                defines.extend(targets.iter().cloned());
+            }
+            StmtKind::AugAssign { target, op, value } => {
+                let rhs = self.eval(value)?;
+                match &target.kind {
+                    ExprKind::Name(name) => {
+                        let cur = self.lookup(name, target.span)?;
+                        let out = self.augmented(cur, *op, rhs)?;
+                        self.bind(name, out);
+                        defines.push(name.clone());
+                    }
+                    ExprKind::Index { value: base, items } => {
+                        // Python: tmp = base[items]; tmp op= rhs; base[items] = tmp.
+                        let base = self.eval(base)?;
+                        let items = self.eval_items(items)?;
+                        let view = library::getitem(self, &base, &items)?;
+                        let out = self.augmented(view, *op, rhs)?;
+                        library::setitem(self, &base, &items, out)?;
+                    }
+                    _ => bail!(Unsupported, "augmented assignment to this target is not supported"),
+                }
+            }
+            StmtKind::SetItem { target, index, value } => {
+                let base = self.eval(target)?;
+                let items = self.eval_items(index)?;
+                let v = self.eval(value)?;
+                self.span = stmt.span;
+                library::setitem(self, &base, &items, v)?;
+            }
+            StmtKind::Expr(e) => {
+                self.eval(e)?;
+            }
+        }
+        self.finish_statement(stmt, defines);
+        Ok(())
+    }
+
+    /// Realizes what the statement left pending and records the step.
+    fn finish_statement(&mut self, stmt: &Stmt, defines: Vec<String>) {
+        let names: Vec<String> = self.env.keys().cloned().collect();
+        for name in names {
+            if let Some(Value::Tensor(t)) = self.env.get(&name) {
+                let t = t.clone();
+                match self.engine.realize(&t) {
+                    Ok(r) => {
+                        self.env.insert(name, Value::Tensor(r));
+                    }
+                    // A computation that fails to realize has no value to show; drop the name.
+                    Err(_) => {
+                        self.env.remove(&name);
+                    }
+                }
+            }
+        }
+        self.engine.end_statement();
+        let writes = std::mem::take(&mut self.writes);
+        let tensors_changed = self.observers(&writes);
+        self.steps.push(Step { line: stmt.span.line, source: stmt.source.clone(), defines, writes: merge_writes(writes), tensors_changed });
+    }
+
+    /// Names whose elements include a written storage cell.
+    fn observers(&self, writes: &[Write]) -> Vec<String> {
+        let mut out = Vec::new();
+        for name in &self.order {
+            let Some(Value::Tensor(t)) = self.env.get(name) else { continue };
+            let crate::tensor::StorageRef::Realized(s) = t.storage() else { continue };
+            let hit = writes.iter().any(|w| {
+                if w.storage != s {
+                    return false;
+                }
+                let len = self.engine.storage(s).data.len();
+                let mut cells = vec![false; len];
+                for &e in &w.elements {
+                    cells[e as usize] = true;
+                }
+                t.layout().storage_indices().iter().any(|&i| cells[i as usize])
+            });
+            if hit {
+                out.push(name.clone());
+            }
+        }
+        out
+    }
+
+    fn bind(&mut self, name: &str, v: Value) {
+        if !self.env.contains_key(name) {
+            self.order.push(name.to_string());
+        }
+        self.env.insert(name.to_string(), v);
+    }
+
+    fn lookup(&self, name: &str, span: Span) -> Result<Value> {
+        if let Some(v) = self.env.get(name) {
+            return Ok(v.clone());
+        }
+        if let Some(v) = library::builtin(name) {
+            return Ok(v);
+        }
+        let _ = span;
+        bail!(Name, "name '{name}' is not defined")
+    }
+
+    pub(crate) fn record_write(&mut self, w: Write) {
+        self.writes.push(w);
+    }
+
+    pub(crate) fn set_span(&mut self, span: Span) {
+        self.span = span;
+    }
+
+    fn augmented(&mut self, cur: Value, op: BinOp, rhs: Value) -> Result<Value> {
+        match cur {
+            Value::Tensor(t) => library::inplace_binary(self, &t, op, rhs).map(Value::Tensor),
+            other => library::binary(self, op, other, rhs),
+        }
+    }
+
+    fn eval_items(&mut self, items: &[Expr]) -> Result<Vec<Value>> {
+        items.iter().map(|e| self.eval(e)).collect()
+    }
+
+    pub(crate) fn eval(&mut self, e: &Expr) -> Result<Value> {
+        match &e.kind {
+            ExprKind::Name(n) => self.lookup(n, e.span),
+            ExprKind::Int(i) => Ok(Value::Scalar(Scalar::Int(*i))),
+            ExprKind::Float(f) => Ok(Value::Scalar(Scalar::Float(*f))),
+            ExprKind::Bool(b) => Ok(Value::Scalar(Scalar::Bool(*b))),
+            ExprKind::Str(s) => Ok(Value::Str(s.clone())),
+            ExprKind::None => Ok(Value::None),
+            ExprKind::Ellipsis => Ok(Value::Ellipsis),
+            ExprKind::Tuple(v) => Ok(Value::Tuple(self.eval_items(v)?)),
+            ExprKind::List(v) => Ok(Value::List(self.eval_items(v)?)),
+            ExprKind::Unary { op, operand } => {
+                let v = self.eval(operand)?;
+                self.span = e.span;
+                library::unary(self, *op, v)
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let a = self.eval(lhs)?;
+                let b = self.eval(rhs)?;
+                self.span = e.span;
+                library::binary(self, *op, a, b)
+            }
+            ExprKind::Attr { value, name } => {
+                let v = self.eval(value)?;
+                self.span = e.span;
+                library::attr(self, v, name)
+            }
+            ExprKind::Index { value, items } => {
+                let v = self.eval(value)?;
+                let items = self.eval_items(items)?;
+                self.span = e.span;
+                library::getitem(self, &v, &items)
+            }
+            ExprKind::Slice { start, stop, step } => {
+                let mut part = |x: &Option<Box<Expr>>| -> Result<Option<i64>> {
+                    match x {
+                        None => Ok(None),
+                        Some(x) => match self.eval(x)? {
+                            Value::None => Ok(None),
+                            v => v.as_int("slice indices").map(Some),
+                        },
+                    }
+                };
+                Ok(Value::Slice(part(start)?, part(stop)?, part(step)?))
+            }
+            ExprKind::Call { func, args, kwargs } => {
+                let pos = self.eval_items(args)?;
+                let mut kw = Vec::with_capacity(kwargs.len());
+                for (k, v) in kwargs {
+                    kw.push((k.clone(), self.eval(v)?));
+                }
+                match &func.kind {
+                    ExprKind::Attr { value, name } => {
+                        let recv = self.eval(value)?;
+                        self.span = e.span;
+                        match recv {
+                            Value::Tensor(t) => library::method(self, t, name, Args::new(name, pos, kw)),
+                            Value::Module(_) => library::function(self, name, Args::new(name, pos, kw)),
+                            other => bail!(Type, "'{}' object has no attribute '{name}'", other.type_name()),
+                        }
+                    }
+                    _ => {
+                        let f = self.eval(func)?;
+                        self.span = e.span;
+                        match f {
+                            Value::Func(name) => library::function(self, &name, Args::new(&name, pos, kw)),
+                            other => bail!(Type, "'{}' object is not callable", other.type_name()),
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Python's unpacking of `a, b = value`.
+fn unpack(v: Value, n: usize) -> Result<Vec<Value>> {
+    let items = match v {
+        Value::Tuple(v) | Value::List(v) => v,
+        Value::Named(v) => v.into_iter().map(|(_, x)| x).collect(),
+        other => bail!(Type, "cannot unpack non-iterable {} object", other.type_name()),
+    };
+    if items.len() != n {
+        bail!(Type, "expected {n} values to unpack, got {}", items.len());
+    }
+    Ok(items)
+}
+
+/// One entry per storage: a step usually writes one, but `a.add_(1).mul_(2)` writes it twice.
+fn merge_writes(writes: Vec<Write>) -> Vec<Write> {
+    let mut out: Vec<Write> = Vec::new();
+    for w in writes {
+        match out.iter_mut().find(|o| o.storage == w.storage) {
+            Some(o) => {
+                o.elements.extend(w.elements);
+                o.elements.sort_unstable();
+                o.elements.dedup();
+            }
+            None => {
+                let mut w = w;
+                w.elements.sort_unstable();
+                w.elements.dedup();
+                out.push(w);
+            }
+        }
+    }
+    out
+}

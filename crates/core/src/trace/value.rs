@@ -1,0 +1,200 @@
+//! Runtime values of the trace language and the argument parsing every call shares.
+//!
+//! Python's calling convention (positional, then keyword; sizes as varargs or as one tuple) is
+//! handled here once, so the op library reads like a list of PyTorch signatures.
+
+use crate::dtype::DType;
+use crate::error::{bail, Result};
+use crate::tensor::Tensor;
+use crate::uop::data::Scalar;
+
+#[derive(Clone, Debug)]
+pub enum Value {
+    Tensor(Tensor),
+    Scalar(Scalar),
+    Str(String),
+    None,
+    Ellipsis,
+    Slice(Option<i64>, Option<i64>, Option<i64>),
+    Tuple(Vec<Value>),
+    List(Vec<Value>),
+    /// A named tuple such as the `(values, indices)` that `max(dim)` returns.
+    Named(Vec<(&'static str, Value)>),
+    DType(DType),
+    /// `torch`, `torch.nn.functional` (`F`) and friends: attribute access yields functions.
+    Module(&'static str),
+    /// A function looked up on a module, waiting for its call.
+    Func(String),
+}
+
+impl Value {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Tensor(_) => "Tensor",
+            Value::Scalar(Scalar::Bool(_)) => "bool",
+            Value::Scalar(Scalar::Int(_)) => "int",
+            Value::Scalar(Scalar::Float(_)) => "float",
+            Value::Str(_) => "str",
+            Value::None => "NoneType",
+            Value::Ellipsis => "ellipsis",
+            Value::Slice(..) => "slice",
+            Value::Tuple(_) => "tuple",
+            Value::List(_) => "list",
+            Value::Named(_) => "tuple",
+            Value::DType(_) => "torch.dtype",
+            Value::Module(_) => "module",
+            Value::Func(_) => "builtin_function_or_method",
+        }
+    }
+
+    pub fn as_int(&self, what: &str) -> Result<i64> {
+        match self {
+            Value::Scalar(Scalar::Int(i)) => Ok(*i),
+            Value::Scalar(Scalar::Bool(b)) => Ok(i64::from(*b)),
+            other => bail!(Type, "{what} must be int, not {}", other.type_name()),
+        }
+    }
+
+    pub fn as_scalar(&self, what: &str) -> Result<Scalar> {
+        match self {
+            Value::Scalar(s) => Ok(*s),
+            other => bail!(Type, "{what} must be a number, not {}", other.type_name()),
+        }
+    }
+
+    /// Ints from an int, a tuple/list of ints (or a `torch.Size`).
+    pub fn as_ints(&self, what: &str) -> Result<Vec<i64>> {
+        match self {
+            Value::Tuple(v) | Value::List(v) => v.iter().map(|x| x.as_int(what)).collect(),
+            other => Ok(vec![other.as_int(what)?]),
+        }
+    }
+
+    pub fn items(&self) -> Option<&[Value]> {
+        match self {
+            Value::Tuple(v) | Value::List(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// The arguments of one call, consumed by name or position as a signature reads them.
+pub struct Args {
+    func: String,
+    pos: Vec<Option<Value>>,
+    kw: Vec<(String, Option<Value>)>,
+}
+
+impl Args {
+    pub fn new(func: &str, pos: Vec<Value>, kw: Vec<(String, Value)>) -> Self {
+        Args {
+            func: func.to_string(),
+            pos: pos.into_iter().map(Some).collect(),
+            kw: kw.into_iter().map(|(k, v)| (k, Some(v))).collect(),
+        }
+    }
+
+    pub fn func(&self) -> &str {
+        &self.func
+    }
+
+    pub fn len_pos(&self) -> usize {
+        self.pos.iter().filter(|p| p.is_some()).count()
+    }
+
+    /// The argument at position `i` or keyword `name`, if given.
+    pub fn opt(&mut self, i: usize, name: &str) -> Option<Value> {
+        if let Some(v) = self.pos.get_mut(i).and_then(Option::take) {
+            return Some(v);
+        }
+        self.kw.iter_mut().find(|(k, _)| k == name).and_then(|(_, v)| v.take())
+    }
+
+    pub fn kw_only(&mut self, name: &str) -> Option<Value> {
+        self.kw.iter_mut().find(|(k, _)| k == name).and_then(|(_, v)| v.take())
+    }
+
+    pub fn req(&mut self, i: usize, name: &str) -> Result<Value> {
+        match self.opt(i, name) {
+            Some(v) => Ok(v),
+            None => bail!(Type, "{}() missing required argument '{name}' (pos {})", self.func, i + 1),
+        }
+    }
+
+    pub fn int(&mut self, i: usize, name: &str) -> Result<i64> {
+        self.req(i, name)?.as_int(name)
+    }
+
+    pub fn opt_int(&mut self, i: usize, name: &str) -> Result<Option<i64>> {
+        match self.opt(i, name) {
+            None | Some(Value::None) => Ok(None),
+            Some(v) => v.as_int(name).map(Some),
+        }
+    }
+
+    pub fn int_or(&mut self, i: usize, name: &str, default: i64) -> Result<i64> {
+        Ok(self.opt_int(i, name)?.unwrap_or(default))
+    }
+
+    pub fn bool_or(&mut self, i: usize, name: &str, default: bool) -> Result<bool> {
+        match self.opt(i, name) {
+            None => Ok(default),
+            Some(Value::Scalar(Scalar::Bool(b))) => Ok(b),
+            Some(Value::Scalar(Scalar::Int(i))) => Ok(i != 0),
+            Some(v) => bail!(Type, "{}(): argument '{name}' must be bool, not {}", self.func, v.type_name()),
+        }
+    }
+
+    /// Sizes as PyTorch accepts them: varargs from position `i` on, or one tuple/list there.
+    pub fn sizes(&mut self, i: usize, name: &str) -> Result<Vec<i64>> {
+        let first = match self.opt(i, name) {
+            Some(v) => v,
+            None => return Ok(vec![]),
+        };
+        if first.items().is_some() {
+            return first.as_ints(name);
+        }
+        let mut out = vec![first.as_int(name)?];
+        let mut j = i + 1;
+        while let Some(v) = self.pos.get_mut(j).and_then(Option::take) {
+            out.push(v.as_int(name)?);
+            j += 1;
+        }
+        Ok(out)
+    }
+
+    /// Dims given as None (all), an int, or a tuple/list of ints.
+    pub fn dims(&mut self, i: usize, name: &str) -> Result<Option<Vec<i64>>> {
+        match self.opt(i, name) {
+            None | Some(Value::None) => Ok(None),
+            Some(v) => v.as_ints(name).map(Some),
+        }
+    }
+
+    pub fn dtype(&mut self) -> Result<Option<DType>> {
+        match self.kw_only("dtype") {
+            None | Some(Value::None) => Ok(None),
+            Some(Value::DType(d)) => Ok(Some(d)),
+            Some(v) => bail!(Type, "{}(): argument 'dtype' must be torch.dtype, not {}", self.func, v.type_name()),
+        }
+    }
+
+    /// The same call without its first positional argument (a function's receiver).
+    pub fn shifted(mut self) -> Args {
+        if !self.pos.is_empty() {
+            self.pos.remove(0);
+        }
+        self
+    }
+
+    /// Fails on anything the signature did not consume, as Python does.
+    pub fn finish(self) -> Result<()> {
+        if let Some(i) = self.pos.iter().position(Option::is_some) {
+            bail!(Type, "{}() takes {} positional arguments but more were given", self.func, i);
+        }
+        if let Some((k, _)) = self.kw.iter().find(|(_, v)| v.is_some()) {
+            bail!(Type, "{}() got an unexpected keyword argument '{k}'", self.func);
+        }
+        Ok(())
+    }
+}

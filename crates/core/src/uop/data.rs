@@ -1,0 +1,197 @@
+//! Typed element storage for the reference interpreter.
+//!
+//! One enum over the dtypes so that a storage keeps PyTorch's exact element semantics (float32
+//! rounding, int32 wrapping, bool) instead of widening everything to f64.
+
+use crate::dtype::DType;
+use serde::Serialize;
+
+/// A scalar as a trace names it; the dtype decides how it is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum Scalar {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+}
+
+impl Scalar {
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Scalar::Bool(b) => f64::from(u8::from(b)),
+            Scalar::Int(i) => i as f64,
+            Scalar::Float(f) => f,
+        }
+    }
+
+    /// The dtype a Python scalar has when it decides a result type.
+    pub fn dtype(self) -> DType {
+        match self {
+            Scalar::Bool(_) => DType::Bool,
+            Scalar::Int(_) => DType::Int32,
+            Scalar::Float(_) => DType::Float32,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Data {
+    Bool(Vec<bool>),
+    U8(Vec<u8>),
+    I32(Vec<i32>),
+    F32(Vec<f32>),
+}
+
+/// Conversions every element type supports, so generic loops can cast and compute.
+pub trait Elem: Copy + PartialOrd + Default + Send + Sync + 'static {
+    const DTYPE: DType;
+    fn from_f64(v: f64) -> Self;
+    fn to_f64(self) -> f64;
+    fn vec(d: &Data) -> Option<&[Self]>;
+    fn wrap(v: Vec<Self>) -> Data;
+}
+
+macro_rules! elem {
+    ($t:ty, $dt:ident, $var:ident, |$v:ident| $from:expr, |$s:ident| $to:expr) => {
+        impl Elem for $t {
+            const DTYPE: DType = DType::$dt;
+            fn from_f64($v: f64) -> Self {
+                $from
+            }
+            fn to_f64(self) -> f64 {
+                let $s = self;
+                $to
+            }
+            fn vec(d: &Data) -> Option<&[Self]> {
+                match d {
+                    Data::$var(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn wrap(v: Vec<Self>) -> Data {
+                Data::$var(v)
+            }
+        }
+    };
+}
+
+elem!(bool, Bool, Bool, |v| v != 0.0, |s| f64::from(u8::from(s)));
+// Casts to integers truncate toward zero and wrap, as PyTorch's casts do on CPU.
+elem!(u8, UInt8, U8, |v| (v as i64) as u8, |s| f64::from(s));
+elem!(i32, Int32, I32, |v| (v as i64) as i32, |s| f64::from(s));
+elem!(f32, Float32, F32, |v| v as f32, |s| f64::from(s));
+
+/// Runs `$body` with `$v` bound to the typed slice inside `$data` and `$T` to its element type.
+macro_rules! with_data {
+    ($data:expr, |$v:ident : $T:ident| $body:expr) => {
+        match $data {
+            $crate::uop::data::Data::Bool($v) => {
+                type $T = bool;
+                $body
+            }
+            $crate::uop::data::Data::U8($v) => {
+                type $T = u8;
+                $body
+            }
+            $crate::uop::data::Data::I32($v) => {
+                type $T = i32;
+                $body
+            }
+            $crate::uop::data::Data::F32($v) => {
+                type $T = f32;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_data;
+
+/// Runs `$body` with `$T` bound to the Rust element type of a [`DType`].
+macro_rules! with_dtype {
+    ($dtype:expr, |$T:ident| $body:expr) => {
+        match $dtype {
+            $crate::dtype::DType::Bool => {
+                type $T = bool;
+                $body
+            }
+            $crate::dtype::DType::UInt8 => {
+                type $T = u8;
+                $body
+            }
+            $crate::dtype::DType::Int32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::dtype::DType::Float32 => {
+                type $T = f32;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_dtype;
+
+impl Data {
+    pub fn zeros(dtype: DType, len: usize) -> Data {
+        with_dtype!(dtype, |T| T::wrap(vec![T::default(); len]))
+    }
+
+    pub fn full(dtype: DType, len: usize, value: f64) -> Data {
+        with_dtype!(dtype, |T| T::wrap(vec![T::from_f64(value); len]))
+    }
+
+    pub fn dtype(&self) -> DType {
+        with_data!(self, |_v: T| T::DTYPE)
+    }
+
+    pub fn len(&self) -> usize {
+        with_data!(self, |v: T| v.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn get_f64(&self, i: usize) -> f64 {
+        with_data!(self, |v: T| v[i].to_f64())
+    }
+
+    pub fn to_f64_vec(&self) -> Vec<f64> {
+        with_data!(self, |v: T| v.iter().map(|x| x.to_f64()).collect())
+    }
+
+    pub fn cast(&self, to: DType) -> Data {
+        if self.dtype() == to {
+            return self.clone();
+        }
+        with_data!(self, |v: S| with_dtype!(to, |T| {
+            T::wrap(v.iter().map(|x| T::from_f64(S::to_f64(*x))).collect())
+        }))
+    }
+
+    /// Gathers `idx` (None = padding, reads as zero) into a new buffer of the same dtype.
+    pub fn gather(&self, idx: &[Option<i64>]) -> Data {
+        with_data!(self, |v: T| {
+            let out: Vec<T> = idx
+                .iter()
+                .map(|i| match i {
+                    Some(i) => v[*i as usize],
+                    None => T::default(),
+                })
+                .collect();
+            T::wrap(out)
+        })
+    }
+
+    /// Writes `src` (same dtype, one value per index) at `idx`, in order, so a later duplicate
+    /// index wins as it does in a sequential loop.
+    pub fn scatter(&mut self, idx: &[i64], src: &Data) {
+        assert_eq!(idx.len(), src.len(), "scatter of mismatched lengths");
+        assert_eq!(self.dtype(), src.dtype(), "scatter needs equal dtypes");
+        with_data!(self, |dst: T| {
+            let src = T::vec(src).unwrap_or_default();
+            for (i, s) in idx.iter().zip(src) {
+                dst[*i as usize] = *s;
+            }
+        })
+    }
+}
