@@ -728,8 +728,7 @@ pub fn gather_layout(data: &Data, layout: &Layout) -> Data {
     if layout.is_contiguous() && layout.offset() == 0 && layout.numel() == data.len() {
         return data.clone();
     }
-    let idx: Vec<Option<i64>> = layout.storage_indices().into_iter().map(Some).collect();
-    data.gather(&idx)
+    data.gather_strided(layout.sizes(), layout.strides(), layout.offset())
 }
 
 /// Normalises a dim like PyTorch (`-1` is the last); `ndim` 0 accepts -1 and 0.

@@ -4,7 +4,7 @@
 //! storages to show; within a statement tensors stay lazy, so a chain of ops becomes one graph.
 //! The run stops at the first failing statement and says where (line and column).
 
-use super::ast::{BinOp, Expr, ExprKind, Program, Span, Stmt, StmtKind, UnaryOp as AstUnary};
+use super::ast::{BinOp, Expr, ExprKind, Program, Span, Stmt, StmtKind};
 use super::library;
 use super::parser;
 use super::value::{Args, Value};
@@ -212,10 +212,6 @@ impl Run {
 
     pub(crate) fn record_write(&mut self, w: Write) {
         self.writes.push(w);
-    }
-
-    pub(crate) fn set_span(&mut self, span: Span) {
-        self.span = span;
     }
 
     fn augmented(&mut self, cur: Value, op: BinOp, rhs: Value) -> Result<Value> {

@@ -85,18 +85,22 @@ macro_rules! with_data {
     ($data:expr, |$v:ident : $T:ident| $body:expr) => {
         match $data {
             $crate::uop::data::Data::Bool($v) => {
+                #[allow(dead_code)]
                 type $T = bool;
                 $body
             }
             $crate::uop::data::Data::U8($v) => {
+                #[allow(dead_code)]
                 type $T = u8;
                 $body
             }
             $crate::uop::data::Data::I32($v) => {
+                #[allow(dead_code)]
                 type $T = i32;
                 $body
             }
             $crate::uop::data::Data::F32($v) => {
+                #[allow(dead_code)]
                 type $T = f32;
                 $body
             }
@@ -110,24 +114,29 @@ macro_rules! with_dtype {
     ($dtype:expr, |$T:ident| $body:expr) => {
         match $dtype {
             $crate::dtype::DType::Bool => {
+                #[allow(dead_code)]
                 type $T = bool;
                 $body
             }
             $crate::dtype::DType::UInt8 => {
+                #[allow(dead_code)]
                 type $T = u8;
                 $body
             }
             $crate::dtype::DType::Int32 => {
+                #[allow(dead_code)]
                 type $T = i32;
                 $body
             }
             $crate::dtype::DType::Float32 => {
+                #[allow(dead_code)]
                 type $T = f32;
                 $body
             }
         }
     };
 }
+#[allow(unused_imports)]
 pub(crate) use with_dtype;
 
 impl Data {
@@ -180,6 +189,49 @@ impl Data {
                 .collect();
             T::wrap(out)
         })
+    }
+
+    /// Reads a strided window (sizes, strides, offset) in row-major order, walking the
+    /// innermost dim as a tight loop: the hot path of every PyTorch-layout read.
+    pub fn gather_strided(&self, sizes: &[usize], strides: &[i64], offset: i64) -> Data {
+        fn typed<T: Copy>(v: &[T], sizes: &[usize], strides: &[i64], offset: i64) -> Vec<T> {
+            let n: usize = sizes.iter().product();
+            let mut out = Vec::with_capacity(n);
+            if n == 0 {
+                return out;
+            }
+            let Some((&inner, outer)) = sizes.split_last() else {
+                out.push(v[offset as usize]);
+                return out;
+            };
+            let istride = strides[strides.len() - 1];
+            let mut idx = vec![0usize; outer.len()];
+            let mut base = offset;
+            loop {
+                if istride == 1 {
+                    let b = base as usize;
+                    out.extend_from_slice(&v[b..b + inner]);
+                } else {
+                    out.extend((0..inner as i64).map(|i| v[(base + i * istride) as usize]));
+                }
+                // Odometer over the outer dims.
+                let mut d = outer.len();
+                loop {
+                    if d == 0 {
+                        return out;
+                    }
+                    d -= 1;
+                    idx[d] += 1;
+                    base += strides[d];
+                    if idx[d] < outer[d] {
+                        break;
+                    }
+                    base -= strides[d] * outer[d] as i64;
+                    idx[d] = 0;
+                }
+            }
+        }
+        with_data!(self, |v: T| T::wrap(typed(v, sizes, strides, offset)))
     }
 
     /// Writes `src` (same dtype, one value per index) at `idx`, in order, so a later duplicate

@@ -74,7 +74,7 @@ impl Interp<'_> {
         let out = match &node.op {
             Op::Buffer(s) => Rc::new(self.storages.data(*s).clone()),
             Op::Const(c) => Rc::new(Data::full(node.dtype, node.shape.iter().product(), c.as_f64())),
-            op if op.is_movement() => {
+            Op::Reshape(_) | Op::Permute(_) | Op::Expand(_) | Op::Pad(_) | Op::Shrink(_) | Op::Flip(_) | Op::View(_) => {
                 let (base, st) = fold_movement(self.graph, id)?;
                 let src = match self.graph.node(base).op {
                     // Gather straight from the storage: no copy of the whole buffer first.
@@ -130,6 +130,11 @@ pub fn gather(src: &Data, st: &ShapeTracker) -> Data {
     if is_identity(st, src.len()) {
         return src.clone();
     }
+    if let [v] = st.views() {
+        if v.mask().is_none() {
+            return src.gather_strided(v.shape(), v.strides(), v.offset());
+        }
+    }
     src.gather(&st.offsets())
 }
 
@@ -153,6 +158,7 @@ trait Arith: Elem {
 
 macro_rules! int_arith {
     ($t:ty) => {
+        #[allow(unused_comparisons)]
         impl Arith for $t {
             fn add(a: Self, b: Self) -> Self {
                 a.wrapping_add(b)
@@ -197,14 +203,12 @@ macro_rules! int_arith {
             fn xor(a: Self, b: Self) -> Self {
                 a ^ b
             }
-            #[allow(unused_comparisons)]
             fn neg(a: Self) -> Self {
                 (0 as $t).wrapping_sub(a)
             }
             fn not(a: Self) -> Self {
                 !a
             }
-            #[allow(unused_comparisons)]
             fn abs(a: Self) -> Self {
                 if a < 0 { (0 as $t).wrapping_sub(a) } else { a }
             }
