@@ -317,7 +317,7 @@ impl Layout {
                 Shape,
                 "cannot reshape tensor of 0 elements into shape {shape:?} because the unspecified dimension size -1 can be any value and is ambiguous"
             ),
-            Some(i) if known > 0 && numel % known == 0 => {
+            Some(i) if numel.checked_rem(known) == Some(0) => {
                 out[i] = numel / known;
                 Ok(out)
             }
@@ -380,10 +380,10 @@ impl Layout {
     /// `Tensor.unflatten(dim, sizes)`: splits one dim. Splitting is always expressible with
     /// strides, so in practice this never copies; the `Option` mirrors `flatten`.
     pub fn unflatten(&self, dim: i64, sizes: &[i64]) -> Result<Option<Layout>> {
-        let d = wrap_dim(dim, self.ndim())?;
         if sizes.is_empty() {
             bail!(Shape, "unflatten: sizes must be non-empty");
         }
+        let d = wrap_dim(dim, self.ndim())?;
         // PyTorch wraps every failure of the size inference; only an impossible product gets a
         // tailored message, the rest keep the inner text after a fixed preamble.
         let unexpected =
