@@ -38,19 +38,10 @@ fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// Python's `%` for a negative dim: `-1` is the last dim. `wrap_scalar` lets a 0-d tensor accept
-/// dims 0 and -1 as if it had one dim, as ATen's `maybe_wrap_dim` does by default.
-fn wrap_dim_scalar(dim: i64, ndim: usize, wrap_scalar: bool) -> Result<usize> {
-    let mut n = to_i64(ndim);
-    if n == 0 {
-        if !wrap_scalar {
-            bail!(
-                Index,
-                "Dimension specified as {dim} but tensor has no dimensions"
-            );
-        }
-        n = 1;
-    }
+/// Python-style wrapping of a negative dim (`-1` is the last). A 0-d tensor accepts 0 and -1
+/// as if it had one dim, as ATen's `maybe_wrap_dim` does by default.
+fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
+    let n = to_i64(ndim.max(1));
     let (min, max) = (-n, n - 1);
     if dim < min || dim > max {
         bail!(
@@ -58,13 +49,8 @@ fn wrap_dim_scalar(dim: i64, ndim: usize, wrap_scalar: bool) -> Result<usize> {
             "Dimension out of range (expected to be in range of [{min}, {max}], but got {dim})"
         );
     }
-    let wrapped = if dim < 0 { dim + n } else { dim };
     // In range [0, n) by the check above.
-    Ok(wrapped as usize)
-}
-
-fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
-    wrap_dim_scalar(dim, ndim, true)
+    Ok(if dim < 0 { dim + n } else { dim } as usize)
 }
 
 /// Element count, or `None` when it does not fit in i64 (PyTorch refuses such tensors).
@@ -96,7 +82,7 @@ fn compute_stride(
             new_strides[d] = if d + 1 == new_sizes.len() {
                 1
             } else {
-                to_i64(new_sizes[d + 1].max(1)) * new_strides[d + 1]
+                to_i64(new_sizes[d + 1].max(1)).saturating_mul(new_strides[d + 1])
             };
         }
         return Some(new_strides);
@@ -106,15 +92,15 @@ fn compute_stride(
     let mut tensor_numel: i64 = 1;
     let mut view_numel: i64 = 1;
     for tensor_d in (0..old_sizes.len()).rev() {
-        tensor_numel *= to_i64(old_sizes[tensor_d]);
+        tensor_numel = tensor_numel.saturating_mul(to_i64(old_sizes[tensor_d]));
         // A chunk ends where the next-outer dim does not continue it contiguously.
         let chunk_ends = tensor_d == 0
             || (old_sizes[tensor_d - 1] != 1
-                && old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
+                && old_strides[tensor_d - 1] != tensor_numel.saturating_mul(chunk_base_stride));
         if chunk_ends {
             while view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d as usize] == 1) {
-                new_strides[view_d as usize] = view_numel * chunk_base_stride;
-                view_numel *= to_i64(new_sizes[view_d as usize]);
+                new_strides[view_d as usize] = view_numel.saturating_mul(chunk_base_stride);
+                view_numel = view_numel.saturating_mul(to_i64(new_sizes[view_d as usize]));
                 view_d -= 1;
             }
             if view_numel != tensor_numel {
@@ -233,11 +219,11 @@ impl Layout {
         }
         let (mut lo, mut hi) = (self.offset, self.offset);
         for (&size, &stride) in self.sizes.iter().zip(&self.strides) {
-            let reach = stride * (to_i64(size) - 1);
+            let reach = stride.saturating_mul(to_i64(size) - 1);
             if reach < 0 {
-                lo += reach;
+                lo = lo.saturating_add(reach);
             } else {
-                hi += reach;
+                hi = hi.saturating_add(reach);
             }
         }
         Some((lo, hi))
@@ -317,7 +303,7 @@ impl Layout {
                 Shape,
                 "cannot reshape tensor of 0 elements into shape {shape:?} because the unspecified dimension size -1 can be any value and is ambiguous"
             ),
-            Some(i) if known > 0 && numel % known == 0 => {
+            Some(i) if numel.checked_rem(known) == Some(0) => {
                 out[i] = numel / known;
                 Ok(out)
             }
@@ -380,10 +366,10 @@ impl Layout {
     /// `Tensor.unflatten(dim, sizes)`: splits one dim. Splitting is always expressible with
     /// strides, so in practice this never copies; the `Option` mirrors `flatten`.
     pub fn unflatten(&self, dim: i64, sizes: &[i64]) -> Result<Option<Layout>> {
-        let d = wrap_dim(dim, self.ndim())?;
         if sizes.is_empty() {
             bail!(Shape, "unflatten: sizes must be non-empty");
         }
+        let d = wrap_dim(dim, self.ndim())?;
         // PyTorch wraps every failure of the size inference; only an impossible product gets a
         // tailored message, the rest keep the inner text after a fixed preamble.
         let unexpected =
@@ -615,7 +601,7 @@ impl Layout {
         let stride = if d >= self.ndim() {
             1
         } else {
-            to_i64(self.sizes[d]) * self.strides[d]
+            to_i64(self.sizes[d]).saturating_mul(self.strides[d])
         };
         let mut out = self.clone();
         out.sizes.insert(d, 1);
@@ -647,7 +633,7 @@ impl Layout {
                 "start ({start}) + length ({length}) exceeds dimension size ({size})."
             );
         }
-        self.slice_at(d, start, start + length, 1)
+        Ok(self.slice_at(d, start, start + length, 1))
     }
 
     /// `Tensor.select(dim, index)`.
@@ -697,16 +683,23 @@ impl Layout {
         };
         let start = clamp(start.unwrap_or(0));
         let stop = clamp(stop.unwrap_or(i64::MAX)).max(start);
-        self.slice_at(d, start, stop, step)
+        Ok(self.slice_at(d, start, stop, step))
     }
 
     /// Slices an already-checked, already-clamped range `start <= stop <= size`.
-    fn slice_at(&self, d: usize, start: i64, stop: i64, step: i64) -> Result<Layout> {
+    fn slice_at(&self, d: usize, start: i64, stop: i64, step: i64) -> Layout {
         let mut out = self.clone();
-        out.offset += start * out.strides[d];
-        out.sizes[d] = ((stop - start + step - 1) / step) as usize;
-        out.strides[d] *= step;
-        Ok(out)
+        out.offset = out
+            .offset
+            .saturating_add(start.saturating_mul(out.strides[d]));
+        let len = stop - start;
+        out.sizes[d] = if len == 0 {
+            0
+        } else {
+            ((len - 1) / step + 1) as usize
+        };
+        out.strides[d] = out.strides[d].saturating_mul(step);
+        out
     }
 
     /// Basic indexing `x[items]`. A one-item list is PyTorch's non-tuple path (`x[i]`, whose
@@ -796,9 +789,9 @@ impl Layout {
         let mut out = self.clone();
         if diag > 0 {
             out.offset += if offset >= 0 {
-                offset * self.strides[b]
+                offset.saturating_mul(self.strides[b])
             } else {
-                -offset * self.strides[a]
+                offset.saturating_neg().saturating_mul(self.strides[a])
             };
         }
         let (hi, lo) = (a.max(b), a.min(b));
@@ -834,7 +827,7 @@ impl Layout {
             out.strides.push(1);
         } else {
             out.sizes[d] = ((max_size - size) / step + 1) as usize;
-            out.strides[d] = step * self.strides[d];
+            out.strides[d] = step.saturating_mul(self.strides[d]);
             out.sizes.push(size as usize);
             out.strides.push(self.strides[d]);
         }

@@ -23,13 +23,14 @@
 //! | `torch.add(x, 1, out=t)`, `neg(out=)`   | error              | accepted               | error                  |
 //!
 //! The "error" texts are [`INTERNAL_OVERLAP_MESSAGE`] and [`PARTIAL_OVERLAP_MESSAGE`]. Writing a
-//! tensor into itself is always fine (`a.add_(a)`, `a.copy_(a)`, even `e.copy_(e)`, which PyTorch
-//! short-circuits), and so is a `Full` overlap of two views (`a.add_(a.view(4, 4))`). An input
+//! tensor into itself is always fine (`a.add_(a)`, `a.copy_(a)`, even `e.copy_(e)`: `copy_`
+//! returns early whenever source and target have equal layouts in one storage), and so is a `Full` overlap of two views (`a.add_(a.view(4, 4))`). An input
 //! that is not dense is `TooHard` and accepted (`a.add_(a[0].expand(4, 4))`,
 //! `a[:, ::2] = a[:, 1::2]`), while `a += a.t()`, `a[1:] = a[:-1]` and `a.add_(a[0])` (the
 //! input is checked before broadcasting) are `Partial` and refused.
 
 use super::layout::Layout;
+use crate::error::{Error, Result};
 
 /// PyTorch's text when a write's target refers to one element more than once.
 pub const INTERNAL_OVERLAP_MESSAGE: &str = "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.";
@@ -106,6 +107,30 @@ pub fn overlap_status(a: &Layout, b: &Layout) -> MemOverlapStatus {
         return MemOverlapStatus::Partial;
     }
     MemOverlapStatus::No
+}
+
+/// TensorIterator's check before an elementwise write (in-place op, `out=`, `copy_`): the
+/// target must not provably repeat an element, and no input may partially overlap it. Every
+/// input must live in the target's storage (inputs elsewhere cannot overlap). The refusal
+/// carries the elements to paint. `copy_` between equal layouts of one storage (the same
+/// tensor, or another view of the very same elements) returns before any check in PyTorch, so
+/// its caller skips this call then.
+pub fn check_write(target: &Layout, inputs: &[&Layout]) -> Result<()> {
+    if has_internal_overlap(target) == MemOverlap::Yes {
+        return Err(Error::Overlap {
+            message: INTERNAL_OVERLAP_MESSAGE.to_string(),
+            elements: repeated_elements(target),
+        });
+    }
+    for input in inputs {
+        if overlap_status(target, input) == MemOverlapStatus::Partial {
+            return Err(Error::Overlap {
+                message: PARTIAL_OVERLAP_MESSAGE.to_string(),
+                elements: shared_elements(target, input),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Storage indices that `a` and `b` both touch: sorted, deduplicated, at most [`ELEMENTS_CAP`].
