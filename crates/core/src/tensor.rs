@@ -273,6 +273,26 @@ impl Engine {
         })
     }
 
+    /// A computation whose new storage PyTorch lays out as `layout` (dense, offset 0, maybe
+    /// permuted): the storage holds the values in that memory order.
+    fn computed_as(&mut self, node: UOpId, layout: Layout) -> Result<Tensor> {
+        if layout.strides() == Layout::contiguous(layout.sizes()).strides() {
+            return self.computed(node);
+        }
+        let shape = layout.sizes().to_vec();
+        check_numel(&shape)?;
+        // Outermost dim first: the row-major order of this permutation is the memory order.
+        let mut perm: Vec<usize> = (0..shape.len()).collect();
+        perm.sort_by_key(|&d| std::cmp::Reverse(layout.strides()[d]));
+        let dtype = self.graph.node(node).dtype;
+        let pshape: Vec<usize> = perm.iter().map(|&d| shape[d]).collect();
+        let moved = self.graph.push(Op::Permute(perm), dtype, pshape.clone(), vec![node]);
+        let producer = self.graph.push(Op::Contiguous, dtype, pshape, vec![moved]);
+        let p = self.pending.len();
+        self.pending.push(Pending { producer, realized: None });
+        Ok(self.over_storage(StorageRef::Pending(p), dtype, layout, false, fresh_tg(&shape), Bridge::fresh(&shape)))
+    }
+
     /// Runs every computation still pending, so later writes cannot change what they read.
     pub fn realize_pending(&mut self) -> Result<()> {
         for p in 0..self.pending.len() {
@@ -367,18 +387,27 @@ impl Engine {
 
     /// A movement op PyTorch performs as a copy (flip, pad, a reshape that cannot be a view):
     /// a new storage holding `op` applied to the source.
-    pub fn movement_copy(&mut self, src: &Tensor, op: Op, tg: ShapeTracker) -> Result<Tensor> {
+    /// `preserve` lays the copy out like the source (flip); otherwise it is row-major.
+    pub fn movement_copy(&mut self, src: &Tensor, op: Op, tg: ShapeTracker, preserve: bool) -> Result<Tensor> {
         let src = self.resolve(src);
         let st = interp::apply_movement(&ShapeTracker::from_shape(src.shape()), &op)?;
         let moved = self.graph.push(op, src.dtype, st.shape().to_vec(), vec![src.node]);
         let node = self.graph.push(Op::Contiguous, src.dtype, st.shape().to_vec(), vec![moved]);
-        let mut out = self.computed(node)?;
+        let layout = if preserve { src.layout.empty_like_preserve() } else { Layout::contiguous(st.shape()) };
+        let mut out = self.computed_as(node, layout)?;
         out.tg = tg;
         Ok(out)
     }
 
     /// `clone()` and `contiguous()` of a non-contiguous tensor.
     pub fn copy(&mut self, src: &Tensor) -> Result<Tensor> {
+        let src = self.resolve(src);
+        let node = self.graph.push(Op::Contiguous, src.dtype, src.shape().to_vec(), vec![src.node]);
+        self.computed_as(node, src.layout.empty_like_preserve())
+    }
+
+    /// `contiguous()` of a non-contiguous tensor: a row-major copy.
+    pub fn contiguous_copy(&mut self, src: &Tensor) -> Result<Tensor> {
         let src = self.resolve(src);
         let node = self.graph.push(Op::Contiguous, src.dtype, src.shape().to_vec(), vec![src.node]);
         self.computed(node)
@@ -486,8 +515,21 @@ impl Engine {
 
     pub fn binary(&mut self, op: BinaryOp, a: &Operand, b: &Operand) -> Result<Tensor> {
         let dtype = self.compute_dtype(op, a, b)?;
-        let (node, _, _) = self.binary_node(op, a, b, dtype)?;
-        self.computed(node)
+        let (node, _, shape) = self.binary_node(op, a, b, dtype)?;
+        let layout = Self::output_layout(&shape, &[a, b]);
+        self.computed_as(node, layout)
+    }
+
+    /// TensorIterator's output layout for operands broadcast to `shape`.
+    fn output_layout(shape: &[usize], operands: &[&Operand]) -> Layout {
+        let layouts: Vec<&Layout> = operands
+            .iter()
+            .filter_map(|o| match o {
+                Operand::Tensor(t) => Some(&t.layout),
+                Operand::Scalar(_) => None,
+            })
+            .collect();
+        Layout::elementwise_output(shape, &layouts)
     }
 
     /// The dtype `op` computes in: promotion, then true division and pow of ints go to float.
@@ -519,7 +561,7 @@ impl Engine {
         };
         let x = self.cast_node(a.node, a.dtype, dtype);
         let node = self.graph.push(Op::Unary(op), dtype, a.shape().to_vec(), vec![x]);
-        self.computed(node)
+        self.computed_as(node, Layout::elementwise_output(a.shape(), &[&a.layout]))
     }
 
     pub fn cast(&mut self, a: &Tensor, dtype: DType) -> Result<Tensor> {
@@ -528,7 +570,7 @@ impl Engine {
         }
         let a = self.resolve(a);
         let node = self.cast_node(a.node, a.dtype, dtype);
-        self.computed(node)
+        self.computed_as(node, a.layout.empty_like_preserve())
     }
 
     pub fn where_(&mut self, c: &Operand, x: &Operand, y: &Operand) -> Result<Tensor> {
@@ -538,8 +580,8 @@ impl Engine {
         let cn = self.operand_node(c, DType::Bool, &shape)?;
         let xn = self.operand_node(x, dtype, &shape)?;
         let yn = self.operand_node(y, dtype, &shape)?;
-        let node = self.graph.push(Op::Where, dtype, shape, vec![cn, xn, yn]);
-        self.computed(node)
+        let node = self.graph.push(Op::Where, dtype, shape.clone(), vec![cn, xn, yn]);
+        self.computed_as(node, Self::output_layout(&shape, &[c, x, y]))
     }
 
     // ---------------------------------------------------------------- reductions

@@ -330,7 +330,7 @@ fn reshape(run: &mut Run, t: &Tensor, shape: &[i64], must_view: bool) -> Result<
     }
     match t.layout().reshape(shape)? {
         Some(layout) => run.engine.torch_view(t, layout, tg, 0),
-        None => run.engine.movement_copy(t, Op::Reshape(sizes), tg),
+        None => run.engine.movement_copy(t, Op::Reshape(sizes), tg, false),
     }
 }
 
@@ -339,7 +339,7 @@ fn reshaped(run: &mut Run, t: &Tensor, layout: Option<Layout>, sizes: Vec<usize>
     let tg = t.tinygrad().reshape(&sizes)?;
     match layout {
         Some(l) => run.engine.torch_view(t, l, tg, 0),
-        None => run.engine.movement_copy(t, Op::Reshape(sizes), tg),
+        None => run.engine.movement_copy(t, Op::Reshape(sizes), tg, false),
     }
 }
 
@@ -491,7 +491,7 @@ fn pad_tensor(run: &mut Run, t: &Tensor, arg: &[(i64, i64)], value: Option<Scala
     }
     let arg: Vec<(usize, usize)> = arg.iter().map(|&(b, a)| (b as usize, a as usize)).collect();
     let tg = t.tinygrad().pad(&arg)?;
-    run.engine.movement_copy(t, Op::Pad(arg), tg)
+    run.engine.movement_copy(t, Op::Pad(arg), tg, false)
 }
 
 fn pairs(v: Value, what: &str) -> Result<Vec<(i64, i64)>> {
@@ -679,7 +679,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             if t.layout().is_contiguous() {
                 tensor(t)
             } else {
-                tensor(run.engine.copy(&t)?)
+                tensor(run.engine.contiguous_copy(&t)?)
             }
         }
         "clone" => {
@@ -699,7 +699,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
                 axes[d] = true;
             }
             let tg = t.tinygrad().flip(&axes)?;
-            tensor(run.engine.movement_copy(&t, Op::Flip(axes), tg)?)
+            tensor(run.engine.movement_copy(&t, Op::Flip(axes), tg, true)?)
         }
         "shrink" => {
             let arg = pairs(args.req(0, "arg")?, "shrink arg")?;
