@@ -601,7 +601,11 @@ fn limits() {
             "limit trace is longer than 1 MiB".into(),
         ),
     ];
-    check(&cases);
+    // Unoptimized builds keep every local in its own stack slot, about 10 KiB per bracket level
+    // (release needs about 1.2 KiB, so 200 levels fit easily in wasm's 1 MiB default stack);
+    // give the debug run room instead of relying on the 2 MiB test-thread default.
+    let runner = std::thread::Builder::new().stack_size(8 << 20);
+    runner.spawn(move || check(&cases)).unwrap().join().unwrap();
 }
 
 /// Every hand-written acceptance trace parses, one statement per line, each statement's source
