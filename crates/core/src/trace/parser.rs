@@ -1,1 +1,945 @@
-//! placeholder, being written
+//! Builds the syntax tree of a trace from its tokens: the statement and expression subset of
+//! Python that a tensor-aliasing snippet needs, with Python's precedence and error wording.
+//!
+//! Anything outside the subset (blocks, `lambda`, attribute assignment, ...) is refused here with
+//! a message that names it, so the runner never meets a construct it cannot execute. Recursion is
+//! bounded: both the parser's own nesting and the height of the tree it builds stop at
+//! [`MAX_NESTING`], so neither parsing nor any later walk of the tree can overflow the stack.
+
+use crate::error::{bail, Error, Result};
+use crate::trace::ast::{BinOp, Expr, ExprKind, Program, Span, Stmt, StmtKind, UnaryOp};
+use crate::trace::lexer::{self, Op, Tok, Token};
+
+/// The largest source accepted, in bytes.
+pub const MAX_SOURCE_BYTES: usize = 1 << 20;
+/// The most statements a trace may have.
+pub const MAX_STATEMENTS: usize = 10_000;
+/// The deepest nesting of brackets and operators, and the tallest expression tree.
+pub const MAX_NESTING: usize = 200;
+
+/// Parses a whole trace. Import lines are accepted and produce no statement, so a snippet copied
+/// from a notebook runs unchanged.
+pub fn parse(src: &str) -> Result<Program> {
+    if src.len() > MAX_SOURCE_BYTES {
+        bail!(Limit, "trace is longer than 1 MiB");
+    }
+    let lexed = lexer::tokenize(src);
+    let mut parser = Parser {
+        src,
+        toks: &lexed.tokens,
+        lex_error: lexed.error.as_ref(),
+        pos: 0,
+        depth: 0,
+        ops: Vec::new(),
+        vals: Vec::new(),
+    };
+    parser.program()
+}
+
+/// An expression with the height of its tree (a leaf is 0), carried so the height limit costs
+/// nothing to check.
+struct Node {
+    expr: Expr,
+    height: usize,
+}
+
+/// Binding powers, lowest first: comparisons, then the table below, then prefix `-`, `+`, `~`,
+/// then `**` (so `-2**2` is `-(2**2)` while `2**-1` takes the sign into its exponent).
+const CMP: u8 = 1;
+const UNARY: u8 = 7;
+const POW: u8 = 8;
+
+/// An operator waiting on the shunting-yard stack for its right operand.
+struct Pending {
+    op: PendingOp,
+    prec: u8,
+    /// The operator token (where a unary node starts, and where a too-deep error points).
+    span: Span,
+}
+
+enum PendingOp {
+    Unary(UnaryOp),
+    Binary(BinOp),
+}
+
+fn binary_op(op: Op) -> Option<(BinOp, u8)> {
+    Some(match op {
+        Op::Lt => (BinOp::Lt, CMP),
+        Op::Le => (BinOp::Le, CMP),
+        Op::Gt => (BinOp::Gt, CMP),
+        Op::Ge => (BinOp::Ge, CMP),
+        Op::EqEq => (BinOp::Eq, CMP),
+        Op::Ne => (BinOp::Ne, CMP),
+        Op::Pipe => (BinOp::Or, 2),
+        Op::Caret => (BinOp::Xor, 3),
+        Op::Amp => (BinOp::And, 4),
+        Op::Plus => (BinOp::Add, 5),
+        Op::Minus => (BinOp::Sub, 5),
+        Op::Star => (BinOp::Mul, 6),
+        Op::Slash => (BinOp::Div, 6),
+        Op::DoubleSlash => (BinOp::FloorDiv, 6),
+        Op::Percent => (BinOp::Mod, 6),
+        Op::At => (BinOp::MatMul, 6),
+        _ => return None,
+    })
+}
+
+/// Whether `tok` can begin an expression (including the ones refused with a message).
+fn starts_expr(tok: &Tok) -> bool {
+    match tok {
+        Tok::Name | Tok::Int(_) | Tok::Float(_) | Tok::Str(_) | Tok::True | Tok::False => true,
+        Tok::None => true,
+        Tok::Kw(k) => matches!(*k, "not" | "lambda" | "await" | "yield"),
+        Tok::Op(op) => matches!(
+            op,
+            Op::LParen
+                | Op::LBracket
+                | Op::LBrace
+                | Op::Minus
+                | Op::Plus
+                | Op::Tilde
+                | Op::Ellipsis
+                | Op::Star
+                | Op::DoubleStar
+        ),
+        Tok::Newline | Tok::Eof | Tok::Error => false,
+    }
+}
+
+/// How an expression reads in "cannot assign to ..." messages.
+fn describe(kind: &ExprKind) -> &'static str {
+    match kind {
+        ExprKind::Call { .. } => "function call",
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) => "literal",
+        ExprKind::Bool(true) => "True",
+        ExprKind::Bool(false) => "False",
+        ExprKind::None => "None",
+        ExprKind::Ellipsis => "ellipsis",
+        ExprKind::Tuple(_) => "tuple",
+        ExprKind::List(_) => "list",
+        ExprKind::Attr { .. } => "attribute",
+        ExprKind::Index { .. } => "subscript",
+        ExprKind::Binary {
+            op: BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge,
+            ..
+        } => "comparison",
+        _ => "expression",
+    }
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    toks: &'a [Token],
+    lex_error: Option<&'a Error>,
+    pos: usize,
+    /// Brackets open around the current position: the parser's recursion depth.
+    depth: usize,
+    /// Shunting-yard stacks, shared by every nesting level (each level works above the lengths
+    /// it found), so an expression allocates nothing but its own nodes.
+    ops: Vec<Pending>,
+    vals: Vec<Node>,
+}
+
+impl<'a> Parser<'a> {
+    fn tok(&self) -> &'a Token {
+        // The token list always ends with Eof or Error, and `bump` never moves past it.
+        &self.toks[self.pos]
+    }
+
+    fn peek(&self) -> &'a Tok {
+        &self.tok().tok
+    }
+
+    fn peek2(&self) -> &'a Tok {
+        match self.toks.get(self.pos + 1) {
+            Some(t) => &t.tok,
+            None => &Tok::Eof,
+        }
+    }
+
+    fn bump(&mut self) -> &'a Token {
+        let t = &self.toks[self.pos];
+        if !matches!(t.tok, Tok::Eof | Tok::Error) {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn eat(&mut self, op: Op) -> bool {
+        if matches!(self.peek(), Tok::Op(o) if *o == op) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn text(&self, t: &Token) -> &'a str {
+        &self.src[t.start..t.end]
+    }
+
+    fn span(t: &Token) -> Span {
+        Span {
+            line: t.line,
+            column: t.column,
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn error_at(&self, span: Span, message: impl Into<String>) -> Error {
+        Error::Parse {
+            line: span.line,
+            column: span.column,
+            message: message.into(),
+        }
+    }
+
+    /// The error for the current token: the lexer's own if lexing stopped here, else `message`.
+    #[cold]
+    #[inline(never)]
+    fn error_here(&self, message: impl Into<String>) -> Error {
+        let t = self.tok();
+        if let (Tok::Error, Some(e)) = (&t.tok, self.lex_error) {
+            return e.clone();
+        }
+        self.error_at(Self::span(t), message)
+    }
+
+    /// Python's complaint about an unexpected token, naming the constructs it would have started.
+    #[cold]
+    #[inline(never)]
+    fn unexpected(&self) -> Error {
+        let t = self.tok();
+        let message = match &t.tok {
+            Tok::Kw(k) => unsupported_keyword(k),
+            Tok::Op(Op::LBrace) => "dict and set displays are not supported".to_string(),
+            Tok::Op(Op::Star) | Tok::Op(Op::DoubleStar) => {
+                "starred expressions are not supported".to_string()
+            }
+            Tok::Op(Op::Walrus) => "':=' is not supported".to_string(),
+            Tok::Op(Op::Shl | Op::Shr | Op::AugShift) => {
+                format!("'{}' is not supported", self.text(t))
+            }
+            Tok::Op(Op::RParen | Op::RBracket | Op::RBrace) => {
+                format!("unexpected '{}'", self.text(t))
+            }
+            _ => "invalid syntax".to_string(),
+        };
+        self.error_here(message)
+    }
+
+    fn expect_close(&mut self, op: Op, close: char) -> Result<()> {
+        if self.eat(op) {
+            return Ok(());
+        }
+        Err(self.close_error(close))
+    }
+
+    /// The error when a list of items goes on with something that is neither ',' nor `close`.
+    #[cold]
+    #[inline(never)]
+    fn close_error(&self, close: char) -> Error {
+        if starts_expr(self.peek()) {
+            return self.error_here("invalid syntax. Perhaps you forgot a comma?");
+        }
+        if matches!(
+            self.peek(),
+            Tok::Kw(_) | Tok::Op(Op::Walrus | Op::Shl | Op::Shr)
+        ) {
+            return self.unexpected();
+        }
+        self.error_here(format!("expected '{close}'"))
+    }
+
+    fn enter(&mut self, span: Span) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(self.error_at(span, too_deep()));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        debug_assert!(self.depth > 0);
+        self.depth -= 1;
+    }
+
+    fn node(&self, span: Span, kind: ExprKind, height: usize) -> Result<Node> {
+        if height > MAX_NESTING {
+            return Err(self.error_at(span, too_deep()));
+        }
+        Ok(Node {
+            expr: Expr { span, kind },
+            height,
+        })
+    }
+
+    fn program(&mut self) -> Result<Program> {
+        let mut stmts = Vec::new();
+        loop {
+            match self.peek() {
+                Tok::Eof => return Ok(Program { stmts }),
+                Tok::Newline => {
+                    self.bump();
+                    continue;
+                }
+                _ => {}
+            }
+            // One logical line: statements separated by ';', an optional trailing ';'.
+            loop {
+                if let Some(stmt) = self.statement()? {
+                    if stmts.len() == MAX_STATEMENTS {
+                        bail!(Limit, "trace has more than {MAX_STATEMENTS} statements");
+                    }
+                    stmts.push(stmt);
+                }
+                match self.peek() {
+                    Tok::Op(Op::Semi) => {
+                        self.bump();
+                        if matches!(self.peek(), Tok::Newline | Tok::Eof) {
+                            self.bump();
+                            break;
+                        }
+                    }
+                    Tok::Newline | Tok::Eof => {
+                        self.bump();
+                        break;
+                    }
+                    _ => return Err(self.unexpected()),
+                }
+            }
+        }
+    }
+
+    /// One simple statement, or `None` for an import.
+    fn statement(&mut self) -> Result<Option<Stmt>> {
+        let first = self.pos;
+        let span = Self::span(self.tok());
+        match self.peek() {
+            Tok::Kw("import") | Tok::Kw("from") => {
+                self.import()?;
+                return Ok(None);
+            }
+            Tok::Kw(k) if !starts_expr(self.peek()) => {
+                return Err(self.error_here(unsupported_keyword(k)));
+            }
+            _ => {}
+        }
+        let lhs = self.expr_list()?;
+        let kind = match *self.peek() {
+            Tok::Op(Op::Assign) => {
+                self.bump();
+                let value = self.expr_list()?.expr;
+                if matches!(self.peek(), Tok::Op(Op::Assign)) {
+                    return Err(self.error_here("chained assignment (a = b = c) is not supported"));
+                }
+                self.assign(lhs.expr, value)?
+            }
+            Tok::Op(Op::Aug(op)) => {
+                self.bump();
+                let value = self.expr_list()?.expr;
+                match lhs.expr.kind {
+                    ExprKind::Name(_) | ExprKind::Index { .. } => {}
+                    ExprKind::Attr { .. } => {
+                        return Err(
+                            self.error_at(lhs.expr.span, "attribute assignment is not supported")
+                        )
+                    }
+                    ref other => {
+                        return Err(self.error_at(
+                            lhs.expr.span,
+                            format!(
+                                "'{}' is an illegal expression for augmented assignment",
+                                describe(other)
+                            ),
+                        ))
+                    }
+                }
+                StmtKind::AugAssign {
+                    target: lhs.expr,
+                    op,
+                    value,
+                }
+            }
+            Tok::Op(Op::Colon) => {
+                return Err(self.error_here("annotated assignments are not supported"));
+            }
+            _ => StmtKind::Expr(lhs.expr),
+        };
+        let source = self.source(first, self.pos);
+        Ok(Some(Stmt { span, source, kind }))
+    }
+
+    /// The statement kind for `lhs = value`.
+    #[inline(never)]
+    fn assign(&self, lhs: Expr, value: Expr) -> Result<StmtKind> {
+        match lhs.kind {
+            ExprKind::Name(name) => Ok(StmtKind::Assign {
+                targets: vec![name],
+                value,
+            }),
+            ExprKind::Index {
+                value: target,
+                items,
+            } => Ok(StmtKind::SetItem {
+                target: *target,
+                index: items,
+                value,
+            }),
+            ExprKind::Tuple(items) | ExprKind::List(items) => {
+                if items.len() < 2 {
+                    let what = if items.is_empty() {
+                        "an empty target"
+                    } else {
+                        "one name"
+                    };
+                    return Err(
+                        self.error_at(lhs.span, format!("unpacking into {what} is not supported"))
+                    );
+                }
+                let mut targets = Vec::with_capacity(items.len());
+                for item in items {
+                    match item.kind {
+                        ExprKind::Name(name) => targets.push(name),
+                        ref other => {
+                            return Err(self.error_at(
+                                item.span,
+                                format!(
+                                    "cannot unpack into {}; only names are supported",
+                                    describe(other)
+                                ),
+                            ))
+                        }
+                    }
+                }
+                Ok(StmtKind::Assign { targets, value })
+            }
+            ExprKind::Attr { .. } => {
+                Err(self.error_at(lhs.span, "attribute assignment is not supported"))
+            }
+            ref other => {
+                let mut message = format!("cannot assign to {}", describe(other));
+                if matches!(other, ExprKind::Call { .. } | ExprKind::Binary { .. }) {
+                    message.push_str(" here. Maybe you meant '==' instead of '='?");
+                }
+                Err(self.error_at(lhs.span, message))
+            }
+        }
+    }
+
+    /// `import a.b as c, d` or `from a import (b as c, d)` / `from a import *`: checked for form,
+    /// then dropped.
+    #[inline(never)]
+    fn import(&mut self) -> Result<()> {
+        let from = matches!(self.peek(), Tok::Kw("from"));
+        self.bump();
+        if from {
+            let mut dots = 0;
+            while self.eat(Op::Dot) || self.eat(Op::Ellipsis) {
+                dots += 1;
+            }
+            if dots == 0 || matches!(self.peek(), Tok::Name) {
+                self.dotted_name()?;
+            }
+            if !matches!(self.peek(), Tok::Kw("import")) {
+                return Err(self.error_here("invalid syntax"));
+            }
+            self.bump();
+            if self.eat(Op::Star) {
+                return Ok(());
+            }
+            let paren = self.eat(Op::LParen);
+            loop {
+                self.name()?;
+                if matches!(self.peek(), Tok::Kw("as")) {
+                    self.bump();
+                    self.name()?;
+                }
+                if !self.eat(Op::Comma) {
+                    break;
+                }
+                if paren && matches!(self.peek(), Tok::Op(Op::RParen)) {
+                    break;
+                }
+            }
+            if paren {
+                self.expect_close(Op::RParen, ')')?;
+            }
+            return Ok(());
+        }
+        loop {
+            self.dotted_name()?;
+            if matches!(self.peek(), Tok::Kw("as")) {
+                self.bump();
+                self.name()?;
+            }
+            if !self.eat(Op::Comma) {
+                return Ok(());
+            }
+        }
+    }
+
+    fn name(&mut self) -> Result<&'a str> {
+        if !matches!(self.peek(), Tok::Name) {
+            return Err(self.unexpected());
+        }
+        let t = self.bump();
+        Ok(self.text(t))
+    }
+
+    fn dotted_name(&mut self) -> Result<()> {
+        self.name()?;
+        while self.eat(Op::Dot) {
+            self.name()?;
+        }
+        Ok(())
+    }
+
+    /// The statement's text from token `first` up to (not including) token `end`, one physical
+    /// line at a time so comments and continuation backslashes drop out.
+    #[inline(never)]
+    fn source(&self, first: usize, end: usize) -> String {
+        let toks = &self.toks[first..end];
+        let (Some(head), Some(tail)) = (toks.first(), toks.last()) else {
+            return String::new();
+        };
+        if head.line == tail.line {
+            return self.src[head.start..tail.end].to_string();
+        }
+        let mut out = String::new();
+        let mut i = 0;
+        while i < toks.len() {
+            let mut j = i;
+            while j + 1 < toks.len() && toks[j + 1].line == toks[i].line {
+                j += 1;
+            }
+            let piece = &self.src[toks[i].start..toks[j].end];
+            // Lines join with one space, except just inside brackets and before a comma.
+            let glue = !matches!(
+                (out.chars().last(), piece.chars().next()),
+                (None, _) | (Some('(' | '['), _) | (_, Some(')' | ']' | ','))
+            );
+            if glue {
+                out.push(' ');
+            }
+            out.push_str(piece);
+            i = j + 1;
+        }
+        out
+    }
+
+    /// `a`, or `a, b, ...` as a tuple (the right side of `x = 1, 2`, or unpacking targets).
+    fn expr_list(&mut self) -> Result<Node> {
+        let first = self.test()?;
+        if !matches!(self.peek(), Tok::Op(Op::Comma)) {
+            return Ok(first);
+        }
+        let span = first.expr.span;
+        let mut height = first.height;
+        let mut items = vec![first.expr];
+        while self.eat(Op::Comma) {
+            if !starts_expr(self.peek()) {
+                break;
+            }
+            let item = self.test()?;
+            height = height.max(item.height);
+            items.push(item.expr);
+        }
+        self.node(span, ExprKind::Tuple(items), height + 1)
+    }
+
+    /// One expression, refusing the boolean and conditional forms by name.
+    fn test(&mut self) -> Result<Node> {
+        match self.peek() {
+            Tok::Kw(_) | Tok::Op(Op::Star | Op::DoubleStar | Op::LBrace) => {
+                return Err(self.unexpected())
+            }
+            _ => {}
+        }
+        let e = self.operators()?;
+        match self.peek() {
+            Tok::Kw("if") => Err(self.error_here("conditional expressions are not supported")),
+            Tok::Kw("for") | Tok::Kw("async") => {
+                Err(self.error_here("comprehensions are not supported"))
+            }
+            Tok::Kw("and" | "or" | "not" | "in" | "is") => Err(self.unexpected()),
+            Tok::Op(Op::Walrus | Op::Shl | Op::Shr) => Err(self.unexpected()),
+            _ => Ok(e),
+        }
+    }
+
+    /// Operators by shunting-yard over the parser's shared stacks, so that chains of operators
+    /// (`- - - a`, `2 ** 2 ** 2`, `a + b + c`) cost heap, not stack; only brackets recurse.
+    /// Comparisons do not chain.
+    fn operators(&mut self) -> Result<Node> {
+        let op_base = self.ops.len();
+        let mut compared = false;
+        loop {
+            while let Tok::Op(op @ (Op::Minus | Op::Plus | Op::Tilde)) = *self.peek() {
+                let op = match op {
+                    Op::Minus => UnaryOp::Neg,
+                    Op::Plus => UnaryOp::Pos,
+                    _ => UnaryOp::Invert,
+                };
+                let span = Self::span(self.bump());
+                self.push_op(
+                    op_base,
+                    Pending {
+                        op: PendingOp::Unary(op),
+                        prec: UNARY,
+                        span,
+                    },
+                )?;
+            }
+            let operand = self.postfix()?;
+            self.vals.push(operand);
+            let (op, prec) = match *self.peek() {
+                Tok::Op(Op::DoubleStar) => (BinOp::Pow, POW),
+                Tok::Op(op) => match binary_op(op) {
+                    Some(found) => found,
+                    None => break,
+                },
+                _ => break,
+            };
+            if prec == CMP {
+                if compared {
+                    return Err(
+                        self.error_here("chained comparisons (a < b < c) are not supported")
+                    );
+                }
+                compared = true;
+            }
+            // Reduce what binds tighter, or as tight for the left-associative operators.
+            while self.ops.len() > op_base {
+                let top = self.ops[self.ops.len() - 1].prec;
+                if top > prec || (top == prec && prec != POW) {
+                    self.reduce()?;
+                } else {
+                    break;
+                }
+            }
+            let span = Self::span(self.bump());
+            self.push_op(
+                op_base,
+                Pending {
+                    op: PendingOp::Binary(op),
+                    prec,
+                    span,
+                },
+            )?;
+        }
+        while self.ops.len() > op_base {
+            self.reduce()?;
+        }
+        // Every operator consumed its operands, leaving this expression's one value.
+        match self.vals.pop() {
+            Some(node) => Ok(node),
+            None => Err(self.error_here("invalid syntax")),
+        }
+    }
+
+    /// Every pending operator becomes an ancestor of what follows it, so a stack deeper than
+    /// the nesting limit can only build a tree that is too tall.
+    fn push_op(&mut self, base: usize, pending: Pending) -> Result<()> {
+        if self.ops.len() - base >= MAX_NESTING {
+            return Err(self.error_at(pending.span, too_deep()));
+        }
+        self.ops.push(pending);
+        Ok(())
+    }
+
+    /// Applies the top pending operator to the values on top of the stack.
+    fn reduce(&mut self) -> Result<()> {
+        let (Some(pending), Some(rhs)) = (self.ops.pop(), self.vals.pop()) else {
+            return Err(self.error_here("invalid syntax"));
+        };
+        let node = match pending.op {
+            PendingOp::Unary(op) => {
+                let kind = ExprKind::Unary {
+                    op,
+                    operand: Box::new(rhs.expr),
+                };
+                self.node(pending.span, kind, rhs.height + 1)?
+            }
+            PendingOp::Binary(op) => {
+                let Some(lhs) = self.vals.pop() else {
+                    return Err(self.error_here("invalid syntax"));
+                };
+                let height = lhs.height.max(rhs.height) + 1;
+                let span = lhs.expr.span;
+                let kind = ExprKind::Binary {
+                    op,
+                    lhs: Box::new(lhs.expr),
+                    rhs: Box::new(rhs.expr),
+                };
+                self.node(span, kind, height)?
+            }
+        };
+        self.vals.push(node);
+        Ok(())
+    }
+
+    /// An atom followed by attribute accesses, calls and subscripts.
+    fn postfix(&mut self) -> Result<Node> {
+        let mut e = self.atom()?;
+        loop {
+            let span = e.expr.span;
+            match self.peek() {
+                Tok::Op(Op::Dot) => {
+                    self.bump();
+                    if !matches!(self.peek(), Tok::Name) {
+                        return Err(self.unexpected());
+                    }
+                    let t = self.bump();
+                    let name = self.text(t).to_string();
+                    let height = e.height + 1;
+                    e = self.node(
+                        span,
+                        ExprKind::Attr {
+                            value: Box::new(e.expr),
+                            name,
+                        },
+                        height,
+                    )?;
+                }
+                Tok::Op(Op::LParen) => {
+                    let open = Self::span(self.bump());
+                    self.enter(open)?;
+                    let (args, kwargs, height) = self.call_args()?;
+                    self.leave();
+                    let height = height.max(e.height) + 1;
+                    let kind = ExprKind::Call {
+                        func: Box::new(e.expr),
+                        args,
+                        kwargs,
+                    };
+                    e = self.node(span, kind, height)?;
+                }
+                Tok::Op(Op::LBracket) => {
+                    let open = Self::span(self.bump());
+                    self.enter(open)?;
+                    let (items, height) = self.subscript()?;
+                    self.leave();
+                    let height = height.max(e.height) + 1;
+                    e = self.node(
+                        span,
+                        ExprKind::Index {
+                            value: Box::new(e.expr),
+                            items,
+                        },
+                        height,
+                    )?;
+                }
+                _ => return Ok(e),
+            }
+        }
+    }
+
+    /// Arguments after `(` through `)`: positional first, then `name=value`.
+    #[allow(clippy::type_complexity)]
+    #[inline(never)]
+    fn call_args(&mut self) -> Result<(Vec<Expr>, Vec<(String, Expr)>, usize)> {
+        let mut args = Vec::new();
+        let mut kwargs: Vec<(String, Expr)> = Vec::new();
+        let mut height = 0;
+        while !self.eat(Op::RParen) {
+            if matches!(self.peek(), Tok::Op(Op::Star | Op::DoubleStar)) {
+                return Err(self.error_here("*args and **kwargs are not supported"));
+            }
+            if matches!(self.peek(), Tok::Name) && matches!(self.peek2(), Tok::Op(Op::Assign)) {
+                let t = self.bump();
+                let name = self.text(t);
+                self.bump();
+                if kwargs.iter().any(|(k, _)| k == name) {
+                    return Err(
+                        self.error_at(Self::span(t), format!("keyword argument repeated: {name}"))
+                    );
+                }
+                let value = self.test()?;
+                height = height.max(value.height);
+                kwargs.push((name.to_string(), value.expr));
+            } else {
+                let arg = self.test()?;
+                if matches!(self.peek(), Tok::Op(Op::Assign)) {
+                    return Err(self.error_at(
+                        arg.expr.span,
+                        "expression cannot contain assignment, perhaps you meant \"==\"?",
+                    ));
+                }
+                if !kwargs.is_empty() {
+                    return Err(self.error_at(
+                        arg.expr.span,
+                        "positional argument follows keyword argument",
+                    ));
+                }
+                height = height.max(arg.height);
+                args.push(arg.expr);
+            }
+            if !self.eat(Op::Comma) {
+                self.expect_close(Op::RParen, ')')?;
+                break;
+            }
+        }
+        Ok((args, kwargs, height))
+    }
+
+    /// Index items after `[` through `]`: expressions and `start:stop:step` slices.
+    #[inline(never)]
+    fn subscript(&mut self) -> Result<(Vec<Expr>, usize)> {
+        if matches!(self.peek(), Tok::Op(Op::RBracket)) {
+            return Err(self.error_here("invalid syntax"));
+        }
+        let mut items = Vec::new();
+        let mut height = 0;
+        loop {
+            let item = self.slice_item()?;
+            height = height.max(item.height);
+            items.push(item.expr);
+            if self.eat(Op::Comma) {
+                if self.eat(Op::RBracket) {
+                    break;
+                }
+                continue;
+            }
+            self.expect_close(Op::RBracket, ']')?;
+            break;
+        }
+        Ok((items, height))
+    }
+
+    fn slice_item(&mut self) -> Result<Node> {
+        let span = Self::span(self.tok());
+        let start = if matches!(self.peek(), Tok::Op(Op::Colon)) {
+            None
+        } else {
+            Some(self.test()?)
+        };
+        if !matches!(self.peek(), Tok::Op(Op::Colon)) {
+            // Not a slice, so `start` was parsed (a leading ':' would have made it one).
+            return match start {
+                Some(e) => Ok(e),
+                None => Err(self.unexpected()),
+            };
+        }
+        self.bump();
+        let stop = if starts_expr(self.peek()) {
+            Some(self.test()?)
+        } else {
+            None
+        };
+        let step = if self.eat(Op::Colon) && starts_expr(self.peek()) {
+            Some(self.test()?)
+        } else {
+            None
+        };
+        let height = [&start, &stop, &step]
+            .iter()
+            .filter_map(|n| n.as_ref().map(|n| n.height))
+            .max()
+            .unwrap_or(0);
+        let boxed = |n: Option<Node>| n.map(|n| Box::new(n.expr));
+        let kind = ExprKind::Slice {
+            start: boxed(start),
+            stop: boxed(stop),
+            step: boxed(step),
+        };
+        self.node(span, kind, height + 1)
+    }
+
+    fn atom(&mut self) -> Result<Node> {
+        let t = self.tok();
+        let span = Self::span(t);
+        let kind = match &t.tok {
+            Tok::Name => ExprKind::Name(self.text(t).to_string()),
+            Tok::Int(v) => ExprKind::Int(*v),
+            Tok::Float(v) => ExprKind::Float(*v),
+            Tok::True => ExprKind::Bool(true),
+            Tok::False => ExprKind::Bool(false),
+            Tok::None => ExprKind::None,
+            Tok::Op(Op::Ellipsis) => ExprKind::Ellipsis,
+            Tok::Str(s) => {
+                // Adjacent literals concatenate, as in Python.
+                let mut s = s.clone();
+                self.bump();
+                while let Tok::Str(more) = self.peek() {
+                    s.push_str(more);
+                    self.bump();
+                }
+                return self.node(span, ExprKind::Str(s), 0);
+            }
+            Tok::Op(Op::LParen) => {
+                self.bump();
+                self.enter(span)?;
+                let node = self.paren(span)?;
+                self.leave();
+                return Ok(node);
+            }
+            Tok::Op(Op::LBracket) => {
+                self.bump();
+                self.enter(span)?;
+                let (items, height) = self.items(Op::RBracket, ']')?;
+                self.leave();
+                return self.node(span, ExprKind::List(items), height + 1);
+            }
+            _ => return Err(self.unexpected()),
+        };
+        self.bump();
+        self.node(span, kind, 0)
+    }
+
+    /// After `(`: the empty tuple, a parenthesized expression, or a tuple.
+    #[inline(never)]
+    fn paren(&mut self, span: Span) -> Result<Node> {
+        if self.eat(Op::RParen) {
+            return self.node(span, ExprKind::Tuple(Vec::new()), 1);
+        }
+        let first = self.test()?;
+        if self.eat(Op::RParen) {
+            return Ok(first);
+        }
+        if !self.eat(Op::Comma) {
+            return Err(self.close_error(')'));
+        }
+        let mut height = first.height;
+        let mut items = vec![first.expr];
+        let (rest, h) = self.items(Op::RParen, ')')?;
+        items.extend(rest);
+        height = height.max(h);
+        self.node(span, ExprKind::Tuple(items), height + 1)
+    }
+
+    /// Comma-separated expressions through the closing `close`, trailing comma allowed.
+    #[inline(never)]
+    fn items(&mut self, close: Op, ch: char) -> Result<(Vec<Expr>, usize)> {
+        let mut items = Vec::new();
+        let mut height = 0;
+        while !self.eat(close) {
+            let item = self.test()?;
+            height = height.max(item.height);
+            items.push(item.expr);
+            if !self.eat(Op::Comma) {
+                self.expect_close(close, ch)?;
+                break;
+            }
+        }
+        Ok((items, height))
+    }
+}
+
+fn too_deep() -> String {
+    format!("expression is nested too deeply (more than {MAX_NESTING} levels)")
+}
+
+fn unsupported_keyword(k: &str) -> String {
+    match k {
+        "lambda" => "lambda is not supported".into(),
+        "and" | "or" | "not" => format!("'{k}' is not supported; use '&', '|' or '~' on tensors"),
+        "in" | "is" => format!("'{k}' is not supported"),
+        "if" | "for" | "while" | "def" | "class" | "with" | "try" | "return" | "del" | "pass"
+        | "raise" | "assert" | "global" | "nonlocal" | "break" | "continue" | "async" => {
+            format!("'{k}' statements are not supported")
+        }
+        _ => "invalid syntax".into(),
+    }
+}

@@ -1,0 +1,654 @@
+//! Table-driven checks of the trace parser: every construct of the language, its refusals and
+//! limits, and the hand-written acceptance traces.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use stridelab_core::trace::ast::{BinOp, Expr, ExprKind, Program, Stmt, StmtKind, UnaryOp};
+use stridelab_core::trace::parser::parse;
+use stridelab_core::Error;
+
+fn op_text(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::FloorDiv => "//",
+        BinOp::Mod => "%",
+        BinOp::Pow => "**",
+        BinOp::MatMul => "@",
+        BinOp::Eq => "==",
+        BinOp::Ne => "!=",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+        BinOp::And => "&",
+        BinOp::Or => "|",
+        BinOp::Xor => "^",
+    }
+}
+
+/// An S-expression rendering of an expression; with `spans`, every node carries `@line:col`.
+fn expr(e: &Expr, spans: bool) -> String {
+    let list = |items: &[Expr]| {
+        items
+            .iter()
+            .map(|i| expr(i, spans))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let opt = |o: &Option<Box<Expr>>| o.as_ref().map_or("_".to_string(), |e| expr(e, spans));
+    let body = match &e.kind {
+        ExprKind::Name(n) => n.clone(),
+        ExprKind::Int(v) => v.to_string(),
+        ExprKind::Float(v) => format!("{v:?}f"),
+        ExprKind::Bool(b) => if *b { "True" } else { "False" }.to_string(),
+        ExprKind::Str(s) => format!("{s:?}"),
+        ExprKind::None => "None".to_string(),
+        ExprKind::Ellipsis => "...".to_string(),
+        ExprKind::Tuple(items) => format!("(tuple {})", list(items)),
+        ExprKind::List(items) => format!("[{}]", list(items)),
+        ExprKind::Unary { op, operand } => {
+            let op = match op {
+                UnaryOp::Neg => "neg",
+                UnaryOp::Pos => "pos",
+                UnaryOp::Invert => "inv",
+            };
+            format!("({op} {})", expr(operand, spans))
+        }
+        ExprKind::Binary { op, lhs, rhs } => {
+            format!(
+                "({} {} {})",
+                op_text(*op),
+                expr(lhs, spans),
+                expr(rhs, spans)
+            )
+        }
+        ExprKind::Call { func, args, kwargs } => {
+            let mut s = format!("(call {}", expr(func, spans));
+            for a in args {
+                s += &format!(" {}", expr(a, spans));
+            }
+            for (k, v) in kwargs {
+                s += &format!(" {k}={}", expr(v, spans));
+            }
+            s + ")"
+        }
+        ExprKind::Attr { value, name } => format!("(. {} {name})", expr(value, spans)),
+        ExprKind::Index { value, items } => format!("(idx {} {})", expr(value, spans), list(items)),
+        ExprKind::Slice { start, stop, step } => {
+            format!("(: {} {} {})", opt(start), opt(stop), opt(step))
+        }
+    };
+    if spans {
+        format!("{body}@{}:{}", e.span.line, e.span.column)
+    } else {
+        body
+    }
+}
+
+fn stmt(s: &Stmt, spans: bool) -> String {
+    let body = match &s.kind {
+        StmtKind::Assign { targets, value } if targets.len() == 1 => {
+            format!("(= {} {})", targets[0], expr(value, spans))
+        }
+        StmtKind::Assign { targets, value } => {
+            format!("(= ({}) {})", targets.join(" "), expr(value, spans))
+        }
+        StmtKind::AugAssign { target, op, value } => {
+            format!(
+                "({}= {} {})",
+                op_text(*op),
+                expr(target, spans),
+                expr(value, spans)
+            )
+        }
+        StmtKind::SetItem {
+            target,
+            index,
+            value,
+        } => {
+            let items = index
+                .iter()
+                .map(|i| expr(i, spans))
+                .collect::<Vec<_>>()
+                .join(" ");
+            format!(
+                "(setitem {} [{items}] {})",
+                expr(target, spans),
+                expr(value, spans)
+            )
+        }
+        StmtKind::Expr(e) => expr(e, spans),
+    };
+    if spans {
+        format!("{body}@{}:{}", s.span.line, s.span.column)
+    } else {
+        body
+    }
+}
+
+fn render(p: &Program, view: &str) -> String {
+    let parts: Vec<String> = match view {
+        "src" => p.stmts.iter().map(|s| s.source.clone()).collect(),
+        "at" => p.stmts.iter().map(|s| stmt(s, true)).collect(),
+        _ => p.stmts.iter().map(|s| stmt(s, false)).collect(),
+    };
+    parts.join(" | ")
+}
+
+/// Runs a table of cases. The expectation picks what is compared:
+/// `err L:C message` (a parse error there, whose message contains `message`),
+/// `limit message`, `src ...` (each statement's source text), `at ...` (the tree with spans),
+/// or the tree itself; statements are separated by ` | `.
+fn check<S: AsRef<str>, E: AsRef<str>>(cases: &[(S, E)]) {
+    let mut failures = Vec::new();
+    for (src, want) in cases {
+        let (src, want) = (src.as_ref(), want.as_ref());
+        let got = match parse(src) {
+            Ok(p) => {
+                if let Some(rest) = want.strip_prefix("src ") {
+                    (render(&p, "src"), rest.to_string())
+                } else if let Some(rest) = want.strip_prefix("at ") {
+                    (render(&p, "at"), rest.to_string())
+                } else {
+                    (render(&p, ""), want.to_string())
+                }
+            }
+            Err(Error::Parse {
+                line,
+                column,
+                message,
+            }) => {
+                let got = format!("err {line}:{column} {message}");
+                let ok = want.strip_prefix("err ").is_some_and(|w| {
+                    let (pos, msg) = w.split_once(' ').unwrap_or((w, ""));
+                    pos == format!("{line}:{column}") && message.contains(msg)
+                });
+                (
+                    got,
+                    if ok {
+                        format!("err {line}:{column} {message}")
+                    } else {
+                        want.into()
+                    },
+                )
+            }
+            Err(Error::Limit(message)) => {
+                let ok = want
+                    .strip_prefix("limit ")
+                    .is_some_and(|w| message.contains(w));
+                let got = format!("limit {message}");
+                (got.clone(), if ok { got } else { want.into() })
+            }
+            Err(other) => (format!("other {other}"), want.to_string()),
+        };
+        if got.0 != got.1 {
+            let shown: String = src.chars().take(80).collect();
+            failures.push(format!("{shown:?}\n   want: {}\n    got: {}", got.1, got.0));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failing cases:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn statements() {
+    check(&[
+        ("a = ones(4)", "(= a (call ones 4))"),
+        ("a, b = x", "(= (a b) x)"),
+        ("(a, b) = x", "(= (a b) x)"),
+        ("[a, b] = b, a", "(= (a b) (tuple b a))"),
+        ("x = 1, 2", "(= x (tuple 1 2))"),
+        ("x = 1,", "(= x (tuple 1))"),
+        ("a += 1", "(+= a 1)"),
+        ("a -= 1", "(-= a 1)"),
+        ("a *= 2", "(*= a 2)"),
+        ("a /= 2", "(/= a 2)"),
+        ("a //= 2", "(//= a 2)"),
+        ("a %= 2", "(%= a 2)"),
+        ("a **= 2", "(**= a 2)"),
+        ("a @= b", "(@= a b)"),
+        ("a &= b", "(&= a b)"),
+        ("a |= b", "(|= a b)"),
+        ("a ^= b", "(^= a b)"),
+        ("a[1:] *= 2", "(*= (idx a (: 1 _ _)) 2)"),
+        ("a += 1, 2", "(+= a (tuple 1 2))"),
+        ("a[1] = 99", "(setitem a [1] 99)"),
+        ("a[1, 2:] = b[0]", "(setitem a [1 (: 2 _ _)] (idx b 0))"),
+        ("a[0][1] = 2", "(setitem (idx a 0) [1] 2)"),
+        ("a.t()[0] = 5", "(setitem (call (. a t)) [0] 5)"),
+        ("a.add_(1)", "(call (. a add_) 1)"),
+        ("a", "a"),
+        ("a, b", "(tuple a b)"),
+        ("a = 1; b = 2", "(= a 1) | (= b 2)"),
+        ("a = 1;", "(= a 1)"),
+        ("a = 1 ;  \n\n  # c\nb", "(= a 1) | b"),
+        ("", ""),
+        ("\n\n# only a comment\n   \n", ""),
+        (
+            "import torch\nimport torch.nn.functional as F, numpy as np\nx = 1",
+            "(= x 1)",
+        ),
+        (
+            "from torch import *\nfrom torch.nn import functional as F\nfrom . import a",
+            "",
+        ),
+        (
+            "from torch import (zeros,\n ones as o,)\nx = zeros(1)",
+            "(= x (call zeros 1))",
+        ),
+        (
+            "import torch; a = torch.ones(2)",
+            "(= a (call (. torch ones) 2))",
+        ),
+        ("x = (\n  1 +\n  2\n)", "(= x (+ 1 2))"),
+        ("x = 1 + \\\n  2", "(= x (+ 1 2))"),
+        ("x = 1\r\ny = 2\r\n", "(= x 1) | (= y 2)"),
+        ("a = f(1,  # one\n      2)  # two", "(= a (call f 1 2))"),
+    ]);
+}
+
+#[test]
+fn refused_statements() {
+    check(&[
+        (
+            "def f(): pass",
+            "err 1:1 'def' statements are not supported",
+        ),
+        (
+            "for i in x: a",
+            "err 1:1 'for' statements are not supported",
+        ),
+        ("if a: b", "err 1:1 'if' statements are not supported"),
+        ("while a: b", "err 1:1 'while'"),
+        ("return a", "err 1:1 'return'"),
+        ("del a", "err 1:1 'del'"),
+        ("pass", "err 1:1 'pass'"),
+        ("f = lambda x: x", "err 1:5 lambda is not supported"),
+        ("a.b = 1", "err 1:1 attribute assignment is not supported"),
+        ("a.b += 1", "err 1:1 attribute assignment is not supported"),
+        ("a = b = c", "err 1:7 chained assignment"),
+        ("a[0] = b[0] = 1", "err 1:13 chained assignment"),
+        ("f() = 1", "err 1:1 cannot assign to function call"),
+        ("1 = a", "err 1:1 cannot assign to literal"),
+        ("None = a", "err 1:1 cannot assign to None"),
+        ("a + b = 1", "err 1:1 cannot assign to expression"),
+        (
+            "a, b += 1",
+            "err 1:1 'tuple' is an illegal expression for augmented assignment",
+        ),
+        (
+            "f() += 1",
+            "err 1:1 'function call' is an illegal expression",
+        ),
+        ("a, = x", "err 1:1 unpacking into one name is not supported"),
+        (
+            "() = x",
+            "err 1:1 unpacking into an empty target is not supported",
+        ),
+        ("a, b[0] = x", "err 1:4 cannot unpack into subscript"),
+        ("a, (b, c) = x", "err 1:4 cannot unpack into tuple"),
+        (
+            "x: int = 1",
+            "err 1:2 annotated assignments are not supported",
+        ),
+        ("a <<= 1", "err 1:3 '<<=' is not supported"),
+        ("a = 1;; b", "err 1:7 invalid syntax"),
+        ("; a", "err 1:1 invalid syntax"),
+        ("a b", "err 1:3 invalid syntax"),
+        ("import", "err 1:7 invalid syntax"),
+        ("import torch as", "err 1:16 invalid syntax"),
+        ("from torch zeros", "err 1:12 invalid syntax"),
+        ("x = 1\n  y = 2", "err 2:3 unexpected indent"),
+        ("  x = 1", "err 1:3 unexpected indent"),
+        ("else: a", "err 1:1 invalid syntax"),
+    ]);
+}
+
+#[test]
+fn expressions() {
+    check(&[
+        // Precedence, lowest to highest.
+        ("a < b | c", "(< a (| b c))"),
+        ("a | b ^ c", "(| a (^ b c))"),
+        ("a ^ b & c", "(^ a (& b c))"),
+        ("a & b + c", "(& a (+ b c))"),
+        ("a + b * c", "(+ a (* b c))"),
+        ("a - b - c", "(- (- a b) c)"),
+        ("a / b // c % d @ e", "(@ (% (// (/ a b) c) d) e)"),
+        ("-a * b", "(* (neg a) b)"),
+        ("-2**2", "(neg (** 2 2))"),
+        ("2**-1", "(** 2 (neg 1))"),
+        ("2**3**2", "(** 2 (** 3 2))"),
+        ("-a.b", "(neg (. a b))"),
+        ("~a + +b", "(+ (inv a) (pos b))"),
+        ("- - a", "(neg (neg a))"),
+        ("a.b ** c[0]", "(** (. a b) (idx c 0))"),
+        ("(a + b) * c", "(* (+ a b) c)"),
+        ("a == b", "(== a b)"),
+        ("a != b", "(!= a b)"),
+        ("a <= b", "(<= a b)"),
+        ("a >= b", "(>= a b)"),
+        ("a > b + 1", "(> a (+ b 1))"),
+        ("(a < b) < c", "(< (< a b) c)"),
+        // Postfix forms.
+        (
+            "torch.arange(6.).reshape(2, 3).T",
+            "(. (call (. (call (. torch arange) 6.0f) reshape) 2 3) T)",
+        ),
+        (
+            "f(1, x, dim=1, keepdim=True)",
+            "(call f 1 x dim=1 keepdim=True)",
+        ),
+        ("f(out=a,)", "(call f out=a)"),
+        ("f()", "(call f)"),
+        ("f(a)(b)", "(call (call f a) b)"),
+        ("f(a == b)", "(call f (== a b))"),
+        (
+            "a[1, ::2, None, ..., -1]",
+            "(idx a 1 (: _ _ 2) None ... (neg 1))",
+        ),
+        ("a[:]", "(idx a (: _ _ _))"),
+        ("a[::]", "(idx a (: _ _ _))"),
+        ("a[1:2:3]", "(idx a (: 1 2 3))"),
+        ("a[:-1]", "(idx a (: _ (neg 1) _))"),
+        ("a[i+1:]", "(idx a (: (+ i 1) _ _))"),
+        ("a[1,]", "(idx a 1)"),
+        ("a[(1, 2)]", "(idx a (tuple 1 2))"),
+        ("a[[0, 2]]", "(idx a [0 2])"),
+        ("a[b[0]:]", "(idx a (: (idx b 0) _ _))"),
+        ("a[0][1]", "(idx (idx a 0) 1)"),
+        // Atoms.
+        (
+            "1_000 + 0x10 + 0b1 + 0o17 + 0X_f",
+            "(+ (+ (+ (+ 1000 16) 1) 15) 15)",
+        ),
+        ("x = 9223372036854775807", "(= x 9223372036854775807)"),
+        ("00 + 0", "(+ 0 0)"),
+        (
+            "12. + .5 + 1e-3 + 2.5E+2 + 1_0.2_5 + 1.e2 + 0e0",
+            "(+ (+ (+ (+ (+ (+ 12.0f 0.5f) 0.001f) 250.0f) 10.25f) 100.0f) 0.0f)",
+        ),
+        ("1e400", "inff"),
+        ("True, False, None", "(tuple True False None)"),
+        ("'a' + \"b\"", "(+ \"a\" \"b\")"),
+        (
+            r#"'it\'s' "\"q\"" '\n\t\\' '\x41\u00e9\101' '\d'"#,
+            r#""it's\"q\"\n\t\\AéA\\d""#,
+        ),
+        (r"r'\d\'' R'\\'", r#""\\d\\'\\\\""#),
+        ("u'x'", "\"x\""),
+        ("'é' + 'x'", "(+ \"é\" \"x\")"),
+        ("'a\\\nb'", "\"ab\""),
+        ("()", "(tuple )"),
+        ("(1,)", "(tuple 1)"),
+        ("(1, 2)", "(tuple 1 2)"),
+        ("(1, 2,)", "(tuple 1 2)"),
+        ("((0, 1), (0, 9),)", "(tuple (tuple 0 1) (tuple 0 9))"),
+        ("(a)", "a"),
+        ("[]", "[]"),
+        ("[1, [2, 3]]", "[1 [2 3]]"),
+        ("[1, 2,]", "[1 2]"),
+        ("...", "..."),
+        ("élan = 1", "(= élan 1)"),
+        ("match = type", "(= match type)"),
+        ("a = (\n1,\n2,\n)", "(= a (tuple 1 2))"),
+    ]);
+}
+
+#[test]
+fn refused_expressions() {
+    check(&[
+        ("a < b < c", "err 1:7 chained comparisons"),
+        ("a == b != c", "err 1:8 chained comparisons"),
+        ("a and b", "err 1:3 'and' is not supported"),
+        ("a or b", "err 1:3 'or' is not supported"),
+        ("x = not a", "err 1:5 'not' is not supported"),
+        ("a in b", "err 1:3 'in' is not supported"),
+        ("a is None", "err 1:3 'is' is not supported"),
+        (
+            "a if b else c",
+            "err 1:3 conditional expressions are not supported",
+        ),
+        ("[x for x in y]", "err 1:4 comprehensions are not supported"),
+        ("{1: 2}", "err 1:1 dict and set displays are not supported"),
+        ("f(*a)", "err 1:3 *args and **kwargs are not supported"),
+        ("f(**k)", "err 1:3 *args and **kwargs are not supported"),
+        ("a, *b = c", "err 1:4 starred expressions are not supported"),
+        ("a << 1", "err 1:3 '<<' is not supported"),
+        ("(a := 1)", "err 1:4 ':=' is not supported"),
+        (
+            "f(dim=1, 2)",
+            "err 1:10 positional argument follows keyword argument",
+        ),
+        ("f(dim=1, dim=2)", "err 1:10 keyword argument repeated: dim"),
+        ("f(a.b=1)", "err 1:3 expression cannot contain assignment"),
+        (
+            "f(1 2)",
+            "err 1:5 invalid syntax. Perhaps you forgot a comma?",
+        ),
+        ("[1 2]", "err 1:4 Perhaps you forgot a comma?"),
+        ("a[1 2]", "err 1:5 Perhaps you forgot a comma?"),
+        ("(1 2)", "err 1:4 Perhaps you forgot a comma?"),
+        ("f(1; 2)", "err 1:4 expected ')'"),
+        ("a[1 = 2]", "err 1:5 expected ']'"),
+        ("a[]", "err 1:3 invalid syntax"),
+        ("a.1", "err 1:2 invalid syntax"),
+        ("a.", "err 1:3 invalid syntax"),
+        ("x = ", "err 1:5 invalid syntax"),
+        ("x = \n", "err 1:5 invalid syntax"),
+        ("a +", "err 1:4 invalid syntax"),
+        ("1j", "err 1:1 complex numbers are not supported"),
+        ("f'x'", "err 1:1 f-strings are not supported"),
+        ("b'x'", "err 1:1 bytes literals are not supported"),
+        ("'''x'''", "err 1:1 triple-quoted strings are not supported"),
+        ("x = 9223372036854775808", "err 1:5 does not fit in 64 bits"),
+        (
+            "x = 0xffffffffffffffffff",
+            "err 1:5 does not fit in 64 bits",
+        ),
+        ("x = 012", "err 1:5 leading zeros"),
+        ("1__0", "err 1:1 invalid decimal literal"),
+        ("1_", "err 1:1 invalid decimal literal"),
+        ("1e", "err 1:1 invalid decimal literal"),
+        ("1abc", "err 1:1 invalid decimal literal"),
+        ("0x", "err 1:1 invalid hexadecimal literal"),
+        ("0b2", "err 1:1 invalid binary literal"),
+        ("0o8", "err 1:1 invalid octal literal"),
+        ("'\\x4'", "err 1:1 truncated \\x escape"),
+        ("'\\N{DASH}'", "err 1:1 \\N{...} escapes are not supported"),
+    ]);
+}
+
+#[test]
+fn lexical_errors() {
+    check(&[
+        ("a = 'abc", "err 1:5 unterminated string literal"),
+        ("a = \"abc\nb = 1", "err 1:5 unterminated string literal"),
+        ("x = 1\ny = 'é", "err 2:5 unterminated string literal"),
+        ("a = f(1))", "err 1:9 unmatched ')'"),
+        ("]", "err 1:1 unmatched ']'"),
+        (
+            "a = f(1]",
+            "err 1:8 closing parenthesis ']' does not match opening parenthesis '('",
+        ),
+        (
+            "a = f(1,\n]",
+            "err 2:1 does not match opening parenthesis '(' on line 1",
+        ),
+        ("a = f(1,\n  2", "err 1:6 '(' was never closed"),
+        ("a = [(1, 2)", "err 1:5 '[' was never closed"),
+        ("x = $", "err 1:5 invalid character '$' (U+0024)"),
+        ("é = 1 €", "err 1:7 invalid character '€' (U+20AC)"),
+        (
+            "x = 1\u{a0}+ 2",
+            "err 1:6 invalid non-printable character U+00A0",
+        ),
+        (
+            "x = 1 \\ 2",
+            "err 1:7 unexpected character after line continuation",
+        ),
+        ("x = 1 \\", "err 1:7 unexpected EOF while parsing"),
+        // The first error in reading order wins, whether the parser's or the lexer's.
+        ("a b\nc = 'x", "err 1:3 invalid syntax"),
+        ("a = 'x\nb c", "err 1:5 unterminated string literal"),
+    ]);
+}
+
+#[test]
+fn spans_and_sources() {
+    check(&[
+        ("a = b + c", "at (= a (+ b@1:5 c@1:9)@1:5)@1:1"),
+        (
+            "x = -a.t()[1:]",
+            "at (= x (neg (idx (call (. a@1:6 t)@1:6)@1:6 (: 1@1:12 _ _)@1:12)@1:6)@1:5)@1:1",
+        ),
+        (
+            "a = 1; b = (2,)",
+            "at (= a 1@1:5)@1:1 | (= b (tuple 2@1:13)@1:12)@1:8",
+        ),
+        ("f(k=v)", "at (call f@1:1 k=v@1:5)@1:1@1:1"),
+        ("\n\n  \n# c\nq", "at q@5:1@5:1"),
+        ("é = 'ü' + b", "at (= é (+ \"ü\"@1:5 b@1:11)@1:5)@1:1"),
+        (
+            "a = x[::2, ...]",
+            "at (= a (idx x@1:5 (: _ _ 2@1:9)@1:7 ...@1:12)@1:5)@1:1",
+        ),
+        (
+            "a = f(1,\n      2)\nb = 3",
+            "at (= a (call f@1:5 1@1:7 2@2:7)@1:5)@1:1 | (= b 3@3:5)@3:1",
+        ),
+        ("a = 1  # set a\nb = a  ", "src a = 1 | b = a"),
+        ("a = 1;b = 2 ; c", "src a = 1 | b = 2 | c"),
+        ("a = f(1,  # one\n      2)", "src a = f(1, 2)"),
+        ("a = f(\n  1,\n  2\n)", "src a = f(1, 2)"),
+        ("a = [\n  1,\n  2,\n]", "src a = [1, 2,]"),
+        ("a = 1 + \\\n    2", "src a = 1 + 2"),
+        ("import torch\nx = torch.ones(2)", "src x = torch.ones(2)"),
+    ]);
+}
+
+/// Depth and size limits: at the limit a trace parses, one past it is refused without
+/// exhausting the stack.
+#[test]
+fn limits() {
+    let nest =
+        |open: &str, close: &str, n: usize| format!("x = {}1{}", open.repeat(n), close.repeat(n));
+    let stmts = |n: usize| "a = 1\n".repeat(n);
+    let deep_list = format!("(= x {}1{})", "[".repeat(200), "]".repeat(200));
+    let chain = |n: usize| format!("x = 1{}", " + 1".repeat(n));
+    let methods = |n: usize| format!("x = a{}", ".t()".repeat(n));
+    let long_line = format!("x = [{}]", "1, ".repeat(300_000));
+    let sum = format!("(= x {}1{})", "(+ ".repeat(200), " 1)".repeat(200));
+    let cases: Vec<(String, String)> = vec![
+        (nest("(", ")", 200), "(= x 1)".into()),
+        (nest("(", ")", 201), "err 1:205 nested too deeply".into()),
+        (
+            nest("(", ")", 100_000),
+            "err 1:205 nested too deeply".into(),
+        ),
+        (nest("[", "]", 200), deep_list),
+        (nest("[", "]", 201), "err 1:205 nested too deeply".into()),
+        (nest("-", "", 201), "err 1:205 nested too deeply".into()),
+        (
+            nest("f(", ")", 201),
+            "err 1:".to_string() + &(5 + 200 * 2 + 1).to_string() + " nested too deeply",
+        ),
+        (
+            nest("a[", "]", 201),
+            "err 1:".to_string() + &(5 + 200 * 2 + 1).to_string() + " nested too deeply",
+        ),
+        (
+            format!("x = {}1", "2**".repeat(201)),
+            "err 1:".to_string() + &(5 + 200 * 3 + 1).to_string() + " nested too deeply",
+        ),
+        (chain(200), sum),
+        (chain(201), "err 1:5 nested too deeply".into()),
+        (chain(100_000), "err 1:5 nested too deeply".into()),
+        (
+            methods(100),
+            format!("(= x {}a{})", "(call (. ".repeat(100), " t))".repeat(100)),
+        ),
+        (methods(101), "err 1:5 nested too deeply".into()),
+        (
+            stmts(10_000),
+            "src ".to_string() + &vec!["a = 1"; 10_000].join(" | "),
+        ),
+        (
+            stmts(10_001),
+            "limit trace has more than 10000 statements".into(),
+        ),
+        (
+            format!("import torch\n{}", stmts(10_000)),
+            "src ".to_string() + &vec!["a = 1"; 10_000].join(" | "),
+        ),
+        (
+            long_line.clone(),
+            format!("(= x [{}])", vec!["1"; 300_000].join(" ")),
+        ),
+        (
+            format!("{long_line}{}", " ".repeat((1 << 20) - long_line.len())),
+            format!("(= x [{}])", vec!["1"; 300_000].join(" ")),
+        ),
+        (
+            format!("{long_line}{}", " ".repeat((1 << 20) + 1 - long_line.len())),
+            "limit trace is longer than 1 MiB".into(),
+        ),
+    ];
+    // Unoptimized builds keep every local in its own stack slot, about 10 KiB per bracket level
+    // (release needs about 1.2 KiB, so 200 levels fit easily in wasm's 1 MiB default stack);
+    // give the debug run room instead of relying on the 2 MiB test-thread default.
+    let runner = std::thread::Builder::new().stack_size(8 << 20);
+    runner.spawn(move || check(&cases)).unwrap().join().unwrap();
+}
+
+/// Every hand-written acceptance trace parses, one statement per line, each statement's source
+/// being its line.
+#[test]
+fn acceptance_traces() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/acceptance");
+    let dir = if dir.is_dir() {
+        dir
+    } else {
+        std::path::PathBuf::from("/work/shared/acceptance")
+    };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        println!("skipped: no acceptance directory at {}", dir.display());
+        return;
+    };
+    let mut cases = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("readable acceptance file");
+        let json: serde_json::Value = serde_json::from_str(&text).expect("acceptance file is JSON");
+        let list = json
+            .get("cases")
+            .and_then(|c| c.as_array())
+            .expect("a 'cases' array");
+        for case in list {
+            if let Some(src) = case.get("source").and_then(|s| s.as_str()) {
+                let lines: Vec<&str> = src
+                    .lines()
+                    .map(|l| l.trim_end())
+                    .filter(|l| !l.is_empty() && !l.trim_start().starts_with('#'))
+                    .collect();
+                cases.push((src.to_string(), format!("src {}", lines.join(" | "))));
+            }
+        }
+    }
+    assert!(
+        !cases.is_empty(),
+        "no acceptance traces found in {}",
+        dir.display()
+    );
+    check(&cases);
+}
