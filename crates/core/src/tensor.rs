@@ -120,6 +120,17 @@ pub struct Engine {
     storages: Vec<Storage>,
     buffer_nodes: Vec<UOpId>,
     pending: Vec<Pending>,
+    events: Vec<Event>,
+}
+
+/// What the engine ran, in order: the input a scheduler needs to turn a statement into kernels.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Event {
+    /// `node` was computed into the fresh storage `storage` (row-major of the node's shape).
+    Realize { node: UOpId, storage: StorageId },
+    /// The `Store` node `node` wrote into `storage`.
+    Store { node: UOpId, storage: StorageId },
 }
 
 #[derive(Clone, Debug)]
@@ -170,6 +181,19 @@ impl Engine {
 
     pub fn storage_count(&self) -> usize {
         self.storages.len()
+    }
+
+    /// Everything realized or stored so far, in order.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// Runs the computation `node` into a fresh storage and logs it.
+    fn realize_node(&mut self, node: UOpId) -> Result<StorageId> {
+        let data = interp::realize(&self.graph, &self.storages, node)?;
+        let id = self.new_storage(data);
+        self.events.push(Event::Realize { node, storage: id });
+        Ok(id)
     }
 
     // ---------------------------------------------------------------- storages and realization
@@ -297,8 +321,7 @@ impl Engine {
     pub fn realize_pending(&mut self) -> Result<()> {
         for p in 0..self.pending.len() {
             if self.pending[p].realized.is_none() {
-                let data = interp::realize(&self.graph, &self.storages, self.pending[p].producer)?;
-                let id = self.new_storage(data);
+                let id = self.realize_node(self.pending[p].producer)?;
                 self.pending[p].realized = Some(id);
             }
         }
@@ -308,8 +331,7 @@ impl Engine {
     /// Realizes what `t` reads and returns it over a real storage.
     pub fn realize(&mut self, t: &Tensor) -> Result<Tensor> {
         if let StorageRef::Pending(p) = self.resolve_ref(t.storage) {
-            let data = interp::realize(&self.graph, &self.storages, self.pending[p].producer)?;
-            let id = self.new_storage(data);
+            let id = self.realize_node(self.pending[p].producer)?;
             self.pending[p].realized = Some(id);
         }
         Ok(self.resolve(t))
@@ -701,7 +723,7 @@ impl Engine {
         let value = self.cast_node(value, vdtype, target.dtype);
         let st = ShapeTracker::from_view(View::new(target.shape(), Some(target.layout.strides()), target.layout.offset(), None));
         let buffer = self.buffer_nodes[s];
-        self.graph.push(Op::Store(st), target.dtype, vec![self.storages[s].data.len()], vec![buffer, value]);
+        let store = self.graph.push(Op::Store(st), target.dtype, vec![self.storages[s].data.len()], vec![buffer, value]);
         // Everything the statement computed so far reads the storage as it was: realize it
         // first. The value itself is evaluated into a temporary before any element is
         // written, which resolves read/write hazards (tinygrad's fix_store_hazard).
@@ -711,6 +733,7 @@ impl Engine {
         let storage = &mut self.storages[s];
         storage.data.scatter(&elements, &data);
         storage.version += 1;
+        self.events.push(Event::Store { node: store, storage: s });
         Ok(Write { storage: s, elements })
     }
 

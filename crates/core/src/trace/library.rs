@@ -22,6 +22,7 @@ const FUNCTIONS: &[&str] = &[
     "amax", "amin", "argmax", "argmin", "logsumexp", "flip", "reshape", "permute", "transpose", "swapaxes", "t",
     "movedim", "moveaxis", "squeeze", "unsqueeze", "narrow", "select", "diagonal", "flatten", "unflatten", "clone",
     "detach", "matmul", "eq", "ne", "lt", "le", "gt", "ge", "print", "len", "pad", "contiguous", "logical_not",
+    "softmax", "log_softmax", "linear", "cat", "stack", "conv2d", "max_pool2d", "avg_pool2d",
 ];
 
 const DTYPES: &[(&str, DType)] = &[
@@ -235,7 +236,7 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
             }
             Ok(Value::Tensor(pad_tensor(run, &t, &arg, value)?))
         }
-        _ => bail!(Unsupported, "{name}() is not supported"),
+        _ => super::nn::function(run, name, args),
     }
 }
 
@@ -913,7 +914,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             let value = run.engine.unary(unary_of(name.trim_end_matches('_')), &t)?;
             tensor(write_value(run, &t, &value, &[t.clone()], OverlapRules::ALL)?)
         }
-        _ => bail!(Unsupported, "Tensor.{name}() is not supported"),
+        _ => super::nn::method(run, t, name, args),
     }
 }
 

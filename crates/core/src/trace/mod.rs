@@ -8,3 +8,4 @@ pub mod library;
 pub mod report;
 pub mod runner;
 pub mod value;
+pub mod nn;
