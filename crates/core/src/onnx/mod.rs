@@ -10,7 +10,7 @@
 
 mod node;
 #[allow(clippy::all, clippy::pedantic)]
-pub(crate) mod proto;
+pub mod proto;
 mod tensor;
 
 pub use node::{Attribute, Node};
