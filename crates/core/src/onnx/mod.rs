@@ -22,8 +22,11 @@ use prost::Message;
 
 use crate::error::{bail, Error, Result};
 
-/// The default-domain opsets the front end accepts: 11 is where the supported ops took their
-/// modern forms (Clip's min/max as inputs arrived there); 17 is the newest the kernels track.
+/// The default-domain opsets the front end accepts. From 11 on, the supported ops have their
+/// modern forms (Clip takes min/max as inputs, Concat and Flatten take negative axes). Inside the
+/// range an op can still change meaning (Softmax coerces its input to 2-D before 13 and works on
+/// one axis from 13), so execution must look at [`Model::opset`]. Past 17 these ops only widen
+/// their type lists, except AveragePool, which gains `dilations` in 19.
 pub const OPSET_RANGE: std::ops::RangeInclusive<i64> = 11..=17;
 
 /// The ops the core implements; any other op is refused when the model is read.
