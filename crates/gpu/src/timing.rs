@@ -218,3 +218,120 @@ pub fn chrome_trace(process_name: &str, timings: &[KernelTiming]) -> String {
     }));
     json!({ "traceEvents": events, "displayTimeUnit": "ns" }).to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Case {
+        samples: &'static [f64],
+        resolution_ns: f64,
+        span_ns: f64,
+        time_ns: Option<f64>,
+        below: bool,
+        estimated: bool,
+        spread: Option<(f64, f64, f64)>,
+    }
+
+    /// Builds a timing for a kernel that moves 1000 bytes and does 500 flops, and checks the
+    /// reported time, flags, spread and rates.
+    fn check(cases: &[Case]) {
+        let spec = KernelSpec::new("k", "", "main").with_cost(600, 400, 500);
+        for (i, c) in cases.iter().enumerate() {
+            let t = KernelTiming::new(
+                &spec,
+                TimingSource::Timestamp,
+                c.resolution_ns,
+                c.samples,
+                0.0,
+                c.span_ns,
+            );
+            assert_eq!(t.time_ns(), c.time_ns, "case {i}");
+            assert_eq!(t.below_resolution(), c.below, "case {i}");
+            assert_eq!(t.estimated(), c.estimated, "case {i}");
+            assert_eq!(t.repeats() as usize, c.samples.len(), "case {i}");
+            let spread = t
+                .spread_ns()
+                .map(|s| (s.min_ns(), s.median_ns(), s.max_ns()));
+            assert_eq!(spread, c.spread, "case {i}");
+            assert_eq!(t.gbps(), c.time_ns.map(|x| 1000.0 / x), "case {i}");
+            assert_eq!(t.gflops(), c.time_ns.map(|x| 500.0 / x), "case {i}");
+        }
+    }
+
+    #[test]
+    fn resolution_decides_what_is_reported() {
+        const Q: f64 = 65536.0;
+        check(&[
+            // One resolved sample: its value, no spread.
+            Case {
+                samples: &[100.0],
+                resolution_ns: 1.0,
+                span_ns: 100.0,
+                time_ns: Some(100.0),
+                below: false,
+                estimated: false,
+                spread: None,
+            },
+            // Odd and even counts: the median is the middle, or the mean of the two middles.
+            Case {
+                samples: &[30.0, 10.0, 20.0],
+                resolution_ns: 1.0,
+                span_ns: 80.0,
+                time_ns: Some(20.0),
+                below: false,
+                estimated: false,
+                spread: Some((10.0, 20.0, 30.0)),
+            },
+            Case {
+                samples: &[10.0, 40.0, 20.0, 30.0],
+                resolution_ns: 1.0,
+                span_ns: 120.0,
+                time_ns: Some(25.0),
+                below: false,
+                estimated: false,
+                spread: Some((10.0, 25.0, 40.0)),
+            },
+            // Chrome-quantized repeats of a short kernel whose batch is still too short.
+            Case {
+                samples: &[0.0, Q, 0.0],
+                resolution_ns: Q,
+                span_ns: 3.0 * Q,
+                time_ns: None,
+                below: true,
+                estimated: false,
+                spread: None,
+            },
+            // Ten repeats whose batch spans enough quanta: estimated from the batch.
+            Case {
+                samples: &[0.0; 10],
+                resolution_ns: Q,
+                span_ns: 10.0 * Q,
+                time_ns: Some(Q),
+                below: true,
+                estimated: true,
+                spread: None,
+            },
+            // A single sample just under MIN_QUANTA quanta is not reported.
+            Case {
+                samples: &[3.9 * Q],
+                resolution_ns: Q,
+                span_ns: 3.9 * Q,
+                time_ns: None,
+                below: true,
+                estimated: false,
+                spread: None,
+            },
+            // A timer that measured nothing.
+            Case {
+                samples: &[0.0, 0.0],
+                resolution_ns: f64::INFINITY,
+                span_ns: 0.0,
+                time_ns: None,
+                below: true,
+                estimated: false,
+                spread: None,
+            },
+        ]);
+    }
+}
