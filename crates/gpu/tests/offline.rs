@@ -1,5 +1,7 @@
 //! The checks that run before any device is touched: naga validation, the spec/shader
 //! comparison and the limit checks. They need no GPU, so these run everywhere.
+// A failed expectation here is the test failing, with its message.
+#![allow(clippy::expect_used)]
 
 use stridelab_gpu::{check_module, validate_wgsl, wgpu, KernelSpec};
 
