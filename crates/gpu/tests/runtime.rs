@@ -428,6 +428,9 @@ fn unused_and_undeclared_bindings_keep_their_slots() {
         vec![
             affine_case("declared, unused binding", AFFINE_UNUSED),
             affine_case("undeclared binding", AFFINE_UNDECLARED),
+            // 2100 passes need 4200 timestamps: more than one query set holds.
+            affine_case("2100 repeats", AFFINE_UNUSED)
+                .with_opts(RunOptions::new().with_repeats(2100)),
         ],
     );
 }
