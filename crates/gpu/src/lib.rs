@@ -1,0 +1,27 @@
+//! stridelab's GPU runtime, and the only crate in the workspace that names wgpu. It takes kernel
+//! descriptions (WGSL plus bindings, dispatch size and cost), checks them against the adapter's
+//! limits and with naga, runs them natively (Vulkan, Metal, DX12) or in the browser (WebGPU from
+//! wasm32), reads buffers back asynchronously and times each kernel.
+//!
+//! The modules read as the path of a kernel: [`device`] acquires or wraps a device, [`kernel`]
+//! describes and limit-checks a dispatch, [`wgsl`] validates the shader, [`buffer`] moves bytes,
+//! [`run`] executes and [`timing`] reports what each kernel cost.
+
+pub mod buffer;
+pub mod device;
+pub mod error;
+pub mod kernel;
+pub mod run;
+pub mod timing;
+pub mod wgsl;
+
+pub use buffer::GpuBuffer;
+pub use device::{acquire, AcquireOptions, Gpu};
+pub use error::{Error, Result};
+pub use kernel::{Binding, KernelSpec};
+pub use run::RunOptions;
+pub use timing::{chrome_trace, KernelTiming, Spread, TimingSource};
+pub use wgsl::{check_module, validate_wgsl};
+/// The wgpu and naga this crate was built against, so callers can build devices and read
+/// modules without naming either crate themselves.
+pub use {naga, wgpu};
