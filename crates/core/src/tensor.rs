@@ -116,9 +116,9 @@ pub struct Storage {
 /// The storages a trace has created, plus its graph.
 #[derive(Default)]
 pub struct Engine {
-    graph: Graph,
-    storages: Vec<Storage>,
-    buffer_nodes: Vec<UOpId>,
+    pub(crate) graph: Graph,
+    pub(crate) storages: Vec<Storage>,
+    pub(crate) buffer_nodes: Vec<UOpId>,
     pending: Vec<Pending>,
     events: Vec<Event>,
 }

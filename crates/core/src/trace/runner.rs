@@ -29,6 +29,8 @@ pub struct Step {
     pub defines: Vec<String>,
     pub writes: Vec<Write>,
     pub tensors_changed: Vec<String>,
+    /// The engine events (realizations and stores) this statement caused: `events[a..b]`.
+    pub events: std::ops::Range<usize>,
 }
 
 /// The state of a run: the engine, the names bound so far and the steps taken.
@@ -41,6 +43,7 @@ pub struct Run {
     pub error: Option<TraceError>,
     writes: Vec<Write>,
     span: Span,
+    events_start: usize,
 }
 
 impl Default for Run {
@@ -51,7 +54,7 @@ impl Default for Run {
 
 impl Run {
     pub fn new() -> Self {
-        Run { engine: Engine::new(), env: BTreeMap::new(), order: Vec::new(), steps: Vec::new(), error: None, writes: Vec::new(), span: Span::default() }
+        Run { engine: Engine::new(), env: BTreeMap::new(), order: Vec::new(), steps: Vec::new(), error: None, writes: Vec::new(), span: Span::default(), events_start: 0 }
     }
 
     /// Parses and runs `src`, stopping at the first failing statement.
@@ -96,6 +99,7 @@ impl Run {
     fn run_stmt(&mut self, stmt: &Stmt) -> Result<()> {
         self.span = stmt.span;
         self.writes.clear();
+        self.events_start = self.engine.events().len();
         let mut defines = Vec::new();
         match &stmt.kind {
             StmtKind::Assign { targets, value } => {
@@ -165,7 +169,8 @@ impl Run {
         self.engine.end_statement();
         let writes = std::mem::take(&mut self.writes);
         let tensors_changed = self.observers(&writes);
-        self.steps.push(Step { line: stmt.span.line, source: stmt.source.clone(), defines, writes: merge_writes(writes), tensors_changed });
+        let events = self.events_start..self.engine.events().len();
+        self.steps.push(Step { line: stmt.span.line, source: stmt.source.clone(), defines, writes: merge_writes(writes), tensors_changed, events });
     }
 
     /// Names whose elements include a written storage cell.
