@@ -2,6 +2,8 @@
 //! is applied to a plain row-major array of buffer offsets, and the tracker's `offsets()`, its
 //! symbolic index, and its simplified form must all agree with that array after every step.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test code: a failed expectation is the report
+
 mod shape_common;
 
 use proptest::prelude::*;
@@ -145,7 +147,10 @@ fn factorize(n: usize, p: &mut Pick) -> Vec<usize> {
     let mut dims = Vec::new();
     let mut rest = n;
     while rest > 1 && dims.len() < 4 {
-        let divs: Vec<usize> = (2..=rest).filter(|d| rest % d == 0).take(4).collect();
+        let divs: Vec<usize> = (2..=rest)
+            .filter(|&d| rest / d * d == rest)
+            .take(4)
+            .collect();
         let d = divs[p.below(divs.len())];
         dims.push(d);
         rest /= d;

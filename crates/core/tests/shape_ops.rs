@@ -1,6 +1,8 @@
 //! Argument checking of the movement ops (errors, never panics) and the symbolic expression
 //! rules the index renderer relies on.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test code: a failed expectation is the report
+
 mod shape_common;
 
 use shape_common::{apply, check_index, Op};
@@ -188,7 +190,8 @@ fn symbolic_rules() {
 /// Index rendering of a few stacks, each checked element by element against offsets().
 #[test]
 fn index_text_of_stacks() {
-    let cases: Vec<(Vec<usize>, Vec<Op>, (&str, &str))> = vec![
+    type Case = (Vec<usize>, Vec<Op>, (&'static str, &'static str));
+    let cases: Vec<Case> = vec![
         (
             vec![24],
             vec![

@@ -3,6 +3,8 @@
 //! stack, simplify to the same stack, and gather the same values; every pair of views must
 //! merge (or refuse to) exactly as tinygrad's `View.__add__` does.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test code: a failed expectation is the report
+
 mod shape_common;
 
 use serde::Deserialize;
