@@ -176,6 +176,10 @@ impl Expr {
             Expr::Mod(a, j) if j % k == 0 => *a,
             other => other,
         };
+        let (lo, hi) = inner.bounds();
+        if floor_div(lo, k) == floor_div(hi, k) {
+            return inner + Expr::Const(-k * floor_div(lo, k));
+        }
         // Multiples of k vanish, so every coefficient only matters modulo k.
         let (terms, constant) = inner.linear();
         let reduced = Expr::from_linear(

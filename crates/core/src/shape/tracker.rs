@@ -50,13 +50,18 @@ impl ShapeTracker {
         ShapeTracker { views }
     }
 
+    /// Reshapes the top view, or pushes a contiguous view when one view cannot express it.
+    ///
+    /// The pushed stack is left unsimplified, as in tinygrad's lazy graph: `simplify()` can
+    /// merge a pushed view (a fully masked one, for instance), and doing so here would report
+    /// fewer views than tinygrad holds for the same chain.
     pub fn reshape(&self, s: &[usize]) -> Result<Self> {
         match self.top().reshape(s)? {
             Some(v) => Ok(self.with_top(v)),
             None => {
                 let mut views = self.views.clone();
                 views.push(View::contiguous(s));
-                Ok(ShapeTracker { views }.simplify())
+                Ok(ShapeTracker { views })
             }
         }
     }
@@ -160,8 +165,8 @@ impl ShapeTracker {
 
     /// Buffer offset of every logical element in row-major order, `None` where masked (padding).
     pub fn offsets(&self) -> Vec<Option<i64>> {
-        let mut out = Vec::with_capacity(self.numel());
-        self.for_each_offset(|_, o| out.push(o));
+        let mut out = vec![None; self.numel()];
+        self.for_each_offset(|k, o| out[k] = o);
         out
     }
 

@@ -137,8 +137,10 @@ fn reshape_mask(
     let mut old_dim = r_shape.next().unwrap_or(1);
     let mut new_dim = r_new.next().unwrap_or(1);
     let mut cur = r_masks.next().unwrap_or((0, 1));
-    // Non-negative by construction: mask bounds are >= 0 and every divisor is a positive size.
-    let push = |v: &mut Vec<(usize, usize)>, b: i64, e: i64| v.push((b as usize, e as usize));
+    // Begins are >= 0 (mask bounds are, divisors are positive sizes); an end goes negative only
+    // for an empty mask, which stays empty at 0 and canonicalizes the same way.
+    let push =
+        |v: &mut Vec<(usize, usize)>, b: i64, e: i64| v.push((b as usize, e.max(0) as usize));
     while new_mask.len() < new_shape.len() {
         let (l, r) = cur;
         let next_stride = new_dim * curr_stride;
