@@ -101,8 +101,9 @@ fn tensor_json(engine: &mut Engine, t: &Tensor) -> Result<Json> {
         StorageRef::Realized(s) => s,
         StorageRef::Pending(_) => engine.storage_id(t)?,
     };
-    let views: Vec<Json> = t
-        .tinygrad()
+    // What tinygrad needs: its tracker with the last views merged where one view can say it.
+    let tg = t.tinygrad().simplify();
+    let views: Vec<Json> = tg
         .views()
         .iter()
         .map(|v| {
@@ -114,7 +115,7 @@ fn tensor_json(engine: &mut Engine, t: &Tensor) -> Result<Json> {
             })
         })
         .collect();
-    let (index, valid) = t.tinygrad().index_text();
+    let (index, valid) = tg.index_text();
     let b = t.bridge();
     let l = t.layout();
     let strides_match = l.sizes().iter().zip(l.strides().iter().zip(&b.strides)).all(|(&n, (&s, &bs))| n <= 1 || s == bs);
