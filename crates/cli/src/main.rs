@@ -76,7 +76,8 @@ fn main() -> ExitCode {
             let written = if json {
                 serde_json::to_writer(&mut out, &rep).map_err(std::io::Error::from).and_then(|_| writeln!(out))
             } else {
-                write!(out, "{}", table(&rep))
+                let value = serde_json::to_value(&rep).unwrap_or_default();
+                write!(out, "{}", table(&value))
             };
             if let Err(e) = written.and_then(|_| out.flush()) {
                 eprintln!("stridelab: writing the report: {e}");

@@ -4,7 +4,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
-use stridelab_core::trace::report::{run_json, ReportOptions};
+use stridelab_core::trace::report::{report, ReportOptions};
+use stridelab_core::trace::runner::Run;
 use stridelab_core::uop::data::Data;
 use stridelab_core::uop::{interp, BinaryOp, Graph, Op, ReduceOp};
 use stridelab_core::DType;
@@ -38,10 +39,14 @@ fn replay(c: &mut Criterion) {
     let views = trace(VIEWS);
     let mixed_pool: Vec<&str> = VIEWS.iter().chain(WRITES).copied().collect();
     let mixed = trace(&mixed_pool);
-    c.bench_function("replay 1000 view statements", |b| b.iter(|| run_json(black_box(&views), ReportOptions::default())));
-    c.bench_function("replay 1000 mixed statements with steps", |b| {
-        b.iter(|| run_json(black_box(&mixed), ReportOptions { steps: true, graph: false }))
-    });
+    // What `stridelab run --json [--steps]` does, minus writing to stdout.
+    let replay = |src: &str, steps: bool| {
+        let mut run = Run::run_source(src);
+        let rep = report(&mut run, ReportOptions { steps, graph: false });
+        serde_json::to_string(&rep).map(|s| s.len()).unwrap_or(0)
+    };
+    c.bench_function("replay 1000 view statements", |b| b.iter(|| replay(black_box(&views), false)));
+    c.bench_function("replay 1000 mixed statements with steps", |b| b.iter(|| replay(black_box(&mixed), true)));
 }
 
 fn interpreter(c: &mut Criterion) {

@@ -309,6 +309,35 @@ impl Layout {
         Some((lo, hi))
     }
 
+    /// Whether any element's storage index satisfies `f`, stopping at the first that does.
+    pub fn any_index(&self, mut f: impl FnMut(i64) -> bool) -> bool {
+        if self.numel() == 0 {
+            return false;
+        }
+        let nd = self.ndim();
+        let mut counter = vec![0usize; nd];
+        let mut at = self.offset;
+        loop {
+            if f(at) {
+                return true;
+            }
+            let mut d = nd;
+            loop {
+                if d == 0 {
+                    return false;
+                }
+                d -= 1;
+                counter[d] += 1;
+                at += self.strides[d];
+                if counter[d] < self.sizes[d] {
+                    break;
+                }
+                at -= self.strides[d] * to_i64(self.sizes[d]);
+                counter[d] = 0;
+            }
+        }
+    }
+
     /// The storage index of every element in row-major order. The innermost dim is walked with a
     /// plain stride loop and the outer dims with an odometer, so a gather costs one add per
     /// element.

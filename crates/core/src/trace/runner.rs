@@ -186,7 +186,7 @@ impl Run {
                 if t.storage() != crate::tensor::StorageRef::Realized(w.storage) || out.contains(name) {
                     continue;
                 }
-                if t.layout().storage_indices().iter().any(|&i| cells[i as usize]) {
+                if t.layout().any_index(|i| cells[i as usize]) {
                     out.push(name.clone());
                 }
             }
@@ -315,23 +315,27 @@ fn unpack(v: Value, n: usize) -> Result<Vec<Value>> {
     Ok(items)
 }
 
-/// One entry per storage: a step usually writes one, but `a.add_(1).mul_(2)` writes it twice.
+/// One entry per storage, its elements sorted and unique: a step usually writes one storage,
+/// but `a.add_(1).mul_(2)` writes it twice and an overlapping view repeats elements.
 fn merge_writes(writes: Vec<Write>) -> Vec<Write> {
     let mut out: Vec<Write> = Vec::new();
     for w in writes {
         match out.iter_mut().find(|o| o.storage == w.storage) {
-            Some(o) => {
-                o.elements.extend(w.elements);
-                o.elements.sort_unstable();
-                o.elements.dedup();
-            }
-            None => {
-                let mut w = w;
-                w.elements.sort_unstable();
-                w.elements.dedup();
-                out.push(w);
-            }
+            Some(o) => o.elements.extend(w.elements),
+            None => out.push(w),
         }
+    }
+    for w in &mut out {
+        // A bitmap over the written span sorts and dedups in linear time.
+        let (lo, hi) = match (w.elements.iter().min(), w.elements.iter().max()) {
+            (Some(&lo), Some(&hi)) => (lo, hi),
+            _ => continue,
+        };
+        let mut cells = vec![false; (hi - lo + 1) as usize];
+        for &e in &w.elements {
+            cells[(e - lo) as usize] = true;
+        }
+        w.elements = cells.iter().enumerate().filter(|(_, &c)| c).map(|(i, _)| lo + i as i64).collect();
     }
     out
 }

@@ -82,10 +82,12 @@ pub struct Hazard {
 /// (evaluate the whole value, then store it) gives the same result.
 pub fn hazard(graph: &Graph, storages: &dyn Storages, s: StorageId, value: UOpId, target: &Layout) -> Result<Option<Hazard>> {
     let elements = target.storage_indices();
-    let mut sorted = elements.clone();
-    sorted.sort_unstable();
-    sorted.dedup();
-    let repeats = sorted.len() != elements.len();
+    let repeats = !target.is_non_overlapping_and_dense() && {
+        let mut sorted = elements.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        sorted.len() != elements.len()
+    };
     let plan = plan(graph, storages, value, s)?;
     if !repeats && !plan.crosses(&elements) {
         return Ok(None);
