@@ -117,7 +117,7 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
     // Functions that mirror a method take the tensor first: `torch.flip(a, (0,))`.
     if !matches!(
         name,
-        "arange" | "zeros" | "ones" | "full" | "tensor" | "empty" | "empty_strided" | "where" | "print" | "len" | "add" | "sub" | "mul" | "div" | "true_divide" | "max" | "min" | "pad" | "zeros_like" | "ones_like" | "full_like" | "empty_like"
+        "arange" | "zeros" | "ones" | "full" | "tensor" | "empty" | "empty_strided" | "where" | "print" | "len" | "add" | "sub" | "mul" | "div" | "true_divide" | "max" | "min" | "pad" | "zeros_like" | "ones_like" | "full_like" | "empty_like" | "cat" | "stack"
     ) {
         let first = args.req(0, "input")?;
         let t = tensor_arg(first, &format!("{name}(): argument 'input'"))?;
