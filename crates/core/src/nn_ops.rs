@@ -190,6 +190,14 @@ impl Engine {
         self.graph.push(Op::Where, dtype, pshape, vec![mask, padded, fill])
     }
 
+    /// A result PyTorch modifies in place before returning it (matmul of a vector by a matrix
+    /// ends in `squeeze_`): realized now so its storage's version counter can read one.
+    pub fn bump_version(&mut self, t: &Tensor) -> Result<Tensor> {
+        let s = self.storage_id(t)?;
+        self.storages[s].version += 1;
+        Ok(self.resolve(t))
+    }
+
     // ---------------------------------------------------------------- softmax
 
     /// `softmax` / `log_softmax` over `dim`: max-shifted exponentials, as both libraries do.
@@ -255,6 +263,9 @@ impl Engine {
                 None => bail!(Shape, "size mismatch, got input ({rows}), mat ({rows}x{k}), vec ({wk})"),
             }
         }
+        if xs.len() == 2 && ws.len() == 1 && bias.is_some() {
+            bail!(Shape, "addmm: mat2 must be a matrix, got 1-D tensor");
+        }
         let dtype = x.dtype();
         let lead = &xs[..xs.len() - 1];
         let prod = match wn {
@@ -296,8 +307,15 @@ impl Engine {
             let bn = self.cast_node(b.node(), b.dtype(), dtype);
             let bn = self.broadcast_node(bn, dtype, b.shape(), &oshape)?;
             out = self.graph.push(Op::Binary(BinaryOp::Add), dtype, oshape, vec![out, bn]);
+            return self.computed(out);
         }
-        self.computed(out)
+        let out = self.computed(out)?;
+        // Without a bias PyTorch's linear is `matmul(x, w.t())`, which squeezes a vector's
+        // result in place.
+        if xs.len() == 1 && ws.len() == 2 {
+            return self.bump_version(&out);
+        }
+        Ok(out)
     }
 
     // ---------------------------------------------------------------- cat and stack
@@ -594,7 +612,7 @@ impl Engine {
 }
 
 /// The C++ type names PyTorch's matmul dtype check prints.
-fn c_name(d: DType) -> &'static str {
+pub(crate) fn c_name(d: DType) -> &'static str {
     match d {
         DType::Bool => "bool",
         DType::UInt8 => "unsigned char",

@@ -1022,6 +1022,9 @@ fn matmul(run: &mut Run, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if an == 0 || bn == 0 {
         bail!(Shape, "both arguments to matmul need to be at least 1D, but they are {an}D and {bn}D");
     }
+    if a.dtype() != b.dtype() {
+        bail!(DType, "expected m1 and m2 to have the same dtype, but got: {} != {}", crate::nn_ops::c_name(a.dtype()), crate::nn_ops::c_name(b.dtype()));
+    }
     // Promote 1-D operands to matrices, remembering which dims to drop at the end.
     let a2 = if an == 1 { reshape(run, a, &[1, a.shape()[0] as i64], false)? } else { a.clone() };
     let b2 = if bn == 1 { reshape(run, b, &[b.shape()[0] as i64, 1], false)? } else { b.clone() };
@@ -1051,6 +1054,10 @@ fn matmul(run: &mut Run, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     }
     if shape.len() != out.shape().len() {
         out = reshape(run, &out, &shape, false)?;
+    }
+    if an == 1 && bn == 2 {
+        // PyTorch computes this as mm of the unsqueezed vector, then squeeze_ in place.
+        out = run.engine.bump_version(&out)?;
     }
     Ok(out)
 }

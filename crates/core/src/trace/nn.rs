@@ -6,6 +6,7 @@
 
 use super::runner::Run;
 use super::value::{Args, Value};
+use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::nn_ops::{PoolKind, Window2d};
 use crate::tensor::Tensor;
@@ -127,6 +128,14 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             }
             let win = Window2d { kernel: to_usize(kernel), stride: to_usize(stride), padding: to_usize(padding), dilation: to_usize(dilation), ceil_mode };
             run.engine.pool2d(&t, win, kind)?
+        }
+        "byte" => {
+            args.finish()?;
+            if t.dtype() == DType::UInt8 {
+                t
+            } else {
+                run.engine.cast(&t, DType::UInt8)?
+            }
         }
         _ => bail!(Unsupported, "Tensor.{name}() is not supported"),
     };
