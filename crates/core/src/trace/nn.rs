@@ -14,7 +14,7 @@ use crate::tensor::Tensor;
 /// Module-level functions not in the core library (`conv2d(x, w)`, `F.softmax(x, 1)`).
 pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
     match name {
-        "cat" | "concat" | "concatenate" | "stack" => {
+        "cat" | "stack" => {
             let list = args.req(0, "tensors")?;
             let dim = args.int_or(1, "dim", 0)?;
             args.finish()?;
