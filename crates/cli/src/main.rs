@@ -2,7 +2,7 @@
 //! traces into share links and back. A thin shell over `stridelab-core`: no tensor logic here.
 
 use clap::{Parser, Subcommand};
-use std::io::Read;
+use std::io::{Read, Write};
 use std::process::ExitCode;
 use stridelab_core::share::{self, SharedTrace};
 use stridelab_core::trace::report::{self, ReportOptions};
@@ -72,10 +72,15 @@ fn main() -> ExitCode {
             let mut run = Run::run_source(&src);
             let opts = ReportOptions { steps, graph };
             let rep = report::report(&mut run, opts);
-            if json {
-                println!("{rep}");
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let written = if json {
+                serde_json::to_writer(&mut out, &rep).map_err(std::io::Error::from).and_then(|_| writeln!(out))
             } else {
-                print!("{}", table(&rep));
+                write!(out, "{}", table(&rep))
+            };
+            if let Err(e) = written.and_then(|_| out.flush()) {
+                eprintln!("stridelab: writing the report: {e}");
+                return ExitCode::from(2);
             }
             // A trace that stops on an error still ran as asked: the error is part of the report.
             ExitCode::SUCCESS
@@ -95,7 +100,7 @@ fn main() -> ExitCode {
 
 /// The human-readable report: one block per tensor, then the error if the run stopped.
 fn table(rep: &serde_json::Value) -> String {
-    use std::fmt::Write;
+    use std::fmt::Write as _;
     let mut out = String::new();
     let empty = serde_json::Map::new();
     let tensors = rep["tensors"].as_object().unwrap_or(&empty);

@@ -176,22 +176,19 @@ impl Run {
     /// Names whose elements include a written storage cell.
     fn observers(&self, writes: &[Write]) -> Vec<String> {
         let mut out = Vec::new();
-        for name in &self.order {
-            let Some(Value::Tensor(t)) = self.env.get(name) else { continue };
-            let crate::tensor::StorageRef::Realized(s) = t.storage() else { continue };
-            let hit = writes.iter().any(|w| {
-                if w.storage != s {
-                    return false;
+        for w in writes {
+            let mut cells = vec![false; self.engine.storage(w.storage).data.len()];
+            for &e in &w.elements {
+                cells[e as usize] = true;
+            }
+            for name in &self.order {
+                let Some(Value::Tensor(t)) = self.env.get(name) else { continue };
+                if t.storage() != crate::tensor::StorageRef::Realized(w.storage) || out.contains(name) {
+                    continue;
                 }
-                let len = self.engine.storage(s).data.len();
-                let mut cells = vec![false; len];
-                for &e in &w.elements {
-                    cells[e as usize] = true;
+                if t.layout().storage_indices().iter().any(|&i| cells[i as usize]) {
+                    out.push(name.clone());
                 }
-                t.layout().storage_indices().iter().any(|&i| cells[i as usize])
-            });
-            if hit {
-                out.push(name.clone());
             }
         }
         out
