@@ -281,7 +281,7 @@ impl Engine {
     }
 
     /// The result of a computation: a new (pending) storage, contiguous, fresh in every model.
-    fn computed(&mut self, node: UOpId) -> Result<Tensor> {
+    pub(crate) fn computed(&mut self, node: UOpId) -> Result<Tensor> {
         let n = self.graph.node(node);
         let (dtype, shape) = (n.dtype, n.shape.clone());
         check_numel(&shape)?;
@@ -300,7 +300,7 @@ impl Engine {
 
     /// A computation whose new storage PyTorch lays out as `layout` (dense, offset 0, maybe
     /// permuted): the storage holds the values in that memory order.
-    fn computed_as(&mut self, node: UOpId, layout: Layout) -> Result<Tensor> {
+    pub(crate) fn computed_as(&mut self, node: UOpId, layout: Layout) -> Result<Tensor> {
         if layout.strides() == Layout::contiguous(layout.sizes()).strides() {
             return self.computed(node);
         }
@@ -463,7 +463,7 @@ impl Engine {
         }
     }
 
-    fn cast_node(&mut self, node: UOpId, from: DType, to: DType) -> UOpId {
+    pub(crate) fn cast_node(&mut self, node: UOpId, from: DType, to: DType) -> UOpId {
         if from == to {
             return node;
         }
@@ -472,7 +472,7 @@ impl Engine {
     }
 
     /// Reshape (prepend 1s) and expand a node to `shape`, as broadcasting does.
-    fn broadcast_node(&mut self, mut node: UOpId, dtype: DType, from: &[usize], to: &[usize]) -> Result<UOpId> {
+    pub(crate) fn broadcast_node(&mut self, mut node: UOpId, dtype: DType, from: &[usize], to: &[usize]) -> Result<UOpId> {
         if from == to {
             return Ok(node);
         }
@@ -625,7 +625,7 @@ impl Engine {
         self.computed(node)
     }
 
-    fn reduce_node(&mut self, op: ReduceOp, node: UOpId, dtype: DType, shape: &[usize], axes: &[usize], keepdim: bool) -> Result<UOpId> {
+    pub(crate) fn reduce_node(&mut self, op: ReduceOp, node: UOpId, dtype: DType, shape: &[usize], axes: &[usize], keepdim: bool) -> Result<UOpId> {
         let out_dtype = if op == ReduceOp::Sum && !dtype.is_float() { DType::Int32 } else { dtype };
         if op != ReduceOp::Sum && axes.iter().any(|&d| shape[d] == 0) {
             bail!(Index, "{}(): Expected reduction dim {} to have non-zero size.", if op == ReduceOp::Max { "max" } else { "min" }, axes[0]);

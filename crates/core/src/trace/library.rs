@@ -117,7 +117,7 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
     // Functions that mirror a method take the tensor first: `torch.flip(a, (0,))`.
     if !matches!(
         name,
-        "arange" | "zeros" | "ones" | "full" | "tensor" | "empty" | "empty_strided" | "where" | "print" | "len" | "add" | "sub" | "mul" | "div" | "true_divide" | "max" | "min" | "pad" | "zeros_like" | "ones_like" | "full_like" | "empty_like"
+        "arange" | "zeros" | "ones" | "full" | "tensor" | "empty" | "empty_strided" | "where" | "print" | "len" | "add" | "sub" | "mul" | "div" | "true_divide" | "max" | "min" | "pad" | "zeros_like" | "ones_like" | "full_like" | "empty_like" | "cat" | "stack"
     ) {
         let first = args.req(0, "input")?;
         let t = tensor_arg(first, &format!("{name}(): argument 'input'"))?;
@@ -1041,6 +1041,9 @@ fn matmul(run: &mut Run, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if an == 0 || bn == 0 {
         bail!(Shape, "both arguments to matmul need to be at least 1D, but they are {an}D and {bn}D");
     }
+    if a.dtype() != b.dtype() {
+        bail!(DType, "expected m1 and m2 to have the same dtype, but got: {} != {}", crate::nn_ops::c_name(a.dtype()), crate::nn_ops::c_name(b.dtype()));
+    }
     // Promote 1-D operands to matrices, remembering which dims to drop at the end.
     let a2 = if an == 1 { reshape(run, a, &[1, a.shape()[0] as i64], false)? } else { a.clone() };
     let b2 = if bn == 1 { reshape(run, b, &[b.shape()[0] as i64, 1], false)? } else { b.clone() };
@@ -1070,6 +1073,10 @@ fn matmul(run: &mut Run, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     }
     if shape.len() != out.shape().len() {
         out = reshape(run, &out, &shape, false)?;
+    }
+    if an == 1 && bn == 2 {
+        // PyTorch computes this as mm of the unsqueezed vector, then squeeze_ in place.
+        out = run.engine.bump_version(&out)?;
     }
     Ok(out)
 }
