@@ -360,6 +360,12 @@ impl Engine {
         }
     }
 
+    /// Elements in the storage under `t` (realizing it if needed).
+    pub fn storage_numel(&mut self, t: &Tensor) -> Result<usize> {
+        let s = self.storage_id(t)?;
+        Ok(self.storages[s].data.len())
+    }
+
     pub fn version(&self, t: &Tensor) -> u64 {
         match self.resolve_ref(t.storage) {
             StorageRef::Realized(s) => self.storages[s].version,

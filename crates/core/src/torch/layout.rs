@@ -5,7 +5,8 @@
 //! The rules follow ATen (`computeStride`, `inferExpandGeometry`, `TensorShape.cpp` and the Python
 //! indexing path); the messages are PyTorch's text without the exception-class prefix, and the
 //! error kind follows the Python exception: `IndexError`/`ValueError` become [`Error::Index`],
-//! a refused `view` becomes [`Error::View`], every other `RuntimeError` becomes [`Error::Shape`].
+//! a refused `view` becomes [`Error::View`], out-of-range dims, ranges and storage bounds become
+//! [`Error::Index`], a negative slice step [`Error::Unsupported`], other errors [`Error::Shape`].
 
 use serde::Serialize;
 
@@ -511,7 +512,7 @@ impl Layout {
         if dims.len() != self.ndim() {
             // PyTorch's dense permute really reports itself as `permute(sparse_coo)`.
             bail!(
-                Shape,
+                Index,
                 "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {} is not equal to len(dims) = {}",
                 self.ndim(),
                 dims.len()
@@ -523,7 +524,7 @@ impl Layout {
         for &dim in dims {
             let d = wrap_dim(dim, self.ndim())?;
             if seen[d] {
-                bail!(Shape, "permute(): duplicate dims are not allowed.");
+                bail!(Index, "permute(): duplicate dims are not allowed.");
             }
             seen[d] = true;
             sizes.push(self.sizes[d]);
@@ -591,10 +592,10 @@ impl Layout {
             !dims.iter().all(|d| seen.insert(*d))
         };
         if repeated(&src_w) {
-            bail!(Shape, "movedim: repeated dim in `source` ({src:?})");
+            bail!(Index, "movedim: repeated dim in `source` ({src:?})");
         }
         if repeated(&dst_w) {
-            bail!(Shape, "movedim: repeated dim in `destination` ({dst:?})");
+            bail!(Index, "movedim: repeated dim in `destination` ({dst:?})");
         }
         if n == 0 {
             return Ok(self.clone());
@@ -738,7 +739,7 @@ impl Layout {
         let start = if start < 0 { start + size } else { start };
         if start > size - length {
             bail!(
-                Shape,
+                Index,
                 "start ({start}) + length ({length}) exceeds dimension size ({size})."
             );
         }
@@ -884,7 +885,7 @@ impl Layout {
         let b = wrap_dim(dim2, self.ndim())?;
         if a == b {
             bail!(
-                Shape,
+                Index,
                 "diagonal dimensions cannot be identical {dim1}, {dim2}"
             );
         }
@@ -995,7 +996,7 @@ impl Layout {
         if needed > have {
             let item = to_i64(itemsize);
             bail!(
-                Shape,
+                Index,
                 "setStorage: sizes {:?}, strides {:?}, storage offset {}, and itemsize {item} requiring a storage size of {} are out of bounds for storage of size {}",
                 self.sizes,
                 self.strides,
@@ -1012,7 +1013,8 @@ impl Layout {
 fn slice_step(step: Option<i64>) -> Result<i64> {
     match step.unwrap_or(1) {
         0 => bail!(Index, "slice step cannot be zero"),
-        s if s < 0 => bail!(Index, "step must be greater than zero"),
+        // PyTorch does not support negative steps at all (a ValueError, not a range error).
+        s if s < 0 => bail!(Unsupported, "step must be greater than zero"),
         s => Ok(s),
     }
 }

@@ -365,10 +365,17 @@ fn index(run: &mut Run, t: &Tensor, items: &[IndexItem]) -> Result<Tensor> {
     let cs = contiguous_strides(&shape);
     // Expand the ellipsis to the dims no other item consumes.
     let consumed = items.iter().filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice { .. })).count();
+    // PyTorch lets the first `...` take the free dims; any later one stands for none.
     let mut expanded = Vec::new();
+    let mut seen_ellipsis = false;
     for it in items {
         match it {
-            IndexItem::Ellipsis => expanded.extend(std::iter::repeat(IndexItem::Slice { start: None, stop: None, step: None }).take(shape.len().saturating_sub(consumed))),
+            IndexItem::Ellipsis if !seen_ellipsis => {
+                seen_ellipsis = true;
+                let full = IndexItem::Slice { start: None, stop: None, step: None };
+                expanded.extend(std::iter::repeat_n(full, shape.len().saturating_sub(consumed)));
+            }
+            IndexItem::Ellipsis => {}
             other => expanded.push(other.clone()),
         }
     }
@@ -684,6 +691,8 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             let offset = args.opt_int(2, "storage_offset")?;
             args.finish()?;
             let layout = t.layout().as_strided(&size, &stride, offset)?;
+            let numel = run.engine.storage_numel(&t)?;
+            layout.check_storage_bounds(numel, t.dtype().itemsize())?;
             let tg = ShapeTracker::from_view(restride_view(&layout));
             tensor(run.engine.torch_view(&t, layout, tg, 0)?)
         }
@@ -855,7 +864,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             match first {
                 None => {
                     if t.numel() == 0 {
-                        bail!(Index, "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+                        bail!(Shape, "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
                     }
                     let axes: Vec<usize> = (0..t.shape().len()).collect();
                     tensor(run.engine.reduce(op, &t, &axes, false)?)
