@@ -1,5 +1,8 @@
 //! The `stridelab` binary end to end: files, standard input and share links give the same report.
 
+// A binary that cannot be spawned or fed is a broken test setup: fail loudly.
+#![allow(clippy::expect_used)]
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 
