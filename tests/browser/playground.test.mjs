@@ -38,7 +38,6 @@ async function browser(webgpu) {
   if (!browsers[key]) {
     const args = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
     args.push(webgpu ? '--enable-unsafe-webgpu' : '--disable-webgpu');
-    if (webgpu) args.push('--enable-features=Vulkan', '--use-webgpu-adapter=swiftshader');
     // playwright-core gives each launch a fresh temporary profile (its --user-data-dir).
     browsers[key] = await chromium.launch({ executablePath: CHROMIUM, headless: true, args });
   }

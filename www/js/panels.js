@@ -85,10 +85,12 @@ export function drawValues(t, name, cells) {
   const shape = t.shape.length ? t.shape : [];
   const vals = t.values;
   const tg = cells && cells.tinygrad;
-  const cols = shape.length >= 1 ? shape[shape.length - 1] : 1;
-  const rowsPer = shape.length >= 2 ? shape[shape.length - 2] : 1;
+  // A long 1-D tensor wraps at 16 per row, each row labelled with its first index.
+  const wrap = shape.length === 1 && shape[0] > 16;
+  const cols = wrap ? 16 : shape.length >= 1 ? shape[shape.length - 1] : 1;
+  const rowsPer = wrap ? Math.ceil(shape[0] / 16) : shape.length >= 2 ? shape[shape.length - 2] : 1;
   const lead = shape.slice(0, Math.max(0, shape.length - 2));
-  const per = cols * rowsPer;
+  const per = wrap ? vals.length : cols * rowsPer;
   const slices = per === 0 ? 0 : Math.ceil(vals.length / per);
   const out = [];
   let shown = 0;
@@ -100,10 +102,11 @@ export function drawValues(t, name, cells) {
       out.push(h('div', { class: 'slice mono dim' }, `[${idx.join(', ')}, :, :]`));
     }
     const trs = [];
-    for (let i = 0; i < rowsPer; i++) {
-      const tds = [];
+    for (let i = 0; i < rowsPer && shown < MAX_SHOWN; i++) {
+      const tds = wrap ? [h('th', { class: 'dim' }, String(i * cols))] : [];
       for (let j = 0; j < cols; j++) {
         const k = s * per + i * cols + j;
+        if (k >= vals.length) break;
         const pad = tg && tg[k] === null;
         tds.push(h('td', { dataset: { i: k }, class: pad ? 'pad' : undefined, title: pad ? 'padding (masked in tinygrad)' : undefined }, fmt(vals[k])));
         shown++;
