@@ -15,7 +15,10 @@ export async function detect(wasm) {
     say('gpu', `WebGPU — ${info.name || 'unnamed adapter'} · ${ts}`);
     return info;
   } catch (e) {
-    say('cpu', `CPU interpreter (wasm) — WebGPU adapter unavailable: ${e && e.message ? e.message : e}`);
+    // wgpu lists every backend it tried; the first clause is the reason, the rest goes in the tooltip.
+    const why = String(e && e.message ? e.message : e);
+    say('cpu', `CPU interpreter (wasm) — WebGPU adapter unavailable: ${why.split(/[;:]/)[0]}`);
+    banner.title = why;
     return null;
   }
 }

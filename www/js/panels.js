@@ -61,9 +61,9 @@ export function drawChain(rows, name) {
     return h('tr', { dataset: { row: i } },
       h('td', { class: 'mono op' }, r.op),
       h('td', { class: 'mono group' }, `${tuple(t.shape)} · ${tuple(t.torch.strides)} · ${t.torch.storage_offset}`),
-      h('td', {}, h('span', { class: t.torch.is_view ? 'tag view' : 'tag copy' }, t.torch.is_view ? 'view' : 'copy')),
+      h('td', {}, h('span', { class: t.torch.is_view ? 'tag view' : 'tag copy' }, t.torch.is_view ? 'view' : i === 0 ? 'new' : 'copy')),
       h('td', { class: 'mono group' }, viewsText(t.views).map((v) => h('div', {}, v))),
-      h('td', { class: 'mono small' }, h('div', {}, t.index), t.valid && t.valid !== 'True' ? h('div', { class: 'dim' }, `valid: ${t.valid}`) : ''),
+      h('td', { class: 'mono small' }, h('div', {}, t.index), t.valid && t.valid !== 'True' && t.valid !== 'true' ? h('div', { class: 'dim' }, `valid: ${t.valid}`) : ''),
       h('td', { class: `mono group ${b.matches_torch ? '' : 'diverge'}`, title: b.matches_torch ? 'agrees with PyTorch' : 'differs from PyTorch' },
         `${tuple(b.strides)} · ${b.storage_offset}`, b.matches_torch ? '' : h('span', { class: 'flag' }, ' ≠ torch')));
   });

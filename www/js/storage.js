@@ -5,8 +5,8 @@
 import { $, h, fill, tuple } from './dom.js';
 
 const SELECTED = 1, REPEATED = 2, WRITTEN = 4, OVERLAP = 8;
-/** Above this many cells the map is a canvas. Must match the adapter's INLINE_VALUES. */
-export const DOM_LIMIT = 4096;
+/** Above this many cells the map is a canvas: beyond it DOM cells cost more than a step's budget. */
+export const DOM_LIMIT = 1024;
 
 let current = null; // {sid, cells, byCell, shape, name, session}
 
@@ -53,8 +53,8 @@ export function drawStorage(state, name, info, flags, session) {
 }
 
 function drawGrid(box, st, flags) {
-  const cols = st.len <= 16 ? Math.max(st.len, 1) : 16;
-  const grid = h('div', { class: 'cells', style: `grid-template-columns: repeat(${cols}, minmax(3.2em, 1fr))` });
+  const cols = st.len <= 12 ? Math.max(st.len, 1) : st.len <= 64 ? 8 : 16;
+  const grid = h('div', { class: 'cells', style: `grid-template-columns: repeat(${cols}, minmax(2.9em, 1fr))` });
   const frag = document.createDocumentFragment();
   for (let c = 0; c < st.len; c++) {
     const els = current.byCell.get(c);
@@ -92,7 +92,7 @@ export function drawCanvas(box, st, flags) {
     const y = Math.floor((ev.clientY - r.top) * hgt / r.height);
     const first = (y * w + x) * group;
     if (first >= len || !current) return;
-    const v = current.session.cell(current.sid, first);
+    const v = st.values ? st.values[first] : current.session.cell(current.sid, first);
     $('#hover').textContent = group > 1
       ? `cells ${first}…${Math.min(len, first + group) - 1} of #${current.sid}; [${first}] = ${v}`
       : `storage #${current.sid}[${first}] = ${v}`;
