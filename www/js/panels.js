@@ -70,7 +70,8 @@ export function drawChain(rows, name) {
   fill($('#chain'), h('thead', {}, head), h('tbody', {}, body.length ? body : h('tr', {}, h('td', { colspan: 6, class: 'dim' }, name ? 'Not defined yet at this step.' : 'Select a tensor.'))));
 }
 
-const MAX_SHOWN = 4096;
+// More DOM cells than this would blow the 50 ms redraw budget; the rest are summarized.
+const MAX_SHOWN = 1024;
 
 function fmt(v) {
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(+v.toPrecision(6));
