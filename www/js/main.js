@@ -150,6 +150,8 @@ function wire() {
 
 async function boot() {
   app.wasm = await wasmReady();
+  // Exposed for the browser tests' timing of a step and its redraw.
+  app.goto = goto;
   wire();
   const lessons = JSON.parse(app.wasm.lessons());
   drawLessons(lessons);

@@ -53,8 +53,8 @@ export function drawStorage(state, name, info, flags, session) {
 }
 
 function drawGrid(box, st, flags) {
-  const cols = st.len <= 12 ? Math.max(st.len, 1) : st.len <= 64 ? 8 : 16;
-  const grid = h('div', { class: 'cells', style: `grid-template-columns: repeat(${cols}, minmax(2.9em, 1fr))` });
+  // The grid wraps to the panel's width; cell numbers say where each row starts.
+  const grid = h('div', { class: 'cells', style: 'grid-template-columns: repeat(auto-fill, minmax(3.1em, 1fr))' });
   const frag = document.createDocumentFragment();
   for (let c = 0; c < st.len; c++) {
     const els = current.byCell.get(c);

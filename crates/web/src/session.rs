@@ -1,6 +1,6 @@
 //! One trace open in the playground, and the statement the viewer stands on.
 //!
-//! Stepping replays the trace's first `k` statements from scratch rather than undoing work:
+//! Stepping back replays the trace's first `k` statements from scratch rather than undoing work:
 //! traces are short and the interpreter is fast, so replay is simple, always exact, and keeps the
 //! core free of any undo machinery. The page asks for everything through this type, so that a
 //! step is parsed and run once however many panels redraw from it.
@@ -77,13 +77,20 @@ impl Session {
         if k == self.at {
             return;
         }
-        let mut run = Run::new();
-        if let Some(p) = &self.program {
+        let Some(p) = &self.program else { return };
+        if k > self.at && self.run.error.is_none() {
+            // Forward steps continue the run: the same statements in the same order reach the
+            // same state as a replay, at the cost of the new statements only.
+            self.run.run_program(&Program {
+                stmts: p.stmts[self.at..k].to_vec(),
+            });
+        } else {
+            let mut run = Run::new();
             run.run_program(&Program {
                 stmts: p.stmts[..k].to_vec(),
             });
+            self.run = run;
         }
-        self.run = run;
         self.at = k;
     }
 

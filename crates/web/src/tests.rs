@@ -228,3 +228,22 @@ fn lessons_end_as_they_claim() {
         assert_eq!(decode_json(fragment)["trace"], json!(l.trace));
     }
 }
+
+#[test]
+fn forward_steps_match_replay() {
+    let traces = [
+        "a = zeros(3, 4)\nrow = a[1]\nrow.fill_(1.)\ncol = a[:, 2]\ncol += 5\nb = a.t().clone()\n",
+        "a = arange(3.).reshape(3, 1)\ne = a.expand(3, 2)\ne.add_(1)\n",
+    ];
+    for trace in traces {
+        let mut stepping = Session::new(trace);
+        stepping.goto(0);
+        for k in 1..=stepping.step_count() {
+            stepping.goto(k);
+            // A fresh session stands at the end, so going to k < end replays the prefix.
+            let mut replay = Session::new(trace);
+            replay.goto(k);
+            assert_eq!(stepping.state(), replay.state(), "{trace} @{k}");
+        }
+    }
+}
