@@ -29,11 +29,16 @@ pub fn chain(program: &Program, upto: usize, name: &str) -> Json {
     Json::Array(rows)
 }
 
-fn collect(program: &Program, upto: usize, name: &str, depth: usize, rows: &mut Vec<Json>) {
-    let Some(def) = program.stmts[..upto]
+/// The index of the statement among the first `upto` that last defined `name` on its own: all a
+/// chain depends on, so callers can cache chains by it.
+pub fn definition(program: &Program, upto: usize, name: &str) -> Option<usize> {
+    program.stmts[..upto.min(program.stmts.len())]
         .iter()
         .rposition(|s| defines_alone(s, name))
-    else {
+}
+
+fn collect(program: &Program, upto: usize, name: &str, depth: usize, rows: &mut Vec<Json>) {
+    let Some(def) = definition(program, upto, name) else {
         return;
     };
     let StmtKind::Assign { value, .. } = &program.stmts[def].kind else {

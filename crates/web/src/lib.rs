@@ -70,7 +70,7 @@ impl Session {
     }
 
     /// The tensor's view chain, root first.
-    pub fn chain(&self, name: &str) -> String {
+    pub fn chain(&mut self, name: &str) -> String {
         self.inner.chain(name).to_string()
     }
 }

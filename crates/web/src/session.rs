@@ -5,6 +5,8 @@
 //! core free of any undo machinery. The page asks for everything through this type, so that a
 //! step is parsed and run once however many panels redraw from it.
 
+use std::collections::HashMap;
+
 use serde_json::{json, Map, Value as Json};
 use stridelab_core::tensor::{StorageRef, Tensor};
 use stridelab_core::trace::ast::{Program, StmtKind};
@@ -34,6 +36,8 @@ pub struct Session {
     outline: Json,
     at: usize,
     run: Run,
+    /// Chains by (name, defining statement): stepping past unrelated statements reuses them.
+    chains: HashMap<(String, usize), Json>,
 }
 
 impl Session {
@@ -54,6 +58,7 @@ impl Session {
             outline,
             at,
             run: full,
+            chains: HashMap::new(),
         }
     }
 
@@ -217,11 +222,17 @@ impl Session {
     }
 
     /// The selected tensor's view chain at the current step (see [`chain::chain`]).
-    pub fn chain(&self, name: &str) -> Json {
-        match &self.program {
-            Some(p) => chain::chain(p, self.at, name),
-            None => json!([]),
-        }
+    pub fn chain(&mut self, name: &str) -> Json {
+        let Some(p) = &self.program else {
+            return json!([]);
+        };
+        let Some(def) = chain::definition(p, self.at, name) else {
+            return json!([]);
+        };
+        self.chains
+            .entry((name.to_string(), def))
+            .or_insert_with(|| chain::chain(p, self.at, name))
+            .clone()
     }
 }
 
