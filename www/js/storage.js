@@ -54,7 +54,7 @@ export function drawStorage(state, name, info, flags, session) {
 
 function drawGrid(box, st, flags) {
   // The grid wraps to the panel's width; cell numbers say where each row starts.
-  const grid = h('div', { class: 'cells', style: 'grid-template-columns: repeat(auto-fill, minmax(3.1em, 1fr))' });
+  const grid = h('div', { class: 'cells', style: 'grid-template-columns: repeat(auto-fill, minmax(4.6em, 1fr))' });
   const frag = document.createDocumentFragment();
   for (let c = 0; c < st.len; c++) {
     const els = current.byCell.get(c);
