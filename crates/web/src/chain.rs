@@ -8,7 +8,7 @@
 
 use serde_json::{json, Value as Json};
 use stridelab_core::trace::ast::{BinOp, Expr, ExprKind, Program, Stmt, StmtKind, UnaryOp};
-use stridelab_core::trace::report::{report, ReportOptions};
+use stridelab_core::trace::report::{report_value, ReportOptions};
 use stridelab_core::trace::runner::Run;
 
 /// How many definitions back a chain is followed; deeper chains keep their nearest links.
@@ -71,7 +71,7 @@ fn collect(program: &Program, upto: usize, name: &str, depth: usize, rows: &mut 
     }
     let mut run = Run::new();
     run.run_program(&Program { stmts });
-    let tensors = report(&mut run, ReportOptions::default());
+    let tensors = report_value(&mut run, ReportOptions::default());
     for (i, (e, op)) in links.iter().enumerate() {
         if let Some(t) = tensors["tensors"].get(temp(i)) {
             let mut t = t.clone();

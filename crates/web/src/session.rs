@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value as Json};
 use stridelab_core::tensor::{StorageRef, Tensor};
 use stridelab_core::trace::ast::{Program, StmtKind};
 use stridelab_core::trace::parser;
-use stridelab_core::trace::report::{report, values_json, ReportOptions};
+use stridelab_core::trace::report::{report_value, values_json, ReportOptions};
 use stridelab_core::trace::runner::Run;
 use stridelab_core::Error;
 
@@ -44,7 +44,7 @@ impl Session {
     /// Parses and runs `src` whole, then stands on its last statement.
     pub fn new(src: &str) -> Session {
         let mut full = Run::run_source(src);
-        let outline = report(
+        let outline = report_value(
             &mut full,
             ReportOptions {
                 steps: true,
@@ -102,7 +102,7 @@ impl Session {
     /// What the panels show at the current step: the report of the replayed prefix, its
     /// storages, and what the current statement did.
     pub fn state(&mut self) -> Json {
-        let mut out = report(&mut self.run, ReportOptions::default());
+        let mut out = report_value(&mut self.run, ReportOptions::default());
         let mut storages = Map::new();
         for id in 0..self.run.engine.storage_count() {
             let s = self.run.engine.storage(id);

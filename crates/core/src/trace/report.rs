@@ -152,6 +152,16 @@ pub fn run_json(src: &str, opts: ReportOptions) -> serde_json::Value {
     serde_json::to_value(&rep).unwrap_or(serde_json::Value::Null)
 }
 
+/// The report as a JSON value, for callers that edit or index it (the web adapter).
+pub fn report_value(run: &mut Run, opts: ReportOptions) -> serde_json::Value {
+    serde_json::to_value(report(run, opts)).unwrap_or(serde_json::Value::Null)
+}
+
+/// Element values as JSON, with the report's number rules.
+pub fn values_json(d: &Data) -> serde_json::Value {
+    serde_json::to_value(Values(d.clone())).unwrap_or(serde_json::Value::Null)
+}
+
 /// The report of a finished run. Realizes what the tensors still need, hence `&mut`.
 pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
     let named: Vec<(String, Tensor)> = run.tensors().into_iter().map(|(n, t)| (n.to_string(), t.clone())).collect();
