@@ -7,11 +7,7 @@ use std::fmt;
 #[non_exhaustive]
 pub enum Error {
     /// The trace text could not be parsed.
-    Parse {
-        line: usize,
-        column: usize,
-        message: String,
-    },
+    Parse { line: usize, column: usize, message: String },
     /// A view cannot be formed over the input's strides (PyTorch's `view` refusals).
     View(String),
     /// An index or dimension is out of range.
@@ -72,11 +68,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Parse {
-                line,
-                column,
-                message,
-            } => write!(f, "{line}:{column}: {message}"),
+            Error::Parse { line, column, message } => write!(f, "{line}:{column}: {message}"),
             other => write!(f, "{}: {}", other.kind(), other.message()),
         }
     }

@@ -39,20 +39,12 @@ pub struct Bridge {
 impl Bridge {
     /// Fresh tensors: contiguous strides of the shape, with stride 0 on size-1 dims.
     pub fn fresh(shape: &[usize]) -> Bridge {
-        Bridge {
-            shape: shape.to_vec(),
-            strides: bridge_strides(shape),
-            offset: 0,
-        }
+        Bridge { shape: shape.to_vec(), strides: bridge_strides(shape), offset: 0 }
     }
 
     /// Views keep the source's offset; only slices add to it.
     fn view(&self, shape: &[usize], extra_offset: i64) -> Bridge {
-        Bridge {
-            shape: shape.to_vec(),
-            strides: bridge_strides(shape),
-            offset: self.offset + extra_offset,
-        }
+        Bridge { shape: shape.to_vec(), strides: bridge_strides(shape), offset: self.offset + extra_offset }
     }
 }
 
@@ -170,14 +162,8 @@ pub struct OverlapRules {
 }
 
 impl OverlapRules {
-    pub const ALL: OverlapRules = OverlapRules {
-        internal: true,
-        partial: true,
-    };
-    pub const NONE: OverlapRules = OverlapRules {
-        internal: false,
-        partial: false,
-    };
+    pub const ALL: OverlapRules = OverlapRules { internal: true, partial: true };
+    pub const NONE: OverlapRules = OverlapRules { internal: false, partial: false };
 }
 
 impl Engine {
@@ -225,30 +211,14 @@ impl Engine {
     /// A new tensor over a fresh contiguous storage holding `data`.
     pub fn from_data(&mut self, data: Data, shape: &[usize]) -> Result<Tensor> {
         check_numel(shape)?;
-        assert_eq!(
-            data.len(),
-            shape.iter().product::<usize>(),
-            "data does not fill the shape"
-        );
+        assert_eq!(data.len(), shape.iter().product::<usize>(), "data does not fill the shape");
         let dtype = data.dtype();
         let s = self.new_storage(data);
-        Ok(self.over_storage(
-            StorageRef::Realized(s),
-            dtype,
-            Layout::contiguous(shape),
-            false,
-            fresh_tg(shape),
-            Bridge::fresh(shape),
-        ))
+        Ok(self.over_storage(StorageRef::Realized(s), dtype, Layout::contiguous(shape), false, fresh_tg(shape), Bridge::fresh(shape)))
     }
 
     /// `empty_strided`: zero-filled storage just large enough for the strides, which it honours.
-    pub fn empty_strided(
-        &mut self,
-        dtype: DType,
-        sizes: &[usize],
-        strides: &[i64],
-    ) -> Result<Tensor> {
+    pub fn empty_strided(&mut self, dtype: DType, sizes: &[usize], strides: &[i64]) -> Result<Tensor> {
         check_numel(sizes)?;
         if strides.len() != sizes.len() {
             bail!(Shape, "mismatch in length of strides and shape");
@@ -259,24 +229,13 @@ impl Engine {
         let len = if sizes.contains(&0) {
             0
         } else {
-            1 + sizes
-                .iter()
-                .zip(strides)
-                .map(|(&n, &s)| (n as i64 - 1) * s)
-                .sum::<i64>() as usize
+            1 + sizes.iter().zip(strides).map(|(&n, &s)| (n as i64 - 1) * s).sum::<i64>() as usize
         };
         check_numel(&[len])?;
         let s = self.new_storage(Data::zeros(dtype, len));
         let layout = Layout::new(sizes, strides, 0);
         let tg = ShapeTracker::from_view(View::new(sizes, Some(strides), 0, None));
-        Ok(self.over_storage(
-            StorageRef::Realized(s),
-            dtype,
-            layout,
-            false,
-            tg,
-            Bridge::fresh(sizes),
-        ))
+        Ok(self.over_storage(StorageRef::Realized(s), dtype, layout, false, tg, Bridge::fresh(sizes)))
     }
 
     fn root_node(&self, s: StorageRef) -> UOpId {
@@ -297,43 +256,17 @@ impl Engine {
     }
 
     /// A tensor that reads `layout` out of storage `s`.
-    fn over_storage(
-        &mut self,
-        s: StorageRef,
-        dtype: DType,
-        layout: Layout,
-        is_view: bool,
-        tg: ShapeTracker,
-        bridge: Bridge,
-    ) -> Tensor {
+    fn over_storage(&mut self, s: StorageRef, dtype: DType, layout: Layout, is_view: bool, tg: ShapeTracker, bridge: Bridge) -> Tensor {
         let s = self.resolve_ref(s);
         let root = self.root_node(s);
         let root_numel: usize = self.graph.node(root).shape.iter().product();
-        let node = if layout.is_contiguous()
-            && layout.offset() == 0
-            && layout.numel() == root_numel
-            && self.graph.node(root).shape == layout.sizes()
-        {
+        let node = if layout.is_contiguous() && layout.offset() == 0 && layout.numel() == root_numel && self.graph.node(root).shape == layout.sizes() {
             root
         } else {
-            let st = ShapeTracker::from_view(View::new(
-                layout.sizes(),
-                Some(layout.strides()),
-                layout.offset(),
-                None,
-            ));
-            self.graph
-                .push(Op::View(st), dtype, layout.sizes().to_vec(), vec![root])
+            let st = ShapeTracker::from_view(View::new(layout.sizes(), Some(layout.strides()), layout.offset(), None));
+            self.graph.push(Op::View(st), dtype, layout.sizes().to_vec(), vec![root])
         };
-        Tensor {
-            node,
-            dtype,
-            layout,
-            storage: s,
-            is_view,
-            tg,
-            bridge,
-        }
+        Tensor { node, dtype, layout, storage: s, is_view, tg, bridge }
     }
 
     /// The tensor with its storage reference and node brought up to date (a pending storage
@@ -343,14 +276,7 @@ impl Engine {
         if s == t.storage {
             return t.clone();
         }
-        self.over_storage(
-            s,
-            t.dtype,
-            t.layout.clone(),
-            t.is_view,
-            t.tg.clone(),
-            t.bridge.clone(),
-        )
+        self.over_storage(s, t.dtype, t.layout.clone(), t.is_view, t.tg.clone(), t.bridge.clone())
     }
 
     /// The result of a computation: a new (pending) storage, contiguous, fresh in every model.
@@ -359,10 +285,7 @@ impl Engine {
         let (dtype, shape) = (n.dtype, n.shape.clone());
         check_numel(&shape)?;
         let p = self.pending.len();
-        self.pending.push(Pending {
-            producer: node,
-            realized: None,
-        });
+        self.pending.push(Pending { producer: node, realized: None });
         Ok(Tensor {
             node,
             dtype,
@@ -387,23 +310,11 @@ impl Engine {
         perm.sort_by_key(|&d| std::cmp::Reverse(layout.strides()[d]));
         let dtype = self.graph.node(node).dtype;
         let pshape: Vec<usize> = perm.iter().map(|&d| shape[d]).collect();
-        let moved = self
-            .graph
-            .push(Op::Permute(perm), dtype, pshape.clone(), vec![node]);
+        let moved = self.graph.push(Op::Permute(perm), dtype, pshape.clone(), vec![node]);
         let producer = self.graph.push(Op::Contiguous, dtype, pshape, vec![moved]);
         let p = self.pending.len();
-        self.pending.push(Pending {
-            producer,
-            realized: None,
-        });
-        Ok(self.over_storage(
-            StorageRef::Pending(p),
-            dtype,
-            layout,
-            false,
-            fresh_tg(&shape),
-            Bridge::fresh(&shape),
-        ))
+        self.pending.push(Pending { producer, realized: None });
+        Ok(self.over_storage(StorageRef::Pending(p), dtype, layout, false, fresh_tg(&shape), Bridge::fresh(&shape)))
     }
 
     /// Runs every computation still pending, so later writes cannot change what they read.
@@ -437,9 +348,7 @@ impl Engine {
     /// The tensor's values in row-major order.
     pub fn values(&mut self, t: &Tensor) -> Result<Data> {
         let t = self.realize(t)?;
-        let StorageRef::Realized(s) = t.storage else {
-            unreachable!("realize leaves no pending storage")
-        };
+        let StorageRef::Realized(s) = t.storage else { unreachable!("realize leaves no pending storage") };
         Ok(gather_layout(&self.storages[s].data, &t.layout))
     }
 
@@ -459,37 +368,19 @@ impl Engine {
 
     // ---------------------------------------------------------------- creation
 
-    pub fn arange(
-        &mut self,
-        start: Scalar,
-        end: Scalar,
-        step: Scalar,
-        dtype: Option<DType>,
-    ) -> Result<Tensor> {
-        let is_float = [start, end, step]
-            .iter()
-            .any(|s| matches!(s, Scalar::Float(_)));
-        let dtype = dtype.unwrap_or(if is_float {
-            DType::Float32
-        } else {
-            DType::Int32
-        });
+    pub fn arange(&mut self, start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) -> Result<Tensor> {
+        let is_float = [start, end, step].iter().any(|s| matches!(s, Scalar::Float(_)));
+        let dtype = dtype.unwrap_or(if is_float { DType::Float32 } else { DType::Int32 });
         let (a, b, st) = (start.as_f64(), end.as_f64(), step.as_f64());
         if st == 0.0 {
             bail!(Shape, "step must be nonzero");
         }
         if (st > 0.0 && b < a) || (st < 0.0 && b > a) {
-            bail!(
-                Shape,
-                "upper bound and larger bound inconsistent with step sign"
-            );
+            bail!(Shape, "upper bound and larger bound inconsistent with step sign");
         }
         let n = ((b - a) / st).ceil().max(0.0);
         if n > MAX_ELEMENTS as f64 {
-            bail!(
-                Limit,
-                "arange would have {n} elements; the limit is {MAX_ELEMENTS}"
-            );
+            bail!(Limit, "arange would have {n} elements; the limit is {MAX_ELEMENTS}");
         }
         let n = n as usize;
         let data = if dtype.is_float() {
@@ -503,22 +394,13 @@ impl Engine {
     pub fn full(&mut self, shape: &[usize], value: Scalar, dtype: Option<DType>) -> Result<Tensor> {
         check_numel(shape)?;
         let dtype = dtype.unwrap_or(value.dtype());
-        self.from_data(
-            Data::full(dtype, shape.iter().product(), value.as_f64()),
-            shape,
-        )
+        self.from_data(Data::full(dtype, shape.iter().product(), value.as_f64()), shape)
     }
 
     // ---------------------------------------------------------------- PyTorch view ops
 
     /// A PyTorch view of `src` with layout `layout`; `tg` is tinygrad's tracker for the same op.
-    pub fn torch_view(
-        &mut self,
-        src: &Tensor,
-        layout: Layout,
-        tg: ShapeTracker,
-        bridge_offset: i64,
-    ) -> Result<Tensor> {
+    pub fn torch_view(&mut self, src: &Tensor, layout: Layout, tg: ShapeTracker, bridge_offset: i64) -> Result<Tensor> {
         check_numel(layout.sizes())?;
         let src = self.resolve(src);
         let bridge = src.bridge.view(layout.sizes(), bridge_offset);
@@ -528,26 +410,12 @@ impl Engine {
     /// A movement op PyTorch performs as a copy (flip, pad, a reshape that cannot be a view):
     /// a new storage holding `op` applied to the source.
     /// `preserve` lays the copy out like the source (flip); otherwise it is row-major.
-    pub fn movement_copy(
-        &mut self,
-        src: &Tensor,
-        op: Op,
-        tg: ShapeTracker,
-        preserve: bool,
-    ) -> Result<Tensor> {
+    pub fn movement_copy(&mut self, src: &Tensor, op: Op, tg: ShapeTracker, preserve: bool) -> Result<Tensor> {
         let src = self.resolve(src);
         let st = interp::apply_movement(&ShapeTracker::from_shape(src.shape()), &op)?;
-        let moved = self
-            .graph
-            .push(op, src.dtype, st.shape().to_vec(), vec![src.node]);
-        let node = self
-            .graph
-            .push(Op::Contiguous, src.dtype, st.shape().to_vec(), vec![moved]);
-        let layout = if preserve {
-            src.layout.empty_like_preserve()
-        } else {
-            Layout::contiguous(st.shape())
-        };
+        let moved = self.graph.push(op, src.dtype, st.shape().to_vec(), vec![src.node]);
+        let node = self.graph.push(Op::Contiguous, src.dtype, st.shape().to_vec(), vec![moved]);
+        let layout = if preserve { src.layout.empty_like_preserve() } else { Layout::contiguous(st.shape()) };
         let mut out = self.computed_as(node, layout)?;
         out.tg = tg;
         Ok(out)
@@ -556,24 +424,14 @@ impl Engine {
     /// `clone()` and `contiguous()` of a non-contiguous tensor.
     pub fn copy(&mut self, src: &Tensor) -> Result<Tensor> {
         let src = self.resolve(src);
-        let node = self.graph.push(
-            Op::Contiguous,
-            src.dtype,
-            src.shape().to_vec(),
-            vec![src.node],
-        );
+        let node = self.graph.push(Op::Contiguous, src.dtype, src.shape().to_vec(), vec![src.node]);
         self.computed_as(node, src.layout.empty_like_preserve())
     }
 
     /// `contiguous()` of a non-contiguous tensor: a row-major copy.
     pub fn contiguous_copy(&mut self, src: &Tensor) -> Result<Tensor> {
         let src = self.resolve(src);
-        let node = self.graph.push(
-            Op::Contiguous,
-            src.dtype,
-            src.shape().to_vec(),
-            vec![src.node],
-        );
+        let node = self.graph.push(Op::Contiguous, src.dtype, src.shape().to_vec(), vec![src.node]);
         self.computed(node)
     }
 
@@ -587,9 +445,7 @@ impl Engine {
 
     fn operand_node(&mut self, o: &Operand, dtype: DType, shape: &[usize]) -> Result<UOpId> {
         match o {
-            Operand::Scalar(s) => Ok(self
-                .graph
-                .push(Op::Const(*s), dtype, shape.to_vec(), vec![])),
+            Operand::Scalar(s) => Ok(self.graph.push(Op::Const(*s), dtype, shape.to_vec(), vec![])),
             Operand::Tensor(t) => {
                 let t = self.resolve(t);
                 let node = self.cast_node(t.node, t.dtype, dtype);
@@ -607,32 +463,16 @@ impl Engine {
     }
 
     /// Reshape (prepend 1s) and expand a node to `shape`, as broadcasting does.
-    fn broadcast_node(
-        &mut self,
-        mut node: UOpId,
-        dtype: DType,
-        from: &[usize],
-        to: &[usize],
-    ) -> Result<UOpId> {
+    fn broadcast_node(&mut self, mut node: UOpId, dtype: DType, from: &[usize], to: &[usize]) -> Result<UOpId> {
         if from == to {
             return Ok(node);
         }
-        let padded: Vec<usize> = std::iter::repeat(1)
-            .take(to.len() - from.len())
-            .chain(from.iter().copied())
-            .collect();
+        let padded: Vec<usize> = std::iter::repeat(1).take(to.len() - from.len()).chain(from.iter().copied()).collect();
         if padded != from {
-            node = self.graph.push(
-                Op::Reshape(padded.clone()),
-                dtype,
-                padded.clone(),
-                vec![node],
-            );
+            node = self.graph.push(Op::Reshape(padded.clone()), dtype, padded.clone(), vec![node]);
         }
         if padded != to {
-            node = self
-                .graph
-                .push(Op::Expand(to.to_vec()), dtype, to.to_vec(), vec![node]);
+            node = self.graph.push(Op::Expand(to.to_vec()), dtype, to.to_vec(), vec![node]);
         }
         Ok(node)
     }
@@ -651,11 +491,7 @@ impl Engine {
         // Zero-dim tensors rank below dimensioned ones but keep their own dtype when they win.
         let zero_dim_only = dims.is_empty();
         if zero_dim_only {
-            return scalars
-                .iter()
-                .copied()
-                .reduce(DType::promote)
-                .unwrap_or(DType::Float32);
+            return scalars.iter().copied().reduce(DType::promote).unwrap_or(DType::Float32);
         }
         result_type(&dims, &scalars)
     }
@@ -690,28 +526,13 @@ impl Engine {
     }
 
     /// Builds `op(a, b)` computing in `dtype` (after PyTorch's promotion); comparisons give bool.
-    pub fn binary_node(
-        &mut self,
-        op: BinaryOp,
-        a: &Operand,
-        b: &Operand,
-        dtype: DType,
-    ) -> Result<(UOpId, DType, Vec<usize>)> {
+    pub fn binary_node(&mut self, op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) -> Result<(UOpId, DType, Vec<usize>)> {
         let shape = Self::broadcast_shapes(&[Self::shape_of(a), Self::shape_of(b)])?;
         check_numel(&shape)?;
         let x = self.operand_node(a, dtype, &shape)?;
         let y = self.operand_node(b, dtype, &shape)?;
-        let out = if op.is_comparison() {
-            DType::Bool
-        } else {
-            dtype
-        };
-        Ok((
-            self.graph
-                .push(Op::Binary(op), out, shape.clone(), vec![x, y]),
-            out,
-            shape,
-        ))
+        let out = if op.is_comparison() { DType::Bool } else { dtype };
+        Ok((self.graph.push(Op::Binary(op), out, shape.clone(), vec![x, y]), out, shape))
     }
 
     pub fn binary(&mut self, op: BinaryOp, a: &Operand, b: &Operand) -> Result<Tensor> {
@@ -739,11 +560,7 @@ impl Engine {
         Ok(match op {
             BinaryOp::Div if !dtype.is_float() => DType::Float32,
             BinaryOp::And | BinaryOp::Or | BinaryOp::Xor if dtype.is_float() => {
-                bail!(
-                    DType,
-                    "\"bitwise_{}_cpu\" not implemented for 'Float'",
-                    format!("{op:?}").to_lowercase()
-                )
+                bail!(DType, "\"bitwise_{}_cpu\" not implemented for 'Float'", format!("{op:?}").to_lowercase())
             }
             BinaryOp::Sub if dtype == DType::Bool => {
                 bail!(DType, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.")
@@ -756,24 +573,16 @@ impl Engine {
         let a = self.resolve(a);
         let dtype = match op {
             UnaryOp::Exp | UnaryOp::Log | UnaryOp::Sqrt | UnaryOp::Sigmoid | UnaryOp::Tanh => {
-                if a.dtype.is_float() {
-                    a.dtype
-                } else {
-                    DType::Float32
-                }
+                if a.dtype.is_float() { a.dtype } else { DType::Float32 }
             }
             UnaryOp::Neg if a.dtype == DType::Bool => {
                 bail!(DType, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
             }
-            UnaryOp::Not if a.dtype.is_float() => {
-                bail!(DType, "\"bitwise_not_cpu\" not implemented for 'Float'")
-            }
+            UnaryOp::Not if a.dtype.is_float() => bail!(DType, "\"bitwise_not_cpu\" not implemented for 'Float'"),
             _ => a.dtype,
         };
         let x = self.cast_node(a.node, a.dtype, dtype);
-        let node = self
-            .graph
-            .push(Op::Unary(op), dtype, a.shape().to_vec(), vec![x]);
+        let node = self.graph.push(Op::Unary(op), dtype, a.shape().to_vec(), vec![x]);
         self.computed_as(node, Layout::elementwise_output(a.shape(), &[&a.layout]))
     }
 
@@ -787,16 +596,13 @@ impl Engine {
     }
 
     pub fn where_(&mut self, c: &Operand, x: &Operand, y: &Operand) -> Result<Tensor> {
-        let shape =
-            Self::broadcast_shapes(&[Self::shape_of(c), Self::shape_of(x), Self::shape_of(y)])?;
+        let shape = Self::broadcast_shapes(&[Self::shape_of(c), Self::shape_of(x), Self::shape_of(y)])?;
         check_numel(&shape)?;
         let dtype = self.promote(&[x, y]);
         let cn = self.operand_node(c, DType::Bool, &shape)?;
         let xn = self.operand_node(x, dtype, &shape)?;
         let yn = self.operand_node(y, dtype, &shape)?;
-        let node = self
-            .graph
-            .push(Op::Where, dtype, shape.clone(), vec![cn, xn, yn]);
+        let node = self.graph.push(Op::Where, dtype, shape.clone(), vec![cn, xn, yn]);
         self.computed_as(node, Self::output_layout(&shape, &[c, x, y]))
     }
 
@@ -804,65 +610,23 @@ impl Engine {
 
     /// Reduces `axes` (already normalised, sorted, deduplicated) of a tensor; `keepdim` keeps
     /// them as size 1. Sums of bool and int tensors count in int, as PyTorch's do (in int64).
-    pub fn reduce(
-        &mut self,
-        op: ReduceOp,
-        a: &Tensor,
-        axes: &[usize],
-        keepdim: bool,
-    ) -> Result<Tensor> {
+    pub fn reduce(&mut self, op: ReduceOp, a: &Tensor, axes: &[usize], keepdim: bool) -> Result<Tensor> {
         let a = self.resolve(a);
         let node = self.reduce_node(op, a.node, a.dtype, a.shape(), axes, keepdim)?;
         self.computed(node)
     }
 
-    fn reduce_node(
-        &mut self,
-        op: ReduceOp,
-        node: UOpId,
-        dtype: DType,
-        shape: &[usize],
-        axes: &[usize],
-        keepdim: bool,
-    ) -> Result<UOpId> {
-        let out_dtype = if op == ReduceOp::Sum && !dtype.is_float() {
-            DType::Int32
-        } else {
-            dtype
-        };
+    fn reduce_node(&mut self, op: ReduceOp, node: UOpId, dtype: DType, shape: &[usize], axes: &[usize], keepdim: bool) -> Result<UOpId> {
+        let out_dtype = if op == ReduceOp::Sum && !dtype.is_float() { DType::Int32 } else { dtype };
         if op != ReduceOp::Sum && axes.iter().any(|&d| shape[d] == 0) {
-            bail!(
-                Index,
-                "{}(): Expected reduction dim {} to have non-zero size.",
-                if op == ReduceOp::Max { "max" } else { "min" },
-                axes[0]
-            );
+            bail!(Index, "{}(): Expected reduction dim {} to have non-zero size.", if op == ReduceOp::Max { "max" } else { "min" }, axes[0]);
         }
         let x = self.cast_node(node, dtype, out_dtype);
-        let kept: Vec<usize> = shape
-            .iter()
-            .enumerate()
-            .map(|(d, &n)| if axes.contains(&d) { 1 } else { n })
-            .collect();
-        let mut out = self.graph.push(
-            Op::Reduce(op, axes.to_vec()),
-            out_dtype,
-            kept.clone(),
-            vec![x],
-        );
+        let kept: Vec<usize> = shape.iter().enumerate().map(|(d, &n)| if axes.contains(&d) { 1 } else { n }).collect();
+        let mut out = self.graph.push(Op::Reduce(op, axes.to_vec()), out_dtype, kept.clone(), vec![x]);
         if !keepdim {
-            let squeezed: Vec<usize> = shape
-                .iter()
-                .enumerate()
-                .filter(|(d, _)| !axes.contains(d))
-                .map(|(_, &n)| n)
-                .collect();
-            out = self.graph.push(
-                Op::Reshape(squeezed.clone()),
-                out_dtype,
-                squeezed,
-                vec![out],
-            );
+            let squeezed: Vec<usize> = shape.iter().enumerate().filter(|(d, _)| !axes.contains(d)).map(|(_, &n)| n).collect();
+            out = self.graph.push(Op::Reshape(squeezed.clone()), out_dtype, squeezed, vec![out]);
         }
         Ok(out)
     }
@@ -880,15 +644,8 @@ impl Engine {
         let count: usize = axes.iter().map(|&d| a.shape()[d]).product();
         let s = self.reduce_node(ReduceOp::Sum, a.node, a.dtype, a.shape(), axes, keepdim)?;
         let shape = self.graph.node(s).shape.clone();
-        let c = self.graph.push(
-            Op::Const(Scalar::Float(count as f64)),
-            a.dtype,
-            shape.clone(),
-            vec![],
-        );
-        let node = self
-            .graph
-            .push(Op::Binary(BinaryOp::Div), a.dtype, shape, vec![s, c]);
+        let c = self.graph.push(Op::Const(Scalar::Float(count as f64)), a.dtype, shape.clone(), vec![]);
+        let node = self.graph.push(Op::Binary(BinaryOp::Div), a.dtype, shape, vec![s, c]);
         self.computed(node)
     }
 
@@ -896,76 +653,31 @@ impl Engine {
     /// replaced by 0 so that all -inf rows give -inf, as PyTorch does.
     pub fn logsumexp(&mut self, a: &Tensor, axes: &[usize], keepdim: bool) -> Result<Tensor> {
         let a = self.resolve(a);
-        let dtype = if a.dtype.is_float() {
-            a.dtype
-        } else {
-            DType::Float32
-        };
+        let dtype = if a.dtype.is_float() { a.dtype } else { DType::Float32 };
         let shape = a.shape().to_vec();
         let x = self.cast_node(a.node, a.dtype, dtype);
         let m = self.reduce_node(ReduceOp::Max, x, dtype, &shape, axes, true)?;
         let mshape = self.graph.node(m).shape.clone();
-        let absm = self
-            .graph
-            .push(Op::Unary(UnaryOp::Abs), dtype, mshape.clone(), vec![m]);
-        let inf = self.graph.push(
-            Op::Const(Scalar::Float(f64::INFINITY)),
-            dtype,
-            mshape.clone(),
-            vec![],
-        );
-        let is_inf = self.graph.push(
-            Op::Binary(BinaryOp::CmpEq),
-            DType::Bool,
-            mshape.clone(),
-            vec![absm, inf],
-        );
-        let zero = self
-            .graph
-            .push(Op::Const(Scalar::Float(0.0)), dtype, mshape.clone(), vec![]);
-        let safe = self
-            .graph
-            .push(Op::Where, dtype, mshape.clone(), vec![is_inf, zero, m]);
+        let absm = self.graph.push(Op::Unary(UnaryOp::Abs), dtype, mshape.clone(), vec![m]);
+        let inf = self.graph.push(Op::Const(Scalar::Float(f64::INFINITY)), dtype, mshape.clone(), vec![]);
+        let is_inf = self.graph.push(Op::Binary(BinaryOp::CmpEq), DType::Bool, mshape.clone(), vec![absm, inf]);
+        let zero = self.graph.push(Op::Const(Scalar::Float(0.0)), dtype, mshape.clone(), vec![]);
+        let safe = self.graph.push(Op::Where, dtype, mshape.clone(), vec![is_inf, zero, m]);
         let wide = self.broadcast_node(safe, dtype, &mshape, &shape)?;
-        let shifted = self.graph.push(
-            Op::Binary(BinaryOp::Sub),
-            dtype,
-            shape.clone(),
-            vec![x, wide],
-        );
-        let e = self
-            .graph
-            .push(Op::Unary(UnaryOp::Exp), dtype, shape.clone(), vec![shifted]);
+        let shifted = self.graph.push(Op::Binary(BinaryOp::Sub), dtype, shape.clone(), vec![x, wide]);
+        let e = self.graph.push(Op::Unary(UnaryOp::Exp), dtype, shape.clone(), vec![shifted]);
         let s = self.reduce_node(ReduceOp::Sum, e, dtype, &shape, axes, true)?;
-        let l = self
-            .graph
-            .push(Op::Unary(UnaryOp::Log), dtype, mshape.clone(), vec![s]);
-        let mut out = self.graph.push(
-            Op::Binary(BinaryOp::Add),
-            dtype,
-            mshape.clone(),
-            vec![l, safe],
-        );
+        let l = self.graph.push(Op::Unary(UnaryOp::Log), dtype, mshape.clone(), vec![s]);
+        let mut out = self.graph.push(Op::Binary(BinaryOp::Add), dtype, mshape.clone(), vec![l, safe]);
         if !keepdim {
-            let squeezed: Vec<usize> = shape
-                .iter()
-                .enumerate()
-                .filter(|(d, _)| !axes.contains(d))
-                .map(|(_, &n)| n)
-                .collect();
-            out = self
-                .graph
-                .push(Op::Reshape(squeezed.clone()), dtype, squeezed, vec![out]);
+            let squeezed: Vec<usize> = shape.iter().enumerate().filter(|(d, _)| !axes.contains(d)).map(|(_, &n)| n).collect();
+            out = self.graph.push(Op::Reshape(squeezed.clone()), dtype, squeezed, vec![out]);
         }
         let mut t = self.computed(out)?;
         // The bridge reduces only the first of the given axes.
         if let Some(&first) = axes.first() {
-            let bshape: Vec<usize> = shape
-                .iter()
-                .enumerate()
-                .filter(|&(d, _)| keepdim || d != first)
-                .map(|(d, &n)| if d == first { 1 } else { n })
-                .collect();
+            let bshape: Vec<usize> =
+                shape.iter().enumerate().filter(|&(d, _)| keepdim || d != first).map(|(d, &n)| if d == first { 1 } else { n }).collect();
             t.bridge = Bridge::fresh(&bshape);
         }
         Ok(t)
@@ -973,13 +685,7 @@ impl Engine {
 
     /// Index of the first maximum (or minimum) along `axis`, composed from ops the graph has
     /// (tinygrad's construction): where x equals the max, count down from n; take the max.
-    pub fn arg_reduce(
-        &mut self,
-        a: &Tensor,
-        axis: usize,
-        keepdim: bool,
-        max: bool,
-    ) -> Result<Tensor> {
+    pub fn arg_reduce(&mut self, a: &Tensor, axis: usize, keepdim: bool, max: bool) -> Result<Tensor> {
         let a = self.resolve(a);
         let shape = a.shape().to_vec();
         let n = shape[axis];
@@ -987,58 +693,19 @@ impl Engine {
         let m = self.reduce_node(op, a.node, a.dtype, &shape, &[axis], true)?;
         let mshape = self.graph.node(m).shape.clone();
         let wide = self.broadcast_node(m, a.dtype, &mshape, &shape)?;
-        let hit = self.graph.push(
-            Op::Binary(BinaryOp::CmpEq),
-            DType::Bool,
-            shape.clone(),
-            vec![a.node, wide],
-        );
+        let hit = self.graph.push(Op::Binary(BinaryOp::CmpEq), DType::Bool, shape.clone(), vec![a.node, wide]);
         let down: Vec<i32> = (0..n).map(|i| (n - i) as i32).collect();
         let counter = self.from_data(Data::I32(down), &[n])?;
         let mut cshape = vec![1; shape.len()];
         cshape[axis] = n;
-        let c = self.graph.push(
-            Op::Reshape(cshape.clone()),
-            DType::Int32,
-            cshape.clone(),
-            vec![counter.node],
-        );
-        let c = self.graph.push(
-            Op::Expand(shape.clone()),
-            DType::Int32,
-            shape.clone(),
-            vec![c],
-        );
-        let zero = self.graph.push(
-            Op::Const(Scalar::Int(0)),
-            DType::Int32,
-            shape.clone(),
-            vec![],
-        );
-        let picked = self
-            .graph
-            .push(Op::Where, DType::Int32, shape.clone(), vec![hit, c, zero]);
-        let best = self.reduce_node(
-            ReduceOp::Max,
-            picked,
-            DType::Int32,
-            &shape,
-            &[axis],
-            keepdim,
-        )?;
+        let c = self.graph.push(Op::Reshape(cshape.clone()), DType::Int32, cshape.clone(), vec![counter.node]);
+        let c = self.graph.push(Op::Expand(shape.clone()), DType::Int32, shape.clone(), vec![c]);
+        let zero = self.graph.push(Op::Const(Scalar::Int(0)), DType::Int32, shape.clone(), vec![]);
+        let picked = self.graph.push(Op::Where, DType::Int32, shape.clone(), vec![hit, c, zero]);
+        let best = self.reduce_node(ReduceOp::Max, picked, DType::Int32, &shape, &[axis], keepdim)?;
         let bshape = self.graph.node(best).shape.clone();
-        let nn = self.graph.push(
-            Op::Const(Scalar::Int(n as i64)),
-            DType::Int32,
-            bshape.clone(),
-            vec![],
-        );
-        let node = self.graph.push(
-            Op::Binary(BinaryOp::Sub),
-            DType::Int32,
-            bshape,
-            vec![nn, best],
-        );
+        let nn = self.graph.push(Op::Const(Scalar::Int(n as i64)), DType::Int32, bshape.clone(), vec![]);
+        let node = self.graph.push(Op::Binary(BinaryOp::Sub), DType::Int32, bshape, vec![nn, best]);
         self.computed(node)
     }
 
@@ -1049,30 +716,14 @@ impl Engine {
     /// ([`Engine::check_write_overlap`], shape, dtype). Returns the storage indices written.
     pub fn write(&mut self, target: &Tensor, value: UOpId) -> Result<Write> {
         let target = self.realize(target)?;
-        let StorageRef::Realized(s) = target.storage else {
-            unreachable!("realize leaves no pending storage")
-        };
+        let StorageRef::Realized(s) = target.storage else { unreachable!("realize leaves no pending storage") };
         let vshape = self.graph.node(value).shape.clone();
         let vdtype = self.graph.node(value).dtype;
-        assert_eq!(
-            vshape,
-            target.shape(),
-            "the caller broadcasts the value to the target's shape"
-        );
+        assert_eq!(vshape, target.shape(), "the caller broadcasts the value to the target's shape");
         let value = self.cast_node(value, vdtype, target.dtype);
-        let st = ShapeTracker::from_view(View::new(
-            target.shape(),
-            Some(target.layout.strides()),
-            target.layout.offset(),
-            None,
-        ));
+        let st = ShapeTracker::from_view(View::new(target.shape(), Some(target.layout.strides()), target.layout.offset(), None));
         let buffer = self.buffer_nodes[s];
-        let store = self.graph.push(
-            Op::Store(st),
-            target.dtype,
-            vec![self.storages[s].data.len()],
-            vec![buffer, value],
-        );
+        let store = self.graph.push(Op::Store(st), target.dtype, vec![self.storages[s].data.len()], vec![buffer, value]);
         // Everything the statement computed so far reads the storage as it was: realize it
         // first. The value itself is evaluated into a temporary before any element is
         // written, which resolves read/write hazards (tinygrad's fix_store_hazard).
@@ -1082,27 +733,14 @@ impl Engine {
         let storage = &mut self.storages[s];
         storage.data.scatter(&elements, &data);
         storage.version += 1;
-        self.events.push(Event::Store {
-            node: store,
-            storage: s,
-        });
-        Ok(Write {
-            storage: s,
-            elements,
-        })
+        self.events.push(Event::Store { node: store, storage: s });
+        Ok(Write { storage: s, elements })
     }
 
     /// PyTorch's memory-overlap checks for a write into `target` that reads `inputs`.
-    pub fn check_write_overlap(
-        &mut self,
-        target: &Tensor,
-        inputs: &[Tensor],
-        rules: OverlapRules,
-    ) -> Result<()> {
+    pub fn check_write_overlap(&mut self, target: &Tensor, inputs: &[Tensor], rules: OverlapRules) -> Result<()> {
         let target = self.realize(target)?;
-        let StorageRef::Realized(s) = target.storage else {
-            unreachable!("realize leaves no pending storage")
-        };
+        let StorageRef::Realized(s) = target.storage else { unreachable!("realize leaves no pending storage") };
         if rules.internal && overlap::has_internal_overlap(&target.layout) == MemOverlap::Yes {
             return Err(Error::Overlap {
                 message: "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".into(),
@@ -1115,9 +753,7 @@ impl Engine {
                 if input.storage != StorageRef::Realized(s) {
                     continue;
                 }
-                if overlap::overlap_status(&target.layout, &input.layout)
-                    == MemOverlapStatus::Partial
-                {
+                if overlap::overlap_status(&target.layout, &input.layout) == MemOverlapStatus::Partial {
                     return Err(Error::Overlap {
                         message: "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.".into(),
                         elements: overlap::shared_elements(&target.layout, &input.layout),
@@ -1136,8 +772,7 @@ impl Engine {
     /// A unary op's node over a tensor in its own dtype (for in-place unary writes).
     pub fn unary_node(&mut self, op: UnaryOp, t: &Tensor) -> UOpId {
         let t = self.resolve(t);
-        self.graph
-            .push(Op::Unary(op), t.dtype, t.shape().to_vec(), vec![t.node])
+        self.graph.push(Op::Unary(op), t.dtype, t.shape().to_vec(), vec![t.node])
     }
 }
 
@@ -1149,10 +784,7 @@ pub fn check_numel(shape: &[usize]) -> Result<()> {
     let n = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
     match n {
         Some(n) if n <= MAX_ELEMENTS => Ok(()),
-        _ => bail!(
-            Limit,
-            "a tensor of shape {shape:?} would exceed the limit of {MAX_ELEMENTS} elements"
-        ),
+        _ => bail!(Limit, "a tensor of shape {shape:?} would exceed the limit of {MAX_ELEMENTS} elements"),
     }
 }
 
@@ -1168,30 +800,15 @@ pub fn gather_layout(data: &Data, layout: &Layout) -> Data {
 pub fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
     let n = ndim.max(1) as i64;
     if dim < -n || dim >= n {
-        bail!(
-            Index,
-            "Dimension out of range (expected to be in range of [{}, {}], but got {})",
-            -n,
-            n - 1,
-            dim
-        );
+        bail!(Index, "Dimension out of range (expected to be in range of [{}, {}], but got {})", -n, n - 1, dim);
     }
-    Ok(if dim < 0 {
-        (dim + n) as usize
-    } else {
-        dim as usize
-    })
+    Ok(if dim < 0 { (dim + n) as usize } else { dim as usize })
 }
 
 /// Layout of the index items applied to a contiguous tensor of `shape`, as a view to push onto
 /// tinygrad's tracker (for ops tinygrad has no movement op for).
 pub fn restride_view(layout: &Layout) -> View {
-    View::new(
-        layout.sizes(),
-        Some(layout.strides()),
-        layout.offset(),
-        None,
-    )
+    View::new(layout.sizes(), Some(layout.strides()), layout.offset(), None)
 }
 
 /// Index items that PyTorch's basic indexing accepts, re-exported for the runner.

@@ -217,11 +217,7 @@ impl Layout {
     /// in the order of `self`'s strides (PyTorch's `infer_dense_strides`).
     pub fn empty_like_preserve(&self) -> Layout {
         if self.is_non_overlapping_and_dense() {
-            return Layout {
-                sizes: self.sizes.clone(),
-                strides: self.strides.clone(),
-                offset: 0,
-            };
+            return Layout { sizes: self.sizes.clone(), strides: self.strides.clone(), offset: 0 };
         }
         let perm = iteration_order(self.ndim(), |d0, d1| {
             let (s0, s1) = (self.strides[d0], self.strides[d1]);
@@ -241,11 +237,7 @@ impl Layout {
                 cur = cur.saturating_mul(to_i64(self.sizes[d]));
             }
         }
-        Layout {
-            sizes: self.sizes.clone(),
-            strides,
-            offset: 0,
-        }
+        Layout { sizes: self.sizes.clone(), strides, offset: 0 }
     }
 
     /// The layout TensorIterator allocates for the output of an elementwise op over `inputs`
@@ -258,15 +250,8 @@ impl Layout {
                 return Layout::contiguous(shape);
             }
             let first = &inputs[0].strides;
-            if inputs
-                .iter()
-                .all(|l| l.is_non_overlapping_and_dense() && &l.strides == first)
-            {
-                return Layout {
-                    sizes: shape.to_vec(),
-                    strides: first.clone(),
-                    offset: 0,
-                };
+            if inputs.iter().all(|l| l.is_non_overlapping_and_dense() && &l.strides == first) {
+                return Layout { sizes: shape.to_vec(), strides: first.clone(), offset: 0 };
             }
         }
         // Each input's strides over the broadcast shape; broadcast dims get 0 and are ignored.
@@ -313,11 +298,7 @@ impl Layout {
             out[d] = cur;
             cur = cur.saturating_mul(to_i64(shape[d]));
         }
-        Layout {
-            sizes: shape.to_vec(),
-            strides: out,
-            offset: 0,
-        }
+        Layout { sizes: shape.to_vec(), strides: out, offset: 0 }
     }
 
     /// The lowest and highest storage index an element maps to; `None` for an empty tensor.

@@ -30,17 +30,9 @@ pub enum StmtKind {
     /// `name = expr` or `a, b = expr` (several targets unpack a tuple).
     Assign { targets: Vec<String>, value: Expr },
     /// `target op= value`, where target is a name or a subscript (`a[1:] *= 2`).
-    AugAssign {
-        target: Expr,
-        op: BinOp,
-        value: Expr,
-    },
+    AugAssign { target: Expr, op: BinOp, value: Expr },
     /// `target[index] = value`.
-    SetItem {
-        target: Expr,
-        index: Vec<Expr>,
-        value: Expr,
-    },
+    SetItem { target: Expr, index: Vec<Expr>, value: Expr },
     /// A bare expression, usually a method call such as `a.add_(1)`.
     Expr(Expr),
 }
@@ -91,35 +83,14 @@ pub enum ExprKind {
     Ellipsis,
     Tuple(Vec<Expr>),
     List(Vec<Expr>),
-    Unary {
-        op: UnaryOp,
-        operand: Box<Expr>,
-    },
-    Binary {
-        op: BinOp,
-        lhs: Box<Expr>,
-        rhs: Box<Expr>,
-    },
+    Unary { op: UnaryOp, operand: Box<Expr> },
+    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr> },
     /// `func(args, key=value)`; `func` is a name, an attribute (`a.view`, `torch.arange`) or any
     /// other expression.
-    Call {
-        func: Box<Expr>,
-        args: Vec<Expr>,
-        kwargs: Vec<(String, Expr)>,
-    },
-    Attr {
-        value: Box<Expr>,
-        name: String,
-    },
+    Call { func: Box<Expr>, args: Vec<Expr>, kwargs: Vec<(String, Expr)> },
+    Attr { value: Box<Expr>, name: String },
     /// `value[i, j:k, None, ...]`; each item is an expression or a [`ExprKind::Slice`].
-    Index {
-        value: Box<Expr>,
-        items: Vec<Expr>,
-    },
+    Index { value: Box<Expr>, items: Vec<Expr> },
     /// `start:stop:step` inside an index.
-    Slice {
-        start: Option<Box<Expr>>,
-        stop: Option<Box<Expr>>,
-        step: Option<Box<Expr>>,
-    },
+    Slice { start: Option<Box<Expr>>, stop: Option<Box<Expr>>, step: Option<Box<Expr>> },
 }

@@ -16,83 +16,13 @@ use crate::uop::{BinaryOp, Op, ReduceOp, UnaryOp};
 
 /// Functions callable without a receiver (`arange(3)`, `torch.arange(3)`, `F.relu(x)`).
 const FUNCTIONS: &[&str] = &[
-    "arange",
-    "zeros",
-    "ones",
-    "full",
-    "tensor",
-    "empty",
-    "empty_strided",
-    "zeros_like",
-    "ones_like",
-    "full_like",
-    "empty_like",
-    "as_strided",
-    "add",
-    "sub",
-    "mul",
-    "div",
-    "true_divide",
-    "where",
-    "exp",
-    "log",
-    "sqrt",
-    "abs",
-    "relu",
-    "sigmoid",
-    "tanh",
-    "clamp",
-    "clip",
-    "neg",
-    "maximum",
-    "minimum",
-    "pow",
-    "sum",
-    "mean",
-    "max",
-    "min",
-    "amax",
-    "amin",
-    "argmax",
-    "argmin",
-    "logsumexp",
-    "flip",
-    "reshape",
-    "permute",
-    "transpose",
-    "swapaxes",
-    "t",
-    "movedim",
-    "moveaxis",
-    "squeeze",
-    "unsqueeze",
-    "narrow",
-    "select",
-    "diagonal",
-    "flatten",
-    "unflatten",
-    "clone",
-    "detach",
-    "matmul",
-    "eq",
-    "ne",
-    "lt",
-    "le",
-    "gt",
-    "ge",
-    "print",
-    "len",
-    "pad",
-    "contiguous",
-    "logical_not",
-    "softmax",
-    "log_softmax",
-    "linear",
-    "cat",
-    "stack",
-    "conv2d",
-    "max_pool2d",
-    "avg_pool2d",
+    "arange", "zeros", "ones", "full", "tensor", "empty", "empty_strided", "zeros_like", "ones_like", "full_like",
+    "empty_like", "as_strided", "add", "sub", "mul", "div", "true_divide", "where", "exp", "log", "sqrt", "abs",
+    "relu", "sigmoid", "tanh", "clamp", "clip", "neg", "maximum", "minimum", "pow", "sum", "mean", "max", "min",
+    "amax", "amin", "argmax", "argmin", "logsumexp", "flip", "reshape", "permute", "transpose", "swapaxes", "t",
+    "movedim", "moveaxis", "squeeze", "unsqueeze", "narrow", "select", "diagonal", "flatten", "unflatten", "clone",
+    "detach", "matmul", "eq", "ne", "lt", "le", "gt", "ge", "print", "len", "pad", "contiguous", "logical_not",
+    "softmax", "log_softmax", "linear", "cat", "stack", "conv2d", "max_pool2d", "avg_pool2d",
 ];
 
 const DTYPES: &[(&str, DType)] = &[
@@ -113,10 +43,7 @@ pub fn builtin(name: &str) -> Option<Value> {
         "F" | "functional" => Some(Value::Module("F")),
         "nn" => Some(Value::Module("nn")),
         _ if FUNCTIONS.contains(&name) => Some(Value::Func(name.to_string())),
-        _ => DTYPES
-            .iter()
-            .find(|(n, _)| *n == name && !matches!(*n, "float" | "int" | "bool"))
-            .map(|(_, d)| Value::DType(*d)),
+        _ => DTYPES.iter().find(|(n, _)| *n == name && !matches!(*n, "float" | "int" | "bool")).map(|(_, d)| Value::DType(*d)),
     }
 }
 
@@ -140,11 +67,7 @@ pub fn attr(run: &mut Run, v: Value, name: &str) -> Result<Value> {
             Some((_, v)) => Ok(v),
             None => bail!(Type, "'tuple' object has no attribute '{name}'"),
         },
-        other => bail!(
-            Type,
-            "'{}' object has no attribute '{name}'",
-            other.type_name()
-        ),
+        other => bail!(Type, "'{}' object has no attribute '{name}'", other.type_name()),
     }
 }
 
@@ -184,11 +107,7 @@ fn operand(v: Value, what: &str) -> Result<Operand> {
     match v {
         Value::Tensor(t) => Ok(Operand::Tensor(t)),
         Value::Scalar(s) => Ok(Operand::Scalar(s)),
-        other => bail!(
-            Type,
-            "{what} must be Tensor or Number, not {}",
-            other.type_name()
-        ),
+        other => bail!(Type, "{what} must be Tensor or Number, not {}", other.type_name()),
     }
 }
 
@@ -198,28 +117,7 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
     // Functions that mirror a method take the tensor first: `torch.flip(a, (0,))`.
     if !matches!(
         name,
-        "arange"
-            | "zeros"
-            | "ones"
-            | "full"
-            | "tensor"
-            | "empty"
-            | "empty_strided"
-            | "where"
-            | "print"
-            | "len"
-            | "add"
-            | "sub"
-            | "mul"
-            | "div"
-            | "true_divide"
-            | "max"
-            | "min"
-            | "pad"
-            | "zeros_like"
-            | "ones_like"
-            | "full_like"
-            | "empty_like"
+        "arange" | "zeros" | "ones" | "full" | "tensor" | "empty" | "empty_strided" | "where" | "print" | "len" | "add" | "sub" | "mul" | "div" | "true_divide" | "max" | "min" | "pad" | "zeros_like" | "ones_like" | "full_like" | "empty_like"
     ) {
         let first = args.req(0, "input")?;
         let t = tensor_arg(first, &format!("{name}(): argument 'input'"))?;
@@ -247,11 +145,7 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
             let dtype = args.dtype()?;
             args.finish()?;
             let v = if name == "ones" { 1 } else { 0 };
-            Ok(Value::Tensor(run.engine.full(
-                &shape,
-                Scalar::Int(v),
-                Some(dtype.unwrap_or(DType::Float32)),
-            )?))
+            Ok(Value::Tensor(run.engine.full(&shape, Scalar::Int(v), Some(dtype.unwrap_or(DType::Float32)))?))
         }
         "full" => {
             let shape = sizes(args.req(0, "size")?.as_ints("size")?)?;
@@ -262,37 +156,23 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
         }
         "zeros_like" | "ones_like" | "empty_like" | "full_like" => {
             let t = tensor_arg(args.req(0, "input")?, "input")?;
-            let value = if name == "full_like" {
-                args.req(1, "fill_value")?.as_scalar("fill_value")?
-            } else {
-                Scalar::Int(i64::from(name == "ones_like"))
-            };
+            let value = if name == "full_like" { args.req(1, "fill_value")?.as_scalar("fill_value")? } else { Scalar::Int(i64::from(name == "ones_like")) };
             let dtype = args.dtype()?.unwrap_or(t.dtype());
             args.finish()?;
-            Ok(Value::Tensor(run.engine.full(
-                t.shape(),
-                value,
-                Some(dtype),
-            )?))
+            Ok(Value::Tensor(run.engine.full(t.shape(), value, Some(dtype))?))
         }
         "tensor" => {
             let data = args.req(0, "data")?;
             let dtype = args.dtype()?;
             args.finish()?;
-            Ok(Value::Tensor(tensor_from_nested(
-                &mut run.engine,
-                &data,
-                dtype,
-            )?))
+            Ok(Value::Tensor(tensor_from_nested(&mut run.engine, &data, dtype)?))
         }
         "empty_strided" => {
             let size = sizes(args.req(0, "size")?.as_ints("size")?)?;
             let stride = args.req(1, "stride")?.as_ints("stride")?;
             let dtype = args.dtype()?.unwrap_or(DType::Float32);
             args.finish()?;
-            Ok(Value::Tensor(
-                run.engine.empty_strided(dtype, &size, &stride)?,
-            ))
+            Ok(Value::Tensor(run.engine.empty_strided(dtype, &size, &stride)?))
         }
         "where" => {
             let c = operand(args.req(0, "condition")?, "condition")?;
@@ -343,10 +223,7 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
             // F.pad: pairs from the LAST dim backwards, (left, right, top, bottom, ...).
             let t = tensor_arg(args.req(0, "input")?, "input")?;
             let pad = args.req(1, "pad")?.as_ints("pad")?;
-            let value = args
-                .opt(3, "value")
-                .map(|v| v.as_scalar("value"))
-                .transpose()?;
+            let value = args.opt(3, "value").map(|v| v.as_scalar("value")).transpose()?;
             let _mode = args.opt(2, "mode");
             args.finish()?;
             if pad.len() % 2 != 0 || pad.len() / 2 > t.shape().len() {
@@ -372,11 +249,7 @@ fn sizes(v: Vec<i64>) -> Result<Vec<usize>> {
     v.into_iter()
         .map(|n| match usize::try_from(n) {
             Ok(n) => Ok(n),
-            Err(_) => bail!(
-                Shape,
-                "Trying to create tensor with negative dimension {n}: {:?}",
-                n
-            ),
+            Err(_) => bail!(Shape, "Trying to create tensor with negative dimension {n}: {:?}", n),
         })
         .collect()
 }
@@ -386,11 +259,7 @@ fn scaled(run: &mut Run, b: Operand, alpha: Option<Value>) -> Result<Operand> {
         None | Some(Value::None) => Ok(b),
         Some(a) => {
             let a = a.as_scalar("alpha")?;
-            Ok(Operand::Tensor(run.engine.binary(
-                BinaryOp::Mul,
-                &b,
-                &Operand::Scalar(a),
-            )?))
+            Ok(Operand::Tensor(run.engine.binary(BinaryOp::Mul, &b, &Operand::Scalar(a))?))
         }
     }
 }
@@ -402,12 +271,7 @@ fn tensor_from_nested(engine: &mut Engine, data: &Value, dtype: Option<DType>) -
                 if shape.len() == depth {
                     shape.push(items.len());
                 } else if shape.len() < depth || shape[depth] != items.len() {
-                    bail!(
-                        Shape,
-                        "expected sequence of length {} at dim {depth} (got {})",
-                        shape.get(depth).copied().unwrap_or(0),
-                        items.len()
-                    );
+                    bail!(Shape, "expected sequence of length {} at dim {depth} (got {})", shape.get(depth).copied().unwrap_or(0), items.len());
                 }
                 for item in items {
                     walk(item, depth + 1, shape, out)?;
@@ -421,10 +285,7 @@ fn tensor_from_nested(engine: &mut Engine, data: &Value, dtype: Option<DType>) -
                 out.push(*s);
                 Ok(())
             }
-            Value::Tensor(_) => bail!(
-                Unsupported,
-                "tensor() of a list of tensors is not supported; use stack()"
-            ),
+            Value::Tensor(_) => bail!(Unsupported, "tensor() of a list of tensors is not supported; use stack()"),
             other => bail!(Type, "Could not infer dtype of {}", other.type_name()),
         }
     }
@@ -432,16 +293,8 @@ fn tensor_from_nested(engine: &mut Engine, data: &Value, dtype: Option<DType>) -
     let mut flat = Vec::new();
     walk(data, 0, &mut shape, &mut flat)?;
     crate::tensor::check_numel(&shape)?;
-    let inferred = flat
-        .iter()
-        .map(|s| s.dtype())
-        .max()
-        .unwrap_or(DType::Float32);
-    let dtype = dtype.unwrap_or(if flat.is_empty() {
-        DType::Float32
-    } else {
-        inferred
-    });
+    let inferred = flat.iter().map(|s| s.dtype()).max().unwrap_or(DType::Float32);
+    let dtype = dtype.unwrap_or(if flat.is_empty() { DType::Float32 } else { inferred });
     let data = Data::F32(vec![]).cast(dtype);
     let data = match data {
         Data::Bool(_) => Data::Bool(flat.iter().map(|s| s.as_f64() != 0.0).collect()),
@@ -459,19 +312,14 @@ fn tensor_from_nested(engine: &mut Engine, data: &Value, dtype: Option<DType>) -
 fn permuted(run: &mut Run, t: &Tensor, f: impl Fn(&Layout) -> Result<Layout>) -> Result<Tensor> {
     let layout = f(t.layout())?;
     let ids: Vec<i64> = (0..t.shape().len() as i64).collect();
-    let perm: Vec<usize> = f(&Layout::new(t.shape(), &ids, 0))?
-        .strides()
-        .iter()
-        .map(|&s| s as usize)
-        .collect();
+    let perm: Vec<usize> = f(&Layout::new(t.shape(), &ids, 0))?.strides().iter().map(|&s| s as usize).collect();
     let tg = t.tinygrad().permute(&perm)?;
     run.engine.torch_view(t, layout, tg, 0)
 }
 
 /// Same storage, same layout (`detach`, `.data`).
 fn alias(run: &mut Run, t: &Tensor) -> Result<Tensor> {
-    run.engine
-        .torch_view(t, t.layout().clone(), t.tinygrad().clone(), 0)
+    run.engine.torch_view(t, t.layout().clone(), t.tinygrad().clone(), 0)
 }
 
 fn reshape(run: &mut Run, t: &Tensor, shape: &[i64], must_view: bool) -> Result<Tensor> {
@@ -488,12 +336,7 @@ fn reshape(run: &mut Run, t: &Tensor, shape: &[i64], must_view: bool) -> Result<
 }
 
 /// Ops that PyTorch computes as a view or a reshape-like copy, and tinygrad as a reshape.
-fn reshaped(
-    run: &mut Run,
-    t: &Tensor,
-    layout: Option<Layout>,
-    sizes: Vec<usize>,
-) -> Result<Tensor> {
+fn reshaped(run: &mut Run, t: &Tensor, layout: Option<Layout>, sizes: Vec<usize>) -> Result<Tensor> {
     let tg = t.tinygrad().reshape(&sizes)?;
     match layout {
         Some(l) => run.engine.torch_view(t, l, tg, 0),
@@ -521,21 +364,11 @@ fn index(run: &mut Run, t: &Tensor, items: &[IndexItem]) -> Result<Tensor> {
     let shape = t.shape().to_vec();
     let cs = contiguous_strides(&shape);
     // Expand the ellipsis to the dims no other item consumes.
-    let consumed = items
-        .iter()
-        .filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice { .. }))
-        .count();
+    let consumed = items.iter().filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice { .. })).count();
     let mut expanded = Vec::new();
     for it in items {
         match it {
-            IndexItem::Ellipsis => expanded.extend(
-                std::iter::repeat(IndexItem::Slice {
-                    start: None,
-                    stop: None,
-                    step: None,
-                })
-                .take(shape.len().saturating_sub(consumed)),
-            ),
+            IndexItem::Ellipsis => expanded.extend(std::iter::repeat(IndexItem::Slice { start: None, stop: None, step: None }).take(shape.len().saturating_sub(consumed))),
             other => expanded.push(other.clone()),
         }
     }
@@ -571,8 +404,7 @@ fn index(run: &mut Run, t: &Tensor, items: &[IndexItem]) -> Result<Tensor> {
         out_shape.push(n);
     }
     let tg = if stepped {
-        t.tinygrad()
-            .push(restride_view(&Layout::contiguous(&shape).index(items)?))?
+        t.tinygrad().push(restride_view(&Layout::contiguous(&shape).index(items)?))?
     } else {
         t.tinygrad().shrink(&shrink)?.reshape(&out_shape)?
     };
@@ -606,9 +438,7 @@ pub fn getitem(run: &mut Run, base: &Value, items: &[Value]) -> Result<Value> {
             Ok(Value::Tensor(index(run, t, &items)?))
         }
         Value::Tuple(v) | Value::List(v) => {
-            let [i] = items else {
-                bail!(Type, "tuple indices must be integers")
-            };
+            let [i] = items else { bail!(Type, "tuple indices must be integers") };
             let i = i.as_int("tuple index")?;
             let n = v.len() as i64;
             let j = if i < 0 { i + n } else { i };
@@ -618,9 +448,7 @@ pub fn getitem(run: &mut Run, base: &Value, items: &[Value]) -> Result<Value> {
             Ok(v[j as usize].clone())
         }
         Value::Named(v) => {
-            let [i] = items else {
-                bail!(Type, "tuple indices must be integers")
-            };
+            let [i] = items else { bail!(Type, "tuple indices must be integers") };
             let i = i.as_int("tuple index")?;
             match v.get(i as usize) {
                 Some((_, x)) => Ok(x.clone()),
@@ -632,16 +460,8 @@ pub fn getitem(run: &mut Run, base: &Value, items: &[Value]) -> Result<Value> {
 }
 
 pub fn setitem(run: &mut Run, base: &Value, items: &[Value], value: Value) -> Result<()> {
-    let Value::Tensor(_) = base else {
-        bail!(
-            Type,
-            "'{}' object does not support item assignment",
-            base.type_name()
-        )
-    };
-    let Value::Tensor(view) = getitem(run, base, items)? else {
-        unreachable!("indexing a tensor gives a tensor")
-    };
+    let Value::Tensor(_) = base else { bail!(Type, "'{}' object does not support item assignment", base.type_name()) };
+    let Value::Tensor(view) = getitem(run, base, items)? else { unreachable!("indexing a tensor gives a tensor") };
     match value {
         Value::Scalar(s) => fill(run, &view, Operand::Scalar(s), "fill_"),
         Value::Tensor(src) => {
@@ -660,25 +480,12 @@ pub fn setitem(run: &mut Run, base: &Value, items: &[Value], value: Value) -> Re
     .map(|_| ())
 }
 
-fn pad_tensor(
-    run: &mut Run,
-    t: &Tensor,
-    arg: &[(i64, i64)],
-    value: Option<Scalar>,
-) -> Result<Tensor> {
+fn pad_tensor(run: &mut Run, t: &Tensor, arg: &[(i64, i64)], value: Option<Scalar>) -> Result<Tensor> {
     if arg.len() != t.shape().len() {
-        bail!(
-            Shape,
-            "pad needs one (before, after) pair per dim: got {} for a {}-D tensor",
-            arg.len(),
-            t.shape().len()
-        );
+        bail!(Shape, "pad needs one (before, after) pair per dim: got {} for a {}-D tensor", arg.len(), t.shape().len());
     }
     if arg.iter().any(|&(b, a)| b < 0 || a < 0) {
-        bail!(
-            Unsupported,
-            "negative padding (cropping) is not supported; use shrink or slicing"
-        );
+        bail!(Unsupported, "negative padding (cropping) is not supported; use shrink or slicing");
     }
     if value.is_some_and(|v| v.as_f64() != 0.0) {
         bail!(Unsupported, "pad with a non-zero value is not supported");
@@ -689,9 +496,7 @@ fn pad_tensor(
 }
 
 fn pairs(v: Value, what: &str) -> Result<Vec<(i64, i64)>> {
-    let Some(items) = v.items() else {
-        bail!(Type, "{what} must be a tuple of (begin, end) pairs")
-    };
+    let Some(items) = v.items() else { bail!(Type, "{what} must be a tuple of (begin, end) pairs") };
     items
         .iter()
         .map(|p| {
@@ -707,12 +512,7 @@ fn pairs(v: Value, what: &str) -> Result<Vec<(i64, i64)>> {
 fn shrink(run: &mut Run, t: &Tensor, arg: &[(i64, i64)]) -> Result<Tensor> {
     let shape = t.shape().to_vec();
     if arg.len() != shape.len() {
-        bail!(
-            Shape,
-            "shrink needs one (begin, end) pair per dim: got {} for a {}-D tensor",
-            arg.len(),
-            shape.len()
-        );
+        bail!(Shape, "shrink needs one (begin, end) pair per dim: got {} for a {}-D tensor", arg.len(), shape.len());
     }
     let mut layout = t.layout().clone();
     let mut out = Vec::new();
@@ -720,11 +520,7 @@ fn shrink(run: &mut Run, t: &Tensor, arg: &[(i64, i64)]) -> Result<Tensor> {
     let cs = contiguous_strides(&shape);
     for (d, &(b, e)) in arg.iter().enumerate() {
         if b < 0 || e < b || e > shape[d] as i64 {
-            bail!(
-                Index,
-                "shrink of dim {d} to ({b}, {e}) is out of range for size {}",
-                shape[d]
-            );
+            bail!(Index, "shrink of dim {d} to ({b}, {e}) is out of range for size {}", shape[d]);
         }
         layout = layout.narrow(d as i64, b, e - b)?;
         bridge_offset += b * cs[d];
@@ -770,12 +566,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
                 None => {
                     let d = wrap_dim(dim, t.shape().len())?;
                     let inner = Layout::infer_size(&sizes, t.shape()[d])?;
-                    t.shape()[..d]
-                        .iter()
-                        .chain(inner.iter())
-                        .chain(t.shape()[d + 1..].iter())
-                        .copied()
-                        .collect()
+                    t.shape()[..d].iter().chain(inner.iter()).chain(t.shape()[d + 1..].iter()).copied().collect()
                 }
             };
             tensor(reshaped(run, &t, layout, new_sizes)?)
@@ -833,11 +624,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             args.finish()?;
             let layout = t.layout().narrow(dim, start, length)?;
             let d = wrap_dim(dim, t.shape().len())?;
-            let s = if start < 0 {
-                start + t.shape()[d] as i64
-            } else {
-                start
-            };
+            let s = if start < 0 { start + t.shape()[d] as i64 } else { start };
             let mut arg: Vec<(usize, usize)> = t.shape().iter().map(|&n| (0, n)).collect();
             arg[d] = (s as usize, (s + length) as usize);
             let tg = t.tinygrad().shrink(&arg)?;
@@ -863,9 +650,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             let d2 = args.int_or(2, "dim2", 1)?;
             args.finish()?;
             let layout = t.layout().diagonal(offset, d1, d2)?;
-            let tg = t.tinygrad().push(restride_view(
-                &Layout::contiguous(t.shape()).diagonal(offset, d1, d2)?,
-            ))?;
+            let tg = t.tinygrad().push(restride_view(&Layout::contiguous(t.shape()).diagonal(offset, d1, d2)?))?;
             tensor(run.engine.torch_view(&t, layout, tg, 0)?)
         }
         "unfold" => {
@@ -874,9 +659,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             let step = args.int(2, "step")?;
             args.finish()?;
             let layout = t.layout().unfold(dim, size, step)?;
-            let tg = t.tinygrad().push(restride_view(
-                &Layout::contiguous(t.shape()).unfold(dim, size, step)?,
-            ))?;
+            let tg = t.tinygrad().push(restride_view(&Layout::contiguous(t.shape()).unfold(dim, size, step)?))?;
             tensor(run.engine.torch_view(&t, layout, tg, 0)?)
         }
         "as_strided" => {
@@ -926,10 +709,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
         }
         "pad" => {
             let arg = pairs(args.req(0, "arg")?, "pad arg")?;
-            let value = args
-                .opt(1, "value")
-                .map(|v| v.as_scalar("value"))
-                .transpose()?;
+            let value = args.opt(1, "value").map(|v| v.as_scalar("value")).transpose()?;
             args.finish()?;
             tensor(pad_tensor(run, &t, &arg, value)?)
         }
@@ -954,11 +734,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
         "size" | "stride" => {
             let dim = args.opt_int(0, "dim")?;
             args.finish()?;
-            let vals: Vec<i64> = if name == "size" {
-                t.shape().iter().map(|&n| n as i64).collect()
-            } else {
-                t.layout().strides().to_vec()
-            };
+            let vals: Vec<i64> = if name == "size" { t.shape().iter().map(|&n| n as i64).collect() } else { t.layout().strides().to_vec() };
             match dim {
                 Some(d) => Ok(int(vals[wrap_dim(d, vals.len())?])),
                 None => Ok(ints(vals.into_iter())),
@@ -987,11 +763,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
         "item" => {
             args.finish()?;
             if t.numel() != 1 {
-                bail!(
-                    Shape,
-                    "a Tensor with {} elements cannot be converted to Scalar",
-                    t.numel()
-                );
+                bail!(Shape, "a Tensor with {} elements cannot be converted to Scalar", t.numel());
             }
             let v = run.engine.values(&t)?;
             let x = v.get_f64(0);
@@ -1002,14 +774,9 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             }))
         }
         // ---- elementwise
-        "add" | "sub" | "mul" | "div" | "true_divide" | "pow" | "maximum" | "minimum" | "eq"
-        | "ne" | "lt" | "le" | "gt" | "ge" | "remainder" | "floor_divide" => {
+        "add" | "sub" | "mul" | "div" | "true_divide" | "pow" | "maximum" | "minimum" | "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "remainder" | "floor_divide" => {
             let other = operand(args.req(0, "other")?, "other")?;
-            let alpha = if matches!(name, "add" | "sub") {
-                args.kw_only("alpha")
-            } else {
-                None
-            };
+            let alpha = if matches!(name, "add" | "sub") { args.kw_only("alpha") } else { None };
             args.finish()?;
             let other = scaled(run, other, alpha)?;
             let (op, swap) = binary_of(name);
@@ -1017,8 +784,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             let (a, b) = if swap { (other, me) } else { (me, other) };
             tensor(run.engine.binary(op, &a, &b)?)
         }
-        "neg" | "negative" | "abs" | "exp" | "log" | "sqrt" | "relu" | "sigmoid" | "tanh"
-        | "logical_not" => {
+        "neg" | "negative" | "abs" | "exp" | "log" | "sqrt" | "relu" | "sigmoid" | "tanh" | "logical_not" => {
             args.finish()?;
             if name == "logical_not" {
                 let b = run.engine.cast(&t, DType::Bool)?;
@@ -1050,10 +816,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             let _ = args.dtype()?;
             args.finish()?;
             if name == "logsumexp" && dims.is_none() {
-                bail!(
-                    Type,
-                    "logsumexp() missing 1 required positional argument: \"dim\""
-                );
+                bail!(Type, "logsumexp() missing 1 required positional argument: \"dim\"");
             }
             let axes = reduce_axes(t.shape().len(), dims.as_deref())?;
             let out = match name {
@@ -1069,11 +832,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             let first = args.opt(0, "dim");
             let keepdim = args.bool_or(1, "keepdim", false)?;
             args.finish()?;
-            let op = if name == "max" {
-                ReduceOp::Max
-            } else {
-                ReduceOp::Min
-            };
+            let op = if name == "max" { ReduceOp::Max } else { ReduceOp::Min };
             match first {
                 None => {
                     if t.numel() == 0 {
@@ -1083,33 +842,19 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
                     tensor(run.engine.reduce(op, &t, &axes, false)?)
                 }
                 Some(Value::Tensor(other)) => {
-                    let bop = if name == "max" {
-                        BinaryOp::Max
-                    } else {
-                        BinaryOp::Min
-                    };
-                    tensor(
-                        run.engine
-                            .binary(bop, &Operand::Tensor(t), &Operand::Tensor(other))?,
-                    )
+                    let bop = if name == "max" { BinaryOp::Max } else { BinaryOp::Min };
+                    tensor(run.engine.binary(bop, &Operand::Tensor(t), &Operand::Tensor(other))?)
                 }
                 Some(d) => {
                     let d = wrap_dim(d.as_int("dim")?, t.shape().len())?;
-                    let axes: Vec<usize> = if t.shape().is_empty() {
-                        vec![]
-                    } else {
-                        vec![d]
-                    };
+                    let axes: Vec<usize> = if t.shape().is_empty() { vec![] } else { vec![d] };
                     let values = run.engine.reduce(op, &t, &axes, keepdim)?;
                     let indices = if t.shape().is_empty() {
                         run.engine.full(&[], Scalar::Int(0), Some(DType::Int32))?
                     } else {
                         run.engine.arg_reduce(&t, d, keepdim, name == "max")?
                     };
-                    Ok(Value::Named(vec![
-                        ("values", Value::Tensor(values)),
-                        ("indices", Value::Tensor(indices)),
-                    ]))
+                    Ok(Value::Named(vec![("values", Value::Tensor(values)), ("indices", Value::Tensor(indices))]))
                 }
             }
         }
@@ -1132,21 +877,11 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
         // ---- in-place
         "add_" | "sub_" | "mul_" | "div_" | "pow_" | "remainder_" | "floor_divide_" => {
             let other = operand(args.req(0, "other")?, "other")?;
-            let alpha = if matches!(name, "add_" | "sub_") {
-                args.kw_only("alpha")
-            } else {
-                None
-            };
+            let alpha = if matches!(name, "add_" | "sub_") { args.kw_only("alpha") } else { None };
             args.finish()?;
             let other = scaled(run, other, alpha)?;
             let (op, _) = binary_of(name.trim_end_matches('_'));
-            tensor(write_binary(
-                run,
-                &t,
-                op,
-                &Operand::Tensor(t.clone()),
-                &other,
-            )?)
+            tensor(write_binary(run, &t, op, &Operand::Tensor(t.clone()), &other)?)
         }
         "zero_" => {
             args.finish()?;
@@ -1172,24 +907,12 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             let hi = args.opt(1, "max");
             args.finish()?;
             let value = clamp(run, &t, lo, hi)?;
-            tensor(write_value(
-                run,
-                &t,
-                &value,
-                &[t.clone()],
-                OverlapRules::ALL,
-            )?)
+            tensor(write_value(run, &t, &value, &[t.clone()], OverlapRules::ALL)?)
         }
         "neg_" | "relu_" | "abs_" | "exp_" | "log_" | "sqrt_" | "sigmoid_" | "tanh_" => {
             args.finish()?;
             let value = run.engine.unary(unary_of(name.trim_end_matches('_')), &t)?;
-            tensor(write_value(
-                run,
-                &t,
-                &value,
-                &[t.clone()],
-                OverlapRules::ALL,
-            )?)
+            tensor(write_value(run, &t, &value, &[t.clone()], OverlapRules::ALL)?)
         }
         _ => super::nn::method(run, t, name, args),
     }
@@ -1202,28 +925,17 @@ fn flatten_sizes(shape: &[usize], start: i64, end: i64) -> Result<Vec<usize>> {
     let s = wrap_dim(start, shape.len())?;
     let e = wrap_dim(end, shape.len())?;
     if s > e {
-        bail!(
-            Index,
-            "flatten() has invalid args: start_dim cannot come after end_dim"
-        );
+        bail!(Index, "flatten() has invalid args: start_dim cannot come after end_dim");
     }
     let mid: usize = shape[s..=e].iter().product();
-    Ok(shape[..s]
-        .iter()
-        .copied()
-        .chain(std::iter::once(mid))
-        .chain(shape[e + 1..].iter().copied())
-        .collect())
+    Ok(shape[..s].iter().copied().chain(std::iter::once(mid)).chain(shape[e + 1..].iter().copied()).collect())
 }
 
 fn expand(run: &mut Run, t: &Tensor, sizes: &[i64]) -> Result<Tensor> {
     let layout = t.layout().expand(sizes)?;
     let new = layout.sizes().to_vec();
     let lead = new.len() - t.shape().len();
-    let padded: Vec<usize> = std::iter::repeat(1)
-        .take(lead)
-        .chain(t.shape().iter().copied())
-        .collect();
+    let padded: Vec<usize> = std::iter::repeat(1).take(lead).chain(t.shape().iter().copied()).collect();
     let tg = t.tinygrad().reshape(&padded)?.expand(&new)?;
     run.engine.torch_view(t, layout, tg, 0)
 }
@@ -1233,10 +945,7 @@ fn reduce_axes(ndim: usize, dims: Option<&[i64]>) -> Result<Vec<usize>> {
         None => (0..ndim).collect::<Vec<_>>(),
         // An empty tuple reduces everything, as PyTorch's sum(dim=()) does.
         Some([]) => (0..ndim).collect(),
-        Some(ds) => ds
-            .iter()
-            .map(|&d| wrap_dim(d, ndim))
-            .collect::<Result<Vec<_>>>()?,
+        Some(ds) => ds.iter().map(|&d| wrap_dim(d, ndim)).collect::<Result<Vec<_>>>()?,
     };
     if ndim == 0 {
         return Ok(vec![]);
@@ -1245,11 +954,7 @@ fn reduce_axes(ndim: usize, dims: Option<&[i64]>) -> Result<Vec<usize>> {
     axes.sort_unstable();
     axes.dedup();
     if axes.len() != n {
-        bail!(
-            Index,
-            "dim {} appears multiple times in the list of dims",
-            axes[0]
-        );
+        bail!(Index, "dim {} appears multiple times in the list of dims", axes[0]);
     }
     Ok(axes)
 }
@@ -1290,19 +995,10 @@ fn unary_of(name: &str) -> UnaryOp {
 }
 
 fn clamp(run: &mut Run, t: &Tensor, lo: Option<Value>, hi: Option<Value>) -> Result<Tensor> {
-    let lo = lo
-        .filter(|v| !matches!(v, Value::None))
-        .map(|v| operand(v, "min"))
-        .transpose()?;
-    let hi = hi
-        .filter(|v| !matches!(v, Value::None))
-        .map(|v| operand(v, "max"))
-        .transpose()?;
+    let lo = lo.filter(|v| !matches!(v, Value::None)).map(|v| operand(v, "min")).transpose()?;
+    let hi = hi.filter(|v| !matches!(v, Value::None)).map(|v| operand(v, "max")).transpose()?;
     if lo.is_none() && hi.is_none() {
-        bail!(
-            Type,
-            "torch.clamp: At least one of 'min' or 'max' must not be None"
-        );
+        bail!(Type, "torch.clamp: At least one of 'min' or 'max' must not be None");
     }
     let mut ops: Vec<&Operand> = vec![];
     let me = Operand::Tensor(t.clone());
@@ -1310,20 +1006,12 @@ fn clamp(run: &mut Run, t: &Tensor, lo: Option<Value>, hi: Option<Value>) -> Res
     ops.extend(lo.iter());
     ops.extend(hi.iter());
     let dtype = run.engine.promote(&ops);
-    let mut cur = if dtype == t.dtype() {
-        t.clone()
-    } else {
-        run.engine.cast(t, dtype)?
-    };
+    let mut cur = if dtype == t.dtype() { t.clone() } else { run.engine.cast(t, dtype)? };
     if let Some(lo) = &lo {
-        cur = run
-            .engine
-            .binary(BinaryOp::Max, &Operand::Tensor(cur), lo)?;
+        cur = run.engine.binary(BinaryOp::Max, &Operand::Tensor(cur), lo)?;
     }
     if let Some(hi) = &hi {
-        cur = run
-            .engine
-            .binary(BinaryOp::Min, &Operand::Tensor(cur), hi)?;
+        cur = run.engine.binary(BinaryOp::Min, &Operand::Tensor(cur), hi)?;
     }
     Ok(cur)
 }
@@ -1332,64 +1020,25 @@ fn clamp(run: &mut Run, t: &Tensor, lo: Option<Value>, hi: Option<Value>) -> Res
 fn matmul(run: &mut Run, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (an, bn) = (a.shape().len(), b.shape().len());
     if an == 0 || bn == 0 {
-        bail!(
-            Shape,
-            "both arguments to matmul need to be at least 1D, but they are {an}D and {bn}D"
-        );
+        bail!(Shape, "both arguments to matmul need to be at least 1D, but they are {an}D and {bn}D");
     }
     // Promote 1-D operands to matrices, remembering which dims to drop at the end.
-    let a2 = if an == 1 {
-        reshape(run, a, &[1, a.shape()[0] as i64], false)?
-    } else {
-        a.clone()
-    };
-    let b2 = if bn == 1 {
-        reshape(run, b, &[b.shape()[0] as i64, 1], false)?
-    } else {
-        b.clone()
-    };
+    let a2 = if an == 1 { reshape(run, a, &[1, a.shape()[0] as i64], false)? } else { a.clone() };
+    let b2 = if bn == 1 { reshape(run, b, &[b.shape()[0] as i64, 1], false)? } else { b.clone() };
     let (sa, sb) = (a2.shape().to_vec(), b2.shape().to_vec());
     let (m, k) = (sa[sa.len() - 2], sa[sa.len() - 1]);
     let (k2, n) = (sb[sb.len() - 2], sb[sb.len() - 1]);
     if k != k2 {
-        bail!(
-            Shape,
-            "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
-            m,
-            k,
-            k2,
-            n
-        );
+        bail!(Shape, "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})", m, k, k2, n);
     }
     let batch = Engine::broadcast_shapes(&[&sa[..sa.len() - 2], &sb[..sb.len() - 2]])?;
-    let full =
-        |v: &[usize]| -> Vec<i64> { batch.iter().chain(v.iter()).map(|&x| x as i64).collect() };
+    let full = |v: &[usize]| -> Vec<i64> { batch.iter().chain(v.iter()).map(|&x| x as i64).collect() };
     // a: (..., M, K, 1), b: (..., 1, K, N)
-    let a3 = reshape(
-        run,
-        &a2,
-        &sa[..sa.len() - 2]
-            .iter()
-            .map(|&x| x as i64)
-            .chain([m as i64, k as i64, 1])
-            .collect::<Vec<_>>(),
-        false,
-    )?;
-    let b3 = reshape(
-        run,
-        &b2,
-        &sb[..sb.len() - 2]
-            .iter()
-            .map(|&x| x as i64)
-            .chain([1, k as i64, n as i64])
-            .collect::<Vec<_>>(),
-        false,
-    )?;
+    let a3 = reshape(run, &a2, &sa[..sa.len() - 2].iter().map(|&x| x as i64).chain([m as i64, k as i64, 1]).collect::<Vec<_>>(), false)?;
+    let b3 = reshape(run, &b2, &sb[..sb.len() - 2].iter().map(|&x| x as i64).chain([1, k as i64, n as i64]).collect::<Vec<_>>(), false)?;
     let a4 = expand(run, &a3, &full(&[m, k, n]))?;
     let b4 = expand(run, &b3, &full(&[m, k, n]))?;
-    let prod = run
-        .engine
-        .binary(BinaryOp::Mul, &Operand::Tensor(a4), &Operand::Tensor(b4))?;
+    let prod = run.engine.binary(BinaryOp::Mul, &Operand::Tensor(a4), &Operand::Tensor(b4))?;
     let kaxis = batch.len() + 1;
     let mut out = run.engine.reduce(ReduceOp::Sum, &prod, &[kaxis], false)?;
     let mut shape: Vec<i64> = out.shape().iter().map(|&x| x as i64).collect();
@@ -1410,48 +1059,18 @@ fn matmul(run: &mut Run, a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// `target op= other` / `op(a, b, out=target)`: PyTorch's checks in its order (overlap, then
 /// shape, then dtype), then a store of the computed value through the target's view.
-fn write_binary(
-    run: &mut Run,
-    target: &Tensor,
-    op: BinaryOp,
-    a: &Operand,
-    b: &Operand,
-) -> Result<Tensor> {
-    let inputs: Vec<Tensor> = [a, b]
-        .iter()
-        .filter_map(|o| {
-            if let Operand::Tensor(t) = o {
-                Some(t.clone())
-            } else {
-                None
-            }
-        })
-        .collect();
+fn write_binary(run: &mut Run, target: &Tensor, op: BinaryOp, a: &Operand, b: &Operand) -> Result<Tensor> {
+    let inputs: Vec<Tensor> = [a, b].iter().filter_map(|o| if let Operand::Tensor(t) = o { Some(t.clone()) } else { None }).collect();
     let target = run.engine.realize(target)?;
-    run.engine
-        .check_write_overlap(&target, &inputs, OverlapRules::ALL)?;
+    run.engine.check_write_overlap(&target, &inputs, OverlapRules::ALL)?;
     let shape = Engine::broadcast_shapes(&[op_shape(a), op_shape(b)])?;
     if shape != target.shape() {
-        bail!(
-            Shape,
-            "output with shape {:?} doesn't match the broadcast shape {:?}",
-            target.shape(),
-            shape
-        );
+        bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", target.shape(), shape);
     }
     let dtype = run.engine.compute_dtype(op, a, b)?;
-    let result = if op.is_comparison() {
-        DType::Bool
-    } else {
-        dtype
-    };
+    let result = if op.is_comparison() { DType::Bool } else { dtype };
     if !DType::can_cast(result, target.dtype()) {
-        bail!(
-            DType,
-            "result type {} can't be cast to the desired output type {}",
-            result.torch_name(),
-            target.dtype().torch_name()
-        );
+        bail!(DType, "result type {} can't be cast to the desired output type {}", result.torch_name(), target.dtype().torch_name());
     }
     let (node, _, _) = run.engine.binary_node(op, a, b, dtype)?;
     let w = run.engine.write(&target, node)?;
@@ -1468,22 +1087,11 @@ fn op_shape(o: &Operand) -> &[usize] {
 
 /// Writes an already computed tensor (same shape) into `target`, with the dtype rule of an
 /// in-place op (the result must be castable to the target).
-fn write_value(
-    run: &mut Run,
-    target: &Tensor,
-    value: &Tensor,
-    inputs: &[Tensor],
-    rules: OverlapRules,
-) -> Result<Tensor> {
+fn write_value(run: &mut Run, target: &Tensor, value: &Tensor, inputs: &[Tensor], rules: OverlapRules) -> Result<Tensor> {
     let target = run.engine.realize(target)?;
     run.engine.check_write_overlap(&target, inputs, rules)?;
     if !DType::can_cast(value.dtype(), target.dtype()) {
-        bail!(
-            DType,
-            "result type {} can't be cast to the desired output type {}",
-            value.dtype().torch_name(),
-            target.dtype().torch_name()
-        );
+        bail!(DType, "result type {} can't be cast to the desired output type {}", value.dtype().torch_name(), target.dtype().torch_name());
     }
     let value = run.engine.resolve(value);
     let w = run.engine.write(&target, value.node())?;
@@ -1498,8 +1106,7 @@ fn fill(run: &mut Run, target: &Tensor, v: Operand, op: &str) -> Result<Tensor> 
         Operand::Tensor(t) => vec![t.clone()],
         Operand::Scalar(_) => vec![],
     };
-    run.engine
-        .check_write_overlap(&target, &inputs, overlap_rules(op))?;
+    run.engine.check_write_overlap(&target, &inputs, overlap_rules(op))?;
     let node = run.engine.value_node(&v, target.dtype(), target.shape())?;
     let w = run.engine.write(&target, node)?;
     run.record_write(w);
@@ -1509,22 +1116,12 @@ fn fill(run: &mut Run, target: &Tensor, v: Operand, op: &str) -> Result<Tensor> 
 /// `copy_` and `a[i] = tensor`: broadcast the source, cast any dtype.
 fn copy_into(run: &mut Run, target: &Tensor, src: &Tensor, op: &str) -> Result<Tensor> {
     let target = run.engine.realize(target)?;
-    run.engine
-        .check_write_overlap(&target, std::slice::from_ref(src), overlap_rules(op))?;
+    run.engine.check_write_overlap(&target, std::slice::from_ref(src), overlap_rules(op))?;
     let shape = Engine::broadcast_shapes(&[src.shape(), target.shape()])?;
     if shape != target.shape() {
-        bail!(
-            Shape,
-            "output with shape {:?} doesn't match the broadcast shape {:?}",
-            target.shape(),
-            shape
-        );
+        bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", target.shape(), shape);
     }
-    let node = run.engine.value_node(
-        &Operand::Tensor(src.clone()),
-        target.dtype(),
-        target.shape(),
-    )?;
+    let node = run.engine.value_node(&Operand::Tensor(src.clone()), target.dtype(), target.shape())?;
     let w = run.engine.write(&target, node)?;
     run.record_write(w);
     Ok(run.engine.resolve(&target))
@@ -1549,15 +1146,8 @@ pub fn unary(run: &mut Run, op: AstUnary, v: Value) -> Result<Value> {
         (AstUnary::Invert, Value::Scalar(Scalar::Int(i))) => Ok(int(!i)),
         (AstUnary::Invert, Value::Scalar(Scalar::Bool(b))) => Ok(int(!i64::from(b))),
         (AstUnary::Neg, Value::Tensor(t)) => Ok(Value::Tensor(run.engine.unary(UnaryOp::Neg, &t)?)),
-        (AstUnary::Invert, Value::Tensor(t)) => {
-            Ok(Value::Tensor(run.engine.unary(UnaryOp::Not, &t)?))
-        }
-        (op, v) => bail!(
-            Type,
-            "bad operand type for unary {:?}: '{}'",
-            op,
-            v.type_name()
-        ),
+        (AstUnary::Invert, Value::Tensor(t)) => Ok(Value::Tensor(run.engine.unary(UnaryOp::Not, &t)?)),
+        (op, v) => bail!(Type, "bad operand type for unary {:?}: '{}'", op, v.type_name()),
     }
 }
 
@@ -1591,9 +1181,7 @@ pub fn binary(run: &mut Run, op: BinOp, a: Value, b: Value) -> Result<Value> {
     }
     match (a, b) {
         (Value::Scalar(x), Value::Scalar(y)) => scalar_binary(op, x, y),
-        (Value::Tuple(x), Value::Tuple(y)) if op == BinOp::Add => {
-            Ok(Value::Tuple(x.into_iter().chain(y).collect()))
-        }
+        (Value::Tuple(x), Value::Tuple(y)) if op == BinOp::Add => Ok(Value::Tuple(x.into_iter().chain(y).collect())),
         (a, b) => {
             let a = operand(a, "left operand")?;
             let b = operand(b, "right operand")?;
@@ -1608,13 +1196,7 @@ pub fn binary(run: &mut Run, op: BinOp, a: Value, b: Value) -> Result<Value> {
 fn scalar_binary(op: BinOp, x: Scalar, y: Scalar) -> Result<Value> {
     let float = matches!(x, Scalar::Float(_)) || matches!(y, Scalar::Float(_));
     let (a, b) = (x.as_f64(), y.as_f64());
-    let num = |f: f64| -> Value {
-        Value::Scalar(if float {
-            Scalar::Float(f)
-        } else {
-            Scalar::Int(f as i64)
-        })
-    };
+    let num = |f: f64| -> Value { Value::Scalar(if float { Scalar::Float(f) } else { Scalar::Int(f as i64) }) };
     let boolean = |v: bool| Ok(Value::Scalar(Scalar::Bool(v)));
     match op {
         BinOp::Add => Ok(num(a + b)),
@@ -1658,10 +1240,7 @@ fn scalar_binary(op: BinOp, x: Scalar, y: Scalar) -> Result<Value> {
 /// `t op= rhs` for a tensor `t`: PyTorch's in-place op (`+=` is `add_`).
 pub fn inplace_binary(run: &mut Run, t: &Tensor, op: BinOp, rhs: Value) -> Result<Tensor> {
     if op == BinOp::MatMul {
-        bail!(
-            Unsupported,
-            "In-place matmul is not supported. Use 'a = a @ b' instead of 'a @= b'."
-        );
+        bail!(Unsupported, "In-place matmul is not supported. Use 'a = a @ b' instead of 'a @= b'.");
     }
     let (bop, swap) = ast_binary(op);
     if swap || bop.is_comparison() {

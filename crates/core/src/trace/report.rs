@@ -37,15 +37,10 @@ pub fn report(run: &mut Run, opts: ReportOptions) -> Json {
         }
         o
     });
-    let named: Vec<(String, Tensor)> = run
-        .tensors()
-        .into_iter()
-        .map(|(n, t)| (n.to_string(), t.clone()))
-        .collect();
+    let named: Vec<(String, Tensor)> = run.tensors().into_iter().map(|(n, t)| (n.to_string(), t.clone())).collect();
     let mut tensors = Map::new();
     for (name, t) in named {
-        let entry =
-            tensor_json(&mut run.engine, &t).unwrap_or_else(|e| json!({"error": e.to_string()}));
+        let entry = tensor_json(&mut run.engine, &t).unwrap_or_else(|e| json!({"error": e.to_string()}));
         tensors.insert(name, entry);
     }
     let mut out = json!({
@@ -86,13 +81,7 @@ fn step_json(s: &Step) -> Json {
 /// infinities as strings, which JSON cannot carry as numbers.
 fn number(x: f64, dtype_is_float: bool) -> Json {
     if !x.is_finite() {
-        return Json::String(if x.is_nan() {
-            "nan".into()
-        } else if x > 0.0 {
-            "inf".into()
-        } else {
-            "-inf".into()
-        });
+        return Json::String(if x.is_nan() { "nan".into() } else if x > 0.0 { "inf".into() } else { "-inf".into() });
     }
     if !dtype_is_float {
         return json!(x as i64);
@@ -103,12 +92,7 @@ fn number(x: f64, dtype_is_float: bool) -> Json {
 
 pub fn values_json(d: &Data) -> Json {
     let is_float = d.dtype().is_float();
-    Json::Array(
-        d.to_f64_vec()
-            .into_iter()
-            .map(|x| number(x, is_float))
-            .collect(),
-    )
+    Json::Array(d.to_f64_vec().into_iter().map(|x| number(x, is_float)).collect())
 }
 
 fn tensor_json(engine: &mut Engine, t: &Tensor) -> Result<Json> {
@@ -134,13 +118,8 @@ fn tensor_json(engine: &mut Engine, t: &Tensor) -> Result<Json> {
     let (index, valid) = tg.index_text();
     let b = t.bridge();
     let l = t.layout();
-    let strides_match = l
-        .sizes()
-        .iter()
-        .zip(l.strides().iter().zip(&b.strides))
-        .all(|(&n, (&s, &bs))| n <= 1 || s == bs);
-    let matches =
-        b.shape == l.sizes() && strides_match && (l.numel() == 0 || b.offset == l.offset());
+    let strides_match = l.sizes().iter().zip(l.strides().iter().zip(&b.strides)).all(|(&n, (&s, &bs))| n <= 1 || s == bs);
+    let matches = b.shape == l.sizes() && strides_match && (l.numel() == 0 || b.offset == l.offset());
     Ok(json!({
         "shape": t.shape(),
         "dtype": t.dtype().name(),

@@ -54,16 +54,7 @@ impl Default for Run {
 
 impl Run {
     pub fn new() -> Self {
-        Run {
-            engine: Engine::new(),
-            env: BTreeMap::new(),
-            order: Vec::new(),
-            steps: Vec::new(),
-            error: None,
-            writes: Vec::new(),
-            span: Span::default(),
-            events_start: 0,
-        }
+        Run { engine: Engine::new(), env: BTreeMap::new(), order: Vec::new(), steps: Vec::new(), error: None, writes: Vec::new(), span: Span::default(), events_start: 0 }
     }
 
     /// Parses and runs `src`, stopping at the first failing statement.
@@ -76,11 +67,7 @@ impl Run {
                     Error::Parse { line, column, .. } => (*line, Some(*column)),
                     _ => (1, None),
                 };
-                run.error = Some(TraceError {
-                    line,
-                    column,
-                    error: e,
-                });
+                run.error = Some(TraceError { line, column, error: e });
             }
         }
         run
@@ -89,16 +76,8 @@ impl Run {
     pub fn run_program(&mut self, program: &Program) {
         for stmt in &program.stmts {
             if let Err(error) = self.run_stmt(stmt) {
-                let column = if self.span.line == stmt.span.line {
-                    Some(self.span.column)
-                } else {
-                    Some(stmt.span.column)
-                };
-                self.error = Some(TraceError {
-                    line: stmt.span.line,
-                    column,
-                    error,
-                });
+                let column = if self.span.line == stmt.span.line { Some(self.span.column) } else { Some(stmt.span.column) };
+                self.error = Some(TraceError { line: stmt.span.line, column, error });
                 // Leave the names as they were before the failing statement finished, realized.
                 self.finish_statement(stmt, Vec::new());
                 return;
@@ -152,17 +131,10 @@ impl Run {
                         let out = self.augmented(view, *op, rhs)?;
                         library::setitem(self, &base, &items, out)?;
                     }
-                    _ => bail!(
-                        Unsupported,
-                        "augmented assignment to this target is not supported"
-                    ),
+                    _ => bail!(Unsupported, "augmented assignment to this target is not supported"),
                 }
             }
-            StmtKind::SetItem {
-                target,
-                index,
-                value,
-            } => {
+            StmtKind::SetItem { target, index, value } => {
                 let base = self.eval(target)?;
                 let items = self.eval_items(index)?;
                 let v = self.eval(value)?;
@@ -198,26 +170,15 @@ impl Run {
         let writes = std::mem::take(&mut self.writes);
         let tensors_changed = self.observers(&writes);
         let events = self.events_start..self.engine.events().len();
-        self.steps.push(Step {
-            line: stmt.span.line,
-            source: stmt.source.clone(),
-            defines,
-            writes: merge_writes(writes),
-            tensors_changed,
-            events,
-        });
+        self.steps.push(Step { line: stmt.span.line, source: stmt.source.clone(), defines, writes: merge_writes(writes), tensors_changed, events });
     }
 
     /// Names whose elements include a written storage cell.
     fn observers(&self, writes: &[Write]) -> Vec<String> {
         let mut out = Vec::new();
         for name in &self.order {
-            let Some(Value::Tensor(t)) = self.env.get(name) else {
-                continue;
-            };
-            let crate::tensor::StorageRef::Realized(s) = t.storage() else {
-                continue;
-            };
+            let Some(Value::Tensor(t)) = self.env.get(name) else { continue };
+            let crate::tensor::StorageRef::Realized(s) = t.storage() else { continue };
             let hit = writes.iter().any(|w| {
                 if w.storage != s {
                     return false;
@@ -227,10 +188,7 @@ impl Run {
                 for &e in &w.elements {
                     cells[e as usize] = true;
                 }
-                t.layout()
-                    .storage_indices()
-                    .iter()
-                    .any(|&i| cells[i as usize])
+                t.layout().storage_indices().iter().any(|&i| cells[i as usize])
             });
             if hit {
                 out.push(name.clone());
@@ -328,26 +286,16 @@ impl Run {
                         let recv = self.eval(value)?;
                         self.span = e.span;
                         match recv {
-                            Value::Tensor(t) => {
-                                library::method(self, t, name, Args::new(name, pos, kw))
-                            }
-                            Value::Module(_) => {
-                                library::function(self, name, Args::new(name, pos, kw))
-                            }
-                            other => bail!(
-                                Type,
-                                "'{}' object has no attribute '{name}'",
-                                other.type_name()
-                            ),
+                            Value::Tensor(t) => library::method(self, t, name, Args::new(name, pos, kw)),
+                            Value::Module(_) => library::function(self, name, Args::new(name, pos, kw)),
+                            other => bail!(Type, "'{}' object has no attribute '{name}'", other.type_name()),
                         }
                     }
                     _ => {
                         let f = self.eval(func)?;
                         self.span = e.span;
                         match f {
-                            Value::Func(name) => {
-                                library::function(self, &name, Args::new(&name, pos, kw))
-                            }
+                            Value::Func(name) => library::function(self, &name, Args::new(&name, pos, kw)),
                             other => bail!(Type, "'{}' object is not callable", other.type_name()),
                         }
                     }
@@ -362,11 +310,7 @@ fn unpack(v: Value, n: usize) -> Result<Vec<Value>> {
     let items = match v {
         Value::Tuple(v) | Value::List(v) => v,
         Value::Named(v) => v.into_iter().map(|(_, x)| x).collect(),
-        other => bail!(
-            Type,
-            "cannot unpack non-iterable {} object",
-            other.type_name()
-        ),
+        other => bail!(Type, "cannot unpack non-iterable {} object", other.type_name()),
     };
     if items.len() != n {
         bail!(Type, "expected {n} values to unpack, got {}", items.len());

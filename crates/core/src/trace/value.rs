@@ -107,28 +107,17 @@ impl Args {
         if let Some(v) = self.pos.get_mut(i).and_then(Option::take) {
             return Some(v);
         }
-        self.kw
-            .iter_mut()
-            .find(|(k, _)| k == name)
-            .and_then(|(_, v)| v.take())
+        self.kw.iter_mut().find(|(k, _)| k == name).and_then(|(_, v)| v.take())
     }
 
     pub fn kw_only(&mut self, name: &str) -> Option<Value> {
-        self.kw
-            .iter_mut()
-            .find(|(k, _)| k == name)
-            .and_then(|(_, v)| v.take())
+        self.kw.iter_mut().find(|(k, _)| k == name).and_then(|(_, v)| v.take())
     }
 
     pub fn req(&mut self, i: usize, name: &str) -> Result<Value> {
         match self.opt(i, name) {
             Some(v) => Ok(v),
-            None => bail!(
-                Type,
-                "{}() missing required argument '{name}' (pos {})",
-                self.func,
-                i + 1
-            ),
+            None => bail!(Type, "{}() missing required argument '{name}' (pos {})", self.func, i + 1),
         }
     }
 
@@ -152,12 +141,7 @@ impl Args {
             None => Ok(default),
             Some(Value::Scalar(Scalar::Bool(b))) => Ok(b),
             Some(Value::Scalar(Scalar::Int(i))) => Ok(i != 0),
-            Some(v) => bail!(
-                Type,
-                "{}(): argument '{name}' must be bool, not {}",
-                self.func,
-                v.type_name()
-            ),
+            Some(v) => bail!(Type, "{}(): argument '{name}' must be bool, not {}", self.func, v.type_name()),
         }
     }
 
@@ -191,12 +175,7 @@ impl Args {
         match self.kw_only("dtype") {
             None | Some(Value::None) => Ok(None),
             Some(Value::DType(d)) => Ok(Some(d)),
-            Some(v) => bail!(
-                Type,
-                "{}(): argument 'dtype' must be torch.dtype, not {}",
-                self.func,
-                v.type_name()
-            ),
+            Some(v) => bail!(Type, "{}(): argument 'dtype' must be torch.dtype, not {}", self.func, v.type_name()),
         }
     }
 
@@ -211,19 +190,10 @@ impl Args {
     /// Fails on anything the signature did not consume, as Python does.
     pub fn finish(self) -> Result<()> {
         if let Some(i) = self.pos.iter().position(Option::is_some) {
-            bail!(
-                Type,
-                "{}() takes {} positional arguments but more were given",
-                self.func,
-                i
-            );
+            bail!(Type, "{}() takes {} positional arguments but more were given", self.func, i);
         }
         if let Some((k, _)) = self.kw.iter().find(|(_, v)| v.is_some()) {
-            bail!(
-                Type,
-                "{}() got an unexpected keyword argument '{k}'",
-                self.func
-            );
+            bail!(Type, "{}() got an unexpected keyword argument '{k}'", self.func);
         }
         Ok(())
     }

@@ -25,11 +25,7 @@ impl Storages for Vec<Data> {
 
 /// Evaluates `root` to a dense buffer in row-major order of its shape.
 pub fn realize(graph: &Graph, storages: &dyn Storages, root: UOpId) -> Result<Data> {
-    let mut it = Interp {
-        graph,
-        storages,
-        memo: HashMap::new(),
-    };
+    let mut it = Interp { graph, storages, memo: HashMap::new() };
     let v = it.eval(root)?;
     Ok(Rc::try_unwrap(v).unwrap_or_else(|rc| (*rc).clone()))
 }
@@ -58,10 +54,7 @@ pub fn apply_movement(st: &ShapeTracker, op: &Op) -> Result<ShapeTracker> {
         Op::Pad(p) => st.pad(p),
         Op::Shrink(s) => st.shrink(s),
         Op::Flip(f) => st.flip(f),
-        Op::View(v) => v
-            .views()
-            .iter()
-            .try_fold(st.clone(), |acc, view| acc.push(view.clone())),
+        Op::View(v) => v.views().iter().try_fold(st.clone(), |acc, view| acc.push(view.clone())),
         other => unreachable!("{} is not a movement op", other.name()),
     }
 }
@@ -80,18 +73,8 @@ impl Interp<'_> {
         let node = self.graph.node(id);
         let out = match &node.op {
             Op::Buffer(s) => Rc::new(self.storages.data(*s).clone()),
-            Op::Const(c) => Rc::new(Data::full(
-                node.dtype,
-                node.shape.iter().product(),
-                c.as_f64(),
-            )),
-            Op::Reshape(_)
-            | Op::Permute(_)
-            | Op::Expand(_)
-            | Op::Pad(_)
-            | Op::Shrink(_)
-            | Op::Flip(_)
-            | Op::View(_) => {
+            Op::Const(c) => Rc::new(Data::full(node.dtype, node.shape.iter().product(), c.as_f64())),
+            Op::Reshape(_) | Op::Permute(_) | Op::Expand(_) | Op::Pad(_) | Op::Shrink(_) | Op::Flip(_) | Op::View(_) => {
                 let (base, st) = fold_movement(self.graph, id)?;
                 let src = match self.graph.node(base).op {
                     // Gather straight from the storage: no copy of the whole buffer first.
@@ -189,33 +172,21 @@ macro_rules! int_arith {
             // Integer division by zero raises in PyTorch; the runner checks before it gets here,
             // so a zero divisor only reaches this point through a masked lane: yield 0.
             fn div(a: Self, b: Self) -> Self {
-                if b == 0 {
-                    0
-                } else {
-                    a.wrapping_div(b)
-                }
+                if b == 0 { 0 } else { a.wrapping_div(b) }
             }
             fn floordiv(a: Self, b: Self) -> Self {
                 if b == 0 {
                     return 0;
                 }
                 let q = a.wrapping_div(b);
-                if (a % b != 0) && ((a < 0) != (b < 0)) {
-                    q - 1
-                } else {
-                    q
-                }
+                if (a % b != 0) && ((a < 0) != (b < 0)) { q - 1 } else { q }
             }
             fn rem(a: Self, b: Self) -> Self {
                 if b == 0 {
                     return 0;
                 }
                 let r = a.wrapping_rem(b);
-                if r != 0 && ((r < 0) != (b < 0)) {
-                    r + b
-                } else {
-                    r
-                }
+                if r != 0 && ((r < 0) != (b < 0)) { r + b } else { r }
             }
             fn pow(a: Self, b: Self) -> Self {
                 if b < 0 {
@@ -239,11 +210,7 @@ macro_rules! int_arith {
                 !a
             }
             fn abs(a: Self) -> Self {
-                if a < 0 {
-                    (0 as $t).wrapping_sub(a)
-                } else {
-                    a
-                }
+                if a < 0 { (0 as $t).wrapping_sub(a) } else { a }
             }
             fn max(a: Self, b: Self) -> Self {
                 Ord::max(a, b)
@@ -370,8 +337,7 @@ impl Arith for bool {
 pub(crate) fn unary(op: UnaryOp, a: &Data) -> Data {
     fn typed<T: Arith>(op: UnaryOp, v: &[T]) -> Data {
         let map = |f: fn(T) -> T| T::wrap(v.iter().map(|&x| f(x)).collect());
-        let float =
-            |f: fn(f64) -> f64| T::wrap(v.iter().map(|&x| T::from_f64(f(x.to_f64()))).collect());
+        let float = |f: fn(f64) -> f64| T::wrap(v.iter().map(|&x| T::from_f64(f(x.to_f64()))).collect());
         match op {
             UnaryOp::Neg => map(T::neg),
             UnaryOp::Abs => map(T::abs),
@@ -391,8 +357,7 @@ pub(crate) fn binary(op: BinaryOp, a: &Data, b: &Data) -> Data {
     fn typed<T: Arith>(op: BinaryOp, a: &[T], b: &[T]) -> Data {
         debug_assert_eq!(a.len(), b.len());
         let zip = |f: fn(T, T) -> T| T::wrap(a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect());
-        let cmp =
-            |f: fn(T, T) -> bool| Data::Bool(a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect());
+        let cmp = |f: fn(T, T) -> bool| Data::Bool(a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect());
         match op {
             BinaryOp::Add => zip(T::add),
             BinaryOp::Sub => zip(T::sub),
@@ -419,17 +384,10 @@ pub(crate) fn binary(op: BinaryOp, a: &Data, b: &Data) -> Data {
 }
 
 pub(crate) fn select(c: &Data, x: &Data, y: &Data) -> Data {
-    let Data::Bool(c) = c else {
-        unreachable!("where's condition is bool; the builder casts first")
-    };
+    let Data::Bool(c) = c else { unreachable!("where's condition is bool; the builder casts first") };
     with_data!(x, |xv: T| {
         let yv = T::vec(y).unwrap_or_default();
-        T::wrap(
-            c.iter()
-                .zip(xv.iter().zip(yv))
-                .map(|(&c, (&a, &b))| if c { a } else { b })
-                .collect(),
-        )
+        T::wrap(c.iter().zip(xv.iter().zip(yv)).map(|(&c, (&a, &b))| if c { a } else { b }).collect())
     })
 }
 

@@ -59,10 +59,7 @@ pub enum BinaryOp {
 
 impl BinaryOp {
     pub fn is_comparison(self) -> bool {
-        matches!(
-            self,
-            BinaryOp::CmpLt | BinaryOp::CmpLe | BinaryOp::CmpEq | BinaryOp::CmpNe
-        )
+        matches!(self, BinaryOp::CmpLt | BinaryOp::CmpLe | BinaryOp::CmpEq | BinaryOp::CmpNe)
     }
 }
 
@@ -184,13 +181,7 @@ impl Graph {
     pub fn push(&mut self, op: Op, dtype: DType, shape: Vec<usize>, src: Vec<UOpId>) -> UOpId {
         debug_assert!(src.iter().all(|s| (s.0 as usize) < self.nodes.len()));
         let id = UOpId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
-        self.nodes.push(UOp {
-            id,
-            op,
-            dtype,
-            shape,
-            src,
-        });
+        self.nodes.push(UOp { id, op, dtype, shape, src });
         id
     }
 
