@@ -184,3 +184,183 @@ fn ir_executor_agrees_with_interpreter_on_fixtures() {
             .join("\n\n")
     );
 }
+
+/// One scheduling expectation: the last statement of `src` becomes `kernels` kernels of these
+/// kinds, and each sentence appears among the kernels' boundary reasons.
+struct FusionCase {
+    name: &'static str,
+    src: &'static str,
+    kinds: &'static [&'static str],
+    reasons: &'static [&'static str],
+    max_buffers: usize,
+}
+
+fn check_fusion(c: &FusionCase) -> Result<(), String> {
+    let r = replay(
+        c.src,
+        ScheduleOptions {
+            max_buffers: c.max_buffers,
+        },
+    )?;
+    let last = r.schedules.last().ok_or("no statements")?;
+    let kinds: Vec<String> = last
+        .kernels
+        .iter()
+        .map(|k| {
+            serde_json::to_value(k.kind)
+                .map(|v| v.as_str().unwrap_or("").to_string())
+                .unwrap_or_default()
+        })
+        .collect();
+    if kinds != c.kinds {
+        return Err(format!(
+            "kinds {kinds:?}, expected {:?}\n{}",
+            c.kinds,
+            dump(&last.kernels)
+        ));
+    }
+    for want in c.reasons {
+        if !last.kernels.iter().any(|k| k.reason.starts_with(want)) {
+            let got: Vec<&str> = last.kernels.iter().map(|k| k.reason.as_str()).collect();
+            return Err(format!("no reason starting {want:?} in {got:?}"));
+        }
+    }
+    // Each boundary sentence reaches the shader too, so the panel shows it beside the code.
+    for k in &last.kernels {
+        let src = wgsl::render(k).map_err(|e| e.to_string())?.wgsl;
+        if !src.contains(&k.reason) {
+            return Err(format!("{}: reason missing from WGSL", k.name));
+        }
+    }
+    naga_valid(&last.kernels)
+}
+
+#[test]
+fn fusion_and_boundaries() {
+    let nine = "a0 = arange(4.)\na1 = a0 + 1\na2 = a0 + 2\na3 = a0 + 3\na4 = a0 + 4\na5 = a0 + 5\na6 = a0 + 6\na7 = a0 + 7\na8 = a0 + 8\nb = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8";
+    let cases = [
+        FusionCase { name: "acceptance: elementwise chain into a sum is one kernel", src: "a = arange(4096.)\nb = ((a * 2 + 1).exp()).sum()", kinds: &["reduce"], reasons: &["realize point"], max_buffers: 8 },
+        FusionCase { name: "acceptance: matmul with bias and relu", src: "a = arange(12.).reshape(3, 4)\nb = arange(8.).reshape(4, 2)\nc = arange(2.)\nd = ((a @ b) + c).relu()", kinds: &["matmul"], reasons: &["realize point"], max_buffers: 8 },
+        FusionCase { name: "elementwise through views", src: "a = arange(12.).reshape(3, 4)\nb = (a.t().flip(0) * 2 - 1).abs()", kinds: &["elementwise"], reasons: &["realize point"], max_buffers: 8 },
+        FusionCase { name: "store through a view", src: "a = arange(6.)\na[1:3] = 5.", kinds: &["store"], reasons: &["store/assign"], max_buffers: 8 },
+        FusionCase { name: "in-place update fuses its read", src: "a = arange(6.)\na.mul_(3)", kinds: &["store"], reasons: &["store/assign"], max_buffers: 8 },
+        FusionCase { name: "reduce broadcast back", src: "a = arange(6.).reshape(2, 3)\nb = a - a.amax(1, keepdim=True)", kinds: &["reduce", "elementwise"], reasons: &["reduce boundary: the reduced value", "realize point"], max_buffers: 8 },
+        FusionCase { name: "reduce feeds a reduce", src: "a = arange(6.).reshape(2, 3)\nb = a.sum(1).amax()", kinds: &["reduce", "reduce"], reasons: &["reduce boundary: this reduce feeds another reduce"], max_buffers: 8 },
+        FusionCase { name: "two sibling reduces", src: "a = arange(6.).reshape(2, 3)\nb = a.sum() + a.amax()", kinds: &["reduce", "reduce"], reasons: &["reduce boundary: the kernel already reduces"], max_buffers: 8 },
+        FusionCase { name: "buffer-binding limit splits", src: nine, kinds: &["elementwise", "elementwise"], reasons: &["buffer-binding limit"], max_buffers: 8 },
+        FusionCase { name: "store that reads what it overwrites", src: "a = arange(6.)\nb = a.view(2, 3)\nb[0] = b[1]", kinds: &["elementwise", "store"], reasons: &["store hazard", "store/assign"], max_buffers: 8 },
+        FusionCase { name: "uint8 store through a view", src: "a = arange(8, dtype=uint8)\na[1:5] = 7", kinds: &["store"], reasons: &["store/assign"], max_buffers: 8 },
+    ];
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|c| check_fusion(c).err().map(|e| format!("{}: {e}", c.name)))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn index_overflow_is_a_limit_error() {
+    use stridelab_core::codegen::ir::{check_i32, BufRef, Inst, KernelKind, Slot};
+    use stridelab_core::shape::symbolic::Expr;
+    use stridelab_core::DType;
+    // (extent of i0, stride of the load): the product must fit i32.
+    let cases = [
+        (1usize << 12, 1i64 << 18, true),
+        (1 << 12, 1 << 20, false),
+        (1 << 16, 1 << 16, false),
+    ];
+    for (extent, stride, ok) in cases {
+        let k = Kernel {
+            name: "E".into(),
+            kind: KernelKind::Elementwise,
+            dims: vec![extent],
+            slots: vec![
+                Slot {
+                    buf: BufRef::Temp(0),
+                    dtype: DType::Float32,
+                    len: extent,
+                },
+                Slot {
+                    buf: BufRef::Storage(0),
+                    dtype: DType::Float32,
+                    len: 1,
+                },
+            ],
+            insts: vec![
+                Inst::Load {
+                    slot: 1,
+                    index: Expr::var(0, extent) * stride,
+                    valid: Expr::Bool(true),
+                    dtype: DType::Float32,
+                },
+                Inst::Store {
+                    index: Expr::var(0, extent),
+                    valid: Expr::Bool(true),
+                    value: 0,
+                    dtype: DType::Float32,
+                },
+            ],
+            tile: None,
+            reason: String::new(),
+        };
+        match check_i32(&k) {
+            Ok(()) => assert!(ok, "{extent}x{stride} should overflow"),
+            Err(e) => {
+                assert!(!ok, "{extent}x{stride}: {e}");
+                assert_eq!(e.kind(), "limit", "{e}");
+            }
+        }
+    }
+}
+
+/// Representative kernels whose WGSL is checked in, so any change to the renderer shows up as
+/// a reviewable diff. `STRIDELAB_BLESS=1` rewrites them.
+#[test]
+fn golden_wgsl() {
+    let cases = [
+        ("elementwise_exp_sum", "a = arange(4096.)\nb = ((a * 2 + 1).exp()).sum()"),
+        ("matmul_bias_relu", "a = arange(12.).reshape(3, 4)\nb = arange(8.).reshape(4, 2)\nc = arange(2.)\nd = ((a @ b) + c).relu()"),
+        ("pad_flip_masked", "a = arange(6.).reshape(2, 3)\nb = a.flip(1)[:, 1:] * 2"),
+        ("int_floordiv_mod", "a = arange(-6, 6)\nb = (a // 4) + (a % 3)"),
+        ("bool_where", "a = arange(6.)\nb = where(a > 2, a, -a)"),
+        ("uint8_packed", "a = arange(8, dtype=uint8)\nb = a * 3"),
+        ("uint8_store_view", "a = arange(8, dtype=uint8)\na[1:5] = 7"),
+        ("softmax_max_boundary", "a = arange(6.).reshape(2, 3)\nb = (a - a.amax(1, keepdim=True)).exp()"),
+    ];
+    let dir = repo().join("tests/golden/wgsl");
+    let bless = std::env::var("STRIDELAB_BLESS").is_ok_and(|v| v == "1");
+    let mut failures = Vec::new();
+    for (name, src) in cases {
+        let r = match replay(src, ScheduleOptions::default()) {
+            Ok(r) => r,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let kernels = &r
+            .schedules
+            .last()
+            .map(|s| s.kernels.clone())
+            .unwrap_or_default();
+        if let Err(e) = naga_valid(kernels) {
+            failures.push(format!("{name}: {e}"));
+        }
+        let text = dump(kernels);
+        let path = dir.join(format!("{name}.wgsl"));
+        if bless {
+            std::fs::create_dir_all(&dir).expect("golden dir");
+            std::fs::write(&path, &text).expect("write golden");
+            continue;
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(want) if want == text => {}
+            Ok(_) => failures.push(format!(
+                "{name}: WGSL differs from {} (STRIDELAB_BLESS=1 to update):\n{text}",
+                path.display()
+            )),
+            Err(e) => failures.push(format!("{name}: {}: {e}", path.display())),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

@@ -400,7 +400,7 @@ pub fn lower(
 }
 
 /// WGSL computes indices in i32: refuse a kernel whose index arithmetic could overflow.
-fn check_i32(k: &Kernel) -> Result<()> {
+pub fn check_i32(k: &Kernel) -> Result<()> {
     fn walk(e: &Expr) -> bool {
         let (lo, hi) = e.bounds();
         let ok = lo >= i64::from(i32::MIN) && hi <= i64::from(i32::MAX);

@@ -446,18 +446,26 @@ impl Renderer<'_> {
                 let idx = self.int(index);
                 let ok = self.boolean(valid);
                 let val = v(value);
-                let body = match class(*dtype) {
-                    Class::U8 if self.packed_out => format!("word = word | (({val} & 0xffu) << (u32(j) * 8u));"),
-                    Class::U8 => format!(
-                        "let si = {idx};\n{pad}  let sh = u32(si & 3) * 8u;\n{pad}  atomicAnd(&b0[si >> 2u], ~(0xffu << sh));\n{pad}  atomicOr(&b0[si >> 2u], ({val} & 0xffu) << sh);"
-                    ),
-                    Class::B => format!("b0[{idx}] = select(0u, 1u, {val});"),
-                    _ => format!("b0[{idx}] = {val};"),
+                let body: Vec<String> = match class(*dtype) {
+                    Class::U8 if self.packed_out => {
+                        vec![format!("word = word | (({val} & 0xffu) << (u32(j) * 8u));")]
+                    }
+                    Class::U8 => vec![
+                        format!("let si = {idx};"),
+                        "let sh = u32(si & 3) * 8u;".into(),
+                        "atomicAnd(&b0[si >> 2u], ~(0xffu << sh));".into(),
+                        format!("atomicOr(&b0[si >> 2u], ({val} & 0xffu) << sh);"),
+                    ],
+                    Class::B => vec![format!("b0[{idx}] = select(0u, 1u, {val});")],
+                    _ => vec![format!("b0[{idx}] = {val};")],
                 };
                 if ok == "true" {
-                    body
+                    body.join(&format!("\n{pad}"))
                 } else {
-                    format!("if ({ok}) {{\n{pad}  {body}\n{pad}}}")
+                    format!(
+                        "if ({ok}) {{\n{pad}  {}\n{pad}}}",
+                        body.join(&format!("\n{pad}  "))
+                    )
                 }
             }
         };
@@ -544,10 +552,15 @@ impl Renderer<'_> {
             if skip.contains(&d) {
                 continue;
             }
-            let e = if n <= 1 {
-                "0".to_string()
-            } else {
-                format!("({flat} / {stride}) % {n}")
+            // The outermost dim needs no modulo (the flat index is in range), the innermost
+            // no division.
+            let outermost = (0..d).all(|o| skip.contains(&o) || self.k.dims[o] <= 1);
+            let e = match (n <= 1, stride == 1, outermost) {
+                (true, _, _) => "0".to_string(),
+                (_, true, true) => flat.to_string(),
+                (_, true, false) => format!("{flat} % {n}"),
+                (_, false, true) => format!("{flat} / {stride}"),
+                _ => format!("({flat} / {stride}) % {n}"),
             };
             let _ = writeln!(out, "{pad}let i{d}: i32 = {e};");
             stride *= n.max(1);
