@@ -156,6 +156,9 @@ pub struct Kernel {
     pub slots: Vec<Slot>,
     pub insts: Vec<Inst>,
     pub tile: Option<Tile>,
+    /// Run as one thread in element order: a store through a view that writes some element
+    /// twice must leave the last value, as the engine's sequential scatter does.
+    pub serial: bool,
     /// Why this kernel is a kernel of its own (the boundary to what follows it).
     pub reason: String,
 }
@@ -393,6 +396,7 @@ pub fn lower(
         slots: lw.slots,
         insts: lw.insts,
         tile: lw.tile,
+        serial: false,
         reason,
     };
     check_i32(&kernel)?;

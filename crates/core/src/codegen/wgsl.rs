@@ -606,6 +606,21 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
                 k.numel()
             };
             let mut head = String::new();
+            if k.serial && !r.packed_out {
+                // One thread, element order: the last write to a repeated element wins.
+                let _ = writeln!(head, "@compute @workgroup_size(1)");
+                let _ = writeln!(head, "fn main() {{");
+                let n = k.numel();
+                let _ = writeln!(
+                    head,
+                    "  for (var gid: i32 = 0; gid < {n}; gid = gid + 1) {{"
+                );
+                let mut dims = String::new();
+                r.unravel_dims("gid", &[], &mut dims, "    ");
+                let body: String = body.lines().map(|l| format!("  {l}\n")).collect();
+                let frame = format!("{head}{dims}{body}  }}\n}}\n");
+                return Ok(finish(&r, k, frame, [1, 1, 1], [1, 1, 1]));
+            }
             let _ = writeln!(head, "@compute @workgroup_size({WORKGROUP})");
             let _ = writeln!(head, "fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {{");
             let _ = writeln!(head, "  let t = i32(g.x + g.y * nw.x * {WORKGROUP}u);");
@@ -630,6 +645,17 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
             }
         }
     };
+    Ok(finish(&r, k, frame, size, groups))
+}
+
+/// Prepends the header, bindings and helpers to the kernel's frame.
+fn finish(
+    r: &Renderer<'_>,
+    k: &Kernel,
+    frame: String,
+    size: [u32; 3],
+    groups: [u32; 3],
+) -> Rendered {
     let mut src = format!("// {}: {}\n", k.name, k.reason);
     src.push_str(&r.bindings());
     for (name, text) in HELPERS {
@@ -640,13 +666,13 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
     }
     src.push_str(&frame);
     let read_only = (0..k.slots.len()).map(|i| i != 0).collect();
-    Ok(Rendered {
+    Rendered {
         wgsl: src,
         entry: "main",
         workgroup_size: size,
         workgroups: groups,
         read_only,
-    })
+    }
 }
 
 fn flat_groups(threads: usize) -> [u32; 3] {

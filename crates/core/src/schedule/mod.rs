@@ -10,9 +10,13 @@
 use crate::codegen::ir::{self, BufRef, Kernel, Target};
 use crate::dtype::DType;
 use crate::error::{bail, Result};
+use crate::shape::tracker::ShapeTracker;
 use crate::tensor::{Engine, Event};
+use crate::trace::ast::Program;
+use crate::trace::runner::Run;
+use crate::uop::data::Data;
 use crate::uop::{Graph, Op, StorageId, UOpId};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Storage buffers a WebGPU stage may bind without asking for more (the spec's default).
 pub const DEFAULT_MAX_BUFFERS: usize = 8;
@@ -137,7 +141,7 @@ pub fn schedule_events(
 
 enum Root {
     Realize(StorageId),
-    Store(StorageId, crate::shape::tracker::ShapeTracker),
+    Store(StorageId, ShapeTracker),
 }
 
 /// Nodes of the kernel rooted at `root`: everything reachable without crossing a source.
@@ -274,7 +278,7 @@ fn schedule_root(
             Root::Realize(s) => Target::Dense(BufRef::Storage(*s)),
             Root::Store(s, st) => Target::View(BufRef::Storage(*s), st.clone()),
         };
-        let kernel = ir::lower(
+        let mut kernel = ir::lower(
             graph,
             value_root,
             &target,
@@ -283,6 +287,7 @@ fn schedule_root(
             reason.clone(),
         )?;
         if let Target::View(_, st) = &target {
+            kernel.serial = !injective(st);
             if value_root == root && hazard(&kernel, st) {
                 // Compute the value into a temporary first, then store it (fix_store_hazard).
                 let why = "store hazard: the value reads the storage it overwrites through a different view, so it is computed into a temporary before the store".to_string();
@@ -296,12 +301,44 @@ fn schedule_root(
     }
 }
 
-/// A store kernel that reads its own output anywhere but the element it writes.
-fn hazard(k: &Kernel, st: &crate::shape::tracker::ShapeTracker) -> bool {
+/// A store kernel that reads its own output anywhere but the element it writes (or at all,
+/// when the view writes some element twice).
+fn hazard(k: &Kernel, st: &ShapeTracker) -> bool {
     let (index, _) = st.index();
     k.insts
         .iter()
-        .any(|i| matches!(i, ir::Inst::Load { slot: 0, index: li, .. } if *li != index))
+        .any(|i| matches!(i, ir::Inst::Load { slot: 0, index: li, .. } if *li != index || k.serial))
+}
+
+/// Whether a view writes each storage element at most once.
+fn injective(st: &ShapeTracker) -> bool {
+    if let [v] = st.views() {
+        if v.mask().is_none() {
+            // Sufficient: dims nest, each stride spanning all the dims inside it.
+            let mut dims: Vec<(i64, usize)> = v
+                .strides()
+                .iter()
+                .zip(v.shape())
+                .filter(|&(_, &n)| n > 1)
+                .map(|(&s, &n)| (s.abs(), n))
+                .collect();
+            dims.sort_unstable();
+            let mut span = 1i64;
+            let nested = dims.iter().all(|&(s, n)| {
+                let ok = s >= span;
+                span = s * n as i64;
+                ok
+            });
+            if nested {
+                return true;
+            }
+        }
+    }
+    let mut seen: Vec<i64> = st.offsets().into_iter().flatten().collect();
+    let n = seen.len();
+    seen.sort_unstable();
+    seen.dedup();
+    seen.len() == n
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -358,4 +395,64 @@ pub fn schedule_run(
         .iter()
         .map(|s| schedule_events(&run.engine, s.events.clone(), opts))
         .collect()
+}
+
+/// One statement's kernels with the storages they start from, so any backend can run them
+/// and be checked against what the interpreter left.
+#[derive(Clone, Debug)]
+pub struct StepKernels {
+    pub line: usize,
+    pub source: String,
+    pub schedule: Schedule,
+    /// Every storage as the statement's kernels see it before they run (indexed by id).
+    pub inputs: Vec<Data>,
+    /// What the interpreter left in each storage the schedule writes.
+    pub expected: BTreeMap<StorageId, Data>,
+}
+
+/// Runs `src` statement by statement (as [`Run::run_source`] does) and schedules each
+/// statement; the run is returned too, for its report.
+pub fn trace_kernels(src: &str, opts: ScheduleOptions) -> Result<(Run, Vec<StepKernels>)> {
+    let program = crate::trace::parser::parse(src)?;
+    let mut run = Run::new();
+    let mut out = Vec::new();
+    for stmt in program.stmts {
+        let before: Vec<Data> = (0..run.engine.storage_count())
+            .map(|i| run.engine.storage(i).data.clone())
+            .collect();
+        run.run_program(&Program { stmts: vec![stmt] });
+        let Some(step) = run.steps.last() else { break };
+        let schedule = schedule_events(&run.engine, step.events.clone(), opts)?;
+        // New storages start as created: made from data, or (when a kernel fills them) zeros.
+        let mut inputs: Vec<Data> = (0..run.engine.storage_count())
+            .map(|i| {
+                before
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| run.engine.storage(i).data.clone())
+            })
+            .collect();
+        for e in &run.engine.events()[step.events.clone()] {
+            if let Event::Realize { storage, .. } = e {
+                let d = &inputs[*storage];
+                inputs[*storage] = Data::zeros(d.dtype(), d.len());
+            }
+        }
+        let expected = schedule
+            .written()
+            .into_iter()
+            .map(|s| (s, run.engine.storage(s).data.clone()))
+            .collect();
+        out.push(StepKernels {
+            line: step.line,
+            source: step.source.clone(),
+            schedule,
+            inputs,
+            expected,
+        });
+        if run.error.is_some() {
+            break;
+        }
+    }
+    Ok((run, out))
 }
