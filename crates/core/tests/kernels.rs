@@ -3,6 +3,8 @@
 //! Every trace is replayed statement by statement: the storages before a statement are the
 //! inputs, the statement's events are scheduled, the kernels run on the IR executor, and every
 //! storage must then equal what the interpreter left (ints exact, floats 1e-5 relative).
+// A failed expectation here is the test failing, with its message.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use serde_json::Value;
 use std::path::PathBuf;
