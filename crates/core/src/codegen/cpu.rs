@@ -212,15 +212,9 @@ fn run_range(
 ) -> Result<()> {
     let lane = |l: usize| &vars[l * nv..(l + 1) * nv];
     for i in range {
-        let get = |vals: &[Option<Data>], v: usize| -> Result<Data> {
-            match &vals[v] {
-                Some(d) => Ok(d.clone()),
-                None => bail!(
-                    Unsupported,
-                    "internal: value %{v} used before it is defined"
-                ),
-            }
-        };
+        // Operands are borrowed: values are only written after the instruction is evaluated.
+        let get = operand;
+        let vals_now: &[Option<Data>] = vals;
         let out = match &k.insts[i] {
             Inst::Const { value, dtype } => Some(Data::full(*dtype, lanes, *value)),
             Inst::Index { expr, dtype } => Some(
@@ -233,16 +227,16 @@ fn run_range(
                 let idx = gather_index(index, valid, lanes, &lane);
                 Some(src.gather(&idx))
             }
-            Inst::Unary { op, a, .. } => Some(interp::unary(*op, &get(vals, *a)?)),
+            Inst::Unary { op, a, .. } => Some(interp::unary(*op, get(vals_now, *a)?)),
             Inst::Binary { op, a, b, .. } => {
-                Some(interp::binary(*op, &get(vals, *a)?, &get(vals, *b)?))
+                Some(interp::binary(*op, get(vals_now, *a)?, get(vals_now, *b)?))
             }
             Inst::Where { c, x, y, .. } => Some(interp::select(
-                &get(vals, *c)?,
-                &get(vals, *x)?,
-                &get(vals, *y)?,
+                get(vals_now, *c)?,
+                get(vals_now, *x)?,
+                get(vals_now, *y)?,
             )),
-            Inst::Cast { a, to, .. } => Some(get(vals, *a)?.cast(*to)),
+            Inst::Cast { a, to, .. } => Some(get(vals_now, *a)?.cast(*to)),
             Inst::BeginReduce { .. } | Inst::EndReduce { .. } => {
                 bail!(Unsupported, "internal: nested reduce in kernel {}", k.name)
             }
@@ -252,7 +246,7 @@ fn run_range(
                 value,
                 ..
             } => {
-                let v = get(vals, *value)?;
+                let v = get(vals_now, *value)?.clone();
                 let mut idx = Vec::with_capacity(lanes);
                 let mut keep = Vec::with_capacity(lanes);
                 for l in 0..lanes {
@@ -273,6 +267,16 @@ fn run_range(
         vals[i] = out;
     }
     Ok(())
+}
+
+fn operand(vals: &[Option<Data>], v: usize) -> Result<&Data> {
+    match vals.get(v).and_then(Option::as_ref) {
+        Some(d) => Ok(d),
+        None => bail!(
+            Unsupported,
+            "internal: value %{v} used before it is defined"
+        ),
+    }
 }
 
 fn gather_index<'a>(
