@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 use stridelab_core::codegen::cpu;
 use stridelab_core::codegen::ir::{Kernel, KernelKind};
-use stridelab_core::schedule::StepKernels;
+use stridelab_core::schedule::{ScheduleOptions, StepKernels};
 use stridelab_core::uop::data::Data;
 use stridelab_gpu::exec::kernel_spec;
 use stridelab_gpu::{Gpu, KernelTiming, RunOptions, TimingSource};
@@ -31,24 +31,37 @@ fn same(a: &Data, b: &Data) -> bool {
         })
 }
 
+/// The GPU for `backend`, when it needs one.
+pub fn device(backend: Backend) -> Result<Option<Gpu>, String> {
+    match backend {
+        Backend::Wgpu => pollster::block_on(stridelab_gpu::acquire(&Default::default()))
+            .map(Some)
+            .map_err(|e| format!("wgpu: {e}")),
+        Backend::Cpu => Ok(None),
+    }
+}
+
+/// The schedule's limits: the adapter's storage buffers per stage when running on one.
+pub fn schedule_options(gpu: Option<&Gpu>) -> ScheduleOptions {
+    match gpu {
+        Some(g) => ScheduleOptions {
+            max_buffers: g.limits().max_storage_buffers_per_shader_stage as usize,
+        },
+        None => ScheduleOptions::default(),
+    }
+}
+
 /// Runs every step's kernels; `Err` on a backend failure or a result that differs from the
 /// interpreter's.
 pub fn run_steps(
     steps: &[StepKernels],
-    backend: Backend,
+    gpu: Option<&Gpu>,
     repeats: u32,
 ) -> Result<Vec<Vec<Ran>>, String> {
-    let gpu = match backend {
-        Backend::Wgpu => Some(
-            pollster::block_on(stridelab_gpu::acquire(&Default::default()))
-                .map_err(|e| format!("wgpu: {e}"))?,
-        ),
-        Backend::Cpu => None,
-    };
     let mut clock = 0.0;
     steps
         .iter()
-        .map(|step| match &gpu {
+        .map(|step| match gpu {
             Some(g) => run_gpu(g, step, repeats),
             None => run_cpu(step, repeats, &mut clock),
         })

@@ -10,7 +10,7 @@ use super::ir::{BufRef, Inst, Kernel};
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::shape::symbolic::Expr;
-use crate::uop::data::Data;
+use crate::uop::data::{with_data, Data, Elem};
 use crate::uop::interp;
 use crate::uop::ReduceOp;
 
@@ -224,8 +224,7 @@ fn run_range(
                 slot, index, valid, ..
             } => {
                 let src = bufs.get(k.slots[*slot].buf);
-                let idx = gather_index(index, valid, lanes, &lane);
-                Some(src.gather(&idx))
+                Some(load(src, index, valid, lanes, &lane))
             }
             Inst::Unary { op, a, .. } => Some(interp::unary(*op, get(vals_now, *a)?)),
             Inst::Binary { op, a, b, .. } => {
@@ -279,21 +278,59 @@ fn operand(vals: &[Option<Data>], v: usize) -> Result<&Data> {
     }
 }
 
-fn gather_index<'a>(
+/// Reads `src` at each lane's index; a run of consecutive indices is one slice copy.
+fn load<'a>(
+    src: &Data,
     index: &Expr,
     valid: &Expr,
     lanes: usize,
     lane: &dyn Fn(usize) -> &'a [i64],
-) -> Vec<Option<i64>> {
-    if let Expr::Bool(true) = valid {
-        return (0..lanes).map(|l| Some(index.eval(lane(l)))).collect();
+) -> Data {
+    if let (Expr::Bool(true), Some((terms, c))) = (valid, affine(index)) {
+        let idx: Vec<i64> = (0..lanes)
+            .map(|l| {
+                let v = lane(l);
+                terms.iter().fold(c, |acc, &(id, k)| acc + k * v[id])
+            })
+            .collect();
+        let consecutive = idx.windows(2).all(|w| w[1] == w[0] + 1);
+        return with_data!(src, |v: T| {
+            if consecutive && !idx.is_empty() {
+                let start = idx[0] as usize;
+                T::wrap(v[start..start + lanes].to_vec())
+            } else {
+                T::wrap(idx.iter().map(|&i| v[i as usize]).collect())
+            }
+        });
     }
-    (0..lanes)
+    let idx: Vec<Option<i64>> = (0..lanes)
         .map(|l| {
             let v = lane(l);
             (valid.eval(v) != 0).then(|| index.eval(v))
         })
-        .collect()
+        .collect();
+    src.gather(&idx)
+}
+
+/// `index` as `sum(k * var) + c`, when it has that form (most views do).
+fn affine(e: &Expr) -> Option<(Vec<(usize, i64)>, i64)> {
+    fn walk(e: &Expr, scale: i64, terms: &mut Vec<(usize, i64)>, c: &mut i64) -> bool {
+        match e {
+            Expr::Const(k) => {
+                *c += k * scale;
+                true
+            }
+            Expr::Var { id, .. } => {
+                terms.push((*id, scale));
+                true
+            }
+            Expr::Mul(a, k) => walk(a, scale * k, terms, c),
+            Expr::Add(ts) => ts.iter().all(|t| walk(t, scale, terms, c)),
+            _ => false,
+        }
+    }
+    let (mut terms, mut c) = (Vec::new(), 0);
+    walk(e, 1, &mut terms, &mut c).then_some((terms, c))
 }
 
 fn unravel_into(mut flat: usize, dims: &[usize], out: &mut [i64]) {

@@ -290,7 +290,12 @@ fn schedule_root(
             kernel.serial = !injective(st);
             if value_root == root && hazard(&kernel, st) {
                 // Compute the value into a temporary first, then store it (fix_store_hazard).
-                let why = "store hazard: the value reads the storage it overwrites through a different view, so it is computed into a temporary before the store".to_string();
+                let why = if kernel.serial {
+                    "store hazard: the view writes some elements more than once and the value reads them, so the value is computed into a temporary before the store"
+                } else {
+                    "store hazard: the value reads the storage it overwrites through a different view, so it is computed into a temporary before the store"
+                }
+                .to_string();
                 schedule_temp(graph, root, realized, out, opts, why, lens)?;
                 value_root = root;
                 continue;
