@@ -5,7 +5,7 @@ mod kernels;
 
 use clap::{Parser, Subcommand};
 use kernels::Backend;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::process::ExitCode;
 use stridelab_core::schedule::trace_kernels;
 use stridelab_core::share::{self, SharedTrace};
@@ -113,10 +113,18 @@ fn main() -> ExitCode {
             let Some(backend) = backend else {
                 let mut run = Run::run_source(&src);
                 let rep = report::report(&mut run, opts);
-                if json {
-                    println!("{rep}");
+                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+                let written = if json {
+                    serde_json::to_writer(&mut out, &rep)
+                        .map_err(std::io::Error::from)
+                        .and_then(|_| writeln!(out))
                 } else {
-                    print!("{}", table(&rep));
+                    let value = serde_json::to_value(&rep).unwrap_or_default();
+                    write!(out, "{}", table(&value))
+                };
+                if let Err(e) = written.and_then(|_| out.flush()) {
+                    eprintln!("stridelab: writing the report: {e}");
+                    return ExitCode::from(2);
                 }
                 // A trace that stops on an error still ran as asked: the error is part of the report.
                 return ExitCode::SUCCESS;
@@ -128,7 +136,7 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            let mut rep = report::report(&mut run, opts);
+            let mut rep = serde_json::to_value(report::report(&mut run, opts)).unwrap_or_default();
             let per_step: Vec<Vec<serde_json::Value>> = ran
                 .iter()
                 .map(|rs| rs.iter().map(kernels::kernel_json).collect())
@@ -238,7 +246,7 @@ fn write_trace(path: &str, backend: Backend, ran: &[Vec<kernels::Ran>]) -> Resul
 
 /// The human-readable report: one block per tensor, then the error if the run stopped.
 fn table(rep: &serde_json::Value) -> String {
-    use std::fmt::Write;
+    use std::fmt::Write as _;
     let mut out = String::new();
     let empty = serde_json::Map::new();
     let tensors = rep["tensors"].as_object().unwrap_or(&empty);

@@ -10,6 +10,7 @@ pub mod codegen;
 pub mod data;
 pub mod dtype;
 pub mod error;
+pub mod nn_ops;
 pub mod onnx;
 pub mod schedule;
 pub mod shape;

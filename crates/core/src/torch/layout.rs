@@ -5,7 +5,8 @@
 //! The rules follow ATen (`computeStride`, `inferExpandGeometry`, `TensorShape.cpp` and the Python
 //! indexing path); the messages are PyTorch's text without the exception-class prefix, and the
 //! error kind follows the Python exception: `IndexError`/`ValueError` become [`Error::Index`],
-//! a refused `view` becomes [`Error::View`], every other `RuntimeError` becomes [`Error::Shape`].
+//! a refused `view` becomes [`Error::View`], out-of-range dims, ranges and storage bounds become
+//! [`Error::Index`], a negative slice step [`Error::Unsupported`], other errors [`Error::Shape`].
 
 use serde::Serialize;
 
@@ -240,6 +241,31 @@ impl Layout {
         Layout { sizes: self.sizes.clone(), strides, offset: 0 }
     }
 
+    /// The dims in TensorIterator's iteration order, innermost first, for operands (output
+    /// first) broadcast to `shape`.
+    pub fn iteration_perm(shape: &[usize], operands: &[&Layout]) -> Vec<usize> {
+        let nd = shape.len();
+        if nd <= 1 {
+            return (0..nd).collect();
+        }
+        let strides = broadcast_strides(shape, operands);
+        iteration_order(nd, |d0, d1| {
+            for st in &strides {
+                let (s0, s1) = (st[d0], st[d1]);
+                if s0 == 0 || s1 == 0 {
+                    continue;
+                }
+                if s0 != s1 {
+                    return (s0 > s1) as i32 * 2 - 1;
+                }
+                if shape[d0] > shape[d1] {
+                    return 1;
+                }
+            }
+            0
+        })
+    }
+
     /// The layout TensorIterator allocates for the output of an elementwise op over `inputs`
     /// broadcast to `shape`: the inputs' memory order where they agree, row-major otherwise.
     pub fn elementwise_output(shape: &[usize], inputs: &[&Layout]) -> Layout {
@@ -254,41 +280,7 @@ impl Layout {
                 return Layout { sizes: shape.to_vec(), strides: first.clone(), offset: 0 };
             }
         }
-        // Each input's strides over the broadcast shape; broadcast dims get 0 and are ignored.
-        let strides: Vec<Vec<i64>> = inputs
-            .iter()
-            .map(|l| {
-                let lead = nd - l.ndim();
-                (0..nd)
-                    .map(|d| {
-                        if d < lead || (l.sizes[d - lead] == 1 && shape[d] != 1) {
-                            0
-                        } else {
-                            l.strides[d - lead]
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        let perm = if nd == 1 {
-            vec![0]
-        } else {
-            iteration_order(nd, |d0, d1| {
-                for st in &strides {
-                    let (s0, s1) = (st[d0], st[d1]);
-                    if s0 == 0 || s1 == 0 {
-                        continue;
-                    }
-                    if s0 != s1 {
-                        return (s0 > s1) as i32 * 2 - 1;
-                    }
-                    if shape[d0] > shape[d1] {
-                        return 1;
-                    }
-                }
-                0
-            })
-        };
+        let perm = Layout::iteration_perm(shape, inputs);
         if perm.iter().enumerate().all(|(i, &d)| d == nd - 1 - i) {
             return Layout::contiguous(shape);
         }
@@ -316,6 +308,35 @@ impl Layout {
             }
         }
         Some((lo, hi))
+    }
+
+    /// Whether any element's storage index satisfies `f`, stopping at the first that does.
+    pub fn any_index(&self, mut f: impl FnMut(i64) -> bool) -> bool {
+        if self.numel() == 0 {
+            return false;
+        }
+        let nd = self.ndim();
+        let mut counter = vec![0usize; nd];
+        let mut at = self.offset;
+        loop {
+            if f(at) {
+                return true;
+            }
+            let mut d = nd;
+            loop {
+                if d == 0 {
+                    return false;
+                }
+                d -= 1;
+                counter[d] += 1;
+                at += self.strides[d];
+                if counter[d] < self.sizes[d] {
+                    break;
+                }
+                at -= self.strides[d] * to_i64(self.sizes[d]);
+                counter[d] = 0;
+            }
+        }
     }
 
     /// The storage index of every element in row-major order. The innermost dim is walked with a
@@ -491,7 +512,7 @@ impl Layout {
         if dims.len() != self.ndim() {
             // PyTorch's dense permute really reports itself as `permute(sparse_coo)`.
             bail!(
-                Shape,
+                Index,
                 "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {} is not equal to len(dims) = {}",
                 self.ndim(),
                 dims.len()
@@ -503,7 +524,7 @@ impl Layout {
         for &dim in dims {
             let d = wrap_dim(dim, self.ndim())?;
             if seen[d] {
-                bail!(Shape, "permute(): duplicate dims are not allowed.");
+                bail!(Index, "permute(): duplicate dims are not allowed.");
             }
             seen[d] = true;
             sizes.push(self.sizes[d]);
@@ -571,10 +592,10 @@ impl Layout {
             !dims.iter().all(|d| seen.insert(*d))
         };
         if repeated(&src_w) {
-            bail!(Shape, "movedim: repeated dim in `source` ({src:?})");
+            bail!(Index, "movedim: repeated dim in `source` ({src:?})");
         }
         if repeated(&dst_w) {
-            bail!(Shape, "movedim: repeated dim in `destination` ({dst:?})");
+            bail!(Index, "movedim: repeated dim in `destination` ({dst:?})");
         }
         if n == 0 {
             return Ok(self.clone());
@@ -718,7 +739,7 @@ impl Layout {
         let start = if start < 0 { start + size } else { start };
         if start > size - length {
             bail!(
-                Shape,
+                Index,
                 "start ({start}) + length ({length}) exceeds dimension size ({size})."
             );
         }
@@ -864,7 +885,7 @@ impl Layout {
         let b = wrap_dim(dim2, self.ndim())?;
         if a == b {
             bail!(
-                Shape,
+                Index,
                 "diagonal dimensions cannot be identical {dim1}, {dim2}"
             );
         }
@@ -975,7 +996,7 @@ impl Layout {
         if needed > have {
             let item = to_i64(itemsize);
             bail!(
-                Shape,
+                Index,
                 "setStorage: sizes {:?}, strides {:?}, storage offset {}, and itemsize {item} requiring a storage size of {} are out of bounds for storage of size {}",
                 self.sizes,
                 self.strides,
@@ -992,7 +1013,8 @@ impl Layout {
 fn slice_step(step: Option<i64>) -> Result<i64> {
     match step.unwrap_or(1) {
         0 => bail!(Index, "slice step cannot be zero"),
-        s if s < 0 => bail!(Index, "step must be greater than zero"),
+        // PyTorch does not support negative steps at all (a ValueError, not a range error).
+        s if s < 0 => bail!(Unsupported, "step must be greater than zero"),
         s => Ok(s),
     }
 }
@@ -1021,4 +1043,19 @@ fn iteration_order(n: usize, should_swap: impl Fn(usize, usize) -> i32) -> Vec<u
         }
     }
     perm
+}
+
+/// Each operand's strides over the broadcast shape; broadcast dims get 0 (TensorIterator then
+/// ignores them when ordering dims).
+fn broadcast_strides(shape: &[usize], operands: &[&Layout]) -> Vec<Vec<i64>> {
+    let nd = shape.len();
+    operands
+        .iter()
+        .map(|l| {
+            let lead = nd - l.ndim();
+            (0..nd)
+                .map(|d| if d < lead || (l.sizes[d - lead] == 1 && shape[d] != 1) { 0 } else { l.strides[d - lead] })
+                .collect()
+        })
+        .collect()
 }

@@ -1,12 +1,17 @@
 //! The JSON a run reports: one schema for the CLI, the tests and the web page.
 //!
-//! `version` is bumped when a field changes meaning; new fields may be added freely.
+//! The report is a typed, borrowed view of a finished [`Run`], serialized straight to text: a
+//! trace with 1,000 writing steps lists millions of storage indices, too many to build as a
+//! `serde_json::Value` tree first. `version` is bumped when a field changes meaning; new
+//! fields may be added freely.
 
 use super::runner::{Run, Step};
-use crate::error::{Error, Result};
-use crate::tensor::{Engine, StorageRef, Tensor};
+use crate::error::Error;
+use crate::tensor::{Engine, Tensor};
 use crate::uop::data::Data;
-use serde_json::{json, Map, Value as Json};
+use crate::uop::Graph;
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -18,127 +23,204 @@ pub struct ReportOptions {
     pub graph: bool,
 }
 
-/// Runs `src` and reports it.
-pub fn run_json(src: &str, opts: ReportOptions) -> Json {
-    let mut run = Run::run_source(src);
-    report(&mut run, opts)
+#[derive(Serialize)]
+pub struct Report<'a> {
+    version: u32,
+    error: Option<ErrorReport<'a>>,
+    tensors: Named,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    steps: Option<Vec<StepReport<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    graph: Option<&'a Graph>,
 }
 
-pub fn report(run: &mut Run, opts: ReportOptions) -> Json {
-    let error = run.error.as_ref().map(|e| {
-        let mut o = json!({
-            "line": e.line,
-            "column": e.column,
-            "kind": e.error.kind(),
-            "message": e.error.message(),
-        });
-        if let Error::Overlap { elements, .. } = &e.error {
-            o["elements"] = json!(elements);
+#[derive(Serialize)]
+struct ErrorReport<'a> {
+    line: usize,
+    column: Option<usize>,
+    kind: &'static str,
+    message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    elements: Option<&'a [i64]>,
+}
+
+/// Tensors by name, in the order the trace introduced them.
+struct Named(Vec<(String, TensorReport)>);
+
+impl Serialize for Named {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
         }
-        o
-    });
+        m.end()
+    }
+}
+
+#[derive(Serialize)]
+struct TensorReport {
+    shape: Vec<usize>,
+    dtype: &'static str,
+    values: Values,
+    torch: TorchReport,
+    views: Vec<ViewReport>,
+    index: String,
+    valid: String,
+    bridge: BridgeReport,
+}
+
+#[derive(Serialize)]
+struct TorchReport {
+    strides: Vec<i64>,
+    storage_offset: i64,
+    storage: usize,
+    is_view: bool,
+    version: u64,
+}
+
+#[derive(Serialize)]
+struct ViewReport {
+    shape: Vec<usize>,
+    strides: Vec<i64>,
+    offset: i64,
+    mask: Option<Vec<(usize, usize)>>,
+}
+
+#[derive(Serialize)]
+struct BridgeReport {
+    shape: Vec<usize>,
+    strides: Vec<i64>,
+    storage_offset: i64,
+    matches_torch: bool,
+}
+
+#[derive(Serialize)]
+struct StepReport<'a> {
+    line: usize,
+    source: &'a str,
+    defines: &'a [String],
+    writes: Option<WriteReport<'a>>,
+    tensors_changed: &'a [String],
+}
+
+#[derive(Serialize)]
+struct WriteReport<'a> {
+    storage: usize,
+    elements: &'a [i64],
+    /// Every storage the statement wrote, when it wrote more than one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    all: Vec<WriteRef<'a>>,
+}
+
+#[derive(Serialize)]
+struct WriteRef<'a> {
+    storage: usize,
+    elements: &'a [i64],
+}
+
+/// Element values: integers for int and bool tensors, the shortest decimal that round-trips
+/// its f32 for floats (0.1f32 prints as 0.1), and "nan" / "inf" / "-inf", which JSON cannot
+/// carry as numbers.
+pub struct Values(pub Data);
+
+impl Serialize for Values {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let n = self.0.len();
+        let mut seq = s.serialize_seq(Some(n))?;
+        match &self.0 {
+            Data::F32(v) => {
+                for &x in v {
+                    if x.is_finite() {
+                        seq.serialize_element(&x)?;
+                    } else {
+                        seq.serialize_element(if x.is_nan() { "nan" } else if x > 0.0 { "inf" } else { "-inf" })?;
+                    }
+                }
+            }
+            Data::I32(v) => v.iter().try_for_each(|x| seq.serialize_element(x))?,
+            Data::U8(v) => v.iter().try_for_each(|x| seq.serialize_element(x))?,
+            Data::Bool(v) => v.iter().try_for_each(|&x| seq.serialize_element(&u8::from(x)))?,
+        }
+        seq.end()
+    }
+}
+
+/// Runs `src` and reports it as a JSON value (tests and small tools; the CLI streams).
+pub fn run_json(src: &str, opts: ReportOptions) -> serde_json::Value {
+    let mut run = Run::run_source(src);
+    let rep = report(&mut run, opts);
+    serde_json::to_value(&rep).unwrap_or(serde_json::Value::Null)
+}
+
+/// The report of a finished run. Realizes what the tensors still need, hence `&mut`.
+pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
     let named: Vec<(String, Tensor)> = run.tensors().into_iter().map(|(n, t)| (n.to_string(), t.clone())).collect();
-    let mut tensors = Map::new();
+    let mut tensors = Vec::with_capacity(named.len());
     for (name, t) in named {
-        let entry = tensor_json(&mut run.engine, &t).unwrap_or_else(|e| json!({"error": e.to_string()}));
-        tensors.insert(name, entry);
+        // A tensor whose values cannot be computed was dropped by the runner already; a
+        // failure here would be an engine bug, so it is skipped rather than reported as data.
+        if let Some(r) = tensor_report(&mut run.engine, &t) {
+            tensors.push((name, r));
+        }
     }
-    let mut out = json!({
-        "version": SCHEMA_VERSION,
-        "error": error,
-        "tensors": tensors,
+    let run: &Run = run;
+    let error = run.error.as_ref().map(|e| ErrorReport {
+        line: e.line,
+        column: e.column,
+        kind: e.error.kind(),
+        message: e.error.message(),
+        elements: match &e.error {
+            Error::Overlap { elements, .. } => Some(elements),
+            _ => None,
+        },
     });
-    if opts.steps {
-        out["steps"] = Json::Array(run.steps.iter().map(step_json).collect());
+    Report {
+        version: SCHEMA_VERSION,
+        error,
+        tensors: Named(tensors),
+        steps: opts.steps.then(|| run.steps.iter().map(step_report).collect()),
+        graph: opts.graph.then(|| run.engine.graph()),
     }
-    if opts.graph {
-        out["graph"] = serde_json::to_value(run.engine.graph()).unwrap_or(Json::Null);
-    }
-    out
 }
 
-fn step_json(s: &Step) -> Json {
-    let writes = match s.writes.as_slice() {
-        [] => Json::Null,
-        [w] => json!({"storage": w.storage, "elements": w.elements}),
-        // Several storages in one statement: the first as the spec's object, all in `all`.
-        ws => json!({
-            "storage": ws[0].storage,
-            "elements": ws[0].elements,
-            "all": ws.iter().map(|w| json!({"storage": w.storage, "elements": w.elements})).collect::<Vec<_>>(),
-        }),
-    };
-    json!({
-        "line": s.line,
-        "source": s.source,
-        "defines": s.defines,
-        "writes": writes,
-        "tensors_changed": s.tensors_changed,
-    })
+fn step_report(s: &Step) -> StepReport<'_> {
+    let writes = s.writes.first().map(|w| WriteReport {
+        storage: w.storage,
+        elements: &w.elements,
+        all: if s.writes.len() > 1 { s.writes.iter().map(|w| WriteRef { storage: w.storage, elements: &w.elements }).collect() } else { vec![] },
+    });
+    StepReport { line: s.line, source: &s.source, defines: &s.defines, writes, tensors_changed: &s.tensors_changed }
 }
 
-/// A float as the shortest decimal that round-trips its f32, so 0.1f32 prints as 0.1; NaN and
-/// infinities as strings, which JSON cannot carry as numbers.
-fn number(x: f64, dtype_is_float: bool) -> Json {
-    if !x.is_finite() {
-        return Json::String(if x.is_nan() { "nan".into() } else if x > 0.0 { "inf".into() } else { "-inf".into() });
-    }
-    if !dtype_is_float {
-        return json!(x as i64);
-    }
-    let short: f64 = format!("{}", x as f32).parse().unwrap_or(x);
-    json!(short)
-}
-
-pub fn values_json(d: &Data) -> Json {
-    let is_float = d.dtype().is_float();
-    Json::Array(d.to_f64_vec().into_iter().map(|x| number(x, is_float)).collect())
-}
-
-fn tensor_json(engine: &mut Engine, t: &Tensor) -> Result<Json> {
-    let values = engine.values(t)?;
-    let storage = match t.storage() {
-        StorageRef::Realized(s) => s,
-        StorageRef::Pending(_) => engine.storage_id(t)?,
-    };
+fn tensor_report(engine: &mut Engine, t: &Tensor) -> Option<TensorReport> {
+    let values = engine.values(t).ok()?;
+    let storage = engine.storage_id(t).ok()?;
     // What tinygrad needs: its tracker with the last views merged where one view can say it.
     let tg = t.tinygrad().simplify();
-    let views: Vec<Json> = tg
+    let views = tg
         .views()
         .iter()
-        .map(|v| {
-            json!({
-                "shape": v.shape(),
-                "strides": v.strides(),
-                "offset": v.offset(),
-                "mask": v.mask().map(|m| m.iter().map(|&(a, b)| json!([a, b])).collect::<Vec<_>>()),
-            })
-        })
+        .map(|v| ViewReport { shape: v.shape().to_vec(), strides: v.strides().to_vec(), offset: v.offset(), mask: v.mask().map(<[_]>::to_vec) })
         .collect();
     let (index, valid) = tg.index_text();
     let b = t.bridge();
     let l = t.layout();
     let strides_match = l.sizes().iter().zip(l.strides().iter().zip(&b.strides)).all(|(&n, (&s, &bs))| n <= 1 || s == bs);
-    let matches = b.shape == l.sizes() && strides_match && (l.numel() == 0 || b.offset == l.offset());
-    Ok(json!({
-        "shape": t.shape(),
-        "dtype": t.dtype().name(),
-        "values": values_json(&values),
-        "torch": {
-            "strides": l.strides(),
-            "storage_offset": l.offset(),
-            "storage": storage,
-            "is_view": t.is_view(),
-            "version": engine.storage(storage).version,
+    let matches_torch = b.shape == l.sizes() && strides_match && (l.numel() == 0 || b.offset == l.offset());
+    Some(TensorReport {
+        shape: t.shape().to_vec(),
+        dtype: t.dtype().name(),
+        values: Values(values),
+        torch: TorchReport {
+            strides: l.strides().to_vec(),
+            storage_offset: l.offset(),
+            storage,
+            is_view: t.is_view(),
+            version: engine.storage(storage).version,
         },
-        "views": views,
-        "index": index,
-        "valid": valid,
-        "bridge": {
-            "shape": b.shape,
-            "strides": b.strides,
-            "storage_offset": b.offset,
-            "matches_torch": matches,
-        },
-    }))
+        views,
+        index,
+        valid,
+        bridge: BridgeReport { shape: b.shape.clone(), strides: b.strides.clone(), storage_offset: b.offset, matches_torch },
+    })
 }

@@ -176,22 +176,19 @@ impl Run {
     /// Names whose elements include a written storage cell.
     fn observers(&self, writes: &[Write]) -> Vec<String> {
         let mut out = Vec::new();
-        for name in &self.order {
-            let Some(Value::Tensor(t)) = self.env.get(name) else { continue };
-            let crate::tensor::StorageRef::Realized(s) = t.storage() else { continue };
-            let hit = writes.iter().any(|w| {
-                if w.storage != s {
-                    return false;
+        for w in writes {
+            let mut cells = vec![false; self.engine.storage(w.storage).data.len()];
+            for &e in &w.elements {
+                cells[e as usize] = true;
+            }
+            for name in &self.order {
+                let Some(Value::Tensor(t)) = self.env.get(name) else { continue };
+                if t.storage() != crate::tensor::StorageRef::Realized(w.storage) || out.contains(name) {
+                    continue;
                 }
-                let len = self.engine.storage(s).data.len();
-                let mut cells = vec![false; len];
-                for &e in &w.elements {
-                    cells[e as usize] = true;
+                if t.layout().any_index(|i| cells[i as usize]) {
+                    out.push(name.clone());
                 }
-                t.layout().storage_indices().iter().any(|&i| cells[i as usize])
-            });
-            if hit {
-                out.push(name.clone());
             }
         }
         out
@@ -318,23 +315,27 @@ fn unpack(v: Value, n: usize) -> Result<Vec<Value>> {
     Ok(items)
 }
 
-/// One entry per storage: a step usually writes one, but `a.add_(1).mul_(2)` writes it twice.
+/// One entry per storage, its elements sorted and unique: a step usually writes one storage,
+/// but `a.add_(1).mul_(2)` writes it twice and an overlapping view repeats elements.
 fn merge_writes(writes: Vec<Write>) -> Vec<Write> {
     let mut out: Vec<Write> = Vec::new();
     for w in writes {
         match out.iter_mut().find(|o| o.storage == w.storage) {
-            Some(o) => {
-                o.elements.extend(w.elements);
-                o.elements.sort_unstable();
-                o.elements.dedup();
-            }
-            None => {
-                let mut w = w;
-                w.elements.sort_unstable();
-                w.elements.dedup();
-                out.push(w);
-            }
+            Some(o) => o.elements.extend(w.elements),
+            None => out.push(w),
         }
+    }
+    for w in &mut out {
+        // A bitmap over the written span sorts and dedups in linear time.
+        let (lo, hi) = match (w.elements.iter().min(), w.elements.iter().max()) {
+            (Some(&lo), Some(&hi)) => (lo, hi),
+            _ => continue,
+        };
+        let mut cells = vec![false; (hi - lo + 1) as usize];
+        for &e in &w.elements {
+            cells[(e - lo) as usize] = true;
+        }
+        w.elements = cells.iter().enumerate().filter(|(_, &c)| c).map(|(i, _)| lo + i as i64).collect();
     }
     out
 }

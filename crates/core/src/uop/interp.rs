@@ -26,8 +26,30 @@ impl Storages for Vec<Data> {
 /// Evaluates `root` to a dense buffer in row-major order of its shape.
 pub fn realize(graph: &Graph, storages: &dyn Storages, root: UOpId) -> Result<Data> {
     let mut it = Interp { graph, storages, memo: HashMap::new() };
-    let v = it.eval(root)?;
-    Ok(Rc::try_unwrap(v).unwrap_or_else(|rc| (*rc).clone()))
+    let out = it.eval(root)?;
+    // Drop the memo's references first so the result is moved out, not copied.
+    drop(it);
+    Ok(match out {
+        Val::Borrowed(d) => d.clone(),
+        Val::Owned(rc) => Rc::try_unwrap(rc).unwrap_or_else(|rc| (*rc).clone()),
+    })
+}
+
+/// A node's value: storages are read in place, computed values are shared between users.
+#[derive(Clone)]
+enum Val<'a> {
+    Borrowed(&'a Data),
+    Owned(Rc<Data>),
+}
+
+impl std::ops::Deref for Val<'_> {
+    type Target = Data;
+    fn deref(&self) -> &Data {
+        match self {
+            Val::Borrowed(d) => d,
+            Val::Owned(rc) => rc,
+        }
+    }
 }
 
 /// Folds the movement chain ending at `id` into (first non-movement node, tracker over its output).
@@ -62,62 +84,54 @@ pub fn apply_movement(st: &ShapeTracker, op: &Op) -> Result<ShapeTracker> {
 struct Interp<'a> {
     graph: &'a Graph,
     storages: &'a dyn Storages,
-    memo: HashMap<UOpId, Rc<Data>>,
+    memo: HashMap<UOpId, Val<'a>>,
 }
 
-impl Interp<'_> {
-    fn eval(&mut self, id: UOpId) -> Result<Rc<Data>> {
+impl<'a> Interp<'a> {
+    fn eval(&mut self, id: UOpId) -> Result<Val<'a>> {
         if let Some(v) = self.memo.get(&id) {
             return Ok(v.clone());
         }
         let node = self.graph.node(id);
+        let owned = |d: Data| Val::Owned(Rc::new(d));
         let out = match &node.op {
-            Op::Buffer(s) => Rc::new(self.storages.data(*s).clone()),
-            Op::Const(c) => Rc::new(Data::full(node.dtype, node.shape.iter().product(), c.as_f64())),
+            Op::Buffer(s) => Val::Borrowed(self.storages.data(*s)),
+            Op::Const(c) => owned(Data::full(node.dtype, node.shape.iter().product(), c.as_f64())),
             Op::Reshape(_) | Op::Permute(_) | Op::Expand(_) | Op::Pad(_) | Op::Shrink(_) | Op::Flip(_) | Op::View(_) => {
                 let (base, st) = fold_movement(self.graph, id)?;
-                let src = match self.graph.node(base).op {
-                    // Gather straight from the storage: no copy of the whole buffer first.
-                    Op::Buffer(s) => return Ok(self.cache(id, gather(self.storages.data(s), &st))),
-                    _ => self.eval(base)?,
-                };
+                let src = self.eval(base)?;
                 if is_identity(&st, src.len()) {
                     src
                 } else {
-                    Rc::new(gather(&src, &st))
+                    owned(gather(&src, &st))
                 }
             }
             Op::Unary(u) => {
                 let a = self.eval(node.src[0])?;
-                Rc::new(unary(*u, &a))
+                owned(unary(*u, &a))
             }
             Op::Binary(b) => {
                 let x = self.eval(node.src[0])?;
                 let y = self.eval(node.src[1])?;
-                Rc::new(binary(*b, &x, &y))
+                owned(binary(*b, &x, &y))
             }
             Op::Where => {
                 let c = self.eval(node.src[0])?;
                 let x = self.eval(node.src[1])?;
                 let y = self.eval(node.src[2])?;
-                Rc::new(select(&c, &x, &y))
+                owned(select(&c, &x, &y))
             }
-            Op::Cast(d) => Rc::new(self.eval(node.src[0])?.cast(*d)),
+            Op::Cast(d) => owned(self.eval(node.src[0])?.cast(*d)),
             Op::Reduce(r, axes) => {
                 let src = node.src[0];
                 let x = self.eval(src)?;
-                Rc::new(reduce(*r, &x, &self.graph.node(src).shape, axes)?)
+                owned(reduce(*r, &x, &self.graph.node(src).shape, axes)?)
             }
             Op::Contiguous => self.eval(node.src[0])?,
             Op::Store(_) => unreachable!("stores are executed by the runner, not evaluated"),
         };
-        Ok(self.cache(id, out))
-    }
-
-    fn cache(&mut self, id: UOpId, d: impl Into<Rc<Data>>) -> Rc<Data> {
-        let rc = d.into();
-        self.memo.insert(id, rc.clone());
-        rc
+        self.memo.insert(id, out.clone());
+        Ok(out)
     }
 }
 
@@ -336,18 +350,23 @@ impl Arith for bool {
 
 pub(crate) fn unary(op: UnaryOp, a: &Data) -> Data {
     fn typed<T: Arith>(op: UnaryOp, v: &[T]) -> Data {
-        let map = |f: fn(T) -> T| T::wrap(v.iter().map(|&x| f(x)).collect());
-        let float = |f: fn(f64) -> f64| T::wrap(v.iter().map(|&x| T::from_f64(f(x.to_f64()))).collect());
+        fn map<T: Arith>(v: &[T], f: impl Fn(T) -> T) -> Data {
+            T::wrap(v.iter().map(|&x| f(x)).collect())
+        }
+        // Transcendentals in f64, rounded once: within an ulp of PyTorch's float32 kernels.
+        fn float<T: Arith>(v: &[T], f: impl Fn(f64) -> f64) -> Data {
+            T::wrap(v.iter().map(|&x| T::from_f64(f(x.to_f64()))).collect())
+        }
         match op {
-            UnaryOp::Neg => map(T::neg),
-            UnaryOp::Abs => map(T::abs),
-            UnaryOp::Not => map(T::not),
-            UnaryOp::Relu => map(|x| if x > T::default() { x } else { T::default() }),
-            UnaryOp::Exp => float(f64::exp),
-            UnaryOp::Log => float(f64::ln),
-            UnaryOp::Sqrt => float(f64::sqrt),
-            UnaryOp::Tanh => float(f64::tanh),
-            UnaryOp::Sigmoid => float(|x| 1.0 / (1.0 + (-x).exp())),
+            UnaryOp::Neg => map(v, T::neg),
+            UnaryOp::Abs => map(v, T::abs),
+            UnaryOp::Not => map(v, T::not),
+            UnaryOp::Relu => map(v, |x| if x > T::default() { x } else { T::default() }),
+            UnaryOp::Exp => float(v, f64::exp),
+            UnaryOp::Log => float(v, f64::ln),
+            UnaryOp::Sqrt => float(v, f64::sqrt),
+            UnaryOp::Tanh => float(v, f64::tanh),
+            UnaryOp::Sigmoid => float(v, |x| 1.0 / (1.0 + (-x).exp())),
         }
     }
     with_data!(a, |v: T| typed::<T>(op, v))
@@ -356,25 +375,30 @@ pub(crate) fn unary(op: UnaryOp, a: &Data) -> Data {
 pub(crate) fn binary(op: BinaryOp, a: &Data, b: &Data) -> Data {
     fn typed<T: Arith>(op: BinaryOp, a: &[T], b: &[T]) -> Data {
         debug_assert_eq!(a.len(), b.len());
-        let zip = |f: fn(T, T) -> T| T::wrap(a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect());
-        let cmp = |f: fn(T, T) -> bool| Data::Bool(a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect());
+        // Generic (not fn-pointer) closures so each op's loop is inlined and vectorised.
+        fn zip<T: Arith>(a: &[T], b: &[T], f: impl Fn(T, T) -> T) -> Data {
+            T::wrap(a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect())
+        }
+        fn cmp<T: Arith>(a: &[T], b: &[T], f: impl Fn(T, T) -> bool) -> Data {
+            Data::Bool(a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect())
+        }
         match op {
-            BinaryOp::Add => zip(T::add),
-            BinaryOp::Sub => zip(T::sub),
-            BinaryOp::Mul => zip(T::mul),
-            BinaryOp::Div => zip(T::div),
-            BinaryOp::FloorDiv => zip(T::floordiv),
-            BinaryOp::Mod => zip(T::rem),
-            BinaryOp::Pow => zip(T::pow),
-            BinaryOp::Max => zip(T::max),
-            BinaryOp::Min => zip(T::min),
-            BinaryOp::And => zip(T::and),
-            BinaryOp::Or => zip(T::or),
-            BinaryOp::Xor => zip(T::xor),
-            BinaryOp::CmpLt => cmp(|x, y| x < y),
-            BinaryOp::CmpLe => cmp(|x, y| x <= y),
-            BinaryOp::CmpEq => cmp(|x, y| x == y),
-            BinaryOp::CmpNe => cmp(|x, y| x != y),
+            BinaryOp::Add => zip(a, b, T::add),
+            BinaryOp::Sub => zip(a, b, T::sub),
+            BinaryOp::Mul => zip(a, b, T::mul),
+            BinaryOp::Div => zip(a, b, T::div),
+            BinaryOp::FloorDiv => zip(a, b, T::floordiv),
+            BinaryOp::Mod => zip(a, b, T::rem),
+            BinaryOp::Pow => zip(a, b, T::pow),
+            BinaryOp::Max => zip(a, b, T::max),
+            BinaryOp::Min => zip(a, b, T::min),
+            BinaryOp::And => zip(a, b, T::and),
+            BinaryOp::Or => zip(a, b, T::or),
+            BinaryOp::Xor => zip(a, b, T::xor),
+            BinaryOp::CmpLt => cmp(a, b, |x, y| x < y),
+            BinaryOp::CmpLe => cmp(a, b, |x, y| x <= y),
+            BinaryOp::CmpEq => cmp(a, b, |x, y| x == y),
+            BinaryOp::CmpNe => cmp(a, b, |x, y| x != y),
         }
     }
     with_data!(a, |x: T| match T::vec(b) {
