@@ -250,8 +250,25 @@ fn fusion_and_boundaries() {
         FusionCase { name: "reduce feeds a reduce", src: "a = arange(6.).reshape(2, 3)\nb = a.sum(1).amax()", kinds: &["reduce", "reduce"], reasons: &["reduce boundary: this reduce feeds another reduce"], max_buffers: 8 },
         FusionCase { name: "two sibling reduces", src: "a = arange(6.).reshape(2, 3)\nb = a.sum() + a.amax()", kinds: &["reduce", "reduce"], reasons: &["reduce boundary: the kernel already reduces"], max_buffers: 8 },
         FusionCase { name: "buffer-binding limit splits", src: nine, kinds: &["elementwise", "elementwise"], reasons: &["buffer-binding limit"], max_buffers: 8 },
-        FusionCase { name: "store that reads what it overwrites", src: "a = arange(6.)\nb = a.view(2, 3)\nb[0] = b[1]", kinds: &["elementwise", "store"], reasons: &["store hazard", "store/assign"], max_buffers: 8 },
-        FusionCase { name: "store through an overlapping view", src: "a = arange(10.)\nb = a.unfold(0, 4, 2)\nb.add_(1)", kinds: &["elementwise", "store"], reasons: &["store hazard", "store/assign"], max_buffers: 8 },
+        FusionCase { name: "store that reads what it overwrites runs in order",
+            src: "a = arange(6.)\nb = a.view(2, 3)\nb[0] = b[1]",
+            kinds: &["store"],
+            reasons: &["store/assign"],
+            max_buffers: 8,
+        },
+        FusionCase { name: "store through an overlapping view runs in order",
+            src: "a = arange(10.)\nb = a.unfold(0, 4, 2)\nb.add_(1)",
+            kinds: &["store"],
+            reasons: &["store/assign"],
+            max_buffers: 8,
+        },
+        FusionCase {
+            name: "a reduce read by a store is realized first",
+            src: "a = arange(6.)\nb = a.view(2, 3)\nb[0] = b.sum(0)",
+            kinds: &["reduce", "store"],
+            reasons: &["realize point", "store/assign"],
+            max_buffers: 8,
+        },
         FusionCase { name: "uint8 store through a view", src: "a = arange(8, dtype=uint8)\na[1:5] = 7", kinds: &["store"], reasons: &["store/assign"], max_buffers: 8 },
     ];
     let failures: Vec<String> = cases
@@ -305,6 +322,7 @@ fn index_overflow_is_a_limit_error() {
             ],
             tile: None,
             serial: false,
+            order: Vec::new(),
             reason: String::new(),
         };
         match check_i32(&k) {

@@ -61,6 +61,8 @@ pub fn execute(k: &Kernel, bufs: &mut Buffers<'_>) -> Result<()> {
         .position(|i| matches!(i, Inst::EndReduce { .. }));
     let red = k.reduce_len();
     let co = match begin {
+        // A serial kernel's reads see every earlier write: one element per block.
+        _ if k.serial => 1,
         Some(_) => (BLOCK / red.max(1)).clamp(1, BLOCK),
         None => BLOCK,
     };
@@ -70,7 +72,17 @@ pub fn execute(k: &Kernel, bufs: &mut Buffers<'_>) -> Result<()> {
         let lanes = co.min(n - o0);
         let mut vars = vec![0i64; lanes * nv];
         for l in 0..lanes {
-            unravel_into(o0 + l, &k.dims, &mut vars[l * nv..l * nv + k.dims.len()]);
+            let dst = &mut vars[l * nv..l * nv + k.dims.len()];
+            if k.order.is_empty() {
+                unravel_into(o0 + l, &k.dims, dst);
+            } else {
+                let mut p = o0 + l;
+                for &d in &k.order {
+                    let n = k.dims[d].max(1);
+                    dst[d] = (p % n) as i64;
+                    p /= n;
+                }
+            }
         }
         let mut vals: Vec<Option<Data>> = vec![None; k.insts.len()];
         let stop = begin.unwrap_or(k.insts.len());

@@ -159,6 +159,9 @@ pub struct Kernel {
     /// Run as one thread in element order: a store through a view that writes some element
     /// twice must leave the last value, as the engine's sequential scatter does.
     pub serial: bool,
+    /// For a serial kernel, the output dims in iteration order, innermost first (PyTorch's
+    /// TensorIterator order); empty means row-major.
+    pub order: Vec<usize>,
     /// Why this kernel is a kernel of its own (the boundary to what follows it).
     pub reason: String,
 }
@@ -397,6 +400,7 @@ pub fn lower(
         insts: lw.insts,
         tile: lw.tile,
         serial: false,
+        order: Vec::new(),
         reason,
     };
     check_i32(&kernel)?;

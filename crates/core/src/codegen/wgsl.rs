@@ -616,7 +616,16 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
                     "  for (var gid: i32 = 0; gid < {n}; gid = gid + 1) {{"
                 );
                 let mut dims = String::new();
-                r.unravel_dims("gid", &[], &mut dims, "    ");
+                if k.order.is_empty() {
+                    r.unravel_dims("gid", &[], &mut dims, "    ");
+                } else {
+                    let _ = writeln!(dims, "    var rest: i32 = gid;");
+                    for &d in &k.order {
+                        let n = k.dims[d].max(1);
+                        let _ = writeln!(dims, "    let i{d}: i32 = rest % {n};");
+                        let _ = writeln!(dims, "    rest = rest / {n};");
+                    }
+                }
                 let body: String = body.lines().map(|l| format!("  {l}\n")).collect();
                 let frame = format!("{head}{dims}{body}  }}\n}}\n");
                 return Ok(finish(&r, k, frame, [1, 1, 1], [1, 1, 1]));

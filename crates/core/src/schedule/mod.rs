@@ -127,7 +127,7 @@ pub fn schedule_events(
                     graph,
                     n.src[1],
                     Root::Store(*storage, st.clone()),
-                    &mut realized.clone(),
+                    &mut live_sources(graph, &realized, *storage),
                     &mut out,
                     opts,
                     reason,
@@ -137,6 +137,21 @@ pub fn schedule_events(
         }
     }
     Ok(out)
+}
+
+/// Sources for a store into `storage`: elementwise values over that storage are computed
+/// inside the store even when the engine realized them just before, because PyTorch reads
+/// the storage as the write changes it.
+fn live_sources(
+    graph: &Graph,
+    realized: &HashMap<UOpId, BufRef>,
+    storage: StorageId,
+) -> HashMap<UOpId, BufRef> {
+    let mut out = realized.clone();
+    out.retain(|&id, _| {
+        !(graph.node(id).op.is_elementwise() && graph.buffers_read(id).contains(&storage))
+    });
+    out
 }
 
 enum Root {
@@ -258,7 +273,7 @@ fn schedule_root(
         Root::Realize(s) | Root::Store(s, _) => BufRef::Storage(*s),
     };
     // A temp's kernel is scheduled before the kernels that read it: split until stable.
-    let mut value_root = root;
+    let value_root = root;
     loop {
         let split = if realized.contains_key(&value_root) {
             None
@@ -286,19 +301,31 @@ fn schedule_root(
             &describe,
             reason.clone(),
         )?;
-        if let Target::View(_, st) = &target {
-            kernel.serial = !injective(st);
-            if value_root == root && hazard(&kernel, st) {
-                // Compute the value into a temporary first, then store it (fix_store_hazard).
-                let why = if kernel.serial {
-                    "store hazard: the view writes some elements more than once and the value reads them, so the value is computed into a temporary before the store"
-                } else {
-                    "store hazard: the value reads the storage it overwrites through a different view, so it is computed into a temporary before the store"
+        if let (Target::View(_, st), Root::Store(sid, _)) = (&target, &kind) {
+            let repeats = !injective(st);
+            if repeats || hazard(&kernel, st) {
+                // PyTorch computes such a write element by element from live memory; only
+                // computations over the written storage (a reduce, a copy) were taken before.
+                let written = BufRef::Storage(*sid);
+                let snapshot = group(graph, value_root, realized).into_iter().find(|&id| {
+                    let n = graph.node(id);
+                    let computed = matches!(n.op, Op::Reduce(..) | Op::Contiguous)
+                        || (n.op.is_movement()
+                            && ir::fold_to_source(graph, id, realized)
+                                .is_ok_and(|(b, _)| ir::source_of(graph, b, realized).is_none()));
+                    id != value_root
+                        && ir::source_of(graph, id, realized).is_none()
+                        && computed
+                        && reads(graph, id, realized).contains(&written)
+                });
+                if let Some(id) = snapshot {
+                    let why = "store hazard: this computation reads the storage being written, so it is taken as it was before the write".to_string();
+                    schedule_temp(graph, id, realized, out, opts, why, lens)?;
+                    continue;
                 }
-                .to_string();
-                schedule_temp(graph, root, realized, out, opts, why, lens)?;
-                value_root = root;
-                continue;
+                kernel.serial = true;
+                kernel.order = iteration_order(st);
+                kernel.reason = format!("{reason}; it runs element by element in PyTorch's iteration order because the value reads elements the write changes or the view repeats elements");
             }
         }
         out.kernels.push(kernel);
@@ -313,6 +340,17 @@ fn hazard(k: &Kernel, st: &ShapeTracker) -> bool {
     k.insts
         .iter()
         .any(|i| matches!(i, ir::Inst::Load { slot: 0, index: li, .. } if *li != index || k.serial))
+}
+
+/// TensorIterator's order over a store's view, innermost dim first.
+fn iteration_order(st: &ShapeTracker) -> Vec<usize> {
+    match st.views() {
+        [v] => {
+            let layout = crate::torch::layout::Layout::new(v.shape(), v.strides(), v.offset());
+            crate::torch::layout::Layout::iteration_perm(v.shape(), &[&layout])
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// Whether a view writes each storage element at most once.
