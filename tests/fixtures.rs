@@ -4,6 +4,9 @@
 //! acceptance sample beside the checkout, when present) goes through one checker, which applies
 //! the same rules as the acceptance script plus dtype and version counters when recorded.
 
+// A malformed fixture file should stop the suite loudly, not be skipped.
+#![allow(clippy::expect_used)]
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use stridelab_core::trace::report::{run_json, ReportOptions};

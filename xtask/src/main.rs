@@ -76,7 +76,8 @@ fn test() -> Result {
     run("cargo", &["fmt", "--all", "--check"])?;
     run("cargo", &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
     run("cargo", &["test", "--workspace", "--release"])?;
-    acceptance()
+    acceptance()?;
+    browser_tests()
 }
 
 /// The shared acceptance sample, through the release CLI, when it sits beside the checkout.
@@ -93,9 +94,77 @@ fn acceptance() -> Result {
     run("python3", &[&script, "--show", "20", &files[0], &files[1]])
 }
 
+/// Builds the playground and serves it on http://127.0.0.1:8080 (Trunk.toml), rebuilding on
+/// change. With no link in the address the page opens on its first built-in lesson.
 fn serve() -> Result {
-    run("cargo", &["build", "--release", "-p", "stridelab-cli"])?;
-    run("target/release/stridelab", &["run", "examples/views.trace"])
+    ensure_web_tools()?;
+    eprintln!("serving the playground on http://127.0.0.1:8080/");
+    run("trunk", &["serve", "--release"])
+}
+
+/// trunk 0.21 is the newest that builds with this toolchain; wasm-bindgen-cli must be exactly
+/// the version of the wasm-bindgen crate in Cargo.lock or its output does not load.
+const TRUNK_VERSION: &str = "0.21";
+
+fn ensure_web_tools() -> Result {
+    let targets = Command::new("rustup").args(["target", "list", "--installed"]).output().map_err(|e| format!("rustup: {e}"))?;
+    if !String::from_utf8_lossy(&targets.stdout).lines().any(|l| l.trim() == "wasm32-unknown-unknown") {
+        run("rustup", &["target", "add", "wasm32-unknown-unknown"])?;
+    }
+    if !version_of("trunk").is_some_and(|v| v.starts_with(&format!("{TRUNK_VERSION}."))) {
+        run("cargo", &["install", "trunk", "--version", &format!("~{TRUNK_VERSION}"), "--locked"])?;
+    }
+    let bindgen = locked_version("wasm-bindgen")?;
+    if version_of("wasm-bindgen").as_deref() != Some(bindgen.as_str()) {
+        // Not --locked: the CLI's own lock file pins crates this toolchain may not build.
+        run("cargo", &["install", "wasm-bindgen-cli", "--version", &format!("={bindgen}")])?;
+    }
+    Ok(())
+}
+
+/// The second word of `program --version` (`trunk 0.21.14` -> `0.21.14`).
+fn version_of(program: &str) -> Option<String> {
+    let out = Command::new(program).arg("--version").output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    out.status.success().then(|| text.split_whitespace().nth(1).map(str::to_string)).flatten()
+}
+
+/// A package's version as Cargo.lock pins it.
+fn locked_version(package: &str) -> Result<String> {
+    let lock = std::fs::read_to_string(root().join("Cargo.lock")).map_err(|e| format!("Cargo.lock: {e}"))?;
+    let needle = format!("name = \"{package}\"\nversion = \"");
+    let start = lock.find(&needle).ok_or_else(|| format!("{package} is not in Cargo.lock"))? + needle.len();
+    let len = lock[start..].find('"').ok_or("malformed Cargo.lock")?;
+    Ok(lock[start..start + len].to_string())
+}
+
+/// Builds dist/ and runs the end-to-end tests in Debian's Chromium (installed when missing),
+/// driven by playwright-core from the committed lock file.
+fn browser_tests() -> Result {
+    ensure_web_tools()?;
+    run("trunk", &["build", "--release"])?;
+    if !Path::new("/usr/bin/chromium").exists() {
+        run("apt-get", &["update"])?;
+        run("apt-get", &["install", "-y", "chromium"])?;
+    }
+    if !have("node", "--version") || !have("npm", "--version") {
+        run("apt-get", &["install", "-y", "nodejs", "npm"])?;
+    }
+    let dir = root().join("tests/browser");
+    if !dir.join("node_modules/playwright-core/package.json").exists() {
+        run_in(&dir, "npm", &["ci", "--no-audit", "--no-fund"])?;
+    }
+    run_in(&dir, "npm", &["test"])
+}
+
+fn run_in(dir: &Path, program: &str, args: &[&str]) -> Result {
+    eprintln!("+ (cd {}) {program} {}", dir.display(), args.join(" "));
+    let status = Command::new(program).args(args).current_dir(dir).status().map_err(|e| format!("{program}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{program} {}` failed ({status})", args.join(" ")))
+    }
 }
 
 fn bench() -> Result {

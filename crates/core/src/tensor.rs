@@ -482,7 +482,7 @@ impl Engine {
         if from == to {
             return Ok(node);
         }
-        let padded: Vec<usize> = std::iter::repeat(1).take(to.len() - from.len()).chain(from.iter().copied()).collect();
+        let padded: Vec<usize> = std::iter::repeat_n(1, to.len() - from.len()).chain(from.iter().copied()).collect();
         if padded != from {
             node = self.graph.push(Op::Reshape(padded.clone()), dtype, padded.clone(), vec![node]);
         }

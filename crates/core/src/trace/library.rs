@@ -935,12 +935,12 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             let hi = args.opt(1, "max");
             args.finish()?;
             let value = clamp(run, &t, lo, hi)?;
-            tensor(write_value(run, &t, &value, &[t.clone()], OverlapRules::ALL)?)
+            tensor(write_value(run, &t, &value, std::slice::from_ref(&t), OverlapRules::ALL)?)
         }
         "neg_" | "relu_" | "abs_" | "exp_" | "log_" | "sqrt_" | "sigmoid_" | "tanh_" => {
             args.finish()?;
             let value = run.engine.unary(unary_of(name.trim_end_matches('_')), &t)?;
-            tensor(write_value(run, &t, &value, &[t.clone()], OverlapRules::ALL)?)
+            tensor(write_value(run, &t, &value, std::slice::from_ref(&t), OverlapRules::ALL)?)
         }
         _ => super::nn::method(run, t, name, args),
     }
@@ -963,7 +963,7 @@ fn expand(run: &mut Run, t: &Tensor, sizes: &[i64]) -> Result<Tensor> {
     let layout = t.layout().expand(sizes)?;
     let new = layout.sizes().to_vec();
     let lead = new.len() - t.shape().len();
-    let padded: Vec<usize> = std::iter::repeat(1).take(lead).chain(t.shape().iter().copied()).collect();
+    let padded: Vec<usize> = std::iter::repeat_n(1, lead).chain(t.shape().iter().copied()).collect();
     let tg = t.tinygrad().reshape(&padded)?.expand(&new)?;
     run.engine.torch_view(t, layout, tg, 0)
 }

@@ -1,0 +1,119 @@
+//! The report's fields that the recorded fixtures do not cover: tinygrad's index expressions,
+//! the bridge's view, steps, version counters, limits and error positions.
+//!
+//! Every case is a trace and a list of (JSON pointer, expected value) pairs, checked by one helper.
+
+use serde_json::{json, Value};
+use stridelab_core::trace::report::{run_json, ReportOptions};
+
+fn check(src: &str, expect: &[(&str, Value)]) {
+    let got = run_json(src, ReportOptions { steps: true, graph: false });
+    for (pointer, want) in expect {
+        let g = got.pointer(pointer).unwrap_or(&Value::Null);
+        assert_eq!(g, want, "{pointer} of\n{src}\nin {}", serde_json::to_string_pretty(&got).unwrap_or_default());
+    }
+}
+
+#[test]
+fn index_expressions_and_views() {
+    check(
+        "a = arange(24.).reshape(2, 3, 4)\nb = a[1:]\nc = a.permute(2, 0, 1)\nd = arange(6.).pad(((1, 2),))",
+        &[
+            ("/tensors/a/index", json!("(i0*12)+(i1*4)+i2")),
+            ("/tensors/a/valid", json!("true")),
+            ("/tensors/b/index", json!("(i1*4)+i2+12")),
+            ("/tensors/c/index", json!("i0+(i1*12)+(i2*4)")),
+            ("/tensors/d/views/0/mask", json!([[1, 7]])),
+            ("/tensors/d/views/0/offset", json!(-1)),
+            ("/tensors/d/valid", json!("(i0>=1)&&(i0<7)")),
+            // tinygrad keeps pad as a view; PyTorch copies.
+            ("/tensors/d/torch/is_view", json!(false)),
+        ],
+    );
+}
+
+#[test]
+fn bridge_report() {
+    check(
+        "a = arange(12.).reshape(3, 4)\nb = a.permute(1, 0)[1:]\nc = a[1:]\nd = empty_strided((2, 3), (1, 2))\ne = arange(24.).reshape(2, 3, 4).logsumexp((0, 2))\nf = a.flip(0)[1:]",
+        &[
+            // Slices: the bridge multiplies starts by the contiguous strides of the source.
+            ("/tensors/c/bridge/storage_offset", json!(4)),
+            ("/tensors/c/torch/storage_offset", json!(4)),
+            ("/tensors/c/bridge/matches_torch", json!(true)),
+            // Through a permute the bridge's strides and offset are wrong.
+            ("/tensors/b/torch/strides", json!([1, 4])),
+            ("/tensors/b/torch/storage_offset", json!(1)),
+            ("/tensors/b/bridge/strides", json!([3, 1])),
+            ("/tensors/b/bridge/storage_offset", json!(3)),
+            ("/tensors/b/bridge/matches_torch", json!(false)),
+            // empty_strided: PyTorch honours the strides, the bridge ignores them.
+            ("/tensors/d/torch/strides", json!([1, 2])),
+            ("/tensors/d/bridge/strides", json!([3, 1])),
+            ("/tensors/d/bridge/matches_torch", json!(false)),
+            // logsumexp over two dims: the bridge reduces only the first.
+            ("/tensors/e/shape", json!([3])),
+            ("/tensors/e/bridge/shape", json!([3, 4])),
+            ("/tensors/e/bridge/matches_torch", json!(false)),
+            // flip is a copy in PyTorch: the slice of the copy starts at 4.
+            ("/tensors/f/torch/storage_offset", json!(4)),
+        ],
+    );
+}
+
+#[test]
+fn steps_writes_and_versions() {
+    check(
+        "a = zeros(2, 3)\nb = a[:, 1]\nc = a.clone()\nb += 1\na[0, 0] = 5",
+        &[
+            ("/steps/1/defines", json!(["b"])),
+            ("/steps/1/writes", Value::Null),
+            ("/steps/3/writes/storage", json!(0)),
+            ("/steps/3/writes/elements", json!([1, 4])),
+            ("/steps/3/tensors_changed", json!(["a", "b"])),
+            ("/steps/4/writes/elements", json!([0])),
+            ("/steps/4/tensors_changed", json!(["a"])),
+            ("/tensors/a/torch/version", json!(2)),
+            ("/tensors/c/torch/version", json!(0)),
+            ("/tensors/c/values", json!([0.0, 0.0, 0.0, 0.0, 0.0, 0.0])),
+            ("/tensors/a/values", json!([5.0, 1.0, 0.0, 0.0, 1.0, 0.0])),
+        ],
+    );
+}
+
+#[test]
+fn errors_carry_position_kind_and_elements() {
+    check("a = arange(4.)\nb = a.view(5)", &[("/error/line", json!(2)), ("/error/kind", json!("shape")), ("/tensors/b", Value::Null)]);
+    check("a = arange(3.)\nb = a.expand(2, 3)\nb.add_(1)", &[("/error/kind", json!("overlap")), ("/error/elements", json!([0, 1, 2]))]);
+    check("a = arange(6.)\na[1:].add_(a[:-1])", &[("/error/kind", json!("overlap")), ("/error/elements", json!([1, 2, 3, 4]))]);
+    check("a = zeros(3)\nb = a +", &[("/error/line", json!(2)), ("/error/kind", json!("parse")), ("/tensors", json!({}))]);
+    check("a = zeros(3)\nb = c + 1", &[("/error/kind", json!("name")), ("/tensors/a/shape", json!([3]))]);
+    check("a = zeros(3)\nb = a.frobnicate()", &[("/error/kind", json!("unsupported")), ("/error/column", json!(5))]);
+}
+
+#[test]
+fn limits_refuse_instead_of_allocating() {
+    check("a = zeros(8192, 8193)", &[("/error/kind", json!("limit"))]);
+    check("a = arange(1e9)", &[("/error/kind", json!("limit"))]);
+    // Even a view that allocates nothing is refused past the limit: its values would be listed.
+    check("a = ones(1, 4096)\nb = a.expand(32768, 4096)", &[("/error/kind", json!("limit")), ("/error/line", json!(2))]);
+    let long = "a = 1\n".repeat(10_001);
+    check(&long, &[("/error/kind", json!("limit"))]);
+}
+
+#[test]
+fn type_promotion() {
+    check(
+        "a = arange(4)\nb = a / 2\nc = a * 1.5\nd = a > 1\ne = a + True\nf = a.sum()\ng = (a > 1).sum()",
+        &[
+            ("/tensors/a/dtype", json!("int32")),
+            ("/tensors/b/dtype", json!("float32")),
+            ("/tensors/c/dtype", json!("float32")),
+            ("/tensors/d/dtype", json!("bool")),
+            ("/tensors/d/values", json!([0, 0, 1, 1])),
+            ("/tensors/e/dtype", json!("int32")),
+            ("/tensors/f/values", json!([6])),
+            ("/tensors/g/dtype", json!("int32")),
+        ],
+    );
+}

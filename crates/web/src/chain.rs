@@ -1,0 +1,211 @@
+//! The view chain of a tensor: from the tensor that owns its storage to the tensor itself, one row
+//! per op, each row with all three models (PyTorch layout, tinygrad views, the bridge).
+//!
+//! The core keeps no op history on tensors, so the chain is read off the trace's own syntax: a
+//! definition such as `b = a.t()[1:]` is the postfix chain `a`, `.t()`, `[1:]`, and `a` in turn is
+//! followed back to its own definition. Each prefix is then evaluated as a statement of its own,
+//! right where the definition ran, so every row is exactly what the runner computes.
+
+use serde_json::{json, Value as Json};
+use stridelab_core::trace::ast::{BinOp, Expr, ExprKind, Program, Stmt, StmtKind, UnaryOp};
+use stridelab_core::trace::report::{report, ReportOptions};
+use stridelab_core::trace::runner::Run;
+
+/// How many definitions back a chain is followed; deeper chains keep their nearest links.
+const MAX_DEPTH: usize = 16;
+
+/// The rows of `name`'s chain as defined by the first `upto` statements, root first. Each row is
+/// `{op, expr, tensor}` where `tensor` has the report's per-tensor fields; rows whose prefix is
+/// not a tensor (a module name such as `torch`) are left out.
+pub fn chain(program: &Program, upto: usize, name: &str) -> Json {
+    let mut rows = Vec::new();
+    collect(
+        program,
+        upto.min(program.stmts.len()),
+        name,
+        MAX_DEPTH,
+        &mut rows,
+    );
+    Json::Array(rows)
+}
+
+/// The index of the statement among the first `upto` that last defined `name` on its own: all a
+/// chain depends on, so callers can cache chains by it.
+pub fn definition(program: &Program, upto: usize, name: &str) -> Option<usize> {
+    program.stmts[..upto.min(program.stmts.len())]
+        .iter()
+        .rposition(|s| defines_alone(s, name))
+}
+
+fn collect(program: &Program, upto: usize, name: &str, depth: usize, rows: &mut Vec<Json>) {
+    let Some(def) = definition(program, upto, name) else {
+        return;
+    };
+    let StmtKind::Assign { value, .. } = &program.stmts[def].kind else {
+        return;
+    };
+    let (root, ops) = postfix(value);
+    if let ExprKind::Name(base) = &root.kind {
+        if depth > 0 {
+            collect(program, def, base, depth - 1, rows);
+        }
+    }
+    // The root row is the previous definition's last row whenever that chain produced one.
+    let skip_root = matches!(root.kind, ExprKind::Name(_)) && !rows.is_empty();
+    let mut links: Vec<(&Expr, String)> = Vec::new();
+    if !skip_root {
+        links.push((root, unparse(root)));
+    }
+    links.extend(ops.iter().map(|e| (*e, op_label(e))));
+    let mut stmts = program.stmts[..def].to_vec();
+    let span = program.stmts[def].span;
+    for (i, (e, _)) in links.iter().enumerate() {
+        stmts.push(Stmt {
+            span,
+            source: unparse(e),
+            kind: StmtKind::Assign {
+                targets: vec![temp(i)],
+                value: (*e).clone(),
+            },
+        });
+    }
+    let mut run = Run::new();
+    run.run_program(&Program { stmts });
+    let tensors = report(&mut run, ReportOptions::default());
+    for (i, (e, op)) in links.iter().enumerate() {
+        if let Some(t) = tensors["tensors"].get(temp(i)) {
+            let mut t = t.clone();
+            if let Some(o) = t.as_object_mut() {
+                o.remove("values");
+            }
+            rows.push(json!({"op": op, "expr": unparse(e), "line": span.line, "tensor": t}));
+        }
+    }
+}
+
+fn temp(i: usize) -> String {
+    format!("__chain{i}")
+}
+
+fn defines_alone(s: &Stmt, name: &str) -> bool {
+    matches!(&s.kind, StmtKind::Assign { targets, .. } if targets.len() == 1 && targets[0] == name)
+}
+
+/// Splits `a.t()[1:]` into its root `a` and the successive postfix expressions, innermost first.
+fn postfix(e: &Expr) -> (&Expr, Vec<&Expr>) {
+    let mut ops = Vec::new();
+    let mut cur = e;
+    loop {
+        let inner = match &cur.kind {
+            ExprKind::Call { func, .. } => match &func.kind {
+                ExprKind::Attr { value, .. } => value,
+                _ => break,
+            },
+            ExprKind::Index { value, .. } | ExprKind::Attr { value, .. } => value,
+            _ => break,
+        };
+        ops.push(cur);
+        cur = inner;
+    }
+    ops.reverse();
+    (cur, ops)
+}
+
+/// The name at the root of a postfix chain, if it is one (`a` in `a[1:].add_(1)`).
+pub fn root_name(e: &Expr) -> Option<&str> {
+    match &postfix(e).0.kind {
+        ExprKind::Name(n) => Some(n),
+        _ => None,
+    }
+}
+
+/// A chain row's label: the op alone, without the receiver (`.t()`, `[1:]`).
+fn op_label(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::Call { func, args, kwargs } => match &func.kind {
+            ExprKind::Attr { name, .. } => format!(".{name}({})", arguments(args, kwargs)),
+            _ => unparse(e),
+        },
+        ExprKind::Index { items, .. } => format!("[{}]", list(items)),
+        ExprKind::Attr { name, .. } => format!(".{name}"),
+        _ => unparse(e),
+    }
+}
+
+fn list(items: &[Expr]) -> String {
+    items.iter().map(unparse).collect::<Vec<_>>().join(", ")
+}
+
+fn arguments(args: &[Expr], kwargs: &[(String, Expr)]) -> String {
+    let mut parts: Vec<String> = args.iter().map(unparse).collect();
+    parts.extend(kwargs.iter().map(|(k, v)| format!("{k}={}", unparse(v))));
+    parts.join(", ")
+}
+
+/// Python source for an expression, as the trace language would read it back.
+pub fn unparse(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::Name(n) => n.clone(),
+        ExprKind::Int(i) => i.to_string(),
+        ExprKind::Float(x) => {
+            let s = x.to_string();
+            if s.contains(['.', 'e', 'i', 'N']) {
+                s
+            } else {
+                format!("{s}.")
+            }
+        }
+        ExprKind::Bool(b) => if *b { "True" } else { "False" }.to_string(),
+        ExprKind::Str(s) => format!("{s:?}"),
+        ExprKind::None => "None".to_string(),
+        ExprKind::Ellipsis => "...".to_string(),
+        ExprKind::Tuple(items) if items.len() == 1 => format!("({},)", unparse(&items[0])),
+        ExprKind::Tuple(items) => format!("({})", list(items)),
+        ExprKind::List(items) => format!("[{}]", list(items)),
+        ExprKind::Unary { op, operand } => {
+            let op = match op {
+                UnaryOp::Neg => "-",
+                UnaryOp::Pos => "+",
+                UnaryOp::Invert => "~",
+            };
+            format!("{op}{}", unparse(operand))
+        }
+        ExprKind::Binary { op, lhs, rhs } => {
+            format!("({} {} {})", unparse(lhs), binop(*op), unparse(rhs))
+        }
+        ExprKind::Call { func, args, kwargs } => {
+            format!("{}({})", unparse(func), arguments(args, kwargs))
+        }
+        ExprKind::Attr { value, name } => format!("{}.{name}", unparse(value)),
+        ExprKind::Index { value, items } => format!("{}[{}]", unparse(value), list(items)),
+        ExprKind::Slice { start, stop, step } => {
+            let part = |p: &Option<Box<Expr>>| p.as_deref().map(unparse).unwrap_or_default();
+            match step {
+                Some(_) => format!("{}:{}:{}", part(start), part(stop), part(step)),
+                None => format!("{}:{}", part(start), part(stop)),
+            }
+        }
+    }
+}
+
+fn binop(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::FloorDiv => "//",
+        BinOp::Mod => "%",
+        BinOp::Pow => "**",
+        BinOp::MatMul => "@",
+        BinOp::Eq => "==",
+        BinOp::Ne => "!=",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+        BinOp::And => "&",
+        BinOp::Or => "|",
+        BinOp::Xor => "^",
+    }
+}

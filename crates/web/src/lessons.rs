@@ -1,0 +1,94 @@
+//! The lesson gallery: short built-in traces that each teach one fact about aliasing.
+//!
+//! They live in Rust rather than in the page so that the test suite runs every one of them and
+//! checks that it still shows what its sentence claims (the error it is about, or none).
+
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Lesson {
+    pub id: &'static str,
+    pub title: &'static str,
+    /// One line saying what to look at.
+    pub explain: &'static str,
+    pub trace: &'static str,
+    /// The error kind the trace is meant to end on, if it is about an error.
+    pub error: Option<&'static str>,
+    /// The tensor to select when the lesson opens.
+    pub tensor: &'static str,
+}
+
+pub const LESSONS: &[Lesson] = &[
+    Lesson {
+        id: "share",
+        title: "Views share storage",
+        explain: "b and c are views of a: writing through b changes a and c, because all three read one storage.",
+        trace: "# Views share storage; copies do not.\na = arange(12.).reshape(3, 4)\nb = a.t()[1:]\nc = a.flip(0)\nb += 100\nd = a[None, :, ::2]\n",
+        error: None,
+        tensor: "b",
+    },
+    Lesson {
+        id: "reshape-copies",
+        title: "reshape sometimes copies, view refuses",
+        explain: "After a transpose the elements are not in row-major order: reshape quietly copies, view raises.",
+        trace: "a = arange(6.).reshape(2, 3)\nt = a.t()\nr = t.reshape(6)\nr[0] = -1\nv = t.view(6)\n",
+        error: Some("view"),
+        tensor: "r",
+    },
+    Lesson {
+        id: "strides",
+        title: "Strides of permute, transpose and expand",
+        explain: "permute and transpose only reorder strides; expand gives the new dimension stride 0, so every row reads the same cells.",
+        trace: "a = arange(24.).reshape(2, 3, 4)\np = a.permute(2, 0, 1)\nt = a.transpose(0, 2)\nr = arange(3.).reshape(3, 1)\ne = r.expand(3, 4)\n",
+        error: None,
+        tensor: "e",
+    },
+    Lesson {
+        id: "offsets",
+        title: "storage_offset of slices and select",
+        explain: "A slice or select starts part-way into the same storage: storage_offset says where.",
+        trace: "a = arange(20.).reshape(4, 5)\ns = a[1:, 2:]\nrow = a.select(0, 2)\ncol = a[:, 3]\nx = s[1]\n",
+        error: None,
+        tensor: "s",
+    },
+    Lesson {
+        id: "writes",
+        title: "Writes through a view, and who sees them",
+        explain: "Step through: each in-place write marks the cells it touched and lists every tensor that observed it.",
+        trace: "a = zeros(3, 4)\nrow = a[1]\ncol = a[:, 2]\nrow.fill_(1.)\ncol += 5\nb = a.clone()\na.zero_()\n",
+        error: None,
+        tensor: "a",
+    },
+    Lesson {
+        id: "overlap-expand",
+        title: "In-place on an expanded tensor",
+        explain: "Several elements of e share one cell (stride 0), so PyTorch refuses an in-place op that would write them all.",
+        trace: "a = arange(3.).reshape(3, 1)\ne = a.expand(3, 4)\ne.add_(1)\n",
+        error: Some("overlap"),
+        tensor: "e",
+    },
+    Lesson {
+        id: "overlap-transpose",
+        title: "a += a.t() overlaps",
+        explain: "The input a.t() reads cells that the same statement writes, in another order: PyTorch raises instead of giving a result that depends on the loop order.",
+        trace: "a = arange(9.).reshape(3, 3)\na += a.t()\n",
+        error: Some("overlap"),
+        tensor: "a",
+    },
+    Lesson {
+        id: "flip-pad",
+        title: "flip and pad: copies in PyTorch, views in tinygrad",
+        explain: "PyTorch gives f and p storages of their own; tinygrad keeps them as views of a, with a negative stride and a mask for the padding.",
+        trace: "a = arange(6.).reshape(2, 3)\nf = a.flip(1)\np = pad(a, (1, 1))\n",
+        error: None,
+        tensor: "p",
+    },
+    Lesson {
+        id: "bridge",
+        title: "Where the bridge's strides and offset go wrong",
+        explain: "tinygrad's PyTorch bridge reports contiguous strides and only counts slice offsets: for a transpose or select it disagrees with PyTorch.",
+        trace: "a = arange(12.).reshape(3, 4)\nt = a.t()\ns = a[1]\nc = a[:, 1]\ne = a[0:1].expand(3, 4)\n",
+        error: None,
+        tensor: "t",
+    },
+];

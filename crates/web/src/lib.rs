@@ -1,0 +1,154 @@
+//! The playground's wasm adapter: the page's ES modules call these functions with strings and get
+//! JSON strings (or byte arrays) back. All tensor semantics stay in the core; this crate only
+//! holds the open trace between calls and shapes the core's answers for the panels.
+
+pub mod chain;
+pub mod lessons;
+pub mod session;
+
+use serde_json::{json, Value as Json};
+use stridelab_core::share::{self, SharedTrace};
+use wasm_bindgen::prelude::*;
+
+/// Panics become readable console errors instead of "unreachable executed"; the page catches the
+/// thrown error and keeps working.
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// The trace the page has open.
+#[wasm_bindgen]
+pub struct Session {
+    inner: session::Session,
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// Runs `src` whole and stands on its last statement.
+    #[wasm_bindgen(constructor)]
+    pub fn new(src: &str) -> Session {
+        Session {
+            inner: session::Session::new(src),
+        }
+    }
+
+    /// The full run's report (`error`, final `tensors`, every `steps[i]`).
+    pub fn outline(&self) -> String {
+        self.inner.outline().to_string()
+    }
+
+    #[wasm_bindgen(js_name = stepCount)]
+    pub fn step_count(&self) -> usize {
+        self.inner.step_count()
+    }
+
+    pub fn at(&self) -> usize {
+        self.inner.at()
+    }
+
+    /// Replays the first `k` statements and returns the state the panels draw.
+    pub fn goto(&mut self, k: usize) -> String {
+        self.inner.goto(k);
+        self.inner.state().to_string()
+    }
+
+    /// `{storage, cells, tinygrad}` for one tensor at the current step.
+    pub fn cells(&self, name: &str) -> String {
+        self.inner.tensor_cells(name).to_string()
+    }
+
+    /// One flag byte per cell of the tensor's storage (bits: 1 selected, 2 repeated, 4 written,
+    /// 8 overlap).
+    pub fn flags(&self, name: &str) -> Vec<u8> {
+        self.inner.flags(name)
+    }
+
+    /// The value of one storage cell as JSON.
+    pub fn cell(&self, storage: usize, index: usize) -> String {
+        self.inner.cell(storage, index).to_string()
+    }
+
+    /// The tensor's view chain, root first.
+    pub fn chain(&mut self, name: &str) -> String {
+        self.inner.chain(name).to_string()
+    }
+}
+
+/// The URL fragment (without `#`) for a trace and the viewer's state.
+#[wasm_bindgen(js_name = shareEncode)]
+pub fn share_encode(
+    trace: &str,
+    step: Option<usize>,
+    tensor: Option<String>,
+    backend: Option<String>,
+) -> String {
+    share::encode(&SharedTrace {
+        trace: trace.to_string(),
+        step,
+        tensor,
+        backend,
+    })
+}
+
+/// A link or fragment read back: `{trace, step, tensor, backend}` or `{error}`.
+#[wasm_bindgen(js_name = shareDecode)]
+pub fn share_decode(link: &str) -> String {
+    decode_json(link).to_string()
+}
+
+fn decode_json(link: &str) -> Json {
+    match share::decode(link) {
+        Ok(s) => {
+            json!({"trace": s.trace, "step": s.step, "tensor": s.tensor, "backend": s.backend})
+        }
+        Err(e) => json!({"error": e.to_string()}),
+    }
+}
+
+/// The lesson gallery as JSON, each lesson with its share fragment.
+pub fn lessons_json() -> Json {
+    Json::Array(
+        lessons::LESSONS
+            .iter()
+            .map(|l| {
+                let fragment = share::encode(&SharedTrace {
+                    trace: l.trace.to_string(),
+                    step: None,
+                    tensor: Some(l.tensor.to_string()),
+                    backend: None,
+                });
+                json!({"id": l.id, "title": l.title, "explain": l.explain, "trace": l.trace, "tensor": l.tensor, "fragment": fragment})
+            })
+            .collect(),
+    )
+}
+
+#[wasm_bindgen]
+pub fn lessons() -> String {
+    lessons_json().to_string()
+}
+
+/// What the kernel panel shows when this build has no GPU runner to call.
+pub const KERNELS_UNAVAILABLE: &str = "kernels not available in this build";
+
+/// Runs the kernels of one step on the GPU and resolves to their JSON. This build has no wasm-side
+/// GPU runner yet, so it rejects with [`KERNELS_UNAVAILABLE`]; the page shows that sentence.
+#[wasm_bindgen(js_name = runKernels)]
+pub fn run_kernels(_src: &str, _step: usize) -> js_sys::Promise {
+    js_sys::Promise::reject(&JsValue::from_str(KERNELS_UNAVAILABLE))
+}
+
+/// Asks the browser for a WebGPU adapter and device; resolves to the device's description
+/// (adapter name, backend, timestamp-query support) or rejects with why there is none.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen(js_name = gpuInfo)]
+pub async fn gpu_info() -> Result<String, JsValue> {
+    let gpu = stridelab_gpu::acquire(&stridelab_gpu::AcquireOptions::new())
+        .await
+        .map_err(|e| JsValue::from_str(&e.to_string()))?;
+    Ok(gpu.describe().to_string())
+}
+
+#[cfg(test)]
+mod tests;

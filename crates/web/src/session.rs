@@ -1,0 +1,245 @@
+//! One trace open in the playground, and the statement the viewer stands on.
+//!
+//! Stepping back replays the trace's first `k` statements from scratch rather than undoing work:
+//! traces are short and the interpreter is fast, so replay is simple, always exact, and keeps the
+//! core free of any undo machinery. The page asks for everything through this type, so that a
+//! step is parsed and run once however many panels redraw from it.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Map, Value as Json};
+use stridelab_core::tensor::{StorageRef, Tensor};
+use stridelab_core::trace::ast::{Program, StmtKind};
+use stridelab_core::trace::parser;
+use stridelab_core::trace::report::{report, values_json, ReportOptions};
+use stridelab_core::trace::runner::Run;
+use stridelab_core::Error;
+
+use crate::chain;
+
+/// Storages longer than this are sent without their values: the page draws them aggregated on a
+/// canvas from [`Session::flags`] and reads single values on hover through [`Session::cell`].
+pub const INLINE_VALUES: usize = 4096;
+
+/// Bits of [`Session::flags`], one byte per storage cell.
+pub const CELL_SELECTED: u8 = 1 << 0;
+/// The selected tensor reaches this cell through more than one index (stride 0, overlap).
+pub const CELL_REPEATED: u8 = 1 << 1;
+/// The statement the viewer stands on wrote this cell.
+pub const CELL_WRITTEN: u8 = 1 << 2;
+/// The failing statement's overlap error names this cell.
+pub const CELL_OVERLAP: u8 = 1 << 3;
+
+pub struct Session {
+    program: Option<Program>,
+    /// The whole trace's report with its steps: the stepper's outline.
+    outline: Json,
+    at: usize,
+    run: Run,
+    /// Chains by (name, defining statement): stepping past unrelated statements reuses them.
+    chains: HashMap<(String, usize), Json>,
+}
+
+impl Session {
+    /// Parses and runs `src` whole, then stands on its last statement.
+    pub fn new(src: &str) -> Session {
+        let mut full = Run::run_source(src);
+        let outline = report(
+            &mut full,
+            ReportOptions {
+                steps: true,
+                graph: false,
+            },
+        );
+        let program = parser::parse(src).ok();
+        let at = full.steps.len();
+        Session {
+            program,
+            outline,
+            at,
+            run: full,
+            chains: HashMap::new(),
+        }
+    }
+
+    /// Statements the viewer can step through (the failing one included).
+    pub fn step_count(&self) -> usize {
+        self.outline["steps"].as_array().map_or(0, Vec::len)
+    }
+
+    pub fn at(&self) -> usize {
+        self.at
+    }
+
+    /// The full run's report: error, final tensors and every step.
+    pub fn outline(&self) -> &Json {
+        &self.outline
+    }
+
+    /// Stands after the first `k` statements (clamped to the trace's length).
+    pub fn goto(&mut self, k: usize) {
+        let k = k.min(self.step_count());
+        if k == self.at {
+            return;
+        }
+        let Some(p) = &self.program else { return };
+        if k > self.at && self.run.error.is_none() {
+            // Forward steps continue the run: the same statements in the same order reach the
+            // same state as a replay, at the cost of the new statements only.
+            self.run.run_program(&Program {
+                stmts: p.stmts[self.at..k].to_vec(),
+            });
+        } else {
+            let mut run = Run::new();
+            run.run_program(&Program {
+                stmts: p.stmts[..k].to_vec(),
+            });
+            self.run = run;
+        }
+        self.at = k;
+    }
+
+    /// What the panels show at the current step: the report of the replayed prefix, its
+    /// storages, and what the current statement did.
+    pub fn state(&mut self) -> Json {
+        let mut out = report(&mut self.run, ReportOptions::default());
+        let mut storages = Map::new();
+        for id in 0..self.run.engine.storage_count() {
+            let s = self.run.engine.storage(id);
+            let values = if s.data.len() <= INLINE_VALUES {
+                values_json(&s.data)
+            } else {
+                Json::Null
+            };
+            storages.insert(
+                id.to_string(),
+                json!({"dtype": s.data.dtype().name(), "len": s.data.len(), "version": s.version, "values": values}),
+            );
+        }
+        out["storages"] = Json::Object(storages);
+        out["at"] = json!(self.at);
+        out["steps"] = json!(self.step_count());
+        out["step"] = match self.at.checked_sub(1) {
+            Some(i) => self.outline["steps"][i].clone(),
+            None => Json::Null,
+        };
+        out["error_storage"] = json!(self.error_storage());
+        out
+    }
+
+    fn tensor(&self, name: &str) -> Option<&Tensor> {
+        self.run
+            .tensors()
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| t)
+    }
+
+    /// Where each element of `name` lives: its PyTorch storage cell and tinygrad's buffer offset
+    /// (null where tinygrad's mask makes the element padding).
+    pub fn tensor_cells(&self, name: &str) -> Json {
+        let Some(t) = self.tensor(name) else {
+            return Json::Null;
+        };
+        let storage = match t.storage() {
+            StorageRef::Realized(s) => Some(s),
+            StorageRef::Pending(_) => None,
+        };
+        json!({
+            "storage": storage,
+            "cells": t.layout().storage_indices(),
+            "tinygrad": t.tinygrad().offsets(),
+        })
+    }
+
+    /// One byte per cell of `name`'s storage (see the `CELL_*` bits); empty if the name is not
+    /// a tensor.
+    pub fn flags(&self, name: &str) -> Vec<u8> {
+        let Some(t) = self.tensor(name) else {
+            return Vec::new();
+        };
+        let StorageRef::Realized(s) = t.storage() else {
+            return Vec::new();
+        };
+        let mut flags = vec![0u8; self.run.engine.storage(s).data.len()];
+        for i in t.layout().storage_indices() {
+            if let Some(f) = usize::try_from(i).ok().and_then(|i| flags.get_mut(i)) {
+                *f |= if *f & CELL_SELECTED != 0 {
+                    CELL_REPEATED
+                } else {
+                    CELL_SELECTED
+                };
+            }
+        }
+        // The replayed prefix ends on the current statement, so its last step is this one.
+        if let Some(step) = self.run.steps.last() {
+            for w in step.writes.iter().filter(|w| w.storage == s) {
+                mark(&mut flags, &w.elements, CELL_WRITTEN);
+            }
+        }
+        if let Some(e) = &self.run.error {
+            if let Error::Overlap { elements, .. } = &e.error {
+                if self.error_storage() == Some(s) {
+                    mark(&mut flags, elements, CELL_OVERLAP);
+                }
+            }
+        }
+        flags
+    }
+
+    /// The value of one storage cell, for hovering a storage too large to send whole.
+    pub fn cell(&self, storage: usize, index: usize) -> Json {
+        if storage >= self.run.engine.storage_count() {
+            return Json::Null;
+        }
+        let data = &self.run.engine.storage(storage).data;
+        if index >= data.len() {
+            return Json::Null;
+        }
+        values_json(&data.gather(&[Some(index as i64)]))[0].clone()
+    }
+
+    /// The failing statement's in-place target, whose storage an overlap error is about: the
+    /// name written to (`a += ...`, `a[...] = ...`) or whose method ran (`a.add_(...)`).
+    fn error_storage(&self) -> Option<usize> {
+        let e = self.run.error.as_ref()?;
+        let stmt = self
+            .program
+            .as_ref()?
+            .stmts
+            .iter()
+            .find(|s| s.span.line == e.line)?;
+        let target = match &stmt.kind {
+            StmtKind::AugAssign { target, .. } | StmtKind::SetItem { target, .. } => target,
+            StmtKind::Expr(e) => e,
+            StmtKind::Assign { value, .. } => value,
+        };
+        let name = chain::root_name(target)?;
+        match self.tensor(name)?.storage() {
+            StorageRef::Realized(s) => Some(s),
+            StorageRef::Pending(_) => None,
+        }
+    }
+
+    /// The selected tensor's view chain at the current step (see [`chain::chain`]).
+    pub fn chain(&mut self, name: &str) -> Json {
+        let Some(p) = &self.program else {
+            return json!([]);
+        };
+        let Some(def) = chain::definition(p, self.at, name) else {
+            return json!([]);
+        };
+        self.chains
+            .entry((name.to_string(), def))
+            .or_insert_with(|| chain::chain(p, self.at, name))
+            .clone()
+    }
+}
+
+fn mark(flags: &mut [u8], elements: &[i64], bit: u8) {
+    for &i in elements {
+        if let Some(f) = usize::try_from(i).ok().and_then(|i| flags.get_mut(i)) {
+            *f |= bit;
+        }
+    }
+}

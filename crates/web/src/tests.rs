@@ -1,0 +1,249 @@
+//! The adapter's behaviour, checked natively: stepping, cell flags, view chains, share links and
+//! that every lesson still ends the way its sentence says.
+
+use super::session::{Session, CELL_OVERLAP, CELL_REPEATED, CELL_SELECTED, CELL_WRITTEN};
+use super::*;
+
+/// One stepping case: after `step` statements, `tensor` has these PyTorch strides and offset, and
+/// its storage's flag bits equal `flags` (one per cell, in order).
+struct StepCase {
+    trace: &'static str,
+    step: usize,
+    tensor: &'static str,
+    strides: &'static [i64],
+    offset: i64,
+    flags: &'static [u8],
+    error: Option<&'static str>,
+}
+
+const S: u8 = CELL_SELECTED;
+const W: u8 = CELL_WRITTEN;
+const R: u8 = CELL_REPEATED;
+const O: u8 = CELL_OVERLAP;
+
+fn check_step(c: &StepCase) {
+    let mut s = Session::new(c.trace);
+    s.goto(c.step);
+    let state = s.state();
+    assert_eq!(state["at"], json!(c.step), "{}", c.trace);
+    let t = &state["tensors"][c.tensor];
+    assert_eq!(
+        t["torch"]["strides"],
+        json!(c.strides),
+        "{} @{}: {t}",
+        c.trace,
+        c.step
+    );
+    assert_eq!(
+        t["torch"]["storage_offset"],
+        json!(c.offset),
+        "{} @{}",
+        c.trace,
+        c.step
+    );
+    assert_eq!(s.flags(c.tensor), c.flags, "{} @{}", c.trace, c.step);
+    assert_eq!(
+        state["error"]["kind"].as_str(),
+        c.error,
+        "{} @{}",
+        c.trace,
+        c.step
+    );
+    // The inline storage values are the storage the flags describe.
+    let sid = t["torch"]["storage"]
+        .as_u64()
+        .unwrap_or(u64::MAX)
+        .to_string();
+    assert_eq!(state["storages"][&sid]["len"], json!(c.flags.len()));
+}
+
+#[test]
+fn stepping() {
+    let writes = "a = zeros(3, 4)\nrow = a[1]\nrow.fill_(1.)\ncol = a[:, 2]\ncol += 5\n";
+    let cases = [
+        StepCase {
+            trace: writes,
+            step: 2,
+            tensor: "row",
+            strides: &[1],
+            offset: 4,
+            flags: &[0, 0, 0, 0, S, S, S, S, 0, 0, 0, 0],
+            error: None,
+        },
+        StepCase {
+            trace: writes,
+            step: 3,
+            tensor: "row",
+            strides: &[1],
+            offset: 4,
+            flags: &[0, 0, 0, 0, S | W, S | W, S | W, S | W, 0, 0, 0, 0],
+            error: None,
+        },
+        // Step 4 defines col and writes nothing.
+        StepCase {
+            trace: writes,
+            step: 4,
+            tensor: "col",
+            strides: &[4],
+            offset: 2,
+            flags: &[0, 0, S, 0, 0, 0, S, 0, 0, 0, S, 0],
+            error: None,
+        },
+        StepCase {
+            trace: writes,
+            step: 5,
+            tensor: "a",
+            strides: &[4, 1],
+            offset: 0,
+            flags: &[S, S, S | W, S, S, S, S | W, S, S, S, S | W, S],
+            error: None,
+        },
+        StepCase {
+            trace: "a = arange(3.).reshape(3, 1)\ne = a.expand(3, 2)\ne.add_(1)\n",
+            step: 3,
+            tensor: "e",
+            strides: &[1, 0],
+            offset: 0,
+            flags: &[S | R | O, S | R | O, S | R | O],
+            error: Some("overlap"),
+        },
+        StepCase {
+            trace: "a = arange(3.).reshape(3, 1)\ne = a.expand(3, 2)\ne.add_(1)\n",
+            step: 2,
+            tensor: "e",
+            strides: &[1, 0],
+            offset: 0,
+            flags: &[S | R, S | R, S | R],
+            error: None,
+        },
+    ];
+    for c in &cases {
+        check_step(c);
+    }
+}
+
+/// (trace, step, tensor, expected rows as (op, strides, storage_offset, is_view)).
+type ChainCase = (
+    &'static str,
+    usize,
+    &'static str,
+    &'static [(&'static str, &'static [i64], i64, bool)],
+);
+
+#[test]
+fn view_chains() {
+    let cases: &[ChainCase] = &[
+        (
+            "a = arange(12.).reshape(3, 4)\nb = a.t()[1:]\n",
+            2,
+            "b",
+            &[
+                ("arange(12.)", &[1], 0, false),
+                (".reshape(3, 4)", &[4, 1], 0, true),
+                (".t()", &[1, 4], 0, true),
+                ("[1:]", &[1, 4], 1, true),
+            ],
+        ),
+        (
+            "a = arange(6.)\nf = a.flip(0)\n",
+            2,
+            "f",
+            &[("arange(6.)", &[1], 0, false), (".flip(0)", &[1], 0, false)],
+        ),
+        // Before `b` is defined there is no chain.
+        ("a = arange(6.)\nb = a[2:]\n", 1, "b", &[]),
+    ];
+    for (trace, step, name, rows) in cases {
+        let mut s = Session::new(trace);
+        s.goto(*step);
+        let chain = s.chain(name);
+        let got: Vec<(String, Json, Json, Json)> = chain
+            .as_array()
+            .map(|rows| {
+                rows.iter()
+                    .map(|r| {
+                        let t = &r["tensor"]["torch"];
+                        (
+                            r["op"].as_str().unwrap_or("").to_string(),
+                            t["strides"].clone(),
+                            t["storage_offset"].clone(),
+                            t["is_view"].clone(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let want: Vec<(String, Json, Json, Json)> = rows
+            .iter()
+            .map(|(op, st, off, v)| (op.to_string(), json!(st), json!(off), json!(v)))
+            .collect();
+        assert_eq!(got, want, "{trace}");
+    }
+}
+
+#[test]
+fn share_round_trips_and_rejects() {
+    let cases: &[(&str, Option<usize>, Option<&str>)] = &[
+        ("a = arange(4.)\n", Some(1), Some("a")),
+        ("x = ones(2)  # <img src=x onerror=alert(1)>\n", None, None),
+    ];
+    for (trace, step, tensor) in cases {
+        let fragment = share_encode(trace, *step, tensor.map(str::to_string), None);
+        let back = decode_json(&format!("http://127.0.0.1:8080/#{fragment}"));
+        assert_eq!(back["trace"], json!(trace));
+        assert_eq!(back["step"], json!(step));
+        assert_eq!(back["tensor"], json!(tensor));
+    }
+    for junk in ["#v1.!!!", "#v9.AAAA", "#"] {
+        assert!(decode_json(junk)["error"].is_string(), "{junk}");
+    }
+}
+
+#[test]
+fn lessons_end_as_they_claim() {
+    for l in lessons::LESSONS {
+        let s = Session::new(l.trace);
+        let out = s.outline();
+        assert_eq!(
+            out["error"]["kind"].as_str(),
+            l.error,
+            "lesson {}: {}",
+            l.id,
+            out["error"]
+        );
+        assert!(s.step_count() > 1, "lesson {}", l.id);
+        assert!(
+            out["tensors"].get(l.tensor).is_some(),
+            "lesson {} selects {}",
+            l.id,
+            l.tensor
+        );
+    }
+    let gallery = lessons_json();
+    for (l, j) in lessons::LESSONS
+        .iter()
+        .zip(gallery.as_array().into_iter().flatten())
+    {
+        let fragment = j["fragment"].as_str().unwrap_or("");
+        assert_eq!(decode_json(fragment)["trace"], json!(l.trace));
+    }
+}
+
+#[test]
+fn forward_steps_match_replay() {
+    let traces = [
+        "a = zeros(3, 4)\nrow = a[1]\nrow.fill_(1.)\ncol = a[:, 2]\ncol += 5\nb = a.t().clone()\n",
+        "a = arange(3.).reshape(3, 1)\ne = a.expand(3, 2)\ne.add_(1)\n",
+    ];
+    for trace in traces {
+        let mut stepping = Session::new(trace);
+        stepping.goto(0);
+        for k in 1..=stepping.step_count() {
+            stepping.goto(k);
+            // A fresh session stands at the end, so going to k < end replays the prefix.
+            let mut replay = Session::new(trace);
+            replay.goto(k);
+            assert_eq!(stepping.state(), replay.state(), "{trace} @{k}");
+        }
+    }
+}

@@ -1,0 +1,46 @@
+// The trace editor: a plain textarea with a line gutter that marks the current statement and the
+// failing one, and the error message beside it. Plain text in, plain text out.
+import { $, h, fill } from './dom.js';
+
+const source = $('#source');
+const gutter = $('#gutter');
+const errorBox = $('#error');
+
+export function getSource() {
+  return source.value;
+}
+
+export function setSource(text) {
+  source.value = text;
+}
+
+/** Calls `fn(text)` after typing pauses. */
+export function onEdit(fn) {
+  let timer = 0;
+  source.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => fn(source.value), 200);
+  });
+  source.addEventListener('scroll', () => { gutter.scrollTop = source.scrollTop; });
+}
+
+/** Redraws the gutter: `current` is the line of the statement just run, `error` the failing one. */
+export function mark(current, error) {
+  const n = source.value.split('\n').length;
+  const rows = [];
+  for (let i = 1; i <= n; i++) {
+    const cls = [i === current ? 'cur' : '', error && i === error.line ? 'bad' : ''].join(' ').trim();
+    rows.push(h('div', { class: cls || undefined }, String(i)));
+  }
+  fill(gutter, rows);
+  gutter.scrollTop = source.scrollTop;
+  if (error) {
+    const where = error.column ? `line ${error.line}:${error.column}` : `line ${error.line}`;
+    const extra = error.elements ? ` (storage cells ${error.elements.slice(0, 12).join(', ')}${error.elements.length > 12 ? ', …' : ''})` : '';
+    fill(errorBox, h('span', { class: 'where' }, where), h('span', { class: 'kind' }, error.kind), h('span', {}, error.message + extra));
+    errorBox.hidden = false;
+  } else {
+    errorBox.hidden = true;
+    fill(errorBox);
+  }
+}

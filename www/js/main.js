@@ -1,0 +1,169 @@
+// Boots the page and keeps the viewer's state (trace, step, selected tensor): every user action
+// goes through here, asks the wasm adapter for JSON and hands it to the panels to draw. Any
+// exception is shown in the error panel and the page stays usable.
+import { $, h, fill } from './dom.js';
+import * as editor from './editor.js';
+import { drawStep, drawTensors, drawChain, drawValues } from './panels.js';
+import { drawStorage, wireHover } from './storage.js';
+import { drawKernels, drawKernelPrompt } from './kernels.js';
+import { drawLessons } from './lessons.js';
+import { detect } from './gpu.js';
+
+const app = { wasm: null, session: null, src: '', state: null, selected: null, gpu: null, perf: {} };
+window.stridelab = app;
+
+function wasmReady() {
+  if (window.wasmBindings) return Promise.resolve(window.wasmBindings);
+  return new Promise((resolve) => addEventListener('TrunkApplicationStarted', () => resolve(window.wasmBindings), { once: true }));
+}
+
+function fatal(err) {
+  const box = $('#fatal');
+  const msg = err && err.message ? err.message : String(err);
+  fill(box, h('b', {}, 'Something failed: '), msg, ' ', h('button', { onclick: () => { box.hidden = true; } }, 'dismiss'));
+  box.hidden = false;
+  console.error(err);
+}
+
+addEventListener('error', (e) => fatal(e.error || e.message));
+addEventListener('unhandledrejection', (e) => fatal(e.reason));
+
+/** Opens a trace: runs it whole, then stands on `step` (default: the end). */
+function load(src, step, tensor) {
+  app.src = src;
+  try {
+    if (app.session) app.session.free();
+    app.session = new app.wasm.Session(src);
+  } catch (e) {
+    // A panic inside the adapter: keep the editor usable and say what happened.
+    app.session = null;
+    fatal(e);
+    return;
+  }
+  const n = app.session.stepCount();
+  $('#slider').max = String(n);
+  if (tensor) app.selected = tensor;
+  goto(step === undefined || step === null ? n : step);
+}
+
+function goto(k) {
+  if (!app.session) return;
+  const t0 = performance.now();
+  try {
+    const n = app.session.stepCount();
+    k = Math.max(0, Math.min(n, k));
+    app.state = JSON.parse(app.session.goto(k));
+    $('#slider').value = String(k);
+    const names = Object.keys(app.state.tensors);
+    if (!names.includes(app.selected)) {
+      const defined = app.state.step && app.state.step.defines.filter((d) => names.includes(d));
+      app.selected = (defined && defined[0]) || names[names.length - 1] || null;
+    }
+    redraw();
+  } catch (e) {
+    fatal(e);
+  }
+  app.perf.step_ms = performance.now() - t0;
+}
+
+function redraw() {
+  const s = app.state;
+  drawStep(s);
+  editor.mark(s.step ? s.step.line : 0, s.error);
+  drawTensors(s, app.selected, (name) => { app.selected = name; redraw(); });
+  drawSelected();
+  if (s.kernels) drawKernels(s.kernels, app.gpu);
+  else drawKernelPrompt(() => app.wasm.runKernels(app.src, s.at), app.gpu);
+}
+
+function drawSelected() {
+  const name = app.selected;
+  const s = app.state;
+  const t = name ? s.tensors[name] : null;
+  const info = t ? JSON.parse(app.session.cells(name)) : null;
+  const flags = t ? app.session.flags(name) : new Uint8Array();
+  drawChain(t ? JSON.parse(app.session.chain(name)) : [], name);
+  app.perf.map_ms = drawStorage(s, name, info, flags, app.session);
+  drawValues(t && !t.error ? t : null, name, info);
+}
+
+function shareLink() {
+  const frag = app.wasm.shareEncode(app.src, app.state ? app.state.at : undefined, app.selected || undefined, app.gpu ? 'webgpu' : 'cpu');
+  return `${location.origin}${location.pathname}#${frag}`;
+}
+
+/** Restores a link's trace, step and selection; false when the fragment is not a link. */
+function openFragment() {
+  const frag = location.hash.slice(1);
+  if (!frag) return false;
+  const d = JSON.parse(app.wasm.shareDecode(frag));
+  if (d.error) {
+    fatal(new Error(`This link could not be read: ${d.error}`));
+    return false;
+  }
+  editor.setSource(d.trace);
+  load(d.trace, d.step, d.tensor);
+  return true;
+}
+
+function wire() {
+  editor.onEdit((text) => load(text, undefined, app.selected));
+  $('#first').onclick = () => goto(0);
+  $('#prev').onclick = () => goto(app.state.at - 1);
+  $('#next').onclick = () => goto(app.state.at + 1);
+  $('#last').onclick = () => goto(app.session.stepCount());
+  $('#slider').oninput = (e) => goto(Number(e.target.value));
+  addEventListener('keydown', (e) => {
+    if (e.target === $('#source') || !app.state) return;
+    const keys = { ArrowLeft: app.state.at - 1, ArrowRight: app.state.at + 1, Home: 0, End: app.session.stepCount() };
+    if (e.key in keys) { e.preventDefault(); goto(keys[e.key]); }
+  });
+  $('#share').onclick = async () => {
+    const link = shareLink();
+    history.replaceState(null, '', link);
+    let copied = true;
+    try { await navigator.clipboard.writeText(link); } catch { copied = false; }
+    $('#share').textContent = copied ? 'Link copied' : 'Link in address bar';
+    setTimeout(() => { $('#share').textContent = 'Share link'; }, 1500);
+  };
+  $('#download').onclick = () => {
+    const a = h('a', { href: URL.createObjectURL(new Blob([app.src], { type: 'text/plain' })), download: 'trace.py' });
+    a.click();
+    URL.revokeObjectURL(a.href);
+  };
+  $('#upload').onchange = async (e) => {
+    const f = e.target.files[0];
+    if (!f) return;
+    const text = await f.text();
+    editor.setSource(text);
+    load(text);
+  };
+  addEventListener('hashchange', () => openFragment());
+  for (const b of document.querySelectorAll('.tabs button')) {
+    b.onclick = () => {
+      for (const o of document.querySelectorAll('.tabs button')) o.classList.toggle('active', o === b);
+      for (const t of document.querySelectorAll('.tab')) t.hidden = t.id !== `tab-${b.dataset.tab}`;
+    };
+  }
+  wireHover();
+}
+
+async function boot() {
+  app.wasm = await wasmReady();
+  // Exposed for the browser tests' timing of a step and its redraw.
+  app.goto = goto;
+  wire();
+  const lessons = JSON.parse(app.wasm.lessons());
+  drawLessons(lessons);
+  if (!openFragment()) {
+    editor.setSource(lessons[0].trace);
+    load(lessons[0].trace, undefined, lessons[0].tensor);
+  }
+  app.perf.interactive_ms = performance.now();
+  document.body.dataset.ready = '1';
+  app.gpu = await detect(app.wasm);
+  if (app.state) redraw();
+  document.body.dataset.gpu = app.gpu ? 'webgpu' : 'cpu';
+}
+
+boot().catch(fatal);

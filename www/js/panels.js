@@ -1,0 +1,122 @@
+// The read-only panels: step info, tensor list, view chain and values. Each takes the adapter's
+// JSON and draws it; none computes anything about tensors itself.
+import { $, h, fill, tuple } from './dom.js';
+
+/** What the current statement did. */
+export function drawStep(state) {
+  $('#stepno').textContent = `${state.at} / ${state.steps}`;
+  const s = state.step;
+  if (!s) {
+    fill($('#stepinfo'), h('span', { class: 'dim' }, 'Before the first statement.'));
+    return;
+  }
+  const parts = [h('div', { class: 'mono src' }, h('span', { class: 'dim' }, `line ${s.line}  `), s.source)];
+  if (s.defines && s.defines.length) parts.push(h('div', {}, h('b', {}, 'defines '), h('span', { class: 'mono' }, s.defines.join(', '))));
+  if (s.writes) {
+    const n = s.writes.elements.length;
+    parts.push(h('div', { id: 'step-writes' }, h('b', {}, 'writes '), `${n} cell${n === 1 ? '' : 's'} of storage #${s.writes.storage}`,
+      s.tensors_changed && s.tensors_changed.length ? [h('b', {}, '  seen by '), h('span', { class: 'mono', id: 'observers' }, s.tensors_changed.join(', '))] : ''));
+  } else {
+    parts.push(h('div', { class: 'dim' }, 'writes nothing'));
+  }
+  fill($('#stepinfo'), parts);
+}
+
+/** Every live tensor; clicking a row selects it. */
+export function drawTensors(state, selected, onSelect) {
+  const head = h('tr', {}, ['name', 'shape', 'dtype', 'storage', 'strides', 'offset', ''].map((c) => h('th', {}, c)));
+  const rows = Object.entries(state.tensors).map(([name, t]) => {
+    if (t.error) return h('tr', { dataset: { name } }, h('td', { class: 'mono' }, name), h('td', { colspan: 6, class: 'bad' }, t.error));
+    const changed = state.step && state.step.tensors_changed && state.step.tensors_changed.includes(name);
+    return h('tr', { dataset: { name }, class: [name === selected ? 'selected' : '', changed ? 'changed' : ''].join(' ').trim() || undefined, onclick: () => onSelect(name) },
+      h('td', { class: 'mono' }, name),
+      h('td', { class: 'mono' }, tuple(t.shape)),
+      h('td', {}, t.dtype),
+      h('td', { class: 'mono' }, `#${t.torch.storage}`),
+      h('td', { class: 'mono' }, tuple(t.torch.strides)),
+      h('td', { class: 'mono' }, String(t.torch.storage_offset)),
+      h('td', {}, h('span', { class: t.torch.is_view ? 'tag view' : 'tag copy' }, t.torch.is_view ? 'view' : 'own')));
+  });
+  fill($('#tensors'), h('thead', {}, head), h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 7, class: 'dim' }, 'No tensors yet.'))));
+}
+
+function viewsText(views) {
+  return views.map((v) => {
+    const mask = v.mask ? ` mask=${v.mask.map((m) => `(${m[0]},${m[1]})`).join('')}` : '';
+    return `View(${tuple(v.shape)}, ${tuple(v.strides)}, off=${v.offset}${mask})`;
+  });
+}
+
+/** Root to tensor, one row per op, PyTorch / tinygrad / bridge side by side. */
+export function drawChain(rows, name) {
+  $('#chain-name').textContent = name || '';
+  const head = h('tr', {},
+    h('th', {}, 'op'),
+    h('th', { class: 'group' }, 'PyTorch: shape · strides · offset'), h('th', {}, ''),
+    h('th', { class: 'group' }, 'tinygrad: views'), h('th', {}, 'index · valid'),
+    h('th', { class: 'group' }, 'bridge: strides · offset'));
+  const body = rows.map((r, i) => {
+    const t = r.tensor;
+    const b = t.bridge;
+    return h('tr', { dataset: { row: i } },
+      h('td', { class: 'mono op' }, r.op),
+      h('td', { class: 'mono group' }, `${tuple(t.shape)} · ${tuple(t.torch.strides)} · ${t.torch.storage_offset}`),
+      h('td', {}, h('span', { class: t.torch.is_view ? 'tag view' : 'tag copy' }, t.torch.is_view ? 'view' : i === 0 ? 'new' : 'copy')),
+      h('td', { class: 'mono group' }, viewsText(t.views).map((v) => h('div', {}, v))),
+      h('td', { class: 'mono small' }, h('div', {}, t.index), t.valid && t.valid !== 'True' && t.valid !== 'true' ? h('div', { class: 'dim' }, `valid: ${t.valid}`) : ''),
+      h('td', { class: `mono group ${b.matches_torch ? '' : 'diverge'}`, title: b.matches_torch ? 'agrees with PyTorch' : 'differs from PyTorch' },
+        `${tuple(b.strides)} · ${b.storage_offset}`, b.matches_torch ? '' : h('span', { class: 'flag' }, ' ≠ torch')));
+  });
+  fill($('#chain'), h('thead', {}, head), h('tbody', {}, body.length ? body : h('tr', {}, h('td', { colspan: 6, class: 'dim' }, name ? 'Not defined yet at this step.' : 'Select a tensor.'))));
+}
+
+// More DOM cells than this would blow the 50 ms redraw budget; the rest are summarized.
+const MAX_SHOWN = 1024;
+
+function fmt(v) {
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(+v.toPrecision(6));
+  return String(v);
+}
+
+/** The tensor's values as a table per 2-D slice; `cells` marks padding (tinygrad mask). */
+export function drawValues(t, name, cells) {
+  $('#values-name').textContent = t ? `${name} ${tuple(t.shape)} ${t.dtype}` : '';
+  const box = $('#values');
+  if (!t) { fill(box); return; }
+  const shape = t.shape.length ? t.shape : [];
+  const vals = t.values;
+  const tg = cells && cells.tinygrad;
+  // A long 1-D tensor wraps at 16 per row, each row labelled with its first index.
+  const wrap = shape.length === 1 && shape[0] > 16;
+  const cols = wrap ? 16 : shape.length >= 1 ? shape[shape.length - 1] : 1;
+  const rowsPer = wrap ? Math.ceil(shape[0] / 16) : shape.length >= 2 ? shape[shape.length - 2] : 1;
+  const lead = shape.slice(0, Math.max(0, shape.length - 2));
+  const per = wrap ? vals.length : cols * rowsPer;
+  const slices = per === 0 ? 0 : Math.ceil(vals.length / per);
+  const out = [];
+  let shown = 0;
+  for (let s = 0; s < slices && shown < MAX_SHOWN; s++) {
+    if (lead.length) {
+      const idx = [];
+      let r = s;
+      for (let d = lead.length - 1; d >= 0; d--) { idx.unshift(r % lead[d]); r = Math.floor(r / lead[d]); }
+      out.push(h('div', { class: 'slice mono dim' }, `[${idx.join(', ')}, :, :]`));
+    }
+    const trs = [];
+    for (let i = 0; i < rowsPer && shown < MAX_SHOWN; i++) {
+      const tds = wrap ? [h('th', { class: 'dim' }, String(i * cols))] : [];
+      for (let j = 0; j < cols; j++) {
+        const k = s * per + i * cols + j;
+        if (k >= vals.length) break;
+        const pad = tg && tg[k] === null;
+        tds.push(h('td', { dataset: { i: k }, class: pad ? 'pad' : undefined, title: pad ? 'padding (masked in tinygrad)' : undefined }, fmt(vals[k])));
+        shown++;
+      }
+      trs.push(h('tr', {}, tds));
+    }
+    out.push(h('table', { class: 'vals mono' }, h('tbody', {}, trs)));
+  }
+  if (shown < vals.length) out.push(h('div', { class: 'dim' }, `… ${vals.length - shown} more elements not shown`));
+  if (!vals.length) out.push(h('div', { class: 'dim' }, 'No elements.'));
+  fill(box, out);
+}
