@@ -51,8 +51,28 @@ fn ensure_rust_components() -> Result {
     Ok(())
 }
 
+/// The GPU tests run on lavapipe (Mesa's Vulkan software driver) where no other driver is
+/// installed; install it when its ICD file is missing.
+fn ensure_vulkan_driver() -> Result {
+    let icd_dir = Path::new("/usr/share/vulkan/icd.d");
+    let present = std::fs::read_dir(icd_dir)
+        .map(|d| d.flatten().any(|e| e.file_name().to_string_lossy().starts_with("lvp_icd")))
+        .unwrap_or(false);
+    if present || !cfg!(target_os = "linux") {
+        return Ok(());
+    }
+    let root = Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false);
+    let apt = ["apt-get", "install", "-y", "mesa-vulkan-drivers"];
+    if root {
+        run(apt[0], &apt[1..])
+    } else {
+        run("sudo", &apt)
+    }
+}
+
 fn test() -> Result {
     ensure_rust_components()?;
+    ensure_vulkan_driver()?;
     run("cargo", &["fmt", "--all", "--check"])?;
     run("cargo", &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
     run("cargo", &["test", "--workspace", "--release"])?;

@@ -6,11 +6,13 @@
 //! [`shape`], and whose computation is a lazy graph in [`uop`], realized by the reference
 //! interpreter. [`share`] turns a trace into a link and back.
 
+pub mod codegen;
 pub mod data;
 pub mod dtype;
 pub mod error;
 pub mod nn_ops;
 pub mod onnx;
+pub mod schedule;
 pub mod shape;
 pub mod share;
 pub mod tensor;
