@@ -7,9 +7,11 @@
 
 mod cifar;
 mod idx;
+mod tensor;
 
 pub use cifar::{read_cifar, Cifar, CIFAR_CLASSES, CIFAR_IMAGE_LEN, CIFAR_RECORD_LEN};
 pub use idx::{read_idx, Idx};
+pub use tensor::{dataset_tensor, decode_dataset, DatasetKind};
 
 use std::borrow::Cow;
 use std::io::Read;

@@ -44,6 +44,8 @@ pub struct Run {
     writes: Vec<Write>,
     span: Span,
     events_start: usize,
+    /// Named byte blobs the host provides for `dataset(name)` (dataset files, by name).
+    files: BTreeMap<String, Vec<u8>>,
 }
 
 impl Default for Run {
@@ -54,12 +56,22 @@ impl Default for Run {
 
 impl Run {
     pub fn new() -> Self {
-        Run { engine: Engine::new(), env: BTreeMap::new(), order: Vec::new(), steps: Vec::new(), error: None, writes: Vec::new(), span: Span::default(), events_start: 0 }
+        Run { engine: Engine::new(), env: BTreeMap::new(), order: Vec::new(), steps: Vec::new(), error: None, writes: Vec::new(), span: Span::default(), events_start: 0, files: BTreeMap::new() }
+    }
+
+    /// A run whose `dataset(name)` can read the given files (name -> raw or gzip'd bytes).
+    pub fn with_files(files: BTreeMap<String, Vec<u8>>) -> Self {
+        Run { files, ..Run::new() }
     }
 
     /// Parses and runs `src`, stopping at the first failing statement.
     pub fn run_source(src: &str) -> Run {
-        let mut run = Run::new();
+        Run::new().run_text(src)
+    }
+
+    /// Parses and runs `src` in this run (e.g. one made by [`Run::with_files`]).
+    pub fn run_text(self, src: &str) -> Run {
+        let mut run = self;
         match parser::parse(src) {
             Ok(program) => run.run_program(&program),
             Err(e) => {
@@ -211,8 +223,27 @@ impl Run {
         if let Some(v) = library::builtin(name) {
             return Ok(v);
         }
+        if name == "dataset" {
+            return Ok(Value::Func(name.to_string()));
+        }
         let _ = span;
         bail!(Name, "name '{name}' is not defined")
+    }
+
+    /// `dataset(name)`: a registered file as a flat uint8 tensor, validated by the readers.
+    fn dataset(&mut self, mut args: Args) -> Result<Value> {
+        let name = match args.req(0, "name")? {
+            Value::Str(s) => s,
+            other => bail!(Type, "dataset() argument 'name' must be str, not {}", other.type_name()),
+        };
+        args.finish()?;
+        let Some(bytes) = self.files.get(&name) else {
+            let known: Vec<&str> = self.files.keys().map(String::as_str).collect();
+            let known = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+            bail!(Name, "no dataset named {name:?} (available: {known})");
+        };
+        let t = crate::data::dataset_tensor(&mut self.engine, &name, bytes)?;
+        Ok(Value::Tensor(t))
     }
 
     pub(crate) fn record_write(&mut self, w: Write) {
@@ -295,6 +326,7 @@ impl Run {
                         let f = self.eval(func)?;
                         self.span = e.span;
                         match f {
+                            Value::Func(name) if name == "dataset" => self.dataset(Args::new(&name, pos, kw)),
                             Value::Func(name) => library::function(self, &name, Args::new(&name, pos, kw)),
                             other => bail!(Type, "'{}' object is not callable", other.type_name()),
                         }
