@@ -9,6 +9,7 @@
 pub mod data;
 pub mod dtype;
 pub mod error;
+pub mod model;
 pub mod onnx;
 pub mod shape;
 pub mod share;

@@ -25,9 +25,12 @@ use crate::error::{bail, Error, Result};
 /// The default-domain opsets the front end accepts. From 11 on, the supported ops have their
 /// modern forms (Clip takes min/max as inputs, Concat and Flatten take negative axes). Inside the
 /// range an op can still change meaning (Softmax coerces its input to 2-D before 13 and works on
-/// one axis from 13), so execution must look at [`Model::opset`]. Past 17 these ops only widen
-/// their type lists, except AveragePool, which gains `dilations` in 19.
-pub const OPSET_RANGE: std::ops::RangeInclusive<i64> = 11..=17;
+/// one axis from 13; BatchNormalization takes `training_mode` from 14; Reshape takes
+/// `allowzero` from 14), so execution looks at [`Model::opset`]. Past 17 these ops only widen
+/// their type lists, except AveragePool, which gains `dilations` in 19 (handled); the range runs
+/// to 25 because ONNX re-saves its own node tests at its newest opsets (22 for the window ops,
+/// 25 for Flatten, Reshape, Transpose, Constant), and the executor runs all of them.
+pub const OPSET_RANGE: std::ops::RangeInclusive<i64> = 11..=25;
 
 /// The ops the core implements; any other op is refused when the model is read.
 pub const SUPPORTED_OPS: [&str; 19] = [
