@@ -188,8 +188,8 @@ impl Window {
     /// Slice items selecting kernel offset `j` for every output position (leading dims whole).
     fn items(&self, lead: usize, j: &[usize]) -> Vec<Value> {
         let mut items = vec![Value::Slice(None, None, None); lead];
-        for i in 0..j.len() {
-            let start = (j[i] * self.dilations[i]) as i64;
+        for (i, &ji) in j.iter().enumerate() {
+            let start = (ji * self.dilations[i]) as i64;
             let stop = start + ((self.out[i] - 1) * self.strides[i]) as i64 + 1;
             items.push(Value::Slice(
                 Some(start),
@@ -520,7 +520,7 @@ impl Lower<'_> {
         };
         // Per-channel parameters broadcast against (N, C, spatial...).
         let mut pshape = vec![c];
-        pshape.extend(std::iter::repeat(1).take(r - 2));
+        pshape.extend(std::iter::repeat_n(1, r - 2));
         let mut bc = Vec::with_capacity(4);
         for p in &params {
             bc.push(self.reshape(p, &pshape)?);
@@ -734,7 +734,7 @@ impl Lower<'_> {
             let bshape: Vec<usize> = [shape[0], shape[1]]
                 .iter()
                 .copied()
-                .chain(std::iter::repeat(1).take(spatial.len()))
+                .chain(std::iter::repeat_n(1, spatial.len()))
                 .collect();
             let base = self.host(Data::I32(base), &bshape)?;
             // Keep broadcasting exact: a (1, 1, out...) candidate never chosen stays that shape.
@@ -850,7 +850,7 @@ fn reshape_target(input: &[usize], spec: &[i64], allowzero: bool) -> Result<Vec<
     }
     let known: usize = out.iter().product();
     if let Some(i) = infer {
-        if known == 0 || numel % known != 0 {
+        if known == 0 || !numel.is_multiple_of(known) {
             bail!(Shape, "cannot reshape {input:?} into {spec:?}");
         }
         out[i] = numel / known;
