@@ -190,3 +190,8 @@ fn shared_acceptance_sample() {
     }
     assert_all(files);
 }
+
+#[test]
+fn torch_nn() {
+    assert_all(fixture_files("torch_nn"));
+}

@@ -10,6 +10,7 @@ pub mod data;
 pub mod dtype;
 pub mod error;
 pub mod model;
+pub mod nn_ops;
 pub mod onnx;
 pub mod shape;
 pub mod share;

@@ -15,6 +15,7 @@ use crate::torch::layout::{IndexItem, Layout};
 use crate::torch::overlap::{self, MemOverlap, MemOverlapStatus};
 use crate::uop::data::{Data, Scalar};
 use crate::uop::interp::{self, Storages};
+use crate::uop::sequential;
 use crate::uop::{BinaryOp, Graph, Op, ReduceOp, StorageId, UOpId, UnaryOp};
 
 /// The most elements one tensor may have: larger requests are refused, not allocated.
@@ -280,7 +281,7 @@ impl Engine {
     }
 
     /// The result of a computation: a new (pending) storage, contiguous, fresh in every model.
-    fn computed(&mut self, node: UOpId) -> Result<Tensor> {
+    pub(crate) fn computed(&mut self, node: UOpId) -> Result<Tensor> {
         let n = self.graph.node(node);
         let (dtype, shape) = (n.dtype, n.shape.clone());
         check_numel(&shape)?;
@@ -299,7 +300,7 @@ impl Engine {
 
     /// A computation whose new storage PyTorch lays out as `layout` (dense, offset 0, maybe
     /// permuted): the storage holds the values in that memory order.
-    fn computed_as(&mut self, node: UOpId, layout: Layout) -> Result<Tensor> {
+    pub(crate) fn computed_as(&mut self, node: UOpId, layout: Layout) -> Result<Tensor> {
         if layout.strides() == Layout::contiguous(layout.sizes()).strides() {
             return self.computed(node);
         }
@@ -397,6 +398,14 @@ impl Engine {
         self.from_data(Data::full(dtype, shape.iter().product(), value.as_f64()), shape)
     }
 
+    /// `full_like` and friends: laid out like `t` (PyTorch's preserve format).
+    pub fn full_like(&mut self, t: &Tensor, value: Scalar, dtype: DType) -> Result<Tensor> {
+        let layout = t.layout.empty_like_preserve();
+        let s = self.new_storage(Data::full(dtype, t.numel(), value.as_f64()));
+        let shape = t.shape().to_vec();
+        Ok(self.over_storage(StorageRef::Realized(s), dtype, layout, false, fresh_tg(&shape), Bridge::fresh(&shape)))
+    }
+
     // ---------------------------------------------------------------- PyTorch view ops
 
     /// A PyTorch view of `src` with layout `layout`; `tg` is tinygrad's tracker for the same op.
@@ -454,7 +463,7 @@ impl Engine {
         }
     }
 
-    fn cast_node(&mut self, node: UOpId, from: DType, to: DType) -> UOpId {
+    pub(crate) fn cast_node(&mut self, node: UOpId, from: DType, to: DType) -> UOpId {
         if from == to {
             return node;
         }
@@ -463,7 +472,7 @@ impl Engine {
     }
 
     /// Reshape (prepend 1s) and expand a node to `shape`, as broadcasting does.
-    fn broadcast_node(&mut self, mut node: UOpId, dtype: DType, from: &[usize], to: &[usize]) -> Result<UOpId> {
+    pub(crate) fn broadcast_node(&mut self, mut node: UOpId, dtype: DType, from: &[usize], to: &[usize]) -> Result<UOpId> {
         if from == to {
             return Ok(node);
         }
@@ -616,7 +625,7 @@ impl Engine {
         self.computed(node)
     }
 
-    fn reduce_node(&mut self, op: ReduceOp, node: UOpId, dtype: DType, shape: &[usize], axes: &[usize], keepdim: bool) -> Result<UOpId> {
+    pub(crate) fn reduce_node(&mut self, op: ReduceOp, node: UOpId, dtype: DType, shape: &[usize], axes: &[usize], keepdim: bool) -> Result<UOpId> {
         let out_dtype = if op == ReduceOp::Sum && !dtype.is_float() { DType::Int32 } else { dtype };
         if op != ReduceOp::Sum && axes.iter().any(|&d| shape[d] == 0) {
             bail!(Index, "{}(): Expected reduction dim {} to have non-zero size.", if op == ReduceOp::Max { "max" } else { "min" }, axes[0]);
@@ -725,13 +734,19 @@ impl Engine {
         let buffer = self.buffer_nodes[s];
         let store = self.graph.push(Op::Store(st), target.dtype, vec![self.storages[s].data.len()], vec![buffer, value]);
         // Everything the statement computed so far reads the storage as it was: realize it
-        // first. The value itself is evaluated into a temporary before any element is
-        // written, which resolves read/write hazards (tinygrad's fix_store_hazard).
+        // first. A value that only reads each element it writes is evaluated whole into a
+        // temporary, then stored (tinygrad's fix_store_hazard); one whose reads cross the
+        // written elements runs element by element, as PyTorch's loop does.
         self.realize_pending()?;
-        let data = interp::realize(&self.graph, &self.storages, value)?;
         let elements = target.layout.storage_indices();
+        match sequential::hazard(&self.graph, &self.storages, s, value, &target.layout)? {
+            Some(h) => h.apply(&target.layout, &mut self.storages[s].data),
+            None => {
+                let data = interp::realize(&self.graph, &self.storages, value)?;
+                self.storages[s].data.scatter(&elements, &data);
+            }
+        }
         let storage = &mut self.storages[s];
-        storage.data.scatter(&elements, &data);
         storage.version += 1;
         self.events.push(Event::Store { node: store, storage: s });
         Ok(Write { storage: s, elements })

@@ -240,6 +240,31 @@ impl Layout {
         Layout { sizes: self.sizes.clone(), strides, offset: 0 }
     }
 
+    /// The dims in TensorIterator's iteration order, innermost first, for operands (output
+    /// first) broadcast to `shape`.
+    pub fn iteration_perm(shape: &[usize], operands: &[&Layout]) -> Vec<usize> {
+        let nd = shape.len();
+        if nd <= 1 {
+            return (0..nd).collect();
+        }
+        let strides = broadcast_strides(shape, operands);
+        iteration_order(nd, |d0, d1| {
+            for st in &strides {
+                let (s0, s1) = (st[d0], st[d1]);
+                if s0 == 0 || s1 == 0 {
+                    continue;
+                }
+                if s0 != s1 {
+                    return (s0 > s1) as i32 * 2 - 1;
+                }
+                if shape[d0] > shape[d1] {
+                    return 1;
+                }
+            }
+            0
+        })
+    }
+
     /// The layout TensorIterator allocates for the output of an elementwise op over `inputs`
     /// broadcast to `shape`: the inputs' memory order where they agree, row-major otherwise.
     pub fn elementwise_output(shape: &[usize], inputs: &[&Layout]) -> Layout {
@@ -254,41 +279,7 @@ impl Layout {
                 return Layout { sizes: shape.to_vec(), strides: first.clone(), offset: 0 };
             }
         }
-        // Each input's strides over the broadcast shape; broadcast dims get 0 and are ignored.
-        let strides: Vec<Vec<i64>> = inputs
-            .iter()
-            .map(|l| {
-                let lead = nd - l.ndim();
-                (0..nd)
-                    .map(|d| {
-                        if d < lead || (l.sizes[d - lead] == 1 && shape[d] != 1) {
-                            0
-                        } else {
-                            l.strides[d - lead]
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        let perm = if nd == 1 {
-            vec![0]
-        } else {
-            iteration_order(nd, |d0, d1| {
-                for st in &strides {
-                    let (s0, s1) = (st[d0], st[d1]);
-                    if s0 == 0 || s1 == 0 {
-                        continue;
-                    }
-                    if s0 != s1 {
-                        return (s0 > s1) as i32 * 2 - 1;
-                    }
-                    if shape[d0] > shape[d1] {
-                        return 1;
-                    }
-                }
-                0
-            })
-        };
+        let perm = Layout::iteration_perm(shape, inputs);
         if perm.iter().enumerate().all(|(i, &d)| d == nd - 1 - i) {
             return Layout::contiguous(shape);
         }
@@ -1021,4 +1012,19 @@ fn iteration_order(n: usize, should_swap: impl Fn(usize, usize) -> i32) -> Vec<u
         }
     }
     perm
+}
+
+/// Each operand's strides over the broadcast shape; broadcast dims get 0 (TensorIterator then
+/// ignores them when ordering dims).
+fn broadcast_strides(shape: &[usize], operands: &[&Layout]) -> Vec<Vec<i64>> {
+    let nd = shape.len();
+    operands
+        .iter()
+        .map(|l| {
+            let lead = nd - l.ndim();
+            (0..nd)
+                .map(|d| if d < lead || (l.sizes[d - lead] == 1 && shape[d] != 1) { 0 } else { l.strides[d - lead] })
+                .collect()
+        })
+        .collect()
 }

@@ -117,7 +117,7 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
     // Functions that mirror a method take the tensor first: `torch.flip(a, (0,))`.
     if !matches!(
         name,
-        "arange" | "zeros" | "ones" | "full" | "tensor" | "empty" | "empty_strided" | "where" | "print" | "len" | "add" | "sub" | "mul" | "div" | "true_divide" | "max" | "min" | "pad" | "zeros_like" | "ones_like" | "full_like" | "empty_like"
+        "arange" | "zeros" | "ones" | "full" | "tensor" | "empty" | "empty_strided" | "where" | "print" | "len" | "add" | "sub" | "mul" | "div" | "true_divide" | "max" | "min" | "pad" | "zeros_like" | "ones_like" | "full_like" | "empty_like" | "cat" | "stack"
     ) {
         let first = args.req(0, "input")?;
         let t = tensor_arg(first, &format!("{name}(): argument 'input'"))?;
@@ -159,7 +159,7 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
             let value = if name == "full_like" { args.req(1, "fill_value")?.as_scalar("fill_value")? } else { Scalar::Int(i64::from(name == "ones_like")) };
             let dtype = args.dtype()?.unwrap_or(t.dtype());
             args.finish()?;
-            Ok(Value::Tensor(run.engine.full(t.shape(), value, Some(dtype))?))
+            Ok(Value::Tensor(run.engine.full_like(&t, value, dtype)?))
         }
         "tensor" => {
             let data = args.req(0, "data")?;
@@ -464,8 +464,16 @@ pub fn setitem(run: &mut Run, base: &Value, items: &[Value], value: Value) -> Re
     let Value::Tensor(view) = getitem(run, base, items)? else { unreachable!("indexing a tensor gives a tensor") };
     match value {
         Value::Scalar(s) => fill(run, &view, Operand::Scalar(s), "fill_"),
+        // PyTorch's `copy_to`: equal sizes copy as they are; a 0-d value fills; anything else
+        // drops its leading size-1 dims and is expanded to the indexing result first.
+        Value::Tensor(src) if src.shape() == view.shape() => copy_into(run, &view, &src, "setitem"),
+        Value::Tensor(src) if src.shape().is_empty() => fill(run, &view, Operand::Tensor(src), "fill_"),
         Value::Tensor(src) => {
-            if Engine::broadcast_shapes(&[src.shape(), view.shape()])? != view.shape() {
+            let keep = src.shape().iter().position(|&n| n != 1).unwrap_or(src.shape().len());
+            let stripped: Vec<usize> = src.shape()[keep..].to_vec();
+            let fits = stripped.len() <= view.shape().len()
+                && Engine::broadcast_shapes(&[&stripped, view.shape()]).is_ok_and(|s| s == view.shape());
+            if !fits {
                 bail!(
                     Shape,
                     "shape mismatch: value tensor of shape {:?} cannot be broadcast to indexing result of shape {:?}",
@@ -473,6 +481,10 @@ pub fn setitem(run: &mut Run, base: &Value, items: &[Value], value: Value) -> Re
                     view.shape()
                 );
             }
+            let stripped: Vec<i64> = stripped.iter().map(|&n| n as i64).collect();
+            let src = reshape(run, &src, &stripped, true)?;
+            let target: Vec<i64> = view.shape().iter().map(|&n| n as i64).collect();
+            let src = expand(run, &src, &target)?;
             copy_into(run, &view, &src, "setitem")
         }
         other => bail!(Type, "can't assign a {} to a Tensor", other.type_name()),
@@ -495,14 +507,18 @@ fn pad_tensor(run: &mut Run, t: &Tensor, arg: &[(i64, i64)], value: Option<Scala
     run.engine.movement_copy(t, Op::Pad(arg), tg, false)
 }
 
-fn pairs(v: Value, what: &str) -> Result<Vec<(i64, i64)>> {
+/// tinygrad's per-dim argument of shrink/pad: one pair per dim, `None` for "leave this dim".
+fn pairs(v: Value, what: &str) -> Result<Vec<Option<(i64, i64)>>> {
     let Some(items) = v.items() else { bail!(Type, "{what} must be a tuple of (begin, end) pairs") };
     items
         .iter()
         .map(|p| {
+            if let Value::None = p {
+                return Ok(None);
+            }
             let xs = p.as_ints(what)?;
             match xs.as_slice() {
-                [a, b] => Ok((*a, *b)),
+                [a, b] => Ok(Some((*a, *b))),
                 _ => bail!(Type, "{what} must be a tuple of (begin, end) pairs"),
             }
         })
@@ -705,17 +721,20 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
         "shrink" => {
             let arg = pairs(args.req(0, "arg")?, "shrink arg")?;
             args.finish()?;
+            let arg: Vec<(i64, i64)> = arg.iter().zip(t.shape()).map(|(p, &n)| p.unwrap_or((0, n as i64))).collect();
             tensor(shrink(run, &t, &arg)?)
         }
         "pad" => {
             let arg = pairs(args.req(0, "arg")?, "pad arg")?;
             let value = args.opt(1, "value").map(|v| v.as_scalar("value")).transpose()?;
             args.finish()?;
+            let arg: Vec<(i64, i64)> = arg.iter().map(|p| p.unwrap_or((0, 0))).collect();
             tensor(pad_tensor(run, &t, &arg, value)?)
         }
-        "float" | "int" | "long" | "bool" | "to" | "type" => {
+        "float" | "int" | "long" | "bool" | "byte" | "to" | "type" => {
             let dtype = match name {
                 "float" => DType::Float32,
+                "byte" => DType::UInt8,
                 "int" | "long" => DType::Int32,
                 "bool" => DType::Bool,
                 _ => match args.req(0, "dtype")? {
@@ -1022,6 +1041,9 @@ fn matmul(run: &mut Run, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if an == 0 || bn == 0 {
         bail!(Shape, "both arguments to matmul need to be at least 1D, but they are {an}D and {bn}D");
     }
+    if a.dtype() != b.dtype() {
+        bail!(DType, "expected m1 and m2 to have the same dtype, but got: {} != {}", crate::nn_ops::c_name(a.dtype()), crate::nn_ops::c_name(b.dtype()));
+    }
     // Promote 1-D operands to matrices, remembering which dims to drop at the end.
     let a2 = if an == 1 { reshape(run, a, &[1, a.shape()[0] as i64], false)? } else { a.clone() };
     let b2 = if bn == 1 { reshape(run, b, &[b.shape()[0] as i64, 1], false)? } else { b.clone() };
@@ -1051,6 +1073,10 @@ fn matmul(run: &mut Run, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     }
     if shape.len() != out.shape().len() {
         out = reshape(run, &out, &shape, false)?;
+    }
+    if an == 1 && bn == 2 {
+        // PyTorch computes this as mm of the unsqueezed vector, then squeeze_ in place.
+        out = run.engine.bump_version(&out)?;
     }
     Ok(out)
 }
@@ -1106,7 +1132,13 @@ fn fill(run: &mut Run, target: &Tensor, v: Operand, op: &str) -> Result<Tensor> 
         Operand::Tensor(t) => vec![t.clone()],
         Operand::Scalar(_) => vec![],
     };
-    run.engine.check_write_overlap(&target, &inputs, overlap_rules(op))?;
+    // Filling with a scalar checks nothing; with a 0-d tensor PyTorch refuses a target that
+    // repeats elements but accepts any overlap with the value.
+    let rules = match &v {
+        Operand::Scalar(_) => overlap_rules(op),
+        Operand::Tensor(_) => OverlapRules { internal: true, partial: false },
+    };
+    run.engine.check_write_overlap(&target, &inputs, rules)?;
     let node = run.engine.value_node(&v, target.dtype(), target.shape())?;
     let w = run.engine.write(&target, node)?;
     run.record_write(w);
@@ -1116,7 +1148,13 @@ fn fill(run: &mut Run, target: &Tensor, v: Operand, op: &str) -> Result<Tensor> 
 /// `copy_` and `a[i] = tensor`: broadcast the source, cast any dtype.
 fn copy_into(run: &mut Run, target: &Tensor, src: &Tensor, op: &str) -> Result<Tensor> {
     let target = run.engine.realize(target)?;
-    run.engine.check_write_overlap(&target, std::slice::from_ref(src), overlap_rules(op))?;
+    let src = run.engine.realize(src)?;
+    // `copy_` returns early when source and target are the same data (same storage and layout).
+    let same_data = src.storage() == target.storage() && src.layout() == target.layout() && src.dtype() == target.dtype();
+    if !same_data {
+        run.engine.check_write_overlap(&target, std::slice::from_ref(&src), overlap_rules(op))?;
+    }
+    let src = &src;
     let shape = Engine::broadcast_shapes(&[src.shape(), target.shape()])?;
     if shape != target.shape() {
         bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", target.shape(), shape);

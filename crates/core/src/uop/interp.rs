@@ -334,7 +334,7 @@ impl Arith for bool {
     }
 }
 
-fn unary(op: UnaryOp, a: &Data) -> Data {
+pub(crate) fn unary(op: UnaryOp, a: &Data) -> Data {
     fn typed<T: Arith>(op: UnaryOp, v: &[T]) -> Data {
         let map = |f: fn(T) -> T| T::wrap(v.iter().map(|&x| f(x)).collect());
         let float = |f: fn(f64) -> f64| T::wrap(v.iter().map(|&x| T::from_f64(f(x.to_f64()))).collect());
@@ -353,7 +353,7 @@ fn unary(op: UnaryOp, a: &Data) -> Data {
     with_data!(a, |v: T| typed::<T>(op, v))
 }
 
-fn binary(op: BinaryOp, a: &Data, b: &Data) -> Data {
+pub(crate) fn binary(op: BinaryOp, a: &Data, b: &Data) -> Data {
     fn typed<T: Arith>(op: BinaryOp, a: &[T], b: &[T]) -> Data {
         debug_assert_eq!(a.len(), b.len());
         let zip = |f: fn(T, T) -> T| T::wrap(a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect());
@@ -383,7 +383,7 @@ fn binary(op: BinaryOp, a: &Data, b: &Data) -> Data {
     })
 }
 
-fn select(c: &Data, x: &Data, y: &Data) -> Data {
+pub(crate) fn select(c: &Data, x: &Data, y: &Data) -> Data {
     let Data::Bool(c) = c else { unreachable!("where's condition is bool; the builder casts first") };
     with_data!(x, |xv: T| {
         let yv = T::vec(y).unwrap_or_default();

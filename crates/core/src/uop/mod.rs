@@ -8,6 +8,7 @@
 
 pub mod data;
 pub mod interp;
+pub mod sequential;
 
 use crate::dtype::DType;
 use crate::shape::tracker::ShapeTracker;

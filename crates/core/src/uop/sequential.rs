@@ -1,0 +1,128 @@
+//! Writes whose value reads the storage being written, element by element.
+//!
+//! PyTorch does not snapshot the source of an in-place op: when the target overlaps itself
+//! (`a.unfold(0, 4, 2).add_(1)`) or an input in a way its overlap check cannot prove harmful,
+//! each output element is computed from memory as it is at that moment, in TensorIterator's
+//! iteration order. This module reproduces that; every other write takes the bulk path.
+
+use super::data::Data;
+use super::interp::{self, fold_movement, Storages};
+use super::{Graph, Op, StorageId, UOpId};
+use crate::error::Result;
+use crate::torch::layout::Layout;
+
+/// The value of a write, with reads of the written storage left live.
+enum Plan {
+    /// Storage offsets (in the written storage) per element; `None` reads as zero.
+    Live(Vec<Option<i64>>),
+    /// Anything that does not read the written storage, evaluated once up front.
+    Dense(Data),
+    Unary(super::UnaryOp, Box<Plan>),
+    Binary(super::BinaryOp, Box<Plan>, Box<Plan>),
+    Where(Box<Plan>, Box<Plan>, Box<Plan>),
+    Cast(crate::dtype::DType, Box<Plan>),
+}
+
+fn plan(graph: &Graph, storages: &dyn Storages, node: UOpId, s: StorageId) -> Result<Plan> {
+    if !graph.buffers_read(node).contains(&s) {
+        return Ok(Plan::Dense(interp::realize(graph, storages, node)?));
+    }
+    let n = graph.node(node);
+    let sub = |i: usize| plan(graph, storages, n.src[i], s).map(Box::new);
+    Ok(match &n.op {
+        Op::Unary(u) => Plan::Unary(*u, sub(0)?),
+        Op::Binary(b) => Plan::Binary(*b, sub(0)?, sub(1)?),
+        Op::Where => Plan::Where(sub(0)?, sub(1)?, sub(2)?),
+        Op::Cast(d) => Plan::Cast(*d, sub(0)?),
+        op if op.is_movement() => {
+            let (base, st) = fold_movement(graph, node)?;
+            match graph.node(base).op {
+                Op::Buffer(b) if b == s => Plan::Live(st.offsets()),
+                // A view of a computation over the written storage: PyTorch would have
+                // materialised that computation first, so a snapshot is its semantics too.
+                _ => Plan::Dense(interp::realize(graph, storages, node)?),
+            }
+        }
+        Op::Buffer(_) => Plan::Live((0..n.shape[0] as i64).map(Some).collect()),
+        _ => Plan::Dense(interp::realize(graph, storages, node)?),
+    })
+}
+
+impl Plan {
+    fn eval(&self, i: usize, live: &Data) -> Data {
+        match self {
+            Plan::Live(off) => live.gather(&[off[i]]),
+            Plan::Dense(d) => d.gather(&[Some(i as i64)]),
+            Plan::Unary(u, a) => interp::unary(*u, &a.eval(i, live)),
+            Plan::Binary(b, x, y) => interp::binary(*b, &x.eval(i, live), &y.eval(i, live)),
+            Plan::Where(c, x, y) => interp::select(&c.eval(i, live), &x.eval(i, live), &y.eval(i, live)),
+            Plan::Cast(d, a) => a.eval(i, live).cast(*d),
+        }
+    }
+
+    /// Whether any live read differs from reading the element being written.
+    fn crosses(&self, target: &[i64]) -> bool {
+        match self {
+            Plan::Live(off) => off.iter().zip(target).any(|(o, t)| *o != Some(*t)),
+            Plan::Dense(_) => false,
+            Plan::Unary(_, a) | Plan::Cast(_, a) => a.crosses(target),
+            Plan::Binary(_, a, b) => a.crosses(target) || b.crosses(target),
+            Plan::Where(a, b, c) => a.crosses(target) || b.crosses(target) || c.crosses(target),
+        }
+    }
+}
+
+/// A write that must run element by element.
+pub struct Hazard {
+    plan: Plan,
+    elements: Vec<i64>,
+}
+
+/// Plans the write of `value` through `target` into storage `s`; `None` when a bulk write
+/// (evaluate the whole value, then store it) gives the same result.
+pub fn hazard(graph: &Graph, storages: &dyn Storages, s: StorageId, value: UOpId, target: &Layout) -> Result<Option<Hazard>> {
+    let elements = target.storage_indices();
+    let mut sorted = elements.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let repeats = sorted.len() != elements.len();
+    let plan = plan(graph, storages, value, s)?;
+    if !repeats && !plan.crosses(&elements) {
+        return Ok(None);
+    }
+    Ok(Some(Hazard { plan, elements }))
+}
+
+impl Hazard {
+    /// Runs the write on the live storage in PyTorch's iteration order.
+    pub fn apply(&self, target: &Layout, live: &mut Data) {
+        let dtype = live.dtype();
+        for i in iteration_order(target) {
+            let v = self.plan.eval(i, live).cast(dtype);
+            live.scatter(&[self.elements[i]], &v);
+        }
+    }
+}
+
+/// Row-major element numbers in the order TensorIterator visits the output: its dims sorted
+/// by the output's strides, innermost first.
+fn iteration_order(target: &Layout) -> Vec<usize> {
+    let shape = target.sizes();
+    let perm = Layout::iteration_perm(shape, &[target]);
+    let n = target.numel();
+    let row_major = Layout::contiguous(shape);
+    let mut out = Vec::with_capacity(n);
+    let mut idx = vec![0usize; shape.len()];
+    for _ in 0..n {
+        out.push(idx.iter().zip(row_major.strides()).map(|(&i, &st)| i as i64 * st).sum::<i64>() as usize);
+        // Advance the innermost dim of the iteration first.
+        for &d in &perm {
+            idx[d] += 1;
+            if idx[d] < shape[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    out
+}
