@@ -2,14 +2,17 @@
 //! PyTorch-semantics helpers (reshape, permute, slicing, matmul), so a model's graph is made of
 //! exactly the ops a trace can show.
 //!
-//! Windowed ops (Conv, MaxPool, AveragePool) are N-dimensional and follow ONNX's definitions
-//! rather than PyTorch's: asymmetric pads, `auto_pad`, dilations, `ceil_mode` (with the last
-//! window dropped when it would start in the padding) and MaxPool's flat argmax output. A window
-//! op pads once, then visits the kernel's offsets as strided views of the padded input; the
-//! geometry that depends only on shapes (valid masks, divisor counts, argmax candidates) is
-//! computed on the host as small constant tensors.
+//! Windowed ops (Conv, MaxPool, AveragePool) follow ONNX's definitions. When a window is one
+//! PyTorch's 2-D ops take (two spatial dims, the same padding on both sides), it goes through the
+//! engine's `conv2d`/`pool2d`, tinygrad's pooled-view construction that the scheduler fuses.
+//! Everything else ONNX allows — 1-D and 3-D windows, asymmetric pads and `auto_pad`, dilated
+//! average pooling, MaxPool's flat argmax output — takes an N-dimensional path here: pad once,
+//! then visit the kernel's offsets as strided views of the padded input, with the geometry that
+//! depends only on shapes (valid masks, divisor counts, argmax candidates) computed on the host
+//! as small constant tensors.
 
 use crate::error::{bail, Result};
+use crate::nn_ops::{PoolKind, Window2d};
 use crate::onnx::Node;
 use crate::tensor::{Operand, Tensor};
 use crate::trace::library;
@@ -198,6 +201,26 @@ impl Window {
             ));
         }
         items
+    }
+
+    /// The same window as PyTorch's 2-D ops take it, when it is one: two spatial dims with the
+    /// same padding on both sides (the 2-D ops then build tinygrad's pooled-view construction).
+    fn as_2d(&self, kernel: &[usize], ceil_mode: bool) -> Option<Window2d> {
+        if kernel.len() != 2 || self.begin != self.end {
+            return None;
+        }
+        Some(Window2d {
+            kernel: [kernel[0], kernel[1]],
+            stride: [self.strides[0], self.strides[1]],
+            padding: [self.begin[0], self.begin[1]],
+            dilation: [self.dilations[0], self.dilations[1]],
+            ceil_mode,
+        })
+    }
+
+    /// Whether PyTorch's pooling accepts the padding (at most half the effective kernel).
+    fn torch_pool_padding(&self, kernel: &[usize]) -> bool {
+        (0..kernel.len()).all(|i| self.begin[i] <= ((kernel[i] - 1) * self.dilations[i] + 1) / 2)
     }
 
     /// The padded coordinate of output position `o`, kernel offset `j`, along dim `i`.
@@ -598,6 +621,12 @@ impl Lower<'_> {
             );
         }
         let win = self.window(node, &x, &kernel, false)?;
+        if let Some(w2) = win.as_2d(&kernel, false) {
+            return self
+                .run
+                .engine
+                .conv2d(&x, &w, opt(args, 2).as_ref(), w2, groups);
+        }
         let mut arg = vec![(0, 0), (0, 0)];
         arg.extend((0..kernel.len()).map(|i| (win.begin[i], win.end[i] + win.extra[i])));
         let xp = self.pad(&x, arg)?;
@@ -656,7 +685,16 @@ impl Lower<'_> {
 
     fn max_pool(&mut self, node: &Node, x: &Tensor) -> Result<Vec<Tensor>> {
         let kernel = Self::pool_kernel(node)?;
-        let win = self.window(node, x, &kernel, node.int_or("ceil_mode", 0)? != 0)?;
+        let ceil = node.int_or("ceil_mode", 0)? != 0;
+        let win = self.window(node, x, &kernel, ceil)?;
+        let want_indices = node.outputs().len() > 1 && !node.outputs()[1].is_empty();
+        if let (false, true, Some(w2)) = (
+            want_indices,
+            win.torch_pool_padding(&kernel),
+            win.as_2d(&kernel, ceil),
+        ) {
+            return Ok(vec![self.run.engine.pool2d(x, w2, PoolKind::Max)?]);
+        }
         let shape = x.shape().to_vec();
         let spatial = &shape[2..];
         let padded = win.padded(spatial);
@@ -675,7 +713,6 @@ impl Lower<'_> {
             &Operand::Tensor(xp),
             &Operand::Scalar(Scalar::Float(f64::NEG_INFINITY)),
         )?;
-        let want_indices = node.outputs().len() > 1 && !node.outputs()[1].is_empty();
         let column_major = node.int_or("storage_order", 0)? != 0;
         let oshape: Vec<usize> = [1, 1].iter().chain(&win.out).copied().collect();
         let outs = positions(&win.out);
@@ -762,8 +799,24 @@ impl Lower<'_> {
 
     fn avg_pool(&mut self, node: &Node, x: &Tensor) -> Result<Tensor> {
         let kernel = Self::pool_kernel(node)?;
-        let win = self.window(node, x, &kernel, node.int_or("ceil_mode", 0)? != 0)?;
+        let ceil = node.int_or("ceil_mode", 0)? != 0;
+        let win = self.window(node, x, &kernel, ceil)?;
         let include_pad = node.int_or("count_include_pad", 0)? != 0;
+        let undilated = win.dilations.iter().all(|&d| d == 1);
+        if let (true, true, Some(w2)) = (
+            undilated,
+            win.torch_pool_padding(&kernel),
+            win.as_2d(&kernel, ceil),
+        ) {
+            return self.run.engine.pool2d(
+                x,
+                w2,
+                PoolKind::Avg {
+                    count_include_pad: include_pad,
+                    divisor: None,
+                },
+            );
+        }
         let spatial = x.shape()[2..].to_vec();
         let mut arg = vec![(0, 0), (0, 0)];
         arg.extend((0..kernel.len()).map(|i| (win.begin[i], win.end[i] + win.extra[i])));
