@@ -220,7 +220,7 @@ impl Window {
 
     /// Whether PyTorch's pooling accepts the padding (at most half the effective kernel).
     fn torch_pool_padding(&self, kernel: &[usize]) -> bool {
-        (0..kernel.len()).all(|i| self.begin[i] <= ((kernel[i] - 1) * self.dilations[i] + 1) / 2)
+        (0..kernel.len()).all(|i| 2 * self.begin[i] <= (kernel[i] - 1) * self.dilations[i] + 1)
     }
 
     /// The padded coordinate of output position `o`, kernel offset `j`, along dim `i`.
