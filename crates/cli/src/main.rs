@@ -1,6 +1,8 @@
 //! The `stridelab` command line: runs traces, prints what each tensor is in storage, and turns
 //! traces into share links and back. A thin shell over `stridelab-core`: no tensor logic here.
 
+mod model;
+
 use clap::{Parser, Subcommand};
 use std::io::Read;
 use std::process::ExitCode;
@@ -30,7 +32,13 @@ enum Command {
         /// Add the UOp graph as a node table.
         #[arg(long)]
         graph: bool,
+        /// Register a dataset file for `dataset(NAME)` (the samples are always registered).
+        #[arg(long = "file", value_name = "NAME=PATH")]
+        files: Vec<String>,
     },
+    /// Run ONNX models on dataset images and write captures.
+    #[command(subcommand)]
+    Model(model::ModelCommand),
     /// Print a share link that replays the trace exactly.
     Url {
         /// FILE or `-`.
@@ -61,7 +69,8 @@ fn read_input(input: &str) -> Result<String, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { input, json, steps, graph } => {
+        Command::Model(cmd) => model::main(cmd),
+        Command::Run { input, json, steps, graph, files } => {
             let src = match read_input(&input) {
                 Ok(s) => s,
                 Err(e) => {
@@ -69,7 +78,14 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let mut run = Run::run_source(&src);
+            let files = match model::dataset_files(&files) {
+                Ok(f) => f,
+                Err(e) => {
+                    eprintln!("stridelab: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let mut run = Run::with_files(files).run_text(&src);
             let opts = ReportOptions { steps, graph };
             let rep = report::report(&mut run, opts);
             if json {
