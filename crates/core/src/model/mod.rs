@@ -7,7 +7,7 @@
 //! few inputs that ONNX uses as shapes (Reshape's `shape`) are read as values.
 
 mod input;
-mod ops;
+pub(crate) mod ops;
 
 pub use input::{cifar_images, idx_images};
 

@@ -24,7 +24,7 @@ use crate::DType;
 
 use super::HostTensor;
 
-pub(super) struct Lower<'r> {
+pub(crate) struct Lower<'r> {
     pub run: &'r mut Run,
     pub opset: i64,
 }

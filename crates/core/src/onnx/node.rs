@@ -45,6 +45,24 @@ pub struct Node {
 }
 
 impl Node {
+    /// A node built directly (a capture's kernel replays its op this way), not read from a file.
+    pub fn new(
+        name: &str,
+        op_type: &str,
+        inputs: Vec<String>,
+        outputs: Vec<String>,
+        attributes: BTreeMap<String, Attribute>,
+    ) -> Node {
+        Node {
+            name: name.to_string(),
+            op_type: op_type.to_string(),
+            domain: String::new(),
+            inputs,
+            outputs,
+            attributes,
+        }
+    }
+
     /// The node's name; may be empty, since ONNX does not require one.
     pub fn name(&self) -> &str {
         &self.name
