@@ -1,9 +1,12 @@
 //! The `stridelab` command line: runs traces, prints what each tensor is in storage, and turns
 //! traces into share links and back. A thin shell over `stridelab-core`: no tensor logic here.
 
+mod kernels;
 mod model;
 
 use clap::{Parser, Subcommand};
+use kernels::Backend;
+use stridelab_core::schedule::{trace_kernels, ScheduleOptions};
 use std::io::Read;
 use std::process::ExitCode;
 use stridelab_core::share::{self, SharedTrace};
@@ -35,6 +38,26 @@ enum Command {
         /// Register a dataset file for `dataset(NAME)` (the samples are always registered).
         #[arg(long = "file", value_name = "NAME=PATH")]
         files: Vec<String>,
+        /// Schedule the trace into kernels and run them on this backend (adds `kernels`).
+        #[arg(long, value_enum)]
+        backend: Option<Backend>,
+        /// Run each kernel this many times, to time short kernels and show the spread.
+        #[arg(long, default_value_t = 1)]
+        repeats: u32,
+        /// Write the kernel timings as Chrome trace-event JSON (Perfetto, chrome://tracing).
+        #[arg(long)]
+        trace_out: Option<String>,
+    },
+    /// Print the kernels a trace becomes: a table (with timings) and their WGSL.
+    Kernels {
+        /// FILE, `-`, or a share link.
+        input: String,
+        #[arg(long, value_enum, default_value = "cpu")]
+        backend: Backend,
+        #[arg(long, default_value_t = 1)]
+        repeats: u32,
+        #[arg(long)]
+        trace_out: Option<String>,
     },
     /// Run ONNX models on dataset images and write captures.
     #[command(subcommand)]
@@ -70,7 +93,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Model(cmd) => model::main(cmd),
-        Command::Run { input, json, steps, graph, files } => {
+        Command::Run { input, json, steps, graph, files, backend, repeats, trace_out } => {
             let src = match read_input(&input) {
                 Ok(s) => s,
                 Err(e) => {
@@ -85,16 +108,65 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let mut run = Run::with_files(files).run_text(&src);
             let opts = ReportOptions { steps, graph };
-            let rep = report::report(&mut run, opts);
+            let Some(backend) = backend else {
+                let mut run = Run::with_files(files).run_text(&src);
+                let rep = report::report(&mut run, opts);
+                if json {
+                    println!("{rep}");
+                } else {
+                    print!("{}", table(&rep));
+                }
+                // A trace that stops on an error still ran as asked: the error is part of the report.
+                return ExitCode::SUCCESS;
+            };
+            let (mut run, steps_k, ran) = match scheduled(&src, backend, repeats) {
+                Ok(x) => x,
+                Err(e) => {
+                    eprintln!("stridelab: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let mut rep = report::report(&mut run, opts);
+            let per_step: Vec<Vec<serde_json::Value>> = ran.iter().map(|rs| rs.iter().map(kernels::kernel_json).collect()).collect();
+            if let Some(arr) = rep["steps"].as_array_mut() {
+                for (s, ks) in arr.iter_mut().zip(&per_step) {
+                    s["kernels"] = serde_json::Value::Array(ks.clone());
+                }
+            }
+            rep["kernels"] = serde_json::Value::Array(per_step.into_iter().flatten().collect());
+            if let Some(path) = trace_out {
+                if let Err(e) = write_trace(&path, backend, &ran) {
+                    eprintln!("stridelab: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
             if json {
                 println!("{rep}");
             } else {
                 print!("{}", table(&rep));
+                print!("{}", kernels::table(&steps_k, &ran));
             }
-            // A trace that stops on an error still ran as asked: the error is part of the report.
             ExitCode::SUCCESS
+        }
+        Command::Kernels { input, backend, repeats, trace_out } => {
+            let result = read_input(&input).and_then(|src| scheduled(&src, backend, repeats));
+            match result {
+                Ok((_, steps_k, ran)) => {
+                    if let Some(path) = trace_out {
+                        if let Err(e) = write_trace(&path, backend, &ran) {
+                            eprintln!("stridelab: {e}");
+                            return ExitCode::FAILURE;
+                        }
+                    }
+                    print!("{}", kernels::table(&steps_k, &ran));
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("stridelab: {e}");
+                    ExitCode::FAILURE
+                }
+            }
         }
         Command::Url { input, base, step, tensor } => match read_input(&input) {
             Ok(trace) => {
@@ -107,6 +179,29 @@ fn main() -> ExitCode {
             }
         },
     }
+}
+
+type Scheduled = (Run, Vec<stridelab_core::schedule::StepKernels>, Vec<Vec<kernels::Ran>>);
+
+/// Runs the trace statement by statement, schedules each statement and runs its kernels.
+fn scheduled(src: &str, backend: Backend, repeats: u32) -> Result<Scheduled, String> {
+    let (run, steps) = match trace_kernels(src, ScheduleOptions::default()) {
+        Ok(x) => x,
+        // A trace that does not parse has no kernels; its report carries the error.
+        Err(stridelab_core::Error::Parse { .. }) => (Run::run_source(src), Vec::new()),
+        Err(e) => return Err(e.to_string()),
+    };
+    let ran = kernels::run_steps(&steps, backend, repeats)?;
+    Ok((run, steps, ran))
+}
+
+fn write_trace(path: &str, backend: Backend, ran: &[Vec<kernels::Ran>]) -> Result<(), String> {
+    let timings: Vec<stridelab_gpu::KernelTiming> = ran.iter().flatten().map(|r| r.timing.clone()).collect();
+    let name = match backend {
+        Backend::Cpu => "stridelab cpu",
+        Backend::Wgpu => "stridelab wgpu",
+    };
+    std::fs::write(path, stridelab_gpu::chrome_trace(name, &timings)).map_err(|e| format!("{path}: {e}"))
 }
 
 /// The human-readable report: one block per tensor, then the error if the run stopped.

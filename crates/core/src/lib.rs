@@ -7,12 +7,14 @@
 //! interpreter. [`share`] turns a trace into a link and back.
 
 pub mod capture;
+pub mod codegen;
 pub mod data;
 pub mod dtype;
 pub mod error;
 pub mod model;
 pub mod nn_ops;
 pub mod onnx;
+pub mod schedule;
 pub mod shape;
 pub mod share;
 pub mod tensor;

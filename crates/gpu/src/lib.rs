@@ -3,6 +3,8 @@
 //! limits and with naga, runs them natively (Vulkan, Metal, DX12) or in the browser (WebGPU from
 //! wasm32), reads buffers back asynchronously and times each kernel.
 //!
+//! [`exec`] runs a whole schedule from the core (upload, kernels, async readback).
+//!
 //! The modules read as the path of a kernel: [`device`] acquires or wraps a device, [`kernel`]
 //! describes and limit-checks a dispatch, [`wgsl`] validates the shader, [`buffer`] moves bytes,
 //! [`run`] executes and [`timing`] reports what each kernel cost.
@@ -10,6 +12,7 @@
 pub mod buffer;
 pub mod device;
 pub mod error;
+pub mod exec;
 pub mod kernel;
 pub mod run;
 pub mod timing;
@@ -18,6 +21,7 @@ pub mod wgsl;
 pub use buffer::GpuBuffer;
 pub use device::{acquire, AcquireOptions, Gpu};
 pub use error::{Error, Result};
+pub use exec::ScheduleOutput;
 pub use kernel::{Binding, KernelSpec};
 pub use run::RunOptions;
 pub use timing::{chrome_trace, KernelTiming, Spread, TimingSource};

@@ -398,7 +398,7 @@ fn tick_quantum(ticks: &[u64]) -> Option<u64> {
 
 /// The smallest step the host clock is seen to take (browsers coarsen `performance.now()` to
 /// between 5 and 100 us; native clocks step in tens of nanoseconds, the cost of reading them).
-fn clock_step_ns() -> f64 {
+pub fn clock_step_ns() -> f64 {
     (0..5)
         .filter_map(|_| {
             let a = Instant::now();

@@ -22,6 +22,8 @@ pub enum TimingSource {
     /// Host time from submit until the queue reports the work done: includes submission and
     /// completion latency, so it is an upper bound on the kernel's time.
     Wallclock,
+    /// Host time around the CPU backend's execution of the kernel IR.
+    Cpu,
 }
 
 /// Minimum, median and maximum of the per-repeat durations.
@@ -128,6 +130,19 @@ impl KernelTiming {
             start_ns,
             span_ns,
         }
+    }
+
+    /// A timing measured outside this crate (the CPU backend), with the same derived figures
+    /// and resolution rules as a GPU one.
+    pub fn measured(
+        spec: &KernelSpec,
+        source: TimingSource,
+        resolution_ns: f64,
+        samples: &[f64],
+        start_ns: f64,
+        span_ns: f64,
+    ) -> KernelTiming {
+        KernelTiming::new(spec, source, resolution_ns, samples, start_ns, span_ns)
     }
 
     pub fn name(&self) -> &str {

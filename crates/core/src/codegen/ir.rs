@@ -1,0 +1,720 @@
+//! The kernel IR: one small linear program per kernel, the single thing both backends read.
+//!
+//! A kernel iterates over the output's coordinates (`i0..i{n-1}`, one per output dim). Each
+//! instruction yields one value per output element; a reduce wraps a run of instructions in a
+//! loop over extra variables (`i{n}..`) and yields the accumulated value. Loads carry the index
+//! and validity expressions of the view they read through (the same `symbolic::Expr` the UI
+//! prints), so movement ops never become copies. Lowering walks the UOp graph of one scheduled
+//! kernel and substitutes coordinates through every movement chain it meets.
+
+use crate::dtype::DType;
+use crate::error::{bail, Result};
+use crate::shape::symbolic::Expr;
+use crate::shape::tracker::ShapeTracker;
+use crate::uop::interp::apply_movement;
+use crate::uop::{BinaryOp, Graph, Op, ReduceOp, StorageId, UOpId, UnaryOp};
+use std::collections::HashMap;
+
+/// Which buffer a slot binds: a trace storage or a temporary the schedule introduced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum BufRef {
+    Storage(StorageId),
+    Temp(usize),
+}
+
+/// One buffer binding of a kernel. Slot 0 is always the output.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Slot {
+    pub buf: BufRef,
+    pub dtype: DType,
+    /// Elements in the buffer.
+    pub len: usize,
+}
+
+/// An instruction; its result is the value with the instruction's index.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inst {
+    /// A literal; `f64` represents every element type exactly.
+    Const {
+        value: f64,
+        dtype: DType,
+    },
+    /// A boolean or integer computed from the loop variables (a view's validity).
+    Index {
+        expr: Expr,
+        dtype: DType,
+    },
+    /// `slot[index]` where `valid` holds, zero elsewhere (padding reads as zero).
+    Load {
+        slot: usize,
+        index: Expr,
+        valid: Expr,
+        dtype: DType,
+    },
+    Unary {
+        op: UnaryOp,
+        a: usize,
+        dtype: DType,
+    },
+    /// `dtype` is the operands' type; comparisons yield bool.
+    Binary {
+        op: BinaryOp,
+        a: usize,
+        b: usize,
+        dtype: DType,
+    },
+    Where {
+        c: usize,
+        x: usize,
+        y: usize,
+        dtype: DType,
+    },
+    Cast {
+        a: usize,
+        from: DType,
+        to: DType,
+    },
+    /// Opens the reduce loop over `vars` (id, extent); the matching `EndReduce` closes it.
+    BeginReduce {
+        vars: Vec<(usize, usize)>,
+    },
+    /// The accumulated `op` of `value` over the loop; yields one value per output element.
+    EndReduce {
+        op: ReduceOp,
+        value: usize,
+        dtype: DType,
+    },
+    /// Writes `value` to `slot 0[index]` where `valid` holds.
+    Store {
+        index: Expr,
+        valid: Expr,
+        value: usize,
+        dtype: DType,
+    },
+}
+
+impl Inst {
+    /// The dtype of the value this instruction yields (`Store` and `BeginReduce` yield none).
+    pub fn dtype(&self) -> Option<DType> {
+        match self {
+            Inst::Const { dtype, .. }
+            | Inst::Index { dtype, .. }
+            | Inst::Load { dtype, .. }
+            | Inst::Unary { dtype, .. }
+            | Inst::Where { dtype, .. }
+            | Inst::EndReduce { dtype, .. } => Some(*dtype),
+            Inst::Binary { op, dtype, .. } => Some(if op.is_comparison() {
+                DType::Bool
+            } else {
+                *dtype
+            }),
+            Inst::Cast { to, .. } => Some(*to),
+            Inst::BeginReduce { .. } | Inst::Store { .. } => None,
+        }
+    }
+
+    /// Values this instruction reads.
+    pub fn operands(&self) -> Vec<usize> {
+        match self {
+            Inst::Unary { a, .. } | Inst::Cast { a, .. } => vec![*a],
+            Inst::Binary { a, b, .. } => vec![*a, *b],
+            Inst::Where { c, x, y, .. } => vec![*c, *x, *y],
+            Inst::EndReduce { value, .. } | Inst::Store { value, .. } => vec![*value],
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The reduce-over-product pattern of a matmul: rendered as a tiled kernel with workgroup
+/// memory. `a` depends on (m, k) only and `b` on (k, n) only; the loop is `k`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tile {
+    pub m: (usize, usize),
+    pub n: (usize, usize),
+    pub k: (usize, usize),
+    pub a: usize,
+    pub b: usize,
+}
+
+/// What a kernel is, for names and for the report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KernelKind {
+    Elementwise,
+    Reduce,
+    Matmul,
+    Store,
+}
+
+/// One kernel: loop extents, buffer slots and the program.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    pub name: String,
+    pub kind: KernelKind,
+    /// Extent of each output loop variable `i0..`.
+    pub dims: Vec<usize>,
+    pub slots: Vec<Slot>,
+    pub insts: Vec<Inst>,
+    pub tile: Option<Tile>,
+    /// Run as one thread in element order: a store through a view that writes some element
+    /// twice must leave the last value, as the engine's sequential scatter does.
+    pub serial: bool,
+    /// Why this kernel is a kernel of its own (the boundary to what follows it).
+    pub reason: String,
+}
+
+impl Kernel {
+    pub fn numel(&self) -> usize {
+        self.dims.iter().product()
+    }
+
+    /// Total iterations of the reduce loop (1 without one).
+    pub fn reduce_len(&self) -> usize {
+        self.insts
+            .iter()
+            .find_map(|i| match i {
+                Inst::BeginReduce { vars } => Some(vars.iter().map(|v| v.1).product()),
+                _ => None,
+            })
+            .unwrap_or(1)
+    }
+
+    /// ALU operations per output element (inside the loop counted once per iteration).
+    pub fn flops(&self) -> u64 {
+        let (mut inside, mut outside, mut looping) = (0u64, 0u64, false);
+        for i in &self.insts {
+            match i {
+                Inst::BeginReduce { .. } => looping = true,
+                Inst::EndReduce { .. } => {
+                    looping = false;
+                    inside += 1;
+                }
+                Inst::Unary { .. } | Inst::Binary { .. } | Inst::Where { .. } => {
+                    if looping {
+                        inside += 1
+                    } else {
+                        outside += 1
+                    }
+                }
+                _ => {}
+            }
+        }
+        (self.numel() as u64) * (outside + inside * self.reduce_len() as u64)
+    }
+
+    /// Bytes the inputs hold (each read buffer once) and bytes the output gets.
+    pub fn bytes(&self) -> (u64, u64) {
+        let mut read: Vec<usize> = self
+            .insts
+            .iter()
+            .filter_map(|i| match i {
+                Inst::Load { slot, .. } => Some(*slot),
+                _ => None,
+            })
+            .collect();
+        read.sort_unstable();
+        read.dedup();
+        let bytes = |s: &Slot, n: usize| (n * s.dtype.itemsize()) as u64;
+        let r = read
+            .iter()
+            .map(|&s| bytes(&self.slots[s], self.slots[s].len))
+            .sum();
+        (r, bytes(&self.slots[0], self.numel()))
+    }
+}
+
+/// Substitutes expressions for variables, rebuilding with the simplifying constructors.
+pub fn subst(e: &Expr, vars: &[Expr]) -> Expr {
+    match e {
+        Expr::Const(_) | Expr::Bool(_) => e.clone(),
+        Expr::Var { id, .. } => vars[*id].clone(),
+        Expr::Add(terms) => terms
+            .iter()
+            .fold(Expr::Const(0), |acc, t| acc + subst(t, vars)),
+        Expr::Mul(a, k) => subst(a, vars) * *k,
+        Expr::FloorDiv(a, k) => subst(a, vars).floordiv(*k),
+        Expr::Mod(a, k) => subst(a, vars).modulo(*k),
+        Expr::Lt(a, k) => subst(a, vars).lt(*k),
+        Expr::Ge(a, k) => subst(a, vars).ge(*k),
+        Expr::And(terms) => terms
+            .iter()
+            .fold(Expr::Bool(true), |acc, t| acc.and(subst(t, vars))),
+    }
+}
+
+/// Row-major coordinates of a flat index in `shape`.
+pub fn unravel(flat: &Expr, shape: &[usize]) -> Vec<Expr> {
+    let mut out = vec![Expr::Const(0); shape.len()];
+    let mut stride = 1i64;
+    for d in (0..shape.len()).rev() {
+        let n = shape[d] as i64;
+        if n > 1 {
+            out[d] = flat.clone().floordiv(stride).modulo(n);
+        }
+        stride *= n.max(1);
+    }
+    out
+}
+
+/// Row-major flat index of coordinates in `shape`.
+pub fn ravel(coords: &[Expr], shape: &[usize]) -> Expr {
+    let mut acc = Expr::Const(0);
+    let mut stride = 1i64;
+    for d in (0..shape.len()).rev() {
+        acc = acc + coords[d].clone() * stride;
+        stride *= shape[d] as i64;
+    }
+    acc
+}
+
+/// Whether a movement tracker maps each output element to a distinct source element
+/// (a reshape or permute), so reading a reduce through it never repeats the reduce.
+pub fn is_bijective(st: &ShapeTracker, src_numel: usize) -> bool {
+    st.numel() == src_numel
+        && st.views().iter().all(|v| v.mask().is_none())
+        && st.views().last().is_some_and(|v| {
+            v.shape()
+                .iter()
+                .zip(v.strides())
+                .all(|(&n, &s)| n <= 1 || s != 0)
+        })
+}
+
+/// Folds the movement chain above `id`, stopping at a realized node or a non-movement op.
+pub fn fold_to_source(
+    graph: &Graph,
+    id: UOpId,
+    sources: &HashMap<UOpId, BufRef>,
+) -> Result<(UOpId, ShapeTracker)> {
+    let mut chain = Vec::new();
+    let mut cur = id;
+    while graph.node(cur).op.is_movement() && !sources.contains_key(&cur) {
+        chain.push(cur);
+        cur = graph.node(cur).src[0];
+    }
+    let mut st = ShapeTracker::from_shape(&graph.node(cur).shape);
+    for &m in chain.iter().rev() {
+        st = apply_movement(&st, &graph.node(m).op)?;
+    }
+    Ok((cur, st))
+}
+
+/// The buffer a node reads from, if it is a leaf of the kernel.
+pub fn source_of(graph: &Graph, id: UOpId, sources: &HashMap<UOpId, BufRef>) -> Option<BufRef> {
+    match (sources.get(&id), &graph.node(id).op) {
+        (Some(b), _) => Some(*b),
+        (None, Op::Buffer(s)) => Some(BufRef::Storage(*s)),
+        _ => None,
+    }
+}
+
+/// Where a lowered kernel writes.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// Row-major into a fresh buffer of the root's shape.
+    Dense(BufRef),
+    /// Through `view` into the storage `buf` (the engine's `Store`).
+    View(BufRef, ShapeTracker),
+}
+
+/// Lowers the subgraph under `root` (leaves: buffers and `sources`) into a kernel.
+pub fn lower(
+    graph: &Graph,
+    root: UOpId,
+    target: &Target,
+    sources: &HashMap<UOpId, BufRef>,
+    describe: &dyn Fn(BufRef) -> (DType, usize),
+    reason: String,
+) -> Result<Kernel> {
+    let node = graph.node(root);
+    let dims = node.shape.clone();
+    let coords: Vec<Expr> = dims
+        .iter()
+        .enumerate()
+        .map(|(d, &n)| Expr::var(d, n))
+        .collect();
+    let out_buf = match target {
+        Target::Dense(b) | Target::View(b, _) => *b,
+    };
+    let (out_dtype, out_len) = describe(out_buf);
+    let (index, valid) = match target {
+        Target::Dense(_) => (ravel(&coords, &dims), Expr::Bool(true)),
+        Target::View(_, st) => st.index(),
+    };
+    let mut lw = Lowering {
+        graph,
+        sources,
+        describe,
+        insts: Vec::new(),
+        slots: vec![Slot {
+            buf: out_buf,
+            dtype: out_dtype,
+            len: out_len,
+        }],
+        memo: HashMap::new(),
+        next_var: dims.len(),
+        reduced: false,
+        tile: None,
+    };
+    let value = lw.value(root, &coords, &Expr::Bool(true))?;
+    let vdtype = lw.dtype_of(value);
+    let value = if vdtype != out_dtype {
+        lw.push(Inst::Cast {
+            a: value,
+            from: vdtype,
+            to: out_dtype,
+        })
+    } else {
+        value
+    };
+    lw.insts.push(Inst::Store {
+        index,
+        valid,
+        value,
+        dtype: out_dtype,
+    });
+    let kind = match (target, lw.reduced, lw.tile.is_some()) {
+        (Target::View(..), _, _) => KernelKind::Store,
+        (_, _, true) => KernelKind::Matmul,
+        (_, true, _) => KernelKind::Reduce,
+        _ => KernelKind::Elementwise,
+    };
+    let prefix = match kind {
+        KernelKind::Elementwise => "E",
+        KernelKind::Reduce => "r",
+        KernelKind::Matmul => "mm",
+        KernelKind::Store => "S",
+    };
+    let mut name = prefix.to_string();
+    for d in dims.iter().chain(lw.reduce_extents().iter()) {
+        name.push_str(&format!("_{d}"));
+    }
+    let kernel = Kernel {
+        name,
+        kind,
+        dims,
+        slots: lw.slots,
+        insts: lw.insts,
+        tile: lw.tile,
+        serial: false,
+        reason,
+    };
+    check_i32(&kernel)?;
+    Ok(kernel)
+}
+
+/// WGSL computes indices in i32: refuse a kernel whose index arithmetic could overflow.
+pub fn check_i32(k: &Kernel) -> Result<()> {
+    fn walk(e: &Expr) -> bool {
+        let (lo, hi) = e.bounds();
+        let ok = lo >= i64::from(i32::MIN) && hi <= i64::from(i32::MAX);
+        ok && match e {
+            Expr::Add(t) | Expr::And(t) => t.iter().all(walk),
+            Expr::Mul(a, _)
+            | Expr::FloorDiv(a, _)
+            | Expr::Mod(a, _)
+            | Expr::Lt(a, _)
+            | Expr::Ge(a, _) => walk(a),
+            _ => true,
+        }
+    }
+    for i in &k.insts {
+        let exprs: Vec<&Expr> = match i {
+            Inst::Load { index, valid, .. } | Inst::Store { index, valid, .. } => {
+                vec![index, valid]
+            }
+            Inst::Index { expr, .. } => vec![expr],
+            _ => continue,
+        };
+        if !exprs.into_iter().all(walk) {
+            bail!(
+                Limit,
+                "kernel {}: an index expression exceeds the 32-bit range WGSL computes indices in",
+                k.name
+            );
+        }
+    }
+    if k.numel() > i32::MAX as usize || k.slots.iter().any(|s| s.len > i32::MAX as usize) {
+        bail!(
+            Limit,
+            "kernel {}: more elements than 32-bit indices can address",
+            k.name
+        );
+    }
+    Ok(())
+}
+
+type MemoKey = (UOpId, Vec<Expr>, Expr);
+
+struct Lowering<'a> {
+    graph: &'a Graph,
+    sources: &'a HashMap<UOpId, BufRef>,
+    describe: &'a dyn Fn(BufRef) -> (DType, usize),
+    insts: Vec<Inst>,
+    slots: Vec<Slot>,
+    memo: HashMap<MemoKey, usize>,
+    next_var: usize,
+    reduced: bool,
+    tile: Option<Tile>,
+}
+
+impl Lowering<'_> {
+    fn push(&mut self, i: Inst) -> usize {
+        self.insts.push(i);
+        self.insts.len() - 1
+    }
+
+    fn dtype_of(&self, v: usize) -> DType {
+        // Every value-producing instruction has a dtype; operands only ever name those.
+        self.insts[v].dtype().unwrap_or(DType::Float32)
+    }
+
+    fn reduce_extents(&self) -> Vec<usize> {
+        self.insts
+            .iter()
+            .find_map(|i| match i {
+                Inst::BeginReduce { vars } => Some(vars.iter().map(|v| v.1).collect()),
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
+
+    fn slot(&mut self, buf: BufRef) -> usize {
+        if let Some(i) = self.slots.iter().position(|s| s.buf == buf) {
+            return i;
+        }
+        let (dtype, len) = (self.describe)(buf);
+        self.slots.push(Slot { buf, dtype, len });
+        self.slots.len() - 1
+    }
+
+    fn load(&mut self, buf: BufRef, index: Expr, valid: Expr, dtype: DType) -> usize {
+        let slot = self.slot(buf);
+        if valid == Expr::Bool(false) {
+            return self.push(Inst::Const { value: 0.0, dtype });
+        }
+        self.push(Inst::Load {
+            slot,
+            index,
+            valid,
+            dtype,
+        })
+    }
+
+    /// The value of `id` at `coords` (one expression per dim of its shape); `gate` is where
+    /// the caller will use it (loads outside it are not performed).
+    fn value(&mut self, id: UOpId, coords: &[Expr], gate: &Expr) -> Result<usize> {
+        let key = (id, coords.to_vec(), gate.clone());
+        if let Some(&v) = self.memo.get(&key) {
+            return Ok(v);
+        }
+        let node = self.graph.node(id);
+        let dtype = node.dtype;
+        let v = if let Some(buf) = source_of(self.graph, id, self.sources) {
+            let index = ravel(coords, &node.shape);
+            self.load(buf, index, gate.clone(), dtype)
+        } else {
+            match &node.op {
+                op if op.is_movement() => {
+                    let (base, st) = fold_to_source(self.graph, id, self.sources)?;
+                    let (idx, valid) = st.index();
+                    let idx = subst(&idx, coords);
+                    let valid = subst(&valid, coords);
+                    let inner = gate.clone().and(valid.clone());
+                    let bshape = self.graph.node(base).shape.clone();
+                    if let Some(buf) = source_of(self.graph, base, self.sources) {
+                        self.load(buf, idx, inner, dtype)
+                    } else if inner == Expr::Bool(false) {
+                        self.push(Inst::Const { value: 0.0, dtype })
+                    } else {
+                        let val = self.value(base, &unravel(&idx, &bshape), &inner)?;
+                        if valid == Expr::Bool(true) {
+                            val
+                        } else {
+                            let c = self.push(Inst::Index {
+                                expr: valid,
+                                dtype: DType::Bool,
+                            });
+                            let z = self.push(Inst::Const { value: 0.0, dtype });
+                            self.push(Inst::Where {
+                                c,
+                                x: val,
+                                y: z,
+                                dtype,
+                            })
+                        }
+                    }
+                }
+                Op::Const(c) => self.push(Inst::Const {
+                    value: crate::uop::data::Data::full(dtype, 1, c.as_f64()).get_f64(0),
+                    dtype,
+                }),
+                Op::Unary(u) => {
+                    let a = self.value(node.src[0], coords, gate)?;
+                    self.push(Inst::Unary { op: *u, a, dtype })
+                }
+                Op::Binary(b) => {
+                    let a = self.value(node.src[0], coords, gate)?;
+                    let c = self.value(node.src[1], coords, gate)?;
+                    let odt = self.graph.node(node.src[0]).dtype;
+                    self.push(Inst::Binary {
+                        op: *b,
+                        a,
+                        b: c,
+                        dtype: odt,
+                    })
+                }
+                Op::Where => {
+                    let c = self.value(node.src[0], coords, gate)?;
+                    let x = self.value(node.src[1], coords, gate)?;
+                    let y = self.value(node.src[2], coords, gate)?;
+                    self.push(Inst::Where { c, x, y, dtype })
+                }
+                Op::Cast(to) => {
+                    let a = self.value(node.src[0], coords, gate)?;
+                    let from = self.graph.node(node.src[0]).dtype;
+                    self.push(Inst::Cast { a, from, to: *to })
+                }
+                Op::Contiguous => self.value(node.src[0], coords, gate)?,
+                Op::Reduce(op, axes) => self.reduce(*op, axes, node.src[0], coords, gate, dtype)?,
+                Op::Buffer(_) | Op::Store(_) => {
+                    unreachable!("buffers are sources and stores are roots")
+                }
+                other => unreachable!("{} is handled above", other.name()),
+            }
+        };
+        self.memo.insert(key, v);
+        Ok(v)
+    }
+
+    fn reduce(
+        &mut self,
+        op: ReduceOp,
+        axes: &[usize],
+        src: UOpId,
+        coords: &[Expr],
+        gate: &Expr,
+        dtype: DType,
+    ) -> Result<usize> {
+        if self.reduced {
+            bail!(
+                Unsupported,
+                "internal: the scheduler left two reduces in one kernel"
+            );
+        }
+        self.reduced = true;
+        let sshape = self.graph.node(src).shape.clone();
+        let mut vars = Vec::new();
+        let mut inner = coords.to_vec();
+        for &a in axes {
+            let id = self.next_var;
+            self.next_var += 1;
+            vars.push((id, sshape[a]));
+            inner[a] = Expr::var(id, sshape[a]);
+        }
+        self.push(Inst::BeginReduce { vars: vars.clone() });
+        let saved = self.memo.clone();
+        let body_start = self.insts.len();
+        let value = self.value(src, &inner, gate)?;
+        self.memo = saved;
+        let out = self.push(Inst::EndReduce { op, value, dtype });
+        if op == ReduceOp::Sum && vars.len() == 1 {
+            self.tile = self.find_tile(body_start, value, vars[0], coords);
+        }
+        Ok(out)
+    }
+
+    /// Recognises `sum_k a(m, k) * b(k, n)` with `m` and `n` two output variables.
+    fn find_tile(
+        &self,
+        body_start: usize,
+        value: usize,
+        k: (usize, usize),
+        coords: &[Expr],
+    ) -> Option<Tile> {
+        let Inst::Binary {
+            op: BinaryOp::Mul,
+            a,
+            b,
+            ..
+        } = self.insts[value]
+        else {
+            return None;
+        };
+        // The body may only be the two operand subgraphs and the product.
+        let uses = |root: usize| -> Option<Vec<usize>> {
+            let mut seen = vec![root];
+            let mut stack = vec![root];
+            while let Some(v) = stack.pop() {
+                if v < body_start {
+                    return None;
+                }
+                for o in self.insts[v].operands() {
+                    if !seen.contains(&o) {
+                        seen.push(o);
+                        stack.push(o);
+                    }
+                }
+            }
+            Some(seen)
+        };
+        let (ua, ub) = (uses(a)?, uses(b)?);
+        if ua.iter().any(|x| ub.contains(x)) || ua.len() + ub.len() + 1 != value + 1 - body_start {
+            return None;
+        }
+        let vars_of = |vals: &[usize]| -> Vec<usize> {
+            let mut out = Vec::new();
+            for &v in vals {
+                let exprs: Vec<&Expr> = match &self.insts[v] {
+                    Inst::Load { index, valid, .. } => vec![index, valid],
+                    Inst::Index { expr, .. } => vec![expr],
+                    _ => vec![],
+                };
+                for e in exprs {
+                    collect_vars(e, &mut out);
+                }
+            }
+            out
+        };
+        let (va, vb) = (vars_of(&ua), vars_of(&ub));
+        // The output variables each side uses, besides k.
+        let out_vars: Vec<(usize, usize)> = coords
+            .iter()
+            .filter_map(|c| match c {
+                Expr::Var { id, extent } => Some((*id, *extent)),
+                _ => None,
+            })
+            .collect();
+        let only_a: Vec<_> = out_vars
+            .iter()
+            .filter(|v| va.contains(&v.0) && !vb.contains(&v.0))
+            .collect();
+        let only_b: Vec<_> = out_vars
+            .iter()
+            .filter(|v| vb.contains(&v.0) && !va.contains(&v.0))
+            .collect();
+        let (&&m, &&n) = (only_a.last()?, only_b.last()?);
+        if !va.contains(&k.0) || !vb.contains(&k.0) || va.contains(&n.0) || vb.contains(&m.0) {
+            return None;
+        }
+        Some(Tile { m, n, k, a, b })
+    }
+}
+
+/// Variable ids an expression mentions.
+pub fn collect_vars(e: &Expr, out: &mut Vec<usize>) {
+    match e {
+        Expr::Var { id, .. } => {
+            if !out.contains(id) {
+                out.push(*id)
+            }
+        }
+        Expr::Add(t) | Expr::And(t) => t.iter().for_each(|x| collect_vars(x, out)),
+        Expr::Mul(a, _)
+        | Expr::FloorDiv(a, _)
+        | Expr::Mod(a, _)
+        | Expr::Lt(a, _)
+        | Expr::Ge(a, _) => collect_vars(a, out),
+        Expr::Const(_) | Expr::Bool(_) => {}
+    }
+}

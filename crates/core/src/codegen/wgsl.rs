@@ -1,0 +1,790 @@
+//! The WGSL renderer: kernel IR to a compute shader, by table.
+//!
+//! Every ALU op is one row of a table from (op, type class) to a text template; the rest is a
+//! fixed frame (bindings, the thread-to-element mapping, the reduce loop, the store). WGSL has
+//! no 64-bit integers and no 8- or 16-bit storage, so indices are i32 (the schedule refuses
+//! kernels that could overflow), bool is stored as one u32 per element, and uint8 is packed
+//! four per u32 word: a dense uint8 output is written a whole word per thread, and a store
+//! through a view updates its byte with atomic and/or on the word, so no byte write races.
+//! Symbolic floor division and modulo keep their floor semantics through small helpers.
+
+use super::ir::{Inst, Kernel, KernelKind, Tile};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::shape::symbolic::Expr;
+use crate::uop::{BinaryOp, ReduceOp, UnaryOp};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// Threads per workgroup of a one-dimensional kernel.
+pub const WORKGROUP: u32 = 64;
+/// Edge of the square tiles a matmul kernel stages in workgroup memory.
+pub const TILE: u32 = 16;
+/// The largest workgroup count of one dispatch dimension WebGPU guarantees.
+const MAX_GROUPS: u64 = 65535;
+
+/// A rendered kernel: the shader and how to dispatch it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rendered {
+    pub wgsl: String,
+    pub entry: &'static str,
+    pub workgroup_size: [u32; 3],
+    pub workgroups: [u32; 3],
+    /// Per binding: whether it is read-only (binding i is slot i of the kernel).
+    pub read_only: Vec<bool>,
+}
+
+/// Type classes the op table distinguishes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    F,
+    I,
+    U8,
+    B,
+}
+
+fn class(d: DType) -> Class {
+    match d {
+        DType::Float32 => Class::F,
+        DType::Int32 => Class::I,
+        DType::UInt8 => Class::U8,
+        DType::Bool => Class::B,
+    }
+}
+
+/// The WGSL type a value of `d` has in registers.
+fn ty(d: DType) -> &'static str {
+    match class(d) {
+        Class::F => "f32",
+        Class::I => "i32",
+        Class::U8 => "u32",
+        Class::B => "bool",
+    }
+}
+
+fn zero(d: DType) -> &'static str {
+    match class(d) {
+        Class::F => "0.0",
+        Class::I => "0",
+        Class::U8 => "0u",
+        Class::B => "false",
+    }
+}
+
+/// The table of unary ops: `{a}` is the operand.
+fn unary_template(op: UnaryOp, c: Class) -> &'static str {
+    use Class::*;
+    use UnaryOp::*;
+    match (op, c) {
+        (Neg, F | I) => "(-{a})",
+        (Neg, U8) => "((0u - {a}) & 0xffu)",
+        (Abs, F | I) => "abs({a})",
+        (Neg | Abs, U8 | B) | (Relu, U8 | B) => "{a}",
+        (Relu, F) => "select(0.0, {a}, {a} > 0.0)",
+        (Relu, I) => "max({a}, 0)",
+        (Not, B) => "(!{a})",
+        (Not, I) => "(~{a})",
+        (Not, U8) => "((~{a}) & 0xffu)",
+        (Not, F) => "select(0.0, 1.0, {a} == 0.0)",
+        (Exp, _) => "exp({a})",
+        (Log, _) => "log({a})",
+        (Sqrt, _) => "sqrt({a})",
+        // Some drivers compute tanh as a ratio of exponentials that overflows to NaN.
+        (Tanh, _) => "tanh(clamp({a}, -15.0, 15.0))",
+        (Sigmoid, _) => "(1.0 / (1.0 + exp(-{a})))",
+    }
+}
+
+/// The table of binary ops: `{a}` and `{b}` are the operands.
+fn binary_template(op: BinaryOp, c: Class) -> &'static str {
+    use BinaryOp::*;
+    use Class::*;
+    match (op, c) {
+        (Add, F | I) => "({a} + {b})",
+        (Sub, F | I) => "({a} - {b})",
+        (Mul, F | I) => "({a} * {b})",
+        (Add, U8) => "(({a} + {b}) & 0xffu)",
+        (Sub, U8) => "(({a} - {b}) & 0xffu)",
+        (Mul, U8) => "(({a} * {b}) & 0xffu)",
+        (Add | Or | Max, B) => "({a} || {b})",
+        (Sub | Xor, B) => "({a} != {b})",
+        (Mul | Div | FloorDiv | And | Min, B) => "({a} && {b})",
+        (Div, F) => "({a} / {b})",
+        (FloorDiv, F) => "floor({a} / {b})",
+        (Div, I) => "select({a} / {b}, 0, {b} == 0)",
+        (Div | FloorDiv, U8) => "select({a} / {b}, 0u, {b} == 0u)",
+        (FloorDiv, I) => "idiv_floor({a}, {b})",
+        (Mod, F) => "mod_f32({a}, {b})",
+        (Mod, I) => "mod_i32({a}, {b})",
+        (Mod, U8) => "select({a} % {b}, 0u, {b} == 0u)",
+        (Mod, B) => "false",
+        (Pow, F) => "pow_f32({a}, {b})",
+        (Pow, I) => "pow_i32({a}, {b})",
+        (Pow, U8) => "pow_u8({a}, {b})",
+        (Pow, B) => "({a} || !{b})",
+        (Max, F) => "max_f32({a}, {b})",
+        (Min, F) => "min_f32({a}, {b})",
+        (Max, I | U8) => "max({a}, {b})",
+        (Min, I | U8) => "min({a}, {b})",
+        (CmpLt, B) => "(!{a} && {b})",
+        (CmpLe, B) => "(!{a} || {b})",
+        (CmpLt, _) => "({a} < {b})",
+        (CmpLe, _) => "({a} <= {b})",
+        (CmpEq, _) => "({a} == {b})",
+        (CmpNe, _) => "({a} != {b})",
+        (And, I | U8) => "({a} & {b})",
+        (Or, I | U8) => "({a} | {b})",
+        (Xor, I | U8) => "({a} ^ {b})",
+        (And, F) => "select(0.0, 1.0, {a} != 0.0 && {b} != 0.0)",
+        (Or, F) => "select(0.0, 1.0, {a} != 0.0 || {b} != 0.0)",
+        (Xor, F) => "select(0.0, 1.0, ({a} != 0.0) != ({b} != 0.0))",
+    }
+}
+
+/// The table of casts (PyTorch's: float to int truncates, int to uint8 wraps).
+fn cast_template(from: Class, to: Class) -> &'static str {
+    use Class::*;
+    match (from, to) {
+        (F, F) | (I, I) | (U8, U8) | (B, B) => "{a}",
+        (F, B) => "({a} != 0.0)",
+        (I, B) => "({a} != 0)",
+        (U8, B) => "({a} != 0u)",
+        (B, F) => "select(0.0, 1.0, {a})",
+        (B, I) => "select(0, 1, {a})",
+        (B, U8) => "select(0u, 1u, {a})",
+        (F, I) => "i32({a})",
+        (F, U8) => "(u32(i32({a})) & 0xffu)",
+        (I, F) | (U8, F) => "f32({a})",
+        (I, U8) => "(u32({a}) & 0xffu)",
+        (U8, I) => "i32({a})",
+    }
+}
+
+/// Helper functions, emitted only when a template or index names them.
+const HELPERS: &[(&str, &str)] = &[
+    ("fdiv", "fn fdiv(a: i32, k: i32) -> i32 { return select(a / k, (a + 1) / k - 1, a < 0); }"),
+    ("fmod", "fn fmod(a: i32, k: i32) -> i32 { return a - fdiv(a, k) * k; }"),
+    (
+        "idiv_floor",
+        "fn idiv_floor(a: i32, b: i32) -> i32 {\n  if (b == 0) { return 0; }\n  let q = a / b;\n  return select(q, q - 1, (a % b != 0) && ((a < 0) != (b < 0)));\n}",
+    ),
+    (
+        "mod_i32",
+        "fn mod_i32(a: i32, b: i32) -> i32 {\n  if (b == 0) { return 0; }\n  let r = a % b;\n  return select(r, r + b, r != 0 && ((r < 0) != (b < 0)));\n}",
+    ),
+    ("mod_f32", "fn mod_f32(a: f32, b: f32) -> f32 {\n  let r = a % b;\n  return select(r, r + b, r != 0.0 && ((r < 0.0) != (b < 0.0)));\n}"),
+    ("f32_inf", "fn f32_inf() -> f32 { var bits = 0x7f800000u; return bitcast<f32>(bits); }"),
+    ("f32_nan", "fn f32_nan() -> f32 { var bits = 0x7fc00000u; return bitcast<f32>(bits); }"),
+    ("max_f32", "fn max_f32(a: f32, b: f32) -> f32 { return select(max(a, b), f32_nan(), a != a || b != b); }"),
+    ("min_f32", "fn min_f32(a: f32, b: f32) -> f32 { return select(min(a, b), f32_nan(), a != a || b != b); }"),
+    (
+        "pow_f32",
+        "fn pow_f32(a: f32, b: f32) -> f32 {\n  if (b == 0.0) { return 1.0; }\n  if (a == 0.0) { return select(0.0, f32_inf(), b < 0.0); }\n  let m = pow(abs(a), b);\n  if (a > 0.0) { return m; }\n  if (b != floor(b)) { return f32_nan(); }\n  return select(m, -m, abs(b) % 2.0 == 1.0);\n}",
+    ),
+    (
+        "pow_i32",
+        "fn pow_i32(a: i32, b: i32) -> i32 {\n  if (b < 0) { return select(0, 1, a == 1); }\n  var r = 1;\n  var x = a;\n  var e = b;\n  loop {\n    if (e == 0) { break; }\n    if ((e & 1) == 1) { r = r * x; }\n    x = x * x;\n    e = e >> 1u;\n  }\n  return r;\n}",
+    ),
+    (
+        "pow_u8",
+        "fn pow_u8(a: u32, b: u32) -> u32 {\n  var r = 1u;\n  var x = a;\n  var e = b;\n  loop {\n    if (e == 0u) { break; }\n    if ((e & 1u) == 1u) { r = r * x; }\n    x = x * x;\n    e = e >> 1u;\n  }\n  return r & 0xffu;\n}",
+    ),
+];
+
+/// Which helpers each helper itself calls.
+fn helper_deps(name: &str) -> &'static [&'static str] {
+    match name {
+        "fmod" => &["fdiv"],
+        "max_f32" | "min_f32" => &["f32_nan"],
+        "pow_f32" => &["f32_inf", "f32_nan"],
+        _ => &[],
+    }
+}
+
+fn fill(t: &str, args: &[(&str, &str)]) -> String {
+    let mut s = t.to_string();
+    for (k, v) in args {
+        s = s.replace(k, v);
+    }
+    s
+}
+
+struct Renderer<'k> {
+    k: &'k Kernel,
+    helpers: BTreeSet<&'static str>,
+    /// Whether the output is uint8 written through a view (atomic word updates).
+    atomic_out: bool,
+    /// Whether the output is dense uint8 (four elements per thread, one word write).
+    packed_out: bool,
+}
+
+impl Renderer<'_> {
+    fn use_helpers_in(&mut self, text: &str) {
+        for (name, _) in HELPERS {
+            if text.contains(&format!("{name}(")) {
+                self.add_helper(name);
+            }
+        }
+    }
+
+    fn add_helper(&mut self, name: &str) {
+        if let Some((n, _)) = HELPERS.iter().find(|(n, _)| *n == name) {
+            if self.helpers.insert(n) {
+                for d in helper_deps(n) {
+                    self.add_helper(d);
+                }
+            }
+        }
+    }
+
+    /// An index expression as i32 WGSL.
+    fn int(&mut self, e: &Expr) -> String {
+        match e {
+            Expr::Const(k) => {
+                if *k < 0 {
+                    format!("({k})")
+                } else {
+                    k.to_string()
+                }
+            }
+            Expr::Bool(_) | Expr::Lt(..) | Expr::Ge(..) | Expr::And(_) => {
+                format!("select(0, 1, {})", self.boolean(e))
+            }
+            Expr::Var { id, .. } => format!("i{id}"),
+            Expr::Add(ts) => {
+                let parts: Vec<String> = ts.iter().map(|t| self.int(t)).collect();
+                format!("({})", parts.join(" + "))
+            }
+            Expr::Mul(a, k) => format!("({} * {})", self.int(a), self.int(&Expr::Const(*k))),
+            Expr::FloorDiv(a, k) => {
+                if a.bounds().0 >= 0 {
+                    format!("({} / {k})", self.int(a))
+                } else {
+                    self.add_helper("fdiv");
+                    format!("fdiv({}, {k})", self.int(a))
+                }
+            }
+            Expr::Mod(a, k) => {
+                if a.bounds().0 >= 0 {
+                    format!("({} % {k})", self.int(a))
+                } else {
+                    self.add_helper("fmod");
+                    format!("fmod({}, {k})", self.int(a))
+                }
+            }
+        }
+    }
+
+    /// A validity expression as bool WGSL.
+    fn boolean(&mut self, e: &Expr) -> String {
+        match e {
+            Expr::Bool(b) => b.to_string(),
+            Expr::Lt(a, k) => format!("({} < {})", self.int(a), self.int(&Expr::Const(*k))),
+            Expr::Ge(a, k) => format!("({} >= {})", self.int(a), self.int(&Expr::Const(*k))),
+            Expr::And(ts) => {
+                let parts: Vec<String> = ts.iter().map(|t| self.boolean(t)).collect();
+                format!("({})", parts.join(" && "))
+            }
+            other => format!("({} != 0)", self.int(other)),
+        }
+    }
+
+    fn literal(&mut self, v: f64, d: DType) -> String {
+        match class(d) {
+            Class::F => {
+                let f = v as f32;
+                if f.is_nan() {
+                    self.add_helper("f32_nan");
+                    "f32_nan()".into()
+                } else if f.is_infinite() {
+                    self.add_helper("f32_inf");
+                    if f > 0.0 {
+                        "f32_inf()".into()
+                    } else {
+                        "(-f32_inf())".into()
+                    }
+                } else {
+                    format!("f32({f:?})")
+                }
+            }
+            Class::I => format!("i32({})", v as i64),
+            Class::U8 => format!("{}u", v as i64),
+            Class::B => (v != 0.0).to_string(),
+        }
+    }
+
+    /// Reads element `idx` (an i32 expression naming a `let`) of slot `s`.
+    fn raw_load(&self, s: usize, idx: &str) -> String {
+        let d = self.k.slots[s].dtype;
+        let word = |i: &str| {
+            if s == 0 && self.atomic_out {
+                format!("atomicLoad(&b0[{i}])")
+            } else {
+                format!("b{s}[{i}]")
+            }
+        };
+        match class(d) {
+            Class::F | Class::I => word(idx),
+            Class::B => format!("({} != 0u)", word(idx)),
+            Class::U8 => format!(
+                "(({} >> (u32({idx} & 3) * 8u)) & 0xffu)",
+                word(&format!("{idx} >> 2u"))
+            ),
+        }
+    }
+
+    fn alu(&mut self, t: &str, args: &[(&str, &str)]) -> String {
+        let s = fill(t, args);
+        self.use_helpers_in(&s);
+        s
+    }
+
+    /// One instruction as WGSL statements (at `indent`).
+    fn inst(&mut self, i: usize, out: &mut String, pad: &str) {
+        let v = |x: &usize| format!("v{x}");
+        let inst = &self.k.insts[i];
+        let line = match inst {
+            Inst::Const { value, dtype } => format!(
+                "let v{i}: {} = {};",
+                ty(*dtype),
+                self.literal(*value, *dtype)
+            ),
+            Inst::Index { expr, dtype } => {
+                let e = if *dtype == DType::Bool {
+                    self.boolean(expr)
+                } else {
+                    self.int(expr)
+                };
+                format!("let v{i}: {} = {e};", ty(*dtype))
+            }
+            Inst::Load {
+                slot,
+                index,
+                valid,
+                dtype,
+            } => {
+                let idx = self.int(index);
+                if *valid == Expr::Bool(true) {
+                    format!(
+                        "let v{i}: {} = {};",
+                        ty(*dtype),
+                        self.raw_load(*slot, &format!("({idx})"))
+                    )
+                } else {
+                    // Invalid lanes read element 0 (always in bounds) and then yield zero.
+                    let ok = self.boolean(valid);
+                    format!(
+                        "let ok{i} = {ok};\n{pad}let x{i} = select(0, {idx}, ok{i});\n{pad}let v{i}: {} = select({}, {}, ok{i});",
+                        ty(*dtype),
+                        zero(*dtype),
+                        self.raw_load(*slot, &format!("x{i}"))
+                    )
+                }
+            }
+            Inst::Unary { op, a, dtype } => {
+                let c = class(*dtype);
+                if c != Class::F
+                    && matches!(
+                        op,
+                        UnaryOp::Exp
+                            | UnaryOp::Log
+                            | UnaryOp::Sqrt
+                            | UnaryOp::Tanh
+                            | UnaryOp::Sigmoid
+                    )
+                {
+                    // Transcendentals of integers go through f32 and back.
+                    let x = fill(cast_template(c, Class::F), &[("{a}", &v(a))]);
+                    let y = fill(unary_template(*op, Class::F), &[("{a}", &x)]);
+                    format!(
+                        "let v{i}: {} = {};",
+                        ty(*dtype),
+                        fill(cast_template(Class::F, c), &[("{a}", &y)])
+                    )
+                } else {
+                    format!(
+                        "let v{i}: {} = {};",
+                        ty(*dtype),
+                        self.alu(unary_template(*op, c), &[("{a}", &v(a))])
+                    )
+                }
+            }
+            Inst::Binary { op, a, b, dtype } => {
+                let rt = if op.is_comparison() {
+                    DType::Bool
+                } else {
+                    *dtype
+                };
+                format!(
+                    "let v{i}: {} = {};",
+                    ty(rt),
+                    self.alu(
+                        binary_template(*op, class(*dtype)),
+                        &[("{a}", &v(a)), ("{b}", &v(b))]
+                    )
+                )
+            }
+            Inst::Where { c, x, y, dtype } => format!(
+                "let v{i}: {} = select({}, {}, {});",
+                ty(*dtype),
+                v(y),
+                v(x),
+                v(c)
+            ),
+            Inst::Cast { a, from, to } => format!(
+                "let v{i}: {} = {};",
+                ty(*to),
+                fill(cast_template(class(*from), class(*to)), &[("{a}", &v(a))])
+            ),
+            Inst::BeginReduce { .. } | Inst::EndReduce { .. } => String::new(),
+            Inst::Store {
+                index,
+                valid,
+                value,
+                dtype,
+            } => {
+                let idx = self.int(index);
+                let ok = self.boolean(valid);
+                let val = v(value);
+                let body: Vec<String> = match class(*dtype) {
+                    Class::U8 if self.packed_out => {
+                        vec![format!("word = word | (({val} & 0xffu) << (u32(j) * 8u));")]
+                    }
+                    Class::U8 => vec![
+                        format!("let si = {idx};"),
+                        "let sh = u32(si & 3) * 8u;".into(),
+                        "atomicAnd(&b0[si >> 2u], ~(0xffu << sh));".into(),
+                        format!("atomicOr(&b0[si >> 2u], ({val} & 0xffu) << sh);"),
+                    ],
+                    Class::B => vec![format!("b0[{idx}] = select(0u, 1u, {val});")],
+                    _ => vec![format!("b0[{idx}] = {val};")],
+                };
+                if ok == "true" {
+                    body.join(&format!("\n{pad}"))
+                } else {
+                    format!(
+                        "if ({ok}) {{\n{pad}  {}\n{pad}}}",
+                        body.join(&format!("\n{pad}  "))
+                    )
+                }
+            }
+        };
+        if !line.is_empty() {
+            let _ = writeln!(out, "{pad}{line}");
+        }
+    }
+
+    /// The reduce loop around `body`, accumulating into `acc{end}`.
+    fn reduce(&mut self, begin: usize, end: usize, out: &mut String, pad: &str) {
+        let Inst::BeginReduce { vars } = &self.k.insts[begin] else {
+            return;
+        };
+        let Inst::EndReduce { op, value, dtype } = &self.k.insts[end] else {
+            return;
+        };
+        let init = self.reduce_init(*op, *dtype);
+        let _ = writeln!(out, "{pad}var acc{end}: {} = {init};", ty(*dtype));
+        let mut p = pad.to_string();
+        for (id, ext) in vars {
+            let _ = writeln!(
+                out,
+                "{p}for (var i{id}: i32 = 0; i{id} < {ext}; i{id} = i{id} + 1) {{"
+            );
+            p.push_str("  ");
+        }
+        for i in begin + 1..end {
+            self.inst(i, out, &p);
+        }
+        let comb = self.combine(*op, *dtype, &format!("acc{end}"), &format!("v{value}"));
+        let _ = writeln!(out, "{p}acc{end} = {comb};");
+        for _ in vars {
+            p.truncate(p.len() - 2);
+            let _ = writeln!(out, "{p}}}");
+        }
+        let _ = writeln!(out, "{pad}let v{end}: {} = acc{end};", ty(*dtype));
+    }
+
+    fn reduce_init(&mut self, op: ReduceOp, d: DType) -> String {
+        match (op, class(d)) {
+            (ReduceOp::Sum, _) => zero(d).to_string(),
+            (ReduceOp::Max, Class::F) => self.literal(f64::NEG_INFINITY, d),
+            (ReduceOp::Min, Class::F) => self.literal(f64::INFINITY, d),
+            (ReduceOp::Max, Class::I) => "i32(-2147483648)".into(),
+            (ReduceOp::Min, Class::I) => "2147483647".into(),
+            (ReduceOp::Max, Class::U8) => "0u".into(),
+            (ReduceOp::Min, Class::U8) => "255u".into(),
+            (ReduceOp::Max, Class::B) => "false".into(),
+            (ReduceOp::Min, Class::B) => "true".into(),
+        }
+    }
+
+    fn combine(&mut self, op: ReduceOp, d: DType, acc: &str, v: &str) -> String {
+        let b = match op {
+            ReduceOp::Sum => BinaryOp::Add,
+            ReduceOp::Max => BinaryOp::Max,
+            ReduceOp::Min => BinaryOp::Min,
+        };
+        self.alu(binary_template(b, class(d)), &[("{a}", acc), ("{b}", v)])
+    }
+
+    fn bindings(&self) -> String {
+        let mut s = String::new();
+        for (i, slot) in self.k.slots.iter().enumerate() {
+            let elem = match class(slot.dtype) {
+                Class::F => "f32",
+                Class::I => "i32",
+                Class::U8 if i == 0 && self.atomic_out => "atomic<u32>",
+                Class::U8 | Class::B => "u32",
+            };
+            let access = if i == 0 { "read_write" } else { "read" };
+            let _ = writeln!(
+                s,
+                "@group(0) @binding({i}) var<storage, {access}> b{i}: array<{elem}>;"
+            );
+        }
+        s
+    }
+
+    fn unravel_dims(&self, flat: &str, skip: &[usize], out: &mut String, pad: &str) {
+        let mut stride = 1usize;
+        for d in (0..self.k.dims.len()).rev() {
+            let n = self.k.dims[d];
+            if skip.contains(&d) {
+                continue;
+            }
+            // The outermost dim needs no modulo (the flat index is in range), the innermost
+            // no division.
+            let outermost = (0..d).all(|o| skip.contains(&o) || self.k.dims[o] <= 1);
+            let e = match (n <= 1, stride == 1, outermost) {
+                (true, _, _) => "0".to_string(),
+                (_, true, true) => flat.to_string(),
+                (_, true, false) => format!("{flat} % {n}"),
+                (_, false, true) => format!("{flat} / {stride}"),
+                _ => format!("({flat} / {stride}) % {n}"),
+            };
+            let _ = writeln!(out, "{pad}let i{d}: i32 = {e};");
+            stride *= n.max(1);
+        }
+    }
+}
+
+/// Renders one kernel.
+pub fn render(k: &Kernel) -> Result<Rendered> {
+    let out_u8 = k.slots[0].dtype == DType::UInt8;
+    let mut r = Renderer {
+        k,
+        helpers: BTreeSet::new(),
+        atomic_out: out_u8 && k.kind == KernelKind::Store,
+        packed_out: out_u8 && k.kind != KernelKind::Store,
+    };
+    let mut body = String::new();
+    let begin = k
+        .insts
+        .iter()
+        .position(|i| matches!(i, Inst::BeginReduce { .. }));
+    let end = k
+        .insts
+        .iter()
+        .position(|i| matches!(i, Inst::EndReduce { .. }));
+    let (frame, size, groups) = match (&k.tile, begin, end) {
+        (Some(t), Some(b), Some(e)) if !r.packed_out && !r.atomic_out => {
+            let frame = tiled(&mut r, t, b, e, &mut body);
+            (frame, [TILE, TILE, 1], tiled_groups(k, t))
+        }
+        _ => {
+            let pad = if r.packed_out { "    " } else { "  " };
+            for i in 0..k.insts.len() {
+                match (begin, end) {
+                    (Some(b), Some(e)) if i == b => r.reduce(b, e, &mut body, pad),
+                    (Some(b), Some(e)) if i > b && i <= e => {}
+                    _ => r.inst(i, &mut body, pad),
+                }
+            }
+            let threads = if r.packed_out {
+                k.numel().div_ceil(4)
+            } else {
+                k.numel()
+            };
+            let mut head = String::new();
+            if k.serial && !r.packed_out {
+                // One thread, element order: the last write to a repeated element wins.
+                let _ = writeln!(head, "@compute @workgroup_size(1)");
+                let _ = writeln!(head, "fn main() {{");
+                let n = k.numel();
+                let _ = writeln!(
+                    head,
+                    "  for (var gid: i32 = 0; gid < {n}; gid = gid + 1) {{"
+                );
+                let mut dims = String::new();
+                r.unravel_dims("gid", &[], &mut dims, "    ");
+                let body: String = body.lines().map(|l| format!("  {l}\n")).collect();
+                let frame = format!("{head}{dims}{body}  }}\n}}\n");
+                return Ok(finish(&r, k, frame, [1, 1, 1], [1, 1, 1]));
+            }
+            let _ = writeln!(head, "@compute @workgroup_size({WORKGROUP})");
+            let _ = writeln!(head, "fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {{");
+            let _ = writeln!(head, "  let t = i32(g.x + g.y * nw.x * {WORKGROUP}u);");
+            let _ = writeln!(head, "  if (t >= {threads}) {{ return; }}");
+            let mut dims = String::new();
+            if r.packed_out {
+                let _ = writeln!(head, "  var word: u32 = 0u;");
+                let _ = writeln!(head, "  for (var j: i32 = 0; j < 4; j = j + 1) {{");
+                let _ = writeln!(head, "    let gid = t * 4 + j;");
+                let _ = writeln!(head, "    if (gid >= {}) {{ break; }}", k.numel());
+                r.unravel_dims("gid", &[], &mut dims, "    ");
+                let frame = format!("{head}{dims}{body}  }}\n  b0[t] = word;\n}}\n");
+                (frame, [WORKGROUP, 1, 1], flat_groups(threads))
+            } else {
+                let _ = writeln!(head, "  let gid = t;");
+                r.unravel_dims("gid", &[], &mut dims, "  ");
+                (
+                    format!("{head}{dims}{body}}}\n"),
+                    [WORKGROUP, 1, 1],
+                    flat_groups(threads),
+                )
+            }
+        }
+    };
+    Ok(finish(&r, k, frame, size, groups))
+}
+
+/// Prepends the header, bindings and helpers to the kernel's frame.
+fn finish(
+    r: &Renderer<'_>,
+    k: &Kernel,
+    frame: String,
+    size: [u32; 3],
+    groups: [u32; 3],
+) -> Rendered {
+    let mut src = format!("// {}: {}\n", k.name, k.reason);
+    src.push_str(&r.bindings());
+    for (name, text) in HELPERS {
+        if r.helpers.contains(name) {
+            src.push_str(text);
+            src.push('\n');
+        }
+    }
+    src.push_str(&frame);
+    let read_only = (0..k.slots.len()).map(|i| i != 0).collect();
+    Rendered {
+        wgsl: src,
+        entry: "main",
+        workgroup_size: size,
+        workgroups: groups,
+        read_only,
+    }
+}
+
+fn flat_groups(threads: usize) -> [u32; 3] {
+    let groups = (threads as u64).div_ceil(u64::from(WORKGROUP)).max(1);
+    let x = groups.min(MAX_GROUPS);
+    [x as u32, groups.div_ceil(x) as u32, 1]
+}
+
+fn tiled_groups(k: &Kernel, t: &Tile) -> [u32; 3] {
+    let batch: usize = k
+        .dims
+        .iter()
+        .enumerate()
+        .filter(|(d, _)| *d != t.m.0 && *d != t.n.0)
+        .map(|(_, &n)| n)
+        .product();
+    [
+        t.n.1.div_ceil(TILE as usize) as u32,
+        t.m.1.div_ceil(TILE as usize) as u32,
+        batch.max(1) as u32,
+    ]
+}
+
+/// The matmul frame: each 16x16 workgroup stages a tile of `a` and of `b` in workgroup memory
+/// per step of `k`, so each input element is read from storage once per tile, not per output.
+fn tiled(r: &mut Renderer<'_>, t: &Tile, begin: usize, end: usize, body: &mut String) -> String {
+    let k = r.k;
+    let Inst::EndReduce { dtype, .. } = &k.insts[end] else {
+        return String::new();
+    };
+    let tyv = ty(*dtype);
+    let (m, n, kv) = (t.m, t.n, t.k);
+    let mut s = String::new();
+    let _ = writeln!(s, "var<workgroup> ta: array<array<{tyv}, {TILE}>, {TILE}>;");
+    let _ = writeln!(s, "var<workgroup> tb: array<array<{tyv}, {TILE}>, {TILE}>;");
+    let _ = writeln!(s, "@compute @workgroup_size({TILE}, {TILE}, 1)");
+    let _ = writeln!(s, "fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{");
+    let _ = writeln!(s, "  let ly = i32(lid.y);\n  let lx = i32(lid.x);");
+    let _ = writeln!(
+        s,
+        "  let i{} = i32(wg.y) * {TILE} + ly;\n  let i{} = i32(wg.x) * {TILE} + lx;",
+        m.0, n.0
+    );
+    let _ = writeln!(s, "  let bz = i32(wg.z);");
+    let mut dims = String::new();
+    r.unravel_dims("bz", &[m.0, n.0], &mut dims, "  ");
+    s.push_str(&dims);
+    let _ = writeln!(s, "  var acc: {tyv} = {};", zero(*dtype));
+    let _ = writeln!(
+        s,
+        "  for (var k0: i32 = 0; k0 < {}; k0 = k0 + {TILE}) {{",
+        kv.1
+    );
+    // Operand subgraphs: body instructions reachable from a (resp. b).
+    let reach = |root: usize| {
+        let mut seen = vec![root];
+        let mut stack = vec![root];
+        while let Some(v) = stack.pop() {
+            for o in k.insts[v].operands() {
+                if !seen.contains(&o) {
+                    seen.push(o);
+                    stack.push(o);
+                }
+            }
+        }
+        seen.sort_unstable();
+        seen
+    };
+    for (side, root, row, col, own, ext) in [
+        ("ta", t.a, "ly", "lx", m, m.1),
+        ("tb", t.b, "ly", "lx", n, n.1),
+    ] {
+        let kk = if side == "ta" { col } else { row };
+        let _ = writeln!(s, "    {{");
+        let _ = writeln!(
+            s,
+            "      let ok = (k0 + {kk}) < {} && i{} < {ext};",
+            kv.1, own.0
+        );
+        // Clamp so that lanes past the edge still read in bounds; `ok` zeroes them.
+        let _ = writeln!(
+            s,
+            "      let i{} = min(k0 + {kk}, {});",
+            kv.0,
+            kv.1.max(1) - 1
+        );
+        let _ = writeln!(s, "      let i{0} = min(i{0}, {1});", own.0, ext.max(1) - 1);
+        let mut part = String::new();
+        for i in reach(root) {
+            r.inst(i, &mut part, "      ");
+        }
+        s.push_str(&part);
+        let _ = writeln!(
+            s,
+            "      {side}[{row}][{col}] = select({}, v{root}, ok);",
+            zero(*dtype)
+        );
+        let _ = writeln!(s, "    }}");
+    }
+    let _ = writeln!(s, "    workgroupBarrier();");
+    let _ = writeln!(s, "    for (var kk: i32 = 0; kk < {TILE}; kk = kk + 1) {{");
+    let comb = r.combine(ReduceOp::Sum, *dtype, "acc", "ta[ly][kk] * tb[kk][lx]");
+    let _ = writeln!(s, "      acc = {comb};");
+    let _ = writeln!(s, "    }}\n    workgroupBarrier();\n  }}");
+    let _ = writeln!(s, "  if (i{} < {} && i{} < {}) {{", m.0, m.1, n.0, n.1);
+    let _ = writeln!(s, "    let v{end}: {tyv} = acc;");
+    let mut post = String::new();
+    for i in (0..begin).chain(end + 1..k.insts.len()) {
+        r.inst(i, &mut post, "    ");
+    }
+    s.push_str(&post);
+    let _ = writeln!(s, "  }}\n}}");
+    body.clear();
+    s
+}

@@ -1,0 +1,458 @@
+//! The scheduler: turns what the engine ran (its realize and store events) into kernels.
+//!
+//! It follows tinygrad's rules. Elementwise chains fuse into one kernel; a reduce fuses with
+//! the elementwise ops before and after it; movement ops never become copies, they are index
+//! expressions; a store writes through its view. A node becomes a kernel boundary only for a
+//! reason that can be said in one sentence, and that sentence is attached to the kernel:
+//! the realize point of a statement, a store, a reduce that another reduce reads or that is
+//! broadcast back, a store that would read what it overwrites, or the buffer-binding limit.
+
+use crate::codegen::ir::{self, BufRef, Kernel, Target};
+use crate::dtype::DType;
+use crate::error::{bail, Result};
+use crate::shape::tracker::ShapeTracker;
+use crate::tensor::{Engine, Event};
+use crate::trace::ast::Program;
+use crate::trace::runner::Run;
+use crate::uop::data::Data;
+use crate::uop::{Graph, Op, StorageId, UOpId};
+use std::collections::{BTreeMap, HashMap};
+
+/// Storage buffers a WebGPU stage may bind without asking for more (the spec's default).
+pub const DEFAULT_MAX_BUFFERS: usize = 8;
+
+#[derive(Clone, Copy, Debug)]
+pub struct ScheduleOptions {
+    /// Buffers one kernel may bind, output included.
+    pub max_buffers: usize,
+}
+
+impl Default for ScheduleOptions {
+    fn default() -> Self {
+        ScheduleOptions {
+            max_buffers: DEFAULT_MAX_BUFFERS,
+        }
+    }
+}
+
+/// The kernels of a range of events, in run order, plus the temporaries they introduce.
+#[derive(Clone, Debug, Default)]
+pub struct Schedule {
+    pub kernels: Vec<Kernel>,
+    /// dtype and length of each `BufRef::Temp`.
+    pub temps: Vec<(DType, usize)>,
+}
+
+impl Schedule {
+    /// Storages the schedule's kernels read or write, sorted.
+    pub fn storages(&self) -> Vec<StorageId> {
+        let mut out: Vec<StorageId> = self
+            .kernels
+            .iter()
+            .flat_map(|k| k.slots.iter())
+            .filter_map(|s| match s.buf {
+                BufRef::Storage(id) => Some(id),
+                BufRef::Temp(_) => None,
+            })
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Storages some kernel writes, sorted.
+    pub fn written(&self) -> Vec<StorageId> {
+        let mut out: Vec<StorageId> = self
+            .kernels
+            .iter()
+            .filter_map(|k| match k.slots[0].buf {
+                BufRef::Storage(id) => Some(id),
+                BufRef::Temp(_) => None,
+            })
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+/// Schedules the events `range` of the engine (earlier events only tell which nodes are
+/// already in storages).
+pub fn schedule_events(
+    engine: &Engine,
+    range: std::ops::Range<usize>,
+    opts: ScheduleOptions,
+) -> Result<Schedule> {
+    let graph = engine.graph();
+    let events = engine.events();
+    let mut realized: HashMap<UOpId, BufRef> = HashMap::new();
+    for e in &events[..range.start] {
+        if let Event::Realize { node, storage } = e {
+            realized.insert(*node, BufRef::Storage(*storage));
+        }
+    }
+    let mut out = Schedule::default();
+    for e in &events[range] {
+        let lens = |s: StorageId| {
+            let d = &engine.storage(s).data;
+            (d.dtype(), d.len())
+        };
+        match e {
+            Event::Realize { node, storage } => {
+                let reason = format!("realize point: the statement's value is materialised into storage {storage}, which later statements read");
+                // Temporaries hold values as of their event; later events recompute.
+                schedule_root(
+                    graph,
+                    *node,
+                    Root::Realize(*storage),
+                    &mut realized.clone(),
+                    &mut out,
+                    opts,
+                    reason,
+                    &lens,
+                )?;
+                realized.insert(*node, BufRef::Storage(*storage));
+            }
+            Event::Store { node, storage } => {
+                let n = graph.node(*node);
+                let Op::Store(st) = &n.op else {
+                    bail!(
+                        Unsupported,
+                        "internal: a store event names a {} node",
+                        n.op.name()
+                    )
+                };
+                let reason = format!("store/assign: writes through the view into storage {storage}; a write is a kernel of its own so later reads see it");
+                schedule_root(
+                    graph,
+                    n.src[1],
+                    Root::Store(*storage, st.clone()),
+                    &mut realized.clone(),
+                    &mut out,
+                    opts,
+                    reason,
+                    &lens,
+                )?;
+            }
+        }
+    }
+    Ok(out)
+}
+
+enum Root {
+    Realize(StorageId),
+    Store(StorageId, ShapeTracker),
+}
+
+/// Nodes of the kernel rooted at `root`: everything reachable without crossing a source.
+fn group(graph: &Graph, root: UOpId, sources: &HashMap<UOpId, BufRef>) -> Vec<UOpId> {
+    let mut seen = vec![root];
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        if id != root && ir::source_of(graph, id, sources).is_some() {
+            continue;
+        }
+        for &s in &graph.node(id).src {
+            if !seen.contains(&s) {
+                seen.push(s);
+                stack.push(s);
+            }
+        }
+    }
+    seen.sort_unstable();
+    seen
+}
+
+/// Distinct buffers the kernel under `root` reads.
+fn reads(graph: &Graph, root: UOpId, sources: &HashMap<UOpId, BufRef>) -> Vec<BufRef> {
+    let mut out: Vec<BufRef> = group(graph, root, sources)
+        .into_iter()
+        .filter(|&id| id != root)
+        .filter_map(|id| ir::source_of(graph, id, sources))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The first node of the kernel that must become its own kernel, and why.
+fn boundary(
+    graph: &Graph,
+    root: UOpId,
+    sources: &HashMap<UOpId, BufRef>,
+    out_buf: Option<BufRef>,
+    opts: ScheduleOptions,
+) -> Result<Option<(UOpId, String)>> {
+    let nodes = group(graph, root, sources);
+    let inner = |id: UOpId| id != root && ir::source_of(graph, id, sources).is_none();
+    // Reduces read through a broadcasting view would be recomputed per broadcast element.
+    for &id in &nodes {
+        let n = graph.node(id);
+        if !n.op.is_movement() || !inner(id) {
+            continue;
+        }
+        let (base, st) = ir::fold_to_source(graph, id, sources)?;
+        let bnode = graph.node(base);
+        if matches!(bnode.op, Op::Reduce(..))
+            && inner(base)
+            && !ir::is_bijective(&st, bnode.shape.iter().product())
+        {
+            return Ok(Some((base, format!("reduce boundary: the reduced value (shape {:?}) is broadcast back to shape {:?}, so it is reduced once into its own buffer instead of once per element", bnode.shape, n.shape))));
+        }
+    }
+    let reduces: Vec<UOpId> = nodes
+        .iter()
+        .copied()
+        .filter(|&id| matches!(graph.node(id).op, Op::Reduce(..)) && (inner(id) || id == root))
+        .collect();
+    if reduces.len() > 1 {
+        // Prefer the innermost: a reduce whose own input holds another reduce keeps its loop.
+        let first = reduces[0];
+        let feeds = reduces[1..]
+            .iter()
+            .any(|&r| group(graph, r, sources).contains(&first));
+        let why = if feeds {
+            "reduce boundary: this reduce feeds another reduce, and a kernel runs one reduce loop"
+        } else {
+            "reduce boundary: the kernel already reduces other values, and a kernel runs one reduce loop"
+        };
+        return Ok(Some((first, why.to_string())));
+    }
+    let mut bufs = reads(graph, root, sources);
+    if let Some(o) = out_buf {
+        if !bufs.contains(&o) {
+            bufs.push(o);
+        }
+    }
+    if bufs.len() > opts.max_buffers {
+        let mut best: Option<(usize, UOpId)> = None;
+        for &id in &nodes {
+            if !inner(id) || graph.node(id).op.is_movement() {
+                continue;
+            }
+            let r = reads(graph, id, sources).len();
+            if r >= 2 && r < opts.max_buffers && best.is_none_or(|(b, _)| r > b) {
+                best = Some((r, id));
+            }
+        }
+        let Some((_, id)) = best else {
+            bail!(Limit, "a kernel would bind {} storage buffers but only {} are allowed, and no part of it can be split off", bufs.len(), opts.max_buffers);
+        };
+        return Ok(Some((id, format!("buffer-binding limit: the fused kernel would bind {} storage buffers (at most {} per stage), so this part is computed into its own buffer first", bufs.len(), opts.max_buffers))));
+    }
+    Ok(None)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn schedule_root(
+    graph: &Graph,
+    root: UOpId,
+    kind: Root,
+    realized: &mut HashMap<UOpId, BufRef>,
+    out: &mut Schedule,
+    opts: ScheduleOptions,
+    reason: String,
+    lens: &dyn Fn(StorageId) -> (DType, usize),
+) -> Result<()> {
+    let out_buf = match &kind {
+        Root::Realize(s) | Root::Store(s, _) => BufRef::Storage(*s),
+    };
+    // A temp's kernel is scheduled before the kernels that read it: split until stable.
+    let mut value_root = root;
+    loop {
+        let split = if realized.contains_key(&value_root) {
+            None
+        } else {
+            boundary(graph, value_root, realized, Some(out_buf), opts)?
+        };
+        if let Some((id, why)) = split {
+            schedule_temp(graph, id, realized, out, opts, why, lens)?;
+            continue;
+        }
+        let temps = out.temps.clone();
+        let describe = |b: BufRef| match b {
+            BufRef::Storage(s) => lens(s),
+            BufRef::Temp(t) => temps[t],
+        };
+        let target = match &kind {
+            Root::Realize(s) => Target::Dense(BufRef::Storage(*s)),
+            Root::Store(s, st) => Target::View(BufRef::Storage(*s), st.clone()),
+        };
+        let mut kernel = ir::lower(
+            graph,
+            value_root,
+            &target,
+            realized,
+            &describe,
+            reason.clone(),
+        )?;
+        if let Target::View(_, st) = &target {
+            kernel.serial = !injective(st);
+            if value_root == root && hazard(&kernel, st) {
+                // Compute the value into a temporary first, then store it (fix_store_hazard).
+                let why = "store hazard: the value reads the storage it overwrites through a different view, so it is computed into a temporary before the store".to_string();
+                schedule_temp(graph, root, realized, out, opts, why, lens)?;
+                value_root = root;
+                continue;
+            }
+        }
+        out.kernels.push(kernel);
+        return Ok(());
+    }
+}
+
+/// A store kernel that reads its own output anywhere but the element it writes (or at all,
+/// when the view writes some element twice).
+fn hazard(k: &Kernel, st: &ShapeTracker) -> bool {
+    let (index, _) = st.index();
+    k.insts
+        .iter()
+        .any(|i| matches!(i, ir::Inst::Load { slot: 0, index: li, .. } if *li != index || k.serial))
+}
+
+/// Whether a view writes each storage element at most once.
+fn injective(st: &ShapeTracker) -> bool {
+    if let [v] = st.views() {
+        if v.mask().is_none() {
+            // Sufficient: dims nest, each stride spanning all the dims inside it.
+            let mut dims: Vec<(i64, usize)> = v
+                .strides()
+                .iter()
+                .zip(v.shape())
+                .filter(|&(_, &n)| n > 1)
+                .map(|(&s, &n)| (s.abs(), n))
+                .collect();
+            dims.sort_unstable();
+            let mut span = 1i64;
+            let nested = dims.iter().all(|&(s, n)| {
+                let ok = s >= span;
+                span = s * n as i64;
+                ok
+            });
+            if nested {
+                return true;
+            }
+        }
+    }
+    let mut seen: Vec<i64> = st.offsets().into_iter().flatten().collect();
+    let n = seen.len();
+    seen.sort_unstable();
+    seen.dedup();
+    seen.len() == n
+}
+
+#[allow(clippy::too_many_arguments)]
+fn schedule_temp(
+    graph: &Graph,
+    id: UOpId,
+    realized: &mut HashMap<UOpId, BufRef>,
+    out: &mut Schedule,
+    opts: ScheduleOptions,
+    why: String,
+    lens: &dyn Fn(StorageId) -> (DType, usize),
+) -> Result<()> {
+    let n = graph.node(id);
+    let t = out.temps.len();
+    out.temps.push((n.dtype, n.shape.iter().product()));
+    let mut sub = Schedule {
+        kernels: Vec::new(),
+        temps: out.temps.clone(),
+    };
+    // The temp's own input may need splitting too; it is a Realize into a temp.
+    loop {
+        let split = boundary(graph, id, realized, Some(BufRef::Temp(t)), opts)?;
+        match split {
+            Some((inner, w)) => schedule_temp(graph, inner, realized, &mut sub, opts, w, lens)?,
+            None => break,
+        }
+    }
+    let temps = sub.temps.clone();
+    let describe = |b: BufRef| match b {
+        BufRef::Storage(s) => lens(s),
+        BufRef::Temp(t) => temps[t],
+    };
+    let k = ir::lower(
+        graph,
+        id,
+        &Target::Dense(BufRef::Temp(t)),
+        realized,
+        &describe,
+        why,
+    )?;
+    sub.kernels.push(k);
+    out.kernels.extend(sub.kernels);
+    out.temps = sub.temps;
+    realized.insert(id, BufRef::Temp(t));
+    Ok(())
+}
+
+/// Every step's schedule for a finished run, in order.
+pub fn schedule_run(
+    run: &crate::trace::runner::Run,
+    opts: ScheduleOptions,
+) -> Result<Vec<Schedule>> {
+    run.steps
+        .iter()
+        .map(|s| schedule_events(&run.engine, s.events.clone(), opts))
+        .collect()
+}
+
+/// One statement's kernels with the storages they start from, so any backend can run them
+/// and be checked against what the interpreter left.
+#[derive(Clone, Debug)]
+pub struct StepKernels {
+    pub line: usize,
+    pub source: String,
+    pub schedule: Schedule,
+    /// Every storage as the statement's kernels see it before they run (indexed by id).
+    pub inputs: Vec<Data>,
+    /// What the interpreter left in each storage the schedule writes.
+    pub expected: BTreeMap<StorageId, Data>,
+}
+
+/// Runs `src` statement by statement (as [`Run::run_source`] does) and schedules each
+/// statement; the run is returned too, for its report.
+pub fn trace_kernels(src: &str, opts: ScheduleOptions) -> Result<(Run, Vec<StepKernels>)> {
+    let program = crate::trace::parser::parse(src)?;
+    let mut run = Run::new();
+    let mut out = Vec::new();
+    for stmt in program.stmts {
+        let before: Vec<Data> = (0..run.engine.storage_count())
+            .map(|i| run.engine.storage(i).data.clone())
+            .collect();
+        run.run_program(&Program { stmts: vec![stmt] });
+        let Some(step) = run.steps.last() else { break };
+        let schedule = schedule_events(&run.engine, step.events.clone(), opts)?;
+        // New storages start as created: made from data, or (when a kernel fills them) zeros.
+        let mut inputs: Vec<Data> = (0..run.engine.storage_count())
+            .map(|i| {
+                before
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| run.engine.storage(i).data.clone())
+            })
+            .collect();
+        for e in &run.engine.events()[step.events.clone()] {
+            if let Event::Realize { storage, .. } = e {
+                let d = &inputs[*storage];
+                inputs[*storage] = Data::zeros(d.dtype(), d.len());
+            }
+        }
+        let expected = schedule
+            .written()
+            .into_iter()
+            .map(|s| (s, run.engine.storage(s).data.clone()))
+            .collect();
+        out.push(StepKernels {
+            line: step.line,
+            source: step.source.clone(),
+            schedule,
+            inputs,
+            expected,
+        });
+        if run.error.is_some() {
+            break;
+        }
+    }
+    Ok((run, out))
+}

@@ -1,0 +1,123 @@
+//! Scheduled kernels from real traces run on the machine's adapter (lavapipe in CI) and must
+//! agree with the interpreter: integers exactly, floats within 1e-5 relative. With no adapter
+//! at all, the test says why and returns.
+#![allow(clippy::expect_used)]
+
+use pollster::block_on;
+use serde_json::Value;
+use std::path::PathBuf;
+use stridelab_core::schedule::{trace_kernels, ScheduleOptions};
+use stridelab_core::uop::data::Data;
+use stridelab_gpu::{acquire, AcquireOptions, Error, Gpu, RunOptions};
+
+fn gpu() -> Option<Gpu> {
+    match block_on(acquire(&AcquireOptions::new())) {
+        Ok(g) => Some(g),
+        Err(Error::NoAdapter(why)) => {
+            eprintln!("skipped: no GPU adapter on this machine ({why})");
+            None
+        }
+        Err(e) => panic!("an adapter exists but no device: {e}"),
+    }
+}
+
+fn same(a: &Data, b: &Data) -> bool {
+    a.dtype() == b.dtype()
+        && a.len() == b.len()
+        && a.to_f64_vec().iter().zip(b.to_f64_vec()).all(|(x, y)| {
+            (x.is_nan() && y.is_nan())
+                || *x == y
+                || (a.dtype().is_float() && (x - y).abs() <= 1e-5 * y.abs().max(1e-6))
+        })
+}
+
+/// Runs every statement's kernels on the GPU; `None` when all agree.
+fn check(gpu: &Gpu, src: &str) -> Option<String> {
+    let (_, steps) = match trace_kernels(src, ScheduleOptions::default()) {
+        Ok(s) => s,
+        Err(e) => return Some(format!("schedule: {e}")),
+    };
+    for step in steps {
+        let out = match block_on(gpu.run_schedule(&step.schedule, &step.inputs, &RunOptions::new()))
+        {
+            Ok(o) => o,
+            Err(e) => return Some(format!("line {}: {e}", step.line)),
+        };
+        if out.timings.len() != step.schedule.kernels.len() {
+            return Some(format!(
+                "line {}: {} timings for {} kernels",
+                step.line,
+                out.timings.len(),
+                step.schedule.kernels.len()
+            ));
+        }
+        for (id, want) in &step.expected {
+            match out.outputs.get(id) {
+                Some(got) if same(got, want) => {}
+                got => {
+                    return Some(format!(
+                        "line {} `{}`: storage {id}\n got {got:?}\nwant {want:?}",
+                        step.line, step.source
+                    ))
+                }
+            }
+        }
+    }
+    None
+}
+
+fn fixture(file: &str) -> Vec<(String, String)> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(file);
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("json");
+    v["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap_or("").to_string(),
+                c["source"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn gpu_agrees_with_interpreter() {
+    let Some(gpu) = gpu() else { return };
+    let mut cases: Vec<(String, String)> = [
+        ("acceptance: fused exp-sum", "a = arange(4096.)\nb = ((a * 2 + 1).exp()).sum()"),
+        ("matmul with bias and relu", "a = arange(12.).reshape(3, 4)\nb = arange(8.).reshape(4, 2)\nc = arange(2.)\nd = ((a @ b) + c).relu()"),
+        ("matmul over several tiles", "a = (arange(1530.) / 100).reshape(34, 45)\nb = (arange(900.) / 50 - 3).reshape(45, 20)\nc = a @ b"),
+        ("batched matmul", "a = arange(24.).reshape(2, 3, 4)\nb = arange(40.).reshape(2, 4, 5)\nc = a @ b"),
+        ("uint8 store through a view", "a = arange(10, dtype=uint8)\na[1:7] = 200\nb = a * 3"),
+        ("bool outputs", "a = arange(6.)\nb = a > 2\nc = where(b, a, -a)"),
+        ("reduce boundary", "a = arange(6.).reshape(2, 3)\nb = (a - a.amax(1, keepdim=True)).exp()"),
+        ("store hazard", "a = arange(6.)\nb = a.view(2, 3)\nb[0] = b[1]"),
+        ("large elementwise", "a = arange(300000.)\nb = a * 0.5 + 1"),
+    ]
+    .iter()
+    .map(|(n, s)| (n.to_string(), s.to_string()))
+    .collect();
+    cases.extend(fixture("torch_ops.json"));
+    cases.extend(fixture("torch_inplace.json"));
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|(n, s)| check(&gpu, s).map(|e| format!("{n}: {e}")))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases disagree:\n{}",
+        failures.len(),
+        cases.len(),
+        failures
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    );
+}
