@@ -5,12 +5,14 @@
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use clap::{Subcommand, ValueEnum};
+use crate::kernels::{self, Backend};
+use clap::Subcommand;
 use serde_json::{json, Map, Value};
 use stridelab_core::capture;
 use stridelab_core::data::sha256_hex;
 use stridelab_core::model::{self, HostTensor};
 use stridelab_core::onnx;
+use stridelab_core::schedule::ScheduleOptions;
 use stridelab_core::uop::data::Data;
 
 /// The sample datasets shipped with the project, registered for every trace under these names.
@@ -46,14 +48,6 @@ pub fn dataset_files(specs: &[String]) -> Result<BTreeMap<String, Vec<u8>>, Stri
         files.insert(name.to_string(), bytes);
     }
     Ok(files)
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Backend {
-    /// The reference interpreter.
-    Cpu,
-    /// WebGPU through wgpu.
-    Wgpu,
 }
 
 #[derive(Subcommand)]
@@ -277,9 +271,6 @@ fn run(
     backend: Backend,
     json: bool,
 ) -> Result<(), String> {
-    if backend == Backend::Wgpu {
-        return Err("the wgpu backend is not available in this build; use --backend cpu".into());
-    }
     let m =
         onnx::read_model(file_name(model_path), &read(model_path)?).map_err(|e| e.to_string())?;
     let images = images(mnist, cifar, first)?;
@@ -289,11 +280,21 @@ fn run(
             m.inputs().len()
         ));
     };
-    let outputs = model::execute(&m, &[(input.name(), images)]).map_err(|e| e.to_string())?;
+    let mut exec = model::build(&m, &[(input.name(), images)]).map_err(|e| e.to_string())?;
+    // The interpreter defines the outputs; the backend runs the scheduled kernels and must
+    // agree with it (run_steps checks every written storage).
+    let (outputs, step) = exec
+        .scheduled(ScheduleOptions::default())
+        .map_err(|e| e.to_string())?;
+    let ran = kernels::run_steps(std::slice::from_ref(&step), backend, 1)?;
+    let ran: Vec<&kernels::Ran> = ran.iter().flatten().collect();
     if json {
-        println!("{}", outputs_json(&outputs, Vec::new()));
+        let ks = ran.iter().map(|r| kernels::kernel_json(r)).collect();
+        println!("{}", outputs_json(&outputs, ks));
     } else {
         print!("{}", outputs_text(&outputs));
+        let total: f64 = ran.iter().filter_map(|r| r.timing.time_ns()).sum();
+        println!("{} kernels, {:.3} ms in all", ran.len(), total / 1e6);
     }
     Ok(())
 }

@@ -80,7 +80,15 @@ fn check(args: &[String], stdin: Option<&str>, want: Want) {
                     "{args:?}: {a} vs {b}"
                 );
             }
-            assert!(v["kernels"].is_array(), "{args:?}");
+            // The scheduled kernels that ran, each with its WGSL.
+            let ks = v["kernels"].as_array().unwrap();
+            assert!(
+                !ks.is_empty()
+                    && ks
+                        .iter()
+                        .all(|k| k["wgsl"].as_str().is_some_and(|w| w.contains("@compute"))),
+                "{args:?}"
+            );
         }
         Want::Fails(part) => {
             assert_eq!(out.status.code(), Some(2), "{args:?}: {stdout} {stderr}");
@@ -135,7 +143,8 @@ fn model_commands() {
         (run(&["--cifar", &cifar_short]), Want::Fails("not a whole number of 3073-byte records".into())),
         (run(&["--cifar", &cifar_label]), Want::Fails("record 1 has label 10".into())),
         (run(&["--cifar", &data("cifar/sample_batch.bin"), "--first", "1"]), Want::Fails("input \"input\" has shape [1, 3, 32, 32]".into())),
-        (run(&["--mnist", &images, "--backend", "wgpu"]), Want::Fails("wgpu backend is not available".into())),
+        (run(&["--mnist", &images, "--first", "1", "--backend", "tpu"]), Want::Fails("invalid value 'tpu'".into())),
+        (run(&["--mnist", &images, "--first", "2", "--backend", "cpu"]), Want::Ok(s(&["1: class 2", "5 kernels"]))),
         (s(&["model", "run", &half, "--mnist", &images]), Want::Fails("half.onnx: not an ONNX model".into())),
         (s(&["model", "capture", &model, &cap_s, "--batch", "2"]), Want::Ok(vec![])),
         (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "2", "--json"]), Want::Ok(s(&["\"shape\":[2,10]", "\"name\":\"k4_conv\"", "\"ms\":"]))),

@@ -15,7 +15,8 @@ use std::collections::HashMap;
 
 use crate::error::{bail, Result};
 use crate::onnx::{self, TensorData};
-use crate::tensor::{check_numel, Engine, Tensor};
+use crate::schedule::{schedule_events, ScheduleOptions, StepKernels};
+use crate::tensor::{check_numel, Engine, Event, Tensor};
 use crate::trace::runner::Run;
 use crate::uop::data::Data;
 use crate::DType;
@@ -112,6 +113,54 @@ impl Execution {
             out.push((name, HostTensor::new(t.shape().to_vec(), data)?));
         }
         Ok(out)
+    }
+}
+
+impl Execution {
+    /// Realizes the outputs like [`Execution::outputs`] and also schedules everything that
+    /// took into fused kernels, packaged with the storages they start from and what the
+    /// interpreter left, so any kernel backend can run the model and be checked against it.
+    pub fn scheduled(
+        &mut self,
+        opts: ScheduleOptions,
+    ) -> Result<(Vec<(String, HostTensor)>, StepKernels)> {
+        let engine = &self.run.engine;
+        let before: Vec<Data> = (0..engine.storage_count())
+            .map(|i| engine.storage(i).data.clone())
+            .collect();
+        let start = engine.events().len();
+        let outputs = self.outputs()?;
+        let engine = &self.run.engine;
+        let end = engine.events().len();
+        let schedule = schedule_events(engine, start..end, opts)?;
+        // Storages the kernels fill start as zeros; the others as they were.
+        let mut inputs: Vec<Data> = (0..engine.storage_count())
+            .map(|i| {
+                before
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| engine.storage(i).data.clone())
+            })
+            .collect();
+        for e in &engine.events()[start..end] {
+            if let Event::Realize { storage, .. } = e {
+                let d = &inputs[*storage];
+                inputs[*storage] = Data::zeros(d.dtype(), d.len());
+            }
+        }
+        let expected = schedule
+            .written()
+            .into_iter()
+            .map(|s| (s, engine.storage(s).data.clone()))
+            .collect();
+        let step = StepKernels {
+            line: 1,
+            source: "model".to_string(),
+            schedule,
+            inputs,
+            expected,
+        };
+        Ok((outputs, step))
     }
 }
 
