@@ -96,6 +96,25 @@ fn capture_replays_like_the_model() {
     );
     assert!(replay.timings.iter().all(|t| t.elapsed == 1.0));
     assert!(manifest.kernels.iter().all(|k| k.op != "Constant"));
+    // Every op that computes became fused WGSL kernels writing its output buffer; Flatten is a
+    // view and became none.
+    for k in &manifest.kernels {
+        if k.op == "Flatten" {
+            assert!(k.gpu.is_empty(), "{}", k.name);
+            continue;
+        }
+        assert!(!k.gpu.is_empty(), "{}", k.name);
+        assert!(
+            k.gpu
+                .iter()
+                .all(|g| g.wgsl.contains("@compute") && g.wgsl.contains(&g.entry)),
+            "{}",
+            k.name
+        );
+        let last = k.gpu.last().unwrap();
+        assert_eq!(last.bindings[0].buffer, k.writes[0], "{}", k.name);
+        assert_eq!(last.bindings[0].access, "read_write");
+    }
     let convs: Vec<_> = manifest.kernels.iter().filter(|k| k.op == "Conv").collect();
     assert_eq!(convs.len(), 2);
     // conv1: 4 x 8 x 28 x 28 outputs, each 2 x (1 x 3 x 3) flops.
@@ -149,6 +168,7 @@ fn broken_captures() {
         ("missing weight tensor", |m, _| { let b = m.buffers.iter_mut().find(|b| b.weight.is_some()).unwrap(); b.weight.as_mut().unwrap().tensor = "nope".into() }, "decode", "tensor \"nope\" (buffer"),
         ("weight pin changed", |m, _| { let b = m.buffers.iter_mut().find(|b| b.weight.is_some()).unwrap(); b.weight.as_mut().unwrap().sha256 = "0".repeat(64) }, "decode", "sha256 mismatch: manifest pins 0000"),
         ("weight shape changed", |m, _| { let b = m.buffers.iter_mut().find(|b| b.weight.is_some()).unwrap(); b.shape.push(1) }, "decode", "the manifest says"),
+        ("GPU binding to nowhere", |m, _| m.kernels[0].gpu[0].bindings[0].buffer = 999, "decode", "binds buffer 999, which does not exist"),
         ("buffer size wrong", |m, _| m.buffers[0].size += 1, "decode", "does not match"),
         ("bad attribute", |m, _| { let k = m.kernels.iter_mut().find(|k| !k.attributes.is_empty()).unwrap(); let v = k.attributes.values_mut().next().unwrap(); *v = serde_json::json!({"bytes": 1}) }, "decode", "is not one of float, int"),
     ];

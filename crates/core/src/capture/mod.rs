@@ -16,12 +16,15 @@ use std::collections::{BTreeMap, HashMap};
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use serde::{Deserialize, Serialize};
 
+use crate::codegen::ir::BufRef;
+use crate::codegen::wgsl;
 use crate::data::sha256_hex;
 use crate::error::{bail, Error, Result};
 use crate::model::ops::Lower;
 use crate::model::HostTensor;
 use crate::onnx::{self, Attribute, Node, SUPPORTED_OPS};
-use crate::tensor::Tensor;
+use crate::schedule::{schedule_events, ScheduleOptions};
+use crate::tensor::{StorageRef, Tensor};
 use crate::trace::runner::Run;
 use crate::uop::data::Data;
 use crate::DType;
@@ -89,9 +92,10 @@ pub struct Kernel {
     pub op: String,
     #[serde(default)]
     pub attributes: BTreeMap<String, serde_json::Value>,
-    /// The kernel's WGSL source; `None` in a `cpu` capture.
+    /// The fused GPU kernels the scheduler made of this op, in dispatch order, each a
+    /// complete WGSL module with its bindings: what a WebGPU host replays.
     #[serde(default)]
-    pub wgsl: Option<String>,
+    pub gpu: Vec<GpuKernel>,
     pub bindings: Vec<Binding>,
     /// Buffer ids read, in the op's input order (`None` for an omitted optional input).
     pub reads: Vec<Option<usize>>,
@@ -100,6 +104,20 @@ pub struct Kernel {
     /// Workgroups in x, y, z.
     pub dispatch: [u64; 3],
     pub cost: Cost,
+}
+
+/// One WGSL compute kernel: its source, entry point, launch size and buffer bindings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuKernel {
+    pub name: String,
+    pub wgsl: String,
+    pub entry: String,
+    pub workgroup_size: [u32; 3],
+    pub workgroups: [u32; 3],
+    /// Binding `i` of bind group 0 is `bindings[i]` (binding 0 is the output).
+    pub bindings: Vec<Binding>,
+    /// Why the scheduler ended the kernel here.
+    pub reason: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -300,6 +318,13 @@ pub fn capture_model(
     let mut ids: HashMap<String, usize> = HashMap::new();
     let mut tensors: HashMap<usize, Tensor> = HashMap::new();
     let mut weights: Vec<(String, Data, Vec<usize>)> = Vec::new();
+    // Engine storage -> the buffer that owns it (the first buffer over it; later views alias).
+    let mut owner: HashMap<usize, usize> = HashMap::new();
+    let own = |owner: &mut HashMap<usize, usize>, t: &Tensor, id: usize| {
+        if let StorageRef::Realized(s) = t.storage() {
+            owner.entry(s).or_insert(id);
+        }
+    };
     let add = |buffers: &mut Vec<Buffer>,
                name: &str,
                role: Role,
@@ -322,7 +347,9 @@ pub fn capture_model(
     for (name, init) in model.initializers() {
         let h = HostTensor::from_onnx(init)?;
         let id = add(&mut buffers, name, Role::Weight, h.dtype(), h.shape());
-        tensors.insert(id, run.engine.from_data(h.data().clone(), h.shape())?);
+        let t = run.engine.from_data(h.data().clone(), h.shape())?;
+        own(&mut owner, &t, id);
+        tensors.insert(id, t);
         weights.push((name.clone(), h.data().clone(), h.shape().to_vec()));
         ids.insert(name.clone(), id);
     }
@@ -337,7 +364,9 @@ pub fn capture_model(
             );
         };
         let id = add(&mut buffers, decl.name(), Role::Input, h.dtype(), h.shape());
-        tensors.insert(id, run.engine.from_data(h.data().clone(), h.shape())?);
+        let t = run.engine.from_data(h.data().clone(), h.shape())?;
+        own(&mut owner, &t, id);
+        tensors.insert(id, t);
         ids.insert(decl.name().to_string(), id);
         input_ids.push(id);
     }
@@ -360,17 +389,89 @@ pub fn capture_model(
             let data = run.engine.values(t)?;
             let id = add(&mut buffers, name, Role::Weight, t.dtype(), t.shape());
             weights.push((name.clone(), data, t.shape().to_vec()));
-            tensors.insert(id, t.clone());
+            let t = run.engine.realize(t)?;
+            own(&mut owner, &t, id);
+            tensors.insert(id, t);
             ids.insert(name.clone(), id);
             continue;
         }
         let mut writes = Vec::new();
+        let events = run.engine.events().len();
         for (name, t) in node.outputs().iter().zip(&outs) {
             let t = run.engine.realize(t)?;
             let id = add(&mut buffers, name, Role::Intermediate, t.dtype(), t.shape());
+            own(&mut owner, &t, id);
             tensors.insert(id, t);
             ids.insert(name.clone(), id);
             writes.push(id);
+        }
+        // The fused kernels this op became, with their bindings resolved to buffers: temps
+        // get intermediate buffers, host-made constants (masks, divisors) weight buffers.
+        let sched = schedule_events(
+            &run.engine,
+            events..run.engine.events().len(),
+            ScheduleOptions::default(),
+        )?;
+        let temps: Vec<usize> = sched
+            .temps
+            .iter()
+            .enumerate()
+            .map(|(i, &(dt, len))| {
+                add(
+                    &mut buffers,
+                    &format!("{}.tmp{i}", node.outputs()[0]),
+                    Role::Intermediate,
+                    dt,
+                    &[len],
+                )
+            })
+            .collect();
+        let mut gpu = Vec::with_capacity(sched.kernels.len());
+        for gk in &sched.kernels {
+            let r = wgsl::render(gk)?;
+            let mut gb = Vec::with_capacity(gk.slots.len());
+            for (i, slot) in gk.slots.iter().enumerate() {
+                let buffer = match slot.buf {
+                    BufRef::Temp(t) => temps[t],
+                    BufRef::Storage(st) => match owner.get(&st) {
+                        Some(&b) => b,
+                        None => {
+                            let data = run.engine.storage(st).data.clone();
+                            let name = format!("{}.const{st}", node.outputs()[0]);
+                            let b = add(
+                                &mut buffers,
+                                &name,
+                                Role::Weight,
+                                data.dtype(),
+                                &[data.len()],
+                            );
+                            weights.push((name.clone(), data.clone(), vec![data.len()]));
+                            ids.insert(name, b);
+                            owner.insert(st, b);
+                            b
+                        }
+                    },
+                };
+                let access = if r.read_only.get(i).copied().unwrap_or(false) {
+                    "read"
+                } else {
+                    "read_write"
+                };
+                gb.push(Binding {
+                    binding: i as u32,
+                    buffer,
+                    access: access.into(),
+                });
+            }
+            gpu.push(GpuKernel {
+                name: gk.name.clone(),
+                wgsl: r.wgsl,
+                entry: r.entry.to_string(),
+                workgroup_size: r.workgroup_size,
+                workgroups: r.workgroups,
+                bindings: gb,
+                reason: gk.reason.clone(),
+            });
         }
         let reads: Vec<Option<usize>> = node
             .inputs()
@@ -419,7 +520,7 @@ pub fn capture_model(
             name: format!("k{k}_{}", node.op_type().to_lowercase()),
             op: node.op_type().to_string(),
             attributes,
-            wgsl: None,
+            gpu,
             bindings,
             reads,
             writes,
@@ -474,17 +575,34 @@ pub fn capture_model(
         "maxStorageBuffersPerShaderStage".to_string(),
         kernels
             .iter()
-            .map(|k| k.bindings.len() as u64)
+            .flat_map(|k| {
+                std::iter::once(k.bindings.len()).chain(k.gpu.iter().map(|g| g.bindings.len()))
+            })
+            .max()
+            .unwrap_or(0) as u64,
+    );
+    let gpu = || kernels.iter().flat_map(|k| k.gpu.iter());
+    limits.insert(
+        "maxComputeWorkgroupsPerDimension".to_string(),
+        kernels
+            .iter()
+            .map(|k| k.dispatch[0])
+            .chain(gpu().flat_map(|g| g.workgroups.map(u64::from)))
             .max()
             .unwrap_or(0),
     );
     limits.insert(
-        "maxComputeWorkgroupsPerDimension".to_string(),
-        kernels.iter().map(|k| k.dispatch[0]).max().unwrap_or(0),
-    );
-    limits.insert(
         "maxComputeInvocationsPerWorkgroup".to_string(),
-        WORKGROUP_SIZE,
+        gpu()
+            .map(|g| {
+                g.workgroup_size
+                    .iter()
+                    .map(|&n| u64::from(n))
+                    .product::<u64>()
+            })
+            .chain([WORKGROUP_SIZE])
+            .max()
+            .unwrap_or(WORKGROUP_SIZE),
     );
     let manifest = Manifest {
         format: FORMAT.into(),
@@ -696,6 +814,11 @@ impl Capture {
             }
             for (n, v) in &kernel.attributes {
                 attr_from_json(n, v)?;
+            }
+            for g in &kernel.gpu {
+                if let Some(b) = g.bindings.iter().find(|b| b.buffer >= m.buffers.len()) {
+                    bail!(Decode, "capture kernel {:?}: GPU kernel {:?} binds buffer {}, which does not exist", kernel.name, g.name, b.buffer);
+                }
             }
         }
         if let Some(&o) = m
