@@ -12,7 +12,10 @@ use std::path::{Path, PathBuf};
 use stridelab_core::trace::report::{run_json, ReportOptions};
 
 fn close(a: &[f64], b: &[f64]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= 1e-4 * y.abs().max(1.0))
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= 1e-4 * y.abs().max(1.0))
 }
 
 fn floats(v: &Value) -> Vec<f64> {
@@ -41,7 +44,10 @@ fn ints(v: &Value) -> Vec<i64> {
 fn check_torch(exp: &Value, got: &Value) -> Option<String> {
     let gerr = got["error"]["line"].as_u64();
     if exp["error_line"].as_u64() != gerr {
-        return Some(format!("error line: expected {} ({}), got {:?} ({})", exp["error_line"], exp["error"], gerr, got["error"]["message"]));
+        return Some(format!(
+            "error line: expected {} ({}), got {:?} ({})",
+            exp["error_line"], exp["error"], gerr, got["error"]["message"]
+        ));
     }
     if let (Some(kind), Some(_)) = (exp["error_kind"].as_str(), gerr) {
         if got["error"]["kind"].as_str() != Some(kind) {
@@ -82,7 +88,9 @@ fn check_torch(exp: &Value, got: &Value) -> Option<String> {
                 return Some(format!("{name}: version {} != {v}", g["torch"]["version"]));
             }
         }
-        for (classes, key) in [(&mut classes_exp, e["storage_class"].as_i64()), (&mut classes_got, g["torch"]["storage"].as_i64())] {
+        for (classes, key) in
+            [(&mut classes_exp, e["storage_class"].as_i64()), (&mut classes_got, g["torch"]["storage"].as_i64())]
+        {
             let key = key.unwrap_or(-1);
             match classes.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, v)) => v.push(name.clone()),
@@ -91,10 +99,13 @@ fn check_torch(exp: &Value, got: &Value) -> Option<String> {
         }
     }
     let norm = |c: Vec<(i64, Vec<String>)>| {
-        let mut v: Vec<Vec<String>> = c.into_iter().map(|(_, mut n)| {
-            n.sort();
-            n
-        }).collect();
+        let mut v: Vec<Vec<String>> = c
+            .into_iter()
+            .map(|(_, mut n)| {
+                n.sort();
+                n
+            })
+            .collect();
         v.sort();
         v
     };
@@ -136,10 +147,19 @@ fn run_cases(files: &[PathBuf]) -> (usize, Vec<String>) {
         for case in data["cases"].as_array().expect("cases") {
             let src = case["source"].as_str().expect("source");
             let got = run_json(src, ReportOptions::default());
-            let verdict = if case["expect"].get("error_line").is_some() { check_torch(&case["expect"], &got) } else { check_views(case, &got) };
+            let verdict = if case["expect"].get("error_line").is_some() {
+                check_torch(&case["expect"], &got)
+            } else {
+                check_views(case, &got)
+            };
             match verdict {
                 None => passed += 1,
-                Some(why) => failures.push(format!("{}: {}: {why}\n    {}", f.display(), case["name"], src.replace('\n', "\n    "))),
+                Some(why) => failures.push(format!(
+                    "{}: {}: {why}\n    {}",
+                    f.display(),
+                    case["name"],
+                    src.replace('\n', "\n    ")
+                )),
             }
         }
     }
@@ -166,7 +186,13 @@ fn assert_all(files: Vec<PathBuf>) {
     assert!(!files.is_empty(), "no fixture files found");
     let (passed, failures) = run_cases(&files);
     let shown: Vec<&String> = failures.iter().take(25).collect();
-    assert!(failures.is_empty(), "{} passed, {} failed:\n{}", passed, failures.len(), shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} passed, {} failed:\n{}",
+        passed,
+        failures.len(),
+        shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
+    );
     println!("{passed} cases passed");
 }
 
@@ -188,7 +214,8 @@ fn torch_ops() {
 #[test]
 fn shared_acceptance_sample() {
     let dir = root().join("../shared/acceptance");
-    let files: Vec<PathBuf> = ["torch_public.json", "tinygrad_public.json"].iter().map(|f| dir.join(f)).filter(|p| p.exists()).collect();
+    let files: Vec<PathBuf> =
+        ["torch_public.json", "tinygrad_public.json"].iter().map(|f| dir.join(f)).filter(|p| p.exists()).collect();
     if files.is_empty() {
         println!("skipped: ../shared/acceptance is not beside this checkout");
         return;

@@ -32,7 +32,8 @@ fn root() -> PathBuf {
 /// Runs a command in the workspace root, failing with its command line if it fails.
 fn run(program: &str, args: &[&str]) -> Result {
     eprintln!("+ {program} {}", args.join(" "));
-    let status = Command::new(program).args(args).current_dir(root()).status().map_err(|e| format!("{program}: {e}"))?;
+    let status =
+        Command::new(program).args(args).current_dir(root()).status().map_err(|e| format!("{program}: {e}"))?;
     if status.success() {
         Ok(())
     } else {
@@ -61,7 +62,11 @@ fn ensure_vulkan_driver() -> Result {
     if present || !cfg!(target_os = "linux") {
         return Ok(());
     }
-    let root = Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false);
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false);
     let apt = ["apt-get", "install", "-y", "mesa-vulkan-drivers"];
     if root {
         run(apt[0], &apt[1..])
@@ -107,7 +112,8 @@ fn serve() -> Result {
 const TRUNK_VERSION: &str = "0.21";
 
 fn ensure_web_tools() -> Result {
-    let targets = Command::new("rustup").args(["target", "list", "--installed"]).output().map_err(|e| format!("rustup: {e}"))?;
+    let targets =
+        Command::new("rustup").args(["target", "list", "--installed"]).output().map_err(|e| format!("rustup: {e}"))?;
     if !String::from_utf8_lossy(&targets.stdout).lines().any(|l| l.trim() == "wasm32-unknown-unknown") {
         run("rustup", &["target", "add", "wasm32-unknown-unknown"])?;
     }

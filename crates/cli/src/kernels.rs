@@ -25,18 +25,16 @@ fn same(a: &Data, b: &Data) -> bool {
     a.dtype() == b.dtype()
         && a.len() == b.len()
         && a.to_f64_vec().iter().zip(b.to_f64_vec()).all(|(x, y)| {
-            (x.is_nan() && y.is_nan())
-                || *x == y
-                || (a.dtype().is_float() && (x - y).abs() <= 1e-5 * y.abs().max(1e-6))
+            (x.is_nan() && y.is_nan()) || *x == y || (a.dtype().is_float() && (x - y).abs() <= 1e-5 * y.abs().max(1e-6))
         })
 }
 
 /// The GPU for `backend`, when it needs one.
 pub fn device(backend: Backend) -> Result<Option<Gpu>, String> {
     match backend {
-        Backend::Wgpu => pollster::block_on(stridelab_gpu::acquire(&Default::default()))
-            .map(Some)
-            .map_err(|e| format!("wgpu: {e}")),
+        Backend::Wgpu => {
+            pollster::block_on(stridelab_gpu::acquire(&Default::default())).map(Some).map_err(|e| format!("wgpu: {e}"))
+        }
         Backend::Cpu => Ok(None),
     }
 }
@@ -44,20 +42,14 @@ pub fn device(backend: Backend) -> Result<Option<Gpu>, String> {
 /// The schedule's limits: the adapter's storage buffers per stage when running on one.
 pub fn schedule_options(gpu: Option<&Gpu>) -> ScheduleOptions {
     match gpu {
-        Some(g) => ScheduleOptions {
-            max_buffers: g.limits().max_storage_buffers_per_shader_stage as usize,
-        },
+        Some(g) => ScheduleOptions { max_buffers: g.limits().max_storage_buffers_per_shader_stage as usize },
         None => ScheduleOptions::default(),
     }
 }
 
 /// Runs every step's kernels; `Err` on a backend failure or a result that differs from the
 /// interpreter's.
-pub fn run_steps(
-    steps: &[StepKernels],
-    gpu: Option<&Gpu>,
-    repeats: u32,
-) -> Result<Vec<Vec<Ran>>, String> {
+pub fn run_steps(steps: &[StepKernels], gpu: Option<&Gpu>, repeats: u32) -> Result<Vec<Vec<Ran>>, String> {
     let mut clock = 0.0;
     steps
         .iter()
@@ -83,14 +75,7 @@ fn run_gpu(gpu: &Gpu, step: &StepKernels, repeats: u32) -> Result<Vec<Ran>, Stri
             }
         }
     }
-    Ok(step
-        .schedule
-        .kernels
-        .iter()
-        .cloned()
-        .zip(out.timings)
-        .map(|(kernel, timing)| Ran { kernel, timing })
-        .collect())
+    Ok(step.schedule.kernels.iter().cloned().zip(out.timings).map(|(kernel, timing)| Ran { kernel, timing }).collect())
 }
 
 fn run_cpu(step: &StepKernels, repeats: u32, clock: &mut f64) -> Result<Vec<Ran>, String> {
@@ -102,14 +87,11 @@ fn run_cpu(step: &StepKernels, repeats: u32, clock: &mut f64) -> Result<Vec<Ran>
     // Every repeat starts from the inputs: in-place kernels are not idempotent.
     for rep in 0..repeats.max(1) {
         let mut storages = step.inputs.clone();
-        let mut bufs = cpu::Buffers {
-            storages: &mut storages,
-            temps: s.temps.iter().map(|&(d, n)| Data::zeros(d, n)).collect(),
-        };
+        let mut bufs =
+            cpu::Buffers { storages: &mut storages, temps: s.temps.iter().map(|&(d, n)| Data::zeros(d, n)).collect() };
         for (i, k) in s.kernels.iter().enumerate() {
             let t = std::time::Instant::now();
-            cpu::execute(k, &mut bufs)
-                .map_err(|e| format!("line {}: {}: {e}", step.line, k.name))?;
+            cpu::execute(k, &mut bufs).map_err(|e| format!("line {}: {}: {e}", step.line, k.name))?;
             let ns = t.elapsed().as_nanos() as f64;
             if rep == 0 {
                 starts[i] = *clock;
@@ -136,18 +118,8 @@ fn run_cpu(step: &StepKernels, repeats: u32, clock: &mut f64) -> Result<Vec<Ran>
         .map(|(i, k)| {
             let spec = kernel_spec(k, &|_| 0).map_err(|e| e.to_string())?;
             let span: f64 = samples[i].iter().sum();
-            let timing = KernelTiming::measured(
-                &spec,
-                TimingSource::Cpu,
-                resolution,
-                &samples[i],
-                starts[i],
-                span,
-            );
-            Ok(Ran {
-                kernel: k.clone(),
-                timing,
-            })
+            let timing = KernelTiming::measured(&spec, TimingSource::Cpu, resolution, &samples[i], starts[i], span);
+            Ok(Ran { kernel: k.clone(), timing })
         })
         .collect()
 }

@@ -2,6 +2,7 @@
 //! traces into share links and back. A thin shell over `stridelab-core`: no tensor logic here.
 
 mod kernels;
+mod model;
 
 use clap::{Parser, Subcommand};
 use kernels::Backend;
@@ -38,6 +39,9 @@ enum Command {
         /// Add the UOp graph as a node table.
         #[arg(long)]
         graph: bool,
+        /// Register a dataset file for `dataset(NAME)` (the samples are always registered).
+        #[arg(long = "file", value_name = "NAME=PATH")]
+        files: Vec<String>,
         /// Schedule the trace into kernels and run them on this backend (adds `kernels`).
         #[arg(long, value_enum)]
         backend: Option<Backend>,
@@ -59,6 +63,9 @@ enum Command {
         #[arg(long)]
         trace_out: Option<String>,
     },
+    /// Run ONNX models on dataset images and write captures.
+    #[command(subcommand)]
+    Model(model::ModelCommand),
     /// Print a share link that replays the trace exactly.
     Url {
         /// FILE or `-`.
@@ -77,15 +84,11 @@ enum Command {
 fn read_input(input: &str) -> Result<String, String> {
     if input == "-" {
         let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .map_err(|e| format!("reading standard input: {e}"))?;
+        std::io::stdin().read_to_string(&mut s).map_err(|e| format!("reading standard input: {e}"))?;
         return Ok(s);
     }
     if share::looks_like_link(input) && !std::path::Path::new(input).exists() {
-        return share::decode(input)
-            .map(|s| s.trace)
-            .map_err(|e| e.to_string());
+        return share::decode(input).map(|s| s.trace).map_err(|e| e.to_string());
     }
     std::fs::read_to_string(input).map_err(|e| format!("{input}: {e}"))
 }
@@ -93,15 +96,8 @@ fn read_input(input: &str) -> Result<String, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run {
-            input,
-            json,
-            steps,
-            graph,
-            backend,
-            repeats,
-            trace_out,
-        } => {
+        Command::Model(cmd) => model::main(cmd),
+        Command::Run { input, json, steps, graph, files, backend, repeats, trace_out } => {
             let src = match read_input(&input) {
                 Ok(s) => s,
                 Err(e) => {
@@ -109,15 +105,20 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            let files = match model::dataset_files(&files) {
+                Ok(f) => f,
+                Err(e) => {
+                    eprintln!("stridelab: {e}");
+                    return ExitCode::from(2);
+                }
+            };
             let opts = ReportOptions { steps, graph };
             let Some(backend) = backend else {
-                let mut run = Run::run_source(&src);
+                let mut run = Run::with_files(files).run_text(&src);
                 let rep = report::report(&mut run, opts);
                 let mut out = std::io::BufWriter::new(std::io::stdout().lock());
                 let written = if json {
-                    serde_json::to_writer(&mut out, &rep)
-                        .map_err(std::io::Error::from)
-                        .and_then(|_| writeln!(out))
+                    serde_json::to_writer(&mut out, &rep).map_err(std::io::Error::from).and_then(|_| writeln!(out))
                 } else {
                     let value = serde_json::to_value(&rep).unwrap_or_default();
                     write!(out, "{}", table(&value))
@@ -137,10 +138,8 @@ fn main() -> ExitCode {
                 }
             };
             let mut rep = serde_json::to_value(report::report(&mut run, opts)).unwrap_or_default();
-            let per_step: Vec<Vec<serde_json::Value>> = ran
-                .iter()
-                .map(|rs| rs.iter().map(kernels::kernel_json).collect())
-                .collect();
+            let per_step: Vec<Vec<serde_json::Value>> =
+                ran.iter().map(|rs| rs.iter().map(kernels::kernel_json).collect()).collect();
             if let Some(arr) = rep["steps"].as_array_mut() {
                 for (s, ks) in arr.iter_mut().zip(&per_step) {
                     s["kernels"] = serde_json::Value::Array(ks.clone());
@@ -161,12 +160,7 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Command::Kernels {
-            input,
-            backend,
-            repeats,
-            trace_out,
-        } => {
+        Command::Kernels { input, backend, repeats, trace_out } => {
             let result = read_input(&input).and_then(|src| scheduled(&src, backend, repeats));
             match result {
                 Ok((_, steps_k, ran)) => {
@@ -185,25 +179,9 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Url {
-            input,
-            base,
-            step,
-            tensor,
-        } => match read_input(&input) {
+        Command::Url { input, base, step, tensor } => match read_input(&input) {
             Ok(trace) => {
-                println!(
-                    "{}",
-                    share::link(
-                        &SharedTrace {
-                            trace,
-                            step,
-                            tensor,
-                            backend: None
-                        },
-                        &base
-                    )
-                );
+                println!("{}", share::link(&SharedTrace { trace, step, tensor, backend: None }, &base));
                 ExitCode::SUCCESS
             }
             Err(e) => {
@@ -214,11 +192,7 @@ fn main() -> ExitCode {
     }
 }
 
-type Scheduled = (
-    Run,
-    Vec<stridelab_core::schedule::StepKernels>,
-    Vec<Vec<kernels::Ran>>,
-);
+type Scheduled = (Run, Vec<stridelab_core::schedule::StepKernels>, Vec<Vec<kernels::Ran>>);
 
 /// Runs the trace statement by statement, schedules each statement and runs its kernels.
 fn scheduled(src: &str, backend: Backend, repeats: u32) -> Result<Scheduled, String> {
@@ -234,14 +208,12 @@ fn scheduled(src: &str, backend: Backend, repeats: u32) -> Result<Scheduled, Str
 }
 
 fn write_trace(path: &str, backend: Backend, ran: &[Vec<kernels::Ran>]) -> Result<(), String> {
-    let timings: Vec<stridelab_gpu::KernelTiming> =
-        ran.iter().flatten().map(|r| r.timing.clone()).collect();
+    let timings: Vec<stridelab_gpu::KernelTiming> = ran.iter().flatten().map(|r| r.timing.clone()).collect();
     let name = match backend {
         Backend::Cpu => "stridelab cpu",
         Backend::Wgpu => "stridelab wgpu",
     };
-    std::fs::write(path, stridelab_gpu::chrome_trace(name, &timings))
-        .map_err(|e| format!("{path}: {e}"))
+    std::fs::write(path, stridelab_gpu::chrome_trace(name, &timings)).map_err(|e| format!("{path}: {e}"))
 }
 
 /// The human-readable report: one block per tensor, then the error if the run stopped.
@@ -258,11 +230,7 @@ fn table(rep: &serde_json::Value) -> String {
     for (name, t) in tensors {
         let torch = &t["torch"];
         let bridge = &t["bridge"];
-        let flag = if bridge["matches_torch"].as_bool() == Some(true) {
-            ""
-        } else {
-            "  <- differs"
-        };
+        let flag = if bridge["matches_torch"].as_bool() == Some(true) { "" } else { "  <- differs" };
         let _ = writeln!(
             out,
             "{:<10} {:<14} {:<8} {:<14} {:>6} {:>7} {:<5} {:<6} {:<22}{}",
@@ -272,11 +240,7 @@ fn table(rep: &serde_json::Value) -> String {
             torch["strides"].to_string(),
             torch["storage_offset"].to_string(),
             torch["storage"].to_string(),
-            if torch["is_view"].as_bool() == Some(true) {
-                "view"
-            } else {
-                "copy"
-            },
+            if torch["is_view"].as_bool() == Some(true) { "view" } else { "copy" },
             t["views"].as_array().map_or(0, Vec::len),
             format!("{} +{}", bridge["strides"], bridge["storage_offset"]),
             flag
@@ -290,27 +254,13 @@ fn table(rep: &serde_json::Value) -> String {
         );
         let vals = t["values"]
             .as_array()
-            .map(|v| {
-                v.iter()
-                    .take(16)
-                    .map(|x| x.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            })
+            .map(|v| v.iter().take(16).map(|x| x.to_string()).collect::<Vec<_>>().join(", "))
             .unwrap_or_default();
-        let more = if t["values"].as_array().map_or(0, Vec::len) > 16 {
-            ", ..."
-        } else {
-            ""
-        };
+        let more = if t["values"].as_array().map_or(0, Vec::len) > 16 { ", ..." } else { "" };
         let _ = writeln!(out, "{:<10} values [{vals}{more}]", "");
     }
     if let Some(e) = rep["error"].as_object() {
-        let col = e
-            .get("column")
-            .and_then(|c| c.as_u64())
-            .map(|c| format!(":{c}"))
-            .unwrap_or_default();
+        let col = e.get("column").and_then(|c| c.as_u64()).map(|c| format!(":{c}")).unwrap_or_default();
         let _ = writeln!(
             out,
             "error at line {}{col} ({}): {}",

@@ -16,7 +16,11 @@ fn stridelab(args: &[&str], stdin: &str) -> (bool, String, String) {
         .expect("the binary runs");
     child.stdin.take().expect("stdin is piped").write_all(stdin.as_bytes()).expect("stdin accepts the trace");
     let out = child.wait_with_output().expect("the binary finishes");
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 const TRACE: &str = "# a comment\na = arange(12.).reshape(3, 4)\nb = a.t()[1:]\nb += 100\nc = a.flip(0)\n";

@@ -29,10 +29,7 @@ const FIELDS: &[&str] = &[
 ];
 
 fn stridelab(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_stridelab"))
-        .args(args)
-        .output()
-        .expect("run the binary");
+    let out = Command::new(env!("CARGO_BIN_EXE_stridelab")).args(args).output().expect("run the binary");
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -64,41 +61,26 @@ fn check(backend: &str, dir: &std::path::Path) -> Option<()> {
     assert!(ok, "{backend}: {stderr}");
     let rep: Value = serde_json::from_str(&stdout).expect("json report");
     assert_eq!(rep["version"], 1);
-    let per_step: Vec<usize> = rep["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["kernels"].as_array().map_or(usize::MAX, Vec::len))
-        .collect();
+    let per_step: Vec<usize> =
+        rep["steps"].as_array().unwrap().iter().map(|s| s["kernels"].as_array().map_or(usize::MAX, Vec::len)).collect();
     // arange makes no kernel; the fused exp-sum, the matmul, bias+relu and the store one each.
     assert_eq!(per_step, vec![0, 1, 1, 1, 1], "{backend}");
     let total = rep["kernels"].as_array().unwrap();
     assert_eq!(total.len(), 4);
     let kinds: Vec<&str> = total.iter().map(|k| k["kind"].as_str().unwrap()).collect();
-    assert_eq!(
-        kinds,
-        ["reduce", "matmul", "elementwise", "store"],
-        "{backend}"
-    );
+    assert_eq!(kinds, ["reduce", "matmul", "elementwise", "store"], "{backend}");
     for k in total {
         for f in FIELDS {
             assert!(k.get(*f).is_some(), "{backend}: kernel lacks {f}: {k}");
         }
         assert!(k["wgsl"].as_str().unwrap().contains("@compute"));
         assert_eq!(k["repeats"], 2);
-        assert!(
-            k["time_ns"].is_number() || k["below_resolution"] == true,
-            "{backend}: {k}"
-        );
+        assert!(k["time_ns"].is_number() || k["below_resolution"] == true, "{backend}: {k}");
     }
     assert_eq!(rep["tensors"]["d"]["values"][0], 1.5);
     let trace: Value = serde_json::from_str(&std::fs::read_to_string(&trace_out).unwrap()).unwrap();
     let events = trace["traceEvents"].as_array().unwrap();
-    assert_eq!(
-        events.iter().filter(|e| e["ph"] == "X").count(),
-        4,
-        "{backend}"
-    );
+    assert_eq!(events.iter().filter(|e| e["ph"] == "X").count(), 4, "{backend}");
     Some(())
 }
 
@@ -106,25 +88,13 @@ fn check(backend: &str, dir: &std::path::Path) -> Option<()> {
 fn run_reports_kernels_on_each_backend() {
     let dir = std::env::temp_dir().join(format!("stridelab-cli-kernels-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let ran: Vec<&str> = ["cpu", "wgpu"]
-        .into_iter()
-        .filter(|b| check(b, &dir).is_some())
-        .collect();
+    let ran: Vec<&str> = ["cpu", "wgpu"].into_iter().filter(|b| check(b, &dir).is_some()).collect();
     assert!(ran.contains(&"cpu"), "the CPU backend always runs");
     let file = dir.join("t.trace");
     let (ok, stdout, stderr) = stridelab(&["kernels", file.to_str().unwrap()]);
     assert!(ok, "{stderr}");
-    for want in [
-        "r_4096",
-        "mm_3_2_4",
-        "realize point",
-        "store/assign",
-        "var<workgroup> ta",
-    ] {
-        assert!(
-            stdout.contains(want),
-            "kernels output lacks {want}:\n{stdout}"
-        );
+    for want in ["r_4096", "mm_3_2_4", "realize point", "store/assign", "var<workgroup> ta"] {
+        assert!(stdout.contains(want), "kernels output lacks {want}:\n{stdout}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -18,18 +18,12 @@ const TRACES: &[&str] = &[
 ];
 
 fn codegen(c: &mut Criterion) {
-    let runs: Vec<_> = TRACES
-        .iter()
-        .map(|t| trace_kernels(t, ScheduleOptions::default()).unwrap().0)
-        .collect();
+    let runs: Vec<_> = TRACES.iter().map(|t| trace_kernels(t, ScheduleOptions::default()).unwrap().0).collect();
     let kernels: usize = runs
         .iter()
         .flat_map(|r| {
             r.steps.iter().map(move |s| {
-                schedule_events(&r.engine, s.events.clone(), ScheduleOptions::default())
-                    .unwrap()
-                    .kernels
-                    .len()
+                schedule_events(&r.engine, s.events.clone(), ScheduleOptions::default()).unwrap().kernels.len()
             })
         })
         .sum();
@@ -39,9 +33,7 @@ fn codegen(c: &mut Criterion) {
         b.iter(|| {
             for r in &runs {
                 for s in &r.steps {
-                    let sched =
-                        schedule_events(&r.engine, s.events.clone(), ScheduleOptions::default())
-                            .unwrap();
+                    let sched = schedule_events(&r.engine, s.events.clone(), ScheduleOptions::default()).unwrap();
                     for k in &sched.kernels {
                         std::hint::black_box(wgsl::render(k).unwrap());
                     }
@@ -73,10 +65,7 @@ fn executor(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("ir", name), |b| {
             b.iter(|| {
                 let mut storages: Vec<Data> = inputs.clone();
-                let mut bufs = cpu::Buffers {
-                    storages: &mut storages,
-                    temps: Vec::new(),
-                };
+                let mut bufs = cpu::Buffers { storages: &mut storages, temps: Vec::new() };
                 for k in &step.schedule.kernels {
                     cpu::execute(k, &mut bufs).unwrap();
                 }

@@ -17,26 +17,15 @@ fn hundred_line_trace() -> SharedTrace {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    SharedTrace {
-        trace,
-        step: Some(57),
-        tensor: Some("b57".to_string()),
-        backend: Some("tinygrad".to_string()),
-    }
+    SharedTrace { trace, step: Some(57), tensor: Some("b57".to_string()), backend: Some("tinygrad".to_string()) }
 }
 
 fn share(c: &mut Criterion) {
     let state = hundred_line_trace();
-    c.bench_function("share/encode+decode 100 lines", |b| {
-        b.iter(|| decode(&encode(black_box(&state))))
-    });
+    c.bench_function("share/encode+decode 100 lines", |b| b.iter(|| decode(&encode(black_box(&state)))));
     let fragment = encode(&state);
-    c.bench_function("share/encode 100 lines", |b| {
-        b.iter(|| encode(black_box(&state)))
-    });
-    c.bench_function("share/decode 100 lines", |b| {
-        b.iter(|| decode(black_box(&fragment)))
-    });
+    c.bench_function("share/encode 100 lines", |b| b.iter(|| encode(black_box(&state))));
+    c.bench_function("share/decode 100 lines", |b| b.iter(|| decode(black_box(&fragment))));
 }
 
 criterion_group!(benches, share);

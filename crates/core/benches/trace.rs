@@ -23,8 +23,16 @@ const VIEWS: &[&str] = &[
     "k = a.unfold(2, 4, 4)",
 ];
 
-const WRITES: &[&str] =
-    &["a += 1", "b.add_(2)", "c.mul_(0.5)", "d[3:5] = 7", "e.zero_()", "a[0] = a[1].clone()", "g.fill_(3)", "k.clamp_(0, 100)"];
+const WRITES: &[&str] = &[
+    "a += 1",
+    "b.add_(2)",
+    "c.mul_(0.5)",
+    "d[3:5] = 7",
+    "e.zero_()",
+    "a[0] = a[1].clone()",
+    "g.fill_(3)",
+    "k.clamp_(0, 100)",
+];
 
 /// A 1,000-statement trace over a 4,096-element tensor: the view ops, then `n - 11` statements
 /// cycling through `pool`.
@@ -51,7 +59,8 @@ fn replay(c: &mut Criterion) {
 
 fn interpreter(c: &mut Criterion) {
     let n = 1 << 22;
-    let storages = vec![Data::F32((0..n).map(|i| i as f32 * 0.5).collect()), Data::F32((0..n).map(|i| 1.0 - i as f32).collect())];
+    let storages =
+        vec![Data::F32((0..n).map(|i| i as f32 * 0.5).collect()), Data::F32((0..n).map(|i| 1.0 - i as f32).collect())];
     let mut g = Graph::new();
     let a = g.push(Op::Buffer(0), DType::Float32, vec![n], vec![]);
     let b = g.push(Op::Buffer(1), DType::Float32, vec![n], vec![]);

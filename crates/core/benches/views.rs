@@ -39,20 +39,13 @@ fn tracker_chain(st: &ShapeTracker) -> Result<ShapeTracker> {
 
 fn views(c: &mut Criterion) {
     let start = View::contiguous(&[2, 4, 3, 5]);
-    assert!(
-        matches!(chain(&start), Ok(Some(_))),
-        "the benchmark chain must stay one view"
-    );
+    assert!(matches!(chain(&start), Ok(Some(_))), "the benchmark chain must stay one view");
     let mut g = c.benchmark_group("views");
     g.throughput(Throughput::Elements(CHAIN_OPS));
-    g.bench_function("view_movement_chain", |b| {
-        b.iter(|| chain(black_box(&start)))
-    });
+    g.bench_function("view_movement_chain", |b| b.iter(|| chain(black_box(&start))));
     let st = ShapeTracker::from_shape(&[2, 4, 3, 5]);
     assert!(matches!(tracker_chain(&st), Ok(t) if t.views().len() == 1));
-    g.bench_function("tracker_movement_chain", |b| {
-        b.iter(|| tracker_chain(black_box(&st)))
-    });
+    g.bench_function("tracker_movement_chain", |b| b.iter(|| tracker_chain(black_box(&st))));
     g.finish();
 
     // The interpreter's gather: 2^22 offsets of a transposed, padded, flipped view, and of a

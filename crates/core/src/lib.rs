@@ -6,10 +6,12 @@
 //! [`shape`], and whose computation is a lazy graph in [`uop`], realized by the reference
 //! interpreter. [`share`] turns a trace into a link and back.
 
+pub mod capture;
 pub mod codegen;
 pub mod data;
 pub mod dtype;
 pub mod error;
+pub mod model;
 pub mod nn_ops;
 pub mod onnx;
 pub mod schedule;

@@ -29,11 +29,7 @@ impl Window2d {
 
     /// PyTorch's `pooling_output_shape` for spatial dim `d` of size `i` (padding included).
     fn pool_out(&self, d: usize, i: usize) -> i64 {
-        let (k, s, p) = (
-            self.effective(d) as i64,
-            self.stride[d] as i64,
-            self.padding[d] as i64,
-        );
+        let (k, s, p) = (self.effective(d) as i64, self.stride[d] as i64, self.padding[d] as i64);
         let span = i as i64 + 2 * p - k + if self.ceil_mode { s - 1 } else { 0 };
         let mut out = span.div_euclid(s) + 1;
         // The last window must start inside the input or its left padding.
@@ -120,96 +116,47 @@ impl Engine {
     /// `o * stride + j * dilation`. Only movement ops: a strided repeat of the input, shrunk
     /// and reshaped so the windows line up without a gather op. The caller checks that each
     /// window fits (`dilation * (k - 1) + 1 <= size`).
-    pub(crate) fn pool_node(
-        &mut self,
-        node: UOpId,
-        k: &[usize],
-        s: &[usize],
-        d: &[usize],
-    ) -> UOpId {
+    pub(crate) fn pool_node(&mut self, node: UOpId, k: &[usize], s: &[usize], d: &[usize]) -> UOpId {
         let shape = self.shape_of_node(node);
         let nk = k.len();
         let lead = shape.len() - nk;
         let noop: Vec<usize> = shape[..lead].to_vec();
         let i_: Vec<usize> = shape[lead..].to_vec();
-        assert!(
-            i_.iter()
-                .zip(k)
-                .zip(d)
-                .all(|((&i, &k), &d)| d * (k - 1) < i),
-            "pool window larger than the input"
-        );
-        let o_: Vec<usize> = (0..nk)
-            .map(|j| (i_[j] - d[j] * (k[j] - 1)).div_ceil(s[j]))
-            .collect();
+        assert!(i_.iter().zip(k).zip(d).all(|((&i, &k), &d)| d * (k - 1) < i), "pool window larger than the input");
+        let o_: Vec<usize> = (0..nk).map(|j| (i_[j] - d[j] * (k[j] - 1)).div_ceil(s[j])).collect();
         let keep = |v: &[usize]| -> Vec<(usize, usize)> { v.iter().map(|&n| (0, n)).collect() };
         let mut x = node;
         if (0..nk).any(|j| k[j] > s[j] || d[j] != 1) {
             // Row stride `i * f + d` makes consecutive window offsets `d` apart; `f` doubles it
             // when the strided outputs would otherwise run past one repeat of the input.
-            let f: Vec<usize> = (0..nk)
-                .map(|j| 1 + usize::from(o_[j] * s[j] > i_[j] - d[j] * (k[j] - 1)))
-                .collect();
+            let f: Vec<usize> = (0..nk).map(|j| 1 + usize::from(o_[j] * s[j] > i_[j] - d[j] * (k[j] - 1))).collect();
             let row: Vec<usize> = (0..nk).map(|j| i_[j] * f[j] + d[j]).collect();
             let reps: Vec<usize> = (0..nk).map(|j| (k[j] * row[j]).div_ceil(i_[j])).collect();
             // repeat: (..., 1, i, 1, i) -> (..., r, i, r, i) -> (..., r*i, r*i)
-            let spread: Vec<usize> = noop
-                .iter()
-                .copied()
-                .chain((0..nk).flat_map(|j| [1, i_[j]]))
-                .collect();
-            let wide: Vec<usize> = noop
-                .iter()
-                .copied()
-                .chain((0..nk).flat_map(|j| [reps[j], i_[j]]))
-                .collect();
-            let tiled: Vec<usize> = noop
-                .iter()
-                .copied()
-                .chain((0..nk).map(|j| reps[j] * i_[j]))
-                .collect();
+            let spread: Vec<usize> = noop.iter().copied().chain((0..nk).flat_map(|j| [1, i_[j]])).collect();
+            let wide: Vec<usize> = noop.iter().copied().chain((0..nk).flat_map(|j| [reps[j], i_[j]])).collect();
+            let tiled: Vec<usize> = noop.iter().copied().chain((0..nk).map(|j| reps[j] * i_[j])).collect();
             x = self.movement(x, Op::Reshape(spread));
             x = self.movement(x, Op::Expand(wide));
             x = self.movement(x, Op::Reshape(tiled));
             // dilation: (..., k, i*f + d)
-            let cut: Vec<(usize, usize)> = keep(&noop)
-                .into_iter()
-                .chain((0..nk).map(|j| (0, k[j] * row[j])))
-                .collect();
+            let cut: Vec<(usize, usize)> = keep(&noop).into_iter().chain((0..nk).map(|j| (0, k[j] * row[j]))).collect();
             x = self.movement(x, Op::Shrink(cut));
-            let rows: Vec<usize> = noop
-                .iter()
-                .copied()
-                .chain((0..nk).flat_map(|j| [k[j], row[j]]))
-                .collect();
+            let rows: Vec<usize> = noop.iter().copied().chain((0..nk).flat_map(|j| [k[j], row[j]])).collect();
             x = self.movement(x, Op::Reshape(rows));
             // stride: (..., k, o, s), then keep the first of each stride group: (..., k, o)
-            let cut: Vec<(usize, usize)> = keep(&noop)
-                .into_iter()
-                .chain((0..nk).flat_map(|j| [(0, k[j]), (0, o_[j] * s[j])]))
-                .collect();
+            let cut: Vec<(usize, usize)> =
+                keep(&noop).into_iter().chain((0..nk).flat_map(|j| [(0, k[j]), (0, o_[j] * s[j])])).collect();
             x = self.movement(x, Op::Shrink(cut));
-            let groups: Vec<usize> = noop
-                .iter()
-                .copied()
-                .chain((0..nk).flat_map(|j| [k[j], o_[j], s[j]]))
-                .collect();
+            let groups: Vec<usize> = noop.iter().copied().chain((0..nk).flat_map(|j| [k[j], o_[j], s[j]])).collect();
             x = self.movement(x, Op::Reshape(groups));
-            let cut: Vec<(usize, usize)> = keep(&noop)
-                .into_iter()
-                .chain((0..nk).flat_map(|j| [(0, k[j]), (0, o_[j]), (0, 1)]))
-                .collect();
+            let cut: Vec<(usize, usize)> =
+                keep(&noop).into_iter().chain((0..nk).flat_map(|j| [(0, k[j]), (0, o_[j]), (0, 1)])).collect();
             x = self.movement(x, Op::Shrink(cut));
-            let ko: Vec<usize> = noop
-                .iter()
-                .copied()
-                .chain((0..nk).flat_map(|j| [k[j], o_[j]]))
-                .collect();
+            let ko: Vec<usize> = noop.iter().copied().chain((0..nk).flat_map(|j| [k[j], o_[j]])).collect();
             x = self.movement(x, Op::Reshape(ko));
-            let perm: Vec<usize> = (0..lead)
-                .chain((0..nk).map(|j| lead + 2 * j + 1))
-                .chain((0..nk).map(|j| lead + 2 * j))
-                .collect();
+            let perm: Vec<usize> =
+                (0..lead).chain((0..nk).map(|j| lead + 2 * j + 1)).chain((0..nk).map(|j| lead + 2 * j)).collect();
             return self.movement(x, Op::Permute(perm));
         }
         // Windows no wider than the stride and no dilation: split each dim into (o, s) blocks
@@ -222,50 +169,26 @@ impl Engine {
         if pad.iter().any(|&(_, a)| a > 0) {
             x = self.movement(x, Op::Pad(pad));
         }
-        let cut: Vec<(usize, usize)> = keep(&noop)
-            .into_iter()
-            .chain((0..nk).map(|j| (0, o_[j] * s[j])))
-            .collect();
+        let cut: Vec<(usize, usize)> = keep(&noop).into_iter().chain((0..nk).map(|j| (0, o_[j] * s[j]))).collect();
         x = self.movement(x, Op::Shrink(cut));
-        let blocks: Vec<usize> = noop
-            .iter()
-            .copied()
-            .chain((0..nk).flat_map(|j| [o_[j], s[j]]))
-            .collect();
+        let blocks: Vec<usize> = noop.iter().copied().chain((0..nk).flat_map(|j| [o_[j], s[j]])).collect();
         x = self.movement(x, Op::Reshape(blocks));
-        let cut: Vec<(usize, usize)> = keep(&noop)
-            .into_iter()
-            .chain((0..nk).flat_map(|j| [(0, o_[j]), (0, k[j])]))
-            .collect();
+        let cut: Vec<(usize, usize)> =
+            keep(&noop).into_iter().chain((0..nk).flat_map(|j| [(0, o_[j]), (0, k[j])])).collect();
         x = self.movement(x, Op::Shrink(cut));
-        let perm: Vec<usize> = (0..lead)
-            .chain((0..nk).map(|j| lead + 2 * j))
-            .chain((0..nk).map(|j| lead + 2 * j + 1))
-            .collect();
+        let perm: Vec<usize> =
+            (0..lead).chain((0..nk).map(|j| lead + 2 * j)).chain((0..nk).map(|j| lead + 2 * j + 1)).collect();
         self.movement(x, Op::Permute(perm))
     }
 
     /// Pads the last two dims of `node` by `before`/`after`, the padding reading `value`
     /// (tinygrad pads with zero and adds a masked constant; here a where over a padded mask).
-    fn pad_spatial(
-        &mut self,
-        node: UOpId,
-        before: [usize; 2],
-        after: [usize; 2],
-        value: Scalar,
-    ) -> UOpId {
+    fn pad_spatial(&mut self, node: UOpId, before: [usize; 2], after: [usize; 2], value: Scalar) -> UOpId {
         let shape = self.shape_of_node(node);
         let dtype = self.graph.node(node).dtype;
         let lead = shape.len() - 2;
-        let arg: Vec<(usize, usize)> = (0..shape.len())
-            .map(|d| {
-                if d < lead {
-                    (0, 0)
-                } else {
-                    (before[d - lead], after[d - lead])
-                }
-            })
-            .collect();
+        let arg: Vec<(usize, usize)> =
+            (0..shape.len()).map(|d| if d < lead { (0, 0) } else { (before[d - lead], after[d - lead]) }).collect();
         if arg.iter().all(|&p| p == (0, 0)) {
             return node;
         }
@@ -277,8 +200,7 @@ impl Engine {
         let mask = self.movement(ones, Op::Pad(arg));
         let pshape = self.shape_of_node(padded);
         let fill = self.const_node(value, dtype, &pshape);
-        self.graph
-            .push(Op::Where, dtype, pshape, vec![mask, padded, fill])
+        self.graph.push(Op::Where, dtype, pshape, vec![mask, padded, fill])
     }
 
     /// A result PyTorch modifies in place before returning it (matmul of a vector by a matrix
@@ -298,30 +220,17 @@ impl Engine {
         let axis = wrap_dim(dim, shape.len())?;
         if !x.dtype().is_float() {
             let last = shape.len() <= 1 || axis == shape.len() - 1;
-            let kernel = format!(
-                "{}softmax{}_kernel_impl",
-                if log { "log_" } else { "" },
-                if last { "_lastdim" } else { "" }
-            );
-            bail!(
-                DType,
-                "\"{kernel}\" not implemented for '{}'",
-                x.dtype().torch_name()
-            );
+            let kernel =
+                format!("{}softmax{}_kernel_impl", if log { "log_" } else { "" }, if last { "_lastdim" } else { "" });
+            bail!(DType, "\"{kernel}\" not implemented for '{}'", x.dtype().torch_name());
         }
         let dtype = x.dtype();
         if x.numel() == 0 {
-            let node = self
-                .graph
-                .push(Op::Contiguous, dtype, shape, vec![x.node()]);
+            let node = self.graph.push(Op::Contiguous, dtype, shape, vec![x.node()]);
             return self.computed(node);
         }
         // A 0-d tensor is one row of one element.
-        let work = if shape.is_empty() {
-            vec![1]
-        } else {
-            shape.clone()
-        };
+        let work = if shape.is_empty() { vec![1] } else { shape.clone() };
         let mut node = x.node();
         if shape.is_empty() {
             node = self.movement(node, Op::Reshape(vec![1]));
@@ -329,31 +238,16 @@ impl Engine {
         let m = self.reduce_node(ReduceOp::Max, node, dtype, &work, &[axis], true)?;
         let mshape = self.shape_of_node(m);
         let mw = self.broadcast_node(m, dtype, &mshape, &work)?;
-        let shifted = self.graph.push(
-            Op::Binary(BinaryOp::Sub),
-            dtype,
-            work.clone(),
-            vec![node, mw],
-        );
-        let e = self
-            .graph
-            .push(Op::Unary(UnaryOp::Exp), dtype, work.clone(), vec![shifted]);
+        let shifted = self.graph.push(Op::Binary(BinaryOp::Sub), dtype, work.clone(), vec![node, mw]);
+        let e = self.graph.push(Op::Unary(UnaryOp::Exp), dtype, work.clone(), vec![shifted]);
         let s = self.reduce_node(ReduceOp::Sum, e, dtype, &work, &[axis], true)?;
         let mut out = if log {
-            let l = self
-                .graph
-                .push(Op::Unary(UnaryOp::Log), dtype, mshape.clone(), vec![s]);
+            let l = self.graph.push(Op::Unary(UnaryOp::Log), dtype, mshape.clone(), vec![s]);
             let lw = self.broadcast_node(l, dtype, &mshape, &work)?;
-            self.graph.push(
-                Op::Binary(BinaryOp::Sub),
-                dtype,
-                work.clone(),
-                vec![shifted, lw],
-            )
+            self.graph.push(Op::Binary(BinaryOp::Sub), dtype, work.clone(), vec![shifted, lw])
         } else {
             let sw = self.broadcast_node(s, dtype, &mshape, &work)?;
-            self.graph
-                .push(Op::Binary(BinaryOp::Div), dtype, work.clone(), vec![e, sw])
+            self.graph.push(Op::Binary(BinaryOp::Div), dtype, work.clone(), vec![e, sw])
         };
         if shape.is_empty() {
             out = self.movement(out, Op::Reshape(vec![]));
@@ -369,7 +263,12 @@ impl Engine {
         let w = self.resolve(weight);
         let (xs, ws) = (x.shape().to_vec(), w.shape().to_vec());
         if xs.is_empty() || ws.is_empty() || ws.len() > 2 {
-            bail!(Shape, "linear(): expected a weight of 1 or 2 dims and an input of at least 1, got {}D and {}D", ws.len(), xs.len());
+            bail!(
+                Shape,
+                "linear(): expected a weight of 1 or 2 dims and an input of at least 1, got {}D and {}D",
+                ws.len(),
+                xs.len()
+            );
         }
         if x.dtype() != w.dtype() {
             bail!(
@@ -380,22 +279,12 @@ impl Engine {
             );
         }
         let k = xs[xs.len() - 1];
-        let (wn, wk) = if ws.len() == 2 {
-            (Some(ws[0]), ws[1])
-        } else {
-            (None, ws[0])
-        };
+        let (wn, wk) = if ws.len() == 2 { (Some(ws[0]), ws[1]) } else { (None, ws[0]) };
         if k != wk {
             let rows: usize = xs[..xs.len() - 1].iter().product();
             match wn {
-                Some(n) => bail!(
-                    Shape,
-                    "mm: mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and {wk}x{n})"
-                ),
-                None => bail!(
-                    Shape,
-                    "size mismatch, got input ({rows}), mat ({rows}x{k}), vec ({wk})"
-                ),
+                Some(n) => bail!(Shape, "mm: mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and {wk}x{n})"),
+                None => bail!(Shape, "size mismatch, got input ({rows}), mat ({rows}x{k}), vec ({wk})"),
             }
         }
         if xs.len() == 2 && ws.len() == 1 && bias.is_some() {
@@ -411,28 +300,15 @@ impl Engine {
                 let xn = self.movement(x.node(), Op::Reshape(xr.clone()));
                 let xn = self.broadcast_node(xn, dtype, &xr, &full)?;
                 let wn = self.broadcast_node(w.node(), dtype, &ws, &full)?;
-                self.graph
-                    .push(Op::Binary(BinaryOp::Mul), dtype, full, vec![xn, wn])
+                self.graph.push(Op::Binary(BinaryOp::Mul), dtype, full, vec![xn, wn])
             }
             None => {
                 let wn = self.broadcast_node(w.node(), dtype, &ws, &xs)?;
-                self.graph.push(
-                    Op::Binary(BinaryOp::Mul),
-                    dtype,
-                    xs.clone(),
-                    vec![x.node(), wn],
-                )
+                self.graph.push(Op::Binary(BinaryOp::Mul), dtype, xs.clone(), vec![x.node(), wn])
             }
         };
         let pshape = self.shape_of_node(prod);
-        let mut out = self.reduce_node(
-            ReduceOp::Sum,
-            prod,
-            dtype,
-            &pshape,
-            &[pshape.len() - 1],
-            false,
-        )?;
+        let mut out = self.reduce_node(ReduceOp::Sum, prod, dtype, &pshape, &[pshape.len() - 1], false)?;
         let oshape = self.shape_of_node(out);
         let odtype = self.graph.node(out).dtype;
         if odtype != dtype {
@@ -454,9 +330,7 @@ impl Engine {
             }
             let bn = self.cast_node(b.node(), b.dtype(), dtype);
             let bn = self.broadcast_node(bn, dtype, b.shape(), &oshape)?;
-            out = self
-                .graph
-                .push(Op::Binary(BinaryOp::Add), dtype, oshape, vec![out, bn]);
+            out = self.graph.push(Op::Binary(BinaryOp::Add), dtype, oshape, vec![out, bn]);
             return self.computed(out);
         }
         let out = self.computed(out)?;
@@ -479,10 +353,7 @@ impl Engine {
         let tensors: Vec<Tensor> = tensors.iter().map(|t| self.resolve(t)).collect();
         for (i, t) in tensors.iter().enumerate() {
             if t.shape().is_empty() {
-                bail!(
-                    Shape,
-                    "zero-dimensional tensor (at position {i}) cannot be concatenated"
-                );
+                bail!(Shape, "zero-dimensional tensor (at position {i}) cannot be concatenated");
             }
         }
         let dtype = {
@@ -491,11 +362,7 @@ impl Engine {
             self.promote(&refs)
         };
         // PyTorch skips 1-D empty tensors, a legacy rule that lets `cat([x, empty])` work.
-        let kept: Vec<(usize, &Tensor)> = tensors
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| t.shape() != [0])
-            .collect();
+        let kept: Vec<(usize, &Tensor)> = tensors.iter().enumerate().filter(|(_, t)| t.shape() != [0]).collect();
         let Some(&(_, reference)) = kept.first() else {
             let node = self.const_node(Scalar::Int(0), dtype, &[0]);
             return self.computed(node);
@@ -520,10 +387,8 @@ impl Engine {
                 );
             }
         }
-        let parts: Vec<(UOpId, DType, usize)> = kept
-            .iter()
-            .map(|(_, t)| (t.node(), t.dtype(), t.shape()[axis]))
-            .collect();
+        let parts: Vec<(UOpId, DType, usize)> =
+            kept.iter().map(|(_, t)| (t.node(), t.dtype(), t.shape()[axis])).collect();
         self.concat(&parts, &rshape, axis, dtype)
     }
 
@@ -544,43 +409,32 @@ impl Engine {
         for &(node, from, n) in parts {
             let mut node = self.cast_node(node, from, dtype);
             if n != total {
-                let arg: Vec<(usize, usize)> = (0..shape.len())
-                    .map(|d| {
-                        if d == axis {
-                            (at, total - at - n)
-                        } else {
-                            (0, 0)
-                        }
-                    })
-                    .collect();
+                let arg: Vec<(usize, usize)> =
+                    (0..shape.len()).map(|d| if d == axis { (at, total - at - n) } else { (0, 0) }).collect();
                 node = self.movement(node, Op::Pad(arg));
             }
             at += n;
             acc = Some(match acc {
                 None => node,
-                Some(a) => self.graph.push(
-                    Op::Binary(BinaryOp::Add),
-                    dtype,
-                    out_shape.clone(),
-                    vec![a, node],
-                ),
+                Some(a) => self.graph.push(Op::Binary(BinaryOp::Add), dtype, out_shape.clone(), vec![a, node]),
             });
         }
-        let Some(acc) = acc else {
-            unreachable!("the caller passes at least one part")
-        };
+        let Some(acc) = acc else { unreachable!("the caller passes at least one part") };
         let node = self.graph.push(Op::Contiguous, dtype, out_shape, vec![acc]);
         self.computed(node)
     }
 
     /// `stack`: each input gains a size-1 dim at `dim`, then they are concatenated there.
     pub fn stack(&mut self, tensors: &[Tensor], dim: i64) -> Result<Tensor> {
-        let Some(first) = tensors.first() else {
-            bail!(Shape, "stack expects a non-empty TensorList")
-        };
+        let Some(first) = tensors.first() else { bail!(Shape, "stack expects a non-empty TensorList") };
         for (i, t) in tensors.iter().enumerate().skip(1) {
             if t.shape() != first.shape() {
-                bail!(Shape, "stack expects each tensor to be equal size, but got {:?} at entry 0 and {:?} at entry {i}", first.shape(), t.shape());
+                bail!(
+                    Shape,
+                    "stack expects each tensor to be equal size, but got {:?} at entry 0 and {:?} at entry {i}",
+                    first.shape(),
+                    t.shape()
+                );
             }
         }
         let axis = wrap_dim(dim, first.shape().len() + 1)?;
@@ -594,11 +448,7 @@ impl Engine {
         let mut parts = Vec::with_capacity(tensors.len());
         for t in tensors {
             let t = self.resolve(t);
-            parts.push((
-                self.movement(t.node(), Op::Reshape(shape.clone())),
-                t.dtype(),
-                1,
-            ));
+            parts.push((self.movement(t.node(), Op::Reshape(shape.clone())), t.dtype(), 1));
         }
         self.concat(&parts, &shape, axis, dtype)
     }
@@ -626,19 +476,10 @@ impl Engine {
             bail!(Shape, "Expected {}-dimensional input for {}-dimensional weight {ws:?}, but got {}-dimensional input of size {xs:?} instead", ws.len(), ws.len(), xs.len());
         }
         if x.dtype() != w.dtype() {
-            bail!(
-                DType,
-                "expected scalar type {} but found {}",
-                x.dtype().torch_name(),
-                w.dtype().torch_name()
-            );
+            bail!(DType, "expected scalar type {} but found {}", x.dtype().torch_name(), w.dtype().torch_name());
         }
         let unbatched = xs.len() == 3;
-        let full: Vec<usize> = if unbatched {
-            [1].iter().chain(&xs).copied().collect()
-        } else {
-            xs.clone()
-        };
+        let full: Vec<usize> = if unbatched { [1].iter().chain(&xs).copied().collect() } else { xs.clone() };
         let [n, cin, h, wd] = [full[0], full[1], full[2], full[3]];
         let [cout, wcin, kh, kw] = [ws[0], ws[1], ws[2], ws[3]];
         if groups == 0 {
@@ -655,10 +496,7 @@ impl Engine {
                 bail!(Shape, "Given weight of size {ws:?}, expected bias to be 1-dimensional with {cout} elements, but got bias of size {:?} instead", b.shape());
             }
         }
-        let win = Window2d {
-            kernel: [kh, kw],
-            ..win
-        };
+        let win = Window2d { kernel: [kh, kw], ..win };
         let padded = [h + 2 * win.padding[0], wd + 2 * win.padding[1]];
         if (0..2).any(|d| win.effective(d) > padded[d]) {
             bail!(
@@ -691,12 +529,7 @@ impl Engine {
         crate::tensor::check_numel(&full8)?;
         let wn = self.movement(w.node(), Op::Reshape(vec![1, g, rcout, 1, 1, wcin, kh, kw]));
         let wn = self.movement(wn, Op::Expand(full8.clone()));
-        let prod = self.graph.push(
-            Op::Binary(BinaryOp::Mul),
-            dtype,
-            full8.clone(),
-            vec![xw, wn],
-        );
+        let prod = self.graph.push(Op::Binary(BinaryOp::Mul), dtype, full8.clone(), vec![xw, wn]);
         let summed = self.reduce_node(ReduceOp::Sum, prod, dtype, &full8, &[5, 6, 7], true)?;
         let sdtype = self.graph.node(summed).dtype;
         let summed = self.cast_node(summed, sdtype, dtype);
@@ -707,12 +540,7 @@ impl Engine {
             let bn = self.cast_node(b.node(), b.dtype(), dtype);
             let bn = self.movement(bn, Op::Reshape(vec![1, cout, 1, 1]));
             let bn = self.movement(bn, Op::Expand(out_shape.clone()));
-            out = self.graph.push(
-                Op::Binary(BinaryOp::Add),
-                dtype,
-                out_shape.clone(),
-                vec![out, bn],
-            );
+            out = self.graph.push(Op::Binary(BinaryOp::Add), dtype, out_shape.clone(), vec![out, bn]);
         }
         if unbatched {
             out = self.movement(out, Op::Reshape(vec![cout, oh, ow]));
@@ -726,16 +554,9 @@ impl Engine {
     pub fn pool2d(&mut self, x: &Tensor, win: Window2d, kind: PoolKind) -> Result<Tensor> {
         let x = self.resolve(x);
         let xs = x.shape().to_vec();
-        let name = if kind == PoolKind::Max {
-            "max_pool2d"
-        } else {
-            "avg_pool2d"
-        };
+        let name = if kind == PoolKind::Max { "max_pool2d" } else { "avg_pool2d" };
         if (xs.len() != 3 && xs.len() != 4) || xs[xs.len() - 3..].contains(&0) {
-            bail!(
-                Shape,
-                "non-empty 3D or 4D (batch mode) tensor expected for input"
-            );
+            bail!(Shape, "non-empty 3D or 4D (batch mode) tensor expected for input");
         }
         if win.stride.contains(&0) {
             bail!(Shape, "stride should not be zero");
@@ -773,7 +594,10 @@ impl Engine {
         let (oh, ow) = (win.pool_out(0, h), win.pool_out(1, w));
         if oh < 1 || ow < 1 {
             let c = xs[xs.len() - 3];
-            bail!(Shape, "Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). Output size is too small");
+            bail!(
+                Shape,
+                "Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). Output size is too small"
+            );
         }
         let out_hw = [oh as usize, ow as usize];
         // Extra right padding so the last (ceil-mode) window exists; it never counts.
@@ -799,40 +623,20 @@ impl Engine {
         let axes = [nd - 2, nd - 1];
         let out_shape: Vec<usize> = pshape[..nd - 2].to_vec();
         let out = match kind {
-            PoolKind::Max => {
-                self.reduce_node(ReduceOp::Max, pooled, dtype, &pshape, &axes, false)?
-            }
-            PoolKind::Avg {
-                count_include_pad,
-                divisor,
-            } => {
+            PoolKind::Max => self.reduce_node(ReduceOp::Max, pooled, dtype, &pshape, &axes, false)?,
+            PoolKind::Avg { count_include_pad, divisor } => {
                 let s = self.reduce_node(ReduceOp::Sum, pooled, dtype, &pshape, &axes, false)?;
                 let sdtype = self.graph.node(s).dtype;
                 // Integer averages divide in the integer type (truncating), as PyTorch does.
                 let s = self.cast_node(s, sdtype, dtype);
                 let div = match divisor {
                     Some(v) => self.const_node(Scalar::Int(v), dtype, &out_shape),
-                    None if count_include_pad && extra.iter().all(|&e| e == 0) => self.const_node(
-                        Scalar::Int((win.kernel[0] * win.kernel[1]) as i64),
-                        dtype,
-                        &out_shape,
-                    ),
-                    None => self.pool_counts(
-                        win,
-                        [h, w],
-                        after,
-                        out_hw,
-                        count_include_pad,
-                        dtype,
-                        &out_shape,
-                    )?,
+                    None if count_include_pad && extra.iter().all(|&e| e == 0) => {
+                        self.const_node(Scalar::Int((win.kernel[0] * win.kernel[1]) as i64), dtype, &out_shape)
+                    }
+                    None => self.pool_counts(win, [h, w], after, out_hw, count_include_pad, dtype, &out_shape)?,
                 };
-                self.graph.push(
-                    Op::Binary(BinaryOp::Div),
-                    dtype,
-                    out_shape.clone(),
-                    vec![s, div],
-                )
+                self.graph.push(Op::Binary(BinaryOp::Div), dtype, out_shape.clone(), vec![s, div])
             }
         };
         let cl = is_channels_last(x.layout());
@@ -849,13 +653,7 @@ impl Engine {
         let arg: Vec<(usize, usize)> = s
             .iter()
             .enumerate()
-            .map(|(d, &n)| {
-                if d == nd - 4 || d == nd - 3 {
-                    (0, out[d + 4 - nd])
-                } else {
-                    (0, n)
-                }
-            })
+            .map(|(d, &n)| if d == nd - 4 || d == nd - 3 { (0, out[d + 4 - nd]) } else { (0, n) })
             .collect();
         self.movement(pooled, Op::Shrink(arg))
     }
@@ -875,11 +673,7 @@ impl Engine {
     ) -> Result<UOpId> {
         let p = win.padding;
         let (base, before, tail) = if include_pad {
-            (
-                [hw[0] + 2 * p[0], hw[1] + 2 * p[1]],
-                [0, 0],
-                [after[0] - p[0], after[1] - p[1]],
-            )
+            ([hw[0] + 2 * p[0], hw[1] + 2 * p[1]], [0, 0], [after[0] - p[0], after[1] - p[1]])
         } else {
             (hw, p, after)
         };
@@ -933,9 +727,7 @@ mod tests {
         };
         let nd = c.shape.len();
         let (h, w) = (c.shape[nd - 2], c.shape[nd - 1]);
-        let o: Vec<usize> = (0..2)
-            .map(|j| (c.shape[nd - 2 + j] - c.d[j] * (c.k[j] - 1)).div_ceil(c.s[j]))
-            .collect();
+        let o: Vec<usize> = (0..2).map(|j| (c.shape[nd - 2 + j] - c.d[j] * (c.k[j] - 1)).div_ceil(c.s[j])).collect();
         let lead: usize = c.shape[..nd - 2].iter().product();
         let mut want = Vec::new();
         for b in 0..lead {
@@ -953,16 +745,8 @@ mod tests {
         let shape = e.graph.node(node).shape.clone();
         let mut want_shape = c.shape[..nd - 2].to_vec();
         want_shape.extend([o[0], o[1], c.k[0], c.k[1]]);
-        assert_eq!(
-            shape, want_shape,
-            "pool shape for {:?} k{:?} s{:?} d{:?}",
-            c.shape, c.k, c.s, c.d
-        );
-        assert_eq!(
-            got, want,
-            "pool windows for {:?} k{:?} s{:?} d{:?}",
-            c.shape, c.k, c.s, c.d
-        );
+        assert_eq!(shape, want_shape, "pool shape for {:?} k{:?} s{:?} d{:?}", c.shape, c.k, c.s, c.d);
+        assert_eq!(got, want, "pool windows for {:?} k{:?} s{:?} d{:?}", c.shape, c.k, c.s, c.d);
         Ok(())
     }
 
@@ -970,69 +754,19 @@ mod tests {
     fn pool_windows_match_their_definition() -> Result<()> {
         let cases = [
             // strided blocks (k <= s, no dilation), exact and with a ragged edge
-            Case {
-                shape: &[4, 4],
-                k: [2, 2],
-                s: [2, 2],
-                d: [1, 1],
-            },
-            Case {
-                shape: &[1, 5, 5],
-                k: [2, 2],
-                s: [2, 2],
-                d: [1, 1],
-            },
-            Case {
-                shape: &[2, 1, 3, 7],
-                k: [1, 2],
-                s: [3, 3],
-                d: [1, 1],
-            },
+            Case { shape: &[4, 4], k: [2, 2], s: [2, 2], d: [1, 1] },
+            Case { shape: &[1, 5, 5], k: [2, 2], s: [2, 2], d: [1, 1] },
+            Case { shape: &[2, 1, 3, 7], k: [1, 2], s: [3, 3], d: [1, 1] },
             // overlapping windows (k > s): the repeat construction
-            Case {
-                shape: &[5, 5],
-                k: [3, 3],
-                s: [1, 1],
-                d: [1, 1],
-            },
-            Case {
-                shape: &[2, 6, 6],
-                k: [3, 3],
-                s: [2, 2],
-                d: [1, 1],
-            },
-            Case {
-                shape: &[1, 2, 5, 6],
-                k: [3, 2],
-                s: [1, 2],
-                d: [1, 1],
-            },
+            Case { shape: &[5, 5], k: [3, 3], s: [1, 1], d: [1, 1] },
+            Case { shape: &[2, 6, 6], k: [3, 3], s: [2, 2], d: [1, 1] },
+            Case { shape: &[1, 2, 5, 6], k: [3, 2], s: [1, 2], d: [1, 1] },
             // dilation, alone and with stride
-            Case {
-                shape: &[6, 6],
-                k: [2, 2],
-                s: [1, 1],
-                d: [2, 2],
-            },
-            Case {
-                shape: &[1, 1, 9, 8],
-                k: [3, 2],
-                s: [2, 3],
-                d: [2, 3],
-            },
+            Case { shape: &[6, 6], k: [2, 2], s: [1, 1], d: [2, 2] },
+            Case { shape: &[1, 1, 9, 8], k: [3, 2], s: [2, 3], d: [2, 3] },
             // the window is the whole input
-            Case {
-                shape: &[3, 3],
-                k: [3, 3],
-                s: [1, 1],
-                d: [1, 1],
-            },
-            Case {
-                shape: &[28, 28],
-                k: [3, 3],
-                s: [1, 1],
-                d: [1, 1],
-            },
+            Case { shape: &[3, 3], k: [3, 3], s: [1, 1], d: [1, 1] },
+            Case { shape: &[28, 28], k: [3, 3], s: [1, 1], d: [1, 1] },
         ];
         for c in &cases {
             check_pool(c)?;
@@ -1053,18 +787,8 @@ mod tests {
             (6, 2, 2, 1, 1, true, 4),
         ];
         for (i, k, s, p, d, ceil, want) in cases {
-            let win = Window2d {
-                kernel: [k, k],
-                stride: [s, s],
-                padding: [p, p],
-                dilation: [d, d],
-                ceil_mode: ceil,
-            };
-            assert_eq!(
-                win.pool_out(0, i),
-                want,
-                "i={i} k={k} s={s} p={p} d={d} ceil={ceil}"
-            );
+            let win = Window2d { kernel: [k, k], stride: [s, s], padding: [p, p], dilation: [d, d], ceil_mode: ceil };
+            assert_eq!(win.pool_out(0, i), want, "i={i} k={k} s={s} p={p} d={d} ceil={ceil}");
         }
     }
 }

@@ -110,9 +110,7 @@ pub fn looks_like_link(arg: &str) -> bool {
         }
     }
     match split_tag(arg) {
-        Some((_, data)) if !data.is_empty() && data.bytes().all(is_base64url) => {
-            decode_fragment(arg).is_ok()
-        }
+        Some((_, data)) if !data.is_empty() && data.bytes().all(is_base64url) => decode_fragment(arg).is_ok(),
         _ => false,
     }
 }
@@ -136,10 +134,7 @@ fn decode_fragment(fragment: &str) -> Result<SharedTrace> {
         bail!(Decode, "link is empty");
     }
     let Some((digits, data)) = split_tag(fragment) else {
-        bail!(
-            Decode,
-            "not a trace link: expected a fragment like v{CURRENT_VERSION}.<data>"
-        );
+        bail!(Decode, "not a trace link: expected a fragment like v{CURRENT_VERSION}.<data>");
     };
     // Any digit string is a version; one too large for u32 is just as unsupported.
     let version = digits.parse::<u32>().ok();
@@ -149,10 +144,7 @@ fn decode_fragment(fragment: &str) -> Result<SharedTrace> {
             let payload = inflate(&unbase64(data, fragment.len() - data.len())?)?;
             parse_payload_v1(&payload)
         }
-        _ => bail!(
-            Decode,
-            "link version v{digits} is not supported (this build reads {READABLE_VERSIONS})"
-        ),
+        _ => bail!(Decode, "link version v{digits} is not supported (this build reads {READABLE_VERSIONS})"),
     }
 }
 
@@ -160,11 +152,7 @@ fn decode_fragment(fragment: &str) -> Result<SharedTrace> {
 fn unbase64(data: &str, offset: usize) -> Result<Vec<u8>> {
     use base64::DecodeError;
     if data.len() > MAX_DATA_CHARS {
-        bail!(
-            Decode,
-            "link is longer than the {} MiB limit",
-            MAX_DATA_CHARS >> 20
-        );
+        bail!(Decode, "link is longer than the {} MiB limit", MAX_DATA_CHARS >> 20);
     }
     // Checked here rather than left to the decoder so that everything before the reported
     // position is ASCII, and a byte offset is also the character position the user sees.
@@ -179,11 +167,7 @@ fn unbase64(data: &str, offset: usize) -> Result<Vec<u8>> {
         }
         // Without padding only a length of 4k+1 is impossible: its last character is alone.
         Err(DecodeError::InvalidLength(len)) => {
-            bail!(
-                Decode,
-                "bad base64 in link at position {}",
-                offset + len.saturating_sub(1)
-            )
+            bail!(Decode, "bad base64 in link at position {}", offset + len.saturating_sub(1))
         }
         Err(DecodeError::InvalidByte(at, _)) => {
             bail!(Decode, "bad base64 in link at position {}", offset + at)
@@ -219,11 +203,7 @@ fn inflate(mut input: &[u8]) -> Result<Vec<u8>> {
             }
             TINFLStatus::HasMoreOutput => {
                 if out.len() >= MAX_PAYLOAD {
-                    bail!(
-                        Decode,
-                        "link payload inflates past the {} MiB limit",
-                        MAX_PAYLOAD >> 20
-                    );
+                    bail!(Decode, "link payload inflates past the {} MiB limit", MAX_PAYLOAD >> 20);
                 }
                 let grown = out.len().saturating_mul(2).min(MAX_PAYLOAD);
                 out.resize(grown, 0);
@@ -238,8 +218,7 @@ fn inflate(mut input: &[u8]) -> Result<Vec<u8>> {
 
 fn payload_v1(s: &SharedTrace) -> Vec<u8> {
     let optional = |field: &Option<String>| field.as_ref().map_or(0, |t| 10 + t.len());
-    let mut out =
-        Vec::with_capacity(1 + 10 + optional(&s.tensor) + optional(&s.backend) + s.trace.len());
+    let mut out = Vec::with_capacity(1 + 10 + optional(&s.tensor) + optional(&s.backend) + s.trace.len());
     let mut flags = 0;
     if s.step.is_some() {
         flags |= FLAG_STEP;
@@ -267,11 +246,7 @@ fn parse_payload_v1(payload: &[u8]) -> Result<SharedTrace> {
     let mut r = Reader { rest: payload };
     let flags = r.byte()?;
     if flags & !V1_FLAGS != 0 {
-        bail!(
-            Decode,
-            "link payload sets unknown flags {:#04x}",
-            flags & !V1_FLAGS
-        );
+        bail!(Decode, "link payload sets unknown flags {:#04x}", flags & !V1_FLAGS);
     }
     let step = if flags & FLAG_STEP != 0 {
         let step = r.varint()?;
@@ -283,23 +258,10 @@ fn parse_payload_v1(payload: &[u8]) -> Result<SharedTrace> {
     } else {
         None
     };
-    let tensor = if flags & FLAG_TENSOR != 0 {
-        Some(r.text("tensor name")?)
-    } else {
-        None
-    };
-    let backend = if flags & FLAG_BACKEND != 0 {
-        Some(r.text("backend name")?)
-    } else {
-        None
-    };
+    let tensor = if flags & FLAG_TENSOR != 0 { Some(r.text("tensor name")?) } else { None };
+    let backend = if flags & FLAG_BACKEND != 0 { Some(r.text("backend name")?) } else { None };
     let trace = utf8(r.rest.to_vec(), "trace")?;
-    Ok(SharedTrace {
-        trace,
-        step,
-        tensor,
-        backend,
-    })
+    Ok(SharedTrace { trace, step, tensor, backend })
 }
 
 fn utf8(bytes: Vec<u8>, what: &str) -> Result<String> {
@@ -350,10 +312,7 @@ impl Reader<'_> {
 
     fn text(&mut self, what: &str) -> Result<String> {
         let len = self.varint()?;
-        let Some(len) = usize::try_from(len)
-            .ok()
-            .filter(|&len| len <= self.rest.len())
-        else {
+        let Some(len) = usize::try_from(len).ok().filter(|&len| len <= self.rest.len()) else {
             bail!(Decode, "link payload is truncated");
         };
         let (text, rest) = self.rest.split_at(len);

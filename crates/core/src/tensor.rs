@@ -215,7 +215,14 @@ impl Engine {
         assert_eq!(data.len(), shape.iter().product::<usize>(), "data does not fill the shape");
         let dtype = data.dtype();
         let s = self.new_storage(data);
-        Ok(self.over_storage(StorageRef::Realized(s), dtype, Layout::contiguous(shape), false, fresh_tg(shape), Bridge::fresh(shape)))
+        Ok(self.over_storage(
+            StorageRef::Realized(s),
+            dtype,
+            Layout::contiguous(shape),
+            false,
+            fresh_tg(shape),
+            Bridge::fresh(shape),
+        ))
     }
 
     /// `empty_strided`: zero-filled storage just large enough for the strides, which it honours.
@@ -257,11 +264,23 @@ impl Engine {
     }
 
     /// A tensor that reads `layout` out of storage `s`.
-    fn over_storage(&mut self, s: StorageRef, dtype: DType, layout: Layout, is_view: bool, tg: ShapeTracker, bridge: Bridge) -> Tensor {
+    fn over_storage(
+        &mut self,
+        s: StorageRef,
+        dtype: DType,
+        layout: Layout,
+        is_view: bool,
+        tg: ShapeTracker,
+        bridge: Bridge,
+    ) -> Tensor {
         let s = self.resolve_ref(s);
         let root = self.root_node(s);
         let root_numel: usize = self.graph.node(root).shape.iter().product();
-        let node = if layout.is_contiguous() && layout.offset() == 0 && layout.numel() == root_numel && self.graph.node(root).shape == layout.sizes() {
+        let node = if layout.is_contiguous()
+            && layout.offset() == 0
+            && layout.numel() == root_numel
+            && self.graph.node(root).shape == layout.sizes()
+        {
             root
         } else {
             let st = ShapeTracker::from_view(View::new(layout.sizes(), Some(layout.strides()), layout.offset(), None));
@@ -478,7 +497,13 @@ impl Engine {
     }
 
     /// Reshape (prepend 1s) and expand a node to `shape`, as broadcasting does.
-    pub(crate) fn broadcast_node(&mut self, mut node: UOpId, dtype: DType, from: &[usize], to: &[usize]) -> Result<UOpId> {
+    pub(crate) fn broadcast_node(
+        &mut self,
+        mut node: UOpId,
+        dtype: DType,
+        from: &[usize],
+        to: &[usize],
+    ) -> Result<UOpId> {
         if from == to {
             return Ok(node);
         }
@@ -541,7 +566,13 @@ impl Engine {
     }
 
     /// Builds `op(a, b)` computing in `dtype` (after PyTorch's promotion); comparisons give bool.
-    pub fn binary_node(&mut self, op: BinaryOp, a: &Operand, b: &Operand, dtype: DType) -> Result<(UOpId, DType, Vec<usize>)> {
+    pub fn binary_node(
+        &mut self,
+        op: BinaryOp,
+        a: &Operand,
+        b: &Operand,
+        dtype: DType,
+    ) -> Result<(UOpId, DType, Vec<usize>)> {
         let shape = Self::broadcast_shapes(&[Self::shape_of(a), Self::shape_of(b)])?;
         check_numel(&shape)?;
         let x = self.operand_node(a, dtype, &shape)?;
@@ -588,7 +619,11 @@ impl Engine {
         let a = self.resolve(a);
         let dtype = match op {
             UnaryOp::Exp | UnaryOp::Log | UnaryOp::Sqrt | UnaryOp::Sigmoid | UnaryOp::Tanh => {
-                if a.dtype.is_float() { a.dtype } else { DType::Float32 }
+                if a.dtype.is_float() {
+                    a.dtype
+                } else {
+                    DType::Float32
+                }
             }
             UnaryOp::Neg if a.dtype == DType::Bool => {
                 bail!(DType, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
@@ -631,16 +666,30 @@ impl Engine {
         self.computed(node)
     }
 
-    pub(crate) fn reduce_node(&mut self, op: ReduceOp, node: UOpId, dtype: DType, shape: &[usize], axes: &[usize], keepdim: bool) -> Result<UOpId> {
+    pub(crate) fn reduce_node(
+        &mut self,
+        op: ReduceOp,
+        node: UOpId,
+        dtype: DType,
+        shape: &[usize],
+        axes: &[usize],
+        keepdim: bool,
+    ) -> Result<UOpId> {
         let out_dtype = if op == ReduceOp::Sum && !dtype.is_float() { DType::Int32 } else { dtype };
         if op != ReduceOp::Sum && axes.iter().any(|&d| shape[d] == 0) {
-            bail!(Index, "{}(): Expected reduction dim {} to have non-zero size.", if op == ReduceOp::Max { "max" } else { "min" }, axes[0]);
+            bail!(
+                Index,
+                "{}(): Expected reduction dim {} to have non-zero size.",
+                if op == ReduceOp::Max { "max" } else { "min" },
+                axes[0]
+            );
         }
         let x = self.cast_node(node, dtype, out_dtype);
         let kept: Vec<usize> = shape.iter().enumerate().map(|(d, &n)| if axes.contains(&d) { 1 } else { n }).collect();
         let mut out = self.graph.push(Op::Reduce(op, axes.to_vec()), out_dtype, kept.clone(), vec![x]);
         if !keepdim {
-            let squeezed: Vec<usize> = shape.iter().enumerate().filter(|(d, _)| !axes.contains(d)).map(|(_, &n)| n).collect();
+            let squeezed: Vec<usize> =
+                shape.iter().enumerate().filter(|(d, _)| !axes.contains(d)).map(|(_, &n)| n).collect();
             out = self.graph.push(Op::Reshape(squeezed.clone()), out_dtype, squeezed, vec![out]);
         }
         Ok(out)
@@ -685,14 +734,19 @@ impl Engine {
         let l = self.graph.push(Op::Unary(UnaryOp::Log), dtype, mshape.clone(), vec![s]);
         let mut out = self.graph.push(Op::Binary(BinaryOp::Add), dtype, mshape.clone(), vec![l, safe]);
         if !keepdim {
-            let squeezed: Vec<usize> = shape.iter().enumerate().filter(|(d, _)| !axes.contains(d)).map(|(_, &n)| n).collect();
+            let squeezed: Vec<usize> =
+                shape.iter().enumerate().filter(|(d, _)| !axes.contains(d)).map(|(_, &n)| n).collect();
             out = self.graph.push(Op::Reshape(squeezed.clone()), dtype, squeezed, vec![out]);
         }
         let mut t = self.computed(out)?;
         // The bridge reduces only the first of the given axes.
         if let Some(&first) = axes.first() {
-            let bshape: Vec<usize> =
-                shape.iter().enumerate().filter(|&(d, _)| keepdim || d != first).map(|(d, &n)| if d == first { 1 } else { n }).collect();
+            let bshape: Vec<usize> = shape
+                .iter()
+                .enumerate()
+                .filter(|&(d, _)| keepdim || d != first)
+                .map(|(d, &n)| if d == first { 1 } else { n })
+                .collect();
             t.bridge = Bridge::fresh(&bshape);
         }
         Ok(t)
@@ -736,9 +790,15 @@ impl Engine {
         let vdtype = self.graph.node(value).dtype;
         assert_eq!(vshape, target.shape(), "the caller broadcasts the value to the target's shape");
         let value = self.cast_node(value, vdtype, target.dtype);
-        let st = ShapeTracker::from_view(View::new(target.shape(), Some(target.layout.strides()), target.layout.offset(), None));
+        let st = ShapeTracker::from_view(View::new(
+            target.shape(),
+            Some(target.layout.strides()),
+            target.layout.offset(),
+            None,
+        ));
         let buffer = self.buffer_nodes[s];
-        let store = self.graph.push(Op::Store(st), target.dtype, vec![self.storages[s].data.len()], vec![buffer, value]);
+        let store =
+            self.graph.push(Op::Store(st), target.dtype, vec![self.storages[s].data.len()], vec![buffer, value]);
         // Everything the statement computed so far reads the storage as it was: realize it
         // first. A value that only reads each element it writes is evaluated whole into a
         // temporary, then stored (tinygrad's fix_store_hazard); one whose reads cross the

@@ -7,8 +7,7 @@
 use std::io::Write;
 
 use stridelab_core::data::{
-    gunzip, is_gzip, read_cifar, read_idx, sha256_hex, CIFAR_IMAGE_LEN, CIFAR_RECORD_LEN,
-    MAX_DECODED_LEN,
+    gunzip, is_gzip, read_cifar, read_idx, sha256_hex, CIFAR_IMAGE_LEN, CIFAR_RECORD_LEN, MAX_DECODED_LEN,
 };
 use stridelab_core::DType;
 
@@ -88,16 +87,8 @@ fn check(case: Case) {
         (Ok(Err(cifar)), Expect::IsCifar(f)) => f(&cifar),
         (Err(e), Expect::Fails(text)) => {
             assert_eq!(e.kind(), "decode", "{}: {e}", case.what);
-            assert!(
-                e.message().starts_with(&format!("{name}: ")),
-                "{}: {e}",
-                case.what
-            );
-            assert!(
-                e.message().contains(text),
-                "{}: {e:?} lacks {text:?}",
-                case.what
-            );
+            assert!(e.message().starts_with(&format!("{name}: ")), "{}: {e}", case.what);
+            assert!(e.message().contains(text), "{}: {e:?} lacks {text:?}", case.what);
         }
         (Err(e), _) => panic!("{}: unexpected error {e}", case.what),
         (Ok(_), _) => panic!("{}: decoded, expected another outcome", case.what),
@@ -128,21 +119,14 @@ fn mnist_labels(idx: &stridelab_core::data::Idx) {
         seen[usize::from(l)] += 1;
     }
     // MNIST's test set is roughly balanced: each digit is 7-13% of any large prefix.
-    assert!(
-        seen.iter().all(|&n| (70..=130).contains(&n)),
-        "label counts {seen:?}"
-    );
+    assert!(seen.iter().all(|&n| (70..=130).contains(&n)), "label counts {seen:?}");
 }
 
 fn cifar_sample(c: &stridelab_core::data::Cifar) {
     assert_eq!(c.len(), 100);
     assert_eq!(c.images().len(), 100 * CIFAR_IMAGE_LEN);
     let expected: Vec<u8> = (0..100u8).map(|i| i % 10).collect();
-    assert_eq!(
-        c.labels(),
-        expected.as_slice(),
-        "the sample cycles through the 10 classes"
-    );
+    assert_eq!(c.labels(), expected.as_slice(), "the sample cycles through the 10 classes");
     assert_eq!(c.image(99).map(<[u8]>::len), Some(CIFAR_IMAGE_LEN));
     assert_eq!(c.image(100), None);
     let raw = cifar();
@@ -223,32 +207,18 @@ fn gzip_and_hash_helpers() {
             (Ok(out), Ok(want)) => assert_eq!(out, want),
             (Err(e), Err(part)) => {
                 assert_eq!(e.kind(), "decode");
-                assert!(
-                    e.message().starts_with("f.gz: ") && e.message().contains(part),
-                    "{e}"
-                );
+                assert!(e.message().starts_with("f.gz: ") && e.message().contains(part), "{e}");
             }
             (got, want) => panic!("cap {cap}: got {got:?}, want {want:?}"),
         }
     }
     // FIPS 180-2's own example, then the pins of the committed files (computed independently).
-    assert_eq!(
-        sha256_hex(b"abc"),
-        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-    );
+    assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     // The hex digest agrees with the pins of the committed files and has sha256's shape.
-    for (rel, column) in [
-        ("cifar/sample_batch.bin", 3),
-        ("mnist/t10k-labels-1k-idx1-ubyte.gz", 3),
-    ] {
+    for (rel, column) in [("cifar/sample_batch.bin", 3), ("mnist/t10k-labels-1k-idx1-ubyte.gz", 3)] {
         let name = rel.rsplit('/').next().expect("file name");
         let hex = sha256_hex(&file(rel));
         assert_eq!(hex, pin(name, column), "{rel}");
-        assert!(
-            hex.len() == 64
-                && hex
-                    .bytes()
-                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-        );
+        assert!(hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)));
     }
 }

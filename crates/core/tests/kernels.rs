@@ -25,11 +25,10 @@ fn same(a: &Data, b: &Data) -> bool {
         return false;
     }
     let float = a.dtype().is_float();
-    a.to_f64_vec().iter().zip(b.to_f64_vec()).all(|(x, y)| {
-        (x.is_nan() && y.is_nan())
-            || *x == y
-            || (float && (x - y).abs() <= 1e-5 * y.abs().max(1e-30))
-    })
+    a.to_f64_vec()
+        .iter()
+        .zip(b.to_f64_vec())
+        .all(|(x, y)| (x.is_nan() && y.is_nan()) || *x == y || (float && (x - y).abs() <= 1e-5 * y.abs().max(1e-30)))
 }
 
 /// One statement's schedule and how it ran.
@@ -43,12 +42,8 @@ fn replay(src: &str, opts: ScheduleOptions) -> Result<Replayed, String> {
     let mut run = Run::new();
     let mut schedules = Vec::new();
     for stmt in program.stmts {
-        let before: Vec<Data> = (0..run.engine.storage_count())
-            .map(|i| run.engine.storage(i).data.clone())
-            .collect();
-        run.run_program(&Program {
-            stmts: vec![stmt.clone()],
-        });
+        let before: Vec<Data> = (0..run.engine.storage_count()).map(|i| run.engine.storage(i).data.clone()).collect();
+        run.run_program(&Program { stmts: vec![stmt.clone()] });
         let Some(step) = run.steps.last() else { break };
         let events = step.events.clone();
         let sched = schedule_events(&run.engine, events.clone(), opts)
@@ -56,12 +51,7 @@ fn replay(src: &str, opts: ScheduleOptions) -> Result<Replayed, String> {
         // Storages created during the statement start as the engine created them: the
         // realized ones are overwritten by kernels, the rest are inputs made from data.
         let mut storages: Vec<Data> = (0..run.engine.storage_count())
-            .map(|i| {
-                before
-                    .get(i)
-                    .cloned()
-                    .unwrap_or_else(|| run.engine.storage(i).data.clone())
-            })
+            .map(|i| before.get(i).cloned().unwrap_or_else(|| run.engine.storage(i).data.clone()))
             .collect();
         let realized: Vec<usize> = run.engine.events()[events.clone()]
             .iter()
@@ -76,15 +66,10 @@ fn replay(src: &str, opts: ScheduleOptions) -> Result<Replayed, String> {
         }
         let mut bufs = cpu::Buffers {
             storages: &mut storages,
-            temps: sched
-                .temps
-                .iter()
-                .map(|&(d, n)| Data::zeros(d, n))
-                .collect(),
+            temps: sched.temps.iter().map(|&(d, n)| Data::zeros(d, n)).collect(),
         };
         for k in &sched.kernels {
-            cpu::execute(k, &mut bufs)
-                .map_err(|e| format!("line {}: {}: {e}", step.line, k.name))?;
+            cpu::execute(k, &mut bufs).map_err(|e| format!("line {}: {}: {e}", step.line, k.name))?;
         }
         for (i, got) in storages.iter().enumerate() {
             let want = &run.engine.storage(i).data;
@@ -108,14 +93,7 @@ fn replay(src: &str, opts: ScheduleOptions) -> Result<Replayed, String> {
 }
 
 fn dump(ks: &[Kernel]) -> String {
-    ks.iter()
-        .map(|k| {
-            wgsl::render(k)
-                .map(|r| r.wgsl)
-                .unwrap_or_else(|e| e.to_string())
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    ks.iter().map(|k| wgsl::render(k).map(|r| r.wgsl).unwrap_or_else(|e| e.to_string())).collect::<Vec<_>>().join("\n")
 }
 
 /// Checks every kernel's WGSL with naga.
@@ -124,30 +102,21 @@ fn naga_valid(ks: &[Kernel]) -> Result<(), String> {
         let r = wgsl::render(k).map_err(|e| e.to_string())?;
         let module = naga::front::wgsl::parse_str(&r.wgsl)
             .map_err(|e| format!("{}: {}\n{}", k.name, e.emit_to_string(&r.wgsl), r.wgsl))?;
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::default(),
-        )
-        .validate(&module)
-        .map_err(|e| format!("{}: {}\n{}", k.name, e.emit_to_string(&r.wgsl), r.wgsl))?;
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+            .validate(&module)
+            .map_err(|e| format!("{}: {}\n{}", k.name, e.emit_to_string(&r.wgsl), r.wgsl))?;
     }
     Ok(())
 }
 
 fn fixture_sources(file: &str) -> Vec<(String, String)> {
-    let text =
-        std::fs::read_to_string(repo().join("tests/fixtures").join(file)).unwrap_or_default();
+    let text = std::fs::read_to_string(repo().join("tests/fixtures").join(file)).unwrap_or_default();
     let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
     v["cases"]
         .as_array()
         .map(|cs| {
             cs.iter()
-                .map(|c| {
-                    (
-                        c["name"].as_str().unwrap_or("").to_string(),
-                        c["source"].as_str().unwrap_or("").to_string(),
-                    )
-                })
+                .map(|c| (c["name"].as_str().unwrap_or("").to_string(), c["source"].as_str().unwrap_or("").to_string()))
                 .collect()
         })
         .unwrap_or_default()
@@ -178,12 +147,7 @@ fn ir_executor_agrees_with_interpreter_on_fixtures() {
         failures.is_empty(),
         "{} of {total} cases failed:\n{}",
         failures.len(),
-        failures
-            .iter()
-            .take(8)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n\n")
+        failures.iter().take(8).cloned().collect::<Vec<_>>().join("\n\n")
     );
 }
 
@@ -198,28 +162,15 @@ struct FusionCase {
 }
 
 fn check_fusion(c: &FusionCase) -> Result<(), String> {
-    let r = replay(
-        c.src,
-        ScheduleOptions {
-            max_buffers: c.max_buffers,
-        },
-    )?;
+    let r = replay(c.src, ScheduleOptions { max_buffers: c.max_buffers })?;
     let last = r.schedules.last().ok_or("no statements")?;
     let kinds: Vec<String> = last
         .kernels
         .iter()
-        .map(|k| {
-            serde_json::to_value(k.kind)
-                .map(|v| v.as_str().unwrap_or("").to_string())
-                .unwrap_or_default()
-        })
+        .map(|k| serde_json::to_value(k.kind).map(|v| v.as_str().unwrap_or("").to_string()).unwrap_or_default())
         .collect();
     if kinds != c.kinds {
-        return Err(format!(
-            "kinds {kinds:?}, expected {:?}\n{}",
-            c.kinds,
-            dump(&last.kernels)
-        ));
+        return Err(format!("kinds {kinds:?}, expected {:?}\n{}", c.kinds, dump(&last.kernels)));
     }
     for want in c.reasons {
         if !last.kernels.iter().any(|k| k.reason.starts_with(want)) {
@@ -241,22 +192,79 @@ fn check_fusion(c: &FusionCase) -> Result<(), String> {
 fn fusion_and_boundaries() {
     let nine = "a0 = arange(4.)\na1 = a0 + 1\na2 = a0 + 2\na3 = a0 + 3\na4 = a0 + 4\na5 = a0 + 5\na6 = a0 + 6\na7 = a0 + 7\na8 = a0 + 8\nb = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8";
     let cases = [
-        FusionCase { name: "acceptance: elementwise chain into a sum is one kernel", src: "a = arange(4096.)\nb = ((a * 2 + 1).exp()).sum()", kinds: &["reduce"], reasons: &["realize point"], max_buffers: 8 },
-        FusionCase { name: "acceptance: matmul with bias and relu", src: "a = arange(12.).reshape(3, 4)\nb = arange(8.).reshape(4, 2)\nc = arange(2.)\nd = ((a @ b) + c).relu()", kinds: &["matmul"], reasons: &["realize point"], max_buffers: 8 },
-        FusionCase { name: "elementwise through views", src: "a = arange(12.).reshape(3, 4)\nb = (a.t().flip(0) * 2 - 1).abs()", kinds: &["elementwise"], reasons: &["realize point"], max_buffers: 8 },
-        FusionCase { name: "store through a view", src: "a = arange(6.)\na[1:3] = 5.", kinds: &["store"], reasons: &["store/assign"], max_buffers: 8 },
-        FusionCase { name: "in-place update fuses its read", src: "a = arange(6.)\na.mul_(3)", kinds: &["store"], reasons: &["store/assign"], max_buffers: 8 },
-        FusionCase { name: "reduce broadcast back", src: "a = arange(6.).reshape(2, 3)\nb = a - a.amax(1, keepdim=True)", kinds: &["reduce", "elementwise"], reasons: &["reduce boundary: the reduced value", "realize point"], max_buffers: 8 },
-        FusionCase { name: "reduce feeds a reduce", src: "a = arange(6.).reshape(2, 3)\nb = a.sum(1).amax()", kinds: &["reduce", "reduce"], reasons: &["reduce boundary: this reduce feeds another reduce"], max_buffers: 8 },
-        FusionCase { name: "two sibling reduces", src: "a = arange(6.).reshape(2, 3)\nb = a.sum() + a.amax()", kinds: &["reduce", "reduce"], reasons: &["reduce boundary: the kernel already reduces"], max_buffers: 8 },
-        FusionCase { name: "buffer-binding limit splits", src: nine, kinds: &["elementwise", "elementwise"], reasons: &["buffer-binding limit"], max_buffers: 8 },
-        FusionCase { name: "store that reads what it overwrites runs in order",
+        FusionCase {
+            name: "acceptance: elementwise chain into a sum is one kernel",
+            src: "a = arange(4096.)\nb = ((a * 2 + 1).exp()).sum()",
+            kinds: &["reduce"],
+            reasons: &["realize point"],
+            max_buffers: 8,
+        },
+        FusionCase {
+            name: "acceptance: matmul with bias and relu",
+            src:
+                "a = arange(12.).reshape(3, 4)\nb = arange(8.).reshape(4, 2)\nc = arange(2.)\nd = ((a @ b) + c).relu()",
+            kinds: &["matmul"],
+            reasons: &["realize point"],
+            max_buffers: 8,
+        },
+        FusionCase {
+            name: "elementwise through views",
+            src: "a = arange(12.).reshape(3, 4)\nb = (a.t().flip(0) * 2 - 1).abs()",
+            kinds: &["elementwise"],
+            reasons: &["realize point"],
+            max_buffers: 8,
+        },
+        FusionCase {
+            name: "store through a view",
+            src: "a = arange(6.)\na[1:3] = 5.",
+            kinds: &["store"],
+            reasons: &["store/assign"],
+            max_buffers: 8,
+        },
+        FusionCase {
+            name: "in-place update fuses its read",
+            src: "a = arange(6.)\na.mul_(3)",
+            kinds: &["store"],
+            reasons: &["store/assign"],
+            max_buffers: 8,
+        },
+        FusionCase {
+            name: "reduce broadcast back",
+            src: "a = arange(6.).reshape(2, 3)\nb = a - a.amax(1, keepdim=True)",
+            kinds: &["reduce", "elementwise"],
+            reasons: &["reduce boundary: the reduced value", "realize point"],
+            max_buffers: 8,
+        },
+        FusionCase {
+            name: "reduce feeds a reduce",
+            src: "a = arange(6.).reshape(2, 3)\nb = a.sum(1).amax()",
+            kinds: &["reduce", "reduce"],
+            reasons: &["reduce boundary: this reduce feeds another reduce"],
+            max_buffers: 8,
+        },
+        FusionCase {
+            name: "two sibling reduces",
+            src: "a = arange(6.).reshape(2, 3)\nb = a.sum() + a.amax()",
+            kinds: &["reduce", "reduce"],
+            reasons: &["reduce boundary: the kernel already reduces"],
+            max_buffers: 8,
+        },
+        FusionCase {
+            name: "buffer-binding limit splits",
+            src: nine,
+            kinds: &["elementwise", "elementwise"],
+            reasons: &["buffer-binding limit"],
+            max_buffers: 8,
+        },
+        FusionCase {
+            name: "store that reads what it overwrites runs in order",
             src: "a = arange(6.)\nb = a.view(2, 3)\nb[0] = b[1]",
             kinds: &["store"],
             reasons: &["store/assign"],
             max_buffers: 8,
         },
-        FusionCase { name: "store through an overlapping view runs in order",
+        FusionCase {
+            name: "store through an overlapping view runs in order",
             src: "a = arange(10.)\nb = a.unfold(0, 4, 2)\nb.add_(1)",
             kinds: &["store"],
             reasons: &["store/assign"],
@@ -269,12 +277,16 @@ fn fusion_and_boundaries() {
             reasons: &["realize point", "store/assign"],
             max_buffers: 8,
         },
-        FusionCase { name: "uint8 store through a view", src: "a = arange(8, dtype=uint8)\na[1:5] = 7", kinds: &["store"], reasons: &["store/assign"], max_buffers: 8 },
+        FusionCase {
+            name: "uint8 store through a view",
+            src: "a = arange(8, dtype=uint8)\na[1:5] = 7",
+            kinds: &["store"],
+            reasons: &["store/assign"],
+            max_buffers: 8,
+        },
     ];
-    let failures: Vec<String> = cases
-        .iter()
-        .filter_map(|c| check_fusion(c).err().map(|e| format!("{}: {e}", c.name)))
-        .collect();
+    let failures: Vec<String> =
+        cases.iter().filter_map(|c| check_fusion(c).err().map(|e| format!("{}: {e}", c.name))).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
@@ -284,27 +296,15 @@ fn index_overflow_is_a_limit_error() {
     use stridelab_core::shape::symbolic::Expr;
     use stridelab_core::DType;
     // (extent of i0, stride of the load): the product must fit i32.
-    let cases = [
-        (1usize << 12, 1i64 << 18, true),
-        (1 << 12, 1 << 20, false),
-        (1 << 16, 1 << 16, false),
-    ];
+    let cases = [(1usize << 12, 1i64 << 18, true), (1 << 12, 1 << 20, false), (1 << 16, 1 << 16, false)];
     for (extent, stride, ok) in cases {
         let k = Kernel {
             name: "E".into(),
             kind: KernelKind::Elementwise,
             dims: vec![extent],
             slots: vec![
-                Slot {
-                    buf: BufRef::Temp(0),
-                    dtype: DType::Float32,
-                    len: extent,
-                },
-                Slot {
-                    buf: BufRef::Storage(0),
-                    dtype: DType::Float32,
-                    len: 1,
-                },
+                Slot { buf: BufRef::Temp(0), dtype: DType::Float32, len: extent },
+                Slot { buf: BufRef::Storage(0), dtype: DType::Float32, len: 1 },
             ],
             insts: vec![
                 Inst::Load {
@@ -313,12 +313,7 @@ fn index_overflow_is_a_limit_error() {
                     valid: Expr::Bool(true),
                     dtype: DType::Float32,
                 },
-                Inst::Store {
-                    index: Expr::var(0, extent),
-                    valid: Expr::Bool(true),
-                    value: 0,
-                    dtype: DType::Float32,
-                },
+                Inst::Store { index: Expr::var(0, extent), valid: Expr::Bool(true), value: 0, dtype: DType::Float32 },
             ],
             tile: None,
             serial: false,
@@ -341,7 +336,10 @@ fn index_overflow_is_a_limit_error() {
 fn golden_wgsl() {
     let cases = [
         ("elementwise_exp_sum", "a = arange(4096.)\nb = ((a * 2 + 1).exp()).sum()"),
-        ("matmul_bias_relu", "a = arange(12.).reshape(3, 4)\nb = arange(8.).reshape(4, 2)\nc = arange(2.)\nd = ((a @ b) + c).relu()"),
+        (
+            "matmul_bias_relu",
+            "a = arange(12.).reshape(3, 4)\nb = arange(8.).reshape(4, 2)\nc = arange(2.)\nd = ((a @ b) + c).relu()",
+        ),
         ("pad_flip_masked", "a = arange(6.).reshape(2, 3)\nb = a.flip(1)[:, 1:] * 2"),
         ("int_floordiv_mod", "a = arange(-6, 6)\nb = (a // 4) + (a % 3)"),
         ("bool_where", "a = arange(6.)\nb = where(a > 2, a, -a)"),
@@ -360,11 +358,7 @@ fn golden_wgsl() {
                 continue;
             }
         };
-        let kernels = &r
-            .schedules
-            .last()
-            .map(|s| s.kernels.clone())
-            .unwrap_or_default();
+        let kernels = &r.schedules.last().map(|s| s.kernels.clone()).unwrap_or_default();
         if let Err(e) = naga_valid(kernels) {
             failures.push(format!("{name}: {e}"));
         }
@@ -377,10 +371,8 @@ fn golden_wgsl() {
         }
         match std::fs::read_to_string(&path) {
             Ok(want) if want == text => {}
-            Ok(_) => failures.push(format!(
-                "{name}: WGSL differs from {} (STRIDELAB_BLESS=1 to update):\n{text}",
-                path.display()
-            )),
+            Ok(_) => failures
+                .push(format!("{name}: WGSL differs from {} (STRIDELAB_BLESS=1 to update):\n{text}", path.display())),
             Err(e) => failures.push(format!("{name}: {}: {e}", path.display())),
         }
     }

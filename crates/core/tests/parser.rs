@@ -31,13 +31,7 @@ fn op_text(op: BinOp) -> &'static str {
 
 /// An S-expression rendering of an expression; with `spans`, every node carries `@line:col`.
 fn expr(e: &Expr, spans: bool) -> String {
-    let list = |items: &[Expr]| {
-        items
-            .iter()
-            .map(|i| expr(i, spans))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    let list = |items: &[Expr]| items.iter().map(|i| expr(i, spans)).collect::<Vec<_>>().join(" ");
     let opt = |o: &Option<Box<Expr>>| o.as_ref().map_or("_".to_string(), |e| expr(e, spans));
     let body = match &e.kind {
         ExprKind::Name(n) => n.clone(),
@@ -58,12 +52,7 @@ fn expr(e: &Expr, spans: bool) -> String {
             format!("({op} {})", expr(operand, spans))
         }
         ExprKind::Binary { op, lhs, rhs } => {
-            format!(
-                "({} {} {})",
-                op_text(*op),
-                expr(lhs, spans),
-                expr(rhs, spans)
-            )
+            format!("({} {} {})", op_text(*op), expr(lhs, spans), expr(rhs, spans))
         }
         ExprKind::Call { func, args, kwargs } => {
             let mut s = format!("(call {}", expr(func, spans));
@@ -97,28 +86,11 @@ fn stmt(s: &Stmt, spans: bool) -> String {
             format!("(= ({}) {})", targets.join(" "), expr(value, spans))
         }
         StmtKind::AugAssign { target, op, value } => {
-            format!(
-                "({}= {} {})",
-                op_text(*op),
-                expr(target, spans),
-                expr(value, spans)
-            )
+            format!("({}= {} {})", op_text(*op), expr(target, spans), expr(value, spans))
         }
-        StmtKind::SetItem {
-            target,
-            index,
-            value,
-        } => {
-            let items = index
-                .iter()
-                .map(|i| expr(i, spans))
-                .collect::<Vec<_>>()
-                .join(" ");
-            format!(
-                "(setitem {} [{items}] {})",
-                expr(target, spans),
-                expr(value, spans)
-            )
+        StmtKind::SetItem { target, index, value } => {
+            let items = index.iter().map(|i| expr(i, spans)).collect::<Vec<_>>().join(" ");
+            format!("(setitem {} [{items}] {})", expr(target, spans), expr(value, spans))
         }
         StmtKind::Expr(e) => expr(e, spans),
     };
@@ -156,29 +128,16 @@ fn check<S: AsRef<str>, E: AsRef<str>>(cases: &[(S, E)]) {
                     (render(&p, ""), want.to_string())
                 }
             }
-            Err(Error::Parse {
-                line,
-                column,
-                message,
-            }) => {
+            Err(Error::Parse { line, column, message }) => {
                 let got = format!("err {line}:{column} {message}");
                 let ok = want.strip_prefix("err ").is_some_and(|w| {
                     let (pos, msg) = w.split_once(' ').unwrap_or((w, ""));
                     pos == format!("{line}:{column}") && message.contains(msg)
                 });
-                (
-                    got,
-                    if ok {
-                        format!("err {line}:{column} {message}")
-                    } else {
-                        want.into()
-                    },
-                )
+                (got, if ok { format!("err {line}:{column} {message}") } else { want.into() })
             }
             Err(Error::Limit(message)) => {
-                let ok = want
-                    .strip_prefix("limit ")
-                    .is_some_and(|w| message.contains(w));
+                let ok = want.strip_prefix("limit ").is_some_and(|w| message.contains(w));
                 let got = format!("limit {message}");
                 (got.clone(), if ok { got } else { want.into() })
             }
@@ -189,12 +148,7 @@ fn check<S: AsRef<str>, E: AsRef<str>>(cases: &[(S, E)]) {
             failures.push(format!("{shown:?}\n   want: {}\n    got: {}", got.1, got.0));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failing cases:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} failing cases:\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]
@@ -231,22 +185,10 @@ fn statements() {
         ("a = 1 ;  \n\n  # c\nb", "(= a 1) | b"),
         ("", ""),
         ("\n\n# only a comment\n   \n", ""),
-        (
-            "import torch\nimport torch.nn.functional as F, numpy as np\nx = 1",
-            "(= x 1)",
-        ),
-        (
-            "from torch import *\nfrom torch.nn import functional as F\nfrom . import a",
-            "",
-        ),
-        (
-            "from torch import (zeros,\n ones as o,)\nx = zeros(1)",
-            "(= x (call zeros 1))",
-        ),
-        (
-            "import torch; a = torch.ones(2)",
-            "(= a (call (. torch ones) 2))",
-        ),
+        ("import torch\nimport torch.nn.functional as F, numpy as np\nx = 1", "(= x 1)"),
+        ("from torch import *\nfrom torch.nn import functional as F\nfrom . import a", ""),
+        ("from torch import (zeros,\n ones as o,)\nx = zeros(1)", "(= x (call zeros 1))"),
+        ("import torch; a = torch.ones(2)", "(= a (call (. torch ones) 2))"),
         ("x = (\n  1 +\n  2\n)", "(= x (+ 1 2))"),
         ("x = 1 + \\\n  2", "(= x (+ 1 2))"),
         ("x = 1\r\ny = 2\r\n", "(= x 1) | (= y 2)"),
@@ -257,14 +199,8 @@ fn statements() {
 #[test]
 fn refused_statements() {
     check(&[
-        (
-            "def f(): pass",
-            "err 1:1 'def' statements are not supported",
-        ),
-        (
-            "for i in x: a",
-            "err 1:1 'for' statements are not supported",
-        ),
+        ("def f(): pass", "err 1:1 'def' statements are not supported"),
+        ("for i in x: a", "err 1:1 'for' statements are not supported"),
         ("if a: b", "err 1:1 'if' statements are not supported"),
         ("while a: b", "err 1:1 'while'"),
         ("return a", "err 1:1 'return'"),
@@ -279,25 +215,13 @@ fn refused_statements() {
         ("1 = a", "err 1:1 cannot assign to literal"),
         ("None = a", "err 1:1 cannot assign to None"),
         ("a + b = 1", "err 1:1 cannot assign to expression"),
-        (
-            "a, b += 1",
-            "err 1:1 'tuple' is an illegal expression for augmented assignment",
-        ),
-        (
-            "f() += 1",
-            "err 1:1 'function call' is an illegal expression",
-        ),
+        ("a, b += 1", "err 1:1 'tuple' is an illegal expression for augmented assignment"),
+        ("f() += 1", "err 1:1 'function call' is an illegal expression"),
         ("a, = x", "err 1:1 unpacking into one name is not supported"),
-        (
-            "() = x",
-            "err 1:1 unpacking into an empty target is not supported",
-        ),
+        ("() = x", "err 1:1 unpacking into an empty target is not supported"),
         ("a, b[0] = x", "err 1:4 cannot unpack into subscript"),
         ("a, (b, c) = x", "err 1:4 cannot unpack into tuple"),
-        (
-            "x: int = 1",
-            "err 1:2 annotated assignments are not supported",
-        ),
+        ("x: int = 1", "err 1:2 annotated assignments are not supported"),
         ("a <<= 1", "err 1:3 '<<=' is not supported"),
         ("a = 1;; b", "err 1:7 invalid syntax"),
         ("; a", "err 1:1 invalid syntax"),
@@ -338,22 +262,13 @@ fn expressions() {
         ("a > b + 1", "(> a (+ b 1))"),
         ("(a < b) < c", "(< (< a b) c)"),
         // Postfix forms.
-        (
-            "torch.arange(6.).reshape(2, 3).T",
-            "(. (call (. (call (. torch arange) 6.0f) reshape) 2 3) T)",
-        ),
-        (
-            "f(1, x, dim=1, keepdim=True)",
-            "(call f 1 x dim=1 keepdim=True)",
-        ),
+        ("torch.arange(6.).reshape(2, 3).T", "(. (call (. (call (. torch arange) 6.0f) reshape) 2 3) T)"),
+        ("f(1, x, dim=1, keepdim=True)", "(call f 1 x dim=1 keepdim=True)"),
         ("f(out=a,)", "(call f out=a)"),
         ("f()", "(call f)"),
         ("f(a)(b)", "(call (call f a) b)"),
         ("f(a == b)", "(call f (== a b))"),
-        (
-            "a[1, ::2, None, ..., -1]",
-            "(idx a 1 (: _ _ 2) None ... (neg 1))",
-        ),
+        ("a[1, ::2, None, ..., -1]", "(idx a 1 (: _ _ 2) None ... (neg 1))"),
         ("a[:]", "(idx a (: _ _ _))"),
         ("a[::]", "(idx a (: _ _ _))"),
         ("a[1:2:3]", "(idx a (: 1 2 3))"),
@@ -365,10 +280,7 @@ fn expressions() {
         ("a[b[0]:]", "(idx a (: (idx b 0) _ _))"),
         ("a[0][1]", "(idx (idx a 0) 1)"),
         // Atoms.
-        (
-            "1_000 + 0x10 + 0b1 + 0o17 + 0X_f",
-            "(+ (+ (+ (+ 1000 16) 1) 15) 15)",
-        ),
+        ("1_000 + 0x10 + 0b1 + 0o17 + 0X_f", "(+ (+ (+ (+ 1000 16) 1) 15) 15)"),
         ("x = 9223372036854775807", "(= x 9223372036854775807)"),
         ("00 + 0", "(+ 0 0)"),
         (
@@ -378,10 +290,7 @@ fn expressions() {
         ("1e400", "inff"),
         ("True, False, None", "(tuple True False None)"),
         ("'a' + \"b\"", "(+ \"a\" \"b\")"),
-        (
-            r#"'it\'s' "\"q\"" '\n\t\\' '\x41\u00e9\101' '\d'"#,
-            r#""it's\"q\"\n\t\\AéA\\d""#,
-        ),
+        (r#"'it\'s' "\"q\"" '\n\t\\' '\x41\u00e9\101' '\d'"#, r#""it's\"q\"\n\t\\AéA\\d""#),
         (r"r'\d\'' R'\\'", r#""\\d\\'\\\\""#),
         ("u'x'", "\"x\""),
         ("'é' + 'x'", "(+ \"é\" \"x\")"),
@@ -412,10 +321,7 @@ fn refused_expressions() {
         ("x = not a", "err 1:5 'not' is not supported"),
         ("a in b", "err 1:3 'in' is not supported"),
         ("a is None", "err 1:3 'is' is not supported"),
-        (
-            "a if b else c",
-            "err 1:3 conditional expressions are not supported",
-        ),
+        ("a if b else c", "err 1:3 conditional expressions are not supported"),
         ("[x for x in y]", "err 1:4 comprehensions are not supported"),
         ("{1: 2}", "err 1:1 dict and set displays are not supported"),
         ("f(*a)", "err 1:3 *args and **kwargs are not supported"),
@@ -423,16 +329,10 @@ fn refused_expressions() {
         ("a, *b = c", "err 1:4 starred expressions are not supported"),
         ("a << 1", "err 1:3 '<<' is not supported"),
         ("(a := 1)", "err 1:4 ':=' is not supported"),
-        (
-            "f(dim=1, 2)",
-            "err 1:10 positional argument follows keyword argument",
-        ),
+        ("f(dim=1, 2)", "err 1:10 positional argument follows keyword argument"),
         ("f(dim=1, dim=2)", "err 1:10 keyword argument repeated: dim"),
         ("f(a.b=1)", "err 1:3 expression cannot contain assignment"),
-        (
-            "f(1 2)",
-            "err 1:5 invalid syntax. Perhaps you forgot a comma?",
-        ),
+        ("f(1 2)", "err 1:5 invalid syntax. Perhaps you forgot a comma?"),
         ("[1 2]", "err 1:4 Perhaps you forgot a comma?"),
         ("a[1 2]", "err 1:5 Perhaps you forgot a comma?"),
         ("(1 2)", "err 1:4 Perhaps you forgot a comma?"),
@@ -449,10 +349,7 @@ fn refused_expressions() {
         ("b'x'", "err 1:1 bytes literals are not supported"),
         ("'''x'''", "err 1:1 triple-quoted strings are not supported"),
         ("x = 9223372036854775808", "err 1:5 does not fit in 64 bits"),
-        (
-            "x = 0xffffffffffffffffff",
-            "err 1:5 does not fit in 64 bits",
-        ),
+        ("x = 0xffffffffffffffffff", "err 1:5 does not fit in 64 bits"),
         ("x = 012", "err 1:5 leading zeros"),
         ("1__0", "err 1:1 invalid decimal literal"),
         ("1_", "err 1:1 invalid decimal literal"),
@@ -474,26 +371,14 @@ fn lexical_errors() {
         ("x = 1\ny = 'é", "err 2:5 unterminated string literal"),
         ("a = f(1))", "err 1:9 unmatched ')'"),
         ("]", "err 1:1 unmatched ']'"),
-        (
-            "a = f(1]",
-            "err 1:8 closing parenthesis ']' does not match opening parenthesis '('",
-        ),
-        (
-            "a = f(1,\n]",
-            "err 2:1 does not match opening parenthesis '(' on line 1",
-        ),
+        ("a = f(1]", "err 1:8 closing parenthesis ']' does not match opening parenthesis '('"),
+        ("a = f(1,\n]", "err 2:1 does not match opening parenthesis '(' on line 1"),
         ("a = f(1,\n  2", "err 1:6 '(' was never closed"),
         ("a = [(1, 2)", "err 1:5 '[' was never closed"),
         ("x = $", "err 1:5 invalid character '$' (U+0024)"),
         ("é = 1 €", "err 1:7 invalid character '€' (U+20AC)"),
-        (
-            "x = 1\u{a0}+ 2",
-            "err 1:6 invalid non-printable character U+00A0",
-        ),
-        (
-            "x = 1 \\ 2",
-            "err 1:7 unexpected character after line continuation",
-        ),
+        ("x = 1\u{a0}+ 2", "err 1:6 invalid non-printable character U+00A0"),
+        ("x = 1 \\ 2", "err 1:7 unexpected character after line continuation"),
         ("x = 1 \\", "err 1:7 unexpected EOF while parsing"),
         // The first error in reading order wins, whether the parser's or the lexer's.
         ("a b\nc = 'x", "err 1:3 invalid syntax"),
@@ -505,25 +390,13 @@ fn lexical_errors() {
 fn spans_and_sources() {
     check(&[
         ("a = b + c", "at (= a (+ b@1:5 c@1:9)@1:5)@1:1"),
-        (
-            "x = -a.t()[1:]",
-            "at (= x (neg (idx (call (. a@1:6 t)@1:6)@1:6 (: 1@1:12 _ _)@1:12)@1:6)@1:5)@1:1",
-        ),
-        (
-            "a = 1; b = (2,)",
-            "at (= a 1@1:5)@1:1 | (= b (tuple 2@1:13)@1:12)@1:8",
-        ),
+        ("x = -a.t()[1:]", "at (= x (neg (idx (call (. a@1:6 t)@1:6)@1:6 (: 1@1:12 _ _)@1:12)@1:6)@1:5)@1:1"),
+        ("a = 1; b = (2,)", "at (= a 1@1:5)@1:1 | (= b (tuple 2@1:13)@1:12)@1:8"),
         ("f(k=v)", "at (call f@1:1 k=v@1:5)@1:1@1:1"),
         ("\n\n  \n# c\nq", "at q@5:1@5:1"),
         ("é = 'ü' + b", "at (= é (+ \"ü\"@1:5 b@1:11)@1:5)@1:1"),
-        (
-            "a = x[::2, ...]",
-            "at (= a (idx x@1:5 (: _ _ 2@1:9)@1:7 ...@1:12)@1:5)@1:1",
-        ),
-        (
-            "a = f(1,\n      2)\nb = 3",
-            "at (= a (call f@1:5 1@1:7 2@2:7)@1:5)@1:1 | (= b 3@3:5)@3:1",
-        ),
+        ("a = x[::2, ...]", "at (= a (idx x@1:5 (: _ _ 2@1:9)@1:7 ...@1:12)@1:5)@1:1"),
+        ("a = f(1,\n      2)\nb = 3", "at (= a (call f@1:5 1@1:7 2@2:7)@1:5)@1:1 | (= b 3@3:5)@3:1"),
         ("a = 1  # set a\nb = a  ", "src a = 1 | b = a"),
         ("a = 1;b = 2 ; c", "src a = 1 | b = 2 | c"),
         ("a = f(1,  # one\n      2)", "src a = f(1, 2)"),
@@ -538,8 +411,7 @@ fn spans_and_sources() {
 /// exhausting the stack.
 #[test]
 fn limits() {
-    let nest =
-        |open: &str, close: &str, n: usize| format!("x = {}1{}", open.repeat(n), close.repeat(n));
+    let nest = |open: &str, close: &str, n: usize| format!("x = {}1{}", open.repeat(n), close.repeat(n));
     let stmts = |n: usize| "a = 1\n".repeat(n);
     let deep_list = format!("(= x {}1{})", "[".repeat(200), "]".repeat(200));
     let chain = |n: usize| format!("x = 1{}", " + 1".repeat(n));
@@ -549,21 +421,12 @@ fn limits() {
     let cases: Vec<(String, String)> = vec![
         (nest("(", ")", 200), "(= x 1)".into()),
         (nest("(", ")", 201), "err 1:205 nested too deeply".into()),
-        (
-            nest("(", ")", 100_000),
-            "err 1:205 nested too deeply".into(),
-        ),
+        (nest("(", ")", 100_000), "err 1:205 nested too deeply".into()),
         (nest("[", "]", 200), deep_list),
         (nest("[", "]", 201), "err 1:205 nested too deeply".into()),
         (nest("-", "", 201), "err 1:205 nested too deeply".into()),
-        (
-            nest("f(", ")", 201),
-            "err 1:".to_string() + &(5 + 200 * 2 + 1).to_string() + " nested too deeply",
-        ),
-        (
-            nest("a[", "]", 201),
-            "err 1:".to_string() + &(5 + 200 * 2 + 1).to_string() + " nested too deeply",
-        ),
+        (nest("f(", ")", 201), "err 1:".to_string() + &(5 + 200 * 2 + 1).to_string() + " nested too deeply"),
+        (nest("a[", "]", 201), "err 1:".to_string() + &(5 + 200 * 2 + 1).to_string() + " nested too deeply"),
         (
             format!("x = {}1", "2**".repeat(201)),
             "err 1:".to_string() + &(5 + 200 * 3 + 1).to_string() + " nested too deeply",
@@ -571,27 +434,12 @@ fn limits() {
         (chain(200), sum),
         (chain(201), "err 1:5 nested too deeply".into()),
         (chain(100_000), "err 1:5 nested too deeply".into()),
-        (
-            methods(100),
-            format!("(= x {}a{})", "(call (. ".repeat(100), " t))".repeat(100)),
-        ),
+        (methods(100), format!("(= x {}a{})", "(call (. ".repeat(100), " t))".repeat(100))),
         (methods(101), "err 1:5 nested too deeply".into()),
-        (
-            stmts(10_000),
-            "src ".to_string() + &vec!["a = 1"; 10_000].join(" | "),
-        ),
-        (
-            stmts(10_001),
-            "limit trace has more than 10000 statements".into(),
-        ),
-        (
-            format!("import torch\n{}", stmts(10_000)),
-            "src ".to_string() + &vec!["a = 1"; 10_000].join(" | "),
-        ),
-        (
-            long_line.clone(),
-            format!("(= x [{}])", vec!["1"; 300_000].join(" ")),
-        ),
+        (stmts(10_000), "src ".to_string() + &vec!["a = 1"; 10_000].join(" | ")),
+        (stmts(10_001), "limit trace has more than 10000 statements".into()),
+        (format!("import torch\n{}", stmts(10_000)), "src ".to_string() + &vec!["a = 1"; 10_000].join(" | ")),
+        (long_line.clone(), format!("(= x [{}])", vec!["1"; 300_000].join(" "))),
         (
             format!("{long_line}{}", " ".repeat((1 << 20) - long_line.len())),
             format!("(= x [{}])", vec!["1"; 300_000].join(" ")),
@@ -613,11 +461,7 @@ fn limits() {
 #[test]
 fn acceptance_traces() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/acceptance");
-    let dir = if dir.is_dir() {
-        dir
-    } else {
-        std::path::PathBuf::from("/work/shared/acceptance")
-    };
+    let dir = if dir.is_dir() { dir } else { std::path::PathBuf::from("/work/shared/acceptance") };
     let Ok(entries) = std::fs::read_dir(&dir) else {
         println!("skipped: no acceptance directory at {}", dir.display());
         return;
@@ -630,10 +474,7 @@ fn acceptance_traces() {
         }
         let text = std::fs::read_to_string(&path).expect("readable acceptance file");
         let json: serde_json::Value = serde_json::from_str(&text).expect("acceptance file is JSON");
-        let list = json
-            .get("cases")
-            .and_then(|c| c.as_array())
-            .expect("a 'cases' array");
+        let list = json.get("cases").and_then(|c| c.as_array()).expect("a 'cases' array");
         for case in list {
             if let Some(src) = case.get("source").and_then(|s| s.as_str()) {
                 let lines: Vec<&str> = src
@@ -645,10 +486,6 @@ fn acceptance_traces() {
             }
         }
     }
-    assert!(
-        !cases.is_empty(),
-        "no acceptance traces found in {}",
-        dir.display()
-    );
+    assert!(!cases.is_empty(), "no acceptance traces found in {}", dir.display());
     check(&cases);
 }

@@ -49,11 +49,7 @@ fn stmt_exprs(s: &Stmt) -> Vec<&Expr> {
     match &s.kind {
         StmtKind::Assign { value, .. } => vec![value],
         StmtKind::AugAssign { target, value, .. } => vec![target, value],
-        StmtKind::SetItem {
-            target,
-            index,
-            value,
-        } => {
+        StmtKind::SetItem { target, index, value } => {
             let mut v = vec![target, value];
             v.extend(index.iter());
             v
@@ -76,15 +72,8 @@ fn check_positions(src: &str) -> Result<(), TestCaseError> {
                 }
             }
         }
-        Err(Error::Parse {
-            line,
-            column,
-            message,
-        }) => {
-            prop_assert!(
-                valid(src, Span { line, column }),
-                "error {line}:{column} ({message}) outside {src:?}"
-            );
+        Err(Error::Parse { line, column, message }) => {
+            prop_assert!(valid(src, Span { line, column }), "error {line}:{column} ({message}) outside {src:?}");
             prop_assert!(!message.is_empty());
         }
         Err(Error::Limit(_)) => {}
@@ -172,19 +161,8 @@ const SOUP: &[&str] = &[
 ];
 
 fn soup() -> impl Strategy<Value = String> {
-    prop::collection::vec(
-        (
-            prop::sample::select(SOUP),
-            prop::sample::select(&["", " ", "  "][..]),
-        ),
-        0..40,
-    )
-    .prop_map(|parts| {
-        parts
-            .into_iter()
-            .map(|(t, sep)| format!("{t}{sep}"))
-            .collect()
-    })
+    prop::collection::vec((prop::sample::select(SOUP), prop::sample::select(&["", " ", "  "][..])), 0..40)
+        .prop_map(|parts| parts.into_iter().map(|(t, sep)| format!("{t}{sep}")).collect())
 }
 
 proptest! {
@@ -255,9 +233,7 @@ fn expr_children<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
             out.push(value);
             out.extend(items.iter());
         }
-        ExprKind::Slice { start, stop, step } => {
-            out.extend([start, stop, step].into_iter().flatten().map(|b| &**b))
-        }
+        ExprKind::Slice { start, stop, step } => out.extend([start, stop, step].into_iter().flatten().map(|b| &**b)),
         _ => {}
     }
 }
@@ -299,11 +275,7 @@ fn strip_stmt(s: &mut Stmt) {
             strip_expr(target);
             strip_expr(value);
         }
-        StmtKind::SetItem {
-            target,
-            index,
-            value,
-        } => {
+        StmtKind::SetItem { target, index, value } => {
             strip_expr(target);
             strip_expr(value);
             index.iter_mut().for_each(strip_expr);
@@ -316,10 +288,7 @@ fn strip_stmt(s: &mut Stmt) {
 // index items), with default spans, printed with enough parentheses to be unambiguous.
 
 fn e(kind: ExprKind) -> Expr {
-    Expr {
-        span: Span::default(),
-        kind,
-    }
+    Expr { span: Span::default(), kind }
 }
 
 fn name() -> impl Strategy<Value = String> {
@@ -397,40 +366,16 @@ const BINOPS: [BinOp; 17] = [
 fn expr() -> impl Strategy<Value = Expr> {
     leaf().prop_recursive(4, 40, 4, |inner| {
         let boxed = |x: Option<Expr>| x.map(Box::new);
-        let slice = (
-            prop::option::of(inner.clone()),
-            prop::option::of(inner.clone()),
-            prop::option::of(inner.clone()),
-        )
-            .prop_map(move |(a, b, c)| {
-                e(ExprKind::Slice {
-                    start: boxed(a),
-                    stop: boxed(b),
-                    step: boxed(c),
-                })
-            });
+        let slice = (prop::option::of(inner.clone()), prop::option::of(inner.clone()), prop::option::of(inner.clone()))
+            .prop_map(move |(a, b, c)| e(ExprKind::Slice { start: boxed(a), stop: boxed(b), step: boxed(c) }));
         let item = prop_oneof![inner.clone(), slice];
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(|v| e(ExprKind::Tuple(v))),
             prop::collection::vec(inner.clone(), 0..4).prop_map(|v| e(ExprKind::List(v))),
-            (
-                prop::sample::select(&[UnaryOp::Neg, UnaryOp::Pos, UnaryOp::Invert][..]),
-                inner.clone()
-            )
-                .prop_map(|(op, x)| e(ExprKind::Unary {
-                    op,
-                    operand: Box::new(x)
-                })),
-            (
-                prop::sample::select(&BINOPS[..]),
-                inner.clone(),
-                inner.clone()
-            )
-                .prop_map(|(op, l, r)| e(ExprKind::Binary {
-                    op,
-                    lhs: Box::new(l),
-                    rhs: Box::new(r)
-                })),
+            (prop::sample::select(&[UnaryOp::Neg, UnaryOp::Pos, UnaryOp::Invert][..]), inner.clone())
+                .prop_map(|(op, x)| e(ExprKind::Unary { op, operand: Box::new(x) })),
+            (prop::sample::select(&BINOPS[..]), inner.clone(), inner.clone())
+                .prop_map(|(op, l, r)| e(ExprKind::Binary { op, lhs: Box::new(l), rhs: Box::new(r) })),
             (
                 inner.clone(),
                 prop::collection::vec(inner.clone(), 0..3),
@@ -441,16 +386,9 @@ fn expr() -> impl Strategy<Value = Expr> {
                     args,
                     kwargs: kw.into_iter().collect()
                 })),
-            (inner.clone(), name()).prop_map(|(v, name)| e(ExprKind::Attr {
-                value: Box::new(v),
-                name
-            })),
-            (inner.clone(), prop::collection::vec(item, 1..4)).prop_map(|(v, items)| e(
-                ExprKind::Index {
-                    value: Box::new(v),
-                    items
-                }
-            )),
+            (inner.clone(), name()).prop_map(|(v, name)| e(ExprKind::Attr { value: Box::new(v), name })),
+            (inner.clone(), prop::collection::vec(item, 1..4))
+                .prop_map(|(v, items)| e(ExprKind::Index { value: Box::new(v), items })),
         ]
     })
 }
@@ -458,33 +396,21 @@ fn expr() -> impl Strategy<Value = Expr> {
 fn target() -> impl Strategy<Value = Expr> {
     prop_oneof![
         name().prop_map(|n| e(ExprKind::Name(n))),
-        (name(), prop::collection::vec(expr(), 1..3)).prop_map(|(n, items)| e(ExprKind::Index {
-            value: Box::new(e(ExprKind::Name(n))),
-            items
-        })),
+        (name(), prop::collection::vec(expr(), 1..3))
+            .prop_map(|(n, items)| e(ExprKind::Index { value: Box::new(e(ExprKind::Name(n))), items })),
     ]
 }
 
 fn stmt() -> impl Strategy<Value = Stmt> {
     let kind = prop_oneof![
-        (prop::collection::vec(name(), 1..4), expr())
-            .prop_map(|(targets, value)| StmtKind::Assign { targets, value }),
+        (prop::collection::vec(name(), 1..4), expr()).prop_map(|(targets, value)| StmtKind::Assign { targets, value }),
         (target(), prop::sample::select(&BINOPS[..8]), expr())
             .prop_map(|(target, op, value)| { StmtKind::AugAssign { target, op, value } }),
-        (name(), prop::collection::vec(expr(), 1..3), expr()).prop_map(|(n, index, value)| {
-            StmtKind::SetItem {
-                target: e(ExprKind::Name(n)),
-                index,
-                value,
-            }
-        }),
+        (name(), prop::collection::vec(expr(), 1..3), expr())
+            .prop_map(|(n, index, value)| { StmtKind::SetItem { target: e(ExprKind::Name(n)), index, value } }),
         expr().prop_map(StmtKind::Expr),
     ];
-    kind.prop_map(|kind| Stmt {
-        span: Span::default(),
-        source: String::new(),
-        kind,
-    })
+    kind.prop_map(|kind| Stmt { span: Span::default(), source: String::new(), kind })
 }
 
 fn op_text(op: BinOp) -> &'static str {
@@ -571,17 +497,8 @@ fn print_stmt(s: &Stmt) -> String {
         StmtKind::AugAssign { target, op, value } => {
             format!("{} {}= {}", print(target), op_text(*op), print(value))
         }
-        StmtKind::SetItem {
-            target,
-            index,
-            value,
-        } => {
-            format!(
-                "{}[{}] = {}",
-                print(target),
-                print_list(index),
-                print(value)
-            )
+        StmtKind::SetItem { target, index, value } => {
+            format!("{}[{}] = {}", print(target), print_list(index), print(value))
         }
         StmtKind::Expr(x) => print(x),
     }

@@ -22,10 +22,7 @@ struct Dense {
 
 impl Dense {
     fn new(n: usize) -> Dense {
-        Dense {
-            shape: vec![n],
-            data: (0..n as i64).map(Some).collect(),
-        }
+        Dense { shape: vec![n], data: (0..n as i64).map(Some).collect() }
     }
 
     /// Builds `shape` by asking `source` which old coordinates each new element reads.
@@ -34,10 +31,7 @@ impl Dense {
         let data = (0..n)
             .map(|k| {
                 let old = source(&coords(&shape, k))?;
-                let lin = old
-                    .iter()
-                    .zip(&self.shape)
-                    .fold(0i64, |acc, (&c, &s)| acc * s as i64 + c);
+                let lin = old.iter().zip(&self.shape).fold(0i64, |acc, (&c, &s)| acc * s as i64 + c);
                 self.data[lin as usize]
             })
             .collect();
@@ -47,10 +41,7 @@ impl Dense {
     fn apply(&self, op: &Op) -> Dense {
         let old = &self.shape;
         match op {
-            Op::Reshape(s) => Dense {
-                shape: s.clone(),
-                data: self.data.clone(),
-            },
+            Op::Reshape(s) => Dense { shape: s.clone(), data: self.data.clone() },
             Op::Permute(p) => {
                 let shape = p.iter().map(|&a| old[a]).collect();
                 self.gather(shape, |c| {
@@ -59,30 +50,21 @@ impl Dense {
                     Some(o)
                 })
             }
-            Op::Expand(s) => self.gather(s.clone(), |c| {
-                Some(
-                    c.iter()
-                        .zip(old)
-                        .map(|(&x, &s)| if s == 1 { 0 } else { x })
-                        .collect(),
-                )
-            }),
+            Op::Expand(s) => {
+                self.gather(s.clone(), |c| Some(c.iter().zip(old).map(|(&x, &s)| if s == 1 { 0 } else { x }).collect()))
+            }
             Op::Pad(a) => {
                 let shape = old.iter().zip(a).map(|(&s, &(b, e))| s + b + e).collect();
                 self.gather(shape, |c| {
                     c.iter()
                         .zip(a.iter().zip(old))
-                        .map(|(&x, (&(b, _), &s))| {
-                            Some(x - b as i64).filter(|&y| y >= 0 && y < s as i64)
-                        })
+                        .map(|(&x, (&(b, _), &s))| Some(x - b as i64).filter(|&y| y >= 0 && y < s as i64))
                         .collect()
                 })
             }
             Op::Shrink(a) => {
                 let shape = a.iter().map(|&(b, e)| e - b).collect();
-                self.gather(shape, |c| {
-                    Some(c.iter().zip(a).map(|(&x, &(b, _))| x + b as i64).collect())
-                })
+                self.gather(shape, |c| Some(c.iter().zip(a).map(|(&x, &(b, _))| x + b as i64).collect()))
             }
             Op::Flip(f) => self.gather(old.clone(), |c| {
                 Some(
@@ -102,10 +84,7 @@ impl Dense {
             .map(|k| {
                 let c = coords(v.shape(), k);
                 if let Some(m) = v.mask() {
-                    if c.iter()
-                        .zip(m)
-                        .any(|(&x, &(b, e))| x < b as i64 || x >= e as i64)
-                    {
+                    if c.iter().zip(m).any(|(&x, &(b, e))| x < b as i64 || x >= e as i64) {
                         return None;
                     }
                 }
@@ -113,10 +92,7 @@ impl Dense {
                 self.data[lin as usize]
             })
             .collect();
-        Dense {
-            shape: v.shape().to_vec(),
-            data,
-        }
+        Dense { shape: v.shape().to_vec(), data }
     }
 }
 
@@ -147,10 +123,7 @@ fn factorize(n: usize, p: &mut Pick) -> Vec<usize> {
     let mut dims = Vec::new();
     let mut rest = n;
     while rest > 1 && dims.len() < 4 {
-        let divs: Vec<usize> = (2..=rest)
-            .filter(|&d| rest / d * d == rest)
-            .take(4)
-            .collect();
+        let divs: Vec<usize> = (2..=rest).filter(|&d| rest / d * d == rest).take(4).collect();
         let d = divs[p.below(divs.len())];
         dims.push(d);
         rest /= d;
@@ -191,10 +164,7 @@ fn random_op(shape: &[usize], kind: u8, p: &mut Pick) -> Op {
             Op::Permute(axes)
         }
         (3, _) => {
-            let new: Vec<usize> = shape
-                .iter()
-                .map(|&s| if s == 1 { 1 + p.below(3) } else { s })
-                .collect();
+            let new: Vec<usize> = shape.iter().map(|&s| if s == 1 { 1 + p.below(3) } else { s }).collect();
             if new.iter().product::<usize>() > MAX_NUMEL {
                 return Op::Flip(vec![false; rank]);
             }
@@ -202,11 +172,7 @@ fn random_op(shape: &[usize], kind: u8, p: &mut Pick) -> Op {
         }
         (4, _) => {
             let arg: Vec<(usize, usize)> = shape.iter().map(|_| (p.below(3), p.below(3))).collect();
-            let padded: usize = shape
-                .iter()
-                .zip(&arg)
-                .map(|(&s, &(b, e))| s + b + e)
-                .product();
+            let padded: usize = shape.iter().zip(&arg).map(|(&s, &(b, e))| s + b + e).product();
             if padded > MAX_NUMEL {
                 return Op::Flip(vec![true; rank]);
             }
@@ -247,13 +213,10 @@ fn random_push(n: usize, p: &mut Pick) -> (View, bool) {
     let full: Vec<(usize, usize)> = shape.iter().map(|&s| (0, s)).collect();
     let m = mask.as_deref().unwrap_or(&full);
     let empty = m.iter().any(|&(b, e)| b >= e);
-    let (lo, hi) = m
-        .iter()
-        .zip(&strides)
-        .fold((0i64, 0i64), |(lo, hi), (&(b, e), &st)| {
-            let (x, y) = (st * b as i64, st * (e as i64 - 1));
-            (lo + x.min(y), hi + x.max(y))
-        });
+    let (lo, hi) = m.iter().zip(&strides).fold((0i64, 0i64), |(lo, hi), (&(b, e), &st)| {
+        let (x, y) = (st * b as i64, st * (e as i64 - 1));
+        (lo + x.min(y), hi + x.max(y))
+    });
     // Aim inside [0, n) most of the time, and sometimes just outside it.
     let room = n as i64 - 1 - hi + lo;
     let offset = if room >= 0 && p.below(5) != 0 {

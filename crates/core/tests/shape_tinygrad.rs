@@ -54,10 +54,7 @@ struct Fixture {
 }
 
 fn load() -> Fixture {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/fixtures/tinygrad_views.json"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/tinygrad_views.json");
     let text = std::fs::read_to_string(path).expect("fixture file is readable");
     serde_json::from_str(&text).expect("fixture file parses")
 }
@@ -99,12 +96,7 @@ fn check_chain(c: &Chain) {
     let simplified = st.simplify();
     match &c.simplified {
         Value::String(s) if s == "loops" => {
-            assert_eq!(
-                simplified.views().len(),
-                st.views().len(),
-                "{}: a looping merge must not merge",
-                c.name
-            )
+            assert_eq!(simplified.views().len(), st.views().len(), "{}: a looping merge must not merge", c.name)
         }
         other => {
             let want: Vec<ViewJson> = serde_json::from_value(other.clone()).expect("views");
@@ -114,22 +106,10 @@ fn check_chain(c: &Chain) {
     }
 
     // The buffer is arange(1, numel + 1); padding reads 0.
-    let values: Vec<i64> = st
-        .offsets()
-        .iter()
-        .map(|o| o.map_or(0, |o| o + 1))
-        .collect();
+    let values: Vec<i64> = st.offsets().iter().map(|o| o.map_or(0, |o| o + 1)).collect();
     assert_eq!(values, c.values, "{}: gathered values", c.name);
-    let values: Vec<i64> = simplified
-        .offsets()
-        .iter()
-        .map(|o| o.map_or(0, |o| o + 1))
-        .collect();
-    assert_eq!(
-        values, c.values,
-        "{}: gathered values after simplify",
-        c.name
-    );
+    let values: Vec<i64> = simplified.offsets().iter().map(|o| o.map_or(0, |o| o + 1)).collect();
+    assert_eq!(values, c.values, "{}: gathered values after simplify", c.name);
     check_index(&st, &c.name);
     check_index(&simplified, &c.name);
 }
@@ -141,25 +121,14 @@ fn check_compose(i: usize, c: &Compose) {
         Value::String(s) if s == "loops" => None,
         other => serde_json::from_value(other.clone()).expect("view or null"),
     };
-    assert_eq!(
-        got, want,
-        "compose #{i}: {:?} on top of {:?}",
-        c.outer, c.inner
-    );
+    assert_eq!(got, want, "compose #{i}: {:?} on top of {:?}", c.outer, c.inner);
 }
 
 #[test]
 fn chains_match_tinygrad() {
     let f = load();
-    assert!(
-        f.chains.len() >= 300,
-        "fixture has {} chains",
-        f.chains.len()
-    );
-    assert!(
-        f.chains.iter().filter(|c| c.views.len() > 1).count() >= 100,
-        "too few multi-view chains"
-    );
+    assert!(f.chains.len() >= 300, "fixture has {} chains", f.chains.len());
+    assert!(f.chains.iter().filter(|c| c.views.len() > 1).count() >= 100, "too few multi-view chains");
     f.chains.iter().for_each(check_chain);
 }
 
@@ -167,8 +136,5 @@ fn chains_match_tinygrad() {
 fn composes_match_tinygrad() {
     let f = load();
     assert!(!f.composes.is_empty());
-    f.composes
-        .iter()
-        .enumerate()
-        .for_each(|(i, c)| check_compose(i, c));
+    f.composes.iter().enumerate().for_each(|(i, c)| check_compose(i, c));
 }

@@ -17,22 +17,11 @@ use stridelab_core::Error;
 /// fragment has the documented shape. Returns the fragment for size checks.
 fn assert_round_trip(s: &SharedTrace) -> String {
     let fragment = encode(s);
-    let data = fragment
-        .strip_prefix("v1.")
-        .unwrap_or_else(|| panic!("untagged: {fragment}"));
-    assert!(
-        data.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),
-        "{data}"
-    );
+    let data = fragment.strip_prefix("v1.").unwrap_or_else(|| panic!("untagged: {fragment}"));
+    assert!(data.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'), "{data}");
     let full = link(s, DEFAULT_BASE);
     assert_eq!(full, format!("{DEFAULT_BASE}#{fragment}"));
-    for spelling in [
-        fragment.clone(),
-        format!("#{fragment}"),
-        full,
-        format!("  {fragment}\n"),
-    ] {
+    for spelling in [fragment.clone(), format!("#{fragment}"), full, format!("  {fragment}\n")] {
         assert_eq!(decode(&spelling).as_ref(), Ok(s), "{spelling}");
         assert!(looks_like_link(&spelling), "{spelling}");
     }
@@ -41,11 +30,7 @@ fn assert_round_trip(s: &SharedTrace) -> String {
 
 /// The one failure check: decoding `input` fails with exactly `message`, as a decode error.
 fn assert_decode_error(input: &str, message: &str) {
-    assert_eq!(
-        decode(input),
-        Err(Error::Decode(message.to_string())),
-        "{input:.80}"
-    );
+    assert_eq!(decode(input), Err(Error::Decode(message.to_string())), "{input:.80}");
 }
 
 /// A v1 fragment around raw deflate bytes, to reach the checks behind base64.
@@ -58,12 +43,7 @@ fn fragment_of_payload(payload: &[u8]) -> String {
     fragment_of_deflate(&miniz_oxide::deflate::compress_to_vec(payload, 10))
 }
 
-fn state(
-    trace: &str,
-    step: Option<usize>,
-    tensor: Option<&str>,
-    backend: Option<&str>,
-) -> SharedTrace {
+fn state(trace: &str, step: Option<usize>, tensor: Option<&str>, backend: Option<&str>) -> SharedTrace {
     SharedTrace {
         trace: trace.to_string(),
         step,
@@ -74,28 +54,16 @@ fn state(
 
 #[test]
 fn round_trips() {
-    let hundred_lines: String = (0..100)
-        .map(|i| format!("t{i} = ones(4, 4)[{i} % 4:]\n"))
-        .collect();
+    let hundred_lines: String = (0..100).map(|i| format!("t{i} = ones(4, 4)[{i} % 4:]\n")).collect();
     let cases = [
         SharedTrace::default(),
         state("a = ones(4)\na.zero_()", None, None, None),
-        state(
-            "a = ones(4)\nb = a.view((2, 2))",
-            Some(1),
-            Some("b"),
-            Some("tinygrad"),
-        ),
+        state("a = ones(4)\nb = a.view((2, 2))", Some(1), Some("b"), Some("tinygrad")),
         state("", Some(0), Some(""), Some("")),
         state("x = 1", Some(usize::MAX), None, Some("torch")),
         state("x = 1", Some(127), Some("x"), None),
         state("x = 1", Some(128), None, None),
-        state(
-            "# a comment with a # and é, 張量 and 🙂\n\n\tb = 2  \r\n",
-            None,
-            Some("張量"),
-            None,
-        ),
+        state("# a comment with a # and é, 張量 and 🙂\n\n\tb = 2  \r\n", None, Some("張量"), None),
         state(&hundred_lines, Some(99), Some("t99"), Some("wgpu")),
         state(&"\0".repeat(5000), None, None, None),
     ];
@@ -116,18 +84,9 @@ fn decode_errors() {
     let cases: Vec<(String, &str)> = vec![
         ("".into(), "link is empty"),
         (" # ".into(), "link is empty"),
-        (
-            "trace.txt".into(),
-            "not a trace link: expected a fragment like v1.<data>",
-        ),
-        (
-            "v.AAAA".into(),
-            "not a trace link: expected a fragment like v1.<data>",
-        ),
-        (
-            "v9.AAAA".into(),
-            "link version v9 is not supported (this build reads v1)",
-        ),
+        ("trace.txt".into(), "not a trace link: expected a fragment like v1.<data>"),
+        ("v.AAAA".into(), "not a trace link: expected a fragment like v1.<data>"),
+        ("v9.AAAA".into(), "link version v9 is not supported (this build reads v1)"),
         (
             "http://x/#v99999999999999999999.AA".into(),
             "link version v99999999999999999999 is not supported (this build reads v1)",
@@ -139,56 +98,23 @@ fn decode_errors() {
         ("v1.A".into(), "bad base64 in link at position 3"),
         // 'B' leaves a set bit after the last whole byte, which encode never writes.
         ("v1.AB".into(), "bad base64 in link at position 4"),
-        (
-            format!("v1.{}", "A".repeat((2 << 20) + 4)),
-            "link is longer than the 2 MiB limit",
-        ),
-        (
-            fragment_of_deflate(&deflated[..deflated.len() - 3]),
-            "link payload is truncated",
-        ),
+        (format!("v1.{}", "A".repeat((2 << 20) + 4)), "link is longer than the 2 MiB limit"),
+        (fragment_of_deflate(&deflated[..deflated.len() - 3]), "link payload is truncated"),
         (fragment_of_deflate(&[]), "link payload is truncated"),
-        (
-            fragment_of_deflate(&[0xff, 0xff]),
-            "link payload is not valid deflate data",
-        ),
-        (
-            fragment_of_deflate(&stray),
-            "link has stray data after its payload (1 byte)",
-        ),
+        (fragment_of_deflate(&[0xff, 0xff]), "link payload is not valid deflate data"),
+        (fragment_of_deflate(&stray), "link has stray data after its payload (1 byte)"),
         (fragment_of_payload(&[]), "link payload is truncated"),
-        (
-            fragment_of_payload(&[0x08]),
-            "link payload sets unknown flags 0x08",
-        ),
-        (
-            fragment_of_payload(&[0x01, 0x80]),
-            "link payload is truncated",
-        ),
+        (fragment_of_payload(&[0x08]), "link payload sets unknown flags 0x08"),
+        (fragment_of_payload(&[0x01, 0x80]), "link payload is truncated"),
         (
             fragment_of_payload(&[&[1u8][..], &ten_continuations].concat()),
             "link payload has a number too large for 64 bits",
         ),
-        (
-            fragment_of_payload(&too_big),
-            "link payload has a number too large for 64 bits",
-        ),
-        (
-            fragment_of_payload(&[0x02, 5, b'a']),
-            "link payload is truncated",
-        ),
-        (
-            fragment_of_payload(&[0x02, 1, 0xff]),
-            "tensor name is not UTF-8",
-        ),
-        (
-            fragment_of_payload(&[0x04, 2, 0xc3, 0x28]),
-            "backend name is not UTF-8",
-        ),
-        (
-            fragment_of_payload(&[0x00, b'a', 0xff]),
-            "trace is not UTF-8",
-        ),
+        (fragment_of_payload(&too_big), "link payload has a number too large for 64 bits"),
+        (fragment_of_payload(&[0x02, 5, b'a']), "link payload is truncated"),
+        (fragment_of_payload(&[0x02, 1, 0xff]), "tensor name is not UTF-8"),
+        (fragment_of_payload(&[0x04, 2, 0xc3, 0x28]), "backend name is not UTF-8"),
+        (fragment_of_payload(&[0x00, b'a', 0xff]), "trace is not UTF-8"),
     ];
     for (input, message) in &cases {
         assert_decode_error(input, message);
@@ -219,11 +145,7 @@ fn zeros_bomb(len: usize) -> Vec<u8> {
             self.push(reversed, n);
         }
     }
-    let mut bits = Bits {
-        out: Vec::new(),
-        acc: 0,
-        n: 0,
-    };
+    let mut bits = Bits { out: Vec::new(), acc: 0, n: 0 };
     bits.push(1, 1); // last block
     bits.push(1, 2); // fixed Huffman codes
     bits.code(0b0011_0000, 8); // literal 0
@@ -254,10 +176,7 @@ fn deflate_bomb_is_refused_quickly() {
     assert_eq!(decode(&small).map(|s| s.trace.len()), Ok(999));
 
     let started = Instant::now();
-    assert_decode_error(
-        &fragment_of_deflate(&bomb),
-        "link payload inflates past the 1 MiB limit",
-    );
+    assert_decode_error(&fragment_of_deflate(&bomb), "link payload inflates past the 1 MiB limit");
     let took = started.elapsed();
     assert!(took < Duration::from_secs(2), "took {took:?}");
 }
@@ -294,33 +213,17 @@ fn hand_cases_fit_in_a_short_link() {
             for case in json["cases"].as_array().unwrap() {
                 let name = case["name"].as_str().unwrap();
                 if name.starts_with("hand/") {
-                    sources.push((
-                        name.to_string(),
-                        case["source"].as_str().unwrap().to_string(),
-                    ));
+                    sources.push((name.to_string(), case["source"].as_str().unwrap().to_string()));
                 }
             }
-            assert!(
-                sources.len() > before,
-                "no hand/ cases in {}",
-                path.display()
-            );
+            assert!(sources.len() > before, "no hand/ cases in {}", path.display());
         }
         None => eprintln!("shared/acceptance/torch_public.json not found; inline cases only"),
     }
     for (name, source) in &sources {
-        let s = state(
-            source,
-            Some(source.lines().count().saturating_sub(1)),
-            Some("a"),
-            None,
-        );
+        let s = state(source, Some(source.lines().count().saturating_sub(1)), Some("a"), None);
         let fragment = assert_round_trip(&s);
-        assert!(
-            fragment.len() <= 200,
-            "{name}: {} chars: {fragment}",
-            fragment.len()
-        );
+        assert!(fragment.len() <= 200, "{name}: {} chars: {fragment}", fragment.len());
     }
 }
 
@@ -349,18 +252,8 @@ fn what_counts_as_a_link() {
 }
 
 fn any_state() -> impl Strategy<Value = SharedTrace> {
-    (
-        any::<String>(),
-        any::<Option<usize>>(),
-        any::<Option<String>>(),
-        any::<Option<String>>(),
-    )
-        .prop_map(|(trace, step, tensor, backend)| SharedTrace {
-            trace,
-            step,
-            tensor,
-            backend,
-        })
+    (any::<String>(), any::<Option<usize>>(), any::<Option<String>>(), any::<Option<String>>())
+        .prop_map(|(trace, step, tensor, backend)| SharedTrace { trace, step, tensor, backend })
 }
 
 /// Whatever decodes must be a state that round-trips; whatever does not is a decode error.

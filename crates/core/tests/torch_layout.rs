@@ -9,26 +9,18 @@
 use serde_json::Value;
 use stridelab_core::torch::layout::{IndexItem, Layout};
 use stridelab_core::torch::overlap::{
-    check_write, has_internal_overlap, overlap_status, repeated_elements, shared_elements,
-    MemOverlap, MemOverlapStatus,
+    check_write, has_internal_overlap, overlap_status, repeated_elements, shared_elements, MemOverlap, MemOverlapStatus,
 };
 use stridelab_core::{Error, Result};
 
 fn fixture() -> Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/fixtures/torch_layout.json"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/torch_layout.json");
     let text = std::fs::read_to_string(path).expect("fixture file readable");
     serde_json::from_str(&text).expect("fixture is JSON")
 }
 
 fn ints(v: &Value) -> Vec<i64> {
-    v.as_array()
-        .expect("int list")
-        .iter()
-        .map(|x| x.as_i64().expect("int"))
-        .collect()
+    v.as_array().expect("int list").iter().map(|x| x.as_i64().expect("int")).collect()
 }
 
 fn int(v: &Value) -> i64 {
@@ -54,11 +46,7 @@ fn index_items(v: &Value) -> Vec<IndexItem> {
             _ if it.get("int").is_some() => IndexItem::Int(int(&it["int"])),
             _ => {
                 let s = &it["slice"];
-                IndexItem::Slice {
-                    start: opt_int(&s[0]),
-                    stop: opt_int(&s[1]),
-                    step: opt_int(&s[2]),
-                }
+                IndexItem::Slice { start: opt_int(&s[0]), stop: opt_int(&s[1]), step: opt_int(&s[2]) }
             }
         })
         .collect()
@@ -115,10 +103,7 @@ fn check_layout_case(inputs: &Value, case: &Value) -> Vec<String> {
             if want["copy"].as_bool() != Some(copied) {
                 bad.push(format!("copy: want {} got {copied}", want["copy"]));
             }
-            let want_sizes: Vec<usize> = ints(&want["sizes"])
-                .into_iter()
-                .map(|s| s as usize)
-                .collect();
+            let want_sizes: Vec<usize> = ints(&want["sizes"]).into_iter().map(|s| s as usize).collect();
             // A copy is a fresh contiguous tensor of the result shape, filled in input order.
             let out = result.unwrap_or_else(|| Layout::contiguous(&want_sizes));
             let got_triple = (out.sizes().to_vec(), out.strides().to_vec(), out.offset());
@@ -131,53 +116,29 @@ fn check_layout_case(inputs: &Value, case: &Value) -> Vec<String> {
             }
             let overlap = overlap_name(has_internal_overlap(&out));
             if want["internal_overlap"].as_str() != Some(overlap) {
-                bad.push(format!(
-                    "internal overlap: want {} got {overlap}",
-                    want["internal_overlap"]
-                ));
+                bad.push(format!("internal overlap: want {} got {overlap}", want["internal_overlap"]));
             }
-            if want["internal_overlap"].as_str().map(|s| s == "no")
-                != Some(out.is_non_overlapping_and_dense())
-            {
-                bad.push(
-                    "is_non_overlapping_and_dense disagrees with torch's internal overlap".into(),
-                );
+            if want["internal_overlap"].as_str().map(|s| s == "no") != Some(out.is_non_overlapping_and_dense()) {
+                bad.push("is_non_overlapping_and_dense disagrees with torch's internal overlap".into());
             }
             if !want["indices"].is_null() {
                 let want_idx = ints(&want["indices"]);
-                let got_idx = if copied {
-                    input.storage_indices()
-                } else {
-                    out.storage_indices()
-                };
+                let got_idx = if copied { input.storage_indices() } else { out.storage_indices() };
                 if got_idx != want_idx {
                     bad.push(format!("indices: want {want_idx:?} got {got_idx:?}"));
                 }
-                let span = want_idx
-                    .iter()
-                    .min()
-                    .zip(want_idx.iter().max())
-                    .map(|(a, b)| (*a, *b));
+                let span = want_idx.iter().min().zip(want_idx.iter().max()).map(|(a, b)| (*a, *b));
                 if !copied && out.storage_span() != span {
-                    bad.push(format!(
-                        "storage_span: want {span:?} got {:?}",
-                        out.storage_span()
-                    ));
+                    bad.push(format!("storage_span: want {span:?} got {:?}", out.storage_span()));
                 }
                 if out.numel() != want_idx.len() {
-                    bad.push(format!(
-                        "numel: want {} got {}",
-                        want_idx.len(),
-                        out.numel()
-                    ));
+                    bad.push(format!("numel: want {} got {}", want_idx.len(), out.numel()));
                 }
             }
         }
         (None, Err(e)) => {
             let want = &case["error"];
-            if want["kind"].as_str() != Some(e.kind())
-                || want["message"].as_str() != Some(e.message())
-            {
+            if want["kind"].as_str() != Some(e.kind()) || want["message"].as_str() != Some(e.message()) {
                 bad.push(format!(
                     "error: want {} {:?}, got {} {:?}",
                     want["kind"],
@@ -203,53 +164,27 @@ fn view_ops_match_pytorch() {
     for case in cases {
         let bad = check_layout_case(&inputs, case);
         if !bad.is_empty() {
-            failures.push(format!(
-                "{} {} {}: {}",
-                case["input"],
-                case["op"],
-                case["args"],
-                bad.join("; ")
-            ));
+            failures.push(format!("{} {} {}: {}", case["input"], case["op"], case["args"], bad.join("; ")));
         }
     }
     let shown: Vec<&String> = failures.iter().take(40).collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases differ from torch:\n{shown:#?}",
-        failures.len(),
-        cases.len()
-    );
+    assert!(failures.is_empty(), "{} of {} cases differ from torch:\n{shown:#?}", failures.len(), cases.len());
 }
 
 /// One in-place write case: overlap verdicts, painted elements and the add_/copy_ outcome.
 fn check_write_case(case: &Value) -> Vec<String> {
     let target = layout_of(&case["target"]);
-    let input = if case["input"].is_null() {
-        target.clone()
-    } else {
-        layout_of(&case["input"])
-    };
+    let input = if case["input"].is_null() { target.clone() } else { layout_of(&case["input"]) };
     let mut bad = Vec::new();
     let internal = overlap_name(has_internal_overlap(&target));
     if case["internal_overlap"].as_str() != Some(internal) {
-        bad.push(format!(
-            "internal overlap: want {} got {internal}",
-            case["internal_overlap"]
-        ));
+        bad.push(format!("internal overlap: want {} got {internal}", case["internal_overlap"]));
     }
     if shared_elements(&target, &input) != ints(&case["shared"]) {
-        bad.push(format!(
-            "shared: want {} got {:?}",
-            case["shared"],
-            shared_elements(&target, &input)
-        ));
+        bad.push(format!("shared: want {} got {:?}", case["shared"], shared_elements(&target, &input)));
     }
     if repeated_elements(&target) != ints(&case["repeated"]) {
-        bad.push(format!(
-            "repeated: want {} got {:?}",
-            case["repeated"],
-            repeated_elements(&target)
-        ));
+        bad.push(format!("repeated: want {} got {:?}", case["repeated"], repeated_elements(&target)));
     }
     if case["input"].is_null() && overlap_status(&target, &input) != MemOverlapStatus::Full {
         bad.push("a tensor against itself must be a full overlap".into());
@@ -259,11 +194,7 @@ fn check_write_case(case: &Value) -> Vec<String> {
     };
     for (op, want) in ops {
         // copy_ between equal layouts of one storage returns before PyTorch checks anything.
-        let got = if op == "copy_" && target == input {
-            Ok(())
-        } else {
-            check_write(&target, &[&input])
-        };
+        let got = if op == "copy_" && target == input { Ok(()) } else { check_write(&target, &[&input]) };
         let got_message = got.as_ref().err().map(Error::message);
         if want.as_str() != got_message {
             bad.push(format!("{op}: want {want} got {got_message:?}"));
@@ -285,14 +216,7 @@ fn write_overlap_matches_pytorch() {
         .iter()
         .filter_map(|case| {
             let bad = check_write_case(case);
-            (!bad.is_empty()).then(|| {
-                format!(
-                    "{} <- {}: {}",
-                    case["target"],
-                    case["input"],
-                    bad.join("; ")
-                )
-            })
+            (!bad.is_empty()).then(|| format!("{} <- {}: {}", case["target"], case["input"], bad.join("; ")))
         })
         .collect();
     assert!(failures.is_empty(), "{failures:#?}");

@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use stridelab_core::torch::layout::Layout;
 use stridelab_core::torch::overlap::{
-    has_internal_overlap, overlap_status, repeated_elements, shared_elements, MemOverlap,
-    MemOverlapStatus, ELEMENTS_CAP,
+    has_internal_overlap, overlap_status, repeated_elements, shared_elements, MemOverlap, MemOverlapStatus,
+    ELEMENTS_CAP,
 };
 
 /// Storage index of every element, by recursion over dims in row-major order.
@@ -37,12 +37,7 @@ fn check_pair(a: &Layout, b: &Layout) {
     assert_eq!(shared_elements(a, b), shared, "shared {a:?} {b:?}");
     let mut counts: BTreeMap<i64, usize> = BTreeMap::new();
     ea.iter().for_each(|i| *counts.entry(*i).or_default() += 1);
-    let repeated: Vec<i64> = counts
-        .iter()
-        .filter(|(_, &c)| c > 1)
-        .map(|(i, _)| *i)
-        .take(ELEMENTS_CAP)
-        .collect();
+    let repeated: Vec<i64> = counts.iter().filter(|(_, &c)| c > 1).map(|(i, _)| *i).take(ELEMENTS_CAP).collect();
     assert_eq!(repeated_elements(a), repeated, "repeated {a:?}");
     // A "No" verdict is a proof: such a layout never repeats an element.
     if has_internal_overlap(a) == MemOverlap::No {

@@ -83,10 +83,22 @@ fn steps_writes_and_versions() {
 
 #[test]
 fn errors_carry_position_kind_and_elements() {
-    check("a = arange(4.)\nb = a.view(5)", &[("/error/line", json!(2)), ("/error/kind", json!("shape")), ("/tensors/b", Value::Null)]);
-    check("a = arange(3.)\nb = a.expand(2, 3)\nb.add_(1)", &[("/error/kind", json!("overlap")), ("/error/elements", json!([0, 1, 2]))]);
-    check("a = arange(6.)\na[1:].add_(a[:-1])", &[("/error/kind", json!("overlap")), ("/error/elements", json!([1, 2, 3, 4]))]);
-    check("a = zeros(3)\nb = a +", &[("/error/line", json!(2)), ("/error/kind", json!("parse")), ("/tensors", json!({}))]);
+    check(
+        "a = arange(4.)\nb = a.view(5)",
+        &[("/error/line", json!(2)), ("/error/kind", json!("shape")), ("/tensors/b", Value::Null)],
+    );
+    check(
+        "a = arange(3.)\nb = a.expand(2, 3)\nb.add_(1)",
+        &[("/error/kind", json!("overlap")), ("/error/elements", json!([0, 1, 2]))],
+    );
+    check(
+        "a = arange(6.)\na[1:].add_(a[:-1])",
+        &[("/error/kind", json!("overlap")), ("/error/elements", json!([1, 2, 3, 4]))],
+    );
+    check(
+        "a = zeros(3)\nb = a +",
+        &[("/error/line", json!(2)), ("/error/kind", json!("parse")), ("/tensors", json!({}))],
+    );
     check("a = zeros(3)\nb = c + 1", &[("/error/kind", json!("name")), ("/tensors/a/shape", json!([3]))]);
     check("a = zeros(3)\nb = a.frobnicate()", &[("/error/kind", json!("unsupported")), ("/error/column", json!(5))]);
 }
@@ -96,7 +108,10 @@ fn limits_refuse_instead_of_allocating() {
     check("a = zeros(8192, 8193)", &[("/error/kind", json!("limit"))]);
     check("a = arange(1e9)", &[("/error/kind", json!("limit"))]);
     // Even a view that allocates nothing is refused past the limit: its values would be listed.
-    check("a = ones(1, 4096)\nb = a.expand(32768, 4096)", &[("/error/kind", json!("limit")), ("/error/line", json!(2))]);
+    check(
+        "a = ones(1, 4096)\nb = a.expand(32768, 4096)",
+        &[("/error/kind", json!("limit")), ("/error/line", json!(2))],
+    );
     let long = "a = 1\n".repeat(10_001);
     check(&long, &[("/error/kind", json!("limit"))]);
 }

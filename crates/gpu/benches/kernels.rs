@@ -25,9 +25,7 @@ fn prepare(gpu: &Gpu, step: &StepKernels) -> Prepared {
     let buffers = table
         .iter()
         .map(|b| match *b {
-            BufRef::Storage(id) => {
-                block_on(gpu.upload("bench", &encode(&step.inputs[id]))).unwrap()
-            }
+            BufRef::Storage(id) => block_on(gpu.upload("bench", &encode(&step.inputs[id]))).unwrap(),
             BufRef::Temp(t) => {
                 let (d, n) = step.schedule.temps[t];
                 block_on(gpu.create_buffer("temp", byte_len(d, n).max(4) as u64)).unwrap()
@@ -56,9 +54,7 @@ fn gpu_kernels(c: &mut Criterion) {
     };
 
     let n = 1usize << 24;
-    let (_, add) = last_step(&format!(
-        "a = arange({n}.)\nb = arange({n}.) * 0.5\nc = a + b"
-    ));
+    let (_, add) = last_step(&format!("a = arange({n}.)\nb = arange({n}.) * 0.5\nc = a + b"));
     let p = prepare(&gpu, &add);
     let mut g = c.benchmark_group("wgpu");
     g.sample_size(10);
@@ -66,7 +62,11 @@ fn gpu_kernels(c: &mut Criterion) {
     g.bench_function("add 2^24 f32", |b| b.iter(|| run(&p)));
 
     let m = 256usize;
-    let src = format!("a = (arange({}.) / {m}).reshape({m}, {m})\nb = (arange({}.) / {m}).reshape({m}, {m})\nc = a @ b", m * m, m * m);
+    let src = format!(
+        "a = (arange({}.) / {m}).reshape({m}, {m})\nb = (arange({}.) / {m}).reshape({m}, {m})\nc = a @ b",
+        m * m,
+        m * m
+    );
     let (mrun, mm) = last_step(&src);
     let p = prepare(&gpu, &mm);
     g.throughput(Throughput::Elements((2 * m * m * m) as u64));
@@ -82,10 +82,7 @@ fn gpu_kernels(c: &mut Criterion) {
     g.bench_function(BenchmarkId::new("matmul cpu ir", m), |b| {
         b.iter(|| {
             let mut storages: Vec<Data> = mm.inputs.clone();
-            let mut bufs = cpu::Buffers {
-                storages: &mut storages,
-                temps: Vec::new(),
-            };
+            let mut bufs = cpu::Buffers { storages: &mut storages, temps: Vec::new() };
             for k in &mm.schedule.kernels {
                 cpu::execute(k, &mut bufs).unwrap();
             }

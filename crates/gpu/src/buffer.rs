@@ -36,9 +36,8 @@ impl GpuBuffer {
     }
 }
 
-const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
-    .union(wgpu::BufferUsages::COPY_SRC)
-    .union(wgpu::BufferUsages::COPY_DST);
+const STORAGE: wgpu::BufferUsages =
+    wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_SRC).union(wgpu::BufferUsages::COPY_DST);
 
 fn padded(len: u64) -> u64 {
     len.div_ceil(wgpu::COPY_BUFFER_ALIGNMENT).max(1) * wgpu::COPY_BUFFER_ALIGNMENT
@@ -97,10 +96,7 @@ impl Gpu {
         }
         let mut data = bytes.to_vec();
         data.resize(padded(bytes.len() as u64) as usize, 0);
-        self.scoped("writing a buffer", || {
-            self.queue().write_buffer(&buffer.buffer, offset, &data)
-        })
-        .await
+        self.scoped("writing a buffer", || self.queue().write_buffer(&buffer.buffer, offset, &data)).await
     }
 
     /// Copies the buffer into a mappable staging buffer and returns its `len` bytes.
@@ -127,15 +123,11 @@ impl Gpu {
     /// Maps a `MAP_READ` buffer whose copy has been submitted and returns its contents.
     pub(crate) async fn map_read(&self, staging: &wgpu::Buffer) -> Result<Vec<u8>> {
         let (tx, rx) = oneshot();
-        staging
-            .slice(..)
-            .map_async(wgpu::MapMode::Read, move |r| tx.send(r));
+        staging.slice(..).map_async(wgpu::MapMode::Read, move |r| tx.send(r));
         // Natively nothing fires the callback until the device is polled; on the web the
         // browser's event loop does, and waiting here would block it.
         #[cfg(not(target_family = "wasm"))]
-        self.device()
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Device(e.to_string()))?;
+        self.device().poll(wgpu::PollType::wait_indefinitely()).map_err(|e| Error::Device(e.to_string()))?;
         rx.await
             .ok_or_else(|| Error::Buffer("the mapping callback was dropped".into()))?
             .map_err(|e| Error::Buffer(format!("mapping for readback failed: {e}")))?;
@@ -161,17 +153,8 @@ struct Slot<T> {
 /// One value from a wgpu callback to an `await`: a minimal oneshot channel, so the crate needs no
 /// async runtime and works the same under the browser's executor and a native `block_on`.
 pub(crate) fn oneshot<T>() -> (Sender<T>, Receiver<T>) {
-    let slot = Arc::new(Mutex::new(Slot {
-        value: None,
-        closed: false,
-        waker: None,
-    }));
-    (
-        Sender {
-            slot: Arc::clone(&slot),
-        },
-        Receiver { slot },
-    )
+    let slot = Arc::new(Mutex::new(Slot { value: None, closed: false, waker: None }));
+    (Sender { slot: Arc::clone(&slot) }, Receiver { slot })
 }
 
 pub(crate) struct Sender<T> {
@@ -180,10 +163,7 @@ pub(crate) struct Sender<T> {
 
 impl<T> Sender<T> {
     pub(crate) fn send(self, value: T) {
-        self.slot
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .value = Some(value);
+        self.slot.lock().unwrap_or_else(PoisonError::into_inner).value = Some(value);
         // Drop wakes the receiver.
     }
 }

@@ -43,8 +43,7 @@ impl AcquireOptions {
 /// own limits rather than wgpu's conservative defaults, and with `TIMESTAMP_QUERY` when the
 /// adapter offers it.
 pub async fn acquire(opts: &AcquireOptions) -> Result<Gpu> {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = instance
         .request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: opts.power_preference,
@@ -67,13 +66,7 @@ pub async fn acquire(opts: &AcquireOptions) -> Result<Gpu> {
         })
         .await
         .map_err(|e| Error::RequestDevice(e.to_string()))?;
-    Ok(Gpu::from_device(
-        adapter.get_info(),
-        device,
-        queue,
-        features,
-        limits,
-    ))
+    Ok(Gpu::from_device(adapter.get_info(), device, queue, features, limits))
 }
 
 /// A device and queue with the limits and features the runtime may rely on, plus the pipeline
@@ -97,14 +90,7 @@ impl Gpu {
         features: wgpu::Features,
         limits: wgpu::Limits,
     ) -> Self {
-        Gpu {
-            info,
-            device,
-            queue,
-            features,
-            limits,
-            pipelines: Mutex::new(HashMap::new()),
-        }
+        Gpu { info, device, queue, features, limits, pipelines: Mutex::new(HashMap::new()) }
     }
 
     pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
@@ -160,9 +146,7 @@ impl Gpu {
     pub(crate) fn pipelines(&self) -> MutexGuard<'_, HashMap<PipelineKey, Arc<Pipeline>>> {
         // The map holds no invariant a panicking holder could break half-way, so a poisoned lock
         // is still a usable cache.
-        self.pipelines
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        self.pipelines.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Number of distinct pipelines built so far.
@@ -196,17 +180,13 @@ impl Gpu {
     pub(crate) async fn idle(&self) -> Result<()> {
         #[cfg(not(target_family = "wasm"))]
         {
-            self.device
-                .poll(wgpu::PollType::wait_indefinitely())
-                .map(drop)
-                .map_err(|e| Error::Device(e.to_string()))
+            self.device.poll(wgpu::PollType::wait_indefinitely()).map(drop).map_err(|e| Error::Device(e.to_string()))
         }
         #[cfg(target_family = "wasm")]
         {
             let (tx, rx) = crate::buffer::oneshot::<()>();
             self.queue.on_submitted_work_done(move || tx.send(()));
-            rx.await
-                .ok_or_else(|| Error::Device("the queue dropped its completion callback".into()))
+            rx.await.ok_or_else(|| Error::Device("the queue dropped its completion callback".into()))
         }
     }
 }

@@ -19,12 +19,7 @@ pub enum Error {
     Kernel { kernel: String, message: String },
     /// A kernel exceeds one of the adapter's limits; `limit` is wgpu's name for it. The caller
     /// may split the kernel and try again.
-    Limit {
-        kernel: String,
-        limit: &'static str,
-        requested: u64,
-        allowed: u64,
-    },
+    Limit { kernel: String, limit: &'static str, requested: u64, allowed: u64 },
     /// A buffer that cannot be created, written or read as asked.
     Buffer(String),
     /// An argument outside its domain (zero repeats, say).
@@ -52,10 +47,7 @@ impl Error {
     }
 
     pub(crate) fn kernel(kernel: &str, message: impl Into<String>) -> Self {
-        Error::Kernel {
-            kernel: kernel.to_owned(),
-            message: message.into(),
-        }
+        Error::Kernel { kernel: kernel.to_owned(), message: message.into() }
     }
 }
 
@@ -66,12 +58,7 @@ impl fmt::Display for Error {
             Error::RequestDevice(m) => write!(f, "the adapter refused a device: {m}"),
             Error::Wgsl(m) => write!(f, "invalid WGSL: {m}"),
             Error::Kernel { kernel, message } => write!(f, "kernel `{kernel}`: {message}"),
-            Error::Limit {
-                kernel,
-                limit,
-                requested,
-                allowed,
-            } => write!(
+            Error::Limit { kernel, limit, requested, allowed } => write!(
                 f,
                 "kernel `{kernel}` needs {limit} = {requested} but the adapter allows {allowed}; \
                  split the kernel"

@@ -42,27 +42,13 @@ pub fn encode(d: &Data) -> Vec<u8> {
 pub fn decode(bytes: &[u8], dtype: DType, len: usize) -> Result<Data> {
     let need = byte_len(dtype, len);
     if bytes.len() < need {
-        return Err(Error::Buffer(format!(
-            "read {} bytes, expected {need}",
-            bytes.len()
-        )));
+        return Err(Error::Buffer(format!("read {} bytes, expected {need}", bytes.len())));
     }
-    let words = |i: usize| {
-        [
-            bytes[4 * i],
-            bytes[4 * i + 1],
-            bytes[4 * i + 2],
-            bytes[4 * i + 3],
-        ]
-    };
+    let words = |i: usize| [bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]];
     Ok(match dtype {
         DType::Float32 => Data::F32((0..len).map(|i| f32::from_le_bytes(words(i))).collect()),
         DType::Int32 => Data::I32((0..len).map(|i| i32::from_le_bytes(words(i))).collect()),
-        DType::Bool => Data::Bool(
-            (0..len)
-                .map(|i| u32::from_le_bytes(words(i)) != 0)
-                .collect(),
-        ),
+        DType::Bool => Data::Bool((0..len).map(|i| u32::from_le_bytes(words(i)) != 0).collect()),
         DType::UInt8 => Data::U8(bytes[..len].to_vec()),
     })
 }
@@ -96,11 +82,7 @@ pub fn schedule_specs(s: &Schedule) -> Result<(Vec<KernelSpec>, Vec<BufRef>)> {
     let mut table: Vec<BufRef> = s.storages().into_iter().map(BufRef::Storage).collect();
     table.extend((0..s.temps.len()).map(BufRef::Temp));
     let index = |b: BufRef| table.iter().position(|&t| t == b).unwrap_or(0);
-    let specs = s
-        .kernels
-        .iter()
-        .map(|k| kernel_spec(k, &index))
-        .collect::<Result<Vec<_>>>()?;
+    let specs = s.kernels.iter().map(|k| kernel_spec(k, &index)).collect::<Result<Vec<_>>>()?;
     Ok((specs, table))
 }
 
@@ -109,37 +91,21 @@ impl Gpu {
     /// schedule's statement ran) and returns the storages it wrote. With `repeats > 1` the
     /// outputs come from a first run and the timings from a second, repeated one, because
     /// in-place kernels are not idempotent.
-    pub async fn run_schedule(
-        &self,
-        s: &Schedule,
-        storages: &[Data],
-        opts: &RunOptions,
-    ) -> Result<ScheduleOutput> {
+    pub async fn run_schedule(&self, s: &Schedule, storages: &[Data], opts: &RunOptions) -> Result<ScheduleOutput> {
         let (specs, table) = schedule_specs(s)?;
         if specs.is_empty() {
-            return Ok(ScheduleOutput {
-                outputs: BTreeMap::new(),
-                timings: Vec::new(),
-            });
+            return Ok(ScheduleOutput { outputs: BTreeMap::new(), timings: Vec::new() });
         }
         let buffers = self.upload_table(s, &table, storages).await?;
         let refs: Vec<&GpuBuffer> = buffers.iter().collect();
-        let mut timings = self
-            .run(
-                &specs,
-                &refs,
-                &RunOptions::new().with_wallclock(opts.wallclock()),
-            )
-            .await?;
+        let mut timings = self.run(&specs, &refs, &RunOptions::new().with_wallclock(opts.wallclock())).await?;
         let mut outputs = BTreeMap::new();
         for id in s.written() {
             let Some(i) = table.iter().position(|&b| b == BufRef::Storage(id)) else {
                 continue;
             };
             let Some(d) = storages.get(id) else {
-                return Err(Error::Invalid(format!(
-                    "storage {id} is not in the table passed in"
-                )));
+                return Err(Error::Invalid(format!("storage {id} is not in the table passed in")));
             };
             let bytes = self.read(&buffers[i]).await?;
             outputs.insert(id, decode(&bytes, d.dtype(), d.len())?);
@@ -150,35 +116,24 @@ impl Gpu {
         Ok(ScheduleOutput { outputs, timings })
     }
 
-    async fn upload_table(
-        &self,
-        s: &Schedule,
-        table: &[BufRef],
-        storages: &[Data],
-    ) -> Result<Vec<GpuBuffer>> {
+    async fn upload_table(&self, s: &Schedule, table: &[BufRef], storages: &[Data]) -> Result<Vec<GpuBuffer>> {
         let mut out = Vec::with_capacity(table.len());
         for b in table {
             let buf = match *b {
                 BufRef::Storage(id) => {
-                    let d = storages.get(id).ok_or_else(|| {
-                        Error::Invalid(format!("storage {id} is not in the table passed in"))
-                    })?;
+                    let d = storages
+                        .get(id)
+                        .ok_or_else(|| Error::Invalid(format!("storage {id} is not in the table passed in")))?;
                     // Writes keep to 4-byte alignment: pad the tail of packed uint8 data.
                     let mut padded = encode(d);
                     padded.resize(padded.len().div_ceil(4).max(1) * 4, 0);
-                    let buf = self
-                        .create_buffer(&format!("storage {id}"), padded.len() as u64)
-                        .await?;
+                    let buf = self.create_buffer(&format!("storage {id}"), padded.len() as u64).await?;
                     self.write(&buf, 0, &padded).await?;
                     buf
                 }
                 BufRef::Temp(t) => {
                     let (dtype, len) = s.temps[t];
-                    self.create_buffer(
-                        &format!("temp {t}"),
-                        byte_len(dtype, len).div_ceil(4).max(1) as u64 * 4,
-                    )
-                    .await?
+                    self.create_buffer(&format!("temp {t}"), byte_len(dtype, len).div_ceil(4).max(1) as u64 * 4).await?
                 }
             };
             out.push(buf);

@@ -113,26 +113,13 @@ impl KernelSpec {
     pub fn check(&self, limits: &wgpu::Limits, buffer_sizes: &[u64]) -> Result<()> {
         let limit = |limit: &'static str, requested: u64, allowed: u64| -> Result<()> {
             if requested > allowed {
-                return Err(Error::Limit {
-                    kernel: self.name.clone(),
-                    limit,
-                    requested,
-                    allowed,
-                });
+                return Err(Error::Limit { kernel: self.name.clone(), limit, requested, allowed });
             }
             Ok(())
         };
         let count = self.bindings.len() as u64;
-        limit(
-            "max_storage_buffers_per_shader_stage",
-            count,
-            limits.max_storage_buffers_per_shader_stage.into(),
-        )?;
-        limit(
-            "max_bindings_per_bind_group",
-            count,
-            limits.max_bindings_per_bind_group.into(),
-        )?;
+        limit("max_storage_buffers_per_shader_stage", count, limits.max_storage_buffers_per_shader_stage.into())?;
+        limit("max_bindings_per_bind_group", count, limits.max_bindings_per_bind_group.into())?;
         for &n in &self.workgroups {
             limit(
                 "max_compute_workgroups_per_dimension",
@@ -144,27 +131,12 @@ impl KernelSpec {
         if x == 0 || y == 0 || z == 0 {
             return Err(Error::kernel(
                 &self.name,
-                format!(
-                    "workgroup size {:?} has a zero dimension",
-                    self.workgroup_size
-                ),
+                format!("workgroup size {:?} has a zero dimension", self.workgroup_size),
             ));
         }
-        limit(
-            "max_compute_workgroup_size_x",
-            x.into(),
-            limits.max_compute_workgroup_size_x.into(),
-        )?;
-        limit(
-            "max_compute_workgroup_size_y",
-            y.into(),
-            limits.max_compute_workgroup_size_y.into(),
-        )?;
-        limit(
-            "max_compute_workgroup_size_z",
-            z.into(),
-            limits.max_compute_workgroup_size_z.into(),
-        )?;
+        limit("max_compute_workgroup_size_x", x.into(), limits.max_compute_workgroup_size_x.into())?;
+        limit("max_compute_workgroup_size_y", y.into(), limits.max_compute_workgroup_size_y.into())?;
+        limit("max_compute_workgroup_size_z", z.into(), limits.max_compute_workgroup_size_z.into())?;
         limit(
             "max_compute_invocations_per_workgroup",
             u64::from(x) * u64::from(y) * u64::from(z),
@@ -174,24 +146,14 @@ impl KernelSpec {
             let Some(&size) = buffer_sizes.get(b.buffer) else {
                 return Err(Error::kernel(
                     &self.name,
-                    format!(
-                        "@binding({i}) names buffer {} but the run has {} buffers",
-                        b.buffer,
-                        buffer_sizes.len()
-                    ),
+                    format!("@binding({i}) names buffer {} but the run has {} buffers", b.buffer, buffer_sizes.len()),
                 ));
             };
-            limit(
-                "max_storage_buffer_binding_size",
-                size,
-                limits.max_storage_buffer_binding_size,
-            )?;
+            limit("max_storage_buffer_binding_size", size, limits.max_storage_buffer_binding_size)?;
             // A writable storage binding may not share a dispatch with a read-only view of the
             // same buffer (WebGPU's usage-scope rule).
-            if let Some((j, _)) = self.bindings[..i]
-                .iter()
-                .enumerate()
-                .find(|(_, o)| o.buffer == b.buffer && o.read_only != b.read_only)
+            if let Some((j, _)) =
+                self.bindings[..i].iter().enumerate().find(|(_, o)| o.buffer == b.buffer && o.read_only != b.read_only)
             {
                 return Err(Error::kernel(
                     &self.name,

@@ -25,10 +25,7 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions {
-            repeats: 1,
-            wallclock: false,
-        }
+        RunOptions { repeats: 1, wallclock: false }
     }
 }
 
@@ -127,16 +124,10 @@ impl Gpu {
             .iter()
             .zip(&pipelines)
             .zip(&groups)
-            .map(|((spec, p), group)| Pass {
-                spec,
-                pipeline: &p.pipeline,
-                group,
-            })
+            .map(|((spec, p), group)| Pass { spec, pipeline: &p.pipeline, group })
             .collect();
         match self.timestamp_period_ns() {
-            Some(period) if !opts.wallclock => {
-                self.run_timestamped(&passes, opts.repeats, period).await
-            }
+            Some(period) if !opts.wallclock => self.run_timestamped(&passes, opts.repeats, period).await,
             _ => self.run_wallclock(&passes, opts.repeats).await,
         }
     }
@@ -155,70 +146,52 @@ impl Gpu {
         let module = validate_wgsl(spec.wgsl())?;
         check_module(spec, &module)?;
         let built = self
-            .scoped(
-                &format!("building the pipeline of `{}`", spec.name()),
-                || {
-                    let entries: Vec<wgpu::BindGroupLayoutEntry> = spec
-                        .bindings()
-                        .iter()
-                        .enumerate()
-                        .map(|(i, b)| wgpu::BindGroupLayoutEntry {
-                            binding: i as u32,
-                            visibility: wgpu::ShaderStages::COMPUTE,
-                            ty: wgpu::BindingType::Buffer {
-                                ty: wgpu::BufferBindingType::Storage {
-                                    read_only: b.read_only(),
-                                },
-                                has_dynamic_offset: false,
-                                min_binding_size: None,
-                            },
-                            count: None,
-                        })
-                        .collect();
-                    let layout =
-                        self.device()
-                            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                                label: Some(spec.name()),
-                                entries: &entries,
-                            });
-                    let pipeline_layout =
-                        self.device()
-                            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                                label: Some(spec.name()),
-                                bind_group_layouts: &[Some(&layout)],
-                                immediate_size: 0,
-                            });
-                    let shader = self
-                        .device()
-                        .create_shader_module(wgpu::ShaderModuleDescriptor {
-                            label: Some(spec.name()),
-                            source: wgpu::ShaderSource::Wgsl(spec.wgsl().into()),
-                        });
-                    let pipeline =
-                        self.device()
-                            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                                label: Some(spec.name()),
-                                layout: Some(&pipeline_layout),
-                                module: &shader,
-                                entry_point: Some(spec.entry()),
-                                compilation_options: Default::default(),
-                                cache: None,
-                            });
-                    Pipeline { pipeline, layout }
-                },
-            )
+            .scoped(&format!("building the pipeline of `{}`", spec.name()), || {
+                let entries: Vec<wgpu::BindGroupLayoutEntry> = spec
+                    .bindings()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| wgpu::BindGroupLayoutEntry {
+                        binding: i as u32,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Storage { read_only: b.read_only() },
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    })
+                    .collect();
+                let layout = self.device().create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some(spec.name()),
+                    entries: &entries,
+                });
+                let pipeline_layout = self.device().create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some(spec.name()),
+                    bind_group_layouts: &[Some(&layout)],
+                    immediate_size: 0,
+                });
+                let shader = self.device().create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(spec.name()),
+                    source: wgpu::ShaderSource::Wgsl(spec.wgsl().into()),
+                });
+                let pipeline = self.device().create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(spec.name()),
+                    layout: Some(&pipeline_layout),
+                    module: &shader,
+                    entry_point: Some(spec.entry()),
+                    compilation_options: Default::default(),
+                    cache: None,
+                });
+                Pipeline { pipeline, layout }
+            })
             .await?;
         let built = Arc::new(built);
         self.pipelines().insert(key, Arc::clone(&built));
         Ok(built)
     }
 
-    async fn run_timestamped(
-        &self,
-        passes: &[Pass<'_>],
-        repeats: u32,
-        period_ns: f64,
-    ) -> Result<Vec<KernelTiming>> {
+    async fn run_timestamped(&self, passes: &[Pass<'_>], repeats: u32, period_ns: f64) -> Result<Vec<KernelTiming>> {
         let reps = repeats as usize;
         let queries = 2 * passes.len() * reps;
         if queries == 0 {
@@ -301,20 +274,11 @@ impl Gpu {
             .enumerate()
             .map(|(k, pass)| {
                 let own = &ticks[2 * k * reps..2 * (k + 1) * reps];
-                let samples: Vec<f64> = own
-                    .chunks_exact(2)
-                    .map(|p| p[1].saturating_sub(p[0]) as f64 * period_ns)
-                    .collect();
+                let samples: Vec<f64> =
+                    own.chunks_exact(2).map(|p| p[1].saturating_sub(p[0]) as f64 * period_ns).collect();
                 let (first, last) = (own[0], own[own.len() - 1]);
                 let span = last.saturating_sub(first) as f64 * period_ns;
-                KernelTiming::new(
-                    pass.spec,
-                    TimingSource::Timestamp,
-                    resolution_ns,
-                    &samples,
-                    since(first),
-                    span,
-                )
+                KernelTiming::new(pass.spec, TimingSource::Timestamp, resolution_ns, &samples, since(first), span)
             })
             .collect())
     }
@@ -388,11 +352,7 @@ fn nanos(d: std::time::Duration) -> f64 {
 /// zero bits that is no coincidence (odds below 2^-20 for two raw values), so the common power of
 /// two is the quantum. Otherwise the tick itself is. `None` when every timestamp is zero.
 fn tick_quantum(ticks: &[u64]) -> Option<u64> {
-    let zeros = ticks
-        .iter()
-        .filter(|&&t| t != 0)
-        .map(|t| t.trailing_zeros())
-        .min()?;
+    let zeros = ticks.iter().filter(|&&t| t != 0).map(|t| t.trailing_zeros()).min()?;
     Some(if zeros >= 10 { 1u64 << zeros } else { 1 })
 }
 

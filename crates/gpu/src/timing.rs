@@ -41,16 +41,8 @@ impl Spread {
         sorted.sort_by(f64::total_cmp);
         let n = sorted.len();
         let (&min_ns, &max_ns) = (sorted.first()?, sorted.last()?);
-        let median_ns = if n % 2 == 1 {
-            sorted[n / 2]
-        } else {
-            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-        };
-        Some(Spread {
-            min_ns,
-            median_ns,
-            max_ns,
-        })
+        let median_ns = if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 };
+        Some(Spread { min_ns, median_ns, max_ns })
     }
     pub fn min_ns(&self) -> f64 {
         self.min_ns
@@ -253,21 +245,12 @@ mod tests {
     fn check(cases: &[Case]) {
         let spec = KernelSpec::new("k", "", "main").with_cost(600, 400, 500);
         for (i, c) in cases.iter().enumerate() {
-            let t = KernelTiming::new(
-                &spec,
-                TimingSource::Timestamp,
-                c.resolution_ns,
-                c.samples,
-                0.0,
-                c.span_ns,
-            );
+            let t = KernelTiming::new(&spec, TimingSource::Timestamp, c.resolution_ns, c.samples, 0.0, c.span_ns);
             assert_eq!(t.time_ns(), c.time_ns, "case {i}");
             assert_eq!(t.below_resolution(), c.below, "case {i}");
             assert_eq!(t.estimated(), c.estimated, "case {i}");
             assert_eq!(t.repeats() as usize, c.samples.len(), "case {i}");
-            let spread = t
-                .spread_ns()
-                .map(|s| (s.min_ns(), s.median_ns(), s.max_ns()));
+            let spread = t.spread_ns().map(|s| (s.min_ns(), s.median_ns(), s.max_ns()));
             assert_eq!(spread, c.spread, "case {i}");
             assert_eq!(t.gbps(), c.time_ns.map(|x| 1000.0 / x), "case {i}");
             assert_eq!(t.gflops(), c.time_ns.map(|x| 500.0 / x), "case {i}");

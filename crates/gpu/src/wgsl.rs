@@ -12,8 +12,7 @@ use crate::kernel::KernelSpec;
 /// Parses and validates `src` with the WebGPU baseline capabilities, returning the module or
 /// naga's report (with the offending source line) as [`Error::Wgsl`].
 pub fn validate_wgsl(src: &str) -> Result<naga::Module> {
-    let module =
-        naga::front::wgsl::parse_str(src).map_err(|e| Error::Wgsl(e.emit_to_string(src)))?;
+    let module = naga::front::wgsl::parse_str(src).map_err(|e| Error::Wgsl(e.emit_to_string(src)))?;
     Validator::new(ValidationFlags::all(), Capabilities::default())
         .validate(&module)
         .map_err(|e| Error::Wgsl(e.emit_to_string(src)))?;
@@ -25,30 +24,20 @@ pub fn validate_wgsl(src: &str) -> Result<naga::Module> {
 /// disagreement here would otherwise surface as a pipeline validation failure.
 pub fn check_module(spec: &KernelSpec, module: &naga::Module) -> Result<()> {
     let name = spec.name();
-    let entry = module
-        .entry_points
-        .iter()
-        .find(|ep| ep.name == spec.entry() && ep.stage == ShaderStage::Compute)
-        .ok_or_else(|| {
-            let found: Vec<&str> = module
-                .entry_points
-                .iter()
-                .filter(|ep| ep.stage == ShaderStage::Compute)
-                .map(|ep| ep.name.as_str())
-                .collect();
-            Error::kernel(
-                name,
-                format!(
-                    "no compute entry point `{}` (found {found:?})",
-                    spec.entry()
-                ),
-            )
-        })?;
+    let entry =
+        module.entry_points.iter().find(|ep| ep.name == spec.entry() && ep.stage == ShaderStage::Compute).ok_or_else(
+            || {
+                let found: Vec<&str> = module
+                    .entry_points
+                    .iter()
+                    .filter(|ep| ep.stage == ShaderStage::Compute)
+                    .map(|ep| ep.name.as_str())
+                    .collect();
+                Error::kernel(name, format!("no compute entry point `{}` (found {found:?})", spec.entry()))
+            },
+        )?;
     if entry.workgroup_size_overrides.is_some() {
-        return Err(Error::kernel(
-            name,
-            "workgroup sizes set by pipeline overrides are not supported",
-        ));
+        return Err(Error::kernel(name, "workgroup sizes set by pipeline overrides are not supported"));
     }
     if entry.workgroup_size != spec.workgroup_size() {
         return Err(Error::kernel(
@@ -68,10 +57,7 @@ pub fn check_module(spec: &KernelSpec, module: &naga::Module) -> Result<()> {
         if binding.group != 0 {
             return Err(Error::kernel(
                 name,
-                format!(
-                    "`{var_name}` is in @group({}); kernels use group 0 only",
-                    binding.group
-                ),
+                format!("`{var_name}` is in @group({}); kernels use group 0 only", binding.group),
             ));
         }
         let Some(declared) = spec.bindings().get(binding.binding as usize) else {
@@ -92,11 +78,7 @@ pub fn check_module(spec: &KernelSpec, module: &naga::Module) -> Result<()> {
         };
         let read_only = !access.contains(StorageAccess::STORE);
         if read_only != declared.read_only() {
-            let (shader, spec_says) = if read_only {
-                ("read", "read_write")
-            } else {
-                ("read_write", "read")
-            };
+            let (shader, spec_says) = if read_only { ("read", "read_write") } else { ("read_write", "read") };
             return Err(Error::kernel(
                 name,
                 format!(

@@ -32,10 +32,7 @@ struct Case {
 }
 
 fn copy() -> KernelSpec {
-    KernelSpec::new("copy", COPY, "main")
-        .with_binding(0, true)
-        .with_binding(1, false)
-        .with_workgroup_size([64, 1, 1])
+    KernelSpec::new("copy", COPY, "main").with_binding(0, true).with_binding(1, false).with_workgroup_size([64, 1, 1])
 }
 
 /// Runs the whole pre-device gate (WGSL, shader against spec, limits) on each case.
@@ -71,20 +68,8 @@ fn fails(kind: &'static str, fragments: &[&str]) -> Option<(&'static str, Vec<St
 #[test]
 fn pre_device_checks() {
     let d = wgpu::Limits::default();
-    let ok = |name, spec| Case {
-        name,
-        spec,
-        sizes: vec![256, 256],
-        limits: d.clone(),
-        fails: None,
-    };
-    let bad = |name, spec, f| Case {
-        name,
-        spec,
-        sizes: vec![256, 256],
-        limits: d.clone(),
-        fails: f,
-    };
+    let ok = |name, spec| Case { name, spec, sizes: vec![256, 256], limits: d.clone(), fails: None };
+    let bad = |name, spec, f| Case { name, spec, sizes: vec![256, 256], limits: d.clone(), fails: f };
     let max_wg = d.max_compute_workgroups_per_dimension;
     check(vec![
         ok("copy", copy()),
@@ -164,7 +149,10 @@ fn pre_device_checks() {
             spec: copy(),
             sizes: vec![256, d.max_storage_buffer_binding_size + 4],
             limits: d.clone(),
-            fails: fails("limit", &["max_storage_buffer_binding_size", &format!("allows {}", d.max_storage_buffer_binding_size)]),
+            fails: fails(
+                "limit",
+                &["max_storage_buffer_binding_size", &format!("allows {}", d.max_storage_buffer_binding_size)],
+            ),
         },
         Case {
             name: "more storage buffers than the stage allows",

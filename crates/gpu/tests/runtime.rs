@@ -6,8 +6,7 @@
 
 use pollster::block_on;
 use stridelab_gpu::{
-    acquire, chrome_trace, wgpu, AcquireOptions, Error, Gpu, KernelSpec, KernelTiming, RunOptions,
-    TimingSource,
+    acquire, chrome_trace, wgpu, AcquireOptions, Error, Gpu, KernelSpec, KernelTiming, RunOptions, TimingSource,
 };
 
 const ADD: &str = "
@@ -92,23 +91,14 @@ fn bytes(v: &[f32]) -> Vec<u8> {
 }
 
 fn floats(b: &[u8]) -> Vec<f32> {
-    b.chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
 enum Expect {
     /// Buffer `buffer` holds `want`, each within `tol` relative to max(1, |want|).
-    Output {
-        buffer: usize,
-        want: Vec<f32>,
-        tol: f32,
-    },
+    Output { buffer: usize, want: Vec<f32>, tol: f32 },
     /// The run fails with this error kind and a message containing every fragment.
-    Fails {
-        kind: &'static str,
-        fragments: Vec<String>,
-    },
+    Fails { kind: &'static str, fragments: Vec<String> },
 }
 
 struct Case {
@@ -136,13 +126,7 @@ fn device() -> Option<Gpu> {
 fn device_with(limits: wgpu::Limits) -> Option<Gpu> {
     let gpu = device()?;
     let info = gpu.adapter_info().clone();
-    Some(Gpu::from_device(
-        info,
-        gpu.device().clone(),
-        gpu.queue().clone(),
-        gpu.features(),
-        limits,
-    ))
+    Some(Gpu::from_device(info, gpu.device().clone(), gpu.queue().clone(), gpu.features(), limits))
 }
 
 /// Runs every case and checks its output or error, then that the timings are complete and
@@ -182,13 +166,7 @@ fn check(gpu: &Gpu, cases: Vec<Case>) {
     }
 }
 
-fn check_timings(
-    gpu: &Gpu,
-    name: &str,
-    kernels: &[KernelSpec],
-    opts: &RunOptions,
-    t: &[KernelTiming],
-) {
+fn check_timings(gpu: &Gpu, name: &str, kernels: &[KernelSpec], opts: &RunOptions, t: &[KernelTiming]) {
     assert_eq!(t.len(), kernels.len(), "{name}: one timing per kernel");
     let want_source = match gpu.timestamp_period_ns() {
         Some(_) if !opts.wallclock() => TimingSource::Timestamp,
@@ -197,21 +175,11 @@ fn check_timings(
     for (k, t) in kernels.iter().zip(t) {
         assert_eq!(t.name(), k.name());
         assert_eq!(t.wgsl(), k.wgsl());
-        assert_eq!(
-            (t.workgroups(), t.workgroup_size()),
-            (k.workgroups(), k.workgroup_size())
-        );
-        assert_eq!(
-            (t.bytes_read(), t.bytes_written(), t.flops()),
-            (k.bytes_read(), k.bytes_written(), k.flops())
-        );
+        assert_eq!((t.workgroups(), t.workgroup_size()), (k.workgroups(), k.workgroup_size()));
+        assert_eq!((t.bytes_read(), t.bytes_written(), t.flops()), (k.bytes_read(), k.bytes_written(), k.flops()));
         assert_eq!(t.source(), want_source, "{name}");
         assert_eq!(t.repeats(), opts.repeats(), "{name}");
-        assert!(
-            t.resolution_ns() > 0.0,
-            "{name}: resolution {}",
-            t.resolution_ns()
-        );
+        assert!(t.resolution_ns() > 0.0, "{name}: resolution {}", t.resolution_ns());
         assert!(t.start_ns() >= 0.0 && t.span_ns() >= 0.0, "{name}: {t:?}");
         match t.time_ns() {
             Some(time) => {
@@ -221,49 +189,30 @@ fn check_timings(
                 assert_eq!(t.estimated(), t.below_resolution(), "{name}: {t:?}");
                 let moved = (k.bytes_read() + k.bytes_written()) as f64;
                 let gbps = t.gbps().expect("a time gives a bandwidth");
-                assert!(
-                    (gbps - moved / time).abs() <= 1e-9 * gbps.max(1.0),
-                    "{name}"
-                );
+                assert!((gbps - moved / time).abs() <= 1e-9 * gbps.max(1.0), "{name}");
                 let gflops = t.gflops().expect("a time gives a rate");
                 assert!((gflops - k.flops() as f64 / time).abs() <= 1e-9 * gflops.max(1.0));
             }
             None => {
                 assert!(t.below_resolution(), "{name}: no time but resolved: {t:?}");
-                assert_eq!(
-                    (t.gbps(), t.gflops()),
-                    (None, None),
-                    "{name}: rates without a time"
-                );
+                assert_eq!((t.gbps(), t.gflops()), (None, None), "{name}: rates without a time");
             }
         }
         match t.spread_ns() {
             Some(s) => {
                 assert!(opts.repeats() > 1 && !t.below_resolution(), "{name}: {t:?}");
-                assert!(
-                    s.min_ns() <= s.median_ns() && s.median_ns() <= s.max_ns(),
-                    "{name}"
-                );
-                assert_eq!(
-                    Some(s.median_ns()),
-                    t.time_ns(),
-                    "{name}: time is the median"
-                );
+                assert!(s.min_ns() <= s.median_ns() && s.median_ns() <= s.max_ns(), "{name}");
+                assert_eq!(Some(s.median_ns()), t.time_ns(), "{name}: time is the median");
                 // All repeats lie inside the span (the wall clock's span also counts the gaps).
                 assert!(s.max_ns() <= t.span_ns() + 1.0, "{name}: {t:?}");
             }
-            None => assert!(
-                opts.repeats() == 1 || t.below_resolution(),
-                "{name}: no spread: {t:?}"
-            ),
+            None => assert!(opts.repeats() == 1 || t.below_resolution(), "{name}: no spread: {t:?}"),
         }
     }
     let json = chrome_trace(&gpu.adapter_info().name, t);
     eprintln!("{name}: {json}");
     let trace: serde_json::Value = serde_json::from_str(&json).expect("the Chrome trace is JSON");
-    let events = trace["traceEvents"]
-        .as_array()
-        .expect("traceEvents is an array");
+    let events = trace["traceEvents"].as_array().expect("traceEvents is an array");
     let spans: Vec<_> = events.iter().filter(|e| e["ph"] == "X").collect();
     assert_eq!(spans.len(), t.len(), "{name}: one X event per kernel");
     for (e, t) in spans.iter().zip(t) {
@@ -272,10 +221,7 @@ fn check_timings(
             assert!(e[key].is_number(), "{name}: trace event lacks {key}: {e}");
         }
         assert_eq!(e["args"]["repeats"], t.repeats());
-        assert_eq!(
-            e["args"]["source"],
-            serde_json::to_value(t.source()).expect("a name")
-        );
+        assert_eq!(e["args"]["source"], serde_json::to_value(t.source()).expect("a name"));
     }
 }
 
@@ -297,11 +243,7 @@ fn add_case(name: &'static str, opts: RunOptions) -> Case {
             .with_cost(2 * bytes, bytes, N_ADD as u64)],
         buffers: vec![a, b, vec![0.0; N_ADD]],
         opts,
-        expect: Expect::Output {
-            buffer: 2,
-            want,
-            tol: 0.0,
-        },
+        expect: Expect::Output { buffer: 2, want, tol: 0.0 },
     }
 }
 
@@ -320,20 +262,14 @@ fn affine_case(name: &'static str, wgsl: &str) -> Case {
             .with_cost(4000 + 4, 4000, 2000)],
         buffers: vec![a, vec![7.0; 16], vec![0.0; 1000], vec![3.0]],
         opts: RunOptions::new(),
-        expect: Expect::Output {
-            buffer: 2,
-            want,
-            tol: 0.0,
-        },
+        expect: Expect::Output { buffer: 2, want, tol: 0.0 },
     }
 }
 
 fn sum_n_case(name: &'static str, inputs: usize, expect_limit: Option<u64>) -> Case {
     let n = 256;
     let xs: Vec<Vec<f32>> = (0..inputs).map(|k| data(n, 10 + k as u32)).collect();
-    let want = (0..n)
-        .map(|i| xs.iter().fold(0.0f32, |acc, x| acc + x[i]))
-        .collect();
+    let want = (0..n).map(|i| xs.iter().fold(0.0f32, |acc, x| acc + x[i])).collect();
     let mut spec = KernelSpec::new("sum_n", sum_n_wgsl(inputs), "main")
         .with_workgroups([(n / 64) as u32, 1, 1])
         .with_workgroup_size([64, 1, 1]);
@@ -348,11 +284,7 @@ fn sum_n_case(name: &'static str, inputs: usize, expect_limit: Option<u64>) -> C
         buffers,
         opts: RunOptions::new(),
         expect: match expect_limit {
-            None => Expect::Output {
-                buffer: inputs,
-                want,
-                tol: 0.0,
-            },
+            None => Expect::Output { buffer: inputs, want, tol: 0.0 },
             Some(allowed) => Expect::Fails {
                 kind: "limit",
                 fragments: vec![
@@ -374,10 +306,7 @@ fn elementwise_add_of_2_20_floats() {
         vec![
             add_case("add, timestamps", RunOptions::new()),
             add_case("add, 5 repeats", RunOptions::new().with_repeats(5)),
-            add_case(
-                "add, wall clock, 3 repeats",
-                RunOptions::new().with_wallclock(true).with_repeats(3),
-            ),
+            add_case("add, wall clock, 3 repeats", RunOptions::new().with_wallclock(true).with_repeats(3)),
         ],
     );
 }
@@ -406,18 +335,10 @@ fn two_stage_reduction() {
             ],
             buffers: vec![x, vec![0.0; groups as usize], vec![0.0]],
             opts: RunOptions::new(),
-            expect: Expect::Output {
-                buffer: 2,
-                want: vec![want],
-                tol: 1e-5,
-            },
+            expect: Expect::Output { buffer: 2, want: vec![want], tol: 1e-5 },
         }],
     );
-    assert_eq!(
-        gpu.cached_pipelines(),
-        1,
-        "both stages share one pipeline (same WGSL)"
-    );
+    assert_eq!(gpu.cached_pipelines(), 1, "both stages share one pipeline (same WGSL)");
 }
 
 #[test]
@@ -429,8 +350,7 @@ fn unused_and_undeclared_bindings_keep_their_slots() {
             affine_case("declared, unused binding", AFFINE_UNUSED),
             affine_case("undeclared binding", AFFINE_UNDECLARED),
             // 2100 passes need 4200 timestamps: more than one query set holds.
-            affine_case("2100 repeats", AFFINE_UNUSED)
-                .with_opts(RunOptions::new().with_repeats(2100)),
+            affine_case("2100 repeats", AFFINE_UNUSED).with_opts(RunOptions::new().with_repeats(2100)),
         ],
     );
 }
@@ -439,10 +359,7 @@ fn unused_and_undeclared_bindings_keep_their_slots() {
 fn kernels_over_the_limits_fail_cleanly() {
     let Some(gpu) = device() else { return };
     // The adapter's own limit is high (lavapipe allows far more than 9), so 9 bindings run.
-    check(
-        &gpu,
-        vec![sum_n_case("9 bindings, adapter limits", 8, None)],
-    );
+    check(&gpu, vec![sum_n_case("9 bindings, adapter limits", 8, None)]);
     let tight = wgpu::Limits::default();
     let max = u64::from(tight.max_storage_buffers_per_shader_stage);
     let Some(small) = device_with(tight.clone()) else {
@@ -461,29 +378,18 @@ fn kernels_over_the_limits_fail_cleanly() {
         opts: RunOptions::new(),
         expect: Expect::Fails {
             kind: "limit",
-            fragments: vec![
-                "max_compute_workgroups_per_dimension".into(),
-                format!("= {over_dispatch}"),
-            ],
+            fragments: vec!["max_compute_workgroups_per_dimension".into(), format!("= {over_dispatch}")],
         },
     });
     cases.push(Case {
         name: "over max_compute_invocations_per_workgroup",
-        kernels: vec![add
-            .clone()
-            .with_workgroup_size([tight.max_compute_workgroup_size_x, 2, 1])],
+        kernels: vec![add.clone().with_workgroup_size([tight.max_compute_workgroup_size_x, 2, 1])],
         buffers: vec![vec![0.0; 4]; 3],
         opts: RunOptions::new(),
-        expect: Expect::Fails {
-            kind: "limit",
-            fragments: vec!["max_compute_invocations_per_workgroup".into()],
-        },
+        expect: Expect::Fails { kind: "limit", fragments: vec!["max_compute_invocations_per_workgroup".into()] },
     });
     check(&small, cases);
-    let Some(narrow) = device_with(wgpu::Limits {
-        max_storage_buffer_binding_size: 1024,
-        ..tight
-    }) else {
+    let Some(narrow) = device_with(wgpu::Limits { max_storage_buffer_binding_size: 1024, ..tight }) else {
         return;
     };
     check(
@@ -495,10 +401,7 @@ fn kernels_over_the_limits_fail_cleanly() {
             opts: RunOptions::new(),
             expect: Expect::Fails {
                 kind: "limit",
-                fragments: vec![
-                    "max_storage_buffer_binding_size = 2048".into(),
-                    "allows 1024".into(),
-                ],
+                fragments: vec!["max_storage_buffer_binding_size = 2048".into(), "allows 1024".into()],
             },
         }],
     );
@@ -513,25 +416,18 @@ fn bad_kernels_fail_before_the_device_sees_them() {
         kernels,
         buffers: vec![vec![0.0; 4]; 3],
         opts: RunOptions::new(),
-        expect: Expect::Fails {
-            kind,
-            fragments: fragments.iter().map(|s| s.to_string()).collect(),
-        },
+        expect: Expect::Fails { kind, fragments: fragments.iter().map(|s| s.to_string()).collect() },
     };
     let broken = KernelSpec::new("broken", ADD.replace("a[i] + b[i]", "a[i] + "), "main")
         .with_binding(0, true)
         .with_binding(1, true)
         .with_binding(2, false)
         .with_workgroup_size([256, 1, 1]);
-    let mistyped = KernelSpec::new(
-        "mistyped",
-        ADD.replace("a[i] + b[i]", "a[i] + gid.x"),
-        "main",
-    )
-    .with_binding(0, true)
-    .with_binding(1, true)
-    .with_binding(2, false)
-    .with_workgroup_size([256, 1, 1]);
+    let mistyped = KernelSpec::new("mistyped", ADD.replace("a[i] + b[i]", "a[i] + gid.x"), "main")
+        .with_binding(0, true)
+        .with_binding(1, true)
+        .with_binding(2, false)
+        .with_workgroup_size([256, 1, 1]);
     check(
         &gpu,
         vec![
@@ -586,13 +482,8 @@ fn bad_kernels_fail_before_the_device_sees_them() {
                 "kernel",
                 &["no compute entry point `other`", "[\"main\"]"],
             ),
-            small(
-                vec![add.clone()],
-                "zero repeats",
-                "invalid",
-                &["at least one repeat"],
-            )
-            .with_opts(RunOptions::new().with_repeats(0)),
+            small(vec![add.clone()], "zero repeats", "invalid", &["at least one repeat"])
+                .with_opts(RunOptions::new().with_repeats(0)),
         ],
     );
 }

@@ -25,9 +25,7 @@ fn same(a: &Data, b: &Data) -> bool {
     a.dtype() == b.dtype()
         && a.len() == b.len()
         && a.to_f64_vec().iter().zip(b.to_f64_vec()).all(|(x, y)| {
-            (x.is_nan() && y.is_nan())
-                || *x == y
-                || (a.dtype().is_float() && (x - y).abs() <= 1e-5 * y.abs().max(1e-6))
+            (x.is_nan() && y.is_nan()) || *x == y || (a.dtype().is_float() && (x - y).abs() <= 1e-5 * y.abs().max(1e-6))
         })
 }
 
@@ -38,8 +36,7 @@ fn check(gpu: &Gpu, src: &str) -> Option<String> {
         Err(e) => return Some(format!("schedule: {e}")),
     };
     for step in steps {
-        let out = match block_on(gpu.run_schedule(&step.schedule, &step.inputs, &RunOptions::new()))
-        {
+        let out = match block_on(gpu.run_schedule(&step.schedule, &step.inputs, &RunOptions::new())) {
             Ok(o) => o,
             Err(e) => return Some(format!("line {}: {e}", step.line)),
         };
@@ -67,21 +64,13 @@ fn check(gpu: &Gpu, src: &str) -> Option<String> {
 }
 
 fn fixture(file: &str) -> Vec<(String, String)> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(file);
-    let v: Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("json");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(file);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("json");
     v["cases"]
         .as_array()
         .expect("cases")
         .iter()
-        .map(|c| {
-            (
-                c["name"].as_str().unwrap_or("").to_string(),
-                c["source"].as_str().unwrap_or("").to_string(),
-            )
-        })
+        .map(|c| (c["name"].as_str().unwrap_or("").to_string(), c["source"].as_str().unwrap_or("").to_string()))
         .collect()
 }
 
@@ -90,8 +79,14 @@ fn gpu_agrees_with_interpreter() {
     let Some(gpu) = gpu() else { return };
     let mut cases: Vec<(String, String)> = [
         ("acceptance: fused exp-sum", "a = arange(4096.)\nb = ((a * 2 + 1).exp()).sum()"),
-        ("matmul with bias and relu", "a = arange(12.).reshape(3, 4)\nb = arange(8.).reshape(4, 2)\nc = arange(2.)\nd = ((a @ b) + c).relu()"),
-        ("matmul over several tiles", "a = (arange(1530.) / 100).reshape(34, 45)\nb = (arange(900.) / 50 - 3).reshape(45, 20)\nc = a @ b"),
+        (
+            "matmul with bias and relu",
+            "a = arange(12.).reshape(3, 4)\nb = arange(8.).reshape(4, 2)\nc = arange(2.)\nd = ((a @ b) + c).relu()",
+        ),
+        (
+            "matmul over several tiles",
+            "a = (arange(1530.) / 100).reshape(34, 45)\nb = (arange(900.) / 50 - 3).reshape(45, 20)\nc = a @ b",
+        ),
         ("batched matmul", "a = arange(24.).reshape(2, 3, 4)\nb = arange(40.).reshape(2, 4, 5)\nc = a @ b"),
         ("uint8 store through a view", "a = arange(10, dtype=uint8)\na[1:7] = 200\nb = a * 3"),
         ("bool outputs", "a = arange(6.)\nb = a > 2\nc = where(b, a, -a)"),
@@ -104,20 +99,12 @@ fn gpu_agrees_with_interpreter() {
     .collect();
     cases.extend(fixture("torch_ops.json"));
     cases.extend(fixture("torch_inplace.json"));
-    let failures: Vec<String> = cases
-        .iter()
-        .filter_map(|(n, s)| check(&gpu, s).map(|e| format!("{n}: {e}")))
-        .collect();
+    let failures: Vec<String> = cases.iter().filter_map(|(n, s)| check(&gpu, s).map(|e| format!("{n}: {e}"))).collect();
     assert!(
         failures.is_empty(),
         "{} of {} cases disagree:\n{}",
         failures.len(),
         cases.len(),
-        failures
-            .iter()
-            .take(10)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n\n")
+        failures.iter().take(10).cloned().collect::<Vec<_>>().join("\n\n")
     );
 }

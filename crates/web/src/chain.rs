@@ -19,22 +19,14 @@ const MAX_DEPTH: usize = 16;
 /// not a tensor (a module name such as `torch`) are left out.
 pub fn chain(program: &Program, upto: usize, name: &str) -> Json {
     let mut rows = Vec::new();
-    collect(
-        program,
-        upto.min(program.stmts.len()),
-        name,
-        MAX_DEPTH,
-        &mut rows,
-    );
+    collect(program, upto.min(program.stmts.len()), name, MAX_DEPTH, &mut rows);
     Json::Array(rows)
 }
 
 /// The index of the statement among the first `upto` that last defined `name` on its own: all a
 /// chain depends on, so callers can cache chains by it.
 pub fn definition(program: &Program, upto: usize, name: &str) -> Option<usize> {
-    program.stmts[..upto.min(program.stmts.len())]
-        .iter()
-        .rposition(|s| defines_alone(s, name))
+    program.stmts[..upto.min(program.stmts.len())].iter().rposition(|s| defines_alone(s, name))
 }
 
 fn collect(program: &Program, upto: usize, name: &str, depth: usize, rows: &mut Vec<Json>) {
@@ -63,10 +55,7 @@ fn collect(program: &Program, upto: usize, name: &str, depth: usize, rows: &mut 
         stmts.push(Stmt {
             span,
             source: unparse(e),
-            kind: StmtKind::Assign {
-                targets: vec![temp(i)],
-                value: (*e).clone(),
-            },
+            kind: StmtKind::Assign { targets: vec![temp(i)], value: (*e).clone() },
         });
     }
     let mut run = Run::new();

@@ -28,9 +28,7 @@ impl Session {
     /// Runs `src` whole and stands on its last statement.
     #[wasm_bindgen(constructor)]
     pub fn new(src: &str) -> Session {
-        Session {
-            inner: session::Session::new(src),
-        }
+        Session { inner: session::Session::new(src) }
     }
 
     /// The full run's report (`error`, final `tensors`, every `steps[i]`).
@@ -77,18 +75,8 @@ impl Session {
 
 /// The URL fragment (without `#`) for a trace and the viewer's state.
 #[wasm_bindgen(js_name = shareEncode)]
-pub fn share_encode(
-    trace: &str,
-    step: Option<usize>,
-    tensor: Option<String>,
-    backend: Option<String>,
-) -> String {
-    share::encode(&SharedTrace {
-        trace: trace.to_string(),
-        step,
-        tensor,
-        backend,
-    })
+pub fn share_encode(trace: &str, step: Option<usize>, tensor: Option<String>, backend: Option<String>) -> String {
+    share::encode(&SharedTrace { trace: trace.to_string(), step, tensor, backend })
 }
 
 /// A link or fragment read back: `{trace, step, tensor, backend}` or `{error}`.

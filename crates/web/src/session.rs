@@ -44,22 +44,10 @@ impl Session {
     /// Parses and runs `src` whole, then stands on its last statement.
     pub fn new(src: &str) -> Session {
         let mut full = Run::run_source(src);
-        let outline = report_value(
-            &mut full,
-            ReportOptions {
-                steps: true,
-                graph: false,
-            },
-        );
+        let outline = report_value(&mut full, ReportOptions { steps: true, graph: false });
         let program = parser::parse(src).ok();
         let at = full.steps.len();
-        Session {
-            program,
-            outline,
-            at,
-            run: full,
-            chains: HashMap::new(),
-        }
+        Session { program, outline, at, run: full, chains: HashMap::new() }
     }
 
     /// Statements the viewer can step through (the failing one included).
@@ -86,14 +74,10 @@ impl Session {
         if k > self.at && self.run.error.is_none() {
             // Forward steps continue the run: the same statements in the same order reach the
             // same state as a replay, at the cost of the new statements only.
-            self.run.run_program(&Program {
-                stmts: p.stmts[self.at..k].to_vec(),
-            });
+            self.run.run_program(&Program { stmts: p.stmts[self.at..k].to_vec() });
         } else {
             let mut run = Run::new();
-            run.run_program(&Program {
-                stmts: p.stmts[..k].to_vec(),
-            });
+            run.run_program(&Program { stmts: p.stmts[..k].to_vec() });
             self.run = run;
         }
         self.at = k;
@@ -106,11 +90,7 @@ impl Session {
         let mut storages = Map::new();
         for id in 0..self.run.engine.storage_count() {
             let s = self.run.engine.storage(id);
-            let values = if s.data.len() <= INLINE_VALUES {
-                values_json(&s.data)
-            } else {
-                Json::Null
-            };
+            let values = if s.data.len() <= INLINE_VALUES { values_json(&s.data) } else { Json::Null };
             storages.insert(
                 id.to_string(),
                 json!({"dtype": s.data.dtype().name(), "len": s.data.len(), "version": s.version, "values": values}),
@@ -128,11 +108,7 @@ impl Session {
     }
 
     fn tensor(&self, name: &str) -> Option<&Tensor> {
-        self.run
-            .tensors()
-            .into_iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, t)| t)
+        self.run.tensors().into_iter().find(|(n, _)| *n == name).map(|(_, t)| t)
     }
 
     /// Where each element of `name` lives: its PyTorch storage cell and tinygrad's buffer offset
@@ -164,11 +140,7 @@ impl Session {
         let mut flags = vec![0u8; self.run.engine.storage(s).data.len()];
         for i in t.layout().storage_indices() {
             if let Some(f) = usize::try_from(i).ok().and_then(|i| flags.get_mut(i)) {
-                *f |= if *f & CELL_SELECTED != 0 {
-                    CELL_REPEATED
-                } else {
-                    CELL_SELECTED
-                };
+                *f |= if *f & CELL_SELECTED != 0 { CELL_REPEATED } else { CELL_SELECTED };
             }
         }
         // The replayed prefix ends on the current statement, so its last step is this one.
@@ -203,12 +175,7 @@ impl Session {
     /// name written to (`a += ...`, `a[...] = ...`) or whose method ran (`a.add_(...)`).
     fn error_storage(&self) -> Option<usize> {
         let e = self.run.error.as_ref()?;
-        let stmt = self
-            .program
-            .as_ref()?
-            .stmts
-            .iter()
-            .find(|s| s.span.line == e.line)?;
+        let stmt = self.program.as_ref()?.stmts.iter().find(|s| s.span.line == e.line)?;
         let target = match &stmt.kind {
             StmtKind::AugAssign { target, .. } | StmtKind::SetItem { target, .. } => target,
             StmtKind::Expr(e) => e,
@@ -229,10 +196,7 @@ impl Session {
         let Some(def) = chain::definition(p, self.at, name) else {
             return json!([]);
         };
-        self.chains
-            .entry((name.to_string(), def))
-            .or_insert_with(|| chain::chain(p, self.at, name))
-            .clone()
+        self.chains.entry((name.to_string(), def)).or_insert_with(|| chain::chain(p, self.at, name)).clone()
     }
 }
 

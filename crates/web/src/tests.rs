@@ -27,33 +27,12 @@ fn check_step(c: &StepCase) {
     let state = s.state();
     assert_eq!(state["at"], json!(c.step), "{}", c.trace);
     let t = &state["tensors"][c.tensor];
-    assert_eq!(
-        t["torch"]["strides"],
-        json!(c.strides),
-        "{} @{}: {t}",
-        c.trace,
-        c.step
-    );
-    assert_eq!(
-        t["torch"]["storage_offset"],
-        json!(c.offset),
-        "{} @{}",
-        c.trace,
-        c.step
-    );
+    assert_eq!(t["torch"]["strides"], json!(c.strides), "{} @{}: {t}", c.trace, c.step);
+    assert_eq!(t["torch"]["storage_offset"], json!(c.offset), "{} @{}", c.trace, c.step);
     assert_eq!(s.flags(c.tensor), c.flags, "{} @{}", c.trace, c.step);
-    assert_eq!(
-        state["error"]["kind"].as_str(),
-        c.error,
-        "{} @{}",
-        c.trace,
-        c.step
-    );
+    assert_eq!(state["error"]["kind"].as_str(), c.error, "{} @{}", c.trace, c.step);
     // The inline storage values are the storage the flags describe.
-    let sid = t["torch"]["storage"]
-        .as_u64()
-        .unwrap_or(u64::MAX)
-        .to_string();
+    let sid = t["torch"]["storage"].as_u64().unwrap_or(u64::MAX).to_string();
     assert_eq!(state["storages"][&sid]["len"], json!(c.flags.len()));
 }
 
@@ -123,12 +102,7 @@ fn stepping() {
 }
 
 /// (trace, step, tensor, expected rows as (op, strides, storage_offset, is_view)).
-type ChainCase = (
-    &'static str,
-    usize,
-    &'static str,
-    &'static [(&'static str, &'static [i64], i64, bool)],
-);
+type ChainCase = (&'static str, usize, &'static str, &'static [(&'static str, &'static [i64], i64, bool)]);
 
 #[test]
 fn view_chains() {
@@ -144,12 +118,7 @@ fn view_chains() {
                 ("[1:]", &[1, 4], 1, true),
             ],
         ),
-        (
-            "a = arange(6.)\nf = a.flip(0)\n",
-            2,
-            "f",
-            &[("arange(6.)", &[1], 0, false), (".flip(0)", &[1], 0, false)],
-        ),
+        ("a = arange(6.)\nf = a.flip(0)\n", 2, "f", &[("arange(6.)", &[1], 0, false), (".flip(0)", &[1], 0, false)]),
         // Before `b` is defined there is no chain.
         ("a = arange(6.)\nb = a[2:]\n", 1, "b", &[]),
     ];
@@ -173,20 +142,16 @@ fn view_chains() {
                     .collect()
             })
             .unwrap_or_default();
-        let want: Vec<(String, Json, Json, Json)> = rows
-            .iter()
-            .map(|(op, st, off, v)| (op.to_string(), json!(st), json!(off), json!(v)))
-            .collect();
+        let want: Vec<(String, Json, Json, Json)> =
+            rows.iter().map(|(op, st, off, v)| (op.to_string(), json!(st), json!(off), json!(v))).collect();
         assert_eq!(got, want, "{trace}");
     }
 }
 
 #[test]
 fn share_round_trips_and_rejects() {
-    let cases: &[(&str, Option<usize>, Option<&str>)] = &[
-        ("a = arange(4.)\n", Some(1), Some("a")),
-        ("x = ones(2)  # <img src=x onerror=alert(1)>\n", None, None),
-    ];
+    let cases: &[(&str, Option<usize>, Option<&str>)] =
+        &[("a = arange(4.)\n", Some(1), Some("a")), ("x = ones(2)  # <img src=x onerror=alert(1)>\n", None, None)];
     for (trace, step, tensor) in cases {
         let fragment = share_encode(trace, *step, tensor.map(str::to_string), None);
         let back = decode_json(&format!("http://127.0.0.1:8080/#{fragment}"));
@@ -204,26 +169,12 @@ fn lessons_end_as_they_claim() {
     for l in lessons::LESSONS {
         let s = Session::new(l.trace);
         let out = s.outline();
-        assert_eq!(
-            out["error"]["kind"].as_str(),
-            l.error,
-            "lesson {}: {}",
-            l.id,
-            out["error"]
-        );
+        assert_eq!(out["error"]["kind"].as_str(), l.error, "lesson {}: {}", l.id, out["error"]);
         assert!(s.step_count() > 1, "lesson {}", l.id);
-        assert!(
-            out["tensors"].get(l.tensor).is_some(),
-            "lesson {} selects {}",
-            l.id,
-            l.tensor
-        );
+        assert!(out["tensors"].get(l.tensor).is_some(), "lesson {} selects {}", l.id, l.tensor);
     }
     let gallery = lessons_json();
-    for (l, j) in lessons::LESSONS
-        .iter()
-        .zip(gallery.as_array().into_iter().flatten())
-    {
+    for (l, j) in lessons::LESSONS.iter().zip(gallery.as_array().into_iter().flatten()) {
         let fragment = j["fragment"].as_str().unwrap_or("");
         assert_eq!(decode_json(fragment)["trace"], json!(l.trace));
     }

@@ -51,14 +51,8 @@ pub fn execute(k: &Kernel, bufs: &mut Buffers<'_>) -> Result<()> {
                 _ => None,
             })
             .unwrap_or(0);
-    let begin = k
-        .insts
-        .iter()
-        .position(|i| matches!(i, Inst::BeginReduce { .. }));
-    let end = k
-        .insts
-        .iter()
-        .position(|i| matches!(i, Inst::EndReduce { .. }));
+    let begin = k.insts.iter().position(|i| matches!(i, Inst::BeginReduce { .. }));
+    let end = k.insts.iter().position(|i| matches!(i, Inst::EndReduce { .. }));
     let red = k.reduce_len();
     let co = match begin {
         // A serial kernel's reads see every earlier write: one element per block.
@@ -88,35 +82,12 @@ pub fn execute(k: &Kernel, bufs: &mut Buffers<'_>) -> Result<()> {
         let stop = begin.unwrap_or(k.insts.len());
         run_range(k, bufs, 0..stop, &vars, nv, lanes, &mut vals, &mut writes)?;
         if let (Some(b), Some(e)) = (begin, end) {
-            let Inst::BeginReduce { vars: rvars } = &k.insts[b] else {
-                unreachable!("position found it")
-            };
-            let Inst::EndReduce { op, value, dtype } = &k.insts[e] else {
-                unreachable!("position found it")
-            };
-            let acc = reduce_block(
-                k,
-                bufs,
-                (b + 1)..e,
-                rvars,
-                (*op, *value, *dtype),
-                &vars,
-                nv,
-                lanes,
-                &vals,
-                &mut writes,
-            )?;
+            let Inst::BeginReduce { vars: rvars } = &k.insts[b] else { unreachable!("position found it") };
+            let Inst::EndReduce { op, value, dtype } = &k.insts[e] else { unreachable!("position found it") };
+            let acc =
+                reduce_block(k, bufs, (b + 1)..e, rvars, (*op, *value, *dtype), &vars, nv, lanes, &vals, &mut writes)?;
             vals[e] = Some(acc);
-            run_range(
-                k,
-                bufs,
-                (e + 1)..k.insts.len(),
-                &vars,
-                nv,
-                lanes,
-                &mut vals,
-                &mut writes,
-            )?;
+            run_range(k, bufs, (e + 1)..k.insts.len(), &vars, nv, lanes, &mut vals, &mut writes)?;
         }
         // Writes are applied per block after every read of the block: a fused in-place
         // update reads each element only at the lane that writes it.
@@ -165,14 +136,9 @@ fn reduce_block(
         }
         // Values from before the loop repeat once per reduce step.
         let spread: Vec<Option<i64>> = (0..total).map(|i| Some((i / rl) as i64)).collect();
-        let mut vals: Vec<Option<Data>> = outside
-            .iter()
-            .map(|v| v.as_ref().map(|d| d.gather(&spread)))
-            .collect();
+        let mut vals: Vec<Option<Data>> = outside.iter().map(|v| v.as_ref().map(|d| d.gather(&spread))).collect();
         run_range(k, bufs, body.clone(), &vars, nv, total, &mut vals, writes)?;
-        let Some(v) = vals[value].take() else {
-            bail!(Unsupported, "internal: reduce body produced no value")
-        };
+        let Some(v) = vals[value].take() else { bail!(Unsupported, "internal: reduce body produced no value") };
         match op {
             ReduceOp::Sum => {
                 let f = v.to_f64_vec();
@@ -182,11 +148,7 @@ fn reduce_block(
             }
             ReduceOp::Max | ReduceOp::Min => {
                 let part = interp::reduce(op, &v, &[lanes, rl], &[1])?;
-                let bop = if op == ReduceOp::Max {
-                    crate::uop::BinaryOp::Max
-                } else {
-                    crate::uop::BinaryOp::Min
-                };
+                let bop = if op == ReduceOp::Max { crate::uop::BinaryOp::Max } else { crate::uop::BinaryOp::Min };
                 acc = Some(match acc {
                     None => part,
                     Some(a) => interp::binary(bop, &a, &part),
@@ -229,34 +191,23 @@ fn run_range(
         let vals_now: &[Option<Data>] = vals;
         let out = match &k.insts[i] {
             Inst::Const { value, dtype } => Some(Data::full(*dtype, lanes, *value)),
-            Inst::Index { expr, dtype } => Some(
-                Data::I32((0..lanes).map(|l| expr.eval(lane(l)) as i32).collect()).cast(*dtype),
-            ),
-            Inst::Load {
-                slot, index, valid, ..
-            } => {
+            Inst::Index { expr, dtype } => {
+                Some(Data::I32((0..lanes).map(|l| expr.eval(lane(l)) as i32).collect()).cast(*dtype))
+            }
+            Inst::Load { slot, index, valid, .. } => {
                 let src = bufs.get(k.slots[*slot].buf);
                 Some(load(src, index, valid, lanes, &lane))
             }
             Inst::Unary { op, a, .. } => Some(interp::unary(*op, get(vals_now, *a)?)),
-            Inst::Binary { op, a, b, .. } => {
-                Some(interp::binary(*op, get(vals_now, *a)?, get(vals_now, *b)?))
+            Inst::Binary { op, a, b, .. } => Some(interp::binary(*op, get(vals_now, *a)?, get(vals_now, *b)?)),
+            Inst::Where { c, x, y, .. } => {
+                Some(interp::select(get(vals_now, *c)?, get(vals_now, *x)?, get(vals_now, *y)?))
             }
-            Inst::Where { c, x, y, .. } => Some(interp::select(
-                get(vals_now, *c)?,
-                get(vals_now, *x)?,
-                get(vals_now, *y)?,
-            )),
             Inst::Cast { a, to, .. } => Some(get(vals_now, *a)?.cast(*to)),
             Inst::BeginReduce { .. } | Inst::EndReduce { .. } => {
                 bail!(Unsupported, "internal: nested reduce in kernel {}", k.name)
             }
-            Inst::Store {
-                index,
-                valid,
-                value,
-                ..
-            } => {
+            Inst::Store { index, valid, value, .. } => {
                 let v = get(vals_now, *value)?.clone();
                 let mut idx = Vec::with_capacity(lanes);
                 let mut keep = Vec::with_capacity(lanes);
@@ -266,11 +217,7 @@ fn run_range(
                         keep.push(Some(l as i64));
                     }
                 }
-                let v = if keep.len() == lanes {
-                    v
-                } else {
-                    v.gather(&keep)
-                };
+                let v = if keep.len() == lanes { v } else { v.gather(&keep) };
                 writes.push((idx, v));
                 None
             }
@@ -283,21 +230,12 @@ fn run_range(
 fn operand(vals: &[Option<Data>], v: usize) -> Result<&Data> {
     match vals.get(v).and_then(Option::as_ref) {
         Some(d) => Ok(d),
-        None => bail!(
-            Unsupported,
-            "internal: value %{v} used before it is defined"
-        ),
+        None => bail!(Unsupported, "internal: value %{v} used before it is defined"),
     }
 }
 
 /// Reads `src` at each lane's index; a run of consecutive indices is one slice copy.
-fn load<'a>(
-    src: &Data,
-    index: &Expr,
-    valid: &Expr,
-    lanes: usize,
-    lane: &dyn Fn(usize) -> &'a [i64],
-) -> Data {
+fn load<'a>(src: &Data, index: &Expr, valid: &Expr, lanes: usize, lane: &dyn Fn(usize) -> &'a [i64]) -> Data {
     if let (Expr::Bool(true), Some((terms, c))) = (valid, affine(index)) {
         let idx: Vec<i64> = (0..lanes)
             .map(|l| {

@@ -103,11 +103,7 @@ impl Inst {
             | Inst::Unary { dtype, .. }
             | Inst::Where { dtype, .. }
             | Inst::EndReduce { dtype, .. } => Some(*dtype),
-            Inst::Binary { op, dtype, .. } => Some(if op.is_comparison() {
-                DType::Bool
-            } else {
-                *dtype
-            }),
+            Inst::Binary { op, dtype, .. } => Some(if op.is_comparison() { DType::Bool } else { *dtype }),
             Inst::Cast { to, .. } => Some(*to),
             Inst::BeginReduce { .. } | Inst::Store { .. } => None,
         }
@@ -218,10 +214,7 @@ impl Kernel {
         read.sort_unstable();
         read.dedup();
         let bytes = |s: &Slot, n: usize| (n * s.dtype.itemsize()) as u64;
-        let r = read
-            .iter()
-            .map(|&s| bytes(&self.slots[s], self.slots[s].len))
-            .sum();
+        let r = read.iter().map(|&s| bytes(&self.slots[s], self.slots[s].len)).sum();
         (r, bytes(&self.slots[0], self.numel()))
     }
 }
@@ -231,17 +224,13 @@ pub fn subst(e: &Expr, vars: &[Expr]) -> Expr {
     match e {
         Expr::Const(_) | Expr::Bool(_) => e.clone(),
         Expr::Var { id, .. } => vars[*id].clone(),
-        Expr::Add(terms) => terms
-            .iter()
-            .fold(Expr::Const(0), |acc, t| acc + subst(t, vars)),
+        Expr::Add(terms) => terms.iter().fold(Expr::Const(0), |acc, t| acc + subst(t, vars)),
         Expr::Mul(a, k) => subst(a, vars) * *k,
         Expr::FloorDiv(a, k) => subst(a, vars).floordiv(*k),
         Expr::Mod(a, k) => subst(a, vars).modulo(*k),
         Expr::Lt(a, k) => subst(a, vars).lt(*k),
         Expr::Ge(a, k) => subst(a, vars).ge(*k),
-        Expr::And(terms) => terms
-            .iter()
-            .fold(Expr::Bool(true), |acc, t| acc.and(subst(t, vars))),
+        Expr::And(terms) => terms.iter().fold(Expr::Bool(true), |acc, t| acc.and(subst(t, vars))),
     }
 }
 
@@ -275,20 +264,11 @@ pub fn ravel(coords: &[Expr], shape: &[usize]) -> Expr {
 pub fn is_bijective(st: &ShapeTracker, src_numel: usize) -> bool {
     st.numel() == src_numel
         && st.views().iter().all(|v| v.mask().is_none())
-        && st.views().last().is_some_and(|v| {
-            v.shape()
-                .iter()
-                .zip(v.strides())
-                .all(|(&n, &s)| n <= 1 || s != 0)
-        })
+        && st.views().last().is_some_and(|v| v.shape().iter().zip(v.strides()).all(|(&n, &s)| n <= 1 || s != 0))
 }
 
 /// Folds the movement chain above `id`, stopping at a realized node or a non-movement op.
-pub fn fold_to_source(
-    graph: &Graph,
-    id: UOpId,
-    sources: &HashMap<UOpId, BufRef>,
-) -> Result<(UOpId, ShapeTracker)> {
+pub fn fold_to_source(graph: &Graph, id: UOpId, sources: &HashMap<UOpId, BufRef>) -> Result<(UOpId, ShapeTracker)> {
     let mut chain = Vec::new();
     let mut cur = id;
     while graph.node(cur).op.is_movement() && !sources.contains_key(&cur) {
@@ -331,11 +311,7 @@ pub fn lower(
 ) -> Result<Kernel> {
     let node = graph.node(root);
     let dims = node.shape.clone();
-    let coords: Vec<Expr> = dims
-        .iter()
-        .enumerate()
-        .map(|(d, &n)| Expr::var(d, n))
-        .collect();
+    let coords: Vec<Expr> = dims.iter().enumerate().map(|(d, &n)| Expr::var(d, n)).collect();
     let out_buf = match target {
         Target::Dense(b) | Target::View(b, _) => *b,
     };
@@ -349,11 +325,7 @@ pub fn lower(
         sources,
         describe,
         insts: Vec::new(),
-        slots: vec![Slot {
-            buf: out_buf,
-            dtype: out_dtype,
-            len: out_len,
-        }],
+        slots: vec![Slot { buf: out_buf, dtype: out_dtype, len: out_len }],
         memo: HashMap::new(),
         next_var: dims.len(),
         reduced: false,
@@ -361,21 +333,8 @@ pub fn lower(
     };
     let value = lw.value(root, &coords, &Expr::Bool(true))?;
     let vdtype = lw.dtype_of(value);
-    let value = if vdtype != out_dtype {
-        lw.push(Inst::Cast {
-            a: value,
-            from: vdtype,
-            to: out_dtype,
-        })
-    } else {
-        value
-    };
-    lw.insts.push(Inst::Store {
-        index,
-        valid,
-        value,
-        dtype: out_dtype,
-    });
+    let value = if vdtype != out_dtype { lw.push(Inst::Cast { a: value, from: vdtype, to: out_dtype }) } else { value };
+    lw.insts.push(Inst::Store { index, valid, value, dtype: out_dtype });
     let kind = match (target, lw.reduced, lw.tile.is_some()) {
         (Target::View(..), _, _) => KernelKind::Store,
         (_, _, true) => KernelKind::Matmul,
@@ -414,11 +373,7 @@ pub fn check_i32(k: &Kernel) -> Result<()> {
         let ok = lo >= i64::from(i32::MIN) && hi <= i64::from(i32::MAX);
         ok && match e {
             Expr::Add(t) | Expr::And(t) => t.iter().all(walk),
-            Expr::Mul(a, _)
-            | Expr::FloorDiv(a, _)
-            | Expr::Mod(a, _)
-            | Expr::Lt(a, _)
-            | Expr::Ge(a, _) => walk(a),
+            Expr::Mul(a, _) | Expr::FloorDiv(a, _) | Expr::Mod(a, _) | Expr::Lt(a, _) | Expr::Ge(a, _) => walk(a),
             _ => true,
         }
     }
@@ -431,19 +386,11 @@ pub fn check_i32(k: &Kernel) -> Result<()> {
             _ => continue,
         };
         if !exprs.into_iter().all(walk) {
-            bail!(
-                Limit,
-                "kernel {}: an index expression exceeds the 32-bit range WGSL computes indices in",
-                k.name
-            );
+            bail!(Limit, "kernel {}: an index expression exceeds the 32-bit range WGSL computes indices in", k.name);
         }
     }
     if k.numel() > i32::MAX as usize || k.slots.iter().any(|s| s.len > i32::MAX as usize) {
-        bail!(
-            Limit,
-            "kernel {}: more elements than 32-bit indices can address",
-            k.name
-        );
+        bail!(Limit, "kernel {}: more elements than 32-bit indices can address", k.name);
     }
     Ok(())
 }
@@ -497,12 +444,7 @@ impl Lowering<'_> {
         if valid == Expr::Bool(false) {
             return self.push(Inst::Const { value: 0.0, dtype });
         }
-        self.push(Inst::Load {
-            slot,
-            index,
-            valid,
-            dtype,
-        })
+        self.push(Inst::Load { slot, index, valid, dtype })
     }
 
     /// The value of `id` at `coords` (one expression per dim of its shape); `gate` is where
@@ -535,24 +477,14 @@ impl Lowering<'_> {
                         if valid == Expr::Bool(true) {
                             val
                         } else {
-                            let c = self.push(Inst::Index {
-                                expr: valid,
-                                dtype: DType::Bool,
-                            });
+                            let c = self.push(Inst::Index { expr: valid, dtype: DType::Bool });
                             let z = self.push(Inst::Const { value: 0.0, dtype });
-                            self.push(Inst::Where {
-                                c,
-                                x: val,
-                                y: z,
-                                dtype,
-                            })
+                            self.push(Inst::Where { c, x: val, y: z, dtype })
                         }
                     }
                 }
-                Op::Const(c) => self.push(Inst::Const {
-                    value: crate::uop::data::Data::full(dtype, 1, c.as_f64()).get_f64(0),
-                    dtype,
-                }),
+                Op::Const(c) => self
+                    .push(Inst::Const { value: crate::uop::data::Data::full(dtype, 1, c.as_f64()).get_f64(0), dtype }),
                 Op::Unary(u) => {
                     let a = self.value(node.src[0], coords, gate)?;
                     self.push(Inst::Unary { op: *u, a, dtype })
@@ -561,12 +493,7 @@ impl Lowering<'_> {
                     let a = self.value(node.src[0], coords, gate)?;
                     let c = self.value(node.src[1], coords, gate)?;
                     let odt = self.graph.node(node.src[0]).dtype;
-                    self.push(Inst::Binary {
-                        op: *b,
-                        a,
-                        b: c,
-                        dtype: odt,
-                    })
+                    self.push(Inst::Binary { op: *b, a, b: c, dtype: odt })
                 }
                 Op::Where => {
                     let c = self.value(node.src[0], coords, gate)?;
@@ -601,10 +528,7 @@ impl Lowering<'_> {
         dtype: DType,
     ) -> Result<usize> {
         if self.reduced {
-            bail!(
-                Unsupported,
-                "internal: the scheduler left two reduces in one kernel"
-            );
+            bail!(Unsupported, "internal: the scheduler left two reduces in one kernel");
         }
         self.reduced = true;
         let sshape = self.graph.node(src).shape.clone();
@@ -629,20 +553,8 @@ impl Lowering<'_> {
     }
 
     /// Recognises `sum_k a(m, k) * b(k, n)` with `m` and `n` two output variables.
-    fn find_tile(
-        &self,
-        body_start: usize,
-        value: usize,
-        k: (usize, usize),
-        coords: &[Expr],
-    ) -> Option<Tile> {
-        let Inst::Binary {
-            op: BinaryOp::Mul,
-            a,
-            b,
-            ..
-        } = self.insts[value]
-        else {
+    fn find_tile(&self, body_start: usize, value: usize, k: (usize, usize), coords: &[Expr]) -> Option<Tile> {
+        let Inst::Binary { op: BinaryOp::Mul, a, b, .. } = self.insts[value] else {
             return None;
         };
         // The body may only be the two operand subgraphs and the product.
@@ -689,14 +601,8 @@ impl Lowering<'_> {
                 _ => None,
             })
             .collect();
-        let only_a: Vec<_> = out_vars
-            .iter()
-            .filter(|v| va.contains(&v.0) && !vb.contains(&v.0))
-            .collect();
-        let only_b: Vec<_> = out_vars
-            .iter()
-            .filter(|v| vb.contains(&v.0) && !va.contains(&v.0))
-            .collect();
+        let only_a: Vec<_> = out_vars.iter().filter(|v| va.contains(&v.0) && !vb.contains(&v.0)).collect();
+        let only_b: Vec<_> = out_vars.iter().filter(|v| vb.contains(&v.0) && !va.contains(&v.0)).collect();
         let (&&m, &&n) = (only_a.last()?, only_b.last()?);
         if !va.contains(&k.0) || !vb.contains(&k.0) || va.contains(&n.0) || vb.contains(&m.0) {
             return None;
@@ -714,11 +620,9 @@ pub fn collect_vars(e: &Expr, out: &mut Vec<usize>) {
             }
         }
         Expr::Add(t) | Expr::And(t) => t.iter().for_each(|x| collect_vars(x, out)),
-        Expr::Mul(a, _)
-        | Expr::FloorDiv(a, _)
-        | Expr::Mod(a, _)
-        | Expr::Lt(a, _)
-        | Expr::Ge(a, _) => collect_vars(a, out),
+        Expr::Mul(a, _) | Expr::FloorDiv(a, _) | Expr::Mod(a, _) | Expr::Lt(a, _) | Expr::Ge(a, _) => {
+            collect_vars(a, out)
+        }
         Expr::Const(_) | Expr::Bool(_) => {}
     }
 }

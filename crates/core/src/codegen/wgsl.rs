@@ -326,10 +326,7 @@ impl Renderer<'_> {
         match class(d) {
             Class::F | Class::I => word(idx),
             Class::B => format!("({} != 0u)", word(idx)),
-            Class::U8 => format!(
-                "(({} >> (u32({idx} & 3) * 8u)) & 0xffu)",
-                word(&format!("{idx} >> 2u"))
-            ),
+            Class::U8 => format!("(({} >> (u32({idx} & 3) * 8u)) & 0xffu)", word(&format!("{idx} >> 2u"))),
         }
     }
 
@@ -344,32 +341,15 @@ impl Renderer<'_> {
         let v = |x: &usize| format!("v{x}");
         let inst = &self.k.insts[i];
         let line = match inst {
-            Inst::Const { value, dtype } => format!(
-                "let v{i}: {} = {};",
-                ty(*dtype),
-                self.literal(*value, *dtype)
-            ),
+            Inst::Const { value, dtype } => format!("let v{i}: {} = {};", ty(*dtype), self.literal(*value, *dtype)),
             Inst::Index { expr, dtype } => {
-                let e = if *dtype == DType::Bool {
-                    self.boolean(expr)
-                } else {
-                    self.int(expr)
-                };
+                let e = if *dtype == DType::Bool { self.boolean(expr) } else { self.int(expr) };
                 format!("let v{i}: {} = {e};", ty(*dtype))
             }
-            Inst::Load {
-                slot,
-                index,
-                valid,
-                dtype,
-            } => {
+            Inst::Load { slot, index, valid, dtype } => {
                 let idx = self.int(index);
                 if *valid == Expr::Bool(true) {
-                    format!(
-                        "let v{i}: {} = {};",
-                        ty(*dtype),
-                        self.raw_load(*slot, &format!("({idx})"))
-                    )
+                    format!("let v{i}: {} = {};", ty(*dtype), self.raw_load(*slot, &format!("({idx})")))
                 } else {
                     // Invalid lanes read element 0 (always in bounds) and then yield zero.
                     let ok = self.boolean(valid);
@@ -384,65 +364,32 @@ impl Renderer<'_> {
             Inst::Unary { op, a, dtype } => {
                 let c = class(*dtype);
                 if c != Class::F
-                    && matches!(
-                        op,
-                        UnaryOp::Exp
-                            | UnaryOp::Log
-                            | UnaryOp::Sqrt
-                            | UnaryOp::Tanh
-                            | UnaryOp::Sigmoid
-                    )
+                    && matches!(op, UnaryOp::Exp | UnaryOp::Log | UnaryOp::Sqrt | UnaryOp::Tanh | UnaryOp::Sigmoid)
                 {
                     // Transcendentals of integers go through f32 and back.
                     let x = fill(cast_template(c, Class::F), &[("{a}", &v(a))]);
                     let y = fill(unary_template(*op, Class::F), &[("{a}", &x)]);
-                    format!(
-                        "let v{i}: {} = {};",
-                        ty(*dtype),
-                        fill(cast_template(Class::F, c), &[("{a}", &y)])
-                    )
+                    format!("let v{i}: {} = {};", ty(*dtype), fill(cast_template(Class::F, c), &[("{a}", &y)]))
                 } else {
-                    format!(
-                        "let v{i}: {} = {};",
-                        ty(*dtype),
-                        self.alu(unary_template(*op, c), &[("{a}", &v(a))])
-                    )
+                    format!("let v{i}: {} = {};", ty(*dtype), self.alu(unary_template(*op, c), &[("{a}", &v(a))]))
                 }
             }
             Inst::Binary { op, a, b, dtype } => {
-                let rt = if op.is_comparison() {
-                    DType::Bool
-                } else {
-                    *dtype
-                };
+                let rt = if op.is_comparison() { DType::Bool } else { *dtype };
                 format!(
                     "let v{i}: {} = {};",
                     ty(rt),
-                    self.alu(
-                        binary_template(*op, class(*dtype)),
-                        &[("{a}", &v(a)), ("{b}", &v(b))]
-                    )
+                    self.alu(binary_template(*op, class(*dtype)), &[("{a}", &v(a)), ("{b}", &v(b))])
                 )
             }
-            Inst::Where { c, x, y, dtype } => format!(
-                "let v{i}: {} = select({}, {}, {});",
-                ty(*dtype),
-                v(y),
-                v(x),
-                v(c)
-            ),
-            Inst::Cast { a, from, to } => format!(
-                "let v{i}: {} = {};",
-                ty(*to),
-                fill(cast_template(class(*from), class(*to)), &[("{a}", &v(a))])
-            ),
+            Inst::Where { c, x, y, dtype } => {
+                format!("let v{i}: {} = select({}, {}, {});", ty(*dtype), v(y), v(x), v(c))
+            }
+            Inst::Cast { a, from, to } => {
+                format!("let v{i}: {} = {};", ty(*to), fill(cast_template(class(*from), class(*to)), &[("{a}", &v(a))]))
+            }
             Inst::BeginReduce { .. } | Inst::EndReduce { .. } => String::new(),
-            Inst::Store {
-                index,
-                valid,
-                value,
-                dtype,
-            } => {
+            Inst::Store { index, valid, value, dtype } => {
                 let idx = self.int(index);
                 let ok = self.boolean(valid);
                 let val = v(value);
@@ -462,10 +409,7 @@ impl Renderer<'_> {
                 if ok == "true" {
                     body.join(&format!("\n{pad}"))
                 } else {
-                    format!(
-                        "if ({ok}) {{\n{pad}  {}\n{pad}}}",
-                        body.join(&format!("\n{pad}  "))
-                    )
+                    format!("if ({ok}) {{\n{pad}  {}\n{pad}}}", body.join(&format!("\n{pad}  ")))
                 }
             }
         };
@@ -486,10 +430,7 @@ impl Renderer<'_> {
         let _ = writeln!(out, "{pad}var acc{end}: {} = {init};", ty(*dtype));
         let mut p = pad.to_string();
         for (id, ext) in vars {
-            let _ = writeln!(
-                out,
-                "{p}for (var i{id}: i32 = 0; i{id} < {ext}; i{id} = i{id} + 1) {{"
-            );
+            let _ = writeln!(out, "{p}for (var i{id}: i32 = 0; i{id} < {ext}; i{id} = i{id} + 1) {{");
             p.push_str("  ");
         }
         for i in begin + 1..end {
@@ -537,10 +478,7 @@ impl Renderer<'_> {
                 Class::U8 | Class::B => "u32",
             };
             let access = if i == 0 { "read_write" } else { "read" };
-            let _ = writeln!(
-                s,
-                "@group(0) @binding({i}) var<storage, {access}> b{i}: array<{elem}>;"
-            );
+            let _ = writeln!(s, "@group(0) @binding({i}) var<storage, {access}> b{i}: array<{elem}>;");
         }
         s
     }
@@ -578,14 +516,8 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
         packed_out: out_u8 && k.kind != KernelKind::Store,
     };
     let mut body = String::new();
-    let begin = k
-        .insts
-        .iter()
-        .position(|i| matches!(i, Inst::BeginReduce { .. }));
-    let end = k
-        .insts
-        .iter()
-        .position(|i| matches!(i, Inst::EndReduce { .. }));
+    let begin = k.insts.iter().position(|i| matches!(i, Inst::BeginReduce { .. }));
+    let end = k.insts.iter().position(|i| matches!(i, Inst::EndReduce { .. }));
     let (frame, size, groups) = match (&k.tile, begin, end) {
         (Some(t), Some(b), Some(e)) if !r.packed_out && !r.atomic_out => {
             let frame = tiled(&mut r, t, b, e, &mut body);
@@ -600,21 +532,14 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
                     _ => r.inst(i, &mut body, pad),
                 }
             }
-            let threads = if r.packed_out {
-                k.numel().div_ceil(4)
-            } else {
-                k.numel()
-            };
+            let threads = if r.packed_out { k.numel().div_ceil(4) } else { k.numel() };
             let mut head = String::new();
             if k.serial && !r.packed_out {
                 // One thread, element order: the last write to a repeated element wins.
                 let _ = writeln!(head, "@compute @workgroup_size(1)");
                 let _ = writeln!(head, "fn main() {{");
                 let n = k.numel();
-                let _ = writeln!(
-                    head,
-                    "  for (var gid: i32 = 0; gid < {n}; gid = gid + 1) {{"
-                );
+                let _ = writeln!(head, "  for (var gid: i32 = 0; gid < {n}; gid = gid + 1) {{");
                 let mut dims = String::new();
                 if k.order.is_empty() {
                     r.unravel_dims("gid", &[], &mut dims, "    ");
@@ -631,7 +556,10 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
                 return Ok(finish(&r, k, frame, [1, 1, 1], [1, 1, 1]));
             }
             let _ = writeln!(head, "@compute @workgroup_size({WORKGROUP})");
-            let _ = writeln!(head, "fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {{");
+            let _ = writeln!(
+                head,
+                "fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {{"
+            );
             let _ = writeln!(head, "  let t = i32(g.x + g.y * nw.x * {WORKGROUP}u);");
             let _ = writeln!(head, "  if (t >= {threads}) {{ return; }}");
             let mut dims = String::new();
@@ -646,11 +574,7 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
             } else {
                 let _ = writeln!(head, "  let gid = t;");
                 r.unravel_dims("gid", &[], &mut dims, "  ");
-                (
-                    format!("{head}{dims}{body}}}\n"),
-                    [WORKGROUP, 1, 1],
-                    flat_groups(threads),
-                )
+                (format!("{head}{dims}{body}}}\n"), [WORKGROUP, 1, 1], flat_groups(threads))
             }
         }
     };
@@ -658,13 +582,7 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
 }
 
 /// Prepends the header, bindings and helpers to the kernel's frame.
-fn finish(
-    r: &Renderer<'_>,
-    k: &Kernel,
-    frame: String,
-    size: [u32; 3],
-    groups: [u32; 3],
-) -> Rendered {
+fn finish(r: &Renderer<'_>, k: &Kernel, frame: String, size: [u32; 3], groups: [u32; 3]) -> Rendered {
     let mut src = format!("// {}: {}\n", k.name, k.reason);
     src.push_str(&r.bindings());
     for (name, text) in HELPERS {
@@ -675,13 +593,7 @@ fn finish(
     }
     src.push_str(&frame);
     let read_only = (0..k.slots.len()).map(|i| i != 0).collect();
-    Rendered {
-        wgsl: src,
-        entry: "main",
-        workgroup_size: size,
-        workgroups: groups,
-        read_only,
-    }
+    Rendered { wgsl: src, entry: "main", workgroup_size: size, workgroups: groups, read_only }
 }
 
 fn flat_groups(threads: usize) -> [u32; 3] {
@@ -691,18 +603,8 @@ fn flat_groups(threads: usize) -> [u32; 3] {
 }
 
 fn tiled_groups(k: &Kernel, t: &Tile) -> [u32; 3] {
-    let batch: usize = k
-        .dims
-        .iter()
-        .enumerate()
-        .filter(|(d, _)| *d != t.m.0 && *d != t.n.0)
-        .map(|(_, &n)| n)
-        .product();
-    [
-        t.n.1.div_ceil(TILE as usize) as u32,
-        t.m.1.div_ceil(TILE as usize) as u32,
-        batch.max(1) as u32,
-    ]
+    let batch: usize = k.dims.iter().enumerate().filter(|(d, _)| *d != t.m.0 && *d != t.n.0).map(|(_, &n)| n).product();
+    [t.n.1.div_ceil(TILE as usize) as u32, t.m.1.div_ceil(TILE as usize) as u32, batch.max(1) as u32]
 }
 
 /// The matmul frame: each 16x16 workgroup stages a tile of `a` and of `b` in workgroup memory
@@ -718,23 +620,16 @@ fn tiled(r: &mut Renderer<'_>, t: &Tile, begin: usize, end: usize, body: &mut St
     let _ = writeln!(s, "var<workgroup> ta: array<array<{tyv}, {TILE}>, {TILE}>;");
     let _ = writeln!(s, "var<workgroup> tb: array<array<{tyv}, {TILE}>, {TILE}>;");
     let _ = writeln!(s, "@compute @workgroup_size({TILE}, {TILE}, 1)");
-    let _ = writeln!(s, "fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{");
+    let _ =
+        writeln!(s, "fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{");
     let _ = writeln!(s, "  let ly = i32(lid.y);\n  let lx = i32(lid.x);");
-    let _ = writeln!(
-        s,
-        "  let i{} = i32(wg.y) * {TILE} + ly;\n  let i{} = i32(wg.x) * {TILE} + lx;",
-        m.0, n.0
-    );
+    let _ = writeln!(s, "  let i{} = i32(wg.y) * {TILE} + ly;\n  let i{} = i32(wg.x) * {TILE} + lx;", m.0, n.0);
     let _ = writeln!(s, "  let bz = i32(wg.z);");
     let mut dims = String::new();
     r.unravel_dims("bz", &[m.0, n.0], &mut dims, "  ");
     s.push_str(&dims);
     let _ = writeln!(s, "  var acc: {tyv} = {};", zero(*dtype));
-    let _ = writeln!(
-        s,
-        "  for (var k0: i32 = 0; k0 < {}; k0 = k0 + {TILE}) {{",
-        kv.1
-    );
+    let _ = writeln!(s, "  for (var k0: i32 = 0; k0 < {}; k0 = k0 + {TILE}) {{", kv.1);
     // Operand subgraphs: body instructions reachable from a (resp. b).
     let reach = |root: usize| {
         let mut seen = vec![root];
@@ -750,35 +645,19 @@ fn tiled(r: &mut Renderer<'_>, t: &Tile, begin: usize, end: usize, body: &mut St
         seen.sort_unstable();
         seen
     };
-    for (side, root, row, col, own, ext) in [
-        ("ta", t.a, "ly", "lx", m, m.1),
-        ("tb", t.b, "ly", "lx", n, n.1),
-    ] {
+    for (side, root, row, col, own, ext) in [("ta", t.a, "ly", "lx", m, m.1), ("tb", t.b, "ly", "lx", n, n.1)] {
         let kk = if side == "ta" { col } else { row };
         let _ = writeln!(s, "    {{");
-        let _ = writeln!(
-            s,
-            "      let ok = (k0 + {kk}) < {} && i{} < {ext};",
-            kv.1, own.0
-        );
+        let _ = writeln!(s, "      let ok = (k0 + {kk}) < {} && i{} < {ext};", kv.1, own.0);
         // Clamp so that lanes past the edge still read in bounds; `ok` zeroes them.
-        let _ = writeln!(
-            s,
-            "      let i{} = min(k0 + {kk}, {});",
-            kv.0,
-            kv.1.max(1) - 1
-        );
+        let _ = writeln!(s, "      let i{} = min(k0 + {kk}, {});", kv.0, kv.1.max(1) - 1);
         let _ = writeln!(s, "      let i{0} = min(i{0}, {1});", own.0, ext.max(1) - 1);
         let mut part = String::new();
         for i in reach(root) {
             r.inst(i, &mut part, "      ");
         }
         s.push_str(&part);
-        let _ = writeln!(
-            s,
-            "      {side}[{row}][{col}] = select({}, v{root}, ok);",
-            zero(*dtype)
-        );
+        let _ = writeln!(s, "      {side}[{row}][{col}] = select({}, v{root}, ok);", zero(*dtype));
         let _ = writeln!(s, "    }}");
     }
     let _ = writeln!(s, "    workgroupBarrier();");

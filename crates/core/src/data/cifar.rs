@@ -53,10 +53,7 @@ impl Cifar {
 pub fn read_cifar(name: &str, bytes: &[u8], pin: Option<&str>) -> Result<Cifar> {
     let raw = decode(name, bytes, pin)?;
     if raw.is_empty() {
-        bail!(
-            Decode,
-            "{name}: empty file, a CIFAR-10 batch holds at least one 3073-byte record"
-        );
+        bail!(Decode, "{name}: empty file, a CIFAR-10 batch holds at least one 3073-byte record");
     }
     let (count, rest) = (raw.len() / CIFAR_RECORD_LEN, raw.len() % CIFAR_RECORD_LEN);
     if rest != 0 {
@@ -71,10 +68,7 @@ pub fn read_cifar(name: &str, bytes: &[u8], pin: Option<&str>) -> Result<Cifar> 
     for (i, record) in raw.chunks_exact(CIFAR_RECORD_LEN).enumerate() {
         let label = record[0];
         if label >= CIFAR_CLASSES {
-            bail!(
-                Decode,
-                "{name}: record {i} has label {label}, CIFAR-10 labels are 0..=9"
-            );
+            bail!(Decode, "{name}: record {i} has label {label}, CIFAR-10 labels are 0..=9");
         }
         labels.push(label);
         images.extend_from_slice(&record[1..]);

@@ -77,11 +77,7 @@ pub fn read_idx(name: &str, bytes: &[u8], pin: Option<&str>) -> Result<Idx> {
     let raw: &[u8] = &raw;
     let [zero0, zero1, code, ndim] = match raw.get(..4) {
         Some(&[a, b, c, d]) => [a, b, c, d],
-        _ => bail!(
-            Decode,
-            "{name}: truncated: {} bytes, an IDX header needs at least 4",
-            raw.len()
-        ),
+        _ => bail!(Decode, "{name}: truncated: {} bytes, an IDX header needs at least 4", raw.len()),
     };
     if (zero0, zero1) != (0, 0) {
         bail!(
@@ -91,10 +87,7 @@ pub fn read_idx(name: &str, bytes: &[u8], pin: Option<&str>) -> Result<Idx> {
     }
     match type_name(code) {
         Some("uint8") => {}
-        Some(other) => bail!(
-            Decode,
-            "{name}: IDX type code {code:#04x} ({other}) is not supported, only 0x08 (uint8)"
-        ),
+        Some(other) => bail!(Decode, "{name}: IDX type code {code:#04x} ({other}) is not supported, only 0x08 (uint8)"),
         None => bail!(Decode, "{name}: unknown IDX type code {code:#04x}"),
     }
     if ndim == 0 {
@@ -102,21 +95,11 @@ pub fn read_idx(name: &str, bytes: &[u8], pin: Option<&str>) -> Result<Idx> {
     }
     let header_len = 4 + 4 * usize::from(ndim);
     let Some(header) = raw.get(4..header_len) else {
-        bail!(
-            Decode,
-            "{name}: truncated: {} bytes, the header for {ndim} dimensions needs {header_len}",
-            raw.len()
-        );
+        bail!(Decode, "{name}: truncated: {} bytes, the header for {ndim} dimensions needs {header_len}", raw.len());
     };
-    let dims: Vec<usize> = header
-        .chunks_exact(4)
-        .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]) as usize)
-        .collect();
-    let shown = dims
-        .iter()
-        .map(usize::to_string)
-        .collect::<Vec<_>>()
-        .join(" x ");
+    let dims: Vec<usize> =
+        header.chunks_exact(4).map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]) as usize).collect();
+    let shown = dims.iter().map(usize::to_string).collect::<Vec<_>>().join(" x ");
     let Some(expected) = dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)) else {
         bail!(Decode, "{name}: declared dimensions {shown} overflow");
     };
@@ -134,10 +117,5 @@ pub fn read_idx(name: &str, bytes: &[u8], pin: Option<&str>) -> Result<Idx> {
             present - expected
         );
     }
-    Ok(Idx {
-        dtype: DType::UInt8,
-        dims,
-        data: raw[header_len..].to_vec(),
-        header_len,
-    })
+    Ok(Idx { dtype: DType::UInt8, dims, data: raw[header_len..].to_vec(), header_len })
 }

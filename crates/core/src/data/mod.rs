@@ -7,9 +7,11 @@
 
 mod cifar;
 mod idx;
+mod tensor;
 
 pub use cifar::{read_cifar, Cifar, CIFAR_CLASSES, CIFAR_IMAGE_LEN, CIFAR_RECORD_LEN};
 pub use idx::{read_idx, Idx};
+pub use tensor::{dataset_tensor, decode_dataset, DatasetKind};
 
 use std::borrow::Cow;
 use std::io::Read;
@@ -34,10 +36,7 @@ pub fn is_gzip(bytes: &[u8]) -> bool {
 /// than `max_len` bytes so that a crafted file cannot exhaust memory.
 pub fn gunzip(name: &str, bytes: &[u8], max_len: usize) -> Result<Vec<u8>> {
     if !is_gzip(bytes) {
-        bail!(
-            Decode,
-            "{name}: not a gzip stream (it does not start with 0x1f 0x8b)"
-        );
+        bail!(Decode, "{name}: not a gzip stream (it does not start with 0x1f 0x8b)");
     }
     // Reading one byte past the cap tells "exactly max_len" apart from "more than max_len"
     // without ever holding more than max_len + 1 bytes.
@@ -48,10 +47,7 @@ pub fn gunzip(name: &str, bytes: &[u8], max_len: usize) -> Result<Vec<u8>> {
         .read_to_end(&mut out)
         .map_err(|e| Error::Decode(format!("{name}: corrupt gzip stream: {e}")))?;
     if out.len() > max_len {
-        bail!(
-            Decode,
-            "{name}: gzip stream expands past the {max_len}-byte limit"
-        );
+        bail!(Decode, "{name}: gzip stream expands past the {max_len}-byte limit");
     }
     Ok(out)
 }
@@ -73,11 +69,7 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// against these, not the gzip bytes, since recompressing a file changes the latter but not the
 /// data (the MNIST hashes in the test data's README are of the decompressed files).
 fn decode<'a>(name: &str, bytes: &'a [u8], pin: Option<&str>) -> Result<Cow<'a, [u8]>> {
-    let decoded = if is_gzip(bytes) {
-        Cow::Owned(gunzip(name, bytes, MAX_DECODED_LEN)?)
-    } else {
-        Cow::Borrowed(bytes)
-    };
+    let decoded = if is_gzip(bytes) { Cow::Owned(gunzip(name, bytes, MAX_DECODED_LEN)?) } else { Cow::Borrowed(bytes) };
     if let Some(pin) = pin {
         check_pin(name, &decoded, pin)?;
     }
@@ -86,17 +78,11 @@ fn decode<'a>(name: &str, bytes: &'a [u8], pin: Option<&str>) -> Result<Cow<'a, 
 
 fn check_pin(name: &str, bytes: &[u8], pin: &str) -> Result<()> {
     if pin.len() != 64 || !pin.bytes().all(|b| b.is_ascii_hexdigit()) {
-        bail!(
-            Decode,
-            "{name}: pinned hash {pin:?} is not a 64-digit sha256 hex string"
-        );
+        bail!(Decode, "{name}: pinned hash {pin:?} is not a 64-digit sha256 hex string");
     }
     let actual = sha256_hex(bytes);
     if !actual.eq_ignore_ascii_case(pin) {
-        bail!(
-            Decode,
-            "{name}: sha256 mismatch: pinned {pin}, file has {actual}"
-        );
+        bail!(Decode, "{name}: sha256 mismatch: pinned {pin}, file has {actual}");
     }
     Ok(())
 }

@@ -25,9 +25,12 @@ use crate::error::{bail, Error, Result};
 /// The default-domain opsets the front end accepts. From 11 on, the supported ops have their
 /// modern forms (Clip takes min/max as inputs, Concat and Flatten take negative axes). Inside the
 /// range an op can still change meaning (Softmax coerces its input to 2-D before 13 and works on
-/// one axis from 13), so execution must look at [`Model::opset`]. Past 17 these ops only widen
-/// their type lists, except AveragePool, which gains `dilations` in 19.
-pub const OPSET_RANGE: std::ops::RangeInclusive<i64> = 11..=17;
+/// one axis from 13; BatchNormalization takes `training_mode` from 14; Reshape takes
+/// `allowzero` from 14), so execution looks at [`Model::opset`]. Past 17 these ops only widen
+/// their type lists, except AveragePool, which gains `dilations` in 19 (handled); the range runs
+/// to 25 because ONNX re-saves its own node tests at its newest opsets (22 for the window ops,
+/// 25 for Flatten, Reshape, Transpose, Constant), and the executor runs all of them.
+pub const OPSET_RANGE: std::ops::RangeInclusive<i64> = 11..=25;
 
 /// The ops the core implements; any other op is refused when the model is read.
 pub const SUPPORTED_OPS: [&str; 19] = [
@@ -89,12 +92,8 @@ impl ValueInfo {
         use proto::type_proto::Value as TypeValue;
         let name = v.name().to_string();
         let what = format!("{ctx}value {name:?}");
-        let Some(TypeValue::TensorType(t)) = v.r#type.as_ref().and_then(|t| t.value.as_ref())
-        else {
-            bail!(
-                Unsupported,
-                "{what} is not a dense tensor, which is all the core handles"
-            );
+        let Some(TypeValue::TensorType(t)) = v.r#type.as_ref().and_then(|t| t.value.as_ref()) else {
+            bail!(Unsupported, "{what} is not a dense tensor, which is all the core handles");
         };
         let elem_type = ElemType::from_code(t.elem_type(), &what)?;
         let shape = match &t.shape {
@@ -103,22 +102,16 @@ impl ValueInfo {
                 s.dim
                     .iter()
                     .map(|d| match &d.value {
-                        Some(Value::DimValue(n)) => {
-                            usize::try_from(*n).map(Dim::Fixed).map_err(|_| {
-                                Error::Decode(format!("{what} has negative dimension {n}"))
-                            })
-                        }
+                        Some(Value::DimValue(n)) => usize::try_from(*n)
+                            .map(Dim::Fixed)
+                            .map_err(|_| Error::Decode(format!("{what} has negative dimension {n}"))),
                         Some(Value::DimParam(p)) => Ok(Dim::Param(p.clone())),
                         None => Ok(Dim::Unknown),
                     })
                     .collect::<Result<_>>()?,
             ),
         };
-        Ok(ValueInfo {
-            name,
-            elem_type,
-            shape,
-        })
+        Ok(ValueInfo { name, elem_type, shape })
     }
 }
 
@@ -147,24 +140,17 @@ impl Model {
     /// types, attribute kinds) but not the opset or the ops, so that models the core cannot run
     /// can still be inspected. `name` names the file in messages.
     pub fn decode(name: &str, bytes: &[u8]) -> Result<Model> {
-        let m = proto::ModelProto::decode(bytes)
-            .map_err(|e| Error::Decode(format!("{name}: not an ONNX model: {e}")))?;
+        let m =
+            proto::ModelProto::decode(bytes).map_err(|e| Error::Decode(format!("{name}: not an ONNX model: {e}")))?;
         let ctx = format!("{name}: ");
         let Some(graph) = &m.graph else {
             bail!(Decode, "{name}: the model has no graph");
         };
         // The default domain may be spelled "" or "ai.onnx"; other domains' imports are ignored
         // here and any node using them fails validation.
-        let Some(opset) = m
-            .opset_import
-            .iter()
-            .find(|o| matches!(o.domain(), "" | "ai.onnx"))
-            .map(|o| o.version())
+        let Some(opset) = m.opset_import.iter().find(|o| matches!(o.domain(), "" | "ai.onnx")).map(|o| o.version())
         else {
-            bail!(
-                Decode,
-                "{name}: the model imports no opset of the default ONNX domain"
-            );
+            bail!(Decode, "{name}: the model imports no opset of the default ONNX domain");
         };
         if !graph.sparse_initializer.is_empty() {
             bail!(Unsupported, "{name}: sparse initializers are not supported");
@@ -190,18 +176,12 @@ impl Model {
             .iter()
             .map(|v| ValueInfo::from_proto(v, &format!("{ctx}output ")))
             .collect::<Result<Vec<_>>>()?;
-        let nodes = graph
-            .node
-            .iter()
-            .map(|n| Node::from_proto(n, &ctx))
-            .collect::<Result<Vec<_>>>()?;
+        let nodes = graph.node.iter().map(|n| Node::from_proto(n, &ctx)).collect::<Result<Vec<_>>>()?;
         Ok(Model {
             name: name.to_string(),
             ir_version: m.ir_version(),
             opset,
-            producer: format!("{} {}", m.producer_name(), m.producer_version())
-                .trim()
-                .to_string(),
+            producer: format!("{} {}", m.producer_name(), m.producer_version()).trim().to_string(),
             inputs,
             outputs,
             initializers,
@@ -245,21 +225,13 @@ impl Model {
         let mut defined: HashSet<&str> = self.initializers.keys().map(String::as_str).collect();
         for v in &self.inputs {
             if !defined.insert(v.name()) {
-                bail!(
-                    Decode,
-                    "{name}: graph input {:?} is defined twice",
-                    v.name()
-                );
+                bail!(Decode, "{name}: graph input {:?} is defined twice", v.name());
             }
         }
         for node in &self.nodes {
             for input in node.inputs().iter().filter(|i| !i.is_empty()) {
                 if !defined.contains(input.as_str()) {
-                    bail!(
-                        Decode,
-                        "{name}: {} reads {input:?} before anything defines it",
-                        node.describe()
-                    );
+                    bail!(Decode, "{name}: {} reads {input:?} before anything defines it", node.describe());
                 }
             }
             for output in node.outputs().iter().filter(|o| !o.is_empty()) {
@@ -270,11 +242,7 @@ impl Model {
         }
         for v in &self.outputs {
             if !defined.contains(v.name()) {
-                bail!(
-                    Decode,
-                    "{name}: graph output {:?} is never defined",
-                    v.name()
-                );
+                bail!(Decode, "{name}: graph output {:?} is never defined", v.name());
             }
         }
         Ok(())

@@ -45,6 +45,24 @@ pub struct Node {
 }
 
 impl Node {
+    /// A node built directly (a capture's kernel replays its op this way), not read from a file.
+    pub fn new(
+        name: &str,
+        op_type: &str,
+        inputs: Vec<String>,
+        outputs: Vec<String>,
+        attributes: BTreeMap<String, Attribute>,
+    ) -> Node {
+        Node {
+            name: name.to_string(),
+            op_type: op_type.to_string(),
+            domain: String::new(),
+            inputs,
+            outputs,
+            attributes,
+        }
+    }
+
     /// The node's name; may be empty, since ONNX does not require one.
     pub fn name(&self) -> &str {
         &self.name
@@ -95,12 +113,7 @@ impl Node {
             None => Ok(None),
             Some(a) => match pick(a) {
                 Some(v) => Ok(Some(v)),
-                None => bail!(
-                    Decode,
-                    "{}: attribute {name:?} is {}, expected {want}",
-                    self.describe(),
-                    a.kind()
-                ),
+                None => bail!(Decode, "{}: attribute {name:?} is {}, expected {want}", self.describe(), a.kind()),
             },
         }
     }
@@ -180,17 +193,9 @@ impl Node {
             bail!(Decode, "{ctx}{} has no op_type", node.describe());
         }
         for a in &n.attribute {
-            let attr = attribute(
-                a,
-                &format!("{ctx}{}: attribute {:?}: ", node.describe(), a.name()),
-            )?;
+            let attr = attribute(a, &format!("{ctx}{}: attribute {:?}: ", node.describe(), a.name()))?;
             if node.attributes.insert(a.name().to_string(), attr).is_some() {
-                bail!(
-                    Decode,
-                    "{ctx}{}: attribute {:?} appears twice",
-                    node.describe(),
-                    a.name()
-                );
+                bail!(Decode, "{ctx}{}: attribute {:?} appears twice", node.describe(), a.name());
             }
         }
         Ok(node)
@@ -198,26 +203,18 @@ impl Node {
 }
 
 fn utf8(bytes: &[u8], ctx: &str) -> Result<String> {
-    String::from_utf8(bytes.to_vec())
-        .map_err(|_| Error::Decode(format!("{ctx}string is not UTF-8")))
+    String::from_utf8(bytes.to_vec()).map_err(|_| Error::Decode(format!("{ctx}string is not UTF-8")))
 }
 
 fn attribute(a: &proto::AttributeProto, ctx: &str) -> Result<Attribute> {
     use proto::attribute_proto::AttributeType as T;
     if a.ref_attr_name.is_some() {
-        bail!(
-            Unsupported,
-            "{ctx}refers to a function attribute, which only functions may do"
-        );
+        bail!(Unsupported, "{ctx}refers to a function attribute, which only functions may do");
     }
     // The IR requires `type`; reading it (rather than guessing from which field is set) keeps a
     // zero-valued INT apart from an absent one.
     let Ok(kind) = T::try_from(a.r#type.unwrap_or(0)) else {
-        bail!(
-            Decode,
-            "{ctx}unknown attribute type code {}",
-            a.r#type.unwrap_or(0)
-        );
+        bail!(Decode, "{ctx}unknown attribute type code {}", a.r#type.unwrap_or(0));
     };
     Ok(match kind {
         T::Float => Attribute::Float(a.f()),
@@ -229,17 +226,8 @@ fn attribute(a: &proto::AttributeProto, ctx: &str) -> Result<Attribute> {
         },
         T::Floats => Attribute::Floats(a.floats.clone()),
         T::Ints => Attribute::Ints(a.ints.clone()),
-        T::Strings => Attribute::Strings(
-            a.strings
-                .iter()
-                .map(|s| utf8(s, ctx))
-                .collect::<Result<_>>()?,
-        ),
+        T::Strings => Attribute::Strings(a.strings.iter().map(|s| utf8(s, ctx)).collect::<Result<_>>()?),
         T::Undefined => bail!(Decode, "{ctx}has no type"),
-        other => bail!(
-            Unsupported,
-            "{ctx}has kind {}, which is not supported",
-            other.as_str_name()
-        ),
+        other => bail!(Unsupported, "{ctx}has kind {}, which is not supported", other.as_str_name()),
     })
 }

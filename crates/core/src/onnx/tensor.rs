@@ -107,19 +107,11 @@ impl Tensor {
     pub(crate) fn from_proto(t: &proto::TensorProto, ctx: &str) -> Result<Tensor> {
         let name = t.name().to_string();
         let what = format!("{ctx}tensor {name:?}");
-        if t.data_location() == proto::tensor_proto::DataLocation::External
-            || !t.external_data.is_empty()
-        {
-            bail!(
-                Unsupported,
-                "{what} keeps its data in an external file, which is not supported"
-            );
+        if t.data_location() == proto::tensor_proto::DataLocation::External || !t.external_data.is_empty() {
+            bail!(Unsupported, "{what} keeps its data in an external file, which is not supported");
         }
         if t.segment.is_some() {
-            bail!(
-                Unsupported,
-                "{what} is a segment of a larger tensor, which is not supported"
-            );
+            bail!(Unsupported, "{what} is a segment of a larger tensor, which is not supported");
         }
         let elem = ElemType::from_code(t.data_type(), &what)?;
         let mut dims = Vec::with_capacity(t.dims.len());
@@ -130,10 +122,7 @@ impl Tensor {
             dims.push(d);
         }
         let Some(numel) = dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)) else {
-            bail!(
-                Decode,
-                "{what} has dimensions {dims:?} whose element count overflows"
-            );
+            bail!(Decode, "{what} has dimensions {dims:?} whose element count overflows");
         };
         let raw = t.raw_data.as_deref();
         let typed_len = match elem {
@@ -143,17 +132,11 @@ impl Tensor {
         let data = match raw {
             Some(raw) if typed_len == 0 => decode_raw(raw, elem, numel, &what)?,
             Some(raw) if !raw.is_empty() => {
-                bail!(
-                    Decode,
-                    "{what} has both raw_data and typed data; ONNX allows one"
-                )
+                bail!(Decode, "{what} has both raw_data and typed data; ONNX allows one")
             }
             _ => {
                 if typed_len != numel {
-                    bail!(
-                        Decode,
-                        "{what} has dimensions {dims:?} ({numel} elements) but {typed_len} values"
-                    );
+                    bail!(Decode, "{what} has dimensions {dims:?} ({numel} elements) but {typed_len} values");
                 }
                 match elem {
                     ElemType::Float32 => TensorData::F32(t.float_data.clone()),
@@ -180,22 +163,17 @@ fn decode_raw(raw: &[u8], elem: ElemType, numel: usize, what: &str) -> Result<Te
         );
     }
     Ok(match elem {
-        ElemType::Float32 => TensorData::F32(
-            raw.chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect(),
-        ),
+        ElemType::Float32 => {
+            TensorData::F32(raw.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+        }
         ElemType::Int64 => TensorData::I64(
-            raw.chunks_exact(8)
-                .map(|c| i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
-                .collect(),
+            raw.chunks_exact(8).map(|c| i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect(),
         ),
     })
 }
 
 /// Reads a serialized `TensorProto` (the `.pb` inputs and outputs of ONNX's backend tests).
 pub fn read_tensor(name: &str, bytes: &[u8]) -> Result<Tensor> {
-    let t = proto::TensorProto::decode(bytes)
-        .map_err(|e| Error::Decode(format!("{name}: not a TensorProto: {e}")))?;
+    let t = proto::TensorProto::decode(bytes).map_err(|e| Error::Decode(format!("{name}: not a TensorProto: {e}")))?;
     Tensor::from_proto(&t, &format!("{name}: "))
 }

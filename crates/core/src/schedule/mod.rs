@@ -29,9 +29,7 @@ pub struct ScheduleOptions {
 
 impl Default for ScheduleOptions {
     fn default() -> Self {
-        ScheduleOptions {
-            max_buffers: DEFAULT_MAX_BUFFERS,
-        }
+        ScheduleOptions { max_buffers: DEFAULT_MAX_BUFFERS }
     }
 }
 
@@ -78,11 +76,7 @@ impl Schedule {
 
 /// Schedules the events `range` of the engine (earlier events only tell which nodes are
 /// already in storages).
-pub fn schedule_events(
-    engine: &Engine,
-    range: std::ops::Range<usize>,
-    opts: ScheduleOptions,
-) -> Result<Schedule> {
+pub fn schedule_events(engine: &Engine, range: std::ops::Range<usize>, opts: ScheduleOptions) -> Result<Schedule> {
     let graph = engine.graph();
     let events = engine.events();
     let mut realized: HashMap<UOpId, BufRef> = HashMap::new();
@@ -116,11 +110,7 @@ pub fn schedule_events(
             Event::Store { node, storage } => {
                 let n = graph.node(*node);
                 let Op::Store(st) = &n.op else {
-                    bail!(
-                        Unsupported,
-                        "internal: a store event names a {} node",
-                        n.op.name()
-                    )
+                    bail!(Unsupported, "internal: a store event names a {} node", n.op.name())
                 };
                 let reason = format!("store/assign: writes through the view into storage {storage}; a write is a kernel of its own so later reads see it");
                 schedule_root(
@@ -142,15 +132,9 @@ pub fn schedule_events(
 /// Sources for a store into `storage`: elementwise values over that storage are computed
 /// inside the store even when the engine realized them just before, because PyTorch reads
 /// the storage as the write changes it.
-fn live_sources(
-    graph: &Graph,
-    realized: &HashMap<UOpId, BufRef>,
-    storage: StorageId,
-) -> HashMap<UOpId, BufRef> {
+fn live_sources(graph: &Graph, realized: &HashMap<UOpId, BufRef>, storage: StorageId) -> HashMap<UOpId, BufRef> {
     let mut out = realized.clone();
-    out.retain(|&id, _| {
-        !(graph.node(id).op.is_elementwise() && graph.buffers_read(id).contains(&storage))
-    });
+    out.retain(|&id, _| !(graph.node(id).op.is_elementwise() && graph.buffers_read(id).contains(&storage)));
     out
 }
 
@@ -208,10 +192,7 @@ fn boundary(
         }
         let (base, st) = ir::fold_to_source(graph, id, sources)?;
         let bnode = graph.node(base);
-        if matches!(bnode.op, Op::Reduce(..))
-            && inner(base)
-            && !ir::is_bijective(&st, bnode.shape.iter().product())
-        {
+        if matches!(bnode.op, Op::Reduce(..)) && inner(base) && !ir::is_bijective(&st, bnode.shape.iter().product()) {
             return Ok(Some((base, format!("reduce boundary: the reduced value (shape {:?}) is broadcast back to shape {:?}, so it is reduced once into its own buffer instead of once per element", bnode.shape, n.shape))));
         }
     }
@@ -223,9 +204,7 @@ fn boundary(
     if reduces.len() > 1 {
         // Prefer the innermost: a reduce whose own input holds another reduce keeps its loop.
         let first = reduces[0];
-        let feeds = reduces[1..]
-            .iter()
-            .any(|&r| group(graph, r, sources).contains(&first));
+        let feeds = reduces[1..].iter().any(|&r| group(graph, r, sources).contains(&first));
         let why = if feeds {
             "reduce boundary: this reduce feeds another reduce, and a kernel runs one reduce loop"
         } else {
@@ -251,7 +230,12 @@ fn boundary(
             }
         }
         let Some((_, id)) = best else {
-            bail!(Limit, "a kernel would bind {} storage buffers but only {} are allowed, and no part of it can be split off", bufs.len(), opts.max_buffers);
+            bail!(
+                Limit,
+                "a kernel would bind {} storage buffers but only {} are allowed, and no part of it can be split off",
+                bufs.len(),
+                opts.max_buffers
+            );
         };
         return Ok(Some((id, format!("buffer-binding limit: the fused kernel would bind {} storage buffers (at most {} per stage), so this part is computed into its own buffer first", bufs.len(), opts.max_buffers))));
     }
@@ -293,14 +277,7 @@ fn schedule_root(
             Root::Realize(s) => Target::Dense(BufRef::Storage(*s)),
             Root::Store(s, st) => Target::View(BufRef::Storage(*s), st.clone()),
         };
-        let mut kernel = ir::lower(
-            graph,
-            value_root,
-            &target,
-            realized,
-            &describe,
-            reason.clone(),
-        )?;
+        let mut kernel = ir::lower(graph, value_root, &target, realized, &describe, reason.clone())?;
         if let (Target::View(_, st), Root::Store(sid, _)) = (&target, &kind) {
             let repeats = !injective(st);
             if repeats || hazard(&kernel, st) {
@@ -337,9 +314,7 @@ fn schedule_root(
 /// when the view writes some element twice).
 fn hazard(k: &Kernel, st: &ShapeTracker) -> bool {
     let (index, _) = st.index();
-    k.insts
-        .iter()
-        .any(|i| matches!(i, ir::Inst::Load { slot: 0, index: li, .. } if *li != index || k.serial))
+    k.insts.iter().any(|i| matches!(i, ir::Inst::Load { slot: 0, index: li, .. } if *li != index || k.serial))
 }
 
 /// TensorIterator's order over a store's view, innermost dim first.
@@ -358,13 +333,8 @@ fn injective(st: &ShapeTracker) -> bool {
     if let [v] = st.views() {
         if v.mask().is_none() {
             // Sufficient: dims nest, each stride spanning all the dims inside it.
-            let mut dims: Vec<(i64, usize)> = v
-                .strides()
-                .iter()
-                .zip(v.shape())
-                .filter(|&(_, &n)| n > 1)
-                .map(|(&s, &n)| (s.abs(), n))
-                .collect();
+            let mut dims: Vec<(i64, usize)> =
+                v.strides().iter().zip(v.shape()).filter(|&(_, &n)| n > 1).map(|(&s, &n)| (s.abs(), n)).collect();
             dims.sort_unstable();
             let mut span = 1i64;
             let nested = dims.iter().all(|&(s, n)| {
@@ -397,10 +367,7 @@ fn schedule_temp(
     let n = graph.node(id);
     let t = out.temps.len();
     out.temps.push((n.dtype, n.shape.iter().product()));
-    let mut sub = Schedule {
-        kernels: Vec::new(),
-        temps: out.temps.clone(),
-    };
+    let mut sub = Schedule { kernels: Vec::new(), temps: out.temps.clone() };
     // The temp's own input may need splitting too; it is a Realize into a temp.
     loop {
         let split = boundary(graph, id, realized, Some(BufRef::Temp(t)), opts)?;
@@ -414,14 +381,7 @@ fn schedule_temp(
         BufRef::Storage(s) => lens(s),
         BufRef::Temp(t) => temps[t],
     };
-    let k = ir::lower(
-        graph,
-        id,
-        &Target::Dense(BufRef::Temp(t)),
-        realized,
-        &describe,
-        why,
-    )?;
+    let k = ir::lower(graph, id, &Target::Dense(BufRef::Temp(t)), realized, &describe, why)?;
     sub.kernels.push(k);
     out.kernels.extend(sub.kernels);
     out.temps = sub.temps;
@@ -430,14 +390,8 @@ fn schedule_temp(
 }
 
 /// Every step's schedule for a finished run, in order.
-pub fn schedule_run(
-    run: &crate::trace::runner::Run,
-    opts: ScheduleOptions,
-) -> Result<Vec<Schedule>> {
-    run.steps
-        .iter()
-        .map(|s| schedule_events(&run.engine, s.events.clone(), opts))
-        .collect()
+pub fn schedule_run(run: &crate::trace::runner::Run, opts: ScheduleOptions) -> Result<Vec<Schedule>> {
+    run.steps.iter().map(|s| schedule_events(&run.engine, s.events.clone(), opts)).collect()
 }
 
 /// One statement's kernels with the storages they start from, so any backend can run them
@@ -460,20 +414,13 @@ pub fn trace_kernels(src: &str, opts: ScheduleOptions) -> Result<(Run, Vec<StepK
     let mut run = Run::new();
     let mut out = Vec::new();
     for stmt in program.stmts {
-        let before: Vec<Data> = (0..run.engine.storage_count())
-            .map(|i| run.engine.storage(i).data.clone())
-            .collect();
+        let before: Vec<Data> = (0..run.engine.storage_count()).map(|i| run.engine.storage(i).data.clone()).collect();
         run.run_program(&Program { stmts: vec![stmt] });
         let Some(step) = run.steps.last() else { break };
         let schedule = schedule_events(&run.engine, step.events.clone(), opts)?;
         // New storages start as created: made from data, or (when a kernel fills them) zeros.
         let mut inputs: Vec<Data> = (0..run.engine.storage_count())
-            .map(|i| {
-                before
-                    .get(i)
-                    .cloned()
-                    .unwrap_or_else(|| run.engine.storage(i).data.clone())
-            })
+            .map(|i| before.get(i).cloned().unwrap_or_else(|| run.engine.storage(i).data.clone()))
             .collect();
         for e in &run.engine.events()[step.events.clone()] {
             if let Event::Realize { storage, .. } = e {
@@ -481,18 +428,8 @@ pub fn trace_kernels(src: &str, opts: ScheduleOptions) -> Result<(Run, Vec<StepK
                 inputs[*storage] = Data::zeros(d.dtype(), d.len());
             }
         }
-        let expected = schedule
-            .written()
-            .into_iter()
-            .map(|s| (s, run.engine.storage(s).data.clone()))
-            .collect();
-        out.push(StepKernels {
-            line: step.line,
-            source: step.source.clone(),
-            schedule,
-            inputs,
-            expected,
-        });
+        let expected = schedule.written().into_iter().map(|s| (s, run.engine.storage(s).data.clone())).collect();
+        out.push(StepKernels { line: step.line, source: step.source.clone(), schedule, inputs, expected });
         if run.error.is_some() {
             break;
         }

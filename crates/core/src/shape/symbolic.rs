@@ -111,9 +111,7 @@ impl Expr {
     fn linear_into(self, scale: i64, out: &mut Vec<(Expr, i64)>, constant: &mut i64) {
         match self {
             Expr::Const(k) => *constant += k * scale,
-            Expr::Add(terms) => terms
-                .into_iter()
-                .for_each(|t| t.linear_into(scale, out, constant)),
+            Expr::Add(terms) => terms.into_iter().for_each(|t| t.linear_into(scale, out, constant)),
             Expr::Mul(a, k) => a.linear_into(k * scale, out, constant),
             other => match out.iter_mut().find(|(t, _)| *t == other) {
                 Some((_, c)) => *c += scale,
@@ -154,10 +152,7 @@ impl Expr {
         // (k*q + r) // k == q + r // k for any integers: peel off multiples of k.
         let (terms, constant) = self.linear();
         let (whole, rest): (Vec<_>, Vec<_>) = terms.into_iter().partition(|(_, c)| c % k == 0);
-        let quotient = Expr::from_linear(
-            whole.into_iter().map(|(t, c)| (t, c / k)).collect(),
-            floor_div(constant, k),
-        );
+        let quotient = Expr::from_linear(whole.into_iter().map(|(t, c)| (t, c / k)).collect(), floor_div(constant, k));
         let rest = Expr::from_linear(rest, floor_mod(constant, k));
         let (lo, hi) = rest.bounds();
         if floor_div(lo, k) == floor_div(hi, k) {
@@ -182,13 +177,8 @@ impl Expr {
         }
         // Multiples of k vanish, so every coefficient only matters modulo k.
         let (terms, constant) = inner.linear();
-        let reduced = Expr::from_linear(
-            terms
-                .into_iter()
-                .map(|(t, c)| (t, floor_mod(c, k)))
-                .collect(),
-            floor_mod(constant, k),
-        );
+        let reduced =
+            Expr::from_linear(terms.into_iter().map(|(t, c)| (t, floor_mod(c, k))).collect(), floor_mod(constant, k));
         let (lo, hi) = reduced.bounds();
         if floor_div(lo, k) == floor_div(hi, k) {
             return reduced + Expr::Const(-k * floor_div(lo, k));
@@ -235,10 +225,7 @@ impl Expr {
 
     /// Whether this needs parentheses when nested (comparisons carry their own).
     fn is_compound(&self) -> bool {
-        !matches!(
-            self,
-            Expr::Const(_) | Expr::Bool(_) | Expr::Var { .. } | Expr::Lt(..) | Expr::Ge(..)
-        )
+        !matches!(self, Expr::Const(_) | Expr::Bool(_) | Expr::Var { .. } | Expr::Lt(..) | Expr::Ge(..))
     }
 
     fn fmt_nested(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -323,10 +310,7 @@ impl std::ops::Mul<i64> for Expr {
 
     fn mul(self, k: i64) -> Expr {
         let (terms, constant) = self.linear();
-        Expr::from_linear(
-            terms.into_iter().map(|(t, c)| (t, c * k)).collect(),
-            constant * k,
-        )
+        Expr::from_linear(terms.into_iter().map(|(t, c)| (t, c * k)).collect(), constant * k)
     }
 }
 

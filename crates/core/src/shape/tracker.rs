@@ -133,12 +133,7 @@ impl ShapeTracker {
     /// The index is meaningful only where the validity holds.
     pub fn index(&self) -> (Expr, Expr) {
         let top = self.top();
-        let vars: Vec<Expr> = top
-            .shape()
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| Expr::var(i, s))
-            .collect();
+        let vars: Vec<Expr> = top.shape().iter().enumerate().map(|(i, &s)| Expr::var(i, s)).collect();
         let (mut idx, mut valid) = apply_view(top, vars, Expr::Bool(true));
         for v in self.views[..self.views.len() - 1].iter().rev() {
             if v.numel() == 0 {
@@ -172,17 +167,12 @@ impl ShapeTracker {
 
     /// `offsets()` streamed as (logical position, offset) in row-major order.
     pub fn for_each_offset(&self, mut f: impl FnMut(usize, Option<i64>)) {
-        let lower: Vec<Flat> = self.views[..self.views.len() - 1]
-            .iter()
-            .rev()
-            .map(|v| Flat::new(&v.minify()))
-            .collect();
+        let lower: Vec<Flat> =
+            self.views[..self.views.len() - 1].iter().rev().map(|v| Flat::new(&v.minify())).collect();
         if lower.is_empty() {
             walk(self.top(), f);
         } else {
-            walk(self.top(), |k, o| {
-                f(k, o.and_then(|i| lower.iter().try_fold(i, |i, v| v.at(i))))
-            });
+            walk(self.top(), |k, o| f(k, o.and_then(|i| lower.iter().try_fold(i, |i, v| v.at(i)))));
         }
     }
 }
@@ -200,14 +190,10 @@ fn reach(v: &View) -> Option<(i64, i64)> {
     if mask.iter().any(|&(b, e)| b >= e) {
         return None;
     }
-    Some(
-        mask.iter()
-            .zip(v.strides())
-            .fold((v.offset(), v.offset()), |(lo, hi), (&(b, e), &st)| {
-                let (x, y) = (st * b as i64, st * (e as i64 - 1));
-                (lo + x.min(y), hi + x.max(y))
-            }),
-    )
+    Some(mask.iter().zip(v.strides()).fold((v.offset(), v.offset()), |(lo, hi), (&(b, e), &st)| {
+        let (x, y) = (st * b as i64, st * (e as i64 - 1));
+        (lo + x.min(y), hi + x.max(y))
+    }))
 }
 
 /// One view applied to index expressions, tinygrad's `View.to_indexed_uops`.
@@ -250,11 +236,7 @@ impl Flat {
                 (s as i64, st, b as i64, e as i64)
             })
             .collect();
-        Flat {
-            dims,
-            offset: v.offset(),
-            empty: v.numel() == 0,
-        }
+        Flat { dims, offset: v.offset(), empty: v.numel() == 0 }
     }
 
     /// Unravel `idx` row-major (the leading dim wraps, as in tinygrad) and read through the view.

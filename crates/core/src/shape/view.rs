@@ -68,11 +68,7 @@ pub(crate) fn checked_numel(shape: &[usize]) -> Result<usize> {
         .iter()
         .try_fold(1usize, |acc, &s| acc.checked_mul(s).filter(|_| s <= limit))
         .filter(|&n| n <= limit)
-        .ok_or_else(|| {
-            Error::Limit(format!(
-                "shape {shape:?} has more elements than can be addressed"
-            ))
-        })
+        .ok_or_else(|| Error::Limit(format!("shape {shape:?} has more elements than can be addressed")))
 }
 
 /// Where a linear row-major `offset` lands in `shape`; the leading dim wraps like tinygrad's.
@@ -89,11 +85,7 @@ fn unravel(shape: &[usize], offset: i64) -> Vec<i64> {
 /// Groups dims that address memory as one: contiguous runs, zero strides, and dims whose mask
 /// keeps a single index. Each entry is (merged size, stride of the last dim, size excluding
 /// broadcast dims) — the inputs reshape needs to decide what it can split.
-fn merge_dims(
-    shape: &[usize],
-    strides: &[i64],
-    mask: Option<&[(usize, usize)]>,
-) -> Vec<(i64, i64, i64)> {
+fn merge_dims(shape: &[usize], strides: &[i64], mask: Option<&[(usize, usize)]>) -> Vec<(i64, i64, i64)> {
     let Some((&s0, &st0)) = shape.first().zip(strides.first()) else {
         return Vec::new();
     };
@@ -124,11 +116,7 @@ fn merge_dims(
 
 /// The mask of a reshaped masked view, or `None` when a new dim would cut across the mask
 /// (tinygrad's `_reshape_mask`, walking both shapes from the innermost dim).
-fn reshape_mask(
-    mask: &[(usize, usize)],
-    old_shape: &[usize],
-    new_shape: &[usize],
-) -> Option<Vec<(usize, usize)>> {
+fn reshape_mask(mask: &[(usize, usize)], old_shape: &[usize], new_shape: &[usize]) -> Option<Vec<(usize, usize)>> {
     let mut r_masks = mask.iter().rev().map(|&(b, e)| (sz(b), sz(e)));
     let mut r_shape = old_shape.iter().rev().map(|&s| sz(s));
     let mut r_new = new_shape.iter().rev().map(|&s| sz(s));
@@ -139,17 +127,12 @@ fn reshape_mask(
     let mut cur = r_masks.next().unwrap_or((0, 1));
     // Begins are >= 0 (mask bounds are, divisors are positive sizes); an end goes negative only
     // for an empty mask, which stays empty at 0 and canonicalizes the same way.
-    let push =
-        |v: &mut Vec<(usize, usize)>, b: i64, e: i64| v.push((b as usize, e.max(0) as usize));
+    let push = |v: &mut Vec<(usize, usize)>, b: i64, e: i64| v.push((b as usize, e.max(0) as usize));
     while new_mask.len() < new_shape.len() {
         let (l, r) = cur;
         let next_stride = new_dim * curr_stride;
         if old_dim == next_stride {
-            push(
-                &mut new_mask,
-                floor_div(l, curr_stride),
-                floor_div(r - 1, curr_stride) + 1,
-            );
+            push(&mut new_mask, floor_div(l, curr_stride), floor_div(r - 1, curr_stride) + 1);
             curr_stride = 1;
             old_dim = r_shape.next().unwrap_or(1);
             new_dim = r_new.next().unwrap_or(1);
@@ -185,11 +168,7 @@ fn reshape_mask(
 
 fn rank_check(op: &str, what: &str, got: usize, shape: &[usize]) -> Result<()> {
     if got != shape.len() {
-        bail!(
-            Shape,
-            "{op}: expected {} {what} for shape {shape:?}, got {got}",
-            shape.len()
-        );
+        bail!(Shape, "{op}: expected {} {what} for shape {shape:?}, got {got}", shape.len());
     }
     Ok(())
 }
@@ -202,12 +181,7 @@ impl View {
     ///
     /// `strides` defaults to row-major; mask bounds past a dim's size are clamped to it.
     /// Panics if `strides` or `mask` is given with a length other than `shape.len()`.
-    pub fn new(
-        shape: &[usize],
-        strides: Option<&[i64]>,
-        offset: i64,
-        mask: Option<&[(usize, usize)]>,
-    ) -> View {
+    pub fn new(shape: &[usize], strides: Option<&[i64]>, offset: i64, mask: Option<&[(usize, usize)]>) -> View {
         if let Some(st) = strides {
             assert!(
                 st.is_empty() || st.len() == shape.len(),
@@ -217,15 +191,8 @@ impl View {
             );
         }
         let mask = mask.map(|m| {
-            assert_eq!(
-                m.len(),
-                shape.len(),
-                "View::new: mask rank differs from shape"
-            );
-            m.iter()
-                .zip(shape)
-                .map(|(&(b, e), &s)| (b.min(s), e.min(s)))
-                .collect()
+            assert_eq!(m.len(), shape.len(), "View::new: mask rank differs from shape");
+            m.iter().zip(shape).map(|(&(b, e), &s)| (b.min(s), e.min(s))).collect()
         });
         View::create(shape.to_vec(), strides.map(<[i64]>::to_vec), offset, mask)
     }
@@ -254,13 +221,7 @@ impl View {
         };
         if shape.contains(&0) {
             let zeros = vec![0; shape.len()];
-            return View {
-                shape,
-                strides: zeros,
-                offset: 0,
-                mask: None,
-                contiguous: true,
-            };
+            return View { shape, strides: zeros, offset: 0, mask: None, contiguous: true };
         }
         let mut mask = mask.filter(|m| m.iter().zip(&shape).any(|(&(b, e), &s)| b != 0 || e != s));
         if let Some(m) = mask.as_mut() {
@@ -280,13 +241,7 @@ impl View {
             }
         }
         let contiguous = offset == 0 && mask.is_none() && strides == strides_for_shape(&shape);
-        View {
-            shape,
-            strides,
-            offset,
-            mask,
-            contiguous,
-        }
+        View { shape, strides, offset, mask, contiguous }
     }
 
     pub fn shape(&self) -> &[usize] {
@@ -336,9 +291,7 @@ impl View {
         let mut r_strides: Vec<i64> = Vec::with_capacity(new_shape.len());
         let mut r_new = new_shape.iter().rev().map(|&s| sz(s));
         for (merged_size, mut stride, real_size) in
-            merge_dims(&self.shape, &self.strides, self.mask())
-                .into_iter()
-                .rev()
+            merge_dims(&self.shape, &self.strides, self.mask()).into_iter().rev()
         {
             let mut acc = 1i64;
             while acc < merged_size {
@@ -359,26 +312,13 @@ impl View {
         let mut new_strides = vec![0i64; new_shape.len() - r_strides.len()];
         new_strides.extend(r_strides.iter().rev());
         let Some(mask) = self.mask() else {
-            return Ok(Some(View::create(
-                new_shape.to_vec(),
-                Some(new_strides),
-                self.offset,
-                None,
-            )));
+            return Ok(Some(View::create(new_shape.to_vec(), Some(new_strides), self.offset, None)));
         };
         let Some(new_mask) = reshape_mask(mask, &self.shape, new_shape) else {
             return Ok(None);
         };
-        let old_start: i64 = mask
-            .iter()
-            .zip(&self.strides)
-            .map(|(m, s)| sz(m.0) * s)
-            .sum();
-        let new_start: i64 = new_mask
-            .iter()
-            .zip(&new_strides)
-            .map(|(m, s)| sz(m.0) * s)
-            .sum();
+        let old_start: i64 = mask.iter().zip(&self.strides).map(|(m, s)| sz(m.0) * s).sum();
+        let new_start: i64 = new_mask.iter().zip(&new_strides).map(|(m, s)| sz(m.0) * s).sum();
         Ok(Some(View::create(
             new_shape.to_vec(),
             Some(new_strides),
@@ -392,21 +332,14 @@ impl View {
         let mut seen = vec![false; axes.len()];
         for &a in axes {
             if a >= axes.len() || std::mem::replace(&mut seen[a], true) {
-                bail!(
-                    Index,
-                    "permute: {axes:?} is not a permutation of the {} dims of {:?}",
-                    axes.len(),
-                    self.shape
-                );
+                bail!(Index, "permute: {axes:?} is not a permutation of the {} dims of {:?}", axes.len(), self.shape);
             }
         }
         Ok(View::create(
             axes.iter().map(|&a| self.shape[a]).collect(),
             Some(axes.iter().map(|&a| self.strides[a]).collect()),
             self.offset,
-            self.mask
-                .as_ref()
-                .map(|m| axes.iter().map(|&a| m[a]).collect()),
+            self.mask.as_ref().map(|m| axes.iter().map(|&a| m[a]).collect()),
         ))
     }
 
@@ -435,21 +368,13 @@ impl View {
                 })
                 .collect()
         });
-        Ok(View::create(
-            new_shape.to_vec(),
-            Some(self.strides.clone()),
-            self.offset,
-            mask,
-        ))
+        Ok(View::create(new_shape.to_vec(), Some(self.strides.clone()), self.offset, mask))
     }
 
     pub fn pad(&self, arg: &[(usize, usize)]) -> Result<View> {
         rank_check("pad", "(before, after) pairs", arg.len(), &self.shape)?;
-        let padded: Vec<usize> = arg
-            .iter()
-            .zip(&self.shape)
-            .map(|(&(b, e), &s)| b.saturating_add(s).saturating_add(e))
-            .collect();
+        let padded: Vec<usize> =
+            arg.iter().zip(&self.shape).map(|(&(b, e), &s)| b.saturating_add(s).saturating_add(e)).collect();
         checked_numel(&padded)?;
         Ok(self.pad_unchecked(arg))
     }
@@ -458,16 +383,8 @@ impl View {
         if arg.iter().all(|&(b, e)| b == 0 && e == 0) {
             return self.clone();
         }
-        let region: Vec<(i64, i64)> = arg
-            .iter()
-            .zip(&self.shape)
-            .map(|(&(b, e), &s)| (-sz(b), sz(s + e)))
-            .collect();
-        let mask = arg
-            .iter()
-            .zip(&self.shape)
-            .map(|(&(b, _), &s)| (sz(b), sz(s + b)))
-            .collect();
+        let region: Vec<(i64, i64)> = arg.iter().zip(&self.shape).map(|(&(b, e), &s)| (-sz(b), sz(s + e))).collect();
+        let mask = arg.iter().zip(&self.shape).map(|(&(b, _), &s)| (sz(b), sz(s + b))).collect();
         self.resize(&region, Some(mask))
     }
 
@@ -493,12 +410,7 @@ impl View {
     /// tinygrad's `__unsafe_resize`: take `region` of every dim (it may reach outside the view,
     /// which is how pad is expressed), moving an existing mask along and intersecting `mask`.
     fn resize(&self, region: &[(i64, i64)], mask: Option<Vec<(i64, i64)>>) -> View {
-        let shift: i64 = self
-            .strides
-            .iter()
-            .zip(region)
-            .map(|(st, r)| st * r.0)
-            .sum();
+        let shift: i64 = self.strides.iter().zip(region).map(|(st, r)| st * r.0).sum();
         let mask = match (&self.mask, mask) {
             (None, m) => m,
             (Some(old), new) => {
@@ -507,20 +419,13 @@ impl View {
                     (clamp(sz(mb) - ab), clamp(sz(me) - ab))
                 });
                 Some(match new {
-                    Some(new) => moved
-                        .zip(new)
-                        .map(|(m, n)| (m.0.max(n.0), m.1.min(n.1)))
-                        .collect(),
+                    Some(new) => moved.zip(new).map(|(m, n)| (m.0.max(n.0), m.1.min(n.1))).collect(),
                     None => moved.collect(),
                 })
             }
         };
         // Every bound is >= 0: moved bounds are clamped and pad's own mask starts at `before`.
-        let mask = mask.map(|m| {
-            m.into_iter()
-                .map(|(b, e)| (b as usize, e.max(0) as usize))
-                .collect()
-        });
+        let mask = mask.map(|m| m.into_iter().map(|(b, e)| (b as usize, e.max(0) as usize)).collect());
         View::create(
             region.iter().map(|&(b, e)| (e - b) as usize).collect(),
             Some(self.strides.clone()),
@@ -545,18 +450,8 @@ impl View {
                 .map(|(&(b, e), (&s, &f))| if f { (s - e, s - b) } else { (b, e) })
                 .collect()
         });
-        let strides = self
-            .strides
-            .iter()
-            .zip(axes)
-            .map(|(&st, &f)| if f { -st } else { st })
-            .collect();
-        Ok(View::create(
-            self.shape.clone(),
-            Some(strides),
-            self.offset + shift,
-            mask,
-        ))
+        let strides = self.strides.iter().zip(axes).map(|(&st, &f)| if f { -st } else { st }).collect();
+        Ok(View::create(self.shape.clone(), Some(strides), self.offset + shift, mask))
     }
 
     /// tinygrad's `inner + self`: one view equal to reading `inner` through `self`, where
@@ -567,10 +462,8 @@ impl View {
 
     /// The same view with as few dims as its strides and mask allow.
     pub(crate) fn minify(&self) -> View {
-        let min_shape: Vec<usize> = merge_dims(&self.shape, &self.strides, self.mask())
-            .iter()
-            .map(|&(s, _, _)| s as usize)
-            .collect();
+        let min_shape: Vec<usize> =
+            merge_dims(&self.shape, &self.strides, self.mask()).iter().map(|&(s, _, _)| s as usize).collect();
         match self.reshape(&min_shape) {
             Ok(Some(v)) => v,
             _ => self.clone(),
@@ -601,11 +494,7 @@ fn merge(vm2: &View, vm1: &View, depth: usize) -> Option<View> {
             return None;
         }
         let merged = merge(vm2, &core, depth + 1)?;
-        let pads: Vec<(usize, usize)> = mask
-            .iter()
-            .zip(&vm1.shape)
-            .map(|(&(b, e), &s)| (b, s - e))
-            .collect();
+        let pads: Vec<(usize, usize)> = mask.iter().zip(&vm1.shape).map(|(&(b, e), &s)| (b, s - e)).collect();
         return Some(merged.pad_unchecked(&pads));
     }
 
@@ -640,13 +529,10 @@ fn merge(vm2: &View, vm1: &View, depth: usize) -> Option<View> {
         }
         constant += o * merged_size;
         merged_size *= sz(s);
-        let (lo, hi) = coef
-            .iter()
-            .enumerate()
-            .fold((constant, constant), |(lo, hi), (d1, &c)| {
-                let span = c * extent(d1);
-                (lo + span.min(0), hi + span.max(0))
-            });
+        let (lo, hi) = coef.iter().enumerate().fold((constant, constant), |(lo, hi), (d1, &c)| {
+            let span = c * extent(d1);
+            (lo + span.min(0), hi + span.max(0))
+        });
         if hi < merged_size && lo >= 0 {
             merged_shape_rev.push(merged_size as usize);
             merged_size = 1;
@@ -698,12 +584,7 @@ fn merge(vm2: &View, vm1: &View, depth: usize) -> Option<View> {
                 .zip(&vm1.shape)
                 .map(|((&b, &e), &s)| (b.clamp(0, sz(s)) as usize, e.clamp(0, sz(s)) as usize))
                 .collect();
-            let masked = View::create(
-                vm1.shape.clone(),
-                Some(vm1.strides.clone()),
-                vm1.offset,
-                Some(mask),
-            );
+            let masked = View::create(vm1.shape.clone(), Some(vm1.strides.clone()), vm1.offset, Some(mask));
             // A mask that canonicalizes away gives back vm1 itself: tinygrad recurses forever here.
             if masked == *vm1 {
                 return None;
@@ -715,11 +596,6 @@ fn merge(vm2: &View, vm1: &View, depth: usize) -> Option<View> {
         }
     }
 
-    let offset = origin
-        .iter()
-        .zip(&vm2.strides)
-        .map(|(o, s)| o * s)
-        .sum::<i64>()
-        + vm2.offset;
+    let offset = origin.iter().zip(&vm2.strides).map(|(o, s)| o * s).sum::<i64>() + vm2.offset;
     Some(View::create(vm1.shape.clone(), Some(strides), offset, None))
 }

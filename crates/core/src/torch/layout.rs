@@ -24,11 +24,7 @@ pub struct Layout {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum IndexItem {
     Int(i64),
-    Slice {
-        start: Option<i64>,
-        stop: Option<i64>,
-        step: Option<i64>,
-    },
+    Slice { start: Option<i64>, stop: Option<i64>, step: Option<i64> },
     NewAxis,
     Ellipsis,
 }
@@ -45,10 +41,7 @@ fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
     let n = to_i64(ndim.max(1));
     let (min, max) = (-n, n - 1);
     if dim < min || dim > max {
-        bail!(
-            Index,
-            "Dimension out of range (expected to be in range of [{min}, {max}], but got {dim})"
-        );
+        bail!(Index, "Dimension out of range (expected to be in range of [{min}, {max}], but got {dim})");
     }
     // In range [0, n) by the check above.
     Ok(if dim < 0 { dim + n } else { dim } as usize)
@@ -56,19 +49,13 @@ fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
 
 /// Element count, or `None` when it does not fit in i64 (PyTorch refuses such tensors).
 fn checked_numel(sizes: &[usize]) -> Option<usize> {
-    sizes.iter().try_fold(1usize, |acc, &s| {
-        acc.checked_mul(s).filter(|&n| i64::try_from(n).is_ok())
-    })
+    sizes.iter().try_fold(1usize, |acc, &s| acc.checked_mul(s).filter(|&n| i64::try_from(n).is_ok()))
 }
 
 /// ATen's `computeStride`: the strides that let `new` read the same elements as `old` in
 /// row-major order without a copy, or `None` when some new dim would span two chunks of memory
 /// that are not laid out one after the other.
-fn compute_stride(
-    old_sizes: &[usize],
-    old_strides: &[i64],
-    new_sizes: &[usize],
-) -> Option<Vec<i64>> {
+fn compute_stride(old_sizes: &[usize], old_strides: &[i64], new_sizes: &[usize]) -> Option<Vec<i64>> {
     if old_sizes.is_empty() {
         return Some(vec![1; new_sizes.len()]);
     }
@@ -125,11 +112,7 @@ impl Layout {
     /// not a user error.
     pub fn new(sizes: &[usize], strides: &[i64], offset: i64) -> Layout {
         assert_eq!(sizes.len(), strides.len(), "one stride per size");
-        Layout {
-            sizes: sizes.to_vec(),
-            strides: strides.to_vec(),
-            offset,
-        }
+        Layout { sizes: sizes.to_vec(), strides: strides.to_vec(), offset }
     }
 
     /// Row-major strides as PyTorch computes them: a size-0 dim counts as 1, so `[2, 0, 3]` gets
@@ -141,11 +124,7 @@ impl Layout {
             strides[d] = acc;
             acc = acc.saturating_mul(to_i64(sizes[d].max(1)));
         }
-        Layout {
-            sizes: sizes.to_vec(),
-            strides,
-            offset: 0,
-        }
+        Layout { sizes: sizes.to_vec(), strides, offset: 0 }
     }
 
     pub fn sizes(&self) -> &[usize] {
@@ -161,9 +140,7 @@ impl Layout {
     }
 
     pub fn numel(&self) -> usize {
-        self.sizes
-            .iter()
-            .fold(1usize, |acc, &s| acc.saturating_mul(s))
+        self.sizes.iter().fold(1usize, |acc, &s| acc.saturating_mul(s))
     }
 
     pub fn ndim(&self) -> usize {
@@ -394,17 +371,10 @@ impl Layout {
             } else if s >= 0 {
                 known = known.and_then(|k| k.checked_mul(s as usize));
             } else {
-                bail!(
-                    Shape,
-                    "invalid shape dimension {s} at index {i} of shape {shape:?}"
-                );
+                bail!(Shape, "invalid shape dimension {s} at index {i} of shape {shape:?}");
             }
         }
-        let invalid = || {
-            Error::Shape(format!(
-                "shape '{shape:?}' is invalid for input of size {numel}"
-            ))
-        };
+        let invalid = || Error::Shape(format!("shape '{shape:?}' is invalid for input of size {numel}"));
         let known = known.ok_or_else(invalid)?;
         let mut out: Vec<usize> = shape.iter().map(|&s| s.max(0) as usize).collect();
         match infer_at {
@@ -437,13 +407,11 @@ impl Layout {
     /// contiguous tensor (whose layout is `Layout::contiguous` of the inferred shape).
     pub fn reshape(&self, shape: &[i64]) -> Result<Option<Layout>> {
         let sizes = Self::infer_size(shape, self.numel())?;
-        Ok(
-            compute_stride(&self.sizes, &self.strides, &sizes).map(|strides| Layout {
-                sizes,
-                strides,
-                offset: self.offset,
-            }),
-        )
+        Ok(compute_stride(&self.sizes, &self.strides, &sizes).map(|strides| Layout {
+            sizes,
+            strides,
+            offset: self.offset,
+        }))
     }
 
     /// `Tensor.flatten(start, end)`: merges the dims through `reshape`, so it copies exactly
@@ -452,10 +420,7 @@ impl Layout {
         let s = wrap_dim(start, self.ndim())?;
         let e = wrap_dim(end, self.ndim())?;
         if s > e {
-            bail!(
-                Shape,
-                "flatten() has invalid args: start_dim cannot come after end_dim"
-            );
+            bail!(Shape, "flatten() has invalid args: start_dim cannot come after end_dim");
         }
         if self.ndim() == 0 {
             return self.reshape(&[1]);
@@ -482,12 +447,9 @@ impl Layout {
         let d = wrap_dim(dim, self.ndim())?;
         // PyTorch wraps every failure of the size inference; only an impossible product gets a
         // tailored message, the rest keep the inner text after a fixed preamble.
-        let unexpected =
-            |inner: &str| Error::Shape(format!("unflatten got an unexpected error:\n{inner}"));
+        let unexpected = |inner: &str| Error::Shape(format!("unflatten got an unexpected error:\n{inner}"));
         let Some(&dim_size) = self.sizes.get(d) else {
-            return Err(unexpected(&format!(
-                "Dimension specified as {d} but tensor has no dimensions"
-            )));
+            return Err(unexpected(&format!("Dimension specified as {d} but tensor has no dimensions")));
         };
         let inferred = Self::infer_size(sizes, dim_size).map_err(|e| {
             if e.message().contains("is invalid for input of size") {
@@ -498,12 +460,8 @@ impl Layout {
                 unexpected(e.message())
             }
         })?;
-        let shape: Vec<i64> = self.sizes[..d]
-            .iter()
-            .chain(&inferred)
-            .chain(&self.sizes[d + 1..])
-            .map(|&n| to_i64(n))
-            .collect();
+        let shape: Vec<i64> =
+            self.sizes[..d].iter().chain(&inferred).chain(&self.sizes[d + 1..]).map(|&n| to_i64(n)).collect();
         self.reshape(&shape)
     }
 
@@ -530,11 +488,7 @@ impl Layout {
             sizes.push(self.sizes[d]);
             strides.push(self.strides[d]);
         }
-        Ok(Layout {
-            sizes,
-            strides,
-            offset: self.offset,
-        })
+        Ok(Layout { sizes, strides, offset: self.offset })
     }
 
     /// `Tensor.transpose(d0, d1)`.
@@ -552,11 +506,7 @@ impl Layout {
     /// `Tensor.t()`: the identity below 2 dims, refused above.
     pub fn t(&self) -> Result<Layout> {
         if self.ndim() > 2 {
-            bail!(
-                Shape,
-                "t() expects a tensor with <= 2 dimensions, but self is {}D",
-                self.ndim()
-            );
+            bail!(Shape, "t() expects a tensor with <= 2 dimensions, but self is {}D", self.ndim());
         }
         self.transpose(0, if self.ndim() < 2 { 0 } else { 1 })
     }
@@ -580,11 +530,7 @@ impl Layout {
             );
         }
         let n = self.ndim();
-        let wrap_all = |dims: &[i64]| {
-            dims.iter()
-                .map(|&d| wrap_dim(d, n))
-                .collect::<Result<Vec<_>>>()
-        };
+        let wrap_all = |dims: &[i64]| dims.iter().map(|&d| wrap_dim(d, n)).collect::<Result<Vec<_>>>();
         let src_w = wrap_all(src)?;
         let dst_w = wrap_all(dst)?;
         let repeated = |dims: &[usize]| {
@@ -605,10 +551,7 @@ impl Layout {
             order[d] = Some(s);
         }
         let mut rest = (0..n).filter(|d| !src_w.contains(d));
-        let perm: Vec<i64> = order
-            .into_iter()
-            .map(|slot| slot.or_else(|| rest.next()).map_or(0, to_i64))
-            .collect();
+        let perm: Vec<i64> = order.into_iter().map(|slot| slot.or_else(|| rest.next()).map_or(0, to_i64)).collect();
         self.permute(&perm)
     }
 
@@ -632,11 +575,7 @@ impl Layout {
                 .filter(|s| checked_numel(s).is_some())
                 .ok_or_else(|| Error::Shape("numel: integer multiplication overflow".into()))?;
             let strides = vec![0; sizes.len()];
-            return Ok(Layout {
-                sizes,
-                strides,
-                offset: self.offset,
-            });
+            return Ok(Layout { sizes, strides, offset: self.offset });
         }
         let mut out_sizes = vec![0i64; n];
         let mut out_strides = vec![0i64; n];
@@ -674,11 +613,7 @@ impl Layout {
         let out_sizes = usize_sizes(&out_sizes)
             .filter(|s| checked_numel(s).is_some())
             .ok_or_else(|| Error::Shape("numel: integer multiplication overflow".into()))?;
-        Ok(Layout {
-            sizes: out_sizes,
-            strides: out_strides,
-            offset: self.offset,
-        })
+        Ok(Layout { sizes: out_sizes, strides: out_strides, offset: self.offset })
     }
 
     /// `Tensor.squeeze()` / `squeeze(dims)`: drops size-1 dims; a listed dim of another size
@@ -708,11 +643,7 @@ impl Layout {
     /// contiguous-looking (`size * stride` of the dim it precedes, 1 at the end).
     pub fn unsqueeze(&self, dim: i64) -> Result<Layout> {
         let d = wrap_dim(dim, self.ndim() + 1)?;
-        let stride = if d >= self.ndim() {
-            1
-        } else {
-            to_i64(self.sizes[d]).saturating_mul(self.strides[d])
-        };
+        let stride = if d >= self.ndim() { 1 } else { to_i64(self.sizes[d]).saturating_mul(self.strides[d]) };
         let mut out = self.clone();
         out.sizes.insert(d, 1);
         out.strides.insert(d, stride);
@@ -730,18 +661,11 @@ impl Layout {
         let d = wrap_dim(dim, self.ndim())?;
         let size = to_i64(self.sizes[d]);
         if start < -size || start > size {
-            bail!(
-                Index,
-                "start out of range (expected to be in range of [{}, {size}], but got {start})",
-                -size
-            );
+            bail!(Index, "start out of range (expected to be in range of [{}, {size}], but got {start})", -size);
         }
         let start = if start < 0 { start + size } else { start };
         if start > size - length {
-            bail!(
-                Index,
-                "start ({start}) + length ({length}) exceeds dimension size ({size})."
-            );
+            bail!(Index, "start ({start}) + length ({length}) exceeds dimension size ({size}).");
         }
         Ok(self.slice_at(d, start, start + length, 1))
     }
@@ -754,11 +678,7 @@ impl Layout {
         let d = wrap_dim(dim, self.ndim())?;
         let size = to_i64(self.sizes[d]);
         if index < -size || index >= size {
-            bail!(
-                Index,
-                "select(): index {index} out of range for tensor of size {:?} at dimension {d}",
-                self.sizes
-            );
+            bail!(Index, "select(): index {index} out of range for tensor of size {:?} at dimension {d}", self.sizes);
         }
         Ok(self.select_at(d, if index < 0 { index + size } else { index }))
     }
@@ -774,13 +694,7 @@ impl Layout {
     /// `x[..., start:stop:step]` on one dim (`aten::slice` as basic indexing reaches it):
     /// Python-style clamping of `start`/`stop`; an empty result keeps the clamped start in its
     /// offset. A step of 0 or less is refused with Python's indexing messages.
-    pub fn slice(
-        &self,
-        dim: i64,
-        start: Option<i64>,
-        stop: Option<i64>,
-        step: i64,
-    ) -> Result<Layout> {
+    pub fn slice(&self, dim: i64, start: Option<i64>, stop: Option<i64>, step: i64) -> Result<Layout> {
         if self.ndim() == 0 {
             bail!(Index, "slice() cannot be applied to a 0-dim tensor.");
         }
@@ -799,15 +713,9 @@ impl Layout {
     /// Slices an already-checked, already-clamped range `start <= stop <= size`.
     fn slice_at(&self, d: usize, start: i64, stop: i64, step: i64) -> Layout {
         let mut out = self.clone();
-        out.offset = out
-            .offset
-            .saturating_add(start.saturating_mul(out.strides[d]));
+        out.offset = out.offset.saturating_add(start.saturating_mul(out.strides[d]));
         let len = stop - start;
-        out.sizes[d] = if len == 0 {
-            0
-        } else {
-            ((len - 1) / step + 1) as usize
-        };
+        out.sizes[d] = if len == 0 { 0 } else { ((len - 1) / step + 1) as usize };
         out.strides[d] = out.strides[d].saturating_mul(step);
         out
     }
@@ -827,16 +735,9 @@ impl Layout {
                 IndexItem::Ellipsis => Ok(self.clone()),
             };
         }
-        let specified = items
-            .iter()
-            .filter(|it| matches!(it, IndexItem::Int(_) | IndexItem::Slice { .. }))
-            .count();
+        let specified = items.iter().filter(|it| matches!(it, IndexItem::Int(_) | IndexItem::Slice { .. })).count();
         if specified > self.ndim() {
-            bail!(
-                Index,
-                "too many indices for tensor of dimension {}",
-                self.ndim()
-            );
+            bail!(Index, "too many indices for tensor of dimension {}", self.ndim());
         }
         let mut out = self.clone();
         let mut dim = 0usize;
@@ -870,10 +771,7 @@ impl Layout {
         // PyTorch reports a 0-d tensor's missing dim as size 0.
         let size = self.sizes.get(dim).map_or(0, |&s| to_i64(s));
         if index >= size || index < -size {
-            bail!(
-                Index,
-                "index {index} is out of bounds for dimension {pos} with size {size}"
-            );
+            bail!(Index, "index {index} is out of bounds for dimension {pos} with size {size}");
         }
         Ok(self.select_at(dim, if index < 0 { index + size } else { index }))
     }
@@ -884,18 +782,10 @@ impl Layout {
         let a = wrap_dim(dim1, self.ndim())?;
         let b = wrap_dim(dim2, self.ndim())?;
         if a == b {
-            bail!(
-                Index,
-                "diagonal dimensions cannot be identical {dim1}, {dim2}"
-            );
+            bail!(Index, "diagonal dimensions cannot be identical {dim1}, {dim2}");
         }
         let (sa, sb) = (to_i64(self.sizes[a]), to_i64(self.sizes[b]));
-        let diag = if offset >= 0 {
-            sa.min(sb - offset)
-        } else {
-            (sa + offset).min(sb)
-        }
-        .max(0);
+        let diag = if offset >= 0 { sa.min(sb - offset) } else { (sa + offset).min(sb) }.max(0);
         let mut out = self.clone();
         if diag > 0 {
             out.offset += if offset >= 0 {
@@ -920,10 +810,7 @@ impl Layout {
         let d = wrap_dim(dim, self.ndim())?;
         let max_size = self.sizes.get(d).map_or(1, |&s| to_i64(s));
         if size > max_size {
-            bail!(
-                Shape,
-                "maximum size for tensor at dimension {d} is {max_size} but size is {size}"
-            );
+            bail!(Shape, "maximum size for tensor at dimension {d} is {max_size} but size is {size}");
         }
         if size < 0 {
             bail!(Shape, "size is {size} but must be >= 0");
@@ -947,12 +834,7 @@ impl Layout {
     /// `Tensor.as_strided(sizes, strides, offset)`; `None` keeps this layout's storage offset.
     /// Whether the result fits the storage is [`Layout::check_storage_bounds`]' job, since a
     /// layout does not know its storage's length.
-    pub fn as_strided(
-        &self,
-        sizes: &[i64],
-        strides: &[i64],
-        offset: Option<i64>,
-    ) -> Result<Layout> {
+    pub fn as_strided(&self, sizes: &[i64], strides: &[i64], offset: Option<i64>) -> Result<Layout> {
         if sizes.len() != strides.len() {
             bail!(Shape, "mismatch in length of strides and shape");
         }
@@ -963,10 +845,7 @@ impl Layout {
         // with a nonzero stride that overflows, with stride 0 the element count does.
         if let Some(i) = sizes.iter().position(|&s| s < 0) {
             if strides[i] != 0 {
-                bail!(
-                    Shape,
-                    "Storage size calculation overflowed with sizes={sizes:?} and strides={strides:?}"
-                );
+                bail!(Shape, "Storage size calculation overflowed with sizes={sizes:?} and strides={strides:?}");
             }
             bail!(Shape, "numel: integer multiplication overflow");
         }
@@ -977,11 +856,7 @@ impl Layout {
         if offset < 0 {
             bail!(Shape, "Tensor: invalid storage offset {offset}");
         }
-        Ok(Layout {
-            sizes: usizes,
-            strides: strides.to_vec(),
-            offset,
-        })
+        Ok(Layout { sizes: usizes, strides: strides.to_vec(), offset })
     }
 
     /// PyTorch's storage bounds check for `as_strided` (and `set_`): the layout must fit in a

@@ -63,11 +63,7 @@ pub fn has_internal_overlap(l: &Layout) -> MemOverlap {
     if l.is_non_overlapping_and_dense() {
         return MemOverlap::No;
     }
-    if l.sizes()
-        .iter()
-        .zip(l.strides())
-        .any(|(&size, &stride)| size > 1 && stride == 0)
-    {
+    if l.sizes().iter().zip(l.strides()).any(|(&size, &stride)| size > 1 && stride == 0) {
         return MemOverlap::Yes;
     }
     MemOverlap::TooHard
@@ -88,20 +84,11 @@ pub fn overlap_status(a: &Layout, b: &Layout) -> MemOverlapStatus {
         return MemOverlapStatus::TooHard;
     }
     // A dense layout covers exactly `numel` consecutive elements starting at its offset.
-    let range = |l: &Layout| {
-        (
-            l.offset(),
-            l.offset() + i64::try_from(l.numel()).unwrap_or(i64::MAX),
-        )
-    };
+    let range = |l: &Layout| (l.offset(), l.offset() + i64::try_from(l.numel()).unwrap_or(i64::MAX));
     let (a_begin, a_end) = range(a);
     let (b_begin, b_end) = range(b);
     if a_begin == b_begin && a_end == b_end {
-        return if a.strides() == b.strides() {
-            MemOverlapStatus::Full
-        } else {
-            MemOverlapStatus::Partial
-        };
+        return if a.strides() == b.strides() { MemOverlapStatus::Full } else { MemOverlapStatus::Partial };
     }
     if a_begin < b_end && b_begin < a_end {
         return MemOverlapStatus::Partial;

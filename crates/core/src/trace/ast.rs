@@ -83,14 +83,35 @@ pub enum ExprKind {
     Ellipsis,
     Tuple(Vec<Expr>),
     List(Vec<Expr>),
-    Unary { op: UnaryOp, operand: Box<Expr> },
-    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    Unary {
+        op: UnaryOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `func(args, key=value)`; `func` is a name, an attribute (`a.view`, `torch.arange`) or any
     /// other expression.
-    Call { func: Box<Expr>, args: Vec<Expr>, kwargs: Vec<(String, Expr)> },
-    Attr { value: Box<Expr>, name: String },
+    Call {
+        func: Box<Expr>,
+        args: Vec<Expr>,
+        kwargs: Vec<(String, Expr)>,
+    },
+    Attr {
+        value: Box<Expr>,
+        name: String,
+    },
     /// `value[i, j:k, None, ...]`; each item is an expression or a [`ExprKind::Slice`].
-    Index { value: Box<Expr>, items: Vec<Expr> },
+    Index {
+        value: Box<Expr>,
+        items: Vec<Expr>,
+    },
     /// `start:stop:step` inside an index.
-    Slice { start: Option<Box<Expr>>, stop: Option<Box<Expr>>, step: Option<Box<Expr>> },
+    Slice {
+        start: Option<Box<Expr>>,
+        stop: Option<Box<Expr>>,
+        step: Option<Box<Expr>>,
+    },
 }

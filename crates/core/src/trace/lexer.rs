@@ -12,9 +12,9 @@ use crate::error::Error;
 /// Words Python reserves; none of them may name a tensor. `True`, `False` and `None` have their
 /// own tokens because they are values. Sorted, for binary search.
 const KEYWORDS: [&str; 32] = [
-    "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif",
-    "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
-    "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+    "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except",
+    "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
+    "return", "try", "while", "with", "yield",
 ];
 
 #[derive(Clone, Debug, PartialEq)]
@@ -111,17 +111,8 @@ pub(crate) fn tokenize(src: &str) -> Lexed {
     match lx.run() {
         Ok(()) => {
             let (line, column) = lx.position(src.len());
-            lx.tokens.push(Token {
-                tok: Tok::Eof,
-                start: src.len(),
-                end: src.len(),
-                line,
-                column,
-            });
-            Lexed {
-                tokens: lx.tokens,
-                error: None,
-            }
+            lx.tokens.push(Token { tok: Tok::Eof, start: src.len(), end: src.len(), line, column });
+            Lexed { tokens: lx.tokens, error: None }
         }
         Err(error) => {
             let (line, column) = match &error {
@@ -129,17 +120,8 @@ pub(crate) fn tokenize(src: &str) -> Lexed {
                 _ => lx.position(lx.pos),
             };
             let at = lx.pos.min(src.len());
-            lx.tokens.push(Token {
-                tok: Tok::Error,
-                start: at,
-                end: at,
-                line,
-                column,
-            });
-            Lexed {
-                tokens: lx.tokens,
-                error: Some(error),
-            }
+            lx.tokens.push(Token { tok: Tok::Error, start: at, end: at, line, column });
+            Lexed { tokens: lx.tokens, error: Some(error) }
         }
     }
 }
@@ -171,11 +153,7 @@ struct Lexer<'a> {
 }
 
 fn parse_error(line: usize, column: usize, message: impl Into<String>) -> Error {
-    Error::Parse {
-        line,
-        column,
-        message: message.into(),
-    }
+    Error::Parse { line, column, message: message.into() }
 }
 
 impl<'a> Lexer<'a> {
@@ -183,10 +161,7 @@ impl<'a> Lexer<'a> {
     /// current line.
     fn position(&mut self, at: usize) -> (usize, usize) {
         debug_assert!(at >= self.col_pos);
-        let chars = self.b[self.col_pos..at]
-            .iter()
-            .filter(|&&x| (x & 0xC0) != 0x80)
-            .count();
+        let chars = self.b[self.col_pos..at].iter().filter(|&&x| (x & 0xC0) != 0x80).count();
         self.col += chars;
         self.col_pos = at;
         (self.line, self.col)
@@ -207,13 +182,7 @@ impl<'a> Lexer<'a> {
     /// Records a token whose start position was taken before lexing it (a string literal may
     /// end on a later line).
     fn push(&mut self, tok: Tok, start: usize, (line, column): (usize, usize)) {
-        self.tokens.push(Token {
-            tok,
-            start,
-            end: self.pos,
-            line,
-            column,
-        });
+        self.tokens.push(Token { tok, start, end: self.pos, line, column });
         self.line_open = true;
     }
 
@@ -231,11 +200,7 @@ impl<'a> Lexer<'a> {
             }
             if self.pos >= len {
                 if let Some(&(open, line, column)) = self.brackets.last() {
-                    return Err(parse_error(
-                        line,
-                        column,
-                        format!("'{}' was never closed", open as char),
-                    ));
+                    return Err(parse_error(line, column, format!("'{}' was never closed", open as char)));
                 }
                 if self.line_open {
                     let at = self.position(len);
@@ -291,10 +256,7 @@ impl<'a> Lexer<'a> {
                     }
                     None => return Err(self.error_at(self.pos, "unexpected EOF while parsing")),
                     Some(_) => {
-                        return Err(self.error_at(
-                            self.pos,
-                            "unexpected character after line continuation character",
-                        ))
+                        return Err(self.error_at(self.pos, "unexpected character after line continuation character"))
                     }
                 }
             }
@@ -356,12 +318,8 @@ impl<'a> Lexer<'a> {
             let raw = match prefix.as_str() {
                 "r" => Some(true),
                 "u" => Some(false),
-                "b" | "br" | "rb" => {
-                    return Err(self.error_at(start, "bytes literals are not supported"))
-                }
-                "f" | "fr" | "rf" => {
-                    return Err(self.error_at(start, "f-strings are not supported"))
-                }
+                "b" | "br" | "rb" => return Err(self.error_at(start, "bytes literals are not supported")),
+                "f" | "fr" | "rf" => return Err(self.error_at(start, "f-strings are not supported")),
                 _ => None,
             };
             if let Some(raw) = raw {
@@ -375,9 +333,7 @@ impl<'a> Lexer<'a> {
             "False" => Tok::False,
             "None" => Tok::None,
             // Keywords are lowercase ASCII of 2 to 8 letters; most names are ruled out here.
-            _ if text.len() < 2 || text.len() > 8 || !text.as_bytes()[0].is_ascii_lowercase() => {
-                Tok::Name
-            }
+            _ if text.len() < 2 || text.len() > 8 || !text.as_bytes()[0].is_ascii_lowercase() => Tok::Name,
             _ => match KEYWORDS.binary_search(&text) {
                 Ok(i) => Tok::Kw(KEYWORDS[i]),
                 Err(_) => Tok::Name,
@@ -406,10 +362,8 @@ impl<'a> Lexer<'a> {
             Some((o, _, _)) if o == open => Ok(()),
             Some((o, line, _)) => {
                 let (here, _) = self.position(at);
-                let mut message = format!(
-                    "closing parenthesis '{close}' does not match opening parenthesis '{}'",
-                    o as char
-                );
+                let mut message =
+                    format!("closing parenthesis '{close}' does not match opening parenthesis '{}'", o as char);
                 if line != here {
                     message.push_str(&format!(" on line {line}"));
                 }
@@ -565,11 +519,8 @@ impl<'a> Lexer<'a> {
         }
         let text = &self.src[start..self.pos];
         if float {
-            let clean: std::borrow::Cow<str> = if text.contains('_') {
-                text.replace('_', "").into()
-            } else {
-                text.into()
-            };
+            let clean: std::borrow::Cow<str> =
+                if text.contains('_') { text.replace('_', "").into() } else { text.into() };
             return match clean.parse::<f64>() {
                 Ok(v) => Ok(Tok::Float(v)),
                 Err(_) => Err(self.error_at(start, invalid_literal(10))),
@@ -601,17 +552,11 @@ impl<'a> Lexer<'a> {
                 continue;
             }
             let d = (x as char).to_digit(radix).unwrap_or(0) as i64;
-            value = match value
-                .checked_mul(radix as i64)
-                .and_then(|v| v.checked_add(d))
-            {
+            value = match value.checked_mul(radix as i64).and_then(|v| v.checked_add(d)) {
                 Some(v) => v,
                 None => {
                     let text = &self.src[start..self.pos];
-                    return Err(self.error_at(
-                        start,
-                        format!("integer literal {text} does not fit in 64 bits"),
-                    ));
+                    return Err(self.error_at(start, format!("integer literal {text} does not fit in 64 bits")));
                 }
             };
         }
@@ -632,10 +577,7 @@ impl<'a> Lexer<'a> {
         let mut out = String::new();
         loop {
             let run = self.pos;
-            while self.pos < self.b.len()
-                && !matches!(self.b[self.pos], b'\\' | b'\n')
-                && self.b[self.pos] != quote
-            {
+            while self.pos < self.b.len() && !matches!(self.b[self.pos], b'\\' | b'\n') && self.b[self.pos] != quote {
                 self.pos += 1;
             }
             out.push_str(&self.src[run..self.pos]);
@@ -706,25 +648,13 @@ impl<'a> Lexer<'a> {
                 b'x' => Some(self.hex_escape(esc, 2, line, column)?),
                 b'u' => Some(self.hex_escape(esc, 4, line, column)?),
                 b'U' => Some(self.hex_escape(esc, 8, line, column)?),
-                b'N' => {
-                    return Err(parse_error(
-                        line,
-                        column,
-                        "\\N{...} escapes are not supported",
-                    ))
-                }
+                b'N' => return Err(parse_error(line, column, "\\N{...} escapes are not supported")),
                 _ => None,
             };
             match code {
                 Some(v) => match char::from_u32(v) {
                     Some(c) => out.push(c),
-                    None => {
-                        return Err(parse_error(
-                            line,
-                            column,
-                            "invalid unicode escape in string",
-                        ))
-                    }
+                    None => return Err(parse_error(line, column, "invalid unicode escape in string")),
                 },
                 // Python keeps an unknown escape as written.
                 None => {
@@ -735,30 +665,17 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    fn hex_escape(
-        &mut self,
-        esc: usize,
-        n: usize,
-        line: usize,
-        column: usize,
-    ) -> Result<u32, Error> {
+    fn hex_escape(&mut self, esc: usize, n: usize, line: usize, column: usize) -> Result<u32, Error> {
         let digits = self.b.get(esc + 2..esc + 2 + n);
         let value = digits
             .filter(|d| d.iter().all(u8::is_ascii_hexdigit))
-            .map(|d| {
-                d.iter()
-                    .fold(0u32, |v, &x| v * 16 + (x as char).to_digit(16).unwrap_or(0))
-            });
+            .map(|d| d.iter().fold(0u32, |v, &x| v * 16 + (x as char).to_digit(16).unwrap_or(0)));
         match value {
             Some(v) => {
                 self.pos = esc + 2 + n;
                 Ok(v)
             }
-            None => Err(parse_error(
-                line,
-                column,
-                format!("truncated \\{} escape in string", self.b[esc + 1] as char),
-            )),
+            None => Err(parse_error(line, column, format!("truncated \\{} escape in string", self.b[esc + 1] as char))),
         }
     }
 }

@@ -16,13 +16,83 @@ use crate::uop::{BinaryOp, Op, ReduceOp, UnaryOp};
 
 /// Functions callable without a receiver (`arange(3)`, `torch.arange(3)`, `F.relu(x)`).
 const FUNCTIONS: &[&str] = &[
-    "arange", "zeros", "ones", "full", "tensor", "empty", "empty_strided", "zeros_like", "ones_like", "full_like",
-    "empty_like", "as_strided", "add", "sub", "mul", "div", "true_divide", "where", "exp", "log", "sqrt", "abs",
-    "relu", "sigmoid", "tanh", "clamp", "clip", "neg", "maximum", "minimum", "pow", "sum", "mean", "max", "min",
-    "amax", "amin", "argmax", "argmin", "logsumexp", "flip", "reshape", "permute", "transpose", "swapaxes", "t",
-    "movedim", "moveaxis", "squeeze", "unsqueeze", "narrow", "select", "diagonal", "flatten", "unflatten", "clone",
-    "detach", "matmul", "eq", "ne", "lt", "le", "gt", "ge", "print", "len", "pad", "contiguous", "logical_not",
-    "softmax", "log_softmax", "linear", "cat", "stack", "conv2d", "max_pool2d", "avg_pool2d",
+    "arange",
+    "zeros",
+    "ones",
+    "full",
+    "tensor",
+    "empty",
+    "empty_strided",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "empty_like",
+    "as_strided",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "true_divide",
+    "where",
+    "exp",
+    "log",
+    "sqrt",
+    "abs",
+    "relu",
+    "sigmoid",
+    "tanh",
+    "clamp",
+    "clip",
+    "neg",
+    "maximum",
+    "minimum",
+    "pow",
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "logsumexp",
+    "flip",
+    "reshape",
+    "permute",
+    "transpose",
+    "swapaxes",
+    "t",
+    "movedim",
+    "moveaxis",
+    "squeeze",
+    "unsqueeze",
+    "narrow",
+    "select",
+    "diagonal",
+    "flatten",
+    "unflatten",
+    "clone",
+    "detach",
+    "matmul",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "print",
+    "len",
+    "pad",
+    "contiguous",
+    "logical_not",
+    "softmax",
+    "log_softmax",
+    "linear",
+    "cat",
+    "stack",
+    "conv2d",
+    "max_pool2d",
+    "avg_pool2d",
 ];
 
 const DTYPES: &[(&str, DType)] = &[
@@ -43,7 +113,10 @@ pub fn builtin(name: &str) -> Option<Value> {
         "F" | "functional" => Some(Value::Module("F")),
         "nn" => Some(Value::Module("nn")),
         _ if FUNCTIONS.contains(&name) => Some(Value::Func(name.to_string())),
-        _ => DTYPES.iter().find(|(n, _)| *n == name && !matches!(*n, "float" | "int" | "bool")).map(|(_, d)| Value::DType(*d)),
+        _ => DTYPES
+            .iter()
+            .find(|(n, _)| *n == name && !matches!(*n, "float" | "int" | "bool"))
+            .map(|(_, d)| Value::DType(*d)),
     }
 }
 
@@ -76,7 +149,11 @@ fn tensor_attr(run: &mut Run, t: Tensor, name: &str) -> Result<Value> {
         "T" => Value::Tensor(permuted(run, &t, |l| l.big_t())?),
         "mT" => {
             if t.shape().len() < 2 {
-                bail!(Index, "tensor.mT is only supported on matrices or batches of matrices. Got {}-D tensor.", t.shape().len());
+                bail!(
+                    Index,
+                    "tensor.mT is only supported on matrices or batches of matrices. Got {}-D tensor.",
+                    t.shape().len()
+                );
             }
             Value::Tensor(permuted(run, &t, |l| l.transpose(-2, -1))?)
         }
@@ -117,7 +194,30 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
     // Functions that mirror a method take the tensor first: `torch.flip(a, (0,))`.
     if !matches!(
         name,
-        "arange" | "zeros" | "ones" | "full" | "tensor" | "empty" | "empty_strided" | "where" | "print" | "len" | "add" | "sub" | "mul" | "div" | "true_divide" | "max" | "min" | "pad" | "zeros_like" | "ones_like" | "full_like" | "empty_like" | "cat" | "stack"
+        "arange"
+            | "zeros"
+            | "ones"
+            | "full"
+            | "tensor"
+            | "empty"
+            | "empty_strided"
+            | "where"
+            | "print"
+            | "len"
+            | "add"
+            | "sub"
+            | "mul"
+            | "div"
+            | "true_divide"
+            | "max"
+            | "min"
+            | "pad"
+            | "zeros_like"
+            | "ones_like"
+            | "full_like"
+            | "empty_like"
+            | "cat"
+            | "stack"
     ) {
         let first = args.req(0, "input")?;
         let t = tensor_arg(first, &format!("{name}(): argument 'input'"))?;
@@ -156,7 +256,11 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
         }
         "zeros_like" | "ones_like" | "empty_like" | "full_like" => {
             let t = tensor_arg(args.req(0, "input")?, "input")?;
-            let value = if name == "full_like" { args.req(1, "fill_value")?.as_scalar("fill_value")? } else { Scalar::Int(i64::from(name == "ones_like")) };
+            let value = if name == "full_like" {
+                args.req(1, "fill_value")?.as_scalar("fill_value")?
+            } else {
+                Scalar::Int(i64::from(name == "ones_like"))
+            };
             let dtype = args.dtype()?.unwrap_or(t.dtype());
             args.finish()?;
             Ok(Value::Tensor(run.engine.full_like(&t, value, dtype)?))
@@ -227,7 +331,10 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
             let _mode = args.opt(2, "mode");
             args.finish()?;
             if pad.len() % 2 != 0 || pad.len() / 2 > t.shape().len() {
-                bail!(Shape, "Padding length must be divisible by 2 and at most twice the number of dimensions of the input");
+                bail!(
+                    Shape,
+                    "Padding length must be divisible by 2 and at most twice the number of dimensions of the input"
+                );
             }
             let mut arg = vec![(0i64, 0i64); t.shape().len()];
             for (i, pair) in pad.chunks(2).enumerate() {
@@ -271,7 +378,12 @@ fn tensor_from_nested(engine: &mut Engine, data: &Value, dtype: Option<DType>) -
                 if shape.len() == depth {
                     shape.push(items.len());
                 } else if shape.len() < depth || shape[depth] != items.len() {
-                    bail!(Shape, "expected sequence of length {} at dim {depth} (got {})", shape.get(depth).copied().unwrap_or(0), items.len());
+                    bail!(
+                        Shape,
+                        "expected sequence of length {} at dim {depth} (got {})",
+                        shape.get(depth).copied().unwrap_or(0),
+                        items.len()
+                    );
                 }
                 for item in items {
                     walk(item, depth + 1, shape, out)?;
@@ -423,12 +535,21 @@ fn index_items(items: &[Value]) -> Result<Vec<IndexItem>> {
         .iter()
         .map(|v| match v {
             Value::Scalar(Scalar::Int(i)) => Ok(IndexItem::Int(*i)),
-            Value::Scalar(Scalar::Bool(_)) => bail!(Unsupported, "indexing with a bool is advanced indexing, which is not supported"),
+            Value::Scalar(Scalar::Bool(_)) => {
+                bail!(Unsupported, "indexing with a bool is advanced indexing, which is not supported")
+            }
             Value::Slice(a, b, c) => Ok(IndexItem::Slice { start: *a, stop: *b, step: *c }),
             Value::None => Ok(IndexItem::NewAxis),
             Value::Ellipsis => Ok(IndexItem::Ellipsis),
-            Value::Tensor(_) | Value::List(_) => bail!(Unsupported, "advanced indexing (with tensors or lists) is not supported: only ints, slices, None and ..."),
-            other => bail!(Type, "only integers, slices (`:`), ellipsis (`...`) and None are valid indices (got {})", other.type_name()),
+            Value::Tensor(_) | Value::List(_) => bail!(
+                Unsupported,
+                "advanced indexing (with tensors or lists) is not supported: only ints, slices, None and ..."
+            ),
+            other => bail!(
+                Type,
+                "only integers, slices (`:`), ellipsis (`...`) and None are valid indices (got {})",
+                other.type_name()
+            ),
         })
         .collect()
 }
@@ -501,7 +622,12 @@ pub fn setitem(run: &mut Run, base: &Value, items: &[Value], value: Value) -> Re
 
 fn pad_tensor(run: &mut Run, t: &Tensor, arg: &[(i64, i64)], value: Option<Scalar>) -> Result<Tensor> {
     if arg.len() != t.shape().len() {
-        bail!(Shape, "pad needs one (before, after) pair per dim: got {} for a {}-D tensor", arg.len(), t.shape().len());
+        bail!(
+            Shape,
+            "pad needs one (before, after) pair per dim: got {} for a {}-D tensor",
+            arg.len(),
+            t.shape().len()
+        );
     }
     if arg.iter().any(|&(b, a)| b < 0 || a < 0) {
         bail!(Unsupported, "negative padding (cropping) is not supported; use shrink or slicing");
@@ -762,7 +888,11 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
         "size" | "stride" => {
             let dim = args.opt_int(0, "dim")?;
             args.finish()?;
-            let vals: Vec<i64> = if name == "size" { t.shape().iter().map(|&n| n as i64).collect() } else { t.layout().strides().to_vec() };
+            let vals: Vec<i64> = if name == "size" {
+                t.shape().iter().map(|&n| n as i64).collect()
+            } else {
+                t.layout().strides().to_vec()
+            };
             match dim {
                 Some(d) => Ok(int(vals[wrap_dim(d, vals.len())?])),
                 None => Ok(ints(vals.into_iter())),
@@ -802,7 +932,8 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             }))
         }
         // ---- elementwise
-        "add" | "sub" | "mul" | "div" | "true_divide" | "pow" | "maximum" | "minimum" | "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "remainder" | "floor_divide" => {
+        "add" | "sub" | "mul" | "div" | "true_divide" | "pow" | "maximum" | "minimum" | "eq" | "ne" | "lt" | "le"
+        | "gt" | "ge" | "remainder" | "floor_divide" => {
             let other = operand(args.req(0, "other")?, "other")?;
             let alpha = if matches!(name, "add" | "sub") { args.kw_only("alpha") } else { None };
             args.finish()?;
@@ -920,7 +1051,11 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             args.finish()?;
             if let Operand::Tensor(v) = &v {
                 if !v.shape().is_empty() {
-                    bail!(Shape, "fill_ only supports 0-dimension value tensor but got tensor with {} dimensions.", v.shape().len());
+                    bail!(
+                        Shape,
+                        "fill_ only supports 0-dimension value tensor but got tensor with {} dimensions.",
+                        v.shape().len()
+                    );
                 }
             }
             tensor(fill(run, &t, v, name)?)
@@ -1051,7 +1186,12 @@ fn matmul(run: &mut Run, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         bail!(Shape, "both arguments to matmul need to be at least 1D, but they are {an}D and {bn}D");
     }
     if a.dtype() != b.dtype() {
-        bail!(DType, "expected m1 and m2 to have the same dtype, but got: {} != {}", crate::nn_ops::c_name(a.dtype()), crate::nn_ops::c_name(b.dtype()));
+        bail!(
+            DType,
+            "expected m1 and m2 to have the same dtype, but got: {} != {}",
+            crate::nn_ops::c_name(a.dtype()),
+            crate::nn_ops::c_name(b.dtype())
+        );
     }
     // Promote 1-D operands to matrices, remembering which dims to drop at the end.
     let a2 = if an == 1 { reshape(run, a, &[1, a.shape()[0] as i64], false)? } else { a.clone() };
@@ -1065,8 +1205,18 @@ fn matmul(run: &mut Run, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let batch = Engine::broadcast_shapes(&[&sa[..sa.len() - 2], &sb[..sb.len() - 2]])?;
     let full = |v: &[usize]| -> Vec<i64> { batch.iter().chain(v.iter()).map(|&x| x as i64).collect() };
     // a: (..., M, K, 1), b: (..., 1, K, N)
-    let a3 = reshape(run, &a2, &sa[..sa.len() - 2].iter().map(|&x| x as i64).chain([m as i64, k as i64, 1]).collect::<Vec<_>>(), false)?;
-    let b3 = reshape(run, &b2, &sb[..sb.len() - 2].iter().map(|&x| x as i64).chain([1, k as i64, n as i64]).collect::<Vec<_>>(), false)?;
+    let a3 = reshape(
+        run,
+        &a2,
+        &sa[..sa.len() - 2].iter().map(|&x| x as i64).chain([m as i64, k as i64, 1]).collect::<Vec<_>>(),
+        false,
+    )?;
+    let b3 = reshape(
+        run,
+        &b2,
+        &sb[..sb.len() - 2].iter().map(|&x| x as i64).chain([1, k as i64, n as i64]).collect::<Vec<_>>(),
+        false,
+    )?;
     let a4 = expand(run, &a3, &full(&[m, k, n]))?;
     let b4 = expand(run, &b3, &full(&[m, k, n]))?;
     let prod = run.engine.binary(BinaryOp::Mul, &Operand::Tensor(a4), &Operand::Tensor(b4))?;
@@ -1095,7 +1245,8 @@ fn matmul(run: &mut Run, a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// `target op= other` / `op(a, b, out=target)`: PyTorch's checks in its order (overlap, then
 /// shape, then dtype), then a store of the computed value through the target's view.
 fn write_binary(run: &mut Run, target: &Tensor, op: BinaryOp, a: &Operand, b: &Operand) -> Result<Tensor> {
-    let inputs: Vec<Tensor> = [a, b].iter().filter_map(|o| if let Operand::Tensor(t) = o { Some(t.clone()) } else { None }).collect();
+    let inputs: Vec<Tensor> =
+        [a, b].iter().filter_map(|o| if let Operand::Tensor(t) = o { Some(t.clone()) } else { None }).collect();
     let target = run.engine.realize(target)?;
     run.engine.check_write_overlap(&target, &inputs, OverlapRules::ALL)?;
     let shape = Engine::broadcast_shapes(&[op_shape(a), op_shape(b)])?;
@@ -1105,7 +1256,12 @@ fn write_binary(run: &mut Run, target: &Tensor, op: BinaryOp, a: &Operand, b: &O
     let dtype = run.engine.compute_dtype(op, a, b)?;
     let result = if op.is_comparison() { DType::Bool } else { dtype };
     if !DType::can_cast(result, target.dtype()) {
-        bail!(DType, "result type {} can't be cast to the desired output type {}", result.torch_name(), target.dtype().torch_name());
+        bail!(
+            DType,
+            "result type {} can't be cast to the desired output type {}",
+            result.torch_name(),
+            target.dtype().torch_name()
+        );
     }
     let (node, _, _) = run.engine.binary_node(op, a, b, dtype)?;
     let w = run.engine.write(&target, node)?;
@@ -1122,11 +1278,22 @@ fn op_shape(o: &Operand) -> &[usize] {
 
 /// Writes an already computed tensor (same shape) into `target`, with the dtype rule of an
 /// in-place op (the result must be castable to the target).
-fn write_value(run: &mut Run, target: &Tensor, value: &Tensor, inputs: &[Tensor], rules: OverlapRules) -> Result<Tensor> {
+fn write_value(
+    run: &mut Run,
+    target: &Tensor,
+    value: &Tensor,
+    inputs: &[Tensor],
+    rules: OverlapRules,
+) -> Result<Tensor> {
     let target = run.engine.realize(target)?;
     run.engine.check_write_overlap(&target, inputs, rules)?;
     if !DType::can_cast(value.dtype(), target.dtype()) {
-        bail!(DType, "result type {} can't be cast to the desired output type {}", value.dtype().torch_name(), target.dtype().torch_name());
+        bail!(
+            DType,
+            "result type {} can't be cast to the desired output type {}",
+            value.dtype().torch_name(),
+            target.dtype().torch_name()
+        );
     }
     let value = run.engine.resolve(value);
     let w = run.engine.write(&target, value.node())?;
@@ -1159,7 +1326,8 @@ fn copy_into(run: &mut Run, target: &Tensor, src: &Tensor, op: &str) -> Result<T
     let target = run.engine.realize(target)?;
     let src = run.engine.realize(src)?;
     // `copy_` returns early when source and target are the same data (same storage and layout).
-    let same_data = src.storage() == target.storage() && src.layout() == target.layout() && src.dtype() == target.dtype();
+    let same_data =
+        src.storage() == target.storage() && src.layout() == target.layout() && src.dtype() == target.dtype();
     if !same_data {
         run.engine.check_write_overlap(&target, std::slice::from_ref(&src), overlap_rules(op))?;
     }

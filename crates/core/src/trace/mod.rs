@@ -3,9 +3,9 @@
 
 pub mod ast;
 pub mod lexer;
-pub mod parser;
 pub mod library;
+pub mod nn;
+pub mod parser;
 pub mod report;
 pub mod runner;
 pub mod value;
-pub mod nn;

@@ -30,18 +30,10 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
                 .enumerate()
                 .map(|(i, v)| match v {
                     Value::Tensor(t) => Ok(t.clone()),
-                    other => bail!(
-                        Type,
-                        "expected Tensor as element {i} in argument 0, but got {}",
-                        other.type_name()
-                    ),
+                    other => bail!(Type, "expected Tensor as element {i} in argument 0, but got {}", other.type_name()),
                 })
                 .collect::<Result<Vec<Tensor>>>()?;
-            let out = if name == "stack" {
-                run.engine.stack(&tensors, dim)?
-            } else {
-                run.engine.cat(&tensors, dim)?
-            };
+            let out = if name == "stack" { run.engine.stack(&tensors, dim)? } else { run.engine.cat(&tensors, dim)? };
             Ok(Value::Tensor(out))
         }
         _ => bail!(Unsupported, "{name}() is not supported"),
@@ -84,10 +76,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
                 bail!(Shape, "non-positive stride is not supported");
             }
             if dilation.iter().any(|&d| d <= 0) {
-                bail!(
-                    Shape,
-                    "dilation should be greater than zero, but got {dilation:?}"
-                );
+                bail!(Shape, "dilation should be greater than zero, but got {dilation:?}");
             }
             if groups <= 0 {
                 bail!(Shape, "non-positive groups is not supported");
@@ -102,21 +91,11 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
                 ceil_mode: false,
             };
             if before == after {
-                run.engine
-                    .conv2d(&t, &w, b.as_ref(), win, groups as usize)?
+                run.engine.conv2d(&t, &w, b.as_ref(), win, groups as usize)?
             } else {
                 // 'same' with an even effective kernel pads one more on the right: pad first.
                 let padded = pad_right(run, &t, before, after)?;
-                run.engine.conv2d(
-                    &padded,
-                    &w,
-                    b.as_ref(),
-                    Window2d {
-                        padding: [0, 0],
-                        ..win
-                    },
-                    groups as usize,
-                )?
+                run.engine.conv2d(&padded, &w, b.as_ref(), Window2d { padding: [0, 0], ..win }, groups as usize)?
             }
         }
         "max_pool2d" | "avg_pool2d" => {
@@ -130,38 +109,22 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             let stride = match args.opt(1, "stride") {
                 None | Some(Value::None) => kernel,
                 Some(v) if v.items().is_some_and(<[Value]>::is_empty) => kernel,
-                Some(v) => pool_pair(
-                    v,
-                    name,
-                    "stride",
-                    "must either be omitted, a single int, or a tuple of two ints",
-                )?,
+                Some(v) => {
+                    pool_pair(v, name, "stride", "must either be omitted, a single int, or a tuple of two ints")?
+                }
             };
             let padding = match args.opt(2, "padding") {
                 None => [0, 0],
-                Some(v) => pool_pair(
-                    v,
-                    name,
-                    "padding",
-                    "must either be a single int, or a tuple of two ints",
-                )?,
+                Some(v) => pool_pair(v, name, "padding", "must either be a single int, or a tuple of two ints")?,
             };
             let (dilation, ceil_mode, kind) = if max {
                 let dilation = match args.opt(3, "dilation") {
                     None => [1, 1],
-                    Some(v) => pool_pair(
-                        v,
-                        name,
-                        "dilation",
-                        "must be either a single int, or a tuple of two ints",
-                    )?,
+                    Some(v) => pool_pair(v, name, "dilation", "must be either a single int, or a tuple of two ints")?,
                 };
                 let ceil = args.bool_or(4, "ceil_mode", false)?;
                 if args.bool_or(5, "return_indices", false)? {
-                    bail!(
-                        Unsupported,
-                        "max_pool2d(return_indices=True) is not supported"
-                    );
+                    bail!(Unsupported, "max_pool2d(return_indices=True) is not supported");
                 }
                 (dilation, ceil, PoolKind::Max)
             } else {
@@ -171,14 +134,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
                 if divisor == Some(0) {
                     bail!(Shape, "divisor must be not zero");
                 }
-                (
-                    [1, 1],
-                    ceil,
-                    PoolKind::Avg {
-                        count_include_pad,
-                        divisor,
-                    },
-                )
+                ([1, 1], ceil, PoolKind::Avg { count_include_pad, divisor })
             };
             args.finish()?;
             if padding.iter().any(|&p| p < 0) {
@@ -188,14 +144,8 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
                     padding.iter().find(|&&p| p < 0).copied().unwrap_or(0)
                 );
             }
-            if stride.iter().any(|&s| s < 0)
-                || kernel.iter().any(|&k| k < 0)
-                || dilation.iter().any(|&d| d < 0)
-            {
-                bail!(
-                    Shape,
-                    "{name}: kernel_size, stride and dilation must be non-negative"
-                );
+            if stride.iter().any(|&s| s < 0) || kernel.iter().any(|&k| k < 0) || dilation.iter().any(|&d| d < 0) {
+                bail!(Shape, "{name}: kernel_size, stride and dilation must be non-negative");
             }
             let win = Window2d {
                 kernel: to_usize(kernel),
@@ -236,11 +186,7 @@ fn to_usize(v: [i64; 2]) -> [usize; 2] {
 fn tensor(v: Value, func: &str, what: &str, pos: usize) -> Result<Tensor> {
     match v {
         Value::Tensor(t) => Ok(t),
-        other => bail!(
-            Type,
-            "{func}(): argument '{what}' (position {pos}) must be Tensor, not {}",
-            other.type_name()
-        ),
+        other => bail!(Type, "{func}(): argument '{what}' (position {pos}) must be Tensor, not {}", other.type_name()),
     }
 }
 
@@ -283,10 +229,7 @@ fn conv_padding(
         Some(Value::Str(s)) if s == "valid" => Ok(([0, 0], [0, 0])),
         Some(Value::Str(s)) if s == "same" => {
             if stride != [1, 1] {
-                bail!(
-                    Shape,
-                    "padding='same' is not supported for strided convolutions"
-                );
+                bail!(Shape, "padding='same' is not supported for strided convolutions");
             }
             let mut before = [0; 2];
             let mut after = [0; 2];
@@ -313,22 +256,10 @@ fn conv_padding(
 fn pad_right(run: &mut Run, t: &Tensor, before: [usize; 2], after: [usize; 2]) -> Result<Tensor> {
     let n = t.shape().len();
     if n < 2 {
-        bail!(
-            Shape,
-            "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: {:?}",
-            t.shape()
-        );
+        bail!(Shape, "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: {:?}", t.shape());
     }
-    let arg: Vec<(usize, usize)> = (0..n)
-        .map(|d| {
-            if d + 2 >= n {
-                (before[d + 2 - n], after[d + 2 - n])
-            } else {
-                (0, 0)
-            }
-        })
-        .collect();
+    let arg: Vec<(usize, usize)> =
+        (0..n).map(|d| if d + 2 >= n { (before[d + 2 - n], after[d + 2 - n]) } else { (0, 0) }).collect();
     let tg = t.tinygrad().pad(&arg)?;
-    run.engine
-        .movement_copy(t, crate::uop::Op::Pad(arg), tg, false)
+    run.engine.movement_copy(t, crate::uop::Op::Pad(arg), tg, false)
 }

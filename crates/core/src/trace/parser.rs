@@ -119,10 +119,9 @@ fn describe(kind: &ExprKind) -> &'static str {
         ExprKind::List(_) => "list",
         ExprKind::Attr { .. } => "attribute",
         ExprKind::Index { .. } => "subscript",
-        ExprKind::Binary {
-            op: BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge,
-            ..
-        } => "comparison",
+        ExprKind::Binary { op: BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, .. } => {
+            "comparison"
+        }
         _ => "expression",
     }
 }
@@ -179,20 +178,13 @@ impl<'a> Parser<'a> {
     }
 
     fn span(t: &Token) -> Span {
-        Span {
-            line: t.line,
-            column: t.column,
-        }
+        Span { line: t.line, column: t.column }
     }
 
     #[cold]
     #[inline(never)]
     fn error_at(&self, span: Span, message: impl Into<String>) -> Error {
-        Error::Parse {
-            line: span.line,
-            column: span.column,
-            message: message.into(),
-        }
+        Error::Parse { line: span.line, column: span.column, message: message.into() }
     }
 
     /// The error for the current token: the lexer's own if lexing stopped here, else `message`.
@@ -214,9 +206,7 @@ impl<'a> Parser<'a> {
         let message = match &t.tok {
             Tok::Kw(k) => unsupported_keyword(k),
             Tok::Op(Op::LBrace) => "dict and set displays are not supported".to_string(),
-            Tok::Op(Op::Star) | Tok::Op(Op::DoubleStar) => {
-                "starred expressions are not supported".to_string()
-            }
+            Tok::Op(Op::Star) | Tok::Op(Op::DoubleStar) => "starred expressions are not supported".to_string(),
             Tok::Op(Op::Walrus) => "':=' is not supported".to_string(),
             Tok::Op(Op::Shl | Op::Shr | Op::AugShift) => {
                 format!("'{}' is not supported", self.text(t))
@@ -243,10 +233,7 @@ impl<'a> Parser<'a> {
         if starts_expr(self.peek()) {
             return self.error_here("invalid syntax. Perhaps you forgot a comma?");
         }
-        if matches!(
-            self.peek(),
-            Tok::Kw(_) | Tok::Op(Op::Walrus | Op::Shl | Op::Shr)
-        ) {
+        if matches!(self.peek(), Tok::Kw(_) | Tok::Op(Op::Walrus | Op::Shl | Op::Shr)) {
             return self.unexpected();
         }
         self.error_here(format!("expected '{close}'"))
@@ -269,10 +256,7 @@ impl<'a> Parser<'a> {
         if height > MAX_NESTING {
             return Err(self.error_at(span, too_deep()));
         }
-        Ok(Node {
-            expr: Expr { span, kind },
-            height,
-        })
+        Ok(Node { expr: Expr { span, kind }, height })
     }
 
     fn program(&mut self) -> Result<Program> {
@@ -342,25 +326,16 @@ impl<'a> Parser<'a> {
                 match lhs.expr.kind {
                     ExprKind::Name(_) | ExprKind::Index { .. } => {}
                     ExprKind::Attr { .. } => {
-                        return Err(
-                            self.error_at(lhs.expr.span, "attribute assignment is not supported")
-                        )
+                        return Err(self.error_at(lhs.expr.span, "attribute assignment is not supported"))
                     }
                     ref other => {
                         return Err(self.error_at(
                             lhs.expr.span,
-                            format!(
-                                "'{}' is an illegal expression for augmented assignment",
-                                describe(other)
-                            ),
+                            format!("'{}' is an illegal expression for augmented assignment", describe(other)),
                         ))
                     }
                 }
-                StmtKind::AugAssign {
-                    target: lhs.expr,
-                    op,
-                    value,
-                }
+                StmtKind::AugAssign { target: lhs.expr, op, value }
             }
             Tok::Op(Op::Colon) => {
                 return Err(self.error_here("annotated assignments are not supported"));
@@ -375,28 +350,12 @@ impl<'a> Parser<'a> {
     #[inline(never)]
     fn assign(&self, lhs: Expr, value: Expr) -> Result<StmtKind> {
         match lhs.kind {
-            ExprKind::Name(name) => Ok(StmtKind::Assign {
-                targets: vec![name],
-                value,
-            }),
-            ExprKind::Index {
-                value: target,
-                items,
-            } => Ok(StmtKind::SetItem {
-                target: *target,
-                index: items,
-                value,
-            }),
+            ExprKind::Name(name) => Ok(StmtKind::Assign { targets: vec![name], value }),
+            ExprKind::Index { value: target, items } => Ok(StmtKind::SetItem { target: *target, index: items, value }),
             ExprKind::Tuple(items) | ExprKind::List(items) => {
                 if items.len() < 2 {
-                    let what = if items.is_empty() {
-                        "an empty target"
-                    } else {
-                        "one name"
-                    };
-                    return Err(
-                        self.error_at(lhs.span, format!("unpacking into {what} is not supported"))
-                    );
+                    let what = if items.is_empty() { "an empty target" } else { "one name" };
+                    return Err(self.error_at(lhs.span, format!("unpacking into {what} is not supported")));
                 }
                 let mut targets = Vec::with_capacity(items.len());
                 for item in items {
@@ -405,19 +364,14 @@ impl<'a> Parser<'a> {
                         ref other => {
                             return Err(self.error_at(
                                 item.span,
-                                format!(
-                                    "cannot unpack into {}; only names are supported",
-                                    describe(other)
-                                ),
+                                format!("cannot unpack into {}; only names are supported", describe(other)),
                             ))
                         }
                     }
                 }
                 Ok(StmtKind::Assign { targets, value })
             }
-            ExprKind::Attr { .. } => {
-                Err(self.error_at(lhs.span, "attribute assignment is not supported"))
-            }
+            ExprKind::Attr { .. } => Err(self.error_at(lhs.span, "attribute assignment is not supported")),
             ref other => {
                 let mut message = format!("cannot assign to {}", describe(other));
                 if matches!(other, ExprKind::Call { .. } | ExprKind::Binary { .. }) {
@@ -552,17 +506,13 @@ impl<'a> Parser<'a> {
     /// One expression, refusing the boolean and conditional forms by name.
     fn test(&mut self) -> Result<Node> {
         match self.peek() {
-            Tok::Kw(_) | Tok::Op(Op::Star | Op::DoubleStar | Op::LBrace) => {
-                return Err(self.unexpected())
-            }
+            Tok::Kw(_) | Tok::Op(Op::Star | Op::DoubleStar | Op::LBrace) => return Err(self.unexpected()),
             _ => {}
         }
         let e = self.operators()?;
         match self.peek() {
             Tok::Kw("if") => Err(self.error_here("conditional expressions are not supported")),
-            Tok::Kw("for") | Tok::Kw("async") => {
-                Err(self.error_here("comprehensions are not supported"))
-            }
+            Tok::Kw("for") | Tok::Kw("async") => Err(self.error_here("comprehensions are not supported")),
             Tok::Kw("and" | "or" | "not" | "in" | "is") => Err(self.unexpected()),
             Tok::Op(Op::Walrus | Op::Shl | Op::Shr) => Err(self.unexpected()),
             _ => Ok(e),
@@ -583,14 +533,7 @@ impl<'a> Parser<'a> {
                     _ => UnaryOp::Invert,
                 };
                 let span = Self::span(self.bump());
-                self.push_op(
-                    op_base,
-                    Pending {
-                        op: PendingOp::Unary(op),
-                        prec: UNARY,
-                        span,
-                    },
-                )?;
+                self.push_op(op_base, Pending { op: PendingOp::Unary(op), prec: UNARY, span })?;
             }
             let operand = self.postfix()?;
             self.vals.push(operand);
@@ -604,9 +547,7 @@ impl<'a> Parser<'a> {
             };
             if prec == CMP {
                 if compared {
-                    return Err(
-                        self.error_here("chained comparisons (a < b < c) are not supported")
-                    );
+                    return Err(self.error_here("chained comparisons (a < b < c) are not supported"));
                 }
                 compared = true;
             }
@@ -620,14 +561,7 @@ impl<'a> Parser<'a> {
                 }
             }
             let span = Self::span(self.bump());
-            self.push_op(
-                op_base,
-                Pending {
-                    op: PendingOp::Binary(op),
-                    prec,
-                    span,
-                },
-            )?;
+            self.push_op(op_base, Pending { op: PendingOp::Binary(op), prec, span })?;
         }
         while self.ops.len() > op_base {
             self.reduce()?;
@@ -656,10 +590,7 @@ impl<'a> Parser<'a> {
         };
         let node = match pending.op {
             PendingOp::Unary(op) => {
-                let kind = ExprKind::Unary {
-                    op,
-                    operand: Box::new(rhs.expr),
-                };
+                let kind = ExprKind::Unary { op, operand: Box::new(rhs.expr) };
                 self.node(pending.span, kind, rhs.height + 1)?
             }
             PendingOp::Binary(op) => {
@@ -668,11 +599,7 @@ impl<'a> Parser<'a> {
                 };
                 let height = lhs.height.max(rhs.height) + 1;
                 let span = lhs.expr.span;
-                let kind = ExprKind::Binary {
-                    op,
-                    lhs: Box::new(lhs.expr),
-                    rhs: Box::new(rhs.expr),
-                };
+                let kind = ExprKind::Binary { op, lhs: Box::new(lhs.expr), rhs: Box::new(rhs.expr) };
                 self.node(span, kind, height)?
             }
         };
@@ -694,14 +621,7 @@ impl<'a> Parser<'a> {
                     let t = self.bump();
                     let name = self.text(t).to_string();
                     let height = e.height + 1;
-                    e = self.node(
-                        span,
-                        ExprKind::Attr {
-                            value: Box::new(e.expr),
-                            name,
-                        },
-                        height,
-                    )?;
+                    e = self.node(span, ExprKind::Attr { value: Box::new(e.expr), name }, height)?;
                 }
                 Tok::Op(Op::LParen) => {
                     let open = Self::span(self.bump());
@@ -709,11 +629,7 @@ impl<'a> Parser<'a> {
                     let (args, kwargs, height) = self.call_args()?;
                     self.leave();
                     let height = height.max(e.height) + 1;
-                    let kind = ExprKind::Call {
-                        func: Box::new(e.expr),
-                        args,
-                        kwargs,
-                    };
+                    let kind = ExprKind::Call { func: Box::new(e.expr), args, kwargs };
                     e = self.node(span, kind, height)?;
                 }
                 Tok::Op(Op::LBracket) => {
@@ -722,14 +638,7 @@ impl<'a> Parser<'a> {
                     let (items, height) = self.subscript()?;
                     self.leave();
                     let height = height.max(e.height) + 1;
-                    e = self.node(
-                        span,
-                        ExprKind::Index {
-                            value: Box::new(e.expr),
-                            items,
-                        },
-                        height,
-                    )?;
+                    e = self.node(span, ExprKind::Index { value: Box::new(e.expr), items }, height)?;
                 }
                 _ => return Ok(e),
             }
@@ -752,9 +661,7 @@ impl<'a> Parser<'a> {
                 let name = self.text(t);
                 self.bump();
                 if kwargs.iter().any(|(k, _)| k == name) {
-                    return Err(
-                        self.error_at(Self::span(t), format!("keyword argument repeated: {name}"))
-                    );
+                    return Err(self.error_at(Self::span(t), format!("keyword argument repeated: {name}")));
                 }
                 let value = self.test()?;
                 height = height.max(value.height);
@@ -762,16 +669,12 @@ impl<'a> Parser<'a> {
             } else {
                 let arg = self.test()?;
                 if matches!(self.peek(), Tok::Op(Op::Assign)) {
-                    return Err(self.error_at(
-                        arg.expr.span,
-                        "expression cannot contain assignment, perhaps you meant \"==\"?",
-                    ));
+                    return Err(
+                        self.error_at(arg.expr.span, "expression cannot contain assignment, perhaps you meant \"==\"?")
+                    );
                 }
                 if !kwargs.is_empty() {
-                    return Err(self.error_at(
-                        arg.expr.span,
-                        "positional argument follows keyword argument",
-                    ));
+                    return Err(self.error_at(arg.expr.span, "positional argument follows keyword argument"));
                 }
                 height = height.max(arg.height);
                 args.push(arg.expr);
@@ -810,11 +713,7 @@ impl<'a> Parser<'a> {
 
     fn slice_item(&mut self) -> Result<Node> {
         let span = Self::span(self.tok());
-        let start = if matches!(self.peek(), Tok::Op(Op::Colon)) {
-            None
-        } else {
-            Some(self.test()?)
-        };
+        let start = if matches!(self.peek(), Tok::Op(Op::Colon)) { None } else { Some(self.test()?) };
         if !matches!(self.peek(), Tok::Op(Op::Colon)) {
             // Not a slice, so `start` was parsed (a leading ':' would have made it one).
             return match start {
@@ -823,27 +722,11 @@ impl<'a> Parser<'a> {
             };
         }
         self.bump();
-        let stop = if starts_expr(self.peek()) {
-            Some(self.test()?)
-        } else {
-            None
-        };
-        let step = if self.eat(Op::Colon) && starts_expr(self.peek()) {
-            Some(self.test()?)
-        } else {
-            None
-        };
-        let height = [&start, &stop, &step]
-            .iter()
-            .filter_map(|n| n.as_ref().map(|n| n.height))
-            .max()
-            .unwrap_or(0);
+        let stop = if starts_expr(self.peek()) { Some(self.test()?) } else { None };
+        let step = if self.eat(Op::Colon) && starts_expr(self.peek()) { Some(self.test()?) } else { None };
+        let height = [&start, &stop, &step].iter().filter_map(|n| n.as_ref().map(|n| n.height)).max().unwrap_or(0);
         let boxed = |n: Option<Node>| n.map(|n| Box::new(n.expr));
-        let kind = ExprKind::Slice {
-            start: boxed(start),
-            stop: boxed(stop),
-            step: boxed(step),
-        };
+        let kind = ExprKind::Slice { start: boxed(start), stop: boxed(stop), step: boxed(step) };
         self.node(span, kind, height + 1)
     }
 
@@ -936,8 +819,8 @@ fn unsupported_keyword(k: &str) -> String {
         "lambda" => "lambda is not supported".into(),
         "and" | "or" | "not" => format!("'{k}' is not supported; use '&', '|' or '~' on tensors"),
         "in" | "is" => format!("'{k}' is not supported"),
-        "if" | "for" | "while" | "def" | "class" | "with" | "try" | "return" | "del" | "pass"
-        | "raise" | "assert" | "global" | "nonlocal" | "break" | "continue" | "async" => {
+        "if" | "for" | "while" | "def" | "class" | "with" | "try" | "return" | "del" | "pass" | "raise" | "assert"
+        | "global" | "nonlocal" | "break" | "continue" | "async" => {
             format!("'{k}' statements are not supported")
         }
         _ => "invalid syntax".into(),

@@ -133,7 +133,13 @@ impl Serialize for Values {
                     if x.is_finite() {
                         seq.serialize_element(&x)?;
                     } else {
-                        seq.serialize_element(if x.is_nan() { "nan" } else if x > 0.0 { "inf" } else { "-inf" })?;
+                        seq.serialize_element(if x.is_nan() {
+                            "nan"
+                        } else if x > 0.0 {
+                            "inf"
+                        } else {
+                            "-inf"
+                        })?;
                     }
                 }
             }
@@ -197,7 +203,11 @@ fn step_report(s: &Step) -> StepReport<'_> {
     let writes = s.writes.first().map(|w| WriteReport {
         storage: w.storage,
         elements: &w.elements,
-        all: if s.writes.len() > 1 { s.writes.iter().map(|w| WriteRef { storage: w.storage, elements: &w.elements }).collect() } else { vec![] },
+        all: if s.writes.len() > 1 {
+            s.writes.iter().map(|w| WriteRef { storage: w.storage, elements: &w.elements }).collect()
+        } else {
+            vec![]
+        },
     });
     StepReport { line: s.line, source: &s.source, defines: &s.defines, writes, tensors_changed: &s.tensors_changed }
 }
@@ -210,12 +220,18 @@ fn tensor_report(engine: &mut Engine, t: &Tensor) -> Option<TensorReport> {
     let views = tg
         .views()
         .iter()
-        .map(|v| ViewReport { shape: v.shape().to_vec(), strides: v.strides().to_vec(), offset: v.offset(), mask: v.mask().map(<[_]>::to_vec) })
+        .map(|v| ViewReport {
+            shape: v.shape().to_vec(),
+            strides: v.strides().to_vec(),
+            offset: v.offset(),
+            mask: v.mask().map(<[_]>::to_vec),
+        })
         .collect();
     let (index, valid) = tg.index_text();
     let b = t.bridge();
     let l = t.layout();
-    let strides_match = l.sizes().iter().zip(l.strides().iter().zip(&b.strides)).all(|(&n, (&s, &bs))| n <= 1 || s == bs);
+    let strides_match =
+        l.sizes().iter().zip(l.strides().iter().zip(&b.strides)).all(|(&n, (&s, &bs))| n <= 1 || s == bs);
     let matches_torch = b.shape == l.sizes() && strides_match && (l.numel() == 0 || b.offset == l.offset());
     Some(TensorReport {
         shape: t.shape().to_vec(),
@@ -231,6 +247,11 @@ fn tensor_report(engine: &mut Engine, t: &Tensor) -> Option<TensorReport> {
         views,
         index,
         valid,
-        bridge: BridgeReport { shape: b.shape.clone(), strides: b.strides.clone(), storage_offset: b.offset, matches_torch },
+        bridge: BridgeReport {
+            shape: b.shape.clone(),
+            strides: b.strides.clone(),
+            storage_offset: b.offset,
+            matches_torch,
+        },
     })
 }

@@ -44,6 +44,8 @@ pub struct Run {
     writes: Vec<Write>,
     span: Span,
     events_start: usize,
+    /// Named byte blobs the host provides for `dataset(name)` (dataset files, by name).
+    files: BTreeMap<String, Vec<u8>>,
 }
 
 impl Default for Run {
@@ -54,12 +56,32 @@ impl Default for Run {
 
 impl Run {
     pub fn new() -> Self {
-        Run { engine: Engine::new(), env: BTreeMap::new(), order: Vec::new(), steps: Vec::new(), error: None, writes: Vec::new(), span: Span::default(), events_start: 0 }
+        Run {
+            engine: Engine::new(),
+            env: BTreeMap::new(),
+            order: Vec::new(),
+            steps: Vec::new(),
+            error: None,
+            writes: Vec::new(),
+            span: Span::default(),
+            events_start: 0,
+            files: BTreeMap::new(),
+        }
+    }
+
+    /// A run whose `dataset(name)` can read the given files (name -> raw or gzip'd bytes).
+    pub fn with_files(files: BTreeMap<String, Vec<u8>>) -> Self {
+        Run { files, ..Run::new() }
     }
 
     /// Parses and runs `src`, stopping at the first failing statement.
     pub fn run_source(src: &str) -> Run {
-        let mut run = Run::new();
+        Run::new().run_text(src)
+    }
+
+    /// Parses and runs `src` in this run (e.g. one made by [`Run::with_files`]).
+    pub fn run_text(self, src: &str) -> Run {
+        let mut run = self;
         match parser::parse(src) {
             Ok(program) => run.run_program(&program),
             Err(e) => {
@@ -76,7 +98,8 @@ impl Run {
     pub fn run_program(&mut self, program: &Program) {
         for stmt in &program.stmts {
             if let Err(error) = self.run_stmt(stmt) {
-                let column = if self.span.line == stmt.span.line { Some(self.span.column) } else { Some(stmt.span.column) };
+                let column =
+                    if self.span.line == stmt.span.line { Some(self.span.column) } else { Some(stmt.span.column) };
                 self.error = Some(TraceError { line: stmt.span.line, column, error });
                 // Leave the names as they were before the failing statement finished, realized.
                 self.finish_statement(stmt, Vec::new());
@@ -170,7 +193,14 @@ impl Run {
         let writes = std::mem::take(&mut self.writes);
         let tensors_changed = self.observers(&writes);
         let events = self.events_start..self.engine.events().len();
-        self.steps.push(Step { line: stmt.span.line, source: stmt.source.clone(), defines, writes: merge_writes(writes), tensors_changed, events });
+        self.steps.push(Step {
+            line: stmt.span.line,
+            source: stmt.source.clone(),
+            defines,
+            writes: merge_writes(writes),
+            tensors_changed,
+            events,
+        });
     }
 
     /// Names whose elements include a written storage cell.
@@ -208,8 +238,27 @@ impl Run {
         if let Some(v) = library::builtin(name) {
             return Ok(v);
         }
+        if name == "dataset" {
+            return Ok(Value::Func(name.to_string()));
+        }
         let _ = span;
         bail!(Name, "name '{name}' is not defined")
+    }
+
+    /// `dataset(name)`: a registered file as a flat uint8 tensor, validated by the readers.
+    fn dataset(&mut self, mut args: Args) -> Result<Value> {
+        let name = match args.req(0, "name")? {
+            Value::Str(s) => s,
+            other => bail!(Type, "dataset() argument 'name' must be str, not {}", other.type_name()),
+        };
+        args.finish()?;
+        let Some(bytes) = self.files.get(&name) else {
+            let known: Vec<&str> = self.files.keys().map(String::as_str).collect();
+            let known = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+            bail!(Name, "no dataset named {name:?} (available: {known})");
+        };
+        let t = crate::data::dataset_tensor(&mut self.engine, &name, bytes)?;
+        Ok(Value::Tensor(t))
     }
 
     pub(crate) fn record_write(&mut self, w: Write) {
@@ -292,6 +341,7 @@ impl Run {
                         let f = self.eval(func)?;
                         self.span = e.span;
                         match f {
+                            Value::Func(name) if name == "dataset" => self.dataset(Args::new(&name, pos, kw)),
                             Value::Func(name) => library::function(self, &name, Args::new(&name, pos, kw)),
                             other => bail!(Type, "'{}' object is not callable", other.type_name()),
                         }

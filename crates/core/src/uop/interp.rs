@@ -97,7 +97,13 @@ impl<'a> Interp<'a> {
         let out = match &node.op {
             Op::Buffer(s) => Val::Borrowed(self.storages.data(*s)),
             Op::Const(c) => owned(Data::full(node.dtype, node.shape.iter().product(), c.as_f64())),
-            Op::Reshape(_) | Op::Permute(_) | Op::Expand(_) | Op::Pad(_) | Op::Shrink(_) | Op::Flip(_) | Op::View(_) => {
+            Op::Reshape(_)
+            | Op::Permute(_)
+            | Op::Expand(_)
+            | Op::Pad(_)
+            | Op::Shrink(_)
+            | Op::Flip(_)
+            | Op::View(_) => {
                 let (base, st) = fold_movement(self.graph, id)?;
                 let src = self.eval(base)?;
                 if is_identity(&st, src.len()) {
@@ -186,21 +192,33 @@ macro_rules! int_arith {
             // Integer division by zero raises in PyTorch; the runner checks before it gets here,
             // so a zero divisor only reaches this point through a masked lane: yield 0.
             fn div(a: Self, b: Self) -> Self {
-                if b == 0 { 0 } else { a.wrapping_div(b) }
+                if b == 0 {
+                    0
+                } else {
+                    a.wrapping_div(b)
+                }
             }
             fn floordiv(a: Self, b: Self) -> Self {
                 if b == 0 {
                     return 0;
                 }
                 let q = a.wrapping_div(b);
-                if (a % b != 0) && ((a < 0) != (b < 0)) { q - 1 } else { q }
+                if (a % b != 0) && ((a < 0) != (b < 0)) {
+                    q - 1
+                } else {
+                    q
+                }
             }
             fn rem(a: Self, b: Self) -> Self {
                 if b == 0 {
                     return 0;
                 }
                 let r = a.wrapping_rem(b);
-                if r != 0 && ((r < 0) != (b < 0)) { r + b } else { r }
+                if r != 0 && ((r < 0) != (b < 0)) {
+                    r + b
+                } else {
+                    r
+                }
             }
             fn pow(a: Self, b: Self) -> Self {
                 if b < 0 {
@@ -224,7 +242,11 @@ macro_rules! int_arith {
                 !a
             }
             fn abs(a: Self) -> Self {
-                if a < 0 { (0 as $t).wrapping_sub(a) } else { a }
+                if a < 0 {
+                    (0 as $t).wrapping_sub(a)
+                } else {
+                    a
+                }
             }
             fn max(a: Self, b: Self) -> Self {
                 Ord::max(a, b)

@@ -105,13 +105,7 @@ impl Op {
     pub fn is_movement(&self) -> bool {
         matches!(
             self,
-            Op::Reshape(_)
-                | Op::Permute(_)
-                | Op::Expand(_)
-                | Op::Pad(_)
-                | Op::Shrink(_)
-                | Op::Flip(_)
-                | Op::View(_)
+            Op::Reshape(_) | Op::Permute(_) | Op::Expand(_) | Op::Pad(_) | Op::Shrink(_) | Op::Flip(_) | Op::View(_)
         )
     }
 
@@ -199,10 +193,7 @@ impl Graph {
             stack.extend(&self.nodes[i].src);
         }
         // Ids are creation order, which is already a topological order.
-        (0..self.nodes.len())
-            .filter(|&i| seen[i])
-            .map(|i| UOpId(i as u32))
-            .collect()
+        (0..self.nodes.len()).filter(|&i| seen[i]).map(|i| UOpId(i as u32)).collect()
     }
 
     /// The storages a subgraph reads (its `Buffer` leaves).

@@ -80,7 +80,13 @@ pub struct Hazard {
 
 /// Plans the write of `value` through `target` into storage `s`; `None` when a bulk write
 /// (evaluate the whole value, then store it) gives the same result.
-pub fn hazard(graph: &Graph, storages: &dyn Storages, s: StorageId, value: UOpId, target: &Layout) -> Result<Option<Hazard>> {
+pub fn hazard(
+    graph: &Graph,
+    storages: &dyn Storages,
+    s: StorageId,
+    value: UOpId,
+    target: &Layout,
+) -> Result<Option<Hazard>> {
     let elements = target.storage_indices();
     let repeats = !target.is_non_overlapping_and_dense() && {
         let mut sorted = elements.clone();

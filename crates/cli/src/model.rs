@@ -1,0 +1,267 @@
+//! `stridelab model ...`: runs ONNX models on dataset images and writes captures, and the
+//! dataset files a trace's `dataset(name)` can read (the committed samples plus `--file`).
+//! File reading and argument handling only; the work is in `stridelab_core::{model, capture}`.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+
+use crate::kernels::{self, Backend};
+use clap::Subcommand;
+use serde_json::{json, Map, Value};
+use stridelab_core::capture;
+use stridelab_core::data::sha256_hex;
+use stridelab_core::model::{self, HostTensor};
+use stridelab_core::onnx;
+use stridelab_core::uop::data::Data;
+
+/// The sample datasets shipped with the project, registered for every trace under these names.
+const SAMPLES: [(&str, &[u8]); 3] = [
+    ("mnist-t10k-images-1k", include_bytes!("../../../tests/data/mnist/t10k-images-1k-idx3-ubyte.gz")),
+    ("mnist-t10k-labels-1k", include_bytes!("../../../tests/data/mnist/t10k-labels-1k-idx1-ubyte.gz")),
+    ("cifar-sample", include_bytes!("../../../tests/data/cifar/sample_batch.bin")),
+];
+
+/// The samples plus each `NAME=PATH` given with `--file` (a later name replaces a sample's).
+pub fn dataset_files(specs: &[String]) -> Result<BTreeMap<String, Vec<u8>>, String> {
+    let mut files: BTreeMap<String, Vec<u8>> = SAMPLES.iter().map(|(n, b)| (n.to_string(), b.to_vec())).collect();
+    for spec in specs {
+        let Some((name, path)) = spec.split_once('=') else {
+            return Err(format!("--file {spec:?}: expected NAME=PATH"));
+        };
+        if name.is_empty() {
+            return Err(format!("--file {spec:?}: the name is empty"));
+        }
+        let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+        files.insert(name.to_string(), bytes);
+    }
+    Ok(files)
+}
+
+#[derive(Subcommand)]
+pub enum ModelCommand {
+    /// Run an ONNX model on dataset images (float32 pixels / 255, NCHW) and print its outputs.
+    Run {
+        /// The ONNX model file.
+        model: String,
+        /// An MNIST-style IDX image file (raw or gzip).
+        #[arg(long, conflicts_with = "cifar", required_unless_present = "cifar")]
+        mnist: Option<String>,
+        /// A CIFAR-10 binary batch (raw or gzip).
+        #[arg(long)]
+        cifar: Option<String>,
+        /// Use only the first N images.
+        #[arg(long)]
+        first: Option<usize>,
+        #[arg(long, value_enum, default_value = "cpu")]
+        backend: Backend,
+        /// Print JSON: {"outputs": {name: {shape, values}}, "kernels": [...]}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Capture a run of an ONNX model at a fixed batch size: OUT/manifest.json plus
+    /// OUT/weights.safetensors.
+    Capture {
+        /// The ONNX model file.
+        model: String,
+        /// The directory to write (created if missing).
+        out: String,
+        /// The batch size the capture is made for (the model's symbolic dims take it).
+        #[arg(long, default_value_t = 1)]
+        batch: usize,
+    },
+    /// Replay a capture on dataset images and print its outputs and per-kernel timings.
+    Replay {
+        /// The capture directory (manifest.json and its weights file).
+        capture: String,
+        #[arg(long, conflicts_with = "cifar", required_unless_present = "cifar")]
+        mnist: Option<String>,
+        #[arg(long)]
+        cifar: Option<String>,
+        /// Use only the first N images (the capture's batch size must match).
+        #[arg(long)]
+        first: Option<usize>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn main(cmd: ModelCommand) -> ExitCode {
+    let result = match cmd {
+        ModelCommand::Run { model, mnist, cifar, first, backend, json } => {
+            run(&model, mnist.as_deref(), cifar.as_deref(), first, backend, json)
+        }
+        ModelCommand::Capture { model, out, batch } => capture(&model, &out, batch),
+        ModelCommand::Replay { capture, mnist, cifar, first, json } => {
+            replay(&capture, mnist.as_deref(), cifar.as_deref(), first, json)
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("stridelab: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn read(path: &str) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("{path}: {e}"))
+}
+
+fn file_name(path: &str) -> &str {
+    std::path::Path::new(path).file_name().and_then(|n| n.to_str()).unwrap_or(path)
+}
+
+fn images(mnist: Option<&str>, cifar: Option<&str>, first: Option<usize>) -> Result<HostTensor, String> {
+    match (mnist, cifar) {
+        (Some(p), _) => model::idx_images(file_name(p), &read(p)?, first),
+        (None, Some(p)) => model::cifar_images(file_name(p), &read(p)?, first),
+        (None, None) => return Err("give --mnist IMAGES or --cifar FILE".into()),
+    }
+    .map_err(|e| e.to_string())
+}
+
+fn capture(model_path: &str, out: &str, batch: usize) -> Result<(), String> {
+    let bytes = read(model_path)?;
+    let m = onnx::read_model(file_name(model_path), &bytes).map_err(|e| e.to_string())?;
+    // Zeros in each declared input's shape, symbolic dims set to the batch size: the capture
+    // records shapes and work, not these values.
+    let mut inputs = Vec::new();
+    for v in m.inputs() {
+        let Some(dims) = v.shape() else {
+            return Err(format!("{model_path}: input {:?} declares no shape", v.name()));
+        };
+        let shape = dims
+            .iter()
+            .map(|d| match d {
+                onnx::Dim::Fixed(n) => Ok(*n),
+                onnx::Dim::Param(_) => Ok(batch),
+                onnx::Dim::Unknown => {
+                    Err(format!("{model_path}: input {:?} has a dimension of unknown size", v.name()))
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let n = shape.iter().product();
+        let data = match v.elem_type() {
+            onnx::ElemType::Float32 => Data::F32(vec![0.0; n]),
+            onnx::ElemType::Int64 => Data::I32(vec![0; n]),
+        };
+        inputs.push((v.name(), HostTensor::new(shape, data).map_err(|e| e.to_string())?));
+    }
+    let (manifest, weights) = capture::capture_model(&m, &sha256_hex(&bytes), &inputs).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(out).map_err(|e| format!("{out}: {e}"))?;
+    let text = serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())?;
+    let dir = std::path::Path::new(out);
+    std::fs::write(dir.join("manifest.json"), text + "\n").map_err(|e| format!("{out}/manifest.json: {e}"))?;
+    std::fs::write(dir.join(&manifest.weights.file), weights)
+        .map_err(|e| format!("{out}/{}: {e}", manifest.weights.file))?;
+    eprintln!(
+        "stridelab: wrote {out}/manifest.json ({} kernels, {} buffers) and {out}/{}",
+        manifest.kernels.len(),
+        manifest.buffers.len(),
+        manifest.weights.file
+    );
+    Ok(())
+}
+
+fn replay(dir: &str, mnist: Option<&str>, cifar: Option<&str>, first: Option<usize>, json: bool) -> Result<(), String> {
+    let path = std::path::Path::new(dir);
+    let text = read(&path.join("manifest.json").to_string_lossy())?;
+    let head: Value = serde_json::from_slice(&text).map_err(|e| format!("{dir}/manifest.json: {e}"))?;
+    let weights_file = head["weights"]["file"].as_str().unwrap_or(capture::WEIGHTS_FILE);
+    if weights_file.contains('/') || weights_file.contains('\\') || weights_file.starts_with('.') {
+        return Err(format!(
+            "{dir}/manifest.json: weights file {weights_file:?} must be a plain name in the capture directory"
+        ));
+    }
+    let weights = read(&path.join(weights_file).to_string_lossy())?;
+    let cap = capture::Capture::load(&text, &weights).map_err(|e| e.to_string())?;
+    let x = images(mnist, cifar, first)?;
+    let [input] = cap.manifest().inputs.as_slice() else {
+        return Err(format!(
+            "{dir}: the capture takes {} inputs; image runs feed exactly one",
+            cap.manifest().inputs.len()
+        ));
+    };
+    let name = cap.manifest().buffers[*input].name.clone();
+    let start = std::time::Instant::now();
+    let mut clock = || start.elapsed().as_secs_f64() * 1e3;
+    let r = cap.replay(&[(&name, x)], &mut clock).map_err(|e| e.to_string())?;
+    let kernels: Vec<Value> = r
+        .timings
+        .iter()
+        .zip(&cap.manifest().kernels)
+        .map(|(t, k)| json!({ "name": t.name, "op": k.op, "ms": t.elapsed, "dispatch": k.dispatch, "flops": k.cost.flops }))
+        .collect();
+    if json {
+        println!("{}", outputs_json(&r.outputs, kernels));
+    } else {
+        print!("{}", outputs_text(&r.outputs));
+        for k in &kernels {
+            println!(
+                "kernel {} {}: {:.3} ms",
+                k["name"].as_str().unwrap_or(""),
+                k["op"].as_str().unwrap_or(""),
+                k["ms"].as_f64().unwrap_or(0.0)
+            );
+        }
+    }
+    Ok(())
+}
+
+fn run(
+    model_path: &str,
+    mnist: Option<&str>,
+    cifar: Option<&str>,
+    first: Option<usize>,
+    backend: Backend,
+    json: bool,
+) -> Result<(), String> {
+    let m = onnx::read_model(file_name(model_path), &read(model_path)?).map_err(|e| e.to_string())?;
+    let images = images(mnist, cifar, first)?;
+    let [input] = m.inputs() else {
+        return Err(format!("{model_path}: the model takes {} inputs; image runs feed exactly one", m.inputs().len()));
+    };
+    let mut exec = model::build(&m, &[(input.name(), images)]).map_err(|e| e.to_string())?;
+    // The interpreter defines the outputs; the backend runs the scheduled kernels and must
+    // agree with it (run_steps checks every written storage).
+    let gpu = kernels::device(backend)?;
+    let (outputs, step) = exec.scheduled(kernels::schedule_options(gpu.as_ref())).map_err(|e| e.to_string())?;
+    let ran = kernels::run_steps(std::slice::from_ref(&step), gpu.as_ref(), 1)?;
+    let ran: Vec<&kernels::Ran> = ran.iter().flatten().collect();
+    if json {
+        let ks = ran.iter().map(|r| kernels::kernel_json(r)).collect();
+        println!("{}", outputs_json(&outputs, ks));
+    } else {
+        print!("{}", outputs_text(&outputs));
+        let total: f64 = ran.iter().filter_map(|r| r.timing.time_ns()).sum();
+        println!("{} kernels, {:.3} ms in all", ran.len(), total / 1e6);
+    }
+    Ok(())
+}
+
+/// The run's JSON report: every output's shape and row-major values, and the kernels run.
+pub fn outputs_json(outputs: &[(String, HostTensor)], kernels: Vec<Value>) -> Value {
+    let mut map = Map::new();
+    for (name, t) in outputs {
+        map.insert(name.clone(), json!({ "shape": t.shape(), "values": t.data().to_f64_vec() }));
+    }
+    json!({ "outputs": map, "kernels": kernels })
+}
+
+/// One line per image: the class with the highest output, for every rank-2 output.
+fn outputs_text(outputs: &[(String, HostTensor)]) -> String {
+    let mut s = String::new();
+    for (name, t) in outputs {
+        s.push_str(&format!("{name}: shape {:?}\n", t.shape()));
+        if let &[n, k] = t.shape() {
+            let v = t.data().to_f64_vec();
+            for i in 0..n {
+                let row = &v[i * k..(i + 1) * k];
+                let best = (0..k).fold(0, |b, j| if row[j] > row[b] { j } else { b });
+                s.push_str(&format!("  {i}: class {best} ({:.4})\n", row[best]));
+            }
+        }
+    }
+    s
+}

@@ -1,0 +1,164 @@
+//! `stridelab model ...` and `stridelab run --file` end to end: each case is a command line over
+//! the committed samples (or a broken copy of one) and what it must print or refuse with.
+
+// A panic is how a test reports failure.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data");
+
+fn data(rel: &str) -> String {
+    format!("{DATA}/{rel}")
+}
+
+/// A scratch directory for broken copies, unique to this test process.
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stridelab-model-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+fn gunzip(rel: &str) -> Vec<u8> {
+    stridelab_core::data::gunzip(rel, &std::fs::read(data(rel)).unwrap(), 64 << 20).unwrap()
+}
+
+enum Want {
+    /// Exit 0 and stdout contains every part.
+    Ok(Vec<String>),
+    /// Exit 0 and stdout is JSON whose `logits` agree with these values within 1e-4.
+    Logits(Vec<f64>),
+    /// Exit 2 and stderr contains the part.
+    Fails(String),
+}
+
+fn check(args: &[String], stdin: Option<&str>, want: Want) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stridelab"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    pipe.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    drop(pipe);
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    match want {
+        Want::Ok(parts) => {
+            assert!(out.status.success(), "{args:?}: {stderr}");
+            for p in parts {
+                assert!(stdout.contains(&p), "{args:?}: {p:?} not in {stdout}");
+            }
+        }
+        Want::Logits(want) => {
+            assert!(out.status.success(), "{args:?}: {stderr}");
+            let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+            let got: Vec<f64> =
+                v["outputs"]["logits"]["values"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+            assert_eq!(got.len(), want.len(), "{args:?}");
+            for (a, b) in got.iter().zip(&want) {
+                assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{args:?}: {a} vs {b}");
+            }
+            // The scheduled kernels that ran, each with its WGSL.
+            let ks = v["kernels"].as_array().unwrap();
+            assert!(
+                !ks.is_empty() && ks.iter().all(|k| k["wgsl"].as_str().is_some_and(|w| w.contains("@compute"))),
+                "{args:?}"
+            );
+        }
+        Want::Fails(part) => {
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {stdout} {stderr}");
+            assert!(stderr.contains(&part), "{args:?}: {part:?} not in {stderr}");
+        }
+    }
+}
+
+fn s(v: &[&str]) -> Vec<String> {
+    v.iter().map(|x| x.to_string()).collect()
+}
+
+#[test]
+fn model_commands() {
+    let dir = scratch();
+    let model = data("models/mnist_cnn.onnx");
+    let images = data("mnist/t10k-images-1k-idx3-ubyte.gz");
+    let raw = gunzip("mnist/t10k-images-1k-idx3-ubyte.gz");
+    let truncated = write(&dir, "truncated.idx", &raw[..raw.len() - 100]);
+    let mut magic = raw.clone();
+    magic[0] = 1;
+    let magic = write(&dir, "magic.idx", &magic);
+    let mut count = raw.clone();
+    count[4..8].copy_from_slice(&2000u32.to_be_bytes());
+    let count = write(&dir, "count.idx", &count);
+    let cifar = std::fs::read(data("cifar/sample_batch.bin")).unwrap();
+    let cifar_short = write(&dir, "short.bin", &cifar[..cifar.len() - 1]);
+    let mut label = cifar.clone();
+    label[3073] = 10;
+    let cifar_label = write(&dir, "label.bin", &label);
+    let onnx = std::fs::read(&model).unwrap();
+    let half = write(&dir, "half.onnx", &onnx[..onnx.len() / 2]);
+    let cap = dir.join("cap");
+    let cap_s = cap.to_string_lossy().into_owned();
+    let reference: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(data("models/mnist_cnn_ort64.json")).unwrap()).unwrap();
+    let first_rows: Vec<f64> =
+        reference["output"]["values"].as_array().unwrap()[..20].iter().map(|x| x.as_f64().unwrap()).collect();
+
+    let run = |extra: &[&str]| -> Vec<String> { [s(&["model", "run", &model]), s(extra)].concat() };
+    #[rustfmt::skip]
+    let cases: Vec<(Vec<String>, Want)> = vec![
+        (run(&["--mnist", &images, "--first", "2"]), Want::Ok(s(&["logits: shape [2, 10]", "0: class 7", "1: class 2"]))),
+        (run(&["--mnist", &images, "--first", "2", "--json"]), Want::Logits(first_rows)),
+        (run(&["--mnist", &truncated]), Want::Fails("truncated.idx: truncated: dimensions 1000 x 28 x 28 declare 784000 data bytes but only 783900 are present".into())),
+        (run(&["--mnist", &magic]), Want::Fails("magic.idx: bad IDX magic".into())),
+        (run(&["--mnist", &count]), Want::Fails("count.idx: truncated: dimensions 2000 x 28 x 28".into())),
+        (run(&["--mnist", &images, "--first", "1001"]), Want::Fails("asked for the first 1001 images, the file has 1000".into())),
+        (run(&["--cifar", &cifar_short]), Want::Fails("not a whole number of 3073-byte records".into())),
+        (run(&["--cifar", &cifar_label]), Want::Fails("record 1 has label 10".into())),
+        (run(&["--cifar", &data("cifar/sample_batch.bin"), "--first", "1"]), Want::Fails("input \"input\" has shape [1, 3, 32, 32]".into())),
+        (run(&["--mnist", &images, "--first", "1", "--backend", "tpu"]), Want::Fails("invalid value 'tpu'".into())),
+        (run(&["--mnist", &images, "--first", "2", "--backend", "cpu"]), Want::Ok(s(&["1: class 2", "5 kernels"]))),
+        (s(&["model", "run", &half, "--mnist", &images]), Want::Fails("half.onnx: not an ONNX model".into())),
+        (s(&["model", "capture", &model, &cap_s, "--batch", "2"]), Want::Ok(vec![])),
+        (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "2", "--json"]), Want::Ok(s(&["\"shape\":[2,10]", "\"name\":\"k4_conv\"", "\"ms\":"]))),
+        (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "3"]), Want::Fails("captured as float32 [2, 1, 28, 28], got float32 [3, 1, 28, 28]".into())),
+        (s(&["model", "replay", &data("models/mnist_cnn.capture"), "--mnist", &images, "--first", "1"]), Want::Ok(s(&["0: class 7", "kernel k11_gemm Gemm"]))),
+    ];
+    for (args, want) in cases {
+        check(&args, None, want);
+    }
+    // A capture whose weights no longer match their pins.
+    let wpath = cap.join("weights.safetensors");
+    let mut w = std::fs::read(&wpath).unwrap();
+    let n = w.len();
+    w[n - 1] ^= 1;
+    std::fs::write(&wpath, &w).unwrap();
+    check(
+        &s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "2"]),
+        None,
+        Want::Fails("weights.safetensors: sha256 mismatch".into()),
+    );
+
+    // Traces read the registered samples and `--file` additions by name.
+    let trace = "raw = dataset(\"mnist-t10k-images-1k\")\nimages = raw[0x10:].reshape(-1, 1, 28, 28)\nmine = dataset(\"mine\")[8:]\n";
+    let labels = data("mnist/t10k-labels-1k-idx1-ubyte.gz");
+    let file_arg = format!("mine={labels}");
+    check(
+        &s(&["run", "-", "--json", "--file", &file_arg]),
+        Some(trace),
+        Want::Ok(s(&["\"images\"", "\"storage_offset\":16", "\"storage_offset\":8"])),
+    );
+    check(&s(&["run", "-", "--file", "nonsense"]), Some(trace), Want::Fails("expected NAME=PATH".into()));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,36 @@
+//! MNIST CNN inference latency on the reference interpreter, batch 1 and batch 64: the sample
+//! model read once, then per iteration its graph built for the batch and realized, which is
+//! what `stridelab model run` does for each call.
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use stridelab_core::model::{build, idx_images};
+use stridelab_core::onnx::read_model;
+
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data");
+
+fn bench(c: &mut Criterion) {
+    let read = |rel: &str| std::fs::read(format!("{DATA}/{rel}")).unwrap_or_default();
+    let Ok(model) = read_model("mnist_cnn.onnx", &read("models/mnist_cnn.onnx")) else {
+        eprintln!("the sample model did not read; nothing to measure");
+        return;
+    };
+    let images = read("mnist/t10k-images-1k-idx3-ubyte.gz");
+    let mut group = c.benchmark_group("mnist_cnn_cpu_interpreter");
+    group.sample_size(10);
+    for batch in [1usize, 64] {
+        let Ok(x) = idx_images("images", &images, Some(batch)) else {
+            eprintln!("the sample images did not read; nothing to measure");
+            return;
+        };
+        group.bench_function(format!("batch_{batch}"), |b| {
+            b.iter(|| {
+                let outputs = build(&model, &[("input", x.clone())]).and_then(|mut e| e.outputs());
+                black_box(outputs.map(|o| o.len()).unwrap_or(0))
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,746 @@
+//! Captured models: a portable record of one run of a model at fixed input shapes, which any
+//! host can load, check and replay without the model's source or Python.
+//!
+//! A capture is a JSON [`Manifest`] plus the weights in safetensors. The manifest lists every
+//! buffer the run touches (size, dtype, role; weights by name and sha256), the kernels in the
+//! order they ran (what each reads and writes, its binding layout, dispatch size and cost
+//! estimate, and its WGSL source when a GPU code generator produced one) and the input/output
+//! signature. [`capture_model`] produces one by running the model node by node; [`Capture::load`]
+//! refuses a manifest of another format or version, a weight whose bytes do not hash to the
+//! manifest's pin, and a kernel it cannot run, each with its own error; [`Capture::replay`]
+//! runs it on the reference interpreter with per-kernel timings from a caller-supplied clock
+//! (the core has no clock of its own, so the same code runs in wasm).
+
+use std::collections::{BTreeMap, HashMap};
+
+use safetensors::tensor::{Dtype, SafeTensors, TensorView};
+use serde::{Deserialize, Serialize};
+
+use crate::codegen::ir::BufRef;
+use crate::codegen::wgsl;
+use crate::data::sha256_hex;
+use crate::error::{bail, Error, Result};
+use crate::model::ops::Lower;
+use crate::model::HostTensor;
+use crate::onnx::{self, Attribute, Node, SUPPORTED_OPS};
+use crate::schedule::{schedule_events, ScheduleOptions};
+use crate::tensor::{StorageRef, Tensor};
+use crate::trace::runner::Run;
+use crate::uop::data::Data;
+use crate::DType;
+
+/// The format's name, the first thing a loader checks.
+pub const FORMAT: &str = "stridelab-capture";
+/// The manifest layout this build writes and reads.
+pub const VERSION: u32 = 1;
+/// The backends a capture can target; this build replays `cpu` captures.
+pub const BACKENDS: [&str; 2] = ["cpu", "webgpu"];
+/// Nominal threads per workgroup behind the dispatch sizes (one thread per output element).
+pub const WORKGROUP_SIZE: u64 = 64;
+
+/// What a buffer holds in the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Input,
+    Weight,
+    Intermediate,
+    Output,
+}
+
+/// Where a weight buffer's bytes are: a tensor in the safetensors file, and their sha256.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WeightRef {
+    pub tensor: String,
+    pub sha256: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Buffer {
+    pub id: usize,
+    /// The value's name in the model.
+    pub name: String,
+    pub role: Role,
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+    /// Size in bytes.
+    pub size: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<WeightRef>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Binding {
+    pub binding: u32,
+    pub buffer: usize,
+    /// `read` or `read_write`, as a WGSL storage binding declares it.
+    pub access: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cost {
+    /// Arithmetic operations, estimated from the op and its shapes.
+    pub flops: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Kernel {
+    pub name: String,
+    /// The ONNX op the kernel computes and its attributes, which is what the CPU replays.
+    pub op: String,
+    #[serde(default)]
+    pub attributes: BTreeMap<String, serde_json::Value>,
+    /// The fused GPU kernels the scheduler made of this op, in dispatch order, each a
+    /// complete WGSL module with its bindings: what a WebGPU host replays.
+    #[serde(default)]
+    pub gpu: Vec<GpuKernel>,
+    pub bindings: Vec<Binding>,
+    /// Buffer ids read, in the op's input order (`None` for an omitted optional input).
+    pub reads: Vec<Option<usize>>,
+    /// Buffer ids written, in the op's output order.
+    pub writes: Vec<usize>,
+    /// Workgroups in x, y, z.
+    pub dispatch: [u64; 3],
+    pub cost: Cost,
+}
+
+/// One WGSL compute kernel: its source, entry point, launch size and buffer bindings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuKernel {
+    pub name: String,
+    pub wgsl: String,
+    pub entry: String,
+    pub workgroup_size: [u32; 3],
+    pub workgroups: [u32; 3],
+    /// Binding `i` of bind group 0 is `bindings[i]` (binding 0 is the output).
+    pub bindings: Vec<Binding>,
+    /// Why the scheduler ended the kernel here.
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Target {
+    /// One of [`BACKENDS`].
+    pub backend: String,
+    /// Device features the kernels need (WebGPU feature names).
+    pub features: Vec<String>,
+    /// Device limits the run needs, by WebGPU limit name.
+    pub limits: BTreeMap<String, u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    pub name: String,
+    pub opset: i64,
+    /// sha256 of the ONNX file the capture was made from.
+    pub sha256: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WeightsFile {
+    pub file: String,
+    pub sha256: String,
+}
+
+/// The JSON half of a capture.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format: String,
+    pub version: u32,
+    pub model: ModelInfo,
+    pub target: Target,
+    pub weights: WeightsFile,
+    pub buffers: Vec<Buffer>,
+    pub kernels: Vec<Kernel>,
+    /// Kernel indices in execution order.
+    pub schedule: Vec<usize>,
+    /// Buffer ids of the inputs and outputs, in the model's order.
+    pub inputs: Vec<usize>,
+    pub outputs: Vec<usize>,
+}
+
+/// The file name the writer gives the weights, next to the manifest.
+pub const WEIGHTS_FILE: &str = "weights.safetensors";
+
+fn dtype_size(d: DType) -> usize {
+    d.itemsize()
+}
+
+fn attr_json(a: &Attribute) -> Result<serde_json::Value> {
+    use serde_json::json;
+    Ok(match a {
+        Attribute::Float(v) => json!({ "float": v }),
+        Attribute::Int(v) => json!({ "int": v }),
+        Attribute::String(v) => json!({ "string": v }),
+        Attribute::Floats(v) => json!({ "floats": v }),
+        Attribute::Ints(v) => json!({ "ints": v }),
+        Attribute::Strings(v) => json!({ "strings": v }),
+        Attribute::Tensor(_) => bail!(Unsupported, "tensor attributes are captured as weights, not kernel attributes"),
+    })
+}
+
+fn attr_from_json(name: &str, v: &serde_json::Value) -> Result<Attribute> {
+    let bad = || {
+        Error::Decode(format!(
+            "capture: attribute {name:?} is not one of float, int, string, floats, ints, strings: {v}"
+        ))
+    };
+    let obj = v.as_object().filter(|o| o.len() == 1).ok_or_else(bad)?;
+    let (kind, x) = obj.iter().next().ok_or_else(bad)?;
+    let floats = |x: &serde_json::Value| -> Option<Vec<f32>> {
+        x.as_array()?.iter().map(|e| e.as_f64().map(|f| f as f32)).collect()
+    };
+    let ints =
+        |x: &serde_json::Value| -> Option<Vec<i64>> { x.as_array()?.iter().map(serde_json::Value::as_i64).collect() };
+    Ok(match kind.as_str() {
+        "float" => Attribute::Float(x.as_f64().ok_or_else(bad)? as f32),
+        "int" => Attribute::Int(x.as_i64().ok_or_else(bad)?),
+        "string" => Attribute::String(x.as_str().ok_or_else(bad)?.to_string()),
+        "floats" => Attribute::Floats(floats(x).ok_or_else(bad)?),
+        "ints" => Attribute::Ints(ints(x).ok_or_else(bad)?),
+        "strings" => Attribute::Strings(
+            x.as_array()
+                .ok_or_else(bad)?
+                .iter()
+                .map(|e| e.as_str().map(str::to_string))
+                .collect::<Option<_>>()
+                .ok_or_else(bad)?,
+        ),
+        _ => return Err(bad()),
+    })
+}
+
+fn data_bytes(d: &Data) -> Result<(Dtype, Vec<u8>)> {
+    Ok(match d {
+        Data::F32(v) => (Dtype::F32, v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        Data::I32(v) => (Dtype::I32, v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        Data::U8(v) => (Dtype::U8, v.clone()),
+        Data::Bool(v) => (Dtype::BOOL, v.iter().map(|&b| u8::from(b)).collect()),
+    })
+}
+
+fn bytes_data(dtype: DType, b: &[u8]) -> Data {
+    let word = |c: &[u8]| [c[0], c[1], c[2], c[3]];
+    match dtype {
+        DType::Float32 => Data::F32(b.chunks_exact(4).map(|c| f32::from_le_bytes(word(c))).collect()),
+        DType::Int32 => Data::I32(b.chunks_exact(4).map(|c| i32::from_le_bytes(word(c))).collect()),
+        DType::UInt8 => Data::U8(b.to_vec()),
+        DType::Bool => Data::Bool(b.iter().map(|&x| x != 0).collect()),
+    }
+}
+
+fn st_dtype(d: DType) -> Dtype {
+    match d {
+        DType::Float32 => Dtype::F32,
+        DType::Int32 => Dtype::I32,
+        DType::UInt8 => Dtype::U8,
+        DType::Bool => Dtype::BOOL,
+    }
+}
+
+/// A rough operation count: multiply-adds for the contracting ops, one op per output element
+/// (per input element for reductions) otherwise.
+fn flops(node: &Node, ins: &[Option<&Buffer>], outs: &[&Buffer]) -> u64 {
+    let out: u64 = outs.iter().map(|b| b.shape.iter().product::<usize>() as u64).sum();
+    let first_in = ins.first().copied().flatten().map_or(0, |b| b.shape.iter().product::<usize>() as u64);
+    match node.op_type() {
+        "Conv" => {
+            let w = ins.get(1).copied().flatten().map_or(1, |b| b.shape[1..].iter().product::<usize>() as u64);
+            2 * out * w
+        }
+        "MatMul" | "Gemm" => {
+            let a = ins.first().copied().flatten();
+            let k = a
+                .and_then(|b| {
+                    if node.op_type() == "Gemm" && node.int_or("transA", 0).unwrap_or(0) != 0 {
+                        b.shape.first()
+                    } else {
+                        b.shape.last()
+                    }
+                })
+                .copied()
+                .unwrap_or(1);
+            2 * out * k as u64
+        }
+        "MaxPool" | "AveragePool" => {
+            let k = node.ints("kernel_shape").ok().flatten().map_or(1, |k| k.iter().product::<i64>().max(1) as u64);
+            out * k
+        }
+        "GlobalAveragePool" | "Softmax" | "BatchNormalization" => first_in.max(out) * 2,
+        _ => out,
+    }
+}
+
+/// Runs `model` on `inputs` node by node and records the run as a capture: the manifest and
+/// the safetensors bytes of its weights (initializers and Constant values). `sha256` pins the
+/// ONNX file the model was read from.
+pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTensor)]) -> Result<(Manifest, Vec<u8>)> {
+    model.validate()?;
+    let mut run = Run::new();
+    let mut buffers: Vec<Buffer> = Vec::new();
+    let mut ids: HashMap<String, usize> = HashMap::new();
+    let mut tensors: HashMap<usize, Tensor> = HashMap::new();
+    let mut weights: Vec<(String, Data, Vec<usize>)> = Vec::new();
+    // Engine storage -> the buffer that owns it (the first buffer over it; later views alias).
+    let mut owner: HashMap<usize, usize> = HashMap::new();
+    let own = |owner: &mut HashMap<usize, usize>, t: &Tensor, id: usize| {
+        if let StorageRef::Realized(s) = t.storage() {
+            owner.entry(s).or_insert(id);
+        }
+    };
+    let add = |buffers: &mut Vec<Buffer>, name: &str, role: Role, dtype: DType, shape: &[usize]| -> usize {
+        let id = buffers.len();
+        let size = shape.iter().product::<usize>() * dtype_size(dtype);
+        buffers.push(Buffer { id, name: name.to_string(), role, dtype, shape: shape.to_vec(), size, weight: None });
+        id
+    };
+    for (name, init) in model.initializers() {
+        let h = HostTensor::from_onnx(init)?;
+        let id = add(&mut buffers, name, Role::Weight, h.dtype(), h.shape());
+        let t = run.engine.from_data(h.data().clone(), h.shape())?;
+        own(&mut owner, &t, id);
+        tensors.insert(id, t);
+        weights.push((name.clone(), h.data().clone(), h.shape().to_vec()));
+        ids.insert(name.clone(), id);
+    }
+    let mut input_ids = Vec::new();
+    for decl in model.inputs() {
+        let Some((_, h)) = inputs.iter().find(|(n, _)| *n == decl.name()) else {
+            bail!(Shape, "{}: input {:?} was not given", model.name(), decl.name());
+        };
+        let id = add(&mut buffers, decl.name(), Role::Input, h.dtype(), h.shape());
+        let t = run.engine.from_data(h.data().clone(), h.shape())?;
+        own(&mut owner, &t, id);
+        tensors.insert(id, t);
+        ids.insert(decl.name().to_string(), id);
+        input_ids.push(id);
+    }
+    let mut kernels = Vec::new();
+    let opset = model.opset();
+    for (k, node) in model.nodes().iter().enumerate() {
+        let args: Vec<Option<Tensor>> =
+            node.inputs().iter().map(|n| ids.get(n).and_then(|id| tensors.get(id)).cloned()).collect();
+        let outs = Lower { run: &mut run, opset }.node(node, &args)?;
+        if node.op_type() == "Constant" {
+            // A constant is data, not work: it becomes a weight buffer.
+            let (name, t) = (&node.outputs()[0], &outs[0]);
+            let data = run.engine.values(t)?;
+            let id = add(&mut buffers, name, Role::Weight, t.dtype(), t.shape());
+            weights.push((name.clone(), data, t.shape().to_vec()));
+            let t = run.engine.realize(t)?;
+            own(&mut owner, &t, id);
+            tensors.insert(id, t);
+            ids.insert(name.clone(), id);
+            continue;
+        }
+        let mut writes = Vec::new();
+        let events = run.engine.events().len();
+        for (name, t) in node.outputs().iter().zip(&outs) {
+            let t = run.engine.realize(t)?;
+            let id = add(&mut buffers, name, Role::Intermediate, t.dtype(), t.shape());
+            own(&mut owner, &t, id);
+            tensors.insert(id, t);
+            ids.insert(name.clone(), id);
+            writes.push(id);
+        }
+        // The fused kernels this op became, with their bindings resolved to buffers: temps
+        // get intermediate buffers, host-made constants (masks, divisors) weight buffers.
+        let sched = schedule_events(&run.engine, events..run.engine.events().len(), ScheduleOptions::default())?;
+        let temps: Vec<usize> = sched
+            .temps
+            .iter()
+            .enumerate()
+            .map(|(i, &(dt, len))| {
+                add(&mut buffers, &format!("{}.tmp{i}", node.outputs()[0]), Role::Intermediate, dt, &[len])
+            })
+            .collect();
+        let mut gpu = Vec::with_capacity(sched.kernels.len());
+        for gk in &sched.kernels {
+            let r = wgsl::render(gk)?;
+            let mut gb = Vec::with_capacity(gk.slots.len());
+            for (i, slot) in gk.slots.iter().enumerate() {
+                let buffer = match slot.buf {
+                    BufRef::Temp(t) => temps[t],
+                    BufRef::Storage(st) => match owner.get(&st) {
+                        Some(&b) => b,
+                        None => {
+                            let data = run.engine.storage(st).data.clone();
+                            let name = format!("{}.const{st}", node.outputs()[0]);
+                            let b = add(&mut buffers, &name, Role::Weight, data.dtype(), &[data.len()]);
+                            weights.push((name.clone(), data.clone(), vec![data.len()]));
+                            ids.insert(name, b);
+                            owner.insert(st, b);
+                            b
+                        }
+                    },
+                };
+                let access = if r.read_only.get(i).copied().unwrap_or(false) { "read" } else { "read_write" };
+                gb.push(Binding { binding: i as u32, buffer, access: access.into() });
+            }
+            gpu.push(GpuKernel {
+                name: gk.name.clone(),
+                wgsl: r.wgsl,
+                entry: r.entry.to_string(),
+                workgroup_size: r.workgroup_size,
+                workgroups: r.workgroups,
+                bindings: gb,
+                reason: gk.reason.clone(),
+            });
+        }
+        let reads: Vec<Option<usize>> =
+            node.inputs().iter().map(|n| if n.is_empty() { None } else { ids.get(n).copied() }).collect();
+        let mut bindings = Vec::new();
+        for &b in reads.iter().flatten() {
+            bindings.push(Binding { binding: bindings.len() as u32, buffer: b, access: "read".into() });
+        }
+        for &b in &writes {
+            bindings.push(Binding { binding: bindings.len() as u32, buffer: b, access: "read_write".into() });
+        }
+        let ins: Vec<Option<&Buffer>> = reads.iter().map(|r| r.map(|i| &buffers[i])).collect();
+        let outb: Vec<&Buffer> = writes.iter().map(|&i| &buffers[i]).collect();
+        let elems: u64 = outb.iter().map(|b| b.shape.iter().product::<usize>() as u64).max().unwrap_or(0);
+        let cost = Cost {
+            flops: flops(node, &ins, &outb),
+            bytes_read: ins.iter().flatten().map(|b| b.size as u64).sum(),
+            bytes_written: outb.iter().map(|b| b.size as u64).sum(),
+        };
+        let attributes =
+            node.attributes().iter().map(|(n, a)| Ok((n.clone(), attr_json(a)?))).collect::<Result<_>>()?;
+        kernels.push(Kernel {
+            name: format!("k{k}_{}", node.op_type().to_lowercase()),
+            op: node.op_type().to_string(),
+            attributes,
+            gpu,
+            bindings,
+            reads,
+            writes,
+            dispatch: [elems.div_ceil(WORKGROUP_SIZE).max(1), 1, 1],
+            cost,
+        });
+    }
+    let mut output_ids = Vec::new();
+    for o in model.outputs() {
+        let Some(&id) = ids.get(o.name()) else {
+            bail!(Shape, "{}: output {:?} is never computed", model.name(), o.name())
+        };
+        if buffers[id].role == Role::Intermediate {
+            buffers[id].role = Role::Output;
+        }
+        output_ids.push(id);
+    }
+    // Weights into safetensors, each pinned by the sha256 of its bytes.
+    let mut blobs: Vec<(String, Dtype, Vec<usize>, Vec<u8>)> = Vec::new();
+    for (name, data, shape) in &weights {
+        let (dt, bytes) = data_bytes(data)?;
+        let id = ids[name];
+        buffers[id].weight = Some(WeightRef { tensor: name.clone(), sha256: sha256_hex(&bytes) });
+        blobs.push((name.clone(), dt, shape.clone(), bytes));
+    }
+    let views = blobs
+        .iter()
+        .map(|(n, dt, shape, bytes)| {
+            Ok((
+                n.clone(),
+                TensorView::new(*dt, shape.clone(), bytes)
+                    .map_err(|e| Error::Decode(format!("capture: weight {n:?}: {e}")))?,
+            ))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let st = safetensors::tensor::serialize(views, None)
+        .map_err(|e| Error::Decode(format!("capture: writing safetensors: {e}")))?;
+    let mut limits = BTreeMap::new();
+    limits.insert("maxStorageBufferBindingSize".to_string(), buffers.iter().map(|b| b.size as u64).max().unwrap_or(0));
+    limits.insert(
+        "maxStorageBuffersPerShaderStage".to_string(),
+        kernels
+            .iter()
+            .flat_map(|k| std::iter::once(k.bindings.len()).chain(k.gpu.iter().map(|g| g.bindings.len())))
+            .max()
+            .unwrap_or(0) as u64,
+    );
+    let gpu = || kernels.iter().flat_map(|k| k.gpu.iter());
+    limits.insert(
+        "maxComputeWorkgroupsPerDimension".to_string(),
+        kernels.iter().map(|k| k.dispatch[0]).chain(gpu().flat_map(|g| g.workgroups.map(u64::from))).max().unwrap_or(0),
+    );
+    limits.insert(
+        "maxComputeInvocationsPerWorkgroup".to_string(),
+        gpu()
+            .map(|g| g.workgroup_size.iter().map(|&n| u64::from(n)).product::<u64>())
+            .chain([WORKGROUP_SIZE])
+            .max()
+            .unwrap_or(WORKGROUP_SIZE),
+    );
+    let manifest = Manifest {
+        format: FORMAT.into(),
+        version: VERSION,
+        model: ModelInfo { name: model.name().into(), opset, sha256: sha256.into() },
+        target: Target { backend: "cpu".into(), features: Vec::new(), limits },
+        weights: WeightsFile { file: WEIGHTS_FILE.into(), sha256: sha256_hex(&st) },
+        schedule: (0..kernels.len()).collect(),
+        buffers,
+        kernels,
+        inputs: input_ids,
+        outputs: output_ids,
+    };
+    Ok((manifest, st))
+}
+
+/// A loaded, checked capture, ready to replay.
+#[derive(Clone, Debug)]
+pub struct Capture {
+    manifest: Manifest,
+    /// Weight buffer id -> its values.
+    weights: BTreeMap<usize, Data>,
+}
+
+/// One kernel's replay time, in the clock's units.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelTiming {
+    pub name: String,
+    pub elapsed: f64,
+}
+
+/// What a replay produced.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    pub outputs: Vec<(String, HostTensor)>,
+    pub timings: Vec<KernelTiming>,
+}
+
+impl Capture {
+    /// Parses and checks a capture: format and version, the weights file's hash, every weight's
+    /// presence, dtype, shape and sha256, and that every kernel is one this build can run on its
+    /// target, in an order where each buffer is written before it is read.
+    pub fn load(manifest_json: &[u8], weights: &[u8]) -> Result<Capture> {
+        let head: serde_json::Value = serde_json::from_slice(manifest_json)
+            .map_err(|e| Error::Decode(format!("capture manifest: not JSON: {e}")))?;
+        if head.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+            bail!(
+                Decode,
+                "capture manifest: format is {}, expected {FORMAT:?}",
+                head.get("format").map_or("missing".to_string(), |f| f.to_string())
+            );
+        }
+        match head.get("version").and_then(serde_json::Value::as_u64) {
+            Some(v) if v == u64::from(VERSION) => {}
+            Some(v) => {
+                bail!(Unsupported, "capture format version {v} is not supported; this build reads version {VERSION}")
+            }
+            None => bail!(Decode, "capture manifest: no format version"),
+        }
+        let manifest: Manifest =
+            serde_json::from_value(head).map_err(|e| Error::Decode(format!("capture manifest: {e}")))?;
+        let m = &manifest;
+        if !BACKENDS.contains(&m.target.backend.as_str()) {
+            bail!(
+                Unsupported,
+                "capture targets backend {:?}; known backends are {}",
+                m.target.backend,
+                BACKENDS.join(", ")
+            );
+        }
+        if m.target.backend != "cpu" {
+            bail!(Unsupported, "capture targets {:?}; this build replays only cpu captures", m.target.backend);
+        }
+        if let Some(f) = m.target.features.first() {
+            bail!(Unsupported, "capture needs device feature {f:?}, which the cpu replay does not provide");
+        }
+        let actual = sha256_hex(weights);
+        if actual != m.weights.sha256 {
+            bail!(
+                Decode,
+                "capture weights {}: sha256 mismatch: manifest pins {}, file has {actual}",
+                m.weights.file,
+                m.weights.sha256
+            );
+        }
+        let st = SafeTensors::deserialize(weights)
+            .map_err(|e| Error::Decode(format!("capture weights {}: not safetensors: {e}", m.weights.file)))?;
+        let mut loaded = BTreeMap::new();
+        let mut written = vec![false; m.buffers.len()];
+        for (i, b) in m.buffers.iter().enumerate() {
+            if b.id != i {
+                bail!(Decode, "capture manifest: buffer {i} has id {}", b.id);
+            }
+            if b.size != b.shape.iter().product::<usize>() * dtype_size(b.dtype) {
+                bail!(
+                    Decode,
+                    "capture manifest: buffer {} ({:?}) size {} does not match {:?} {}",
+                    b.id,
+                    b.name,
+                    b.size,
+                    b.shape,
+                    b.dtype
+                );
+            }
+            match (&b.weight, b.role) {
+                (Some(w), Role::Weight) => {
+                    let t = st.tensor(&w.tensor).map_err(|_| {
+                        Error::Decode(format!("capture weights: tensor {:?} (buffer {}) is missing", w.tensor, b.id))
+                    })?;
+                    if t.dtype() != st_dtype(b.dtype) || t.shape() != b.shape.as_slice() {
+                        bail!(
+                            Decode,
+                            "capture weights: tensor {:?} is {:?} {:?}, the manifest says {} {:?}",
+                            w.tensor,
+                            t.dtype(),
+                            t.shape(),
+                            b.dtype,
+                            b.shape
+                        );
+                    }
+                    let h = sha256_hex(t.data());
+                    if h != w.sha256 {
+                        bail!(
+                            Decode,
+                            "capture weights: tensor {:?}: sha256 mismatch: manifest pins {}, data has {h}",
+                            w.tensor,
+                            w.sha256
+                        );
+                    }
+                    loaded.insert(b.id, bytes_data(b.dtype, t.data()));
+                    written[i] = true;
+                }
+                (None, Role::Weight) => {
+                    bail!(Decode, "capture manifest: weight buffer {} ({:?}) has no weight reference", b.id, b.name)
+                }
+                (Some(_), _) => bail!(
+                    Decode,
+                    "capture manifest: buffer {} ({:?}) is not a weight but has a weight reference",
+                    b.id,
+                    b.name
+                ),
+                _ => {}
+            }
+        }
+        for &i in &m.inputs {
+            match m.buffers.get(i) {
+                Some(b) if b.role == Role::Input => written[i] = true,
+                _ => bail!(Decode, "capture manifest: input {i} is not an input buffer"),
+            }
+        }
+        for &k in &m.schedule {
+            let Some(kernel) = m.kernels.get(k) else {
+                bail!(Decode, "capture manifest: schedule names kernel {k}, which does not exist")
+            };
+            if !SUPPORTED_OPS.contains(&kernel.op.as_str()) || kernel.op == "Constant" {
+                bail!(
+                    Unsupported,
+                    "capture kernel {:?} computes op {:?}, which this build cannot run",
+                    kernel.name,
+                    kernel.op
+                );
+            }
+            for &r in kernel.reads.iter().flatten() {
+                if !written.get(r).copied().unwrap_or(false) {
+                    bail!(Decode, "capture kernel {:?} reads buffer {r} before anything writes it", kernel.name);
+                }
+            }
+            for &w in &kernel.writes {
+                match written.get_mut(w) {
+                    Some(slot) => *slot = true,
+                    None => bail!(Decode, "capture kernel {:?} writes buffer {w}, which does not exist", kernel.name),
+                }
+            }
+            for (n, v) in &kernel.attributes {
+                attr_from_json(n, v)?;
+            }
+            for g in &kernel.gpu {
+                if let Some(b) = g.bindings.iter().find(|b| b.buffer >= m.buffers.len()) {
+                    bail!(
+                        Decode,
+                        "capture kernel {:?}: GPU kernel {:?} binds buffer {}, which does not exist",
+                        kernel.name,
+                        g.name,
+                        b.buffer
+                    );
+                }
+            }
+        }
+        if let Some(&o) = m.outputs.iter().find(|&&o| !written.get(o).copied().unwrap_or(false)) {
+            bail!(Decode, "capture manifest: output buffer {o} is never written");
+        }
+        Ok(Capture { manifest, weights: loaded })
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// Runs the schedule on the reference interpreter, realizing each kernel's outputs before
+    /// the next starts; `clock` is read before and after each kernel.
+    pub fn replay(&self, inputs: &[(&str, HostTensor)], clock: &mut dyn FnMut() -> f64) -> Result<Replay> {
+        let m = &self.manifest;
+        let mut run = Run::new();
+        let mut tensors: HashMap<usize, Tensor> = HashMap::new();
+        for (&id, data) in &self.weights {
+            tensors.insert(id, run.engine.from_data(data.clone(), &m.buffers[id].shape)?);
+        }
+        for &id in &m.inputs {
+            let b = &m.buffers[id];
+            let Some((_, h)) = inputs.iter().find(|(n, _)| *n == b.name) else {
+                bail!(Shape, "capture input {:?} was not given", b.name)
+            };
+            if h.shape() != b.shape.as_slice() || h.dtype() != b.dtype {
+                bail!(
+                    Shape,
+                    "capture input {:?} was captured as {} {:?}, got {} {:?}",
+                    b.name,
+                    b.dtype,
+                    b.shape,
+                    h.dtype(),
+                    h.shape()
+                );
+            }
+            tensors.insert(id, run.engine.from_data(h.data().clone(), h.shape())?);
+        }
+        let mut timings = Vec::with_capacity(m.schedule.len());
+        for &k in &m.schedule {
+            let kernel = &m.kernels[k];
+            let name = |i: usize| m.buffers[i].name.clone();
+            let attributes =
+                kernel.attributes.iter().map(|(n, v)| Ok((n.clone(), attr_from_json(n, v)?))).collect::<Result<_>>()?;
+            let node = Node::new(
+                &kernel.name,
+                &kernel.op,
+                kernel.reads.iter().map(|r| r.map_or_else(String::new, name)).collect(),
+                kernel.writes.iter().map(|&w| name(w)).collect(),
+                attributes,
+            );
+            let args: Vec<Option<Tensor>> =
+                kernel.reads.iter().map(|r| r.and_then(|i| tensors.get(&i).cloned())).collect();
+            let start = clock();
+            let outs = Lower { run: &mut run, opset: m.model.opset }.node(&node, &args)?;
+            let mut realized = Vec::with_capacity(outs.len());
+            for t in &outs {
+                realized.push(run.engine.realize(t)?);
+            }
+            timings.push(KernelTiming { name: kernel.name.clone(), elapsed: clock() - start });
+            for (&w, t) in kernel.writes.iter().zip(realized) {
+                if t.shape() != m.buffers[w].shape.as_slice() {
+                    bail!(
+                        Shape,
+                        "capture kernel {:?} produced {:?} for buffer {w}, captured as {:?}",
+                        kernel.name,
+                        t.shape(),
+                        m.buffers[w].shape
+                    );
+                }
+                tensors.insert(w, t);
+            }
+        }
+        let mut outputs = Vec::with_capacity(m.outputs.len());
+        for &o in &m.outputs {
+            let t = tensors
+                .get(&o)
+                .cloned()
+                .ok_or_else(|| Error::Decode(format!("capture output buffer {o} was not written")))?;
+            let data = run.engine.values(&t)?;
+            outputs.push((m.buffers[o].name.clone(), HostTensor::new(t.shape().to_vec(), data)?));
+        }
+        Ok(Replay { outputs, timings })
+    }
+}

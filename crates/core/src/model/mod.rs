@@ -1,0 +1,234 @@
+//! Running ONNX models on the engine: each node of a validated [`onnx::Model`] is lowered to
+//! the engine's lazy graph ops (views, pads, elementwise, reductions, PyTorch-style matmul), so a
+//! model becomes one graph like any trace's — inspectable, schedulable into kernels and realized
+//! by the same reference interpreter that defines every op's meaning.
+//!
+//! The graph is built for concrete inputs: shapes are known when each node is lowered, and the
+//! few inputs that ONNX uses as shapes (Reshape's `shape`) are read as values.
+
+mod input;
+pub(crate) mod ops;
+
+pub use input::{cifar_images, idx_images};
+
+use std::collections::HashMap;
+
+use crate::error::{bail, Result};
+use crate::onnx::{self, TensorData};
+use crate::schedule::{schedule_events, ScheduleOptions, StepKernels};
+use crate::tensor::{check_numel, Engine, Event, Tensor};
+use crate::trace::runner::Run;
+use crate::uop::data::Data;
+use crate::DType;
+
+/// A dense host-side tensor: what a caller feeds a model and what it gets back.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostTensor {
+    shape: Vec<usize>,
+    data: Data,
+}
+
+impl HostTensor {
+    /// A tensor of `shape` holding `data` in row-major order.
+    pub fn new(shape: Vec<usize>, data: Data) -> Result<HostTensor> {
+        check_numel(&shape)?;
+        let n: usize = shape.iter().product();
+        if n != data.len() {
+            bail!(Shape, "{} values cannot fill shape {shape:?} ({n} elements)", data.len());
+        }
+        Ok(HostTensor { shape, data })
+    }
+
+    /// An ONNX tensor (initializer, constant or test input) as the engine holds it: float32 as
+    /// is, int64 narrowed to the engine's int32, refusing values that do not fit.
+    pub fn from_onnx(t: &onnx::Tensor) -> Result<HostTensor> {
+        let data = match t.data() {
+            TensorData::F32(v) => Data::F32(v.clone()),
+            TensorData::I64(v) => Data::I32(
+                v.iter()
+                    .map(|&x| {
+                        i32::try_from(x).map_err(|_| {
+                            crate::Error::Limit(format!(
+                                "int64 value {x} in tensor {:?} does not fit the engine's int32",
+                                t.name()
+                            ))
+                        })
+                    })
+                    .collect::<Result<_>>()?,
+            ),
+        };
+        HostTensor::new(t.dims().to_vec(), data)
+    }
+
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    pub fn data(&self) -> &Data {
+        &self.data
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.data.dtype()
+    }
+
+    pub fn into_data(self) -> Data {
+        self.data
+    }
+}
+
+/// A model's graph built on an engine for one set of inputs; realize it with
+/// [`Execution::outputs`].
+pub struct Execution {
+    run: Run,
+    inputs: Vec<(String, Tensor)>,
+    outputs: Vec<(String, Tensor)>,
+}
+
+impl Execution {
+    /// The engine holding the model's graph and storages (weights, inputs, realized results).
+    pub fn engine(&self) -> &Engine {
+        &self.run.engine
+    }
+
+    /// The graph inputs' tensors, in the model's order.
+    pub fn input_tensors(&self) -> &[(String, Tensor)] {
+        &self.inputs
+    }
+
+    /// The graph outputs' (lazy) tensors, in the model's order.
+    pub fn output_tensors(&self) -> &[(String, Tensor)] {
+        &self.outputs
+    }
+
+    /// Realizes every output (one interpreter pass each) and returns them in the model's order.
+    pub fn outputs(&mut self) -> Result<Vec<(String, HostTensor)>> {
+        let mut out = Vec::with_capacity(self.outputs.len());
+        for (name, t) in self.outputs.clone() {
+            let data = self.run.engine.values(&t)?;
+            out.push((name, HostTensor::new(t.shape().to_vec(), data)?));
+        }
+        Ok(out)
+    }
+}
+
+impl Execution {
+    /// Realizes the outputs like [`Execution::outputs`] and also schedules everything that
+    /// took into fused kernels, packaged with the storages they start from and what the
+    /// interpreter left, so any kernel backend can run the model and be checked against it.
+    pub fn scheduled(&mut self, opts: ScheduleOptions) -> Result<(Vec<(String, HostTensor)>, StepKernels)> {
+        let engine = &self.run.engine;
+        let before: Vec<Data> = (0..engine.storage_count()).map(|i| engine.storage(i).data.clone()).collect();
+        let start = engine.events().len();
+        let outputs = self.outputs()?;
+        let engine = &self.run.engine;
+        let end = engine.events().len();
+        let schedule = schedule_events(engine, start..end, opts)?;
+        // Storages the kernels fill start as zeros; the others as they were.
+        let mut inputs: Vec<Data> = (0..engine.storage_count())
+            .map(|i| before.get(i).cloned().unwrap_or_else(|| engine.storage(i).data.clone()))
+            .collect();
+        for e in &engine.events()[start..end] {
+            if let Event::Realize { storage, .. } = e {
+                let d = &inputs[*storage];
+                inputs[*storage] = Data::zeros(d.dtype(), d.len());
+            }
+        }
+        let expected = schedule.written().into_iter().map(|s| (s, engine.storage(s).data.clone())).collect();
+        let step = StepKernels { line: 1, source: "model".to_string(), schedule, inputs, expected };
+        Ok((outputs, step))
+    }
+}
+
+/// Builds `model`'s graph for `inputs` (by graph input name; every declared input must be fed,
+/// with its declared element type and any fixed dims) without running it.
+pub fn build(model: &onnx::Model, inputs: &[(&str, HostTensor)]) -> Result<Execution> {
+    let mut run = Run::new();
+    let mut values: HashMap<String, Tensor> = HashMap::new();
+    for (name, init) in model.initializers() {
+        let h = HostTensor::from_onnx(init)?;
+        let t = run.engine.from_data(h.data, &h.shape)?;
+        values.insert(name.clone(), t);
+    }
+    let mut fed = Vec::with_capacity(model.inputs().len());
+    for decl in model.inputs() {
+        let Some((_, h)) = inputs.iter().find(|(n, _)| *n == decl.name()) else {
+            bail!(Shape, "{}: input {:?} was not given", model.name(), decl.name());
+        };
+        check_input(model.name(), decl, h)?;
+        let t = run.engine.from_data(h.data.clone(), &h.shape)?;
+        values.insert(decl.name().to_string(), t.clone());
+        fed.push((decl.name().to_string(), t));
+    }
+    if let Some((extra, _)) = inputs.iter().find(|(n, _)| !model.inputs().iter().any(|d| d.name() == *n)) {
+        bail!(Shape, "{}: the model has no input named {extra:?}", model.name());
+    }
+    let mut lower = ops::Lower { run: &mut run, opset: model.opset() };
+    for node in model.nodes() {
+        let args: Vec<Option<Tensor>> =
+            node.inputs().iter().map(|n| if n.is_empty() { None } else { values.get(n).cloned() }).collect();
+        let outs =
+            lower.node(node, &args).map_err(|e| in_node(e, &format!("{}: {}: ", model.name(), node.describe())))?;
+        for (name, t) in node.outputs().iter().zip(outs) {
+            if !name.is_empty() {
+                values.insert(name.clone(), t);
+            }
+        }
+    }
+    let mut outputs = Vec::with_capacity(model.outputs().len());
+    for o in model.outputs() {
+        let Some(t) = values.get(o.name()) else {
+            bail!(Unsupported, "{}: output {:?} is not produced by the lowered graph", model.name(), o.name());
+        };
+        outputs.push((o.name().to_string(), t.clone()));
+    }
+    Ok(Execution { run, inputs: fed, outputs })
+}
+
+/// Builds and realizes: the model's outputs for `inputs`.
+pub fn execute(model: &onnx::Model, inputs: &[(&str, HostTensor)]) -> Result<Vec<(String, HostTensor)>> {
+    build(model, inputs)?.outputs()
+}
+
+fn check_input(model: &str, decl: &onnx::ValueInfo, h: &HostTensor) -> Result<()> {
+    let want = match decl.elem_type() {
+        onnx::ElemType::Float32 => DType::Float32,
+        onnx::ElemType::Int64 => DType::Int32,
+    };
+    if h.dtype() != want {
+        bail!(
+            DType,
+            "{model}: input {:?} is {}, the model declares {}",
+            decl.name(),
+            h.dtype(),
+            decl.elem_type().name()
+        );
+    }
+    if let Some(dims) = decl.shape() {
+        let fits = dims.len() == h.shape.len()
+            && dims.iter().zip(&h.shape).all(|(d, &n)| !matches!(d, onnx::Dim::Fixed(f) if *f != n));
+        if !fits {
+            bail!(Shape, "{model}: input {:?} has shape {:?}, the model declares {dims:?}", decl.name(), h.shape);
+        }
+    }
+    Ok(())
+}
+
+/// Prefixes an error with the model and node it came from, keeping its kind.
+fn in_node(e: crate::Error, at: &str) -> crate::Error {
+    use crate::Error as E;
+    let m = |m: String| format!("{at}{m}");
+    match e {
+        E::Parse { line, column, message } => E::Parse { line, column, message: m(message) },
+        E::Overlap { message, elements } => E::Overlap { message: m(message), elements },
+        E::View(s) => E::View(m(s)),
+        E::Index(s) => E::Index(m(s)),
+        E::Shape(s) => E::Shape(m(s)),
+        E::DType(s) => E::DType(m(s)),
+        E::Name(s) => E::Name(m(s)),
+        E::Type(s) => E::Type(m(s)),
+        E::Unsupported(s) => E::Unsupported(m(s)),
+        E::Limit(s) => E::Limit(m(s)),
+        E::Decode(s) => E::Decode(m(s)),
+    }
+}
