@@ -496,6 +496,15 @@ impl Engine {
                 bail!(Shape, "Given weight of size {ws:?}, expected bias to be 1-dimensional with {cout} elements, but got bias of size {:?} instead", b.shape());
             }
         }
+        if kh == 0 || kw == 0 {
+            bail!(Shape, "kernel size should be greater than zero, but got kernel_height: {kh} kernel_width: {kw}");
+        }
+        if win.stride.contains(&0) {
+            bail!(Shape, "non-positive stride is not supported");
+        }
+        if win.dilation.contains(&0) {
+            bail!(Shape, "dilation should be greater than zero");
+        }
         let win = Window2d { kernel: [kh, kw], ..win };
         let padded = [h + 2 * win.padding[0], wd + 2 * win.padding[1]];
         if (0..2).any(|d| win.effective(d) > padded[d]) {

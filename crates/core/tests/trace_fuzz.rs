@@ -54,7 +54,7 @@ fn statement() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
     #[test]
     fn random_traces_never_panic(stmts in proptest::collection::vec(statement(), 1..8)) {
         let src = format!("a = arange(24.).reshape(4, 6)\nb = a[1:]\n{}", stmts.join("\n"));
