@@ -3,31 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use stridelab_core::trace::ast::{BinOp, Expr, ExprKind, Program, Stmt, StmtKind, UnaryOp};
+use stridelab_core::trace::ast::{Expr, ExprKind, Program, Stmt, StmtKind, UnaryOp};
 use stridelab_core::trace::parser::parse;
 use stridelab_core::Error;
-
-fn op_text(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::FloorDiv => "//",
-        BinOp::Mod => "%",
-        BinOp::Pow => "**",
-        BinOp::MatMul => "@",
-        BinOp::Eq => "==",
-        BinOp::Ne => "!=",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::And => "&",
-        BinOp::Or => "|",
-        BinOp::Xor => "^",
-    }
-}
 
 /// An S-expression rendering of an expression; with `spans`, every node carries `@line:col`.
 fn expr(e: &Expr, spans: bool) -> String {
@@ -52,7 +30,7 @@ fn expr(e: &Expr, spans: bool) -> String {
             format!("({op} {})", expr(operand, spans))
         }
         ExprKind::Binary { op, lhs, rhs } => {
-            format!("({} {} {})", op_text(*op), expr(lhs, spans), expr(rhs, spans))
+            format!("({} {} {})", op.symbol(), expr(lhs, spans), expr(rhs, spans))
         }
         ExprKind::Call { func, args, kwargs } => {
             let mut s = format!("(call {}", expr(func, spans));
@@ -86,7 +64,7 @@ fn stmt(s: &Stmt, spans: bool) -> String {
             format!("(= ({}) {})", targets.join(" "), expr(value, spans))
         }
         StmtKind::AugAssign { target, op, value } => {
-            format!("({}= {} {})", op_text(*op), expr(target, spans), expr(value, spans))
+            format!("({}= {} {})", op.symbol(), expr(target, spans), expr(value, spans))
         }
         StmtKind::SetItem { target, index, value } => {
             let items = index.iter().map(|i| expr(i, spans)).collect::<Vec<_>>().join(" ");

@@ -413,28 +413,6 @@ fn stmt() -> impl Strategy<Value = Stmt> {
     kind.prop_map(|kind| Stmt { span: Span::default(), source: String::new(), kind })
 }
 
-fn op_text(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::FloorDiv => "//",
-        BinOp::Mod => "%",
-        BinOp::Pow => "**",
-        BinOp::MatMul => "@",
-        BinOp::Eq => "==",
-        BinOp::Ne => "!=",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::And => "&",
-        BinOp::Or => "|",
-        BinOp::Xor => "^",
-    }
-}
-
 fn print_list(items: &[Expr]) -> String {
     items.iter().map(print).collect::<Vec<_>>().join(", ")
 }
@@ -472,7 +450,7 @@ fn print(x: &Expr) -> String {
             format!("({op}({}))", print(operand))
         }
         ExprKind::Binary { op, lhs, rhs } => {
-            format!("(({}) {} ({}))", print(lhs), op_text(*op), print(rhs))
+            format!("(({}) {} ({}))", print(lhs), op.symbol(), print(rhs))
         }
         ExprKind::Call { func, args, kwargs } => {
             let mut parts: Vec<String> = args.iter().map(print).collect();
@@ -495,7 +473,7 @@ fn print_stmt(s: &Stmt) -> String {
     match &s.kind {
         StmtKind::Assign { targets, value } => format!("{} = {}", targets.join(", "), print(value)),
         StmtKind::AugAssign { target, op, value } => {
-            format!("{} {}= {}", print(target), op_text(*op), print(value))
+            format!("{} {}= {}", print(target), op.symbol(), print(value))
         }
         StmtKind::SetItem { target, index, value } => {
             format!("{}[{}] = {}", print(target), print_list(index), print(value))

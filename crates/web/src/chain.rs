@@ -7,7 +7,7 @@
 //! right where the definition ran, so every row is exactly what the runner computes.
 
 use serde_json::{json, Value as Json};
-use stridelab_core::trace::ast::{BinOp, Expr, ExprKind, Program, Stmt, StmtKind, UnaryOp};
+use stridelab_core::trace::ast::{Expr, ExprKind, Program, Stmt, StmtKind, UnaryOp};
 use stridelab_core::trace::report::{report_value, ReportOptions};
 use stridelab_core::trace::runner::Run;
 
@@ -160,7 +160,7 @@ pub fn unparse(e: &Expr) -> String {
             format!("{op}{}", unparse(operand))
         }
         ExprKind::Binary { op, lhs, rhs } => {
-            format!("({} {} {})", unparse(lhs), binop(*op), unparse(rhs))
+            format!("({} {} {})", unparse(lhs), op.symbol(), unparse(rhs))
         }
         ExprKind::Call { func, args, kwargs } => {
             format!("{}({})", unparse(func), arguments(args, kwargs))
@@ -174,27 +174,5 @@ pub fn unparse(e: &Expr) -> String {
                 None => format!("{}:{}", part(start), part(stop)),
             }
         }
-    }
-}
-
-fn binop(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::FloorDiv => "//",
-        BinOp::Mod => "%",
-        BinOp::Pow => "**",
-        BinOp::MatMul => "@",
-        BinOp::Eq => "==",
-        BinOp::Ne => "!=",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::And => "&",
-        BinOp::Or => "|",
-        BinOp::Xor => "^",
     }
 }

@@ -11,7 +11,6 @@ use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::shape::symbolic::Expr;
 use crate::shape::tracker::ShapeTracker;
-use crate::uop::interp::apply_movement;
 use crate::uop::{BinaryOp, Graph, Op, ReduceOp, StorageId, UOpId, UnaryOp};
 use std::collections::HashMap;
 
@@ -269,17 +268,7 @@ pub fn is_bijective(st: &ShapeTracker, src_numel: usize) -> bool {
 
 /// Folds the movement chain above `id`, stopping at a realized node or a non-movement op.
 pub fn fold_to_source(graph: &Graph, id: UOpId, sources: &HashMap<UOpId, BufRef>) -> Result<(UOpId, ShapeTracker)> {
-    let mut chain = Vec::new();
-    let mut cur = id;
-    while graph.node(cur).op.is_movement() && !sources.contains_key(&cur) {
-        chain.push(cur);
-        cur = graph.node(cur).src[0];
-    }
-    let mut st = ShapeTracker::from_shape(&graph.node(cur).shape);
-    for &m in chain.iter().rev() {
-        st = apply_movement(&st, &graph.node(m).op)?;
-    }
-    Ok((cur, st))
+    crate::uop::interp::fold_movement_until(graph, id, |n| sources.contains_key(&n))
 }
 
 /// The buffer a node reads from, if it is a leaf of the kernel.

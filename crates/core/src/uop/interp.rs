@@ -54,9 +54,14 @@ impl std::ops::Deref for Val<'_> {
 
 /// Folds the movement chain ending at `id` into (first non-movement node, tracker over its output).
 pub fn fold_movement(graph: &Graph, id: UOpId) -> Result<(UOpId, ShapeTracker)> {
+    fold_movement_until(graph, id, |_| false)
+}
+
+/// [`fold_movement`], also stopping at any node `stop` accepts (a kernel's realized inputs).
+pub fn fold_movement_until(graph: &Graph, id: UOpId, stop: impl Fn(UOpId) -> bool) -> Result<(UOpId, ShapeTracker)> {
     let mut chain = Vec::new();
     let mut cur = id;
-    while graph.node(cur).op.is_movement() {
+    while graph.node(cur).op.is_movement() && !stop(cur) {
         chain.push(cur);
         cur = graph.node(cur).src[0];
     }
