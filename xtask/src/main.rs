@@ -31,14 +31,7 @@ fn root() -> PathBuf {
 
 /// Runs a command in the workspace root, failing with its command line if it fails.
 fn run(program: &str, args: &[&str]) -> Result {
-    eprintln!("+ {program} {}", args.join(" "));
-    let status =
-        Command::new(program).args(args).current_dir(root()).status().map_err(|e| format!("{program}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`{program} {}` failed ({status})", args.join(" ")))
-    }
+    run_in(&root(), program, args)
 }
 
 fn have(program: &str, arg: &str) -> bool {
@@ -62,17 +55,20 @@ fn ensure_vulkan_driver() -> Result {
     if present || !cfg!(target_os = "linux") {
         return Ok(());
     }
+    apt_install(&["mesa-vulkan-drivers"])
+}
+
+/// Installs Debian packages (refreshing the package lists first: a fresh machine may have none),
+/// through sudo unless already root.
+fn apt_install(packages: &[&str]) -> Result {
     let root = Command::new("id")
         .arg("-u")
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
         .unwrap_or(false);
-    let apt = ["apt-get", "install", "-y", "mesa-vulkan-drivers"];
-    if root {
-        run(apt[0], &apt[1..])
-    } else {
-        run("sudo", &apt)
-    }
+    let apt = |args: &[&str]| if root { run("apt-get", args) } else { run("sudo", &[&["apt-get"], args].concat()) };
+    apt(&["update"])?;
+    apt(&[&["install", "-y"], packages].concat())
 }
 
 fn test() -> Result {
@@ -150,11 +146,10 @@ fn browser_tests() -> Result {
     ensure_web_tools()?;
     run("trunk", &["build", "--release"])?;
     if !Path::new("/usr/bin/chromium").exists() {
-        run("apt-get", &["update"])?;
-        run("apt-get", &["install", "-y", "chromium"])?;
+        apt_install(&["chromium"])?;
     }
     if !have("node", "--version") || !have("npm", "--version") {
-        run("apt-get", &["install", "-y", "nodejs", "npm"])?;
+        apt_install(&["nodejs", "npm"])?;
     }
     let dir = root().join("tests/browser");
     if !dir.join("node_modules/playwright-core/package.json").exists() {
