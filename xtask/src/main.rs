@@ -89,7 +89,8 @@ fn acceptance() -> Result {
         eprintln!("acceptance: {} not found; skipped", script.display());
         return Ok(());
     }
-    run("cargo", &["build", "--release", "-p", "stridelab-cli"])?;
+    // The workspace's feature set, as `cargo test --workspace` built it: nothing is rebuilt.
+    run("cargo", &["build", "--release", "--workspace", "--bins"])?;
     let files = ["torch_public.json", "tinygrad_public.json"].map(|f| dir.join(f).to_string_lossy().into_owned());
     let script = script.to_string_lossy().into_owned();
     run("python3", &[&script, "--show", "20", &files[0], &files[1]])
