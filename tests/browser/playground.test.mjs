@@ -240,7 +240,6 @@ async function runPanelKernels(page) {
   await page.waitForFunction((src) => document.querySelector('#source').value === src, KERNEL_TRACE);
   await page.click('.tabs button[data-tab="kernels"]');
   await page.click('#run-kernels');
-  await page.waitForSelector('#kernel-meta, #kernel-msg:not(:empty)', { timeout: 60000 });
   await page.waitForFunction(() => document.querySelector('#kernel-meta') || document.querySelector('#kernel-msg').textContent !== 'running…', null, { timeout: 60000 });
   const msg = await page.$('#kernel-meta') ? null : await page.textContent('#kernel-msg');
   assert.equal(msg, null, `kernel run failed: ${msg}`);
