@@ -3,7 +3,8 @@
 //! timings, the device and the clock stated plainly and a Chrome trace for download.
 
 use serde_json::{json, Value as Json};
-use stridelab_core::schedule::trace_kernels;
+use stridelab_core::schedule::trace_kernels_in;
+use stridelab_core::trace::runner::Run;
 use stridelab_gpu::step::{kernel_json, run_step_cpu, run_step_gpu, schedule_options};
 use stridelab_gpu::{chrome_trace, Gpu};
 
@@ -15,7 +16,8 @@ const CPU_REPEATS: u32 = 5;
 /// none) on `gpu`, or on the CPU when it is `None` (`no_gpu` says why). `Err` on a failed run or
 /// a kernel result that differs from the interpreter's.
 pub async fn step_kernels(src: &str, at: usize, gpu: Option<&Gpu>, no_gpu: &str) -> Result<Json, String> {
-    let (_, steps) = trace_kernels(src, schedule_options(gpu)).map_err(|e| e.to_string())?;
+    let (_, steps) = trace_kernels_in(Run::with_files(crate::session::sample_files()), src, schedule_options(gpu))
+        .map_err(|e| e.to_string())?;
     let Some(step) = at.checked_sub(1).and_then(|i| steps.get(i)) else {
         return Ok(
             json!({"line": null, "kernels": [], "backend": backend_name(gpu), "trace": chrome_trace("stridelab", &[])}),

@@ -222,6 +222,7 @@ fn cpu_kernels() {
         ("a = arange(12).reshape(3, 4)\nb = a.t() + 1\n", 2, 1, Some(2)),
         ("a = arange(6.0)\nb = a.sum()\n", 2, 1, Some(2)),
         ("a = arange(6.0)\n", 0, 0, None),
+        ("raw = dataset(\"mnist-t10k-labels-1k\")\ns = raw[8:].float().sum()\n", 2, 1, Some(2)),
     ];
     for &(trace, at, n, line) in cases {
         check_cpu_kernels(trace, at, n, line);
