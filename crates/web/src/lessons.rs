@@ -20,14 +20,6 @@ pub struct Lesson {
 
 pub const LESSONS: &[Lesson] = &[
     Lesson {
-        id: "idx-header",
-        title: "A file header is a storage offset",
-        explain: "An IDX file opens with a 16-byte header (magic, count, rows, cols): slicing it off makes images a view of the raw bytes at storage_offset 16, with no copy.",
-        trace: "raw = dataset(\"mnist-t10k-images-1k\")\nimages = raw[0x10:].reshape(-1, 1, 28, 28)\nfirst = images[0, 0]\n",
-        error: None,
-        tensor: "images",
-    },
-    Lesson {
         id: "share",
         title: "Views share storage",
         explain: "b and c are views of a: writing through b changes a and c, because all three read one storage.",
@@ -98,5 +90,13 @@ pub const LESSONS: &[Lesson] = &[
         trace: "a = arange(12.).reshape(3, 4)\nt = a.t()\ns = a[1]\nc = a[:, 1]\ne = a[0:1].expand(3, 4)\n",
         error: None,
         tensor: "t",
+    },
+    Lesson {
+        id: "idx-header",
+        title: "A file header is a storage offset",
+        explain: "An IDX file opens with a 16-byte header (magic, count, rows, cols): slicing it off makes images a view of the raw bytes at storage_offset 16, with no copy.",
+        trace: "raw = dataset(\"mnist-t10k-images-1k\")\nimages = raw[0x10:].reshape(-1, 1, 28, 28)\nfirst = images[0, 0]\n",
+        error: None,
+        tensor: "images",
     },
 ];
