@@ -231,7 +231,39 @@ test('lessons open as share links', async () => {
   await page.close();
 });
 
-test('WebGPU is detected and the kernel panel says what this build can do', async () => {
+const KERNEL_TRACE = 'a = arange(4096.).reshape(64, 64)\nb = (a.t() * 2 + 1).sum(1)\n';
+
+/** Opens KERNEL_TRACE, runs the last step's kernels from the panel and returns what it drew. */
+async function runPanelKernels(page) {
+  const frag = await fragment(page, KERNEL_TRACE, null, null);
+  await page.goto(`${base}#${frag}`);
+  await page.waitForFunction((src) => document.querySelector('#source').value === src, KERNEL_TRACE);
+  await page.click('.tabs button[data-tab="kernels"]');
+  await page.click('#run-kernels');
+  await page.waitForFunction(() => document.querySelector('#kernel-meta') || document.querySelector('#kernel-msg').textContent !== 'running…', null, { timeout: 60000 });
+  const msg = await page.$('#kernel-meta') ? null : await page.textContent('#kernel-msg');
+  assert.equal(msg, null, `kernel run failed: ${msg}`);
+  const meta = await page.textContent('#kernel-meta');
+  const kernels = await page.$$eval('.kernel', (ks) => ks.map((k) => ({
+    name: k.querySelector('.kname').textContent,
+    ns: k.querySelector('.ktime').dataset.ns,
+    time: k.querySelector('.ktime').textContent,
+    below: k.dataset.below === 'true',
+    wgsl: k.querySelector('pre.wgsl').textContent,
+    why: (k.querySelector('.why') || { textContent: '' }).textContent,
+  })));
+  assert.match(meta, /line 2 b = \(a\.t\(\) \* 2 \+ 1\)\.sum\(1\)/);
+  assert.match(meta, /outputs match the interpreter/);
+  assert.ok(kernels.length >= 1, meta);
+  for (const k of kernels) {
+    assert.match(k.wgsl, /@compute/, k.name);
+    assert.ok(k.below || Number(k.ns) > 0, `${k.name}: ${k.time}`);
+    assert.ok(k.why.length > 0, `${k.name} has a reason`);
+  }
+  return { meta, kernels };
+}
+
+test('WebGPU is detected and the kernel panel runs the step on it', async () => {
   const { page, errors } = await open(base, { webgpu: true });
   await page.waitForSelector('body[data-gpu]', { timeout: 20000 });
   const state = await page.getAttribute('#banner', 'data-state');
@@ -239,12 +271,24 @@ test('WebGPU is detected and the kernel panel says what this build can do', asyn
   perf.webgpu_banner = text;
   assert.equal(state, 'gpu', text);
   assert.match(text, /^WebGPU — .+ · timestamp-query (yes|no)/);
-  await page.click('.tabs button[data-tab="kernels"]');
-  await page.click('#run-kernels');
-  await page.waitForFunction(() => document.querySelector('#kernel-msg').textContent !== 'running…');
-  assert.equal(await page.textContent('#kernel-msg'), 'kernels not available in this build');
+  const { meta, kernels } = await runPanelKernels(page);
+  assert.match(meta, /backend WebGPU/);
+  perf.webgpu_kernels = { meta, kernels: kernels.map((k) => ({ name: k.name, time: k.time, ns: k.ns, below: k.below })) };
   assert.deepEqual(errors, []);
+  await page.$$eval('.kernel details', (ds) => ds.forEach((d) => { d.open = true; }));
   await shot(page, 'webgpu-kernels');
+  await page.close();
+});
+
+test('without WebGPU the kernel panel runs the step on the CPU executor', async () => {
+  const { page, errors } = await open(base, { webgpu: false });
+  await page.waitForSelector('body[data-gpu]');
+  const { meta, kernels } = await runPanelKernels(page);
+  assert.match(meta, /CPU IR executor \(wasm\)/);
+  assert.match(meta, /performance\.now\(\)/);
+  perf.cpu_kernels = { meta, kernels: kernels.map((k) => ({ name: k.name, time: k.time, ns: k.ns, below: k.below })) };
+  assert.deepEqual(errors, []);
+  await shot(page, 'cpu-kernels');
   await page.close();
 });
 

@@ -1,6 +1,6 @@
 // The kernel panel: the kernels a step ran, their WGSL, sizes, cost and time bars, and the device
-// they ran on. The data comes from the report's `kernels` field or from the wasm GPU runner
-// (`runKernels`); when neither exists this says so plainly instead of showing anything made up.
+// they ran on. The data comes from the wasm kernel runner
+// (`runKernels`), which runs on WebGPU or, without it, on the CPU IR executor and says which.
 import { $, h, fill } from './dom.js';
 
 let lastTrace = null;
@@ -13,69 +13,71 @@ function num(x) {
   return String(x);
 }
 
-const timeOf = (k) => k.time_ns ?? k.duration_ns ?? (k.timing && (k.timing.median_ns ?? k.timing.ns)) ?? null;
-const sizeOf = (v) => (Array.isArray(v) ? v.join('×') : v === undefined ? '—' : String(v));
+const timeOf = (k) => k.time_ns ?? null;
+const sizeOf = (v) => (Array.isArray(v) ? v.join('×') : v === undefined || v === null ? '—' : String(v));
+const us = (ns) => (ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : `${(ns / 1000).toFixed(1)} µs`);
 
-/** Draws `data` = {backend, adapter, timer_resolution_ns, kernels: [...] } or a plain list. */
-export function drawKernels(data, gpu) {
+/** Draws the wasm runner's answer: {backend, adapter, line, source, resolution_ns, kernels, trace}. */
+export function drawKernels(data) {
   const box = $('#kernels');
-  const kernels = Array.isArray(data) ? data : (data && data.kernels) || [];
-  const backend = (data && data.backend) || (gpu ? 'WebGPU' : 'CPU interpreter');
-  const adapter = (data && data.adapter) || (gpu && gpu.name) || 'none';
-  const res = (data && (data.timer_resolution_ns ?? data.timestamp_period_ns)) ?? (gpu && gpu.timestamp_period_ns);
-  const head = h('div', { class: 'kmeta' },
-    h('span', {}, h('b', {}, 'backend '), backend),
-    h('span', {}, h('b', {}, 'adapter '), adapter),
-    h('span', {}, h('b', {}, 'timer '), res ? `${res} ns per tick (timestamp-query)` : 'wall clock'));
+  const kernels = data.kernels || [];
+  const a = data.adapter || {};
+  const res = data.resolution_ns;
+  const clock = data.backend === 'WebGPU'
+    ? (a.timestamp_query ? `GPU timestamps (${a.timestamp_period_ns} ns/tick), clock step ${res ? res.toFixed(0) : '?'} ns` : `wall clock (no timestamp-query), step ${res ? res.toFixed(0) : '?'} ns`)
+    : `performance.now() wall clock, step ${res ? res.toFixed(0) : '?'} ns`;
+  const head = h('div', { class: 'kmeta', id: 'kernel-meta' },
+    h('span', {}, h('b', {}, 'backend '), data.backend === 'WebGPU' ? 'WebGPU' : 'CPU IR executor (wasm) — no WebGPU device, kernels run on the CPU'),
+    h('span', {}, h('b', {}, 'adapter '), [a.name || 'unnamed', a.backend, a.device_type].filter(Boolean).join(' · ')),
+    h('span', {}, h('b', {}, 'timer '), clock),
+    data.line ? h('span', {}, h('b', {}, `line ${data.line} `), h('code', {}, data.source || '')) : '',
+    data.verified ? h('span', { class: 'ok' }, 'outputs match the interpreter') : '');
   if (!kernels.length) {
-    fill(box, head, h('p', { class: 'dim' }, 'This step ran no kernels.'));
+    fill(box, head, h('p', { class: 'dim', id: 'kernel-msg' }, 'This step ran no kernels.'));
     return;
   }
   const max = Math.max(1, ...kernels.map((k) => timeOf(k) || 0));
   const rows = kernels.map((k, i) => {
     const t = timeOf(k);
-    const why = k.why_not_fused || k.not_fused || k.fusion;
-    return h('div', { class: 'kernel', dataset: { k: i } },
+    const time = k.below_resolution
+      ? `< ${us(4 * k.resolution_ns)} (below resolution)`
+      : t === null ? '—' : `${us(t)}${k.estimated ? ' (est.)' : ''}`;
+    return h('div', { class: 'kernel', dataset: { k: i, kind: k.kind, below: String(!!k.below_resolution) } },
       h('div', { class: 'krow' },
-        h('span', { class: 'mono kname' }, k.name || `kernel ${i}`),
-        h('span', { class: 'mono' }, `grid ${sizeOf(k.global ?? k.dispatch ?? k.workgroups)} · wg ${sizeOf(k.local ?? k.workgroup_size)}`),
-        h('span', { class: 'mono' }, `${num(k.bytes)}B · ${num(k.flops)} FLOP`),
+        h('span', { class: 'mono kname' }, k.name),
+        h('span', { class: 'mono' }, `${k.kind} · global ${sizeOf(k.global_size)} · ${sizeOf(k.workgroups)} groups of ${sizeOf(k.workgroup_size)}`),
+        h('span', { class: 'mono' }, `${num(k.bytes_read)}B read · ${num(k.bytes_written)}B written · ${num(k.flops)} FLOP`),
         h('span', { class: 'bar' }, h('span', { class: 'fill', style: `width:${t ? Math.max(2, (100 * t) / max) : 0}%` })),
-        h('span', { class: 'mono ktime' }, t === null ? '—' : `${(t / 1000).toFixed(1)} µs`)),
-      why ? h('div', { class: 'why' }, String(why)) : '',
-      h('details', {}, h('summary', {}, 'WGSL'), h('pre', { class: 'wgsl' }, k.wgsl || k.source || '')));
+        h('span', { class: 'mono ktime', dataset: { ns: t === null ? '' : String(t) } }, time)),
+      k.reason ? h('div', { class: 'why' }, k.reason) : '',
+      h('details', {}, h('summary', {}, 'WGSL'), h('pre', { class: 'wgsl' }, k.wgsl || '')));
   });
-  lastTrace = kernels;
-  const dl = h('button', { onclick: downloadTrace }, 'Download Chrome trace');
+  lastTrace = data.trace;
+  const dl = h('button', { id: 'kernel-trace', onclick: downloadTrace }, 'Download Chrome trace');
   fill(box, head, dl, rows);
 }
 
 function downloadTrace() {
   if (!lastTrace) return;
-  let at = 0;
-  const events = lastTrace.map((k) => {
-    const dur = (timeOf(k) || 0) / 1000;
-    const e = { name: k.name || 'kernel', ph: 'X', ts: at, dur, pid: 1, tid: 1, args: { bytes: k.bytes, flops: k.flops } };
-    at += dur;
-    return e;
-  });
-  const blob = new Blob([JSON.stringify({ traceEvents: events })], { type: 'application/json' });
+  const blob = new Blob([lastTrace], { type: 'application/json' });
   const a = h('a', { href: URL.createObjectURL(blob), download: 'kernels.trace.json' });
   a.click();
   URL.revokeObjectURL(a.href);
 }
 
-/** The panel when the report has no kernels: offers the GPU runner, says why it can't run. */
+/** The panel before a run: the step's kernels run on request (WebGPU, else the CPU executor). */
 export function drawKernelPrompt(run, gpu) {
   const box = $('#kernels');
-  const msg = h('p', { id: 'kernel-msg', class: 'dim' }, gpu ? 'Kernels of this step run on WebGPU on request.' : 'No WebGPU: kernels need a GPU.');
+  const msg = h('p', { id: 'kernel-msg', class: 'dim' }, gpu
+    ? `Runs this step's kernels on WebGPU (${gpu.name || 'adapter'}) and checks them against the interpreter.`
+    : 'No WebGPU: this step\'s kernels run on the CPU IR executor (wasm), timed with performance.now().');
   const btn = h('button', { id: 'run-kernels', onclick: async () => {
     msg.textContent = 'running…';
     try {
-      drawKernels(JSON.parse(await run()), gpu);
+      drawKernels(JSON.parse(await run()));
     } catch (e) {
       msg.textContent = String(e && e.message ? e.message : e);
     }
-  } }, 'Run this step on the GPU');
+  } }, gpu ? 'Run this step on the GPU' : 'Run this step on the CPU');
   fill(box, btn, msg);
 }

@@ -5,7 +5,7 @@ import { $, h, fill } from './dom.js';
 import * as editor from './editor.js';
 import { drawStep, drawTensors, drawChain, drawValues } from './panels.js';
 import { drawStorage, wireHover } from './storage.js';
-import { drawKernels, drawKernelPrompt } from './kernels.js';
+import { drawKernelPrompt } from './kernels.js';
 import { drawLessons } from './lessons.js';
 import { detect } from './gpu.js';
 
@@ -72,8 +72,7 @@ function redraw() {
   editor.mark(s.step ? s.step.line : 0, s.error);
   drawTensors(s, app.selected, (name) => { app.selected = name; redraw(); });
   drawSelected();
-  if (s.kernels) drawKernels(s.kernels, app.gpu);
-  else drawKernelPrompt(() => app.wasm.runKernels(app.src, s.at), app.gpu);
+  drawKernelPrompt(() => app.wasm.runKernels(app.src, s.at), app.gpu);
 }
 
 function drawSelected() {

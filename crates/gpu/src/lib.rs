@@ -15,6 +15,7 @@ pub mod error;
 pub mod exec;
 pub mod kernel;
 pub mod run;
+pub mod step;
 pub mod timing;
 pub mod wgsl;
 

@@ -91,4 +91,12 @@ pub const LESSONS: &[Lesson] = &[
         error: None,
         tensor: "t",
     },
+    Lesson {
+        id: "idx-header",
+        title: "A file header is a storage offset",
+        explain: "An IDX file opens with a 16-byte header (magic, count, rows, cols): slicing it off makes images a view of the raw bytes at storage_offset 16, with no copy.",
+        trace: "raw = dataset(\"mnist-t10k-images-1k\")\nimages = raw[0x10:].reshape(-1, 1, 28, 28)\nfirst = images[0, 0]\n",
+        error: None,
+        tensor: "images",
+    },
 ];

@@ -3,6 +3,7 @@
 //! holds the open trace between calls and shapes the core's answers for the panels.
 
 pub mod chain;
+pub mod kernels;
 pub mod lessons;
 pub mod session;
 
@@ -117,14 +118,39 @@ pub fn lessons() -> String {
     lessons_json().to_string()
 }
 
-/// What the kernel panel shows when this build has no GPU runner to call.
-pub const KERNELS_UNAVAILABLE: &str = "kernels not available in this build";
+// The page's WebGPU device, acquired once: `Ok` with the device, or `Err` with why there is none
+// (the kernel panel then runs the CPU IR executor and says so).
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    static GPU: std::cell::RefCell<Option<Result<std::rc::Rc<stridelab_gpu::Gpu>, String>>> =
+        const { std::cell::RefCell::new(None) };
+}
 
-/// Runs the kernels of one step on the GPU and resolves to their JSON. This build has no wasm-side
-/// GPU runner yet, so it rejects with [`KERNELS_UNAVAILABLE`]; the page shows that sentence.
+#[cfg(target_arch = "wasm32")]
+async fn page_gpu() -> Result<std::rc::Rc<stridelab_gpu::Gpu>, String> {
+    if let Some(got) = GPU.with(|g| g.borrow().clone()) {
+        return got;
+    }
+    let got = stridelab_gpu::acquire(&stridelab_gpu::AcquireOptions::new())
+        .await
+        .map(std::rc::Rc::new)
+        .map_err(|e| e.to_string());
+    GPU.with(|g| *g.borrow_mut() = Some(got.clone()));
+    got
+}
+
+/// Runs the kernels of the statement the viewer stands after (`step` statements run) on WebGPU
+/// when the browser has it, else on the CPU IR executor, checks them against the interpreter and
+/// resolves to the panel's JSON (see [`kernels::step_kernels`]); rejects with the reason on failure.
+#[cfg(target_arch = "wasm32")]
 #[wasm_bindgen(js_name = runKernels)]
-pub fn run_kernels(_src: &str, _step: usize) -> js_sys::Promise {
-    js_sys::Promise::reject(&JsValue::from_str(KERNELS_UNAVAILABLE))
+pub async fn run_kernels(src: String, step: usize) -> Result<String, JsValue> {
+    let gpu = page_gpu().await;
+    let why = gpu.as_ref().err().cloned().unwrap_or_default();
+    kernels::step_kernels(&src, step, gpu.as_deref().ok(), &why)
+        .await
+        .map(|j| j.to_string())
+        .map_err(|e| JsValue::from_str(&e))
 }
 
 /// Asks the browser for a WebGPU adapter and device; resolves to the device's description

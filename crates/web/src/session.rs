@@ -43,7 +43,7 @@ pub struct Session {
 impl Session {
     /// Parses and runs `src` whole, then stands on its last statement.
     pub fn new(src: &str) -> Session {
-        let mut full = Run::run_source(src);
+        let mut full = Run::with_files(sample_files()).run_text(src);
         let outline = report_value(&mut full, ReportOptions { steps: true, graph: false });
         let program = parser::parse(src).ok();
         let at = full.steps.len();
@@ -76,7 +76,7 @@ impl Session {
             // same state as a replay, at the cost of the new statements only.
             self.run.run_program(&Program { stmts: p.stmts[self.at..k].to_vec() });
         } else {
-            let mut run = Run::new();
+            let mut run = Run::with_files(sample_files());
             run.run_program(&Program { stmts: p.stmts[..k].to_vec() });
             self.run = run;
         }
@@ -206,4 +206,16 @@ fn mark(flags: &mut [u8], elements: &[i64], bit: u8) {
             *f |= bit;
         }
     }
+}
+
+/// The committed MNIST sample (the first 1000 test images and their labels, gzip'd IDX files),
+/// readable in every trace as `dataset("mnist-t10k-images-1k")` / `dataset("mnist-t10k-labels-1k")`.
+pub fn sample_files() -> std::collections::BTreeMap<String, Vec<u8>> {
+    [
+        ("mnist-t10k-images-1k", &include_bytes!("../../../tests/data/mnist/t10k-images-1k-idx3-ubyte.gz")[..]),
+        ("mnist-t10k-labels-1k", &include_bytes!("../../../tests/data/mnist/t10k-labels-1k-idx1-ubyte.gz")[..]),
+    ]
+    .into_iter()
+    .map(|(name, bytes)| (name.to_string(), bytes.to_vec()))
+    .collect()
 }

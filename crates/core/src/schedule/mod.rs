@@ -410,8 +410,13 @@ pub struct StepKernels {
 /// Runs `src` statement by statement (as [`Run::run_source`] does) and schedules each
 /// statement; the run is returned too, for its report.
 pub fn trace_kernels(src: &str, opts: ScheduleOptions) -> Result<(Run, Vec<StepKernels>)> {
+    trace_kernels_in(Run::new(), src, opts)
+}
+
+/// [`trace_kernels`] in a given fresh run, e.g. one made by [`Run::with_files`] so that
+/// `dataset(name)` statements can read their files.
+pub fn trace_kernels_in(mut run: Run, src: &str, opts: ScheduleOptions) -> Result<(Run, Vec<StepKernels>)> {
     let program = crate::trace::parser::parse(src)?;
-    let mut run = Run::new();
     let mut out = Vec::new();
     for stmt in program.stmts {
         let before: Vec<Data> = (0..run.engine.storage_count()).map(|i| run.engine.storage(i).data.clone()).collect();

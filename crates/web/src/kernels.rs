@@ -1,0 +1,50 @@
+//! The kernel panel's data: the scheduler's kernels for one statement, run on WebGPU when the page
+//! has a device and on the CPU IR executor otherwise, checked against the interpreter, with the
+//! timings, the device and the clock stated plainly and a Chrome trace for download.
+
+use serde_json::{json, Value as Json};
+use stridelab_core::schedule::trace_kernels_in;
+use stridelab_core::trace::runner::Run;
+use stridelab_gpu::step::{kernel_json, run_step_cpu, run_step_gpu, schedule_options};
+use stridelab_gpu::{chrome_trace, Gpu};
+
+/// CPU repeats start from the same inputs each time, so several are safe and give a spread; GPU
+/// repeats rerun in place (not idempotent for `+=`), so the GPU runs each kernel once.
+const CPU_REPEATS: u32 = 5;
+
+/// Runs the kernels of the statement a session stands after (`at` statements run; `at == 0` runs
+/// none) on `gpu`, or on the CPU when it is `None` (`no_gpu` says why). `Err` on a failed run or
+/// a kernel result that differs from the interpreter's.
+pub async fn step_kernels(src: &str, at: usize, gpu: Option<&Gpu>, no_gpu: &str) -> Result<Json, String> {
+    let (_, steps) = trace_kernels_in(Run::with_files(crate::session::sample_files()), src, schedule_options(gpu))
+        .map_err(|e| e.to_string())?;
+    let Some(step) = at.checked_sub(1).and_then(|i| steps.get(i)) else {
+        return Ok(
+            json!({"line": null, "kernels": [], "backend": backend_name(gpu), "trace": chrome_trace("stridelab", &[])}),
+        );
+    };
+    let (ran, adapter) = match gpu {
+        Some(g) => (run_step_gpu(g, step, 1).await?, g.describe()),
+        None => (run_step_cpu(step, CPU_REPEATS, &mut 0.0)?, json!({"name": "CPU IR executor (wasm)", "why": no_gpu})),
+    };
+    let timings: Vec<_> = ran.iter().map(|r| r.timing.clone()).collect();
+    let resolution = timings.first().map(|t| t.resolution_ns());
+    Ok(json!({
+        "backend": backend_name(gpu),
+        "adapter": adapter,
+        "line": step.line,
+        "source": step.source,
+        "verified": true,
+        "resolution_ns": resolution,
+        "kernels": ran.iter().map(kernel_json).collect::<Vec<_>>(),
+        "trace": chrome_trace(&format!("stridelab line {} ({})", step.line, backend_name(gpu)), &timings),
+    }))
+}
+
+fn backend_name(gpu: Option<&Gpu>) -> &'static str {
+    if gpu.is_some() {
+        "WebGPU"
+    } else {
+        "CPU"
+    }
+}
