@@ -147,8 +147,24 @@ function wire() {
   wireHover();
 }
 
+/** The committed MNIST sample, served beside the page, readable as dataset(name) in traces. */
+const SAMPLES = [
+  ['mnist-t10k-images-1k', 't10k-images-1k-idx3-ubyte.gz'],
+  ['mnist-t10k-labels-1k', 't10k-labels-1k-idx1-ubyte.gz'],
+];
+
+async function registerSamples() {
+  await Promise.all(SAMPLES.map(async ([name, file]) => {
+    const res = await fetch(file);
+    if (!res.ok) throw new Error(`${file}: ${res.status}`);
+    app.wasm.registerFile(name, new Uint8Array(await res.arrayBuffer()));
+  }));
+}
+
 async function boot() {
   app.wasm = await wasmReady();
+  // Traces that read the sample need it before they run; a missing file only affects those.
+  await registerSamples().catch(fatal);
   // Exposed for the browser tests' timing of a step and its redraw.
   app.goto = goto;
   wire();

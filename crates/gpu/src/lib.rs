@@ -17,6 +17,7 @@ pub mod kernel;
 pub mod run;
 pub mod step;
 pub mod timing;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod wgsl;
 
 pub use buffer::GpuBuffer;
@@ -24,9 +25,12 @@ pub use device::{acquire, AcquireOptions, Gpu};
 pub use error::{Error, Result};
 pub use exec::ScheduleOutput;
 pub use kernel::{Binding, KernelSpec};
-pub use run::RunOptions;
-pub use timing::{chrome_trace, KernelTiming, Spread, TimingSource};
-pub use wgsl::{check_module, validate_wgsl};
 /// The wgpu and naga this crate was built against, so callers can build devices and read
 /// modules without naming either crate themselves.
-pub use {naga, wgpu};
+#[cfg(not(target_arch = "wasm32"))]
+pub use naga;
+pub use run::RunOptions;
+pub use timing::{chrome_trace, KernelTiming, Spread, TimingSource};
+pub use wgpu;
+#[cfg(not(target_arch = "wasm32"))]
+pub use wgsl::{check_module, validate_wgsl};
