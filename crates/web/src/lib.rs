@@ -139,16 +139,16 @@ async fn page_gpu() -> Result<std::rc::Rc<stridelab_gpu::Gpu>, String> {
     got
 }
 
-/// Runs the kernels of the statement the viewer stands after (`step` statements run) on WebGPU
-/// when the browser has it, else on the CPU IR executor, checks them against the interpreter and
-/// resolves to the panel's JSON (see [`kernels::step_kernels`]); rejects with the reason on failure.
-#[cfg(target_arch = "wasm32")]
 /// Registers a file (e.g. a dataset the page fetched) for `dataset(name)` in traces.
 #[wasm_bindgen(js_name = registerFile)]
 pub fn register_file(name: &str, bytes: Vec<u8>) {
     session::register_file(name, bytes);
 }
 
+/// Runs the kernels of the statement the viewer stands after (`step` statements run) on WebGPU
+/// when the browser has it, else on the CPU IR executor, checks them against the interpreter and
+/// resolves to the panel's JSON (see [`kernels::step_kernels`]); rejects with the reason on failure.
+#[cfg(target_arch = "wasm32")]
 #[wasm_bindgen(js_name = runKernels)]
 pub async fn run_kernels(src: String, step: usize) -> Result<String, JsValue> {
     let gpu = page_gpu().await;

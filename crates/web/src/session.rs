@@ -208,9 +208,9 @@ fn mark(flags: &mut [u8], elements: &[i64], bit: u8) {
     }
 }
 
-/// Named files a trace can read with `dataset("name")`. The page fetches the committed MNIST
-/// sample (served beside the wasm, so the module stays small) and registers it; native builds
-/// (the adapter's tests) start with the sample compiled in.
+// Named files a trace can read with `dataset("name")`. The page fetches the committed MNIST
+// sample (served beside the wasm, so the module stays small) and registers it; native builds
+// (the adapter's tests) start with the sample compiled in.
 thread_local! {
     static FILES: std::cell::RefCell<std::collections::BTreeMap<String, Vec<u8>>> =
         std::cell::RefCell::new(initial_files());
