@@ -11,7 +11,7 @@ use crate::dtype::{result_type, DType};
 use crate::error::{bail, Error, Result};
 use crate::shape::tracker::ShapeTracker;
 use crate::shape::view::View;
-use crate::torch::layout::{IndexItem, Layout};
+use crate::torch::layout::Layout;
 use crate::torch::overlap::{self, MemOverlap, MemOverlapStatus};
 use crate::uop::data::{Data, Scalar};
 use crate::uop::interp::{self, Storages};
@@ -359,7 +359,6 @@ impl Engine {
 
     /// Forgets pending computations nobody can reach any more (the end of a statement).
     pub fn end_statement(&mut self) {
-        self.pending.retain(|p| p.realized.is_none());
         // Ids of pending entries are only held by tensors of the finished statement, which
         // the caller has realized or dropped; start a fresh table.
         self.pending.clear();
@@ -467,12 +466,6 @@ impl Engine {
         let src = self.resolve(src);
         let node = self.graph.push(Op::Contiguous, src.dtype, src.shape().to_vec(), vec![src.node]);
         self.computed(node)
-    }
-
-    /// Rebinds the tinygrad model of a tensor (ops that are views in tinygrad only).
-    pub fn with_tg(&self, mut t: Tensor, tg: ShapeTracker) -> Tensor {
-        t.tg = tg;
-        t
     }
 
     // ---------------------------------------------------------------- elementwise
@@ -849,12 +842,6 @@ impl Engine {
     pub fn value_node(&mut self, o: &Operand, dtype: DType, shape: &[usize]) -> Result<UOpId> {
         self.operand_node(o, dtype, shape)
     }
-
-    /// A unary op's node over a tensor in its own dtype (for in-place unary writes).
-    pub fn unary_node(&mut self, op: UnaryOp, t: &Tensor) -> UOpId {
-        let t = self.resolve(t);
-        self.graph.push(Op::Unary(op), t.dtype, t.shape().to_vec(), vec![t.node])
-    }
 }
 
 fn fresh_tg(shape: &[usize]) -> ShapeTracker {
@@ -891,6 +878,3 @@ pub fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
 pub fn restride_view(layout: &Layout) -> View {
     View::new(layout.sizes(), Some(layout.strides()), layout.offset(), None)
 }
-
-/// Index items that PyTorch's basic indexing accepts, re-exported for the runner.
-pub type Index = IndexItem;
