@@ -44,34 +44,26 @@ pub struct Schedule {
 impl Schedule {
     /// Storages the schedule's kernels read or write, sorted.
     pub fn storages(&self) -> Vec<StorageId> {
-        let mut out: Vec<StorageId> = self
-            .kernels
-            .iter()
-            .flat_map(|k| k.slots.iter())
-            .filter_map(|s| match s.buf {
-                BufRef::Storage(id) => Some(id),
-                BufRef::Temp(_) => None,
-            })
-            .collect();
-        out.sort_unstable();
-        out.dedup();
-        out
+        sorted_storages(self.kernels.iter().flat_map(|k| k.slots.iter().map(|s| s.buf)))
     }
 
-    /// Storages some kernel writes, sorted.
+    /// Storages some kernel writes (its first slot), sorted.
     pub fn written(&self) -> Vec<StorageId> {
-        let mut out: Vec<StorageId> = self
-            .kernels
-            .iter()
-            .filter_map(|k| match k.slots[0].buf {
-                BufRef::Storage(id) => Some(id),
-                BufRef::Temp(_) => None,
-            })
-            .collect();
-        out.sort_unstable();
-        out.dedup();
-        out
+        sorted_storages(self.kernels.iter().map(|k| k.slots[0].buf))
     }
+}
+
+/// The storages among `bufs` (temporaries left out), sorted and unique.
+fn sorted_storages(bufs: impl Iterator<Item = BufRef>) -> Vec<StorageId> {
+    let mut out: Vec<StorageId> = bufs
+        .filter_map(|b| match b {
+            BufRef::Storage(id) => Some(id),
+            BufRef::Temp(_) => None,
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// Schedules the events `range` of the engine (earlier events only tell which nodes are
