@@ -3,6 +3,7 @@
 //! holds the open trace between calls and shapes the core's answers for the panels.
 
 pub mod chain;
+pub mod data;
 pub mod kernels;
 pub mod lessons;
 pub mod session;
