@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -344,3 +345,162 @@ test('performance: stepping and redrawing, and a 1M-cell storage map', async () 
   await page.close();
 });
 
+
+// The Data tab: the committed samples, read here with Node's zlib to know what the page must show.
+const SAMPLE_DIR = path.join(ROOT, 'tests/data');
+const sampleBytes = (rel) => fs.readFileSync(path.join(SAMPLE_DIR, rel));
+const mnistLabels = () => [...zlib.gunzipSync(sampleBytes('mnist/t10k-labels-1k-idx1-ubyte.gz')).subarray(8)];
+
+async function openData(opts) {
+  const o = await open(base, opts);
+  await o.page.click('.tabs button[data-tab="data"]');
+  await o.page.waitForSelector('#ds-grid .tile');
+  return o;
+}
+
+/** The grid's tiles: [{i, label}]. */
+const tiles = (page) => page.$$eval('#ds-grid .tile', (ts) => ts.map((t) => ({ i: Number(t.dataset.i), label: t.dataset.label })));
+
+/** Drops files on the Data tab the way a browser does: a DataTransfer of Files in a drop event. */
+async function drop(page, files) {
+  await page.evaluate((fs) => {
+    const dt = new DataTransfer();
+    for (const f of fs) dt.items.add(new File([new Uint8Array(f.bytes)], f.name));
+    document.querySelector('#tab-data').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, files.map((f) => ({ name: f.name, bytes: [...f.bytes] })));
+}
+
+test('the Data tab shows the MNIST sample with its labels, page by page', async () => {
+  const { page, errors } = await openData();
+  const labels = mnistLabels();
+  assert.equal(labels.length, 1000);
+  for (const start of [0, 48]) {
+    const got = await tiles(page);
+    assert.equal(got.length, 48);
+    assert.deepEqual(got.map((t) => t.i), Array.from({ length: 48 }, (_, k) => start + k));
+    assert.deepEqual(got.map((t) => Number(t.label)), labels.slice(start, start + 48), `labels of page at ${start}`);
+    assert.equal(await page.textContent('#ds-range'), `${start}–${start + 47} of 1000`);
+    if (start === 0) await shot(page, 'data-grid');
+    await page.click('#ds-next');
+    await page.waitForFunction((s) => document.querySelector('#ds-grid .tile').dataset.i === String(s), start + 48);
+  }
+  // A grid tile is the image's pixels: the centre of test image 0 (a 7) has ink somewhere.
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('picking image 17 appends a view of the file to the trace', async () => {
+  const { page, errors } = await openData();
+  await page.click('#ds-grid .tile[data-i="17"]');
+  await page.waitForSelector('#tensors tr[data-name="img17"]');
+  const line = await page.textContent('#ds-line');
+  assert.equal(line, `img17 = dataset("mnist-t10k-images-1k")[16:].reshape(1000, 1, 28, 28)[17:18]  # label ${mnistLabels()[17]}`);
+  assert.ok((await page.inputValue('#source')).trimEnd().endsWith(line));
+  const r = await row(page, 'img17');
+  assert.deepEqual(r, { shape: '(1, 1, 28, 28)', storage: r.storage, strides: '(784, 784, 28, 1)', offset: 16 + 17 * 784, kind: 'view' });
+  // The stepper stands after the new statement, and Inspect shows the view's chain.
+  const n = (await page.inputValue('#source')).trimEnd().split('\n').length;
+  assert.match(await page.textContent('#stepinfo'), new RegExp(`line ${n}`));
+  await page.click('.tabs button[data-tab="inspect"]');
+  assert.equal(await page.textContent('#chain-name'), 'img17');
+  const offsets = await page.$$eval('#chain tbody tr', (trs) => trs.map((t) => t.textContent));
+  assert.ok(offsets.some((t) => t.includes(String(16 + 17 * 784))), offsets.join(' | '));
+  assert.match(await page.textContent('#input-name'), /mnist-t10k-images-1k\[17\]/);
+  assert.deepEqual(errors, []);
+  await shot(page, 'data-pick17');
+  await page.close();
+});
+
+test('dropped dataset files open, and a corrupt one shows the core error', async () => {
+  const { page, errors } = await openData();
+  const images = sampleBytes('mnist/t10k-images-1k-idx3-ubyte.gz');
+  const labels = sampleBytes('mnist/t10k-labels-1k-idx1-ubyte.gz');
+  await drop(page, [{ name: 'my images.gz', bytes: images }, { name: 'my-labels.gz', bytes: labels }]);
+  await page.waitForFunction(() => document.querySelector('#ds-select').value === 'my_images.gz');
+  assert.deepEqual((await tiles(page)).map((t) => Number(t.label)), mnistLabels().slice(0, 48));
+  assert.match(await page.textContent('#ds-info'), /labels from my-labels\.gz/);
+  // The dropped file is registered: picking from it makes a trace line that runs.
+  await page.click('#ds-grid .tile[data-i="3"]');
+  await page.waitForSelector('#tensors tr[data-name="img3"]');
+  assert.equal((await row(page, 'img3')).offset, 16 + 3 * 784);
+  assert.match(await page.inputValue('#source'), /dataset\("my_images\.gz"\)/);
+  await shot(page, 'data-dropped');
+  // A CIFAR-10 batch: labels from the records, with their class names.
+  await drop(page, [{ name: 'batch.bin', bytes: sampleBytes('cifar/sample_batch.bin') }]);
+  await page.waitForFunction(() => document.querySelector('#ds-select').value === 'batch.bin');
+  const cifar = sampleBytes('cifar/sample_batch.bin');
+  assert.deepEqual((await tiles(page)).map((t) => Number(t.label)), Array.from({ length: 48 }, (_, k) => cifar[k * 3073]));
+  // Corrupt files: the core's reader says what is wrong.
+  const raw = zlib.gunzipSync(images);
+  const cases = [
+    { name: 'cut.idx', bytes: raw.subarray(0, raw.length - 100), error: 'decode: cut.idx: truncated: dimensions 1000 x 28 x 28 declare 784000 data bytes but only 783900 are present' },
+    { name: 'odd.bin', bytes: cifar.subarray(0, 5000), error: 'decode: odd.bin: 5000 bytes is not a whole number of 3073-byte records (1 records and 1927 bytes over)' },
+  ];
+  for (const c of cases) {
+    await drop(page, [c]);
+    await page.waitForSelector('#ds-error:not([hidden])');
+    assert.equal(await page.textContent('#ds-error'), c.error);
+    await shot(page, `data-corrupt-${c.name}`);
+    await page.evaluate(() => { document.querySelector('#ds-error').hidden = true; });
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a drawn digit becomes a 28x28 model input', async () => {
+  const { page, errors } = await openData();
+  const pad = await page.$('#pad');
+  await pad.scrollIntoViewIfNeeded();
+  const box = await pad.boundingBox();
+  // A "7": a bar across the top and a stroke down to the lower left.
+  const at = (x, y) => [box.x + (x * box.width) / 280, box.y + (y * box.height) / 280];
+  await page.mouse.move(...at(70, 60));
+  await page.mouse.down();
+  for (const [x, y] of [[140, 60], [210, 60], [170, 140], [130, 230]]) await page.mouse.move(...at(x, y), { steps: 8 });
+  await page.mouse.up();
+  await page.waitForSelector('#input-desc');
+  assert.equal(await page.textContent('#input-name'), 'drawing');
+  assert.match(await page.textContent('#input-desc'), /^784 float32 values \(1×28×28\)/);
+  const stats = await page.evaluate(() => {
+    const v = window.stridelab.data.input.values;
+    let ink = 0;
+    let max = 0;
+    for (const x of v) { if (x > 0) ink++; max = Math.max(max, x); }
+    return { n: v.length, ink, max };
+  });
+  assert.equal(stats.n, 784);
+  assert.ok(stats.ink > 20 && stats.ink < 400, `${stats.ink} inked pixels`);
+  assert.ok(stats.max > 0.9 && stats.max <= 1, `max ${stats.max}`);
+  await shot(page, 'data-drawing');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the sample model classifies test image 0 and shows its kernels', async () => {
+  const { page, errors } = await openData();
+  await page.click('#model-sample');
+  await page.waitForFunction(() => document.body.dataset.model === 'loaded' || !document.querySelector('#model-error').hidden, null, { timeout: 60000 });
+  const loadError = await page.$eval('#model-error', (e) => (e.hidden ? null : e.textContent));
+  assert.equal(loadError, null, `model load failed: ${loadError}`);
+  await page.click('#ds-grid .tile[data-i="0"]');
+  await page.click('#model-run');
+  await page.waitForFunction(() => document.querySelector('#model-verdict') || !document.querySelector('#model-error').hidden, null, { timeout: 60000 });
+  const runError = await page.$eval('#model-error', (e) => (e.hidden ? null : e.textContent));
+  assert.equal(runError, null, `model run failed: ${runError}`);
+  const predicted = Number(await page.getAttribute('#model-verdict', 'data-predicted'));
+  assert.equal(predicted, mnistLabels()[0]);
+  const probs = await page.$$eval('#model-probs .prob', (ps) => ps.map((p) => Number(p.dataset.p)));
+  assert.equal(probs.length, 10);
+  assert.ok(Math.abs(probs.reduce((a, b) => a + b, 0) - 1) < 1e-9, String(probs));
+  assert.equal(probs.indexOf(Math.max(...probs)), predicted);
+  const ks = await page.$$eval('#model-kernels tbody tr', (trs) => trs.map((t) => ({ name: t.querySelector('.kname').textContent, ms: t.querySelector('.ktime').dataset.ms, time: t.querySelector('.ktime').textContent })));
+  assert.ok(ks.length >= 1, 'kernel table');
+  for (const k of ks) assert.ok(Number(k.ms) > 0 || k.time === 'below resolution', `${k.name}: ${k.time}`);
+  assert.equal(await page.$$eval('#model-timeline .seg', (s) => s.length), ks.length);
+  await page.click('#model-kernels tbody tr[data-k="0"]');
+  assert.ok(!(await page.$eval('#model-wgsl-box', (b) => b.hidden)));
+  perf.model_run = { backend: await page.textContent('#model-backend'), kernels: ks.length };
+  await shot(page, 'data-model');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -8,6 +8,7 @@ import { drawStorage, wireHover } from './storage.js';
 import { drawKernelPrompt } from './kernels.js';
 import { drawLessons } from './lessons.js';
 import { detect } from './gpu.js';
+import { initData, registerSamples } from './data.js';
 
 const app = { wasm: null, session: null, src: '', state: null, selected: null, gpu: null, perf: {} };
 window.stridelab = app;
@@ -147,27 +148,21 @@ function wire() {
   wireHover();
 }
 
-/** The committed MNIST sample, served beside the page, readable as dataset(name) in traces. */
-const SAMPLES = [
-  ['mnist-t10k-images-1k', 't10k-images-1k-idx3-ubyte.gz'],
-  ['mnist-t10k-labels-1k', 't10k-labels-1k-idx1-ubyte.gz'],
-];
-
-async function registerSamples() {
-  await Promise.all(SAMPLES.map(async ([name, file]) => {
-    const res = await fetch(file);
-    if (!res.ok) throw new Error(`${file}: ${res.status}`);
-    app.wasm.registerFile(name, new Uint8Array(await res.arrayBuffer()));
-  }));
+/** Appends a statement to the trace and stands after it with `tensor` selected. */
+function appendLine(line, tensor) {
+  const src = `${editor.getSource().replace(/\s*$/, '')}\n${line}\n`;
+  editor.setSource(src);
+  load(src, undefined, tensor);
 }
 
 async function boot() {
   app.wasm = await wasmReady();
   // Traces that read the sample need it before they run; a missing file only affects those.
-  await registerSamples().catch(fatal);
+  await registerSamples(app.wasm).catch(fatal);
   // Exposed for the browser tests' timing of a step and its redraw.
   app.goto = goto;
   wire();
+  initData(app, appendLine);
   const lessons = JSON.parse(app.wasm.lessons());
   drawLessons(lessons);
   if (!openFragment()) {

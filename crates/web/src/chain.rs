@@ -58,7 +58,8 @@ fn collect(program: &Program, upto: usize, name: &str, depth: usize, rows: &mut 
             kind: StmtKind::Assign { targets: vec![temp(i)], value: (*e).clone() },
         });
     }
-    let mut run = Run::new();
+    // The page's registered files, so prefixes that read `dataset(name)` evaluate as they ran.
+    let mut run = Run::with_files(crate::session::sample_files());
     run.run_program(&Program { stmts });
     let tensors = report_value(&mut run, ReportOptions::default());
     for (i, (e, op)) in links.iter().enumerate() {

@@ -177,6 +177,12 @@ fn picked_images_are_views_of_the_file() {
         assert_eq!(first.len(), pixels.len(), "{line}");
         assert_eq!(first[0], offset as i64);
         assert!(first.windows(2).all(|w| w[1] == w[0] + 1), "{line}: contiguous cells");
+        // The view chain ends on the picked image at the same offset, starting from the file.
+        let chain = s.chain(&var);
+        let rows = chain.as_array().map(Vec::as_slice).unwrap_or_default();
+        assert!(rows.len() >= 3, "{line}: {chain}");
+        assert_eq!(rows[0]["tensor"]["torch"]["storage_offset"], json!(0), "{line}");
+        assert_eq!(rows[rows.len() - 1]["tensor"]["torch"]["storage_offset"], json!(offset), "{line}");
         let input = image_input(name, i).expect(name);
         let scaled: Vec<f32> = pixels.iter().map(|&b| f32::from(b) / 255.0).collect();
         assert_eq!(input, scaled, "{name} {i}");

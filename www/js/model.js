@@ -1,0 +1,198 @@
+// The model panel: loads a model (the built-in sample, an .onnx file, or a capture's manifest and
+// weights) into the wasm runtime, runs it on the Data tab's input and draws what came back: the
+// class probabilities (softmax done by the adapter), a kernel timeline with bars proportional to
+// each kernel's time, and a kernel table whose rows show the kernel's WGSL.
+import { $, h, fill } from './dom.js';
+
+const SAMPLE_MODEL = 'mnist_cnn.onnx';
+/** The batch a model is captured at: the panel runs one image at a time. */
+const BATCH = 1;
+
+const state = { wasm: null, model: null, info: null, input: () => null, busy: false };
+
+const message = (e) => String(e && e.message ? e.message : e);
+
+function showError(e) {
+  const box = $('#model-error');
+  if (e === null) { box.hidden = true; fill(box); return; }
+  fill(box, h('span', {}, message(e)));
+  box.hidden = false;
+}
+
+function runtime() {
+  const M = state.wasm && state.wasm.WebModel;
+  if (!M) throw new Error('this build of the page has no model runtime (WebModel is missing from the wasm module)');
+  return M;
+}
+
+function ms(x) {
+  if (x === null || x === undefined) return '—';
+  return x >= 1 ? `${x.toFixed(2)} ms` : `${(x * 1000).toFixed(1)} µs`;
+}
+
+function num(x) {
+  if (typeof x !== 'number') return x === undefined || x === null ? '—' : String(x);
+  if (x >= 1e9) return `${(x / 1e9).toFixed(2)} G`;
+  if (x >= 1e6) return `${(x / 1e6).toFixed(2)} M`;
+  if (x >= 1e3) return `${(x / 1e3).toFixed(1)} k`;
+  return String(x);
+}
+
+const dims = (v) => (Array.isArray(v) ? v.join('×') : '—');
+
+/** The loaded model's description, from its info(). */
+function describe() {
+  const i = state.info;
+  const io = (xs) => (xs || []).map((x) => `${x.name} ${x.dtype} (${(x.shape || []).join(', ')})`).join(', ');
+  fill($('#model-info'),
+    h('span', { id: 'model-name' }, h('b', {}, 'model '), i.name || 'unnamed'),
+    h('span', { id: 'model-backend' }, h('b', {}, 'backend '), i.backend === 'WebGPU' ? `WebGPU${i.adapter && i.adapter.name ? ` (${i.adapter.name})` : ''}` : 'CPU (capture replay in wasm)'),
+    h('span', {}, h('b', {}, 'inputs '), io(i.inputs)),
+    h('span', {}, h('b', {}, 'outputs '), io(i.outputs)),
+    h('span', {}, h('b', {}, 'weights '), `${num(i.weights_bytes)}B`),
+    h('span', {}, h('b', {}, 'kernels '), String((i.kernels || []).length)));
+}
+
+/** Swaps in a loaded model (freeing the previous one). */
+function loaded(m) {
+  const info = JSON.parse(m.info());
+  if (state.model) state.model.free();
+  state.model = m;
+  state.info = info;
+  describe();
+  fill($('#model-result'));
+  fill($('#model-timeline'));
+  fill($('#model-kernels'));
+  $('#model-wgsl-box').hidden = true;
+  document.body.dataset.model = 'loaded';
+}
+
+async function guarded(what, fn) {
+  showError(null);
+  state.busy = true;
+  $('#model-run').disabled = true;
+  $('#model-info').textContent = what;
+  try {
+    await fn();
+  } catch (e) {
+    if (state.info) describe();
+    else $('#model-info').textContent = 'No model loaded.';
+    showError(e);
+  } finally {
+    state.busy = false;
+    inputChanged();
+  }
+}
+
+function loadSample() {
+  return guarded('loading the sample model…', async () => {
+    const res = await fetch(SAMPLE_MODEL);
+    if (!res.ok) throw new Error(`${SAMPLE_MODEL}: HTTP ${res.status}`);
+    loaded(await runtime().fromOnnx(new Uint8Array(await res.arrayBuffer()), BATCH));
+  });
+}
+
+/** An .onnx file, or a capture: its manifest.json and weights .safetensors together. */
+export function openFiles(files) {
+  return guarded('loading the model…', async () => {
+    const onnx = files.filter((f) => /\.onnx$/i.test(f.name));
+    const manifest = files.find((f) => /\.json$/i.test(f.name));
+    const weights = files.find((f) => /\.safetensors$/i.test(f.name));
+    const bytes = async (f) => new Uint8Array(await f.arrayBuffer());
+    if (onnx.length === 1 && files.length === 1) {
+      loaded(await runtime().fromOnnx(await bytes(onnx[0]), BATCH));
+    } else if (manifest && weights && files.length === 2) {
+      loaded(await runtime().fromCapture(await bytes(manifest), await bytes(weights)));
+    } else {
+      throw new Error(`a model is one .onnx file, or a capture's manifest.json and weights.safetensors together; got ${files.map((f) => f.name).join(', ')}`);
+    }
+  });
+}
+
+/** Called when the Data tab's input changes: the run button follows what can run. */
+export function inputChanged() {
+  const input = state.input();
+  const btn = $('#model-run');
+  btn.disabled = state.busy || !state.model || !input;
+  btn.title = !state.model ? 'Load a model first' : !input ? 'Pick an image or draw a digit first' : `Run on ${input.what}`;
+}
+
+async function run() {
+  const input = state.input();
+  if (!state.model || !input) return;
+  await guarded(`running on ${input.what}…`, async () => {
+    const out = await state.model.run(input.values);
+    const res = JSON.parse(out);
+    const cls = JSON.parse(state.wasm.classifyRun(out));
+    describe();
+    drawResult(res, cls, input);
+    drawKernels(res);
+  });
+}
+
+function drawResult(res, cls, input) {
+  const probs = cls.probabilities;
+  const rows = probs.map((p, k) => [
+    h('span', { class: k === cls.predicted ? 'mono top' : 'mono' }, `class ${k}`),
+    h('span', { class: 'bar' }, h('span', { class: 'fill', style: `width:${(100 * p).toFixed(2)}%` })),
+    h('span', { class: 'mono prob', dataset: { p: String(p) } }, p.toFixed(4)),
+  ]);
+  const truth = input.label === null || input.label === undefined ? '' : ` · label ${input.label}`;
+  fill($('#model-result'),
+    h('div', { class: 'verdict', id: 'model-verdict', dataset: { predicted: cls.predicted } },
+      h('b', {}, `predicted ${cls.predicted}`), ` (p = ${probs[cls.predicted].toFixed(4)}) for ${input.what}${truth}`),
+    h('div', { class: 'dim small' }, `output ${cls.output} · GPU ${ms(res.gpu_ms)} · wall ${ms(res.wall_ms)}`),
+    h('div', { class: 'probs', id: 'model-probs' }, rows));
+}
+
+/** The run's kernels joined with the model's (op, WGSL, sizes) by name, else by position. */
+function joined(res) {
+  const known = (state.info && state.info.kernels) || [];
+  return (res.kernels || []).map((k, i) => ({ ...(known.find((x) => x.name === k.name) || known[i] || {}), ...k }));
+}
+
+function drawKernels(res) {
+  const ks = joined(res);
+  const max = Math.max(0, ...ks.map((k) => k.ms || 0));
+  const total = ks.reduce((s, k) => s + (k.ms || 0), 0);
+  const time = (k) => (k.below_resolution ? 'below resolution' : ms(k.ms));
+  const select = (i) => {
+    for (const e of document.querySelectorAll('#model-timeline .seg, #model-kernels tbody tr')) e.classList.toggle('sel', Number(e.dataset.k) === i);
+    const k = ks[i];
+    $('#model-wgsl-name').textContent = `${k.name} · ${k.op || ''}`;
+    $('#model-wgsl').textContent = k.wgsl || '(this kernel has no WGSL: it runs on the CPU)';
+    $('#model-wgsl-box').hidden = false;
+  };
+  // Bars proportional to time; kernels too fast to time get a sliver so they stay visible.
+  fill($('#model-timeline'), ks.map((k, i) => h('div', {
+    class: k.ms ? 'seg' : 'seg below',
+    dataset: { k: i },
+    title: `${k.name} · ${k.op || '?'} · ${time(k)}`,
+    style: `flex: ${total > 0 && k.ms ? k.ms / total : 0} 0 ${k.ms ? 0 : 3}px`,
+    onclick: () => select(i),
+  })));
+  const head = h('tr', {}, ['#', 'kernel', 'op', 'dispatch', 'workgroup', 'read', 'written', 'FLOP', 'time', ''].map((c) => h('th', {}, c)));
+  const rows = ks.map((k, i) => h('tr', { dataset: { k: i }, onclick: () => select(i) },
+    h('td', { class: 'mono' }, String(i)),
+    h('td', { class: 'mono kname' }, k.name),
+    h('td', { class: 'mono' }, k.op || '—'),
+    h('td', { class: 'mono' }, dims(k.dispatch)),
+    h('td', { class: 'mono' }, dims(k.workgroup)),
+    h('td', { class: 'mono' }, `${num(k.bytes_read)}B`),
+    h('td', { class: 'mono' }, `${num(k.bytes_written)}B`),
+    h('td', { class: 'mono' }, num(k.flops)),
+    h('td', { class: 'mono ktime', dataset: { ms: k.ms === null || k.ms === undefined ? '' : String(k.ms), source: k.source || '' } }, time(k)),
+    h('td', {}, h('span', { class: 'bar' }, h('span', { class: 'fill', style: `width:${max > 0 && k.ms ? Math.max(2, (100 * k.ms) / max) : 0}%` })))));
+  fill($('#model-kernels'), h('thead', {}, head), h('tbody', {}, rows));
+}
+
+/** Wires the panel; `input()` returns the Data tab's current input or null. */
+export function init(wasm, input) {
+  state.wasm = wasm;
+  state.input = input;
+  $('#model-sample').onclick = loadSample;
+  $('#model-files').onchange = (e) => openFiles([...e.target.files]).finally(() => { e.target.value = ''; });
+  $('#model-run').onclick = run;
+  $('#model-info').textContent = 'No model loaded.';
+  inputChanged();
+}
