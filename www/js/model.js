@@ -142,13 +142,14 @@ function drawResult(res, cls, input) {
     h('div', { class: 'verdict', id: 'model-verdict', dataset: { predicted: cls.predicted } },
       h('b', {}, `predicted ${cls.predicted}`), ` (p = ${probs[cls.predicted].toFixed(4)}) for ${input.what}${truth}`),
     h('div', { class: 'dim small' }, `output ${cls.output} · GPU ${ms(res.gpu_ms)} · wall ${ms(res.wall_ms)}`),
-    h('div', { class: 'probs', id: 'model-probs' }, rows));
+    h('div', { class: 'probs', id: 'model-probs' }, rows.flat()));
 }
 
-/** The run's kernels joined with the model's (op, WGSL, sizes) by name, else by position. */
+/** The run's kernels joined with the model's (op, WGSL, sizes): by name, or by the model
+ *  kernel's name when the run timed it whole (`conv` for its GPU kernels `conv.main`, ...). */
 function joined(res) {
   const known = (state.info && state.info.kernels) || [];
-  return (res.kernels || []).map((k, i) => ({ ...(known.find((x) => x.name === k.name) || known[i] || {}), ...k }));
+  return (res.kernels || []).map((k) => ({ ...(known.find((x) => x.name === k.name) || known.find((x) => x.name.startsWith(`${k.name}.`)) || {}), ...k }));
 }
 
 function drawKernels(res) {
