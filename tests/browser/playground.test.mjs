@@ -527,3 +527,31 @@ async function runSampleModel(webgpu) {
 test('the sample model classifies test image 0 on the CPU and shows its kernels', () => runSampleModel(false));
 
 test('the sample model classifies test image 0 on WebGPU and shows its kernels', () => runSampleModel(true));
+
+test('a dropped capture runs; wrong model files show why', async () => {
+  const { page, errors } = await openData();
+  const dir = 'models/mnist_cnn.capture';
+  const manifest = { name: 'manifest.json', bytes: sampleBytes(`${dir}/manifest.json`) };
+  const weights = { name: 'weights.safetensors', bytes: sampleBytes(`${dir}/weights.safetensors`) };
+  // Refusals first: the panel says what it needs, or passes on the runtime's reason.
+  const refusals = [
+    { files: [manifest], error: /^a model is one \.onnx file, or a capture's manifest\.json and weights\.safetensors together; got manifest\.json$/ },
+    { files: [{ name: 'junk.onnx', bytes: Buffer.from('not a model') }], error: /junk\.onnx/ },
+    { files: [manifest, { name: 'weights.safetensors', bytes: weights.bytes.subarray(0, 1000) }], error: /sha256 mismatch/ },
+  ];
+  for (const r of refusals) {
+    await drop(page, r.files);
+    await page.waitForSelector('#model-error:not([hidden])');
+    assert.match(await page.textContent('#model-error'), r.error);
+  }
+  await drop(page, [manifest, weights]);
+  await page.waitForFunction(() => document.body.dataset.model === 'loaded', null, { timeout: 60000 });
+  assert.ok(await page.$eval('#model-error', (e) => e.hidden));
+  await page.click('#ds-grid .tile[data-i="1"]');
+  await page.click('#model-run');
+  await page.waitForSelector('#model-verdict', { timeout: 60000 });
+  assert.equal(Number(await page.getAttribute('#model-verdict', 'data-predicted')), mnistLabels()[1]);
+  assert.ok((await page.$$('#model-kernels tbody tr')).length >= 1);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

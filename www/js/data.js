@@ -92,7 +92,7 @@ function drawGrid() {
     const label = page.labels ? page.labels[k] : null;
     const text = label === null ? `#${i}` : page.names ? `${label} ${page.names[k]}` : String(label);
     const picked = state.picked && state.picked.name === name && state.picked.i === i;
-    tiles.push(h('div', { class: picked ? 'tile picked' : 'tile', title: `image ${i}${label === null ? '' : `, label ${text}`}`, dataset: { i, label: label === null ? '' : label }, onclick: () => pick(name, i, label) },
+    tiles.push(h('button', { class: picked ? 'tile picked' : 'tile', title: `image ${i}${label === null ? '' : `, label ${text}`}`, dataset: { i, label: label === null ? '' : label }, onclick: () => pick(name, i, label) },
       c, h('div', { class: 'lab' }, text)));
   }
   fill($('#ds-grid'), tiles);
