@@ -44,10 +44,9 @@ pub fn capture_onnx(file: &str, bytes: &[u8], batch: usize) -> stridelab_core::R
             .map(|d| match d {
                 onnx::Dim::Fixed(n) => Ok(*n),
                 onnx::Dim::Param(_) => Ok(batch),
-                onnx::Dim::Unknown => Err(CoreError::Shape(format!(
-                    "{file}: input {:?} has a dimension of unknown size",
-                    v.name()
-                ))),
+                onnx::Dim::Unknown => {
+                    Err(CoreError::Shape(format!("{file}: input {:?} has a dimension of unknown size", v.name())))
+                }
             })
             .collect::<stridelab_core::Result<Vec<_>>>()?;
         let n = shape.iter().product();
@@ -203,8 +202,10 @@ impl GpuModel {
                 specs.push((spec, kernel.op.clone()));
             }
         }
-        let written: Vec<usize> =
-            specs.iter().flat_map(|(s, _)| s.bindings().iter().filter(|b| !b.read_only()).map(|b| b.buffer())).collect();
+        let written: Vec<usize> = specs
+            .iter()
+            .flat_map(|(s, _)| s.bindings().iter().filter(|b| !b.read_only()).map(|b| b.buffer()))
+            .collect();
         for &o in &m.outputs {
             let b = &m.buffers[o];
             if b.role != Role::Weight && b.role != Role::Input && !written.contains(&o) {
@@ -245,8 +246,11 @@ impl GpuModel {
             HashMap::new();
         let mut kernels = Vec::with_capacity(specs.len());
         for (spec, op) in specs {
-            let key =
-                (spec.wgsl().to_owned(), spec.entry().to_owned(), spec.bindings().iter().map(|b| b.read_only()).collect());
+            let key = (
+                spec.wgsl().to_owned(),
+                spec.entry().to_owned(),
+                spec.bindings().iter().map(|b| b.read_only()).collect(),
+            );
             if !cache.contains_key(&key) {
                 let built = build_pipeline(gpu, &spec).await?;
                 cache.insert(key.clone(), built);
@@ -359,11 +363,7 @@ impl GpuModel {
             return Err(Error::Invalid("the model was prepared on another device".into()));
         }
         if inputs.len() != self.inputs.len() {
-            return Err(Error::Invalid(format!(
-                "the model takes {} inputs, got {}",
-                self.inputs.len(),
-                inputs.len()
-            )));
+            return Err(Error::Invalid(format!("the model takes {} inputs, got {}", self.inputs.len(), inputs.len())));
         }
         for (p, d) in self.inputs.iter().zip(inputs) {
             if d.dtype() != p.dtype || d.len() != p.len() {
@@ -492,8 +492,8 @@ async fn build_pipeline(gpu: &Gpu, spec: &KernelSpec) -> Result<(wgpu::ComputePi
                 count: None,
             })
             .collect();
-        let layout =
-            device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(spec.name()), entries: &entries });
+        let layout = device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(spec.name()), entries: &entries });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(spec.name()),
             bind_group_layouts: &[Some(&layout)],

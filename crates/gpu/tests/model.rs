@@ -92,7 +92,8 @@ fn check(gpu: &Gpu, cases: Vec<Case>) {
         let limited;
         let dev = match case.max_storage_buffers {
             Some(n) => {
-                limited = device_with(gpu, wgpu::Limits { max_storage_buffers_per_shader_stage: n, ..gpu.limits().clone() });
+                limited =
+                    device_with(gpu, wgpu::Limits { max_storage_buffers_per_shader_stage: n, ..gpu.limits().clone() });
                 &limited
             }
             None => gpu,
@@ -110,9 +111,12 @@ fn check(gpu: &Gpu, cases: Vec<Case>) {
                 let model = prepared.unwrap_or_else(|e| panic!("{name}: {e}"));
                 let input = &cap.manifest().buffers[cap.manifest().inputs[0]];
                 assert_eq!(input.shape[0], images, "{name}: the capture's batch");
-                let x =
-                    idx_images("t10k-images-1k-idx3-ubyte.gz", &data("mnist/t10k-images-1k-idx3-ubyte.gz"), Some(images))
-                        .unwrap();
+                let x = idx_images(
+                    "t10k-images-1k-idx3-ubyte.gz",
+                    &data("mnist/t10k-images-1k-idx3-ubyte.gz"),
+                    Some(images),
+                )
+                .unwrap();
                 let cpu = cap.replay(&[(&input.name, x.clone())], &mut || 0.0).unwrap();
                 let want_cpu = cpu.outputs[0].1.data().to_f64_vec();
                 let runs: Vec<_> = (0..2).map(|_| block_on(model.run(dev, &[x.data().clone()])).unwrap()).collect();

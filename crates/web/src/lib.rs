@@ -5,6 +5,7 @@
 pub mod chain;
 pub mod kernels;
 pub mod lessons;
+pub mod model;
 pub mod session;
 
 use serde_json::{json, Value as Json};
