@@ -153,7 +153,11 @@ fn browser_tests() -> Result {
         apt_install(&["nodejs", "npm"])?;
     }
     let dir = root().join("tests/browser");
-    if !dir.join("node_modules/playwright-core/package.json").exists() {
+    // A package the lock file gained since the last install is missing too: reinstall then.
+    let installed = ["playwright-core", "onnxruntime-web"]
+        .iter()
+        .all(|p| dir.join("node_modules").join(p).join("package.json").exists());
+    if !installed {
         run_in(&dir, "npm", &["ci", "--no-audit", "--no-fund"])?;
     }
     run_in(&dir, "npm", &["test"])

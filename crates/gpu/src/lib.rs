@@ -14,6 +14,7 @@ pub mod device;
 pub mod error;
 pub mod exec;
 pub mod kernel;
+pub mod model;
 pub mod run;
 pub mod step;
 pub mod timing;
@@ -25,6 +26,7 @@ pub use device::{acquire, AcquireOptions, Gpu};
 pub use error::{Error, Result};
 pub use exec::ScheduleOutput;
 pub use kernel::{Binding, KernelSpec};
+pub use model::{GpuModel, ModelRun};
 /// The wgpu and naga this crate was built against, so callers can build devices and read
 /// modules without naming either crate themselves.
 #[cfg(not(target_arch = "wasm32"))]

@@ -6,6 +6,7 @@ pub mod chain;
 pub mod data;
 pub mod kernels;
 pub mod lessons;
+pub mod model;
 pub mod session;
 
 use serde_json::{json, Value as Json};

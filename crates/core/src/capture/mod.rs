@@ -670,6 +670,11 @@ impl Capture {
         &self.manifest
     }
 
+    /// The checked values of weight buffer `id`, which a GPU host uploads once.
+    pub fn weight(&self, id: usize) -> Option<&Data> {
+        self.weights.get(&id)
+    }
+
     /// Runs the schedule on the reference interpreter, realizing each kernel's outputs before
     /// the next starts; `clock` is read before and after each kernel.
     pub fn replay(&self, inputs: &[(&str, HostTensor)], clock: &mut dyn FnMut() -> f64) -> Result<Replay> {

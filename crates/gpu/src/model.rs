@@ -1,0 +1,533 @@
+//! A captured model prepared once on a [`Gpu`] and then run many times. Inference latency is
+//! dominated by per-run host work on small models, so everything that does not depend on the
+//! input happens in [`GpuModel::prepare`]: one buffer per capture buffer, the weights uploaded,
+//! every pipeline built from an explicit layout, every bind group made, the readback buffer and
+//! the timestamp queries allocated. A run is then one input write, one command encoder with all
+//! the dispatches, one submit and one asynchronous readback of the outputs (and the timestamps,
+//! in the same mapped buffer), so it never blocks the browser and allocates nothing on the GPU.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use stridelab_core::capture::{self, Capture, Manifest, Role};
+use stridelab_core::data::sha256_hex;
+use stridelab_core::model::HostTensor;
+use stridelab_core::onnx;
+use stridelab_core::uop::data::Data;
+use stridelab_core::DType;
+use web_time::Instant;
+
+use crate::device::Gpu;
+use crate::error::{Error, Result};
+use crate::exec::{byte_len, decode, encode};
+use crate::kernel::KernelSpec;
+use crate::timing::{KernelTiming, TimingSource};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::wgsl::{check_module, validate_wgsl};
+
+/// Captures the ONNX file `bytes` (named `file` in messages) at batch size `batch`: every
+/// symbolic input dimension takes the batch, and the run is recorded on zeros, since a capture
+/// records shapes and work, not values. The CLI and the page capture through this one function.
+pub fn capture_onnx(file: &str, bytes: &[u8], batch: usize) -> stridelab_core::Result<(Manifest, Vec<u8>)> {
+    use stridelab_core::Error as CoreError;
+    if batch == 0 {
+        return Err(CoreError::Shape(format!("{file}: the batch size must be at least 1")));
+    }
+    let m = onnx::read_model(file, bytes)?;
+    let mut inputs = Vec::new();
+    for v in m.inputs() {
+        let Some(dims) = v.shape() else {
+            return Err(CoreError::Shape(format!("{file}: input {:?} declares no shape", v.name())));
+        };
+        let shape = dims
+            .iter()
+            .map(|d| match d {
+                onnx::Dim::Fixed(n) => Ok(*n),
+                onnx::Dim::Param(_) => Ok(batch),
+                onnx::Dim::Unknown => {
+                    Err(CoreError::Shape(format!("{file}: input {:?} has a dimension of unknown size", v.name())))
+                }
+            })
+            .collect::<stridelab_core::Result<Vec<_>>>()?;
+        let n = shape.iter().product();
+        let data = match v.elem_type() {
+            onnx::ElemType::Float32 => Data::F32(vec![0.0; n]),
+            onnx::ElemType::Int64 => Data::I32(vec![0; n]),
+        };
+        inputs.push((v.name(), HostTensor::new(shape, data)?));
+    }
+    capture::capture_model(&m, &sha256_hex(bytes), &inputs)
+}
+
+/// One model input or output: its capture buffer, name, dtype and shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Port {
+    buffer: usize,
+    name: String,
+    dtype: DType,
+    shape: Vec<usize>,
+}
+
+impl Port {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    /// Elements in the tensor.
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One dispatch of the prepared model.
+struct Prepared {
+    spec: KernelSpec,
+    /// The ONNX op of the capture kernel the dispatch belongs to.
+    op: String,
+    pipeline: wgpu::ComputePipeline,
+    group: wgpu::BindGroup,
+}
+
+/// Where an output's bytes land in the readback buffer.
+struct Readback {
+    port: Port,
+    offset: u64,
+    /// Bytes copied: the GPU buffer's padded size.
+    size: u64,
+}
+
+struct Timestamps {
+    set: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    /// Where the resolved ticks land in the readback buffer.
+    offset: u64,
+    period_ns: f64,
+}
+
+/// What one run produced.
+#[derive(Debug)]
+pub struct ModelRun {
+    /// The model's outputs, in its order.
+    pub outputs: Vec<(String, HostTensor)>,
+    /// One timing per dispatch, in order.
+    pub timings: Vec<KernelTiming>,
+    /// Sum of the dispatch times when every one was resolved by the GPU timer.
+    pub gpu_ns: Option<f64>,
+    /// Host time from the call to the decoded outputs.
+    pub wall_ns: f64,
+}
+
+/// A capture resident on one device. It holds its buffers and pipelines; the [`Gpu`] it was
+/// prepared on must be passed to [`GpuModel::run`] (its device is compared).
+pub struct GpuModel {
+    device: wgpu::Device,
+    buffers: Vec<wgpu::Buffer>,
+    kernels: Vec<Prepared>,
+    inputs: Vec<Port>,
+    outputs: Vec<Readback>,
+    timestamps: Option<Timestamps>,
+    readback_size: u64,
+    /// Mappable readback buffers not in use: one suffices for sequential runs; overlapping
+    /// runs (a page that does not await) get another rather than failing.
+    spare: Mutex<Vec<wgpu::Buffer>>,
+}
+
+const STORAGE: wgpu::BufferUsages =
+    wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_SRC).union(wgpu::BufferUsages::COPY_DST);
+
+/// Bytes a buffer of this dtype and shape takes on the GPU, padded to wgpu's copy alignment
+/// (a zero-sized binding is invalid, so at least one word).
+fn gpu_size(dtype: DType, shape: &[usize]) -> u64 {
+    let bytes = byte_len(dtype, shape.iter().product()) as u64;
+    bytes.div_ceil(wgpu::COPY_BUFFER_ALIGNMENT).max(1) * wgpu::COPY_BUFFER_ALIGNMENT
+}
+
+fn padded_bytes(d: &Data) -> Vec<u8> {
+    let mut b = encode(d);
+    b.resize(b.len().div_ceil(4).max(1) * 4, 0);
+    b
+}
+
+/// The step the timestamps were rounded to, in ticks: browsers zero the low bits of timestamps,
+/// and ten or more trailing zero bits shared by every non-zero value is no coincidence (the same
+/// rule as the runtime's kernel timing). `None` when every timestamp is zero.
+fn tick_quantum(ticks: &[u64]) -> Option<u64> {
+    let zeros = ticks.iter().filter(|&&t| t != 0).map(|t| t.trailing_zeros()).min()?;
+    Some(if zeros >= 10 { 1u64 << zeros } else { 1 })
+}
+
+impl GpuModel {
+    /// Prepares `cap` on `gpu`: checks every dispatch against the device's limits (a kernel
+    /// with more storage bindings than the adapter allows is refused here, as
+    /// [`Error::Limit`]), allocates and fills the buffers and builds the pipelines.
+    pub async fn prepare(gpu: &Gpu, cap: &Capture) -> Result<GpuModel> {
+        let m = cap.manifest();
+        let port = |id: usize| {
+            let b = &m.buffers[id];
+            Port { buffer: id, name: b.name.clone(), dtype: b.dtype, shape: b.shape.clone() }
+        };
+        let sizes: Vec<u64> = m.buffers.iter().map(|b| gpu_size(b.dtype, &b.shape)).collect();
+        let mut specs = Vec::new();
+        for &k in &m.schedule {
+            let kernel = &m.kernels[k];
+            for (i, g) in kernel.gpu.iter().enumerate() {
+                let name = format!("{}.{}", kernel.name, g.name);
+                let mut spec = KernelSpec::new(&name, &g.wgsl, &g.entry)
+                    .with_workgroups(g.workgroups)
+                    .with_workgroup_size(g.workgroup_size);
+                let (mut read, mut written) = (0, 0);
+                for b in &g.bindings {
+                    let read_only = b.access == "read";
+                    spec = spec.with_binding(b.buffer, read_only);
+                    let size = m.buffers.get(b.buffer).map_or(0, |x| x.size as u64);
+                    if read_only {
+                        read += size;
+                    } else {
+                        written += size;
+                    }
+                }
+                // The op's arithmetic is charged to its last dispatch; the earlier ones of a
+                // split op prepare operands for it.
+                let flops = if i + 1 == kernel.gpu.len() { kernel.cost.flops } else { 0 };
+                spec = spec.with_cost(read, written, flops);
+                spec.check(gpu.limits(), &sizes)?;
+                specs.push((spec, kernel.op.clone()));
+            }
+        }
+        let written: Vec<usize> = specs
+            .iter()
+            .flat_map(|(s, _)| s.bindings().iter().filter(|b| !b.read_only()).map(|b| b.buffer()))
+            .collect();
+        for &o in &m.outputs {
+            let b = &m.buffers[o];
+            if b.role != Role::Weight && b.role != Role::Input && !written.contains(&o) {
+                return Err(Error::Invalid(format!(
+                    "output {:?} is a view of another buffer that no GPU kernel writes; the GPU \
+                     replay reads outputs from their own buffers",
+                    b.name
+                )));
+            }
+        }
+        let device = gpu.device();
+        let buffers = gpu
+            .scoped("allocating the model's buffers", || {
+                m.buffers
+                    .iter()
+                    .zip(&sizes)
+                    .map(|(b, &size)| {
+                        device.create_buffer(&wgpu::BufferDescriptor {
+                            label: Some(&b.name),
+                            size,
+                            usage: STORAGE,
+                            mapped_at_creation: false,
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .await?;
+        for (id, b) in m.buffers.iter().enumerate() {
+            if b.role == Role::Weight {
+                let data = cap
+                    .weight(id)
+                    .ok_or_else(|| Error::Invalid(format!("weight {:?} has no values in the capture", b.name)))?;
+                let bytes = padded_bytes(data);
+                gpu.scoped("uploading a weight", || gpu.queue().write_buffer(&buffers[id], 0, &bytes)).await?;
+            }
+        }
+        let mut cache: HashMap<(String, String, Vec<bool>), (wgpu::ComputePipeline, wgpu::BindGroupLayout)> =
+            HashMap::new();
+        let mut kernels = Vec::with_capacity(specs.len());
+        for (spec, op) in specs {
+            let key = (
+                spec.wgsl().to_owned(),
+                spec.entry().to_owned(),
+                spec.bindings().iter().map(|b| b.read_only()).collect(),
+            );
+            if !cache.contains_key(&key) {
+                let built = build_pipeline(gpu, &spec).await?;
+                cache.insert(key.clone(), built);
+            }
+            let (pipeline, layout) = &cache[&key];
+            let group = gpu
+                .scoped(&format!("binding `{}`", spec.name()), || {
+                    let entries: Vec<wgpu::BindGroupEntry<'_>> = spec
+                        .bindings()
+                        .iter()
+                        .enumerate()
+                        .map(|(i, b)| wgpu::BindGroupEntry {
+                            binding: i as u32,
+                            resource: buffers[b.buffer()].as_entire_binding(),
+                        })
+                        .collect();
+                    device.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some(spec.name()),
+                        layout,
+                        entries: &entries,
+                    })
+                })
+                .await?;
+            kernels.push(Prepared { spec, op, pipeline: pipeline.clone(), group });
+        }
+        let mut offset = 0;
+        let mut outputs = Vec::with_capacity(m.outputs.len());
+        for &o in &m.outputs {
+            outputs.push(Readback { port: port(o), offset, size: sizes[o] });
+            offset += sizes[o];
+        }
+        let queries = 2 * kernels.len();
+        let timestamps = match gpu.timestamp_period_ns() {
+            // One query set holds at most 4096 queries; a model with more dispatches runs untimed.
+            Some(period_ns) if queries > 0 && queries <= wgpu::QUERY_SET_MAX_QUERIES as usize => {
+                // Resolved ticks are copied at an 8-byte aligned offset (copies need 4).
+                offset = offset.div_ceil(8) * 8;
+                let bytes = queries as u64 * 8;
+                let (set, resolve) = gpu
+                    .scoped("allocating timestamp queries", || {
+                        let set = device.create_query_set(&wgpu::QuerySetDescriptor {
+                            label: Some("model timestamps"),
+                            ty: wgpu::QueryType::Timestamp,
+                            count: queries as u32,
+                        });
+                        let resolve = device.create_buffer(&wgpu::BufferDescriptor {
+                            label: Some("model timestamps"),
+                            size: bytes,
+                            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                            mapped_at_creation: false,
+                        });
+                        (set, resolve)
+                    })
+                    .await?;
+                let t = Timestamps { set, resolve, offset, period_ns };
+                offset += bytes;
+                Some(t)
+            }
+            _ => None,
+        };
+        let model = GpuModel {
+            device: device.clone(),
+            buffers,
+            kernels,
+            inputs: m.inputs.iter().map(|&i| port(i)).collect(),
+            outputs,
+            timestamps,
+            readback_size: offset.max(wgpu::COPY_BUFFER_ALIGNMENT),
+            spare: Mutex::new(Vec::new()),
+        };
+        let first = model.readback_buffer();
+        model.spare().push(first);
+        Ok(model)
+    }
+
+    pub fn inputs(&self) -> Vec<&Port> {
+        self.inputs.iter().collect()
+    }
+    pub fn outputs(&self) -> Vec<&Port> {
+        self.outputs.iter().map(|r| &r.port).collect()
+    }
+    /// The dispatches in run order, each with the ONNX op it computes.
+    pub fn kernels(&self) -> Vec<(&KernelSpec, &str)> {
+        self.kernels.iter().map(|k| (&k.spec, k.op.as_str())).collect()
+    }
+    /// Whether runs time each dispatch with GPU timestamps.
+    pub fn timed(&self) -> bool {
+        self.timestamps.is_some()
+    }
+
+    fn spare(&self) -> std::sync::MutexGuard<'_, Vec<wgpu::Buffer>> {
+        // The list holds whole buffers only, so a panicking holder leaves it usable.
+        self.spare.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn readback_buffer(&self) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("model readback"),
+            size: self.readback_size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Runs the model on `inputs` (one per model input, in its order, with the captured dtype
+    /// and element count) and reads back the outputs and the per-dispatch timings.
+    pub async fn run(&self, gpu: &Gpu, inputs: &[Data]) -> Result<ModelRun> {
+        let start = Instant::now();
+        if gpu.device() != &self.device {
+            return Err(Error::Invalid("the model was prepared on another device".into()));
+        }
+        if inputs.len() != self.inputs.len() {
+            return Err(Error::Invalid(format!("the model takes {} inputs, got {}", self.inputs.len(), inputs.len())));
+        }
+        for (p, d) in self.inputs.iter().zip(inputs) {
+            if d.dtype() != p.dtype || d.len() != p.len() {
+                return Err(Error::Invalid(format!(
+                    "input {:?} is {} {:?} ({} elements), got {} elements of {}",
+                    p.name,
+                    p.dtype,
+                    p.shape,
+                    p.len(),
+                    d.len(),
+                    d.dtype()
+                )));
+            }
+        }
+        let staging = self.spare().pop().unwrap_or_else(|| self.readback_buffer());
+        gpu.scoped("running the model", || {
+            let queue = gpu.queue();
+            for (p, d) in self.inputs.iter().zip(inputs) {
+                queue.write_buffer(&self.buffers[p.buffer], 0, &padded_bytes(d));
+            }
+            let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+            match &self.timestamps {
+                // Timestamps are written at pass boundaries, so each dispatch gets its own pass.
+                Some(t) => {
+                    for (i, k) in self.kernels.iter().enumerate() {
+                        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                            label: Some(k.spec.name()),
+                            timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                                query_set: &t.set,
+                                beginning_of_pass_write_index: Some(2 * i as u32),
+                                end_of_pass_write_index: Some(2 * i as u32 + 1),
+                            }),
+                        });
+                        record(&mut pass, k);
+                    }
+                }
+                None => {
+                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+                    for k in &self.kernels {
+                        record(&mut pass, k);
+                    }
+                }
+            }
+            for r in &self.outputs {
+                encoder.copy_buffer_to_buffer(&self.buffers[r.port.buffer], 0, &staging, r.offset, r.size);
+            }
+            if let Some(t) = &self.timestamps {
+                let n = 2 * self.kernels.len() as u32;
+                encoder.resolve_query_set(&t.set, 0..n, &t.resolve, 0);
+                encoder.copy_buffer_to_buffer(&t.resolve, 0, &staging, t.offset, u64::from(n) * 8);
+            }
+            queue.submit([encoder.finish()]);
+        })
+        .await?;
+        let bytes = gpu.map_read(&staging).await?;
+        self.spare().push(staging);
+        let mut outputs = Vec::with_capacity(self.outputs.len());
+        for r in &self.outputs {
+            let p = &r.port;
+            let at = r.offset as usize;
+            let data = decode(&bytes[at..at + r.size as usize], p.dtype, p.len())?;
+            let t = HostTensor::new(p.shape.clone(), data).map_err(|e| Error::Invalid(e.to_string()))?;
+            outputs.push((p.name.clone(), t));
+        }
+        let timings = self.timings(&bytes);
+        let gpu_ns = timings.iter().map(KernelTiming::time_ns).sum::<Option<f64>>();
+        Ok(ModelRun { outputs, timings, gpu_ns, wall_ns: start.elapsed().as_secs_f64() * 1e9 })
+    }
+
+    fn timings(&self, bytes: &[u8]) -> Vec<KernelTiming> {
+        let Some(t) = &self.timestamps else {
+            // Untimed: the dispatches share one submission, so no clock can split it.
+            return self
+                .kernels
+                .iter()
+                .map(|k| KernelTiming::new(&k.spec, TimingSource::Wallclock, f64::INFINITY, &[], 0.0, 0.0))
+                .collect();
+        };
+        let at = t.offset as usize;
+        let ticks: Vec<u64> = bytes[at..at + 16 * self.kernels.len()]
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+            .collect();
+        let resolution_ns = tick_quantum(&ticks).map_or(f64::INFINITY, |q| q as f64 * t.period_ns);
+        let origin = ticks.first().copied().unwrap_or(0);
+        self.kernels
+            .iter()
+            .zip(ticks.chunks_exact(2))
+            .map(|(k, p)| {
+                let ns = p[1].saturating_sub(p[0]) as f64 * t.period_ns;
+                let since = p[0].saturating_sub(origin) as f64 * t.period_ns;
+                KernelTiming::new(&k.spec, TimingSource::Timestamp, resolution_ns, &[ns], since, ns)
+            })
+            .collect()
+    }
+}
+
+fn record(pass: &mut wgpu::ComputePass<'_>, k: &Prepared) {
+    let [x, y, z] = k.spec.workgroups();
+    pass.set_pipeline(&k.pipeline);
+    pass.set_bind_group(0, &k.group, &[]);
+    pass.dispatch_workgroups(x, y, z);
+}
+
+/// A pipeline and its bind group layout, declared from the spec's bindings (never
+/// `layout: auto`, which drops bindings the shader does not use).
+async fn build_pipeline(gpu: &Gpu, spec: &KernelSpec) -> Result<(wgpu::ComputePipeline, wgpu::BindGroupLayout)> {
+    // Natively naga checks the shader against the spec first; in the browser the WebGPU
+    // implementation validates it and a failure arrives through the error scope.
+    #[cfg(not(target_arch = "wasm32"))]
+    check_module(spec, &validate_wgsl(spec.wgsl())?)?;
+    let device = gpu.device();
+    gpu.scoped(&format!("building the pipeline of `{}`", spec.name()), || {
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = spec
+            .bindings()
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupLayoutEntry {
+                binding: i as u32,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: b.read_only() },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            })
+            .collect();
+        let layout = device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(spec.name()), entries: &entries });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(spec.name()),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(spec.name()),
+            source: wgpu::ShaderSource::Wgsl(spec.wgsl().into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(spec.name()),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some(spec.entry()),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        (pipeline, layout)
+    })
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tick_quantum;
+
+    fn check(cases: &[(&[u64], Option<u64>)]) {
+        for (ticks, want) in cases {
+            assert_eq!(tick_quantum(ticks), *want, "ticks {ticks:?}");
+        }
+    }
+
+    #[test]
+    fn quantum_of_model_timestamps() {
+        check(&[(&[0, 0], None), (&[7, 9], Some(1)), (&[3 << 16, 5 << 17, 0], Some(1 << 16))]);
+    }
+}
