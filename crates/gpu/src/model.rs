@@ -203,16 +203,35 @@ impl GpuModel {
                 specs.push((spec, kernel.op.clone()));
             }
         }
-        let written: Vec<usize> = specs
-            .iter()
-            .flat_map(|(s, _)| s.bindings().iter().filter(|b| !b.read_only()).map(|b| b.buffer()))
-            .collect();
+        // Every dispatch reads only weights, inputs and what an earlier dispatch wrote. An op
+        // without dispatches (a reshape) leaves its output unwritten, which is right only when
+        // later dispatches read its source instead; a capture whose ops lack their GPU kernels
+        // would otherwise run and return stale values.
+        let mut written: Vec<bool> = m.buffers.iter().map(|b| matches!(b.role, Role::Weight | Role::Input)).collect();
+        for (spec, op) in &specs {
+            for b in spec.bindings() {
+                if b.read_only() && !written[b.buffer()] {
+                    return Err(Error::kernel(
+                        spec.name(),
+                        format!(
+                            "reads buffer {} ({:?}), which no earlier GPU kernel writes (the {op} op or \
+                             an op before it has no GPU kernels in the capture)",
+                            b.buffer(),
+                            m.buffers[b.buffer()].name
+                        ),
+                    ));
+                }
+            }
+            for b in spec.bindings().iter().filter(|b| !b.read_only()) {
+                written[b.buffer()] = true;
+            }
+        }
         for &o in &m.outputs {
             let b = &m.buffers[o];
-            if b.role != Role::Weight && b.role != Role::Input && !written.contains(&o) {
+            if !written[o] {
                 return Err(Error::Invalid(format!(
-                    "output {:?} is a view of another buffer that no GPU kernel writes; the GPU \
-                     replay reads outputs from their own buffers",
+                    "output {:?} is written by no GPU kernel (it is a view of another buffer, or its op has \
+                     no GPU kernels in the capture); the GPU replay reads outputs from their own buffers",
                     b.name
                 )));
             }
