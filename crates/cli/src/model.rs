@@ -9,10 +9,10 @@ use crate::kernels::{self, Backend};
 use clap::Subcommand;
 use serde_json::{json, Map, Value};
 use stridelab_core::capture;
-use stridelab_core::data::sha256_hex;
 use stridelab_core::model::{self, HostTensor};
 use stridelab_core::onnx;
-use stridelab_core::uop::data::Data;
+use stridelab_gpu::model::capture_onnx;
+use stridelab_gpu::GpuModel;
 
 /// The sample datasets shipped with the project, registered for every trace under these names.
 const SAMPLES: [(&str, &[u8]); 3] = [
@@ -80,6 +80,10 @@ pub enum ModelCommand {
         /// Use only the first N images (the capture's batch size must match).
         #[arg(long)]
         first: Option<usize>,
+        /// `cpu` replays on the interpreter; `wgpu` prepares the capture on the GPU once and
+        /// times each dispatch with GPU timestamps where the adapter has them.
+        #[arg(long, value_enum, default_value = "cpu")]
+        backend: Backend,
         #[arg(long)]
         json: bool,
     },
@@ -91,8 +95,8 @@ pub fn main(cmd: ModelCommand) -> ExitCode {
             run(&model, mnist.as_deref(), cifar.as_deref(), first, backend, json)
         }
         ModelCommand::Capture { model, out, batch } => capture(&model, &out, batch),
-        ModelCommand::Replay { capture, mnist, cifar, first, json } => {
-            replay(&capture, mnist.as_deref(), cifar.as_deref(), first, json)
+        ModelCommand::Replay { capture, mnist, cifar, first, backend, json } => {
+            replay(&capture, mnist.as_deref(), cifar.as_deref(), first, backend, json)
         }
     };
     match result {
@@ -123,32 +127,7 @@ fn images(mnist: Option<&str>, cifar: Option<&str>, first: Option<usize>) -> Res
 
 fn capture(model_path: &str, out: &str, batch: usize) -> Result<(), String> {
     let bytes = read(model_path)?;
-    let m = onnx::read_model(file_name(model_path), &bytes).map_err(|e| e.to_string())?;
-    // Zeros in each declared input's shape, symbolic dims set to the batch size: the capture
-    // records shapes and work, not these values.
-    let mut inputs = Vec::new();
-    for v in m.inputs() {
-        let Some(dims) = v.shape() else {
-            return Err(format!("{model_path}: input {:?} declares no shape", v.name()));
-        };
-        let shape = dims
-            .iter()
-            .map(|d| match d {
-                onnx::Dim::Fixed(n) => Ok(*n),
-                onnx::Dim::Param(_) => Ok(batch),
-                onnx::Dim::Unknown => {
-                    Err(format!("{model_path}: input {:?} has a dimension of unknown size", v.name()))
-                }
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let n = shape.iter().product();
-        let data = match v.elem_type() {
-            onnx::ElemType::Float32 => Data::F32(vec![0.0; n]),
-            onnx::ElemType::Int64 => Data::I32(vec![0; n]),
-        };
-        inputs.push((v.name(), HostTensor::new(shape, data).map_err(|e| e.to_string())?));
-    }
-    let (manifest, weights) = capture::capture_model(&m, &sha256_hex(&bytes), &inputs).map_err(|e| e.to_string())?;
+    let (manifest, weights) = capture_onnx(file_name(model_path), &bytes, batch).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(out).map_err(|e| format!("{out}: {e}"))?;
     let text = serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())?;
     let dir = std::path::Path::new(out);
@@ -164,7 +143,14 @@ fn capture(model_path: &str, out: &str, batch: usize) -> Result<(), String> {
     Ok(())
 }
 
-fn replay(dir: &str, mnist: Option<&str>, cifar: Option<&str>, first: Option<usize>, json: bool) -> Result<(), String> {
+fn replay(
+    dir: &str,
+    mnist: Option<&str>,
+    cifar: Option<&str>,
+    first: Option<usize>,
+    backend: Backend,
+    json: bool,
+) -> Result<(), String> {
     let path = std::path::Path::new(dir);
     let text = read(&path.join("manifest.json").to_string_lossy())?;
     let head: Value = serde_json::from_slice(&text).map_err(|e| format!("{dir}/manifest.json: {e}"))?;
@@ -183,30 +169,75 @@ fn replay(dir: &str, mnist: Option<&str>, cifar: Option<&str>, first: Option<usi
             cap.manifest().inputs.len()
         ));
     };
-    let name = cap.manifest().buffers[*input].name.clone();
-    let start = std::time::Instant::now();
-    let mut clock = || start.elapsed().as_secs_f64() * 1e3;
-    let r = cap.replay(&[(&name, x)], &mut clock).map_err(|e| e.to_string())?;
-    let kernels: Vec<Value> = r
-        .timings
-        .iter()
-        .zip(&cap.manifest().kernels)
-        .map(|(t, k)| json!({ "name": t.name, "op": k.op, "ms": t.elapsed, "dispatch": k.dispatch, "flops": k.cost.flops }))
-        .collect();
-    if json {
-        println!("{}", outputs_json(&r.outputs, kernels));
-    } else {
-        print!("{}", outputs_text(&r.outputs));
-        for k in &kernels {
-            println!(
-                "kernel {} {}: {:.3} ms",
-                k["name"].as_str().unwrap_or(""),
-                k["op"].as_str().unwrap_or(""),
-                k["ms"].as_f64().unwrap_or(0.0)
-            );
+    let input = &cap.manifest().buffers[*input];
+    let (outputs, kernels) = match kernels::device(backend)? {
+        Some(gpu) => {
+            if x.shape() != input.shape.as_slice() {
+                return Err(format!(
+                    "capture input {:?} was captured as {} {:?}, got {} {:?}",
+                    input.name,
+                    input.dtype,
+                    input.shape,
+                    x.dtype(),
+                    x.shape()
+                ));
+            }
+            let model = pollster::block_on(GpuModel::prepare(&gpu, &cap)).map_err(|e| format!("wgpu: {e}"))?;
+            let r = pollster::block_on(model.run(&gpu, &[x.into_data()])).map_err(|e| format!("wgpu: {e}"))?;
+            let kernels = r
+                .timings
+                .iter()
+                .zip(model.kernels())
+                .map(|(t, (spec, op))| {
+                    json!({ "name": t.name(), "op": op, "ms": t.time_ns().map(|ns| ns / 1e6), "source": t.source(),
+                            "dispatch": spec.workgroups(), "flops": spec.flops() })
+                })
+                .collect();
+            (r.outputs, kernels)
         }
+        None => {
+            let start = std::time::Instant::now();
+            let mut clock = || start.elapsed().as_secs_f64() * 1e3;
+            let r = cap.replay(&[(&input.name, x)], &mut clock).map_err(|e| e.to_string())?;
+            let kernels = r
+                .timings
+                .iter()
+                .zip(&cap.manifest().kernels)
+                .map(|(t, k)| {
+                    json!({ "name": t.name, "op": k.op, "ms": t.elapsed, "source": "cpu",
+                            "dispatch": k.dispatch, "flops": k.cost.flops })
+                })
+                .collect();
+            (r.outputs, kernels)
+        }
+    };
+    if json {
+        println!("{}", outputs_json(&outputs, kernels));
+    } else {
+        print!("{}", outputs_text(&outputs));
+        print!("{}", kernels_text(&kernels));
     }
     Ok(())
+}
+
+/// One line per kernel with its time (or why there is none), then the total.
+fn kernels_text(kernels: &[Value]) -> String {
+    let mut s = String::new();
+    let mut total = 0.0;
+    for k in kernels {
+        let time = match k["ms"].as_f64() {
+            Some(ms) => {
+                total += ms;
+                format!("{ms:.3} ms")
+            }
+            None => "below the clock's resolution".to_string(),
+        };
+        let (name, op, source) =
+            (k["name"].as_str().unwrap_or(""), k["op"].as_str().unwrap_or(""), k["source"].as_str().unwrap_or(""));
+        s.push_str(&format!("kernel {name} {op}: {time} ({source})\n"));
+    }
+    s.push_str(&format!("{} kernels, {total:.3} ms in all\n", kernels.len()));
+    s
 }
 
 fn run(
@@ -234,8 +265,15 @@ fn run(
         println!("{}", outputs_json(&outputs, ks));
     } else {
         print!("{}", outputs_text(&outputs));
-        let total: f64 = ran.iter().filter_map(|r| r.timing.time_ns()).sum();
-        println!("{} kernels, {:.3} ms in all", ran.len(), total / 1e6);
+        let ks: Vec<Value> = ran
+            .iter()
+            .map(|r| {
+                let t = &r.timing;
+                json!({ "name": t.name(), "op": format!("{:?}", r.kernel.kind).to_lowercase(),
+                        "ms": t.time_ns().map(|ns| ns / 1e6), "source": t.source() })
+            })
+            .collect();
+        print!("{}", kernels_text(&ks));
     }
     Ok(())
 }

@@ -132,6 +132,9 @@ fn model_commands() {
         (s(&["model", "run", &half, "--mnist", &images]), Want::Fails("half.onnx: not an ONNX model".into())),
         (s(&["model", "capture", &model, &cap_s, "--batch", "2"]), Want::Ok(vec![])),
         (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "2", "--json"]), Want::Ok(s(&["\"shape\":[2,10]", "\"name\":\"k4_conv\"", "\"ms\":"]))),
+        (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "2", "--backend", "wgpu"]), Want::Ok(s(&["0: class 7", "1: class 2", "kernel k4_conv.r_2_8_28_28_1_3_3 Conv", "9 kernels"]))),
+        (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "2", "--backend", "wgpu", "--json"]), Want::Ok(s(&["\"shape\":[2,10]", "\"name\":\"k11_gemm.", "\"op\":\"Gemm\""]))),
+        (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "3", "--backend", "wgpu"]), Want::Fails("captured as float32 [2, 1, 28, 28], got float32 [3, 1, 28, 28]".into())),
         (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "3"]), Want::Fails("captured as float32 [2, 1, 28, 28], got float32 [3, 1, 28, 28]".into())),
         (s(&["model", "replay", &data("models/mnist_cnn.capture"), "--mnist", &images, "--first", "1"]), Want::Ok(s(&["0: class 7", "kernel k11_gemm Gemm"]))),
     ];

@@ -17,6 +17,7 @@ use stridelab_core::uop::data::Data;
 use stridelab_core::DType;
 use web_time::Instant;
 
+use crate::buffer::oneshot;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::exec::{byte_len, decode, encode};
@@ -202,16 +203,35 @@ impl GpuModel {
                 specs.push((spec, kernel.op.clone()));
             }
         }
-        let written: Vec<usize> = specs
-            .iter()
-            .flat_map(|(s, _)| s.bindings().iter().filter(|b| !b.read_only()).map(|b| b.buffer()))
-            .collect();
+        // Every dispatch reads only weights, inputs and what an earlier dispatch wrote. An op
+        // without dispatches (a reshape) leaves its output unwritten, which is right only when
+        // later dispatches read its source instead; a capture whose ops lack their GPU kernels
+        // would otherwise run and return stale values.
+        let mut written: Vec<bool> = m.buffers.iter().map(|b| matches!(b.role, Role::Weight | Role::Input)).collect();
+        for (spec, op) in &specs {
+            for b in spec.bindings() {
+                if b.read_only() && !written[b.buffer()] {
+                    return Err(Error::kernel(
+                        spec.name(),
+                        format!(
+                            "reads buffer {} ({:?}), which no earlier GPU kernel writes (the {op} op or \
+                             an op before it has no GPU kernels in the capture)",
+                            b.buffer(),
+                            m.buffers[b.buffer()].name
+                        ),
+                    ));
+                }
+            }
+            for b in spec.bindings().iter().filter(|b| !b.read_only()) {
+                written[b.buffer()] = true;
+            }
+        }
         for &o in &m.outputs {
             let b = &m.buffers[o];
-            if b.role != Role::Weight && b.role != Role::Input && !written.contains(&o) {
+            if !written[o] {
                 return Err(Error::Invalid(format!(
-                    "output {:?} is a view of another buffer that no GPU kernel writes; the GPU \
-                     replay reads outputs from their own buffers",
+                    "output {:?} is written by no GPU kernel (it is a view of another buffer, or its op has \
+                     no GPU kernels in the capture); the GPU replay reads outputs from their own buffers",
                     b.name
                 )));
             }
@@ -379,46 +399,36 @@ impl GpuModel {
             }
         }
         let staging = self.spare().pop().unwrap_or_else(|| self.readback_buffer());
-        gpu.scoped("running the model", || {
-            let queue = gpu.queue();
-            for (p, d) in self.inputs.iter().zip(inputs) {
-                queue.write_buffer(&self.buffers[p.buffer], 0, &padded_bytes(d));
+        // Error scopes catch what the checks at preparation could not foresee (a lost device,
+        // memory). Their pops are awaited together with the mapping, not before it, so a run
+        // costs one round trip to the GPU process in the browser rather than two.
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        self.submit(gpu, inputs, &staging);
+        let (tx, rx) = oneshot();
+        staging.slice(..).map_async(wgpu::MapMode::Read, move |r| tx.send(r));
+        let pending = [validation.pop(), oom.pop()];
+        // Natively nothing fires the callbacks until the device is polled; in the browser the
+        // event loop does.
+        #[cfg(not(target_family = "wasm"))]
+        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| Error::Device(e.to_string()))?;
+        let mapped = rx.await;
+        for p in pending {
+            if let Some(e) = p.await {
+                return Err(Error::Device(format!("running the model: {e}")));
             }
-            let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
-            match &self.timestamps {
-                // Timestamps are written at pass boundaries, so each dispatch gets its own pass.
-                Some(t) => {
-                    for (i, k) in self.kernels.iter().enumerate() {
-                        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                            label: Some(k.spec.name()),
-                            timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
-                                query_set: &t.set,
-                                beginning_of_pass_write_index: Some(2 * i as u32),
-                                end_of_pass_write_index: Some(2 * i as u32 + 1),
-                            }),
-                        });
-                        record(&mut pass, k);
-                    }
-                }
-                None => {
-                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
-                    for k in &self.kernels {
-                        record(&mut pass, k);
-                    }
-                }
-            }
-            for r in &self.outputs {
-                encoder.copy_buffer_to_buffer(&self.buffers[r.port.buffer], 0, &staging, r.offset, r.size);
-            }
-            if let Some(t) = &self.timestamps {
-                let n = 2 * self.kernels.len() as u32;
-                encoder.resolve_query_set(&t.set, 0..n, &t.resolve, 0);
-                encoder.copy_buffer_to_buffer(&t.resolve, 0, &staging, t.offset, u64::from(n) * 8);
-            }
-            queue.submit([encoder.finish()]);
-        })
-        .await?;
-        let bytes = gpu.map_read(&staging).await?;
+        }
+        mapped
+            .ok_or_else(|| Error::Buffer("the mapping callback was dropped".into()))?
+            .map_err(|e| Error::Buffer(format!("mapping the model's outputs failed: {e}")))?;
+        let bytes = {
+            let view = staging
+                .slice(..)
+                .get_mapped_range()
+                .map_err(|e| Error::Buffer(format!("reading the mapped outputs: {e}")))?;
+            view.to_vec()
+        };
+        staging.unmap();
         self.spare().push(staging);
         let mut outputs = Vec::with_capacity(self.outputs.len());
         for r in &self.outputs {
@@ -431,6 +441,47 @@ impl GpuModel {
         let timings = self.timings(&bytes);
         let gpu_ns = timings.iter().map(KernelTiming::time_ns).sum::<Option<f64>>();
         Ok(ModelRun { outputs, timings, gpu_ns, wall_ns: start.elapsed().as_secs_f64() * 1e9 })
+    }
+
+    /// Writes the inputs and submits every dispatch, then the copies of the outputs (and the
+    /// resolved timestamps) into `staging`, as one command buffer.
+    fn submit(&self, gpu: &Gpu, inputs: &[Data], staging: &wgpu::Buffer) {
+        let queue = gpu.queue();
+        for (p, d) in self.inputs.iter().zip(inputs) {
+            queue.write_buffer(&self.buffers[p.buffer], 0, &padded_bytes(d));
+        }
+        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        match &self.timestamps {
+            // Timestamps are written at pass boundaries, so each dispatch gets its own pass.
+            Some(t) => {
+                for (i, k) in self.kernels.iter().enumerate() {
+                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some(k.spec.name()),
+                        timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                            query_set: &t.set,
+                            beginning_of_pass_write_index: Some(2 * i as u32),
+                            end_of_pass_write_index: Some(2 * i as u32 + 1),
+                        }),
+                    });
+                    record(&mut pass, k);
+                }
+            }
+            None => {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+                for k in &self.kernels {
+                    record(&mut pass, k);
+                }
+            }
+        }
+        for r in &self.outputs {
+            encoder.copy_buffer_to_buffer(&self.buffers[r.port.buffer], 0, staging, r.offset, r.size);
+        }
+        if let Some(t) = &self.timestamps {
+            let n = 2 * self.kernels.len() as u32;
+            encoder.resolve_query_set(&t.set, 0..n, &t.resolve, 0);
+            encoder.copy_buffer_to_buffer(&t.resolve, 0, staging, t.offset, u64::from(n) * 8);
+        }
+        queue.submit([encoder.finish()]);
     }
 
     fn timings(&self, bytes: &[u8]) -> Vec<KernelTiming> {

@@ -255,6 +255,8 @@ mod tests {
     struct Case {
         name: &'static str,
         source: Source,
+        /// Prepare on the machine's GPU (the case is skipped, saying so, without an adapter).
+        gpu: bool,
         /// Values fed to `run` (`None`: the first `batch` MNIST images).
         input_len: Option<usize>,
         /// `Ok(batch)`: the run matches onnxruntime's first `batch` rows within 1e-4;
@@ -266,7 +268,17 @@ mod tests {
         let ort: serde_json::Value = serde_json::from_slice(&data("models/mnist_cnn_ort64.json")).unwrap();
         let ort: Vec<f64> = ort["output"]["values"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
         for c in cases {
-            let no_gpu = Err("tests run the CPU backend".to_string());
+            let no_gpu = if c.gpu {
+                match pollster::block_on(stridelab_gpu::acquire(&Default::default())) {
+                    Ok(g) => Ok(Rc::new(g)),
+                    Err(e) => {
+                        eprintln!("{}: skipped: no GPU adapter on this machine ({e})", c.name);
+                        continue;
+                    }
+                }
+            } else {
+                Err("tests run the CPU backend".to_string())
+            };
             let loaded = pollster::block_on(async {
                 match c.source {
                     Source::Onnx(batch) => Model::from_onnx(&data("models/mnist_cnn.onnx"), batch, no_gpu).await,
@@ -289,8 +301,13 @@ mod tests {
                 (Ok(m), _) => m,
             };
             let info = model.info();
-            assert_eq!(info["backend"], "CPU", "{}", c.name);
-            assert_eq!(info["no_gpu"], "tests run the CPU backend", "{}", c.name);
+            if c.gpu {
+                assert_eq!(info["backend"], "WebGPU", "{}: {}", c.name, info["no_gpu"]);
+                assert!(info["adapter"]["name"].is_string(), "{}: {}", c.name, info["adapter"]);
+            } else {
+                assert_eq!(info["backend"], "CPU", "{}", c.name);
+                assert_eq!(info["no_gpu"], "tests run the CPU backend", "{}", c.name);
+            }
             let batch = info["batch"].as_u64().unwrap() as usize;
             assert_eq!(info["inputs"][0], json!({"name": "input", "shape": [batch, 1, 28, 28], "dtype": "float32"}));
             assert_eq!(info["outputs"][0], json!({"name": "logits", "shape": [batch, 10], "dtype": "float32"}));
@@ -319,8 +336,18 @@ mod tests {
                         let g = g.as_f64().unwrap();
                         assert!((g - w).abs() <= 1e-4, "{}: value {i} is {g}, onnxruntime {w}", c.name);
                     }
-                    assert_eq!(r["kernels"].as_array().unwrap().len(), 10, "{}: one timing per op", c.name);
-                    assert!(r["gpu_ms"].is_null() && r["wall_ms"].as_f64().unwrap() >= 0.0, "{}", c.name);
+                    let kernels = r["kernels"].as_array().unwrap();
+                    assert!(r["wall_ms"].as_f64().unwrap() > 0.0, "{}", c.name);
+                    if c.gpu {
+                        // One timing per dispatch; the flatten is a view and dispatches nothing.
+                        assert_eq!(kernels.len(), 9, "{}", c.name);
+                        let timed = kernels.iter().all(|k| k["source"] == "timestamp");
+                        assert!(timed || kernels.iter().all(|k| k["source"] == "wallclock" && k["ms"].is_null()));
+                        assert_eq!(r["gpu_ms"].is_number(), timed && kernels.iter().all(|k| k["ms"].is_number()));
+                    } else {
+                        assert_eq!(kernels.len(), 10, "{}: one timing per op", c.name);
+                        assert!(r["gpu_ms"].is_null(), "{}", c.name);
+                    }
                 }
                 (Err(e), Err(frag)) => assert!(e.contains(frag), "{}: {e:?} lacks {frag:?}", c.name),
                 (r, want) => panic!("{}: got {r:?}, expected {want:?}", c.name),
@@ -329,29 +356,53 @@ mod tests {
     }
 
     #[test]
+    fn models_on_a_native_gpu() {
+        check(&[
+            Case {
+                name: "onnx at batch 4 on the GPU",
+                source: Source::Onnx(4),
+                gpu: true,
+                input_len: None,
+                expect: Ok(4),
+            },
+            Case {
+                name: "short input on the GPU",
+                source: Source::Onnx(1),
+                gpu: true,
+                input_len: Some(783),
+                expect: Err("784 values, got 783"),
+            },
+        ]);
+    }
+
+    #[test]
     fn models_on_the_cpu_backend() {
         check(&[
-            Case { name: "onnx at batch 3", source: Source::Onnx(3), input_len: None, expect: Ok(3) },
+            Case { name: "onnx at batch 3", gpu: false, source: Source::Onnx(3), input_len: None, expect: Ok(3) },
             Case {
                 name: "committed capture",
+                gpu: false,
                 source: Source::Capture { corrupt_weights: false },
                 input_len: None,
                 expect: Ok(1),
             },
             Case {
                 name: "corrupt weights",
+                gpu: false,
                 source: Source::Capture { corrupt_weights: true },
                 input_len: None,
                 expect: Err("sha256 mismatch"),
             },
             Case {
                 name: "short input",
+                gpu: false,
                 source: Source::Onnx(2),
                 input_len: Some(784),
                 expect: Err("1568 values, got 784"),
             },
             Case {
                 name: "batch 0",
+                gpu: false,
                 source: Source::Onnx(0),
                 input_len: None,
                 expect: Err("batch size must be at least 1"),
