@@ -29,7 +29,7 @@ pub use kernel::{Binding, KernelSpec};
 /// modules without naming either crate themselves.
 #[cfg(not(target_arch = "wasm32"))]
 pub use naga;
-pub use run::RunOptions;
+pub use run::{Prepared, RunOptions};
 pub use timing::{chrome_trace, KernelTiming, Spread, TimingSource};
 pub use wgpu;
 #[cfg(not(target_arch = "wasm32"))]
