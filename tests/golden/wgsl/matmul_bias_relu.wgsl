@@ -3,22 +3,34 @@
 @group(0) @binding(1) var<storage, read> b1: array<f32>;
 @group(0) @binding(2) var<storage, read> b2: array<f32>;
 @group(0) @binding(3) var<storage, read> b3: array<f32>;
-var<workgroup> ta: array<array<f32, 16>, 32>;
-var<workgroup> tb: array<array<vec4<f32>, 8>, 16>;
+var<workgroup> ta: array<array<f32, 16>, 64>;
+var<workgroup> tb: array<array<vec4<f32>, 16>, 16>;
 @compute @workgroup_size(8, 8, 1)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
   let ly = i32(lid.y);
   let lx = i32(lid.x);
   let lf = i32(li);
-  let m0 = i32(wg.y) * 32;
-  let n0 = i32(wg.x) * 32;
+  let m0 = i32(wg.y) * 64;
+  let n0 = i32(wg.x) * 64;
   let bz = i32(wg.z);
-  var acc0: vec4<f32> = vec4<f32>(0.0);
-  var acc1: vec4<f32> = vec4<f32>(0.0);
-  var acc2: vec4<f32> = vec4<f32>(0.0);
-  var acc3: vec4<f32> = vec4<f32>(0.0);
+  var acc0_0: vec4<f32> = vec4<f32>(0.0);
+  var acc0_1: vec4<f32> = vec4<f32>(0.0);
+  var acc1_0: vec4<f32> = vec4<f32>(0.0);
+  var acc1_1: vec4<f32> = vec4<f32>(0.0);
+  var acc2_0: vec4<f32> = vec4<f32>(0.0);
+  var acc2_1: vec4<f32> = vec4<f32>(0.0);
+  var acc3_0: vec4<f32> = vec4<f32>(0.0);
+  var acc3_1: vec4<f32> = vec4<f32>(0.0);
+  var acc4_0: vec4<f32> = vec4<f32>(0.0);
+  var acc4_1: vec4<f32> = vec4<f32>(0.0);
+  var acc5_0: vec4<f32> = vec4<f32>(0.0);
+  var acc5_1: vec4<f32> = vec4<f32>(0.0);
+  var acc6_0: vec4<f32> = vec4<f32>(0.0);
+  var acc6_1: vec4<f32> = vec4<f32>(0.0);
+  var acc7_0: vec4<f32> = vec4<f32>(0.0);
+  var acc7_1: vec4<f32> = vec4<f32>(0.0);
   for (var k0: i32 = 0; k0 < 4; k0 = k0 + 16) {
-    for (var e: i32 = 0; e < 8; e = e + 1) {
+    for (var e: i32 = 0; e < 16; e = e + 1) {
       let f = lf + e * 64;
       let row = f / 16;
       let col = f % 16;
@@ -28,10 +40,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
       let v1: f32 = b1[(((i0 * 4) + i2))];
       ta[row][col] = select(0.0, v1, ok);
     }
-    for (var e: i32 = 0; e < 8; e = e + 1) {
+    for (var e: i32 = 0; e < 16; e = e + 1) {
       let f = lf + e * 64;
-      let row = f / 32;
-      let col = f % 32;
+      let row = f / 64;
+      let col = f % 64;
       let ok = (k0 + row) < 4 && (n0 + col) < 2;
       let i2 = min(k0 + row, 3);
       let i1 = min(n0 + col, 1);
@@ -40,21 +52,42 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     }
     workgroupBarrier();
     for (var kk: i32 = 0; kk < 16; kk = kk + 1) {
-      let bv = tb[kk][lx];
-      acc0 = (acc0 + ta[ly * 4 + 0][kk] * bv);
-      acc1 = (acc1 + ta[ly * 4 + 1][kk] * bv);
-      acc2 = (acc2 + ta[ly * 4 + 2][kk] * bv);
-      acc3 = (acc3 + ta[ly * 4 + 3][kk] * bv);
+      let bq0 = tb[kk][lx * 2 + 0];
+      let bq1 = tb[kk][lx * 2 + 1];
+      let ar0 = ta[ly * 8 + 0][kk];
+      let ar1 = ta[ly * 8 + 1][kk];
+      let ar2 = ta[ly * 8 + 2][kk];
+      let ar3 = ta[ly * 8 + 3][kk];
+      let ar4 = ta[ly * 8 + 4][kk];
+      let ar5 = ta[ly * 8 + 5][kk];
+      let ar6 = ta[ly * 8 + 6][kk];
+      let ar7 = ta[ly * 8 + 7][kk];
+      acc0_0 = (acc0_0 + ar0 * bq0);
+      acc0_1 = (acc0_1 + ar0 * bq1);
+      acc1_0 = (acc1_0 + ar1 * bq0);
+      acc1_1 = (acc1_1 + ar1 * bq1);
+      acc2_0 = (acc2_0 + ar2 * bq0);
+      acc2_1 = (acc2_1 + ar2 * bq1);
+      acc3_0 = (acc3_0 + ar3 * bq0);
+      acc3_1 = (acc3_1 + ar3 * bq1);
+      acc4_0 = (acc4_0 + ar4 * bq0);
+      acc4_1 = (acc4_1 + ar4 * bq1);
+      acc5_0 = (acc5_0 + ar5 * bq0);
+      acc5_1 = (acc5_1 + ar5 * bq1);
+      acc6_0 = (acc6_0 + ar6 * bq0);
+      acc6_1 = (acc6_1 + ar6 * bq1);
+      acc7_0 = (acc7_0 + ar7 * bq0);
+      acc7_1 = (acc7_1 + ar7 * bq1);
     }
     workgroupBarrier();
   }
-  var acc = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
-  for (var r: i32 = 0; r < 4; r = r + 1) {
-    for (var c: i32 = 0; c < 4; c = c + 1) {
-      let i0 = m0 + ly * 4 + r;
-      let i1 = n0 + lx * 4 + c;
+  var acc = array<vec4<f32>, 16>(acc0_0, acc0_1, acc1_0, acc1_1, acc2_0, acc2_1, acc3_0, acc3_1, acc4_0, acc4_1, acc5_0, acc5_1, acc6_0, acc6_1, acc7_0, acc7_1);
+  for (var r: i32 = 0; r < 8; r = r + 1) {
+    for (var c: i32 = 0; c < 8; c = c + 1) {
+      let i0 = m0 + ly * 8 + r;
+      let i1 = n0 + lx * 8 + c;
       if (i0 < 3 && i1 < 2) {
-        let v4: f32 = acc[r][c];
+        let v4: f32 = acc[r * 2 + c / 4][c % 4];
         let v5: f32 = b3[(i1)];
         let v6: f32 = (v4 + v5);
         let v7: f32 = select(0.0, v6, v6 > 0.0);

@@ -19,9 +19,10 @@ use std::fmt::Write;
 /// Threads per workgroup of a one-dimensional kernel.
 pub const WORKGROUP: u32 = 64;
 /// Edge of the square output tile one matmul workgroup computes.
-pub const TILE: u32 = 32;
-/// Outputs along each edge one matmul invocation computes (a `BLOCK` x `BLOCK` register block).
-pub const BLOCK: u32 = 4;
+pub const TILE: u32 = 64;
+/// Outputs along each edge one matmul invocation computes (a `BLOCK` x `BLOCK` register block,
+/// a multiple of 4: each row of it is `BLOCK / 4` vec4 accumulators).
+pub const BLOCK: u32 = 8;
 /// Steps of the reduction staged in workgroup memory at a time.
 pub const TILE_K: u32 = 16;
 /// Invocations along each edge of a matmul workgroup.
@@ -616,7 +617,7 @@ fn tiled_groups(k: &Kernel, t: &Tile) -> [u32; 3] {
 }
 
 /// The matmul frame. Each workgroup of `LANES` x `LANES` invocations computes a `TILE` x
-/// `TILE` block of outputs, each invocation a `BLOCK` x `BLOCK` register block (four vec4
+/// `TILE` block of outputs, each invocation a `BLOCK` x `BLOCK` register block (vec4
 /// accumulators), so every value read from workgroup memory feeds `BLOCK` multiply-adds instead
 /// of one. Per `TILE_K` steps of `k` the workgroup stages a `TILE` x `TILE_K` tile of `a` and a
 /// `TILE_K` x `TILE` tile of `b` (b as vec4 rows, read four columns at a time), so each input
@@ -632,7 +633,7 @@ fn tiled(r: &mut Renderer<'_>, t: &Tile, begin: usize, end: usize, body: &mut St
     let (threads, per_thread) = (LANES * LANES, TILE * TILE_K / (LANES * LANES));
     let mut s = String::new();
     let _ = writeln!(s, "var<workgroup> ta: array<array<{tyv}, {TILE_K}>, {TILE}>;");
-    let _ = writeln!(s, "var<workgroup> tb: array<array<vec4<{tyv}>, {LANES}>, {TILE_K}>;");
+    let _ = writeln!(s, "var<workgroup> tb: array<array<vec4<{tyv}>, {}>, {TILE_K}>;", TILE / 4);
     let _ = writeln!(s, "@compute @workgroup_size({LANES}, {LANES}, 1)");
     let _ = writeln!(
         s,
@@ -644,8 +645,10 @@ fn tiled(r: &mut Renderer<'_>, t: &Tile, begin: usize, end: usize, body: &mut St
     let mut dims = String::new();
     r.unravel_dims("bz", &[m.0, n.0], &mut dims, "  ");
     s.push_str(&dims);
-    for row in 0..BLOCK {
-        let _ = writeln!(s, "  var acc{row}: vec4<{tyv}> = vec4<{tyv}>({z});");
+    let quads = BLOCK / 4;
+    let accs: Vec<(u32, u32)> = (0..BLOCK).flat_map(|row| (0..quads).map(move |q| (row, q))).collect();
+    for (row, q) in &accs {
+        let _ = writeln!(s, "  var acc{row}_{q}: vec4<{tyv}> = vec4<{tyv}>({z});");
     }
     let _ = writeln!(s, "  for (var k0: i32 = 0; k0 < {}; k0 = k0 + {TILE_K}) {{", kv.1);
     // Operand subgraphs: body instructions reachable from a (resp. b).
@@ -686,20 +689,24 @@ fn tiled(r: &mut Renderer<'_>, t: &Tile, begin: usize, end: usize, body: &mut St
     }
     let _ = writeln!(s, "    workgroupBarrier();");
     let _ = writeln!(s, "    for (var kk: i32 = 0; kk < {TILE_K}; kk = kk + 1) {{");
-    let _ = writeln!(s, "      let bv = tb[kk][lx];");
+    for q in 0..quads {
+        let _ = writeln!(s, "      let bq{q} = tb[kk][lx * {quads} + {q}];");
+    }
     for row in 0..BLOCK {
-        let comb =
-            r.combine(ReduceOp::Sum, *dtype, &format!("acc{row}"), &format!("ta[ly * {BLOCK} + {row}][kk] * bv"));
-        let _ = writeln!(s, "      acc{row} = {comb};");
+        let _ = writeln!(s, "      let ar{row} = ta[ly * {BLOCK} + {row}][kk];");
+    }
+    for (row, q) in &accs {
+        let comb = r.combine(ReduceOp::Sum, *dtype, &format!("acc{row}_{q}"), &format!("ar{row} * bq{q}"));
+        let _ = writeln!(s, "      acc{row}_{q} = {comb};");
     }
     let _ = writeln!(s, "    }}\n    workgroupBarrier();\n  }}");
-    let accs: Vec<String> = (0..BLOCK).map(|row| format!("acc{row}")).collect();
-    let _ = writeln!(s, "  var acc = array<vec4<{tyv}>, {BLOCK}>({});", accs.join(", "));
+    let names: Vec<String> = accs.iter().map(|(row, q)| format!("acc{row}_{q}")).collect();
+    let _ = writeln!(s, "  var acc = array<vec4<{tyv}>, {}>({});", accs.len(), names.join(", "));
     let _ = writeln!(s, "  for (var r: i32 = 0; r < {BLOCK}; r = r + 1) {{");
     let _ = writeln!(s, "    for (var c: i32 = 0; c < {BLOCK}; c = c + 1) {{");
     let _ = writeln!(s, "      let i{} = m0 + ly * {BLOCK} + r;\n      let i{} = n0 + lx * {BLOCK} + c;", m.0, n.0);
     let _ = writeln!(s, "      if (i{} < {} && i{} < {}) {{", m.0, m.1, n.0, n.1);
-    let _ = writeln!(s, "        let v{end}: {tyv} = acc[r][c];");
+    let _ = writeln!(s, "        let v{end}: {tyv} = acc[r * {quads} + c / 4][c % 4];");
     let mut post = String::new();
     for i in (0..begin).chain(end + 1..k.insts.len()) {
         r.inst(i, &mut post, "        ");
