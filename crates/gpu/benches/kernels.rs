@@ -3,6 +3,7 @@
 //! - add over 2^24 float32, as the scheduler emits it for `c = a + b`: the kernel's own time from
 //!   GPU timestamp queries (the fair comparison with numpy's in-memory add) and the host time of
 //!   submit-and-wait around the same prepared kernel (what a caller waits for);
+//! - a full sum over 2^24 float32 (two kernels: partial sums, then their sum);
 //! - float32 matmul 256 and 1024 on the GPU (both clocks) and on the CPU IR executor;
 //! - one tiny kernel, submit and wait, prepared (pipeline and bind group built once) and through
 //!   a full `run` (which also looks up the pipeline and builds the bind group).
@@ -98,9 +99,16 @@ fn time_gpu(gpu: &Gpu, u: &Uploaded, reps: u32, what: &str, bytes_or_flops: (&st
         s.map(|s| format!("  {:.2} {}", bytes_or_flops.1 / s.median_ns(), bytes_or_flops.0)).unwrap_or_default()
     };
     if gpu.timestamp_period_ns().is_some() {
+        // A schedule of several kernels reports the sum of their medians (and of their extremes).
         let t = block_on(gpu.run_prepared(&p, &RunOptions::new().with_repeats(reps))).unwrap();
-        let s = if t.len() == 1 { t[0].spread_ns() } else { None };
-        show(&format!("wgpu {what}: kernel (timestamps)"), s, &rate(s));
+        let spreads: Option<Vec<Spread>> = t.iter().map(|k| k.spread_ns()).collect();
+        let s = spreads.and_then(|v| {
+            let sum = |f: fn(&Spread) -> f64| v.iter().map(f).sum::<f64>();
+            let (lo, mid, hi) = (sum(Spread::min_ns), sum(Spread::median_ns), sum(Spread::max_ns));
+            Spread::of(&[lo, mid, hi])
+        });
+        let label = if t.len() == 1 { "kernel".to_string() } else { format!("{} kernels", t.len()) };
+        show(&format!("wgpu {what}: {label} (timestamps)"), s, &rate(s));
     } else {
         println!("wgpu {what}: kernel (timestamps)   the adapter has no timestamp queries");
     }
@@ -165,6 +173,17 @@ fn main() {
     let mut storages = add.inputs.clone();
     let s = time_cpu(5, &mut || run_cpu(&add.schedule.kernels, &mut storages));
     show("cpu ir add 2^24 f32", s, "");
+    drop(u);
+
+    // A full sum: the scheduler splits it into partial sums and a combining kernel.
+    let (_, mut steps) =
+        trace_kernels(&format!("a = arange({n}.) / {n}\nb = a.sum()"), ScheduleOptions::default()).unwrap();
+    let sum = steps.pop().unwrap();
+    let u = upload(&gpu, &sum.schedule, &sum.inputs);
+    let (&out, want) = sum.expected.iter().next().unwrap();
+    block_on(gpu.run(&u.specs, &u.buffers.iter().collect::<Vec<_>>(), &RunOptions::new())).unwrap();
+    check(&gpu, &u, out, want, "sum");
+    time_gpu(&gpu, &u, 10, "sum 2^24 f32", ("GB/s", (4 * n) as f64));
     drop(u);
 
     for m in [256usize, 1024] {
