@@ -1,4 +1,4 @@
-// r_274_512: two-stage reduce: a reduce of 140001 steps to 1 outputs would run on 1 GPU threads, so 274 partial reduces of 512 steps each run in parallel into their own buffer and the next kernel combines them
+// r_274_512: two-stage reduce: 140001 reduce steps into 1 output(s) would keep only 1 GPU thread(s) busy, so 274 partial reduces of 512 steps run in parallel into their own buffer and the next kernel combines them
 @group(0) @binding(0) var<storage, read_write> b0: array<f32>;
 @group(0) @binding(1) var<storage, read> b1: array<f32>;
 fn f32_inf() -> f32 { var bits = 0x7f800000u; return bitcast<f32>(bits); }

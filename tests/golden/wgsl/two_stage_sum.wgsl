@@ -1,4 +1,4 @@
-// r_256_256: two-stage reduce: a reduce of 65536 steps to 1 outputs would run on 1 GPU threads, so 256 partial reduces of 256 steps each run in parallel into their own buffer and the next kernel combines them
+// r_256_256: two-stage reduce: 65536 reduce steps into 1 output(s) would keep only 1 GPU thread(s) busy, so 256 partial reduces of 256 steps run in parallel into their own buffer and the next kernel combines them
 @group(0) @binding(0) var<storage, read_write> b0: array<f32>;
 @group(0) @binding(1) var<storage, read> b1: array<f32>;
 @compute @workgroup_size(64)

@@ -482,7 +482,10 @@ pub fn split_reduce(k: Kernel, temps: &mut Vec<(DType, usize)>, max_buffers: usi
         tile: None,
         serial: false,
         order: Vec::new(),
-        reason: format!("two-stage reduce: a reduce of {r} steps to {} outputs would run on {} GPU threads, so {g} partial reduces of {c} steps each run in parallel into their own buffer and the next kernel combines them", k.numel(), k.numel()),
+        reason: format!(
+            "two-stage reduce: {r} reduce steps into {outs} output(s) would keep only {outs} GPU thread(s) busy, so {g} partial reduces of {c} steps run in parallel into their own buffer and the next kernel combines them",
+            outs = k.numel()
+        ),
     };
     // The combining kernel: the same instructions, its loop now reading the partials.
     let slot = k.slots.len();
