@@ -1,16 +1,36 @@
-"""numpy's time for the interpreter benchmarks, measured the same way (best of repeated runs).
+"""numpy's side of the kernel benchmark, measured the same way (median and best of repeats).
 
-Run beside `cargo bench -p stridelab-core --bench trace -- interpreter`:
-    python3 tools/bench/numpy_baseline.py
-(needs numpy; the fixture venv has it). Prints one line per benchmark, in milliseconds.
+Run beside `cargo bench -p stridelab-gpu --bench kernels`:
+    /work/venv/bin/python tools/bench/numpy_baseline.py
+(needs numpy; the fixture venv has it). Prints one line per figure, in milliseconds. The add
+writes into a preallocated output, as the GPU kernel does; the plain `a + b` (which also
+allocates the result) is printed beside it.
 """
+import statistics
 import timeit
 
 import numpy as np
 
-n = 1 << 22
-a = np.arange(n, dtype=np.float32) * 0.5
-b = 1 - np.arange(n, dtype=np.float32)
-for name, fn in [("add 2^22 f32", lambda: a + b), ("sum 2^22 f32", lambda: a.sum())]:
-    best = min(timeit.repeat(fn, number=20, repeat=7)) / 20
-    print(f"numpy {name}: {best * 1e3:.2f} ms")
+
+def show(name, fn, number, repeat, flops=None, nbytes=None):
+    times = [t / number for t in timeit.repeat(fn, number=number, repeat=repeat)]
+    med, best = statistics.median(times), min(times)
+    rate = ""
+    if flops:
+        rate = f"  {flops / med / 1e9:.2f} GFLOP/s"
+    if nbytes:
+        rate = f"  {nbytes / med / 1e9:.2f} GB/s"
+    print(f"numpy {name:<32} {med * 1e3:9.3f} ms  (best {best * 1e3:.3f} ms){rate}")
+
+
+n = 1 << 24
+a = np.arange(n, dtype=np.float32)
+b = np.arange(n, dtype=np.float32) * 0.5
+c = np.empty_like(a)
+show("add 2^24 f32 (into c)", lambda: np.add(a, b, out=c), 5, 7, nbytes=12 * n)
+show("add 2^24 f32 (a + b)", lambda: a + b, 5, 7, nbytes=12 * n)
+show("sum 2^24 f32", lambda: a.sum(), 5, 7, nbytes=4 * n)
+for m in (256, 1024):
+    x = ((np.arange(m * m) % 97) / 97 - 0.5).astype(np.float32).reshape(m, m)
+    y = ((np.arange(m * m) % 89) / 89 - 0.5).astype(np.float32).reshape(m, m)
+    show(f"matmul {m} f32", lambda: x @ y, 20 if m < 512 else 2, 5, flops=2 * m**3)

@@ -193,6 +193,34 @@ fn fusion_and_boundaries() {
     let nine = "a0 = arange(4.)\na1 = a0 + 1\na2 = a0 + 2\na3 = a0 + 3\na4 = a0 + 4\na5 = a0 + 5\na6 = a0 + 6\na7 = a0 + 7\na8 = a0 + 8\nb = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8";
     let cases = [
         FusionCase {
+            name: "a long sum to one output runs as partial sums plus a combining kernel",
+            src: "a = arange(65536.)\nb = (a * 0.5).sum()",
+            kinds: &["reduce", "reduce"],
+            reasons: &["two-stage reduce", "realize point"],
+            max_buffers: 8,
+        },
+        FusionCase {
+            name: "a long max whose last chunk is partial, then a mean with work after the reduce",
+            src: "a = arange(140001.)\nb = a.max()\nc = (a * 2).mean()",
+            kinds: &["reduce", "reduce"],
+            reasons: &["two-stage reduce", "realize point"],
+            max_buffers: 8,
+        },
+        FusionCase {
+            name: "a long reduce broadcast back is split inside its own temporary",
+            src: "a = (arange(70000.) / 1000).reshape(1, 70000)\nb = (a - a.amax(1, keepdim=True)).exp()",
+            kinds: &["reduce", "reduce", "elementwise"],
+            reasons: &["two-stage reduce", "reduce boundary", "realize point"],
+            max_buffers: 8,
+        },
+        FusionCase {
+            name: "a kernel at the binding limit keeps its reduce whole",
+            src: "a = arange(65536.)\nb = arange(65536.)\nc = (a * b).sum()",
+            kinds: &["reduce"],
+            reasons: &["realize point"],
+            max_buffers: 3,
+        },
+        FusionCase {
             name: "acceptance: elementwise chain into a sum is one kernel",
             src: "a = arange(4096.)\nb = ((a * 2 + 1).exp()).sum()",
             kinds: &["reduce"],
@@ -346,6 +374,8 @@ fn golden_wgsl() {
         ("uint8_packed", "a = arange(8, dtype=uint8)\nb = a * 3"),
         ("uint8_store_view", "a = arange(8, dtype=uint8)\na[1:5] = 7"),
         ("softmax_max_boundary", "a = arange(6.).reshape(2, 3)\nb = (a - a.amax(1, keepdim=True)).exp()"),
+        ("two_stage_sum", "a = arange(65536.)\nb = (a * 0.5).sum()"),
+        ("two_stage_max_masked", "a = arange(140001.)\nb = a.max()"),
     ];
     let dir = repo().join("tests/golden/wgsl");
     let bless = std::env::var("STRIDELAB_BLESS").is_ok_and(|v| v == "1");

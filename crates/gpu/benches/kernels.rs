@@ -1,46 +1,155 @@
-//! Scheduled kernels on the machine's adapter: elementwise add over 2^24 float32, a 256x256
-//! float32 matmul (tiled, workgroup memory) beside the CPU interpreter and IR executor, and the
-//! cost of dispatching one tiny kernel. Each measurement is host time around submit-and-wait.
+//! One run prints the kernel figures side by side (numpy's side: tools/bench/numpy_baseline.py):
+//!
+//! - add over 2^24 float32, as the scheduler emits it for `c = a + b`: the kernel's own time from
+//!   GPU timestamp queries (the fair comparison with numpy's in-memory add) and the host time of
+//!   submit-and-wait around the same prepared kernel (what a caller waits for);
+//! - a full sum over 2^24 float32 (two kernels: partial sums, then their sum);
+//! - float32 matmul 256 and 1024 on the GPU (both clocks) and on the CPU IR executor;
+//! - one tiny kernel, submit and wait, prepared (pipeline and bind group built once) and through
+//!   a full `run` (which also looks up the pipeline and builds the bind group).
+//!
+//! The matmul kernels are built directly in the IR the scheduler emits for `a @ b` (a reduce of a
+//! product, recognised as a tile), so the 1024 case does not need the tracer's lazy broadcast
+//! product of 2^30 elements. Every GPU result is checked against the CPU IR executor first.
+//! Figures are medians over repeats (min and max beside them).
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use pollster::block_on;
+use std::time::Instant;
 use stridelab_core::codegen::cpu;
-use stridelab_core::codegen::ir::BufRef;
-use stridelab_core::schedule::{trace_kernels, ScheduleOptions, StepKernels};
-use stridelab_core::tensor::Event;
+use stridelab_core::codegen::ir::{BufRef, Inst, Kernel, KernelKind, Slot, Tile};
+use stridelab_core::schedule::{trace_kernels, Schedule, ScheduleOptions};
+use stridelab_core::shape::symbolic::Expr;
 use stridelab_core::uop::data::Data;
-use stridelab_core::uop::interp;
-use stridelab_gpu::exec::{byte_len, encode, schedule_specs};
-use stridelab_gpu::{acquire, AcquireOptions, Gpu, GpuBuffer, KernelSpec, RunOptions};
+use stridelab_core::uop::{BinaryOp, ReduceOp};
+use stridelab_core::DType;
+use stridelab_gpu::exec::{byte_len, decode, encode, schedule_specs};
+use stridelab_gpu::{acquire, AcquireOptions, Gpu, GpuBuffer, KernelSpec, RunOptions, Spread};
 
-/// The last statement's kernels, uploaded once.
-struct Prepared {
+/// A schedule's kernels with their buffers uploaded.
+struct Uploaded {
     specs: Vec<KernelSpec>,
     buffers: Vec<GpuBuffer>,
+    table: Vec<BufRef>,
 }
 
-fn prepare(gpu: &Gpu, step: &StepKernels) -> Prepared {
-    let (specs, table) = schedule_specs(&step.schedule).unwrap();
+fn upload(gpu: &Gpu, s: &Schedule, storages: &[Data]) -> Uploaded {
+    let (specs, table) = schedule_specs(s).unwrap();
     let buffers = table
         .iter()
         .map(|b| match *b {
-            BufRef::Storage(id) => block_on(gpu.upload("bench", &encode(&step.inputs[id]))).unwrap(),
+            BufRef::Storage(id) => block_on(gpu.upload("bench", &encode(&storages[id]))).unwrap(),
             BufRef::Temp(t) => {
-                let (d, n) = step.schedule.temps[t];
+                let (d, n) = s.temps[t];
                 block_on(gpu.create_buffer("temp", byte_len(d, n).max(4) as u64)).unwrap()
             }
         })
         .collect();
-    Prepared { specs, buffers }
+    Uploaded { specs, buffers, table }
 }
 
-fn last_step(src: &str) -> (stridelab_core::trace::runner::Run, StepKernels) {
-    let (run, mut steps) = trace_kernels(src, ScheduleOptions::default()).unwrap();
-    (run, steps.pop().unwrap())
+/// `c[i, j] = sum_k a[i, k] * b[k, j]` over n x n row-major float32 storages 1 (a), 2 (b) into 0.
+fn matmul_kernel(n: usize) -> Kernel {
+    let (i, j, k) = (Expr::var(0, n), Expr::var(1, n), Expr::var(2, n));
+    let slot = |s| Slot { buf: BufRef::Storage(s), dtype: DType::Float32, len: n * n };
+    let f = DType::Float32;
+    Kernel {
+        name: format!("mm_{n}_{n}_{n}"),
+        kind: KernelKind::Matmul,
+        dims: vec![n, n],
+        slots: vec![slot(0), slot(1), slot(2)],
+        insts: vec![
+            Inst::BeginReduce { vars: vec![(2, n)] },
+            Inst::Load { slot: 1, index: i.clone() * n as i64 + k.clone(), valid: Expr::Bool(true), dtype: f },
+            Inst::Load { slot: 2, index: k * n as i64 + j.clone(), valid: Expr::Bool(true), dtype: f },
+            Inst::Binary { op: BinaryOp::Mul, a: 1, b: 2, dtype: f },
+            Inst::EndReduce { op: ReduceOp::Sum, value: 3, dtype: f },
+            Inst::Store { index: i * n as i64 + j, valid: Expr::Bool(true), value: 4, dtype: f },
+        ],
+        tile: Some(Tile { m: (0, n), n: (1, n), k: (2, n), a: 1, b: 2 }),
+        serial: false,
+        order: Vec::new(),
+        reason: "bench: a @ b".into(),
+    }
 }
 
-fn gpu_kernels(c: &mut Criterion) {
+fn ms(ns: f64) -> String {
+    format!("{:9.3} ms", ns / 1e6)
+}
+
+fn show(label: &str, s: Option<Spread>, extra: &str) {
+    match s {
+        Some(s) => println!(
+            "{label:<44} {}  (min {}, max {}){extra}",
+            ms(s.median_ns()),
+            ms(s.min_ns()).trim(),
+            ms(s.max_ns()).trim()
+        ),
+        None => println!("{label:<44} below the clock's resolution"),
+    }
+}
+
+/// Kernel time (timestamps) and host submit-and-wait time of `u`'s kernels, `reps` each.
+fn time_gpu(gpu: &Gpu, u: &Uploaded, reps: u32, what: &str, bytes_or_flops: (&str, f64)) {
+    let refs: Vec<&GpuBuffer> = u.buffers.iter().collect();
+    let p = block_on(gpu.prepare(&u.specs, &refs)).unwrap();
+    // Warm up: the first dispatch pays for page faults in fresh buffers.
+    block_on(gpu.run_prepared(&p, &RunOptions::new().with_wallclock(true))).unwrap();
+    let rate = |s: Option<Spread>| {
+        s.map(|s| format!("  {:.2} {}", bytes_or_flops.1 / s.median_ns(), bytes_or_flops.0)).unwrap_or_default()
+    };
+    if gpu.timestamp_period_ns().is_some() {
+        // A schedule of several kernels reports the sum of their medians (and of their extremes).
+        let t = block_on(gpu.run_prepared(&p, &RunOptions::new().with_repeats(reps))).unwrap();
+        let spreads: Option<Vec<Spread>> = t.iter().map(|k| k.spread_ns()).collect();
+        let s = spreads.and_then(|v| {
+            let sum = |f: fn(&Spread) -> f64| v.iter().map(f).sum::<f64>();
+            let (lo, mid, hi) = (sum(Spread::min_ns), sum(Spread::median_ns), sum(Spread::max_ns));
+            Spread::of(&[lo, mid, hi])
+        });
+        let label = if t.len() == 1 { "kernel".to_string() } else { format!("{} kernels", t.len()) };
+        show(&format!("wgpu {what}: {label} (timestamps)"), s, &rate(s));
+    } else {
+        println!("wgpu {what}: kernel (timestamps)   the adapter has no timestamp queries");
+    }
+    let mut host = Vec::new();
+    for _ in 0..reps {
+        let t0 = Instant::now();
+        block_on(gpu.run_prepared(&p, &RunOptions::new().with_wallclock(true))).unwrap();
+        host.push(t0.elapsed().as_secs_f64() * 1e9);
+    }
+    let s = Spread::of(&host);
+    show(&format!("wgpu {what}: host submit-and-wait"), s, &rate(s));
+}
+
+fn time_cpu(reps: usize, f: &mut dyn FnMut()) -> Option<Spread> {
+    let samples: Vec<f64> = (0..reps)
+        .map(|_| {
+            let t0 = Instant::now();
+            f();
+            t0.elapsed().as_secs_f64() * 1e9
+        })
+        .collect();
+    Spread::of(&samples)
+}
+
+fn run_cpu(kernels: &[Kernel], storages: &mut Vec<Data>) {
+    let mut bufs = cpu::Buffers { storages, temps: Vec::new() };
+    for k in kernels {
+        cpu::execute(k, &mut bufs).unwrap();
+    }
+}
+
+/// Reads back storage `id` of `u` and checks it against `want` (relative 1e-4).
+fn check(gpu: &Gpu, u: &Uploaded, id: usize, want: &Data, what: &str) {
+    let i = u.table.iter().position(|&b| b == BufRef::Storage(id)).unwrap();
+    let got = decode(&block_on(gpu.read(&u.buffers[i])).unwrap(), want.dtype(), want.len()).unwrap();
+    let (g, w) = (got.to_f64_vec(), want.to_f64_vec());
+    let bad = g.iter().zip(&w).filter(|(a, b)| (*a - *b).abs() > 1e-4 * b.abs().max(1.0)).count();
+    assert_eq!(bad, 0, "{what}: {bad} elements differ from the CPU IR executor");
+}
+
+fn main() {
     let gpu = match block_on(acquire(&AcquireOptions::new())) {
         Ok(g) => g,
         Err(e) => {
@@ -48,53 +157,72 @@ fn gpu_kernels(c: &mut Criterion) {
             return;
         }
     };
-    let run = |p: &Prepared| {
-        let refs: Vec<&GpuBuffer> = p.buffers.iter().collect();
-        block_on(gpu.run(&p.specs, &refs, &RunOptions::new().with_wallclock(true))).unwrap()
-    };
+    let info = gpu.adapter_info();
+    println!("adapter: {} ({:?}, {})", info.name, info.backend, info.driver_info);
 
     let n = 1usize << 24;
-    let (_, add) = last_step(&format!("a = arange({n}.)\nb = arange({n}.) * 0.5\nc = a + b"));
-    let p = prepare(&gpu, &add);
-    let mut g = c.benchmark_group("wgpu");
-    g.sample_size(10);
-    g.throughput(Throughput::Bytes((3 * 4 * n) as u64));
-    g.bench_function("add 2^24 f32", |b| b.iter(|| run(&p)));
+    let (_, mut steps) =
+        trace_kernels(&format!("a = arange({n}.)\nb = arange({n}.) * 0.5\nc = a + b"), ScheduleOptions::default())
+            .unwrap();
+    let add = steps.pop().unwrap();
+    let u = upload(&gpu, &add.schedule, &add.inputs);
+    let (&out, want) = add.expected.iter().next().unwrap();
+    block_on(gpu.run(&u.specs, &u.buffers.iter().collect::<Vec<_>>(), &RunOptions::new())).unwrap();
+    check(&gpu, &u, out, want, "add");
+    time_gpu(&gpu, &u, 10, "add 2^24 f32", ("GB/s", (3 * 4 * n) as f64));
+    let mut storages = add.inputs.clone();
+    let s = time_cpu(5, &mut || run_cpu(&add.schedule.kernels, &mut storages));
+    show("cpu ir add 2^24 f32", s, "");
+    drop(u);
 
-    let m = 256usize;
-    let src = format!(
-        "a = (arange({}.) / {m}).reshape({m}, {m})\nb = (arange({}.) / {m}).reshape({m}, {m})\nc = a @ b",
-        m * m,
-        m * m
-    );
-    let (mrun, mm) = last_step(&src);
-    let p = prepare(&gpu, &mm);
-    g.throughput(Throughput::Elements((2 * m * m * m) as u64));
-    g.bench_function(BenchmarkId::new("matmul", m), |b| b.iter(|| run(&p)));
-    let node = mrun.engine.events().iter().rev().find_map(|e| match e {
-        Event::Realize { node, .. } => Some(*node),
-        _ => None,
-    });
-    let node = node.unwrap();
-    g.bench_function(BenchmarkId::new("matmul cpu interpreter", m), |b| {
-        b.iter(|| interp::realize(mrun.engine.graph(), &mm.inputs, node).unwrap())
-    });
-    g.bench_function(BenchmarkId::new("matmul cpu ir", m), |b| {
-        b.iter(|| {
-            let mut storages: Vec<Data> = mm.inputs.clone();
-            let mut bufs = cpu::Buffers { storages: &mut storages, temps: Vec::new() };
-            for k in &mm.schedule.kernels {
-                cpu::execute(k, &mut bufs).unwrap();
-            }
-        })
-    });
+    // A full sum: the scheduler splits it into partial sums and a combining kernel.
+    let (_, mut steps) =
+        trace_kernels(&format!("a = arange({n}.) / {n}\nb = a.sum()"), ScheduleOptions::default()).unwrap();
+    let sum = steps.pop().unwrap();
+    let u = upload(&gpu, &sum.schedule, &sum.inputs);
+    let (&out, want) = sum.expected.iter().next().unwrap();
+    block_on(gpu.run(&u.specs, &u.buffers.iter().collect::<Vec<_>>(), &RunOptions::new())).unwrap();
+    check(&gpu, &u, out, want, "sum");
+    time_gpu(&gpu, &u, 10, "sum 2^24 f32", ("GB/s", (4 * n) as f64));
+    drop(u);
 
-    let (_, tiny) = last_step("a = arange(4.)\nb = a + 1");
-    let p = prepare(&gpu, &tiny);
-    g.throughput(Throughput::Elements(1));
-    g.bench_function("dispatch one tiny kernel", |b| b.iter(|| run(&p)));
-    g.finish();
+    for m in [256usize, 1024] {
+        let k = matmul_kernel(m);
+        let a = Data::F32((0..m * m).map(|x| ((x % 97) as f32) / 97.0 - 0.5).collect());
+        let b = Data::F32((0..m * m).map(|x| ((x % 89) as f32) / 89.0 - 0.5).collect());
+        let inputs = vec![Data::F32(vec![0.0; m * m]), a, b];
+        let schedule = Schedule { kernels: vec![k], temps: Vec::new() };
+        let u = upload(&gpu, &schedule, &inputs);
+        block_on(gpu.run(&u.specs, &u.buffers.iter().collect::<Vec<_>>(), &RunOptions::new())).unwrap();
+        let mut storages = inputs.clone();
+        let t0 = Instant::now();
+        run_cpu(&schedule.kernels, &mut storages);
+        let first = t0.elapsed().as_secs_f64() * 1e9;
+        check(&gpu, &u, 0, &storages[0], "matmul");
+        let flops = (2 * m * m * m) as f64;
+        time_gpu(&gpu, &u, if m > 512 { 3 } else { 10 }, &format!("matmul {m} f32"), ("GFLOP/s", flops));
+        // The CPU executor at 1024 takes seconds: its first (checked) run is the figure.
+        let s =
+            if m > 512 { Spread::of(&[first]) } else { time_cpu(5, &mut || run_cpu(&schedule.kernels, &mut storages)) };
+        let rate = s.map(|s| format!("  {:.2} GFLOP/s", flops / s.median_ns())).unwrap_or_default();
+        show(&format!("cpu ir matmul {m} f32"), s, &rate);
+    }
+
+    let (_, mut steps) = trace_kernels("a = arange(4.)\nb = a + 1", ScheduleOptions::default()).unwrap();
+    let tiny = steps.pop().unwrap();
+    let u = upload(&gpu, &tiny.schedule, &tiny.inputs);
+    let refs: Vec<&GpuBuffer> = u.buffers.iter().collect();
+    let p = block_on(gpu.prepare(&u.specs, &refs)).unwrap();
+    let wall = RunOptions::new().with_wallclock(true);
+    for _ in 0..50 {
+        block_on(gpu.run_prepared(&p, &wall)).unwrap();
+    }
+    let s = time_cpu(1000, &mut || {
+        block_on(gpu.run_prepared(&p, &wall)).unwrap();
+    });
+    show("wgpu tiny kernel: submit-and-wait, prepared", s, "");
+    let s = time_cpu(1000, &mut || {
+        block_on(gpu.run(&u.specs, &refs, &wall)).unwrap();
+    });
+    show("wgpu tiny kernel: run() (bind group + submit-and-wait)", s, "");
 }
-
-criterion_group!(benches, gpu_kernels);
-criterion_main!(benches);

@@ -115,15 +115,16 @@ impl Gpu {
                 staging
             })
             .await?;
-        let mut bytes = self.map_read(&staging).await?;
+        let mut bytes = self.map_read(&staging, buffer.size()).await?;
         bytes.truncate(buffer.len as usize);
         Ok(bytes)
     }
 
-    /// Maps a `MAP_READ` buffer whose copy has been submitted and returns its contents.
-    pub(crate) async fn map_read(&self, staging: &wgpu::Buffer) -> Result<Vec<u8>> {
+    /// Maps the first `len` bytes of a `MAP_READ` buffer whose copy has been submitted and
+    /// returns them.
+    pub(crate) async fn map_read(&self, staging: &wgpu::Buffer, len: u64) -> Result<Vec<u8>> {
         let (tx, rx) = oneshot();
-        staging.slice(..).map_async(wgpu::MapMode::Read, move |r| tx.send(r));
+        staging.slice(..len).map_async(wgpu::MapMode::Read, move |r| tx.send(r));
         // Natively nothing fires the callback until the device is polled; on the web the
         // browser's event loop does, and waiting here would block it.
         #[cfg(not(target_family = "wasm"))]
@@ -133,7 +134,7 @@ impl Gpu {
             .map_err(|e| Error::Buffer(format!("mapping for readback failed: {e}")))?;
         let bytes = {
             let view = staging
-                .slice(..)
+                .slice(..len)
                 .get_mapped_range()
                 .map_err(|e| Error::Buffer(format!("reading the mapped range: {e}")))?;
             view.to_vec()

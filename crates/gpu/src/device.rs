@@ -3,13 +3,12 @@
 //! its device and hands it over through [`Gpu::from_device`]. Either way the [`Gpu`] remembers the
 //! limits and features it was given, because every kernel is checked against them before it runs.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use serde_json::json;
 
 use crate::error::{Error, Result};
-use crate::run::{Pipeline, PipelineKey};
+use crate::run::{PipelineCache, TimestampSlots};
 
 /// How [`acquire`] picks an adapter.
 #[derive(Clone, Debug, Default)]
@@ -77,7 +76,8 @@ pub struct Gpu {
     queue: wgpu::Queue,
     features: wgpu::Features,
     limits: wgpu::Limits,
-    pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
+    pipelines: Mutex<PipelineCache>,
+    timestamps: Mutex<Option<TimestampSlots>>,
 }
 
 impl Gpu {
@@ -90,7 +90,15 @@ impl Gpu {
         features: wgpu::Features,
         limits: wgpu::Limits,
     ) -> Self {
-        Gpu { info, device, queue, features, limits, pipelines: Mutex::new(HashMap::new()) }
+        Gpu {
+            info,
+            device,
+            queue,
+            features,
+            limits,
+            pipelines: Mutex::new(PipelineCache::new()),
+            timestamps: Mutex::new(None),
+        }
     }
 
     pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
@@ -143,15 +151,21 @@ impl Gpu {
         })
     }
 
-    pub(crate) fn pipelines(&self) -> MutexGuard<'_, HashMap<PipelineKey, Arc<Pipeline>>> {
+    pub(crate) fn pipelines(&self) -> MutexGuard<'_, PipelineCache> {
         // The map holds no invariant a panicking holder could break half-way, so a poisoned lock
         // is still a usable cache.
         self.pipelines.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The timestamp queries and buffers the last timed run left for reuse.
+    pub(crate) fn timestamp_slots(&self) -> MutexGuard<'_, Option<TimestampSlots>> {
+        // Poisoning cannot leave half-built slots behind: they are put back whole or not at all.
+        self.timestamps.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Number of distinct pipelines built so far.
     pub fn cached_pipelines(&self) -> usize {
-        self.pipelines().len()
+        self.pipelines().values().map(Vec::len).sum()
     }
 
     /// Runs `f` (which creates resources or submits work) inside error scopes, so a device error

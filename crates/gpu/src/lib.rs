@@ -31,7 +31,7 @@ pub use model::{GpuModel, ModelRun};
 /// modules without naming either crate themselves.
 #[cfg(not(target_arch = "wasm32"))]
 pub use naga;
-pub use run::RunOptions;
+pub use run::{Prepared, RunOptions};
 pub use timing::{chrome_trace, KernelTiming, Spread, TimingSource};
 pub use wgpu;
 #[cfg(not(target_arch = "wasm32"))]

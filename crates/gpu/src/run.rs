@@ -4,6 +4,11 @@
 //! against the limits before wgpu sees it. With timestamp queries, each kernel runs in its own
 //! compute pass with begin/end timestamps; all passes of a run share one query set and one
 //! resolve buffer, read back once at the end, so timing never stalls between kernels.
+//!
+//! Dispatching a small kernel costs little more than creating what it needs, so nothing is
+//! created twice: [`Gpu::prepare`] binds kernels to buffers once (pipelines and bind groups)
+//! for callers that run the same work again, and the query sets, resolve and readback buffers
+//! of timed runs are kept on the device and reused by the next run that fits in them.
 
 use std::sync::Arc;
 
@@ -53,17 +58,47 @@ impl RunOptions {
     }
 }
 
-/// A pipeline is reusable for the same WGSL, entry point and binding access pattern.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct PipelineKey {
-    wgsl: String,
-    entry: String,
-    read_only: Vec<bool>,
-}
+/// A pipeline is reusable for the same WGSL, entry point and binding access pattern. The cache
+/// is keyed by the WGSL text (looked up by reference, so a hit copies nothing); the few variants
+/// of one text sit in a list.
+pub(crate) type PipelineCache = std::collections::HashMap<String, Vec<Arc<Pipeline>>>;
 
 pub(crate) struct Pipeline {
+    entry: String,
+    read_only: Vec<bool>,
     pipeline: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
+}
+
+impl Pipeline {
+    fn serves(&self, spec: &KernelSpec) -> bool {
+        self.entry == spec.entry()
+            && self.read_only.len() == spec.bindings().len()
+            && self.read_only.iter().zip(spec.bindings()).all(|(&r, b)| r == b.read_only())
+    }
+}
+
+/// Kernels bound to a buffer table: checked, with their pipelines and bind groups built, so
+/// running them again costs only the submission. Made by [`Gpu::prepare`].
+pub struct Prepared<'a> {
+    specs: &'a [KernelSpec],
+    pipelines: Vec<Arc<Pipeline>>,
+    groups: Vec<wgpu::BindGroup>,
+}
+
+impl Prepared<'_> {
+    pub fn kernels(&self) -> &[KernelSpec] {
+        self.specs
+    }
+}
+
+/// The query sets, resolve buffer and readback buffer of a timed run, kept for the next one.
+pub(crate) struct TimestampSlots {
+    sets: Vec<wgpu::QuerySet>,
+    resolve: wgpu::Buffer,
+    staging: wgpu::Buffer,
+    /// Queries the slots hold.
+    capacity: usize,
 }
 
 /// Bytes per resolved timestamp.
@@ -78,9 +113,13 @@ impl Gpu {
         buffers: &[&GpuBuffer],
         opts: &RunOptions,
     ) -> Result<Vec<KernelTiming>> {
-        if opts.repeats == 0 {
-            return Err(Error::Invalid("a run needs at least one repeat".into()));
-        }
+        let prepared = self.prepare(kernels, buffers).await?;
+        self.run_prepared(&prepared, opts).await
+    }
+
+    /// Checks `kernels` against the limits and `buffers`, and builds their pipelines (cached on
+    /// the device) and bind groups, for [`Gpu::run_prepared`] to run as often as wanted.
+    pub async fn prepare<'a>(&self, kernels: &'a [KernelSpec], buffers: &[&GpuBuffer]) -> Result<Prepared<'a>> {
         for (i, b) in buffers.iter().enumerate() {
             if let Some(j) = buffers[..i].iter().position(|o| o.raw() == b.raw()) {
                 return Err(Error::Invalid(format!(
@@ -121,10 +160,19 @@ impl Gpu {
                     .collect::<Vec<_>>()
             })
             .await?;
-        let passes: Vec<Pass<'_>> = kernels
+        Ok(Prepared { specs: kernels, pipelines, groups })
+    }
+
+    /// Runs prepared kernels in order and returns one timing per kernel.
+    pub async fn run_prepared(&self, prepared: &Prepared<'_>, opts: &RunOptions) -> Result<Vec<KernelTiming>> {
+        if opts.repeats == 0 {
+            return Err(Error::Invalid("a run needs at least one repeat".into()));
+        }
+        let passes: Vec<Pass<'_>> = prepared
+            .specs
             .iter()
-            .zip(&pipelines)
-            .zip(&groups)
+            .zip(&prepared.pipelines)
+            .zip(&prepared.groups)
             .map(|((spec, p), group)| Pass { spec, pipeline: &p.pipeline, group })
             .collect();
         match self.timestamp_period_ns() {
@@ -136,12 +184,7 @@ impl Gpu {
     /// The cached pipeline for `spec`, built (after naga validation and the spec/shader
     /// comparison) on first use.
     async fn pipeline(&self, spec: &KernelSpec) -> Result<Arc<Pipeline>> {
-        let key = PipelineKey {
-            wgsl: spec.wgsl().to_owned(),
-            entry: spec.entry().to_owned(),
-            read_only: spec.bindings().iter().map(|b| b.read_only()).collect(),
-        };
-        if let Some(p) = self.pipelines().get(&key) {
+        if let Some(p) = self.pipelines().get(spec.wgsl()).and_then(|v| v.iter().find(|p| p.serves(spec))) {
             return Ok(Arc::clone(p));
         }
         // Natively naga checks the shader and its bindings first; in the browser the WebGPU
@@ -186,11 +229,16 @@ impl Gpu {
                     compilation_options: Default::default(),
                     cache: None,
                 });
-                Pipeline { pipeline, layout }
+                Pipeline {
+                    entry: spec.entry().to_owned(),
+                    read_only: spec.bindings().iter().map(|b| b.read_only()).collect(),
+                    pipeline,
+                    layout,
+                }
             })
             .await?;
         let built = Arc::new(built);
-        self.pipelines().insert(key, Arc::clone(&built));
+        self.pipelines().entry(spec.wgsl().to_owned()).or_default().push(Arc::clone(&built));
         Ok(built)
     }
 
@@ -205,58 +253,76 @@ impl Gpu {
         // 256-byte resolve alignment). Begin/end pairs never straddle sets: 4096 is even.
         let per_set = wgpu::QUERY_SET_MAX_QUERIES as usize;
         let bytes = queries as u64 * TICK_BYTES;
-        let staging = self
-            .scoped("submitting the kernels", || {
-                let sets: Vec<(wgpu::QuerySet, u32)> = (0..queries.div_ceil(per_set))
-                    .map(|s| {
-                        let count = per_set.min(queries - s * per_set) as u32;
-                        let set = self.device().create_query_set(&wgpu::QuerySetDescriptor {
-                            label: Some("kernel timestamps"),
-                            ty: wgpu::QueryType::Timestamp,
-                            count,
-                        });
-                        (set, count)
-                    })
-                    .collect();
-                let resolve = self.device().create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("timestamps"),
-                    size: bytes,
-                    usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                    mapped_at_creation: false,
-                });
-                let staging = self.device().create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("timestamps readback"),
-                    size: bytes,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
-                let mut encoder = self.device().create_command_encoder(&Default::default());
-                for (k, pass) in passes.iter().enumerate() {
-                    for r in 0..reps {
-                        let q = 2 * (k * reps + r);
-                        let (set, _) = &sets[q / per_set];
-                        let index = (q % per_set) as u32;
-                        let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                            label: Some(pass.spec.name()),
-                            timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
-                                query_set: set,
-                                beginning_of_pass_write_index: Some(index),
-                                end_of_pass_write_index: Some(index + 1),
-                            }),
-                        });
-                        pass.record(&mut cpass);
-                    }
+        // Slots in use by a concurrent run are simply not there: this run makes its own.
+        let kept = self.timestamp_slots().take().filter(|t| t.capacity >= queries);
+        let slots = match kept {
+            Some(t) => t,
+            None => {
+                self.scoped("creating timestamp queries", || {
+                    // Room for twice the queries, so slowly growing runs do not rebuild each time.
+                    let capacity = 2 * queries;
+                    let sets = (0..capacity.div_ceil(per_set))
+                        .map(|s| {
+                            self.device().create_query_set(&wgpu::QuerySetDescriptor {
+                                label: Some("kernel timestamps"),
+                                ty: wgpu::QueryType::Timestamp,
+                                count: per_set.min(capacity - s * per_set) as u32,
+                            })
+                        })
+                        .collect();
+                    let size = capacity as u64 * TICK_BYTES;
+                    let resolve = self.device().create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("timestamps"),
+                        size,
+                        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                        mapped_at_creation: false,
+                    });
+                    let staging = self.device().create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("timestamps readback"),
+                        size,
+                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    });
+                    TimestampSlots { sets, resolve, staging, capacity }
+                })
+                .await?
+            }
+        };
+        // A query set holds at most 4096 queries; larger runs use several sets resolved into
+        // consecutive ranges of the one buffer (each range starts 32 KiB in, a multiple of the
+        // 256-byte resolve alignment). Begin/end pairs never straddle sets: 4096 is even.
+        self.scoped("submitting the kernels", || {
+            let mut encoder = self.device().create_command_encoder(&Default::default());
+            for (k, pass) in passes.iter().enumerate() {
+                for r in 0..reps {
+                    let q = 2 * (k * reps + r);
+                    let set = &slots.sets[q / per_set];
+                    let index = (q % per_set) as u32;
+                    let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some(pass.spec.name()),
+                        timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                            query_set: set,
+                            beginning_of_pass_write_index: Some(index),
+                            end_of_pass_write_index: Some(index + 1),
+                        }),
+                    });
+                    pass.record(&mut cpass);
                 }
-                for (s, (set, count)) in sets.iter().enumerate() {
+            }
+            for (s, set) in slots.sets.iter().enumerate() {
+                let used = queries.saturating_sub(s * per_set).min(per_set) as u32;
+                if used > 0 {
                     let offset = (s * per_set) as u64 * TICK_BYTES;
-                    encoder.resolve_query_set(set, 0..*count, &resolve, offset);
+                    encoder.resolve_query_set(set, 0..used, &slots.resolve, offset);
                 }
-                encoder.copy_buffer_to_buffer(&resolve, 0, &staging, 0, bytes);
-                self.queue().submit([encoder.finish()]);
-                staging
-            })
-            .await?;
-        let raw = self.map_read(&staging).await?;
+            }
+            encoder.copy_buffer_to_buffer(&slots.resolve, 0, &slots.staging, 0, bytes);
+            self.queue().submit([encoder.finish()]);
+        })
+        .await?;
+        let raw = self.map_read(&slots.staging, bytes).await;
+        *self.timestamp_slots() = Some(slots);
+        let raw = raw?;
         let ticks: Vec<u64> = raw
             .chunks_exact(TICK_BYTES as usize)
             .map(|c| {

@@ -494,3 +494,36 @@ impl Case {
         self
     }
 }
+
+/// Prepares the add case once, then runs it with each of `runs` in turn: the output stays right,
+/// every run's timings are complete, and no run builds another pipeline. Timed runs that need
+/// more queries than the kept slots hold make new ones; smaller ones reuse them.
+fn check_prepared(gpu: &Gpu, name: &str, runs: &[RunOptions]) {
+    let case = add_case("prepared add", RunOptions::new());
+    let buffers: Vec<_> = case.buffers.iter().map(|v| block_on(gpu.upload(name, &bytes(v))).expect("upload")).collect();
+    let table: Vec<_> = buffers.iter().collect();
+    let prepared = block_on(gpu.prepare(&case.kernels, &table)).unwrap_or_else(|e| panic!("{name}: prepare: {e}"));
+    let pipelines = gpu.cached_pipelines();
+    let Expect::Output { buffer, want, .. } = &case.expect else { panic!("{name}: the add case has an output") };
+    for (r, opts) in runs.iter().enumerate() {
+        block_on(gpu.write(&buffers[*buffer], 0, &bytes(&vec![0.0; N_ADD]))).expect("clear");
+        let timings = block_on(gpu.run_prepared(&prepared, opts)).unwrap_or_else(|e| panic!("{name}: run {r}: {e}"));
+        let got = floats(&block_on(gpu.read(&buffers[*buffer])).expect("readback"));
+        assert!(got == *want, "{name}: run {r} left a wrong sum");
+        check_timings(gpu, name, prepared.kernels(), opts, &timings);
+        assert_eq!(gpu.cached_pipelines(), pipelines, "{name}: run {r} built a pipeline");
+    }
+}
+
+#[test]
+fn prepared_kernels_run_again() {
+    let Some(gpu) = device() else { return };
+    let ts = RunOptions::new();
+    let wall = RunOptions::new().with_wallclock(true);
+    for (name, runs) in [
+        ("timestamps, growing then shrinking", vec![ts, ts.with_repeats(9), ts, ts.with_repeats(3)]),
+        ("wall clock between timed runs", vec![wall, ts.with_repeats(2), wall.with_repeats(4), ts]),
+    ] {
+        check_prepared(&gpu, name, &runs);
+    }
+}

@@ -88,6 +88,16 @@ fn gpu_agrees_with_interpreter() {
             "a = (arange(1530.) / 100).reshape(34, 45)\nb = (arange(900.) / 50 - 3).reshape(45, 20)\nc = a @ b",
         ),
         ("batched matmul", "a = arange(24.).reshape(2, 3, 4)\nb = arange(40.).reshape(2, 4, 5)\nc = a @ b"),
+        (
+            "int matmul over two tiles",
+            "a = arange(2400).reshape(40, 60) % 7\nb = arange(2100).reshape(60, 35) % 5\nc = a @ b",
+        ),
+        ("two-stage sum", "a = arange(65536.) / 1000\nb = (a * 0.5).sum()"),
+        ("two-stage max with a partial chunk, then a mean", "a = arange(140001.)\nb = a.max()\nc = (a / 1000).mean()"),
+        (
+            "two-stage reduce broadcast back",
+            "a = (arange(70000.) / 1000).reshape(1, 70000)\nb = (a - a.amax(1, keepdim=True)).exp()",
+        ),
         ("uint8 store through a view", "a = arange(10, dtype=uint8)\na[1:7] = 200\nb = a * 3"),
         ("bool outputs", "a = arange(6.)\nb = a > 2\nc = where(b, a, -a)"),
         ("reduce boundary", "a = arange(6.).reshape(2, 3)\nb = (a - a.amax(1, keepdim=True)).exp()"),

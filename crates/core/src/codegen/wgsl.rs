@@ -18,8 +18,15 @@ use std::fmt::Write;
 
 /// Threads per workgroup of a one-dimensional kernel.
 pub const WORKGROUP: u32 = 64;
-/// Edge of the square tiles a matmul kernel stages in workgroup memory.
-pub const TILE: u32 = 16;
+/// Edge of the square output tile one matmul workgroup computes.
+pub const TILE: u32 = 64;
+/// Outputs along each edge one matmul invocation computes (a `BLOCK` x `BLOCK` register block,
+/// a multiple of 4: each row of it is `BLOCK / 4` vec4 accumulators).
+pub const BLOCK: u32 = 8;
+/// Steps of the reduction staged in workgroup memory at a time.
+pub const TILE_K: u32 = 16;
+/// Invocations along each edge of a matmul workgroup.
+const LANES: u32 = TILE / BLOCK;
 /// The largest workgroup count of one dispatch dimension WebGPU guarantees.
 const MAX_GROUPS: u64 = 65535;
 
@@ -519,9 +526,11 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
     let begin = k.insts.iter().position(|i| matches!(i, Inst::BeginReduce { .. }));
     let end = k.insts.iter().position(|i| matches!(i, Inst::EndReduce { .. }));
     let (frame, size, groups) = match (&k.tile, begin, end) {
-        (Some(t), Some(b), Some(e)) if !r.packed_out && !r.atomic_out => {
+        (Some(t), Some(b), Some(e))
+            if !r.packed_out && !r.atomic_out && matches!(k.insts[e].dtype().map(class), Some(Class::F | Class::I)) =>
+        {
             let frame = tiled(&mut r, t, b, e, &mut body);
-            (frame, [TILE, TILE, 1], tiled_groups(k, t))
+            (frame, [LANES, LANES, 1], tiled_groups(k, t))
         }
         _ => {
             let pad = if r.packed_out { "    " } else { "  " };
@@ -607,29 +616,41 @@ fn tiled_groups(k: &Kernel, t: &Tile) -> [u32; 3] {
     [t.n.1.div_ceil(TILE as usize) as u32, t.m.1.div_ceil(TILE as usize) as u32, batch.max(1) as u32]
 }
 
-/// The matmul frame: each 16x16 workgroup stages a tile of `a` and of `b` in workgroup memory
-/// per step of `k`, so each input element is read from storage once per tile, not per output.
+/// The matmul frame. Each workgroup of `LANES` x `LANES` invocations computes a `TILE` x
+/// `TILE` block of outputs, each invocation a `BLOCK` x `BLOCK` register block (vec4
+/// accumulators), so every value read from workgroup memory feeds `BLOCK` multiply-adds instead
+/// of one. Per `TILE_K` steps of `k` the workgroup stages a `TILE` x `TILE_K` tile of `a` and a
+/// `TILE_K` x `TILE` tile of `b` (b as vec4 rows, read four columns at a time), so each input
+/// element is read from storage once per tile and there are two barriers per `TILE_K` steps.
 fn tiled(r: &mut Renderer<'_>, t: &Tile, begin: usize, end: usize, body: &mut String) -> String {
     let k = r.k;
     let Inst::EndReduce { dtype, .. } = &k.insts[end] else {
         return String::new();
     };
     let tyv = ty(*dtype);
+    let z = zero(*dtype);
     let (m, n, kv) = (t.m, t.n, t.k);
+    let (threads, per_thread) = (LANES * LANES, TILE * TILE_K / (LANES * LANES));
     let mut s = String::new();
-    let _ = writeln!(s, "var<workgroup> ta: array<array<{tyv}, {TILE}>, {TILE}>;");
-    let _ = writeln!(s, "var<workgroup> tb: array<array<{tyv}, {TILE}>, {TILE}>;");
-    let _ = writeln!(s, "@compute @workgroup_size({TILE}, {TILE}, 1)");
-    let _ =
-        writeln!(s, "fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{");
-    let _ = writeln!(s, "  let ly = i32(lid.y);\n  let lx = i32(lid.x);");
-    let _ = writeln!(s, "  let i{} = i32(wg.y) * {TILE} + ly;\n  let i{} = i32(wg.x) * {TILE} + lx;", m.0, n.0);
+    let _ = writeln!(s, "var<workgroup> ta: array<array<{tyv}, {TILE_K}>, {TILE}>;");
+    let _ = writeln!(s, "var<workgroup> tb: array<array<vec4<{tyv}>, {}>, {TILE_K}>;", TILE / 4);
+    let _ = writeln!(s, "@compute @workgroup_size({LANES}, {LANES}, 1)");
+    let _ = writeln!(
+        s,
+        "fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) li: u32) {{"
+    );
+    let _ = writeln!(s, "  let ly = i32(lid.y);\n  let lx = i32(lid.x);\n  let lf = i32(li);");
+    let _ = writeln!(s, "  let m0 = i32(wg.y) * {TILE};\n  let n0 = i32(wg.x) * {TILE};");
     let _ = writeln!(s, "  let bz = i32(wg.z);");
     let mut dims = String::new();
     r.unravel_dims("bz", &[m.0, n.0], &mut dims, "  ");
     s.push_str(&dims);
-    let _ = writeln!(s, "  var acc: {tyv} = {};", zero(*dtype));
-    let _ = writeln!(s, "  for (var k0: i32 = 0; k0 < {}; k0 = k0 + {TILE}) {{", kv.1);
+    let quads = BLOCK / 4;
+    let accs: Vec<(u32, u32)> = (0..BLOCK).flat_map(|row| (0..quads).map(move |q| (row, q))).collect();
+    for (row, q) in &accs {
+        let _ = writeln!(s, "  var acc{row}_{q}: vec4<{tyv}> = vec4<{tyv}>({z});");
+    }
+    let _ = writeln!(s, "  for (var k0: i32 = 0; k0 < {}; k0 = k0 + {TILE_K}) {{", kv.1);
     // Operand subgraphs: body instructions reachable from a (resp. b).
     let reach = |root: usize| {
         let mut seen = vec![root];
@@ -645,34 +666,53 @@ fn tiled(r: &mut Renderer<'_>, t: &Tile, begin: usize, end: usize, body: &mut St
         seen.sort_unstable();
         seen
     };
-    for (side, root, row, col, own, ext) in [("ta", t.a, "ly", "lx", m, m.1), ("tb", t.b, "ly", "lx", n, n.1)] {
-        let kk = if side == "ta" { col } else { row };
-        let _ = writeln!(s, "    {{");
-        let _ = writeln!(s, "      let ok = (k0 + {kk}) < {} && i{} < {ext};", kv.1, own.0);
+    // (tile, operand, its own output variable, columns of the staged tile, where a value goes)
+    let sides = [
+        ("ta", t.a, m, TILE_K, "ta[row][col]", "m0 + row", "k0 + col"),
+        ("tb", t.b, n, TILE, "tb[row][col / 4][col % 4]", "n0 + col", "k0 + row"),
+    ];
+    for (_, root, own, cols, dst, own_at, k_at) in sides {
+        let _ = writeln!(s, "    for (var e: i32 = 0; e < {per_thread}; e = e + 1) {{");
+        let _ = writeln!(s, "      let f = lf + e * {threads};");
+        let _ = writeln!(s, "      let row = f / {cols};\n      let col = f % {cols};");
+        let _ = writeln!(s, "      let ok = ({k_at}) < {} && ({own_at}) < {};", kv.1, own.1);
         // Clamp so that lanes past the edge still read in bounds; `ok` zeroes them.
-        let _ = writeln!(s, "      let i{} = min(k0 + {kk}, {});", kv.0, kv.1.max(1) - 1);
-        let _ = writeln!(s, "      let i{0} = min(i{0}, {1});", own.0, ext.max(1) - 1);
+        let _ = writeln!(s, "      let i{} = min({k_at}, {});", kv.0, kv.1.max(1) - 1);
+        let _ = writeln!(s, "      let i{} = min({own_at}, {});", own.0, own.1.max(1) - 1);
         let mut part = String::new();
         for i in reach(root) {
             r.inst(i, &mut part, "      ");
         }
         s.push_str(&part);
-        let _ = writeln!(s, "      {side}[{row}][{col}] = select({}, v{root}, ok);", zero(*dtype));
+        let _ = writeln!(s, "      {dst} = select({z}, v{root}, ok);");
         let _ = writeln!(s, "    }}");
     }
     let _ = writeln!(s, "    workgroupBarrier();");
-    let _ = writeln!(s, "    for (var kk: i32 = 0; kk < {TILE}; kk = kk + 1) {{");
-    let comb = r.combine(ReduceOp::Sum, *dtype, "acc", "ta[ly][kk] * tb[kk][lx]");
-    let _ = writeln!(s, "      acc = {comb};");
+    let _ = writeln!(s, "    for (var kk: i32 = 0; kk < {TILE_K}; kk = kk + 1) {{");
+    for q in 0..quads {
+        let _ = writeln!(s, "      let bq{q} = tb[kk][lx * {quads} + {q}];");
+    }
+    for row in 0..BLOCK {
+        let _ = writeln!(s, "      let ar{row} = ta[ly * {BLOCK} + {row}][kk];");
+    }
+    for (row, q) in &accs {
+        let comb = r.combine(ReduceOp::Sum, *dtype, &format!("acc{row}_{q}"), &format!("ar{row} * bq{q}"));
+        let _ = writeln!(s, "      acc{row}_{q} = {comb};");
+    }
     let _ = writeln!(s, "    }}\n    workgroupBarrier();\n  }}");
-    let _ = writeln!(s, "  if (i{} < {} && i{} < {}) {{", m.0, m.1, n.0, n.1);
-    let _ = writeln!(s, "    let v{end}: {tyv} = acc;");
+    let names: Vec<String> = accs.iter().map(|(row, q)| format!("acc{row}_{q}")).collect();
+    let _ = writeln!(s, "  var acc = array<vec4<{tyv}>, {}>({});", accs.len(), names.join(", "));
+    let _ = writeln!(s, "  for (var r: i32 = 0; r < {BLOCK}; r = r + 1) {{");
+    let _ = writeln!(s, "    for (var c: i32 = 0; c < {BLOCK}; c = c + 1) {{");
+    let _ = writeln!(s, "      let i{} = m0 + ly * {BLOCK} + r;\n      let i{} = n0 + lx * {BLOCK} + c;", m.0, n.0);
+    let _ = writeln!(s, "      if (i{} < {} && i{} < {}) {{", m.0, m.1, n.0, n.1);
+    let _ = writeln!(s, "        let v{end}: {tyv} = acc[r * {quads} + c / 4][c % 4];");
     let mut post = String::new();
     for i in (0..begin).chain(end + 1..k.insts.len()) {
-        r.inst(i, &mut post, "    ");
+        r.inst(i, &mut post, "        ");
     }
     s.push_str(&post);
-    let _ = writeln!(s, "  }}\n}}");
+    let _ = writeln!(s, "      }}\n    }}\n  }}\n}}");
     body.clear();
     s
 }

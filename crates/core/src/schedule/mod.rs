@@ -6,6 +6,9 @@
 //! reason that can be said in one sentence, and that sentence is attached to the kernel:
 //! the realize point of a statement, a store, a reduce that another reduce reads or that is
 //! broadcast back, a store that would read what it overwrites, or the buffer-binding limit.
+//! One more split is made for the hardware: a long reduce to few outputs would run on few GPU
+//! threads, so it becomes partial reduces over chunks into a temporary plus a kernel that
+//! combines them (see [`split_reduce`]).
 
 use crate::codegen::ir::{self, BufRef, Kernel, Target};
 use crate::dtype::DType;
@@ -15,7 +18,7 @@ use crate::tensor::{Engine, Event};
 use crate::trace::ast::Program;
 use crate::trace::runner::Run;
 use crate::uop::data::Data;
-use crate::uop::{Graph, Op, StorageId, UOpId};
+use crate::uop::{Graph, Op, ReduceOp, StorageId, UOpId};
 use std::collections::{BTreeMap, HashMap};
 
 /// Storage buffers a WebGPU stage may bind without asking for more (the spec's default).
@@ -297,7 +300,8 @@ fn schedule_root(
                 kernel.reason = format!("{reason}; it runs element by element in PyTorch's iteration order because the value reads elements the write changes or the view repeats elements");
             }
         }
-        out.kernels.push(kernel);
+        let kernels = split_reduce(kernel, &mut out.temps, opts.max_buffers);
+        out.kernels.extend(kernels);
         return Ok(());
     }
 }
@@ -374,11 +378,141 @@ fn schedule_temp(
         BufRef::Temp(t) => temps[t],
     };
     let k = ir::lower(graph, id, &Target::Dense(BufRef::Temp(t)), realized, &describe, why)?;
-    sub.kernels.push(k);
+    let kernels = split_reduce(k, &mut sub.temps, opts.max_buffers);
+    sub.kernels.extend(kernels);
     out.kernels.extend(sub.kernels);
     out.temps = sub.temps;
     realized.insert(id, BufRef::Temp(t));
     Ok(())
+}
+
+/// Reduces at least this long are split when they have few outputs.
+pub const SPLIT_MIN_REDUCE: usize = 1 << 16;
+/// Outputs below which a long reduce is split: fewer would leave most GPU threads idle.
+pub const SPLIT_MAX_OUTPUTS: usize = 256;
+
+/// Splits a long reduce to few outputs in two: `partial` reduces chunks of `c` consecutive
+/// (row-major) reduce steps into a temporary with one extra, innermost output dim of `g`
+/// chunks, and the original kernel, with its reduce loop now over those `g` partials, combines
+/// them and does everything after the reduce. Both are ordinary IR kernels, so every backend
+/// runs them as they are. Steps past the end of the last chunk yield the reduce's identity.
+/// The combining kernel binds one buffer more, so a kernel already at `max_buffers` stays whole.
+pub fn split_reduce(k: Kernel, temps: &mut Vec<(DType, usize)>, max_buffers: usize) -> Vec<Kernel> {
+    use crate::shape::symbolic::Expr;
+    use ir::Inst;
+    let (Some(b), Some(e)) = (
+        k.insts.iter().position(|i| matches!(i, Inst::BeginReduce { .. })),
+        k.insts.iter().position(|i| matches!(i, Inst::EndReduce { .. })),
+    ) else {
+        return vec![k];
+    };
+    let r = k.reduce_len();
+    if k.kind != ir::KernelKind::Reduce
+        || k.serial
+        || r < SPLIT_MIN_REDUCE
+        || k.numel() >= SPLIT_MAX_OUTPUTS
+        || k.slots.len() >= max_buffers
+    {
+        return vec![k];
+    }
+    let (Inst::BeginReduce { vars }, Inst::EndReduce { op, value, dtype }) = (&k.insts[b], &k.insts[e]) else {
+        return vec![k];
+    };
+    let (op, value, dtype) = (*op, *value, *dtype);
+    // Chunks of a power of two near sqrt(r): both stages then loop about as long.
+    let c = (r as f64).sqrt().ceil() as usize;
+    let c = c.next_power_of_two();
+    let g = r.div_ceil(c);
+    let nd = k.dims.len();
+    // Partial kernel variables: outputs 0..nd, the chunk nd, the step in the chunk nd + 1.
+    let (chunk, step) = (Expr::var(nd, g), Expr::var(nd + 1, c));
+    let flat = chunk.clone() * c as i64 + step;
+    let extents: Vec<usize> = vars.iter().map(|v| v.1).collect();
+    let mut map: Vec<Expr> = k.dims.iter().enumerate().map(|(d, &n)| Expr::var(d, n)).collect();
+    let max_id = vars.iter().map(|v| v.0).max().unwrap_or(nd);
+    map.resize(max_id + 1, Expr::Const(0));
+    for ((id, _), x) in vars.iter().zip(ir::unravel(&flat, &extents)) {
+        map[*id] = x;
+    }
+    let mut insts: Vec<Inst> = k.insts[..b].to_vec();
+    insts.push(Inst::BeginReduce { vars: vec![(nd + 1, c)] });
+    for i in &k.insts[b + 1..e] {
+        insts.push(match i {
+            Inst::Load { slot, index, valid, dtype } => {
+                Inst::Load { slot: *slot, index: ir::subst(index, &map), valid: ir::subst(valid, &map), dtype: *dtype }
+            }
+            Inst::Index { expr, dtype } => Inst::Index { expr: ir::subst(expr, &map), dtype: *dtype },
+            other => other.clone(),
+        });
+    }
+    let mut last = value;
+    if g * c != r {
+        let cond = insts.len();
+        insts.push(Inst::Index { expr: flat.lt(r as i64), dtype: DType::Bool });
+        let identity = match op {
+            ReduceOp::Sum => 0.0,
+            ReduceOp::Max => f64::NEG_INFINITY,
+            ReduceOp::Min => f64::INFINITY,
+        };
+        let identity = Data::full(dtype, 1, identity).get_f64(0);
+        insts.push(Inst::Const { value: identity, dtype });
+        insts.push(Inst::Where { c: cond, x: value, y: cond + 1, dtype });
+        last = cond + 2;
+    }
+    let acc = insts.len();
+    insts.push(Inst::EndReduce { op, value: last, dtype });
+    let mut pdims = k.dims.clone();
+    pdims.push(g);
+    let coords: Vec<Expr> = pdims.iter().enumerate().map(|(d, &n)| Expr::var(d, n)).collect();
+    insts.push(Inst::Store { index: ir::ravel(&coords, &pdims), valid: Expr::Bool(true), value: acc, dtype });
+    let t = temps.len();
+    temps.push((dtype, k.numel() * g));
+    let temp = ir::Slot { buf: BufRef::Temp(t), dtype, len: k.numel() * g };
+    let mut name = String::from("r");
+    for d in &pdims {
+        name.push_str(&format!("_{d}"));
+    }
+    name.push_str(&format!("_{c}"));
+    let partial = Kernel {
+        name,
+        kind: ir::KernelKind::Reduce,
+        dims: pdims.clone(),
+        slots: std::iter::once(temp.clone()).chain(k.slots[1..].iter().cloned()).collect(),
+        insts,
+        tile: None,
+        serial: false,
+        order: Vec::new(),
+        reason: format!(
+            "two-stage reduce: {r} reduce steps into {outs} output(s) would keep only {outs} GPU thread(s) busy, so {g} partial reduces of {c} steps run in parallel into their own buffer and the next kernel combines them",
+            outs = k.numel()
+        ),
+    };
+    // The combining kernel: the same instructions, its loop now reading the partials.
+    let slot = k.slots.len();
+    let mut insts: Vec<Inst> = k.insts[..b].to_vec();
+    insts.push(Inst::BeginReduce { vars: vec![(nd, g)] });
+    insts.push(Inst::Load { slot, index: ir::ravel(&coords, &pdims), valid: Expr::Bool(true), dtype });
+    insts.push(Inst::EndReduce { op, value: b + 1, dtype });
+    let shift = |x: usize| if x >= e { x + b + 2 - e } else { x };
+    for i in &k.insts[e + 1..] {
+        let mut i = i.clone();
+        match &mut i {
+            Inst::Unary { a, .. } | Inst::Cast { a, .. } => *a = shift(*a),
+            Inst::Binary { a, b, .. } => (*a, *b) = (shift(*a), shift(*b)),
+            Inst::Where { c, x, y, .. } => (*c, *x, *y) = (shift(*c), shift(*x), shift(*y)),
+            Inst::Store { value, .. } => *value = shift(*value),
+            _ => {}
+        }
+        insts.push(i);
+    }
+    let mut slots = k.slots.clone();
+    slots.push(temp);
+    let mut name = String::from("r");
+    for d in k.dims.iter().chain([&g]) {
+        name.push_str(&format!("_{d}"));
+    }
+    let combine = Kernel { name, insts, slots, ..k };
+    vec![partial, combine]
 }
 
 /// Every step's schedule for a finished run, in order.
