@@ -54,12 +54,21 @@ impl Nest {
         let rank = shape.len().max(1);
         let size = |d: usize| shape.get(d).copied().unwrap_or(1);
         let kept: Vec<usize> = (0..rank).filter(|d| !axes.contains(d)).collect();
-        // The innermost loop runs along the last long kept dim when there is one (rows of
-        // outputs, each leaf read with its stride there: the i-k-j order of a matmul), else
-        // along the last reduce axis (a dot product per output).
-        let inner = match kept.iter().rev().find(|&&d| size(d) > 1) {
-            Some(&d) if size(d) >= 8 => d,
-            _ => axes.last().or(kept.last()).copied().unwrap_or(0),
+        // The innermost loop runs along the last kept dim of size > 1 (a row of outputs: the
+        // i-k-j order of a matmul) or along the last reduce axis (a dot product per output),
+        // whichever is long and reads more leaves with unit or zero stride: memory order.
+        let unit = |d: usize| leaves.iter().filter(|(_, v)| v.strides().get(d).is_some_and(|s| s.abs() <= 1)).count();
+        let key = |d: usize| (size(d) >= 8, unit(d), size(d));
+        let row = kept.iter().rev().find(|&&d| size(d) > 1).copied();
+        let inner = match (row, axes.last().copied()) {
+            (Some(r), Some(a)) => {
+                if key(a) > key(r) {
+                    a
+                } else {
+                    r
+                }
+            }
+            (r, a) => r.or(a).or(kept.last().copied()).unwrap_or(0),
         };
         let order: Vec<usize> =
             kept.iter().chain(axes).copied().filter(|&d| d != inner).chain(std::iter::once(inner)).collect();
@@ -362,12 +371,12 @@ mod tests {
     fn fused_reductions_match_the_dense_definition() -> Result<()> {
         let cases = [
             Case {
-                name: "matmul, dot-product order (n < 8)",
+                name: "matmul with short rows (n < 8)",
                 storages: vec![f32s(15, |i| i as f32 * 0.25 - 1.0), f32s(20, |i| 1.0 / (i as f32 + 1.0))],
                 build: |g, b| matmul(g, b[0], b[1], [3, 5, 4]),
             },
             Case {
-                name: "matmul, row order (i-k-j)",
+                name: "matmul, rows of outputs (i-k-j)",
                 storages: vec![f32s(36, |i| (i % 7) as f32 - 3.0), f32s(144, |i| (i as f32).sin())],
                 build: |g, b| matmul(g, b[0], b[1], [4, 9, 16]),
             },
@@ -379,6 +388,18 @@ mod tests {
                     let bt = push(g, Op::Permute(vec![1, 0]), bt);
                     let bt = push(g, Op::Reshape(vec![144]), bt);
                     matmul(g, b[0], bt, [4, 9, 16])
+                },
+            },
+            Case {
+                name: "linear layer: a dot product per output (x @ w.T)",
+                storages: vec![f32s(4 * 19, |i| (i as f32 * 0.3).cos()), f32s(16 * 19, |i| (i % 11) as f32 - 5.0)],
+                build: |g, b| {
+                    let x = push(g, Op::Reshape(vec![4, 1, 19]), b[0]);
+                    let x = push(g, Op::Expand(vec![4, 16, 19]), x);
+                    let w = push(g, Op::Reshape(vec![1, 16, 19]), b[1]);
+                    let w = push(g, Op::Expand(vec![4, 16, 19]), w);
+                    let p = bin(g, BinaryOp::Mul, x, w);
+                    red(g, ReduceOp::Sum, p, &[2])
                 },
             },
             Case {
