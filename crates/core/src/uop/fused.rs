@@ -141,11 +141,35 @@ impl Nest {
         let st = self.streams[l].inner;
         with_data!(leaf, |v: T| {
             let mut out = vec![T::default(); self.inner];
-            for (j, o) in out.iter_mut().enumerate().take(e).skip(b) {
-                *o = v[(base + j as i64 * st) as usize];
+            let start = base + b as i64 * st;
+            match st {
+                // Outside the valid range the offset means nothing: read only inside it.
+                _ if b >= e => {}
+                1 => out[b..e].copy_from_slice(&v[start as usize..start as usize + (e - b)]),
+                0 => out[b..e].fill(v[start as usize]),
+                _ => {
+                    for (j, o) in out[b..e].iter_mut().enumerate() {
+                        *o = v[(start + j as i64 * st) as usize];
+                    }
+                }
             }
             T::wrap(out)
         })
+    }
+
+    /// The row read in place when the tree is one leaf whose row is a contiguous, unmasked
+    /// run of memory (a plain reduction of a buffer): no copy at all.
+    fn in_place<'d, T: Elem>(
+        &self,
+        t: &Tree,
+        leaves: &[(&'d Data, View)],
+        idx: &[usize],
+        base: &[i64],
+    ) -> Option<&'d [T]> {
+        let Tree::Leaf(l) = t else { return None };
+        let v = T::vec(leaves[*l].0)?;
+        let start = base[*l] as usize;
+        (self.streams[*l].inner == 1 && self.valid(*l, idx) == (0, self.inner)).then(|| &v[start..start + self.inner])
     }
 
     fn eval(&self, t: &Tree, leaves: &[(&Data, View)], idx: &[usize], base: &[i64]) -> Data {
@@ -200,8 +224,14 @@ pub(crate) fn reduce(
                 ReduceOp::Sum => {
                     let mut out = vec![0f64; out_n];
                     nest.for_each_row(|idx, base| {
-                        let row = nest.eval(tree, leaves, idx, base);
-                        let row = T::vec(&row).unwrap_or_default();
+                        let computed;
+                        let row = match nest.in_place::<T>(tree, leaves, idx, base) {
+                            Some(run) => run,
+                            None => {
+                                computed = nest.eval(tree, leaves, idx, base);
+                                T::vec(&computed).unwrap_or_default()
+                            }
+                        };
                         if ast == 0 {
                             // The row is one output's reduce run: the dense lane sum.
                             out[at(base[acc], 0)] += interp::sum(row);
@@ -218,8 +248,15 @@ pub(crate) fn reduce(
                         if op == ReduceOp::Max { (T::LOWEST, T::max) } else { (T::HIGHEST, T::min) };
                     let mut out = vec![init; out_n];
                     nest.for_each_row(|idx, base| {
-                        let row = nest.eval(tree, leaves, idx, base);
-                        for (j, &x) in T::vec(&row).unwrap_or_default().iter().enumerate() {
+                        let computed;
+                        let row = match nest.in_place::<T>(tree, leaves, idx, base) {
+                            Some(run) => run,
+                            None => {
+                                computed = nest.eval(tree, leaves, idx, base);
+                                T::vec(&computed).unwrap_or_default()
+                            }
+                        };
+                        for (j, &x) in row.iter().enumerate() {
                             let o = &mut out[at(base[acc], j)];
                             *o = f(*o, x);
                         }
