@@ -8,9 +8,10 @@
 //! interpreter's own elementwise ops and folded into the outputs. Nothing larger than one row
 //! and the outputs is ever held.
 //!
-//! Each output accumulates its reduce elements in row-major order of the reduce axes, sums in
-//! f64 as the dense reduction does, so the order is deterministic and the result matches the
-//! dense definition up to the rounding of f64 partial sums.
+//! Each output accumulates its reduce elements in a fixed order (row-major over the reduce axes;
+//! a run along the innermost one in eight f64 lanes, as the dense sum does), always in f64, so
+//! results are deterministic and match the dense definition up to the rounding of f64 partial
+//! sums.
 
 use super::data::{row_major_strides, with_data, with_dtype, Data, Elem};
 use super::interp::{self, Arith};
@@ -472,6 +473,24 @@ mod tests {
                     let x = push(g, Op::Reshape(vec![4, 10]), b[0]);
                     let x = push(g, Op::Pad(vec![(1, 0), (0, 3)]), x);
                     red(g, ReduceOp::Max, x, &[0])
+                },
+            },
+            Case {
+                name: "max pool's fill: where(padded true, padded x, -inf), a moved const leaf",
+                storages: vec![f32s(5 * 6, |i| ((i * 7) % 11) as f32 - 20.0)],
+                build: |g, b| {
+                    let x = push(g, Op::Reshape(vec![5, 6]), b[0]);
+                    let x = push(g, Op::Pad(vec![(1, 1), (1, 2)]), x);
+                    let t = g.push(Op::Const(crate::uop::data::Scalar::Bool(true)), DType::Bool, vec![5, 6], vec![]);
+                    let t = push(g, Op::Pad(vec![(1, 1), (1, 2)]), t);
+                    let fill = g.push(
+                        Op::Const(crate::uop::data::Scalar::Float(f64::NEG_INFINITY)),
+                        DType::Float32,
+                        vec![7, 9],
+                        vec![],
+                    );
+                    let w = g.push(Op::Where, DType::Float32, vec![7, 9], vec![t, x, fill]);
+                    red(g, ReduceOp::Max, w, &[1])
                 },
             },
             Case {

@@ -181,8 +181,19 @@ impl<'a> Interp<'a> {
             }
             _ => {
                 let (base, st) = fold_movement(self.graph, id)?;
-                let data = self.eval(base)?;
-                leaves.push(single_view(data, &st)?);
+                let base_node = self.graph.node(base);
+                match (&base_node.op, st.views()) {
+                    // A moved constant is one value behind a mask: never as large as its shape.
+                    (Op::Const(c), [v]) => {
+                        let zeros = vec![0i64; v.shape().len()];
+                        let view = View::new(v.shape(), Some(&zeros), 0, v.mask());
+                        leaves.push((Val::Owned(Rc::new(Data::full(base_node.dtype, 1, c.as_f64()))), view));
+                    }
+                    _ => {
+                        let data = self.eval(base)?;
+                        leaves.push(single_view(data, &st)?);
+                    }
+                }
                 Tree::Leaf(leaves.len() - 1)
             }
         })
@@ -197,17 +208,15 @@ fn single_view<'a>(data: Val<'a>, st: &ShapeTracker) -> Result<(Val<'a>, View)> 
     if lower.is_empty() {
         return Ok((data, top.clone()));
     }
-    let lower_st = ShapeTracker::from_view(lower[0].clone());
-    let lower_st = lower[1..].iter().try_fold(lower_st, |acc, v| acc.push(v.clone()));
-    let numel = checked_numel(top.shape());
-    match lower_st {
-        Ok(l) if l.numel() <= MAX_ELEMENTS && within(top, l.numel()) => {
-            Ok((Val::Owned(Rc::new(gather(&data, &l))), top.clone()))
+    let below = lower.last().map_or(0, View::numel);
+    if within(top, below) {
+        if let Some(dense) = gather_views(&data, lower) {
+            return Ok((Val::Owned(Rc::new(dense)), top.clone()));
         }
-        // Out-of-range lower indices wrap (tinygrad's unravel): read the whole tracker.
-        _ if numel.is_some_and(|n| n <= MAX_ELEMENTS) => {
-            Ok((Val::Owned(Rc::new(gather(&data, st))), View::contiguous(top.shape())))
-        }
+    }
+    // Out-of-range lower indices wrap (tinygrad's unravel): read the whole tracker.
+    match checked_numel(top.shape()) {
+        Some(n) if n <= MAX_ELEMENTS => Ok((Val::Owned(Rc::new(gather(&data, st))), View::contiguous(top.shape()))),
         _ => bail!(Limit, "reading a view of shape {:?} would hold more than {MAX_ELEMENTS} elements", top.shape()),
     }
 }
@@ -249,28 +258,36 @@ pub fn gather(src: &Data, st: &ShapeTracker) -> Data {
     if is_identity(st, src.len()) {
         return src.clone();
     }
-    fn typed<T: Copy + Default>(v: &[T], st: &ShapeTracker) -> Vec<T> {
-        let views = st.views();
-        let stepwise = views.iter().enumerate().all(|(i, view)| {
-            let below = if i == 0 { v.len() } else { views[i - 1].numel() };
-            within(view, below) && (i + 1 == views.len() || view.numel() <= MAX_ELEMENTS)
-        });
-        if !stepwise {
-            let mut out = vec![T::default(); st.numel()];
-            st.for_each_offset(|k, o| {
-                if let Some(o) = o {
-                    out[k] = v[o as usize];
-                }
-            });
-            return out;
-        }
-        let mut cur = gather_view(v, &views[0]);
-        for view in &views[1..] {
-            cur = gather_view(&cur, view);
-        }
-        cur
+    if let Some(dense) = gather_views(src, st.views()) {
+        return dense;
     }
-    with_data!(src, |v: T| T::wrap(typed(v, st)))
+    fn walk<T: Copy + Default>(v: &[T], st: &ShapeTracker) -> Vec<T> {
+        let mut out = vec![T::default(); st.numel()];
+        st.for_each_offset(|k, o| {
+            if let Some(o) = o {
+                out[k] = v[o as usize];
+            }
+        });
+        out
+    }
+    with_data!(src, |v: T| T::wrap(walk(v, st)))
+}
+
+/// Reads a stack of views (buffer side first) view by view; `None` when a view's valid reads
+/// leave the buffer below it or a view below the top is too large to hold.
+fn gather_views(src: &Data, views: &[View]) -> Option<Data> {
+    let stepwise = views.iter().enumerate().all(|(i, view)| {
+        let below = if i == 0 { src.len() } else { views[i - 1].numel() };
+        within(view, below) && (i + 1 == views.len() || view.numel() <= MAX_ELEMENTS)
+    });
+    if !stepwise {
+        return None;
+    }
+    let (first, rest) = views.split_first()?;
+    fn typed<T: Copy + Default>(v: &[T], first: &View, rest: &[View]) -> Vec<T> {
+        rest.iter().fold(gather_view(v, first), |cur, view| gather_view(&cur, view))
+    }
+    Some(with_data!(src, |v: T| T::wrap(typed(v, first, rest))))
 }
 
 pub(crate) trait Arith: Elem {
