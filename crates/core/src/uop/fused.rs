@@ -41,6 +41,35 @@ struct Stream {
     mask: Option<(Vec<Range>, Range)>,
 }
 
+/// One dim of a reduce's source: its size, whether it is reduced, and per stream (each leaf,
+/// then the accumulator) its stride and valid range.
+struct Dim {
+    size: usize,
+    reduce: bool,
+    streams: Vec<(i64, Range)>,
+}
+
+/// Merges neighbouring dims that every stream walks as one (same kind, strides that chain, no
+/// mask): fewer, longer rows, and the same row-major order of elements.
+fn coalesce(dims: Vec<Dim>) -> Vec<Dim> {
+    let mut out: Vec<Dim> = Vec::with_capacity(dims.len());
+    for d in dims {
+        if let Some(prev) = out.last_mut() {
+            let chains = prev.reduce == d.reduce
+                && prev.streams.iter().zip(&d.streams).all(|(&(ps, pr), &(ds, dr))| {
+                    ps == ds * d.size as i64 && pr == (0, prev.size) && dr == (0, d.size)
+                });
+            if chains {
+                prev.size *= d.size;
+                prev.streams = d.streams.iter().map(|&(st, _)| (st, (0, prev.size))).collect();
+                continue;
+            }
+        }
+        out.push(d);
+    }
+    out
+}
+
 /// The loop nest over a reduce's source shape: outer dims (kept dims, then reduce axes) and
 /// one inner dim, with one stream per leaf plus the accumulator as the last stream.
 struct Nest {
@@ -51,17 +80,34 @@ struct Nest {
 
 impl Nest {
     fn new(shape: &[usize], axes: &[usize], leaves: &[(&Data, View)]) -> Nest {
-        // A 0-d source is one element: give it one dim of size 1.
-        let rank = shape.len().max(1);
-        let size = |d: usize| shape.get(d).copied().unwrap_or(1);
-        let kept: Vec<usize> = (0..rank).filter(|d| !axes.contains(d)).collect();
+        let out_shape: Vec<usize> =
+            shape.iter().enumerate().map(|(d, &n)| if axes.contains(&d) { 1 } else { n }).collect();
+        let out_strides = row_major_strides(&out_shape);
+        // One record per source dim; a source of one element still gets one dim of size 1.
+        let mut dims: Vec<Dim> = (0..shape.len())
+            .map(|d| {
+                let reduce = axes.contains(&d);
+                let mut streams: Vec<(i64, Range)> =
+                    leaves.iter().map(|(_, v)| (v.strides()[d], v.mask().map_or((0, shape[d]), |m| m[d]))).collect();
+                streams.push((if reduce { 0 } else { out_strides[d] }, (0, shape[d])));
+                Dim { size: shape[d], reduce, streams }
+            })
+            // A size-1 dim that every stream reads whole is no loop at all.
+            .filter(|d: &Dim| d.size != 1 || d.streams.iter().any(|&(_, r)| r != (0, 1)))
+            .collect();
+        if dims.is_empty() {
+            dims.push(Dim { size: 1, reduce: false, streams: vec![(0, (0, 1)); leaves.len() + 1] });
+        }
+        let dims = coalesce(dims);
+        let kept: Vec<usize> = (0..dims.len()).filter(|&d| !dims[d].reduce).collect();
+        let reduced: Vec<usize> = (0..dims.len()).filter(|&d| dims[d].reduce).collect();
         // The innermost loop runs along the last kept dim of size > 1 (a row of outputs: the
         // i-k-j order of a matmul) or along the last reduce axis (a dot product per output),
         // whichever is long and reads more leaves with unit or zero stride: memory order.
-        let unit = |d: usize| leaves.iter().filter(|(_, v)| v.strides().get(d).is_some_and(|s| s.abs() <= 1)).count();
-        let key = |d: usize| (size(d) >= 8, unit(d), size(d));
-        let row = kept.iter().rev().find(|&&d| size(d) > 1).copied();
-        let inner = match (row, axes.last().copied()) {
+        let unit = |d: usize| dims[d].streams[..leaves.len()].iter().filter(|(st, _)| st.abs() <= 1).count();
+        let key = |d: usize| (dims[d].size >= 8, unit(d), dims[d].size);
+        let row = kept.iter().rev().find(|&&d| dims[d].size > 1).copied();
+        let inner = match (row, reduced.last().copied()) {
             (Some(r), Some(a)) => {
                 if key(a) > key(r) {
                     a
@@ -71,28 +117,20 @@ impl Nest {
             }
             (r, a) => r.or(a).or(kept.last().copied()).unwrap_or(0),
         };
-        let order: Vec<usize> =
-            kept.iter().chain(axes).copied().filter(|&d| d != inner).chain(std::iter::once(inner)).collect();
-        let out_shape: Vec<usize> = (0..rank).map(|d| if axes.contains(&d) { 1 } else { size(d) }).collect();
-        let out_strides: Vec<i64> = row_major_strides(&out_shape)
-            .into_iter()
-            .enumerate()
-            .map(|(d, st)| if axes.contains(&d) { 0 } else { st })
+        let order: Vec<usize> = kept.iter().chain(&reduced).copied().filter(|&d| d != inner).collect();
+        let streams = (0..=leaves.len())
+            .map(|s| {
+                let full = order.iter().chain([&inner]).all(|&d| dims[d].streams[s].1 == (0, dims[d].size));
+                Stream {
+                    outer: order.iter().map(|&d| dims[d].streams[s].0).collect(),
+                    inner: dims[inner].streams[s].0,
+                    offset: if s < leaves.len() { leaves[s].1.offset() } else { 0 },
+                    mask: (!full)
+                        .then(|| (order.iter().map(|&d| dims[d].streams[s].1).collect(), dims[inner].streams[s].1)),
+                }
+            })
             .collect();
-        let stream = |strides: &[i64], offset: i64, mask: Option<&[(usize, usize)]>| {
-            let st = |d: usize| strides.get(d).copied().unwrap_or(0);
-            let bound = |d: usize| mask.and_then(|m| m.get(d).copied()).unwrap_or((0, size(d)));
-            let (outer_dims, inner_dim) = order.split_at(order.len() - 1);
-            Stream {
-                outer: outer_dims.iter().map(|&d| st(d)).collect(),
-                inner: st(inner_dim[0]),
-                offset,
-                mask: mask.map(|_| (outer_dims.iter().map(|&d| bound(d)).collect(), bound(inner_dim[0]))),
-            }
-        };
-        let mut streams: Vec<Stream> = leaves.iter().map(|(_, v)| stream(v.strides(), v.offset(), v.mask())).collect();
-        streams.push(stream(&out_strides, 0, None));
-        Nest { outer: order[..order.len() - 1].iter().map(|&d| size(d)).collect(), inner: size(inner), streams }
+        Nest { outer: order.iter().map(|&d| dims[d].size).collect(), inner: dims[inner].size, streams }
     }
 
     /// Calls `f(index of the outer dims, offset of each stream)` for every row, row-major.
@@ -537,6 +575,20 @@ mod tests {
                     let x = push(g, Op::Permute(vec![1, 0]), x);
                     let x = push(g, Op::Reshape(vec![3, 8]), x);
                     red(g, ReduceOp::Sum, x, &[0])
+                },
+            },
+            Case {
+                name: "dims merged where every leaf allows it, kept where a permute forbids",
+                storages: vec![
+                    f32s(2 * 3 * 4 * 5 * 2, |i| (i as f32 * 0.11).sin()),
+                    f32s(2 * 3 * 5 * 4 * 2, |i| i as f32),
+                ],
+                build: |g, b| {
+                    let x = push(g, Op::Reshape(vec![2, 3, 4, 5, 2]), b[0]);
+                    let y = push(g, Op::Reshape(vec![2, 3, 5, 4, 2]), b[1]);
+                    let y = push(g, Op::Permute(vec![0, 1, 3, 2, 4]), y);
+                    let p = bin(g, BinaryOp::Add, x, y);
+                    red(g, ReduceOp::Sum, p, &[0, 1, 2, 3])
                 },
             },
             Case {
