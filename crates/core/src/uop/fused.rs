@@ -211,6 +211,14 @@ impl Nest {
         (self.streams[*l].inner == 1 && self.valid(*l, idx) == (0, self.inner)).then(|| &v[start..start + self.inner])
     }
 
+    /// Calls `f` with the tree's values along the current row.
+    fn with_row<T: Elem>(&self, t: &Tree, leaves: &[(&Data, View)], idx: &[usize], base: &[i64], f: impl FnOnce(&[T])) {
+        match self.in_place::<T>(t, leaves, idx, base) {
+            Some(run) => f(run),
+            None => f(T::vec(&self.eval(t, leaves, idx, base)).unwrap_or_default()),
+        }
+    }
+
     fn eval(&self, t: &Tree, leaves: &[(&Data, View)], idx: &[usize], base: &[i64]) -> Data {
         let ev = |t: &Tree| self.eval(t, leaves, idx, base);
         match t {
@@ -263,22 +271,16 @@ pub(crate) fn reduce(
                 ReduceOp::Sum => {
                     let mut out = vec![0f64; out_n];
                     nest.for_each_row(|idx, base| {
-                        let computed;
-                        let row = match nest.in_place::<T>(tree, leaves, idx, base) {
-                            Some(run) => run,
-                            None => {
-                                computed = nest.eval(tree, leaves, idx, base);
-                                T::vec(&computed).unwrap_or_default()
+                        nest.with_row(tree, leaves, idx, base, |row: &[T]| {
+                            if ast == 0 {
+                                // The row is one output's reduce run: the dense lane sum.
+                                out[at(base[acc], 0)] += interp::sum(row);
+                            } else {
+                                for (j, x) in row.iter().enumerate() {
+                                    out[at(base[acc], j)] += x.to_f64();
+                                }
                             }
-                        };
-                        if ast == 0 {
-                            // The row is one output's reduce run: the dense lane sum.
-                            out[at(base[acc], 0)] += interp::sum(row);
-                        } else {
-                            for (j, x) in row.iter().enumerate() {
-                                out[at(base[acc], j)] += x.to_f64();
-                            }
-                        }
+                        })
                     });
                     T::wrap(out.into_iter().map(T::from_f64).collect())
                 }
@@ -287,18 +289,12 @@ pub(crate) fn reduce(
                         if op == ReduceOp::Max { (T::LOWEST, T::max) } else { (T::HIGHEST, T::min) };
                     let mut out = vec![init; out_n];
                     nest.for_each_row(|idx, base| {
-                        let computed;
-                        let row = match nest.in_place::<T>(tree, leaves, idx, base) {
-                            Some(run) => run,
-                            None => {
-                                computed = nest.eval(tree, leaves, idx, base);
-                                T::vec(&computed).unwrap_or_default()
+                        nest.with_row(tree, leaves, idx, base, |row: &[T]| {
+                            for (j, &x) in row.iter().enumerate() {
+                                let o = &mut out[at(base[acc], j)];
+                                *o = f(*o, x);
                             }
-                        };
-                        for (j, &x) in row.iter().enumerate() {
-                            let o = &mut out[at(base[acc], j)];
-                            *o = f(*o, x);
-                        }
+                        })
                     });
                     T::wrap(out)
                 }
