@@ -18,8 +18,14 @@ use crate::uop::interp::{self, Storages};
 use crate::uop::sequential;
 use crate::uop::{BinaryOp, Graph, Op, ReduceOp, StorageId, UOpId, UnaryOp};
 
-/// The most elements one tensor may have: larger requests are refused, not allocated.
+/// The most elements one buffer may have (a storage, anything the interpreter holds, the values
+/// a report lists): larger requests are refused, not allocated.
 pub const MAX_ELEMENTS: usize = 1 << 26;
+
+/// The most elements a lazy node may have. A node that is never stored (matmul's broadcast
+/// product, a convolution's windows times its weight) costs nothing until it runs, and runs as a
+/// loop; what bounds it is index arithmetic, which kernels do in i32.
+pub const MAX_LAZY_ELEMENTS: usize = i32::MAX as usize;
 
 /// Where a tensor's elements live, in PyTorch's model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -366,6 +372,7 @@ impl Engine {
 
     /// The tensor's values in row-major order.
     pub fn values(&mut self, t: &Tensor) -> Result<Data> {
+        check_numel(t.shape())?;
         let t = self.realize(t)?;
         let StorageRef::Realized(s) = t.storage else { unreachable!("realize leaves no pending storage") };
         Ok(gather_layout(&self.storages[s].data, &t.layout))
@@ -434,6 +441,7 @@ impl Engine {
 
     /// A PyTorch view of `src` with layout `layout`; `tg` is tinygrad's tracker for the same op.
     pub fn torch_view(&mut self, src: &Tensor, layout: Layout, tg: ShapeTracker, bridge_offset: i64) -> Result<Tensor> {
+        // A view allocates nothing, but it is a named value whose elements a report lists.
         check_numel(layout.sizes())?;
         let src = self.resolve(src);
         let bridge = src.bridge.view(layout.sizes(), bridge_offset);
@@ -567,7 +575,7 @@ impl Engine {
         dtype: DType,
     ) -> Result<(UOpId, DType, Vec<usize>)> {
         let shape = Self::broadcast_shapes(&[Self::shape_of(a), Self::shape_of(b)])?;
-        check_numel(&shape)?;
+        check_lazy_numel(&shape)?;
         let x = self.operand_node(a, dtype, &shape)?;
         let y = self.operand_node(b, dtype, &shape)?;
         let out = if op.is_comparison() { DType::Bool } else { dtype };
@@ -640,7 +648,7 @@ impl Engine {
 
     pub fn where_(&mut self, c: &Operand, x: &Operand, y: &Operand) -> Result<Tensor> {
         let shape = Self::broadcast_shapes(&[Self::shape_of(c), Self::shape_of(x), Self::shape_of(y)])?;
-        check_numel(&shape)?;
+        check_lazy_numel(&shape)?;
         let dtype = self.promote(&[x, y]);
         let cn = self.operand_node(c, DType::Bool, &shape)?;
         let xn = self.operand_node(x, dtype, &shape)?;
@@ -686,6 +694,17 @@ impl Engine {
             out = self.graph.push(Op::Reshape(squeezed.clone()), out_dtype, squeezed, vec![out]);
         }
         Ok(out)
+    }
+
+    /// `(a * b).sum(axis)` with `a` and `b` broadcast to one shape by lazy nodes, neither a
+    /// view nor a storage: matmul's broadcast product is a loop the interpreter contracts, and
+    /// only its result is bounded by the buffer limit.
+    pub fn mul_sum(&mut self, a: &Tensor, b: &Tensor, axis: usize) -> Result<Tensor> {
+        let (a, b) = (Operand::Tensor(self.resolve(a)), Operand::Tensor(self.resolve(b)));
+        let dtype = self.compute_dtype(BinaryOp::Mul, &a, &b)?;
+        let (prod, dtype, shape) = self.binary_node(BinaryOp::Mul, &a, &b, dtype)?;
+        let node = self.reduce_node(ReduceOp::Sum, prod, dtype, &shape, &[axis], false)?;
+        self.computed(node)
     }
 
     /// `mean`: float only, sum divided by the number of reduced elements.
@@ -848,11 +867,24 @@ fn fresh_tg(shape: &[usize]) -> ShapeTracker {
     ShapeTracker::from_shape(shape)
 }
 
+/// Refuses a shape with more elements than a buffer may hold ([`MAX_ELEMENTS`]).
 pub fn check_numel(shape: &[usize]) -> Result<()> {
     let n = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
     match n {
         Some(n) if n <= MAX_ELEMENTS => Ok(()),
         _ => bail!(Limit, "a tensor of shape {shape:?} would exceed the limit of {MAX_ELEMENTS} elements"),
+    }
+}
+
+/// Refuses a lazy node whose element count could overflow index arithmetic ([`MAX_LAZY_ELEMENTS`]).
+pub fn check_lazy_numel(shape: &[usize]) -> Result<()> {
+    let n = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    match n {
+        Some(n) if n <= MAX_LAZY_ELEMENTS => Ok(()),
+        _ => bail!(
+            Limit,
+            "a tensor of shape {shape:?} would exceed the limit of {MAX_LAZY_ELEMENTS} elements of a lazy view or computation"
+        ),
     }
 }
 

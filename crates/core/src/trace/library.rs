@@ -1203,7 +1203,6 @@ fn matmul(run: &mut Run, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         bail!(Shape, "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})", m, k, k2, n);
     }
     let batch = Engine::broadcast_shapes(&[&sa[..sa.len() - 2], &sb[..sb.len() - 2]])?;
-    let full = |v: &[usize]| -> Vec<i64> { batch.iter().chain(v.iter()).map(|&x| x as i64).collect() };
     // a: (..., M, K, 1), b: (..., 1, K, N)
     let a3 = reshape(
         run,
@@ -1217,11 +1216,8 @@ fn matmul(run: &mut Run, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         &sb[..sb.len() - 2].iter().map(|&x| x as i64).chain([1, k as i64, n as i64]).collect::<Vec<_>>(),
         false,
     )?;
-    let a4 = expand(run, &a3, &full(&[m, k, n]))?;
-    let b4 = expand(run, &b3, &full(&[m, k, n]))?;
-    let prod = run.engine.binary(BinaryOp::Mul, &Operand::Tensor(a4), &Operand::Tensor(b4))?;
-    let kaxis = batch.len() + 1;
-    let mut out = run.engine.reduce(ReduceOp::Sum, &prod, &[kaxis], false)?;
+    // The product broadcasts both to (..., M, K, N); it is never a view or a storage.
+    let mut out = run.engine.mul_sum(&a3, &b3, batch.len() + 1)?;
     let mut shape: Vec<i64> = out.shape().iter().map(|&x| x as i64).collect();
     if bn == 1 {
         shape.pop();

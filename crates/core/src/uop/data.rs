@@ -4,6 +4,7 @@
 //! rounding, int32 wrapping, bool) instead of widening everything to f64.
 
 use crate::dtype::DType;
+use crate::shape::view::View;
 use serde::Serialize;
 
 /// A scalar as a trace names it; the dtype decides how it is stored.
@@ -234,6 +235,12 @@ impl Data {
         with_data!(self, |v: T| T::wrap(typed(v, sizes, strides, offset)))
     }
 
+    /// Reads one view (strides, offset, mask) in row-major order of its shape; masked positions
+    /// read as zero. The valid region is a box, so it is one strided copy into a zeroed buffer.
+    pub fn gather_view(&self, v: &View) -> Data {
+        with_data!(self, |src: T| T::wrap(gather_view(src, v)))
+    }
+
     /// Writes `src` (same dtype, one value per index) at `idx`, in order, so a later duplicate
     /// index wins as it does in a sequential loop.
     pub fn scatter(&mut self, idx: &[i64], src: &Data) {
@@ -245,5 +252,84 @@ impl Data {
                 dst[*i as usize] = *s;
             }
         })
+    }
+}
+
+/// [`Data::gather_view`] on a typed slice.
+pub(crate) fn gather_view<T: Copy + Default>(src: &[T], v: &View) -> Vec<T> {
+    let shape = v.shape();
+    let n: usize = shape.iter().product();
+    let mut out = vec![T::default(); n];
+    if n == 0 {
+        return out;
+    }
+    let full: Vec<(usize, usize)>;
+    let bounds = match v.mask() {
+        Some(m) => m,
+        None => {
+            full = shape.iter().map(|&s| (0, s)).collect();
+            &full
+        }
+    };
+    if bounds.iter().any(|&(b, e)| b >= e) {
+        return out;
+    }
+    let row_major = row_major_strides(shape);
+    let sizes: Vec<usize> = bounds.iter().map(|&(b, e)| e - b).collect();
+    let src_off = v.offset() + bounds.iter().zip(v.strides()).map(|(&(b, _), &st)| b as i64 * st).sum::<i64>();
+    let dst_off = bounds.iter().zip(&row_major).map(|(&(b, _), &st)| b as i64 * st).sum::<i64>();
+    copy_box(src, &mut out, &sizes, v.strides(), src_off, &row_major, dst_off);
+    out
+}
+
+/// Row-major strides of `shape` (every dim, size-1 ones included).
+pub(crate) fn row_major_strides(shape: &[usize]) -> Vec<i64> {
+    let mut out = vec![0i64; shape.len()];
+    let mut acc = 1i64;
+    for (st, &s) in out.iter_mut().zip(shape).rev() {
+        *st = acc;
+        acc *= s as i64;
+    }
+    out
+}
+
+/// Copies a box of `sizes` from `src` (strides `sst` from `soff`) to `dst` (strides `dst_st`
+/// from `doff`): an odometer over the outer dims and a tight loop over the innermost one.
+fn copy_box<T: Copy>(src: &[T], dst: &mut [T], sizes: &[usize], sst: &[i64], soff: i64, dst_st: &[i64], doff: i64) {
+    if sizes.contains(&0) {
+        return;
+    }
+    let Some((&inner, outer)) = sizes.split_last() else {
+        dst[doff as usize] = src[soff as usize];
+        return;
+    };
+    let (si, di) = (sst[sizes.len() - 1], dst_st[sizes.len() - 1]);
+    let mut idx = vec![0usize; outer.len()];
+    let (mut s, mut d) = (soff, doff);
+    loop {
+        if si == 1 && di == 1 {
+            let (s0, d0) = (s as usize, d as usize);
+            dst[d0..d0 + inner].copy_from_slice(&src[s0..s0 + inner]);
+        } else {
+            for j in 0..inner as i64 {
+                dst[(d + j * di) as usize] = src[(s + j * si) as usize];
+            }
+        }
+        let mut k = outer.len();
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            idx[k] += 1;
+            s += sst[k];
+            d += dst_st[k];
+            if idx[k] < outer[k] {
+                break;
+            }
+            s -= sst[k] * outer[k] as i64;
+            d -= dst_st[k] * outer[k] as i64;
+            idx[k] = 0;
+        }
     }
 }

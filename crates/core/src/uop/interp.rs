@@ -2,13 +2,18 @@
 //!
 //! It evaluates a subgraph node by node into dense row-major buffers. Movement chains are never
 //! copied one op at a time: they fold into one ShapeTracker over the first non-movement node and
-//! become a single gather, the same index expression a generated kernel uses. Every other
-//! backend is tested against this module.
+//! become a single gather, the same index expression a generated kernel uses. A reduce never
+//! materialises its source: its elementwise tree of views runs fused (see `fused`), so a lazy
+//! broadcast product only ever exists as a loop. Every other backend is tested against this
+//! module.
 
-use super::data::{with_data, Data, Elem};
+use super::data::{gather_view, with_data, Data, Elem};
+use super::fused::{self, Tree};
 use super::{BinaryOp, Graph, Op, ReduceOp, StorageId, UOpId, UnaryOp};
-use crate::error::Result;
+use crate::error::{bail, Result};
 use crate::shape::tracker::ShapeTracker;
+use crate::shape::view::View;
+use crate::tensor::MAX_ELEMENTS;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -98,6 +103,17 @@ impl<'a> Interp<'a> {
             return Ok(v.clone());
         }
         let node = self.graph.node(id);
+        // Lazy nodes may be far larger than a buffer may be; everything but a storage read or
+        // a pass-through is materialised here, so this is where the buffer limit applies.
+        let numel = node.shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+        if !matches!(node.op, Op::Buffer(_) | Op::Contiguous) && numel.is_none_or(|n| n > MAX_ELEMENTS) {
+            bail!(
+                Limit,
+                "computing a {} of shape {:?} would hold more than the limit of {MAX_ELEMENTS} elements",
+                node.op.name(),
+                node.shape
+            );
+        }
         let owned = |d: Data| Val::Owned(Rc::new(d));
         let out = match &node.op {
             Op::Buffer(s) => Val::Borrowed(self.storages.data(*s)),
@@ -135,8 +151,10 @@ impl<'a> Interp<'a> {
             Op::Cast(d) => owned(self.eval(node.src[0])?.cast(*d)),
             Op::Reduce(r, axes) => {
                 let src = node.src[0];
-                let x = self.eval(src)?;
-                owned(reduce(*r, &x, &self.graph.node(src).shape, axes)?)
+                let mut leaves = Vec::new();
+                let tree = self.fused_tree(src, &mut leaves)?;
+                let views: Vec<(&Data, View)> = leaves.iter().map(|(d, v)| (&**d, v.clone())).collect();
+                owned(fused::reduce(*r, node.dtype, &tree, &views, &self.graph.node(src).shape, axes))
             }
             Op::Contiguous => self.eval(node.src[0])?,
             Op::Store(_) => unreachable!("stores are executed by the runner, not evaluated"),
@@ -144,6 +162,87 @@ impl<'a> Interp<'a> {
         self.memo.insert(id, out.clone());
         Ok(out)
     }
+
+    /// The elementwise tree under a reduce, down to its leaves: each leaf is a computed (or
+    /// stored) value read through one view of the reduce source's shape.
+    fn fused_tree(&mut self, id: UOpId, leaves: &mut Vec<(Val<'a>, View)>) -> Result<Tree> {
+        let node = self.graph.node(id);
+        let mut sub = |i: usize| self.fused_tree(node.src[i], leaves).map(Box::new);
+        Ok(match &node.op {
+            Op::Unary(u) => Tree::Unary(*u, sub(0)?),
+            Op::Binary(b) => Tree::Binary(*b, sub(0)?, sub(1)?),
+            Op::Where => Tree::Where(sub(0)?, sub(1)?, sub(2)?),
+            Op::Cast(d) => Tree::Cast(*d, sub(0)?),
+            Op::Const(c) => {
+                let zeros = vec![0i64; node.shape.len()];
+                let view = View::new(&node.shape, Some(&zeros), 0, None);
+                leaves.push((Val::Owned(Rc::new(Data::full(node.dtype, 1, c.as_f64()))), view));
+                Tree::Leaf(leaves.len() - 1)
+            }
+            _ => {
+                let (base, st) = fold_movement(self.graph, id)?;
+                let base_node = self.graph.node(base);
+                match (&base_node.op, st.views()) {
+                    // A moved constant is one value behind a mask: never as large as its shape.
+                    (Op::Const(c), [v]) => {
+                        let zeros = vec![0i64; v.shape().len()];
+                        let view = View::new(v.shape(), Some(&zeros), 0, v.mask());
+                        leaves.push((Val::Owned(Rc::new(Data::full(base_node.dtype, 1, c.as_f64()))), view));
+                    }
+                    _ => {
+                        let data = self.eval(base)?;
+                        leaves.push(single_view(data, &st)?);
+                    }
+                }
+                Tree::Leaf(leaves.len() - 1)
+            }
+        })
+    }
+}
+
+/// `st` over `data` as one view: the lower views are gathered into a dense buffer that the top
+/// view indexes (they are what a reshape could not merge, no larger than the data they read).
+fn single_view<'a>(data: Val<'a>, st: &ShapeTracker) -> Result<(Val<'a>, View)> {
+    let views = st.views();
+    let (top, lower) = views.split_last().unwrap_or_else(|| unreachable!("a tracker has at least one view"));
+    if lower.is_empty() {
+        return Ok((data, top.clone()));
+    }
+    let below = lower.last().map_or(0, View::numel);
+    if within(top, below) {
+        if let Some(dense) = gather_views(&data, lower) {
+            return Ok((Val::Owned(Rc::new(dense)), top.clone()));
+        }
+    }
+    // Out-of-range lower indices wrap (tinygrad's unravel): read the whole tracker.
+    match checked_numel(top.shape()) {
+        Some(n) if n <= MAX_ELEMENTS => Ok((Val::Owned(Rc::new(gather(&data, st))), View::contiguous(top.shape()))),
+        _ => bail!(Limit, "reading a view of shape {:?} would hold more than {MAX_ELEMENTS} elements", top.shape()),
+    }
+}
+
+fn checked_numel(shape: &[usize]) -> Option<usize> {
+    shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
+}
+
+/// Whether every valid position of `v` reads inside a buffer of `len` elements.
+fn within(v: &View, len: usize) -> bool {
+    let shape = v.shape();
+    if shape.contains(&0) {
+        return true;
+    }
+    let bounds: Vec<(usize, usize)> = match v.mask() {
+        Some(m) => m.to_vec(),
+        None => shape.iter().map(|&s| (0, s)).collect(),
+    };
+    if bounds.iter().any(|&(b, e)| b >= e) {
+        return true;
+    }
+    let (lo, hi) = bounds.iter().zip(v.strides()).fold((v.offset(), v.offset()), |(lo, hi), (&(b, e), &st)| {
+        let (x, y) = (st * b as i64, st * (e as i64 - 1));
+        (lo + x.min(y), hi + x.max(y))
+    });
+    lo >= 0 && hi < len as i64
 }
 
 fn is_identity(st: &ShapeTracker, len: usize) -> bool {
@@ -151,19 +250,50 @@ fn is_identity(st: &ShapeTracker, len: usize) -> bool {
 }
 
 /// Reads `src` through a tracker; masked (padded) positions read as zero.
+///
+/// View by view from the buffer up, each a strided copy of its valid box into a dense buffer the
+/// next view indexes. Only when a lower view's valid reads leave the buffer below it (tinygrad
+/// then wraps the index) or a lower view is too large to hold does it walk element by element.
 pub fn gather(src: &Data, st: &ShapeTracker) -> Data {
     if is_identity(st, src.len()) {
         return src.clone();
     }
-    if let [v] = st.views() {
-        if v.mask().is_none() {
-            return src.gather_strided(v.shape(), v.strides(), v.offset());
-        }
+    if let Some(dense) = gather_views(src, st.views()) {
+        return dense;
     }
-    src.gather(&st.offsets())
+    fn walk<T: Copy + Default>(v: &[T], st: &ShapeTracker) -> Vec<T> {
+        let mut out = vec![T::default(); st.numel()];
+        st.for_each_offset(|k, o| {
+            if let Some(o) = o {
+                out[k] = v[o as usize];
+            }
+        });
+        out
+    }
+    with_data!(src, |v: T| T::wrap(walk(v, st)))
 }
 
-trait Arith: Elem {
+/// Reads a stack of views (buffer side first) view by view; `None` when a view's valid reads
+/// leave the buffer below it or a view below the top is too large to hold.
+fn gather_views(src: &Data, views: &[View]) -> Option<Data> {
+    let stepwise = views.iter().enumerate().all(|(i, view)| {
+        let below = if i == 0 { src.len() } else { views[i - 1].numel() };
+        within(view, below) && (i + 1 == views.len() || view.numel() <= MAX_ELEMENTS)
+    });
+    if !stepwise {
+        return None;
+    }
+    let (first, rest) = views.split_first()?;
+    fn typed<T: Copy + Default>(v: &[T], first: &View, rest: &[View]) -> Vec<T> {
+        rest.iter().fold(gather_view(v, first), |cur, view| gather_view(&cur, view))
+    }
+    Some(with_data!(src, |v: T| T::wrap(typed(v, first, rest))))
+}
+
+pub(crate) trait Arith: Elem {
+    /// The identities of max and min.
+    const LOWEST: Self;
+    const HIGHEST: Self;
     fn add(a: Self, b: Self) -> Self;
     fn sub(a: Self, b: Self) -> Self;
     fn mul(a: Self, b: Self) -> Self;
@@ -185,6 +315,8 @@ macro_rules! int_arith {
     ($t:ty) => {
         #[allow(unused_comparisons)]
         impl Arith for $t {
+            const LOWEST: Self = <$t>::MIN;
+            const HIGHEST: Self = <$t>::MAX;
             fn add(a: Self, b: Self) -> Self {
                 a.wrapping_add(b)
             }
@@ -266,6 +398,8 @@ int_arith!(i32);
 int_arith!(u8);
 
 impl Arith for f32 {
+    const LOWEST: Self = f32::NEG_INFINITY;
+    const HIGHEST: Self = f32::INFINITY;
     fn add(a: Self, b: Self) -> Self {
         a + b
     }
@@ -328,6 +462,8 @@ impl Arith for f32 {
 }
 
 impl Arith for bool {
+    const LOWEST: Self = false;
+    const HIGHEST: Self = true;
     fn add(a: Self, b: Self) -> Self {
         a | b
     }
@@ -473,7 +609,7 @@ pub fn reduce(op: ReduceOp, x: &Data, shape: &[usize], axes: &[usize]) -> Result
 
 /// Sums in eight f64 lanes: exact for int32 ranges, more accurate than a serial f32 sum, and
 /// the lanes keep the loop vectorisable.
-fn sum<T: Elem>(v: &[T]) -> f64 {
+pub(crate) fn sum<T: Elem>(v: &[T]) -> f64 {
     let mut lanes = [0f64; 8];
     let chunks = v.chunks_exact(8);
     let tail = chunks.remainder();

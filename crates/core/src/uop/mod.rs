@@ -7,6 +7,7 @@
 //! [`interp`] is the definition of what each op means; every backend must agree with it.
 
 pub mod data;
+mod fused;
 pub mod interp;
 pub mod sequential;
 
