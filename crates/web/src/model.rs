@@ -326,8 +326,7 @@ mod bindings {
         ) -> Result<WebModel, JsValue> {
             let pref = Preference::parse(backend.as_deref()).map_err(|e| JsValue::from_str(&e))?;
             let gpu = crate::page_gpu().await;
-            let inner =
-                Model::from_capture(&manifest, &weights, gpu, pref).await.map_err(|e| JsValue::from_str(&e))?;
+            let inner = Model::from_capture(&manifest, &weights, gpu, pref).await.map_err(|e| JsValue::from_str(&e))?;
             Ok(WebModel { inner: Rc::new(inner) })
         }
 
@@ -420,7 +419,8 @@ mod tests {
             let probed = c.gpu && c.pref == Preference::Auto;
             assert_eq!(info["probe_ms"].is_object(), probed, "{}: {}", c.name, info["probe_ms"]);
             let on_gpu = if probed {
-                let (cpu, gpu) = (info["probe_ms"]["cpu"].as_f64().unwrap(), info["probe_ms"]["webgpu"].as_f64().unwrap());
+                let (cpu, gpu) =
+                    (info["probe_ms"]["cpu"].as_f64().unwrap(), info["probe_ms"]["webgpu"].as_f64().unwrap());
                 assert!(cpu > 0.0 && gpu > 0.0, "{}: {}", c.name, info["probe_ms"]);
                 assert!(info["choice"].as_str().unwrap().starts_with("auto: "), "{}: {}", c.name, info["choice"]);
                 gpu <= cpu
@@ -539,7 +539,14 @@ mod tests {
     #[test]
     fn models_on_the_cpu_backend() {
         check(&[
-            Case { name: "onnx at batch 3", gpu: false, pref: Preference::Auto, source: Source::Onnx(3), input_len: None, expect: Ok(3) },
+            Case {
+                name: "onnx at batch 3",
+                gpu: false,
+                pref: Preference::Auto,
+                source: Source::Onnx(3),
+                input_len: None,
+                expect: Ok(3),
+            },
             Case {
                 name: "committed capture",
                 gpu: false,
