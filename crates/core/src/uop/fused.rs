@@ -289,19 +289,12 @@ pub(crate) fn reduce(
                         if op == ReduceOp::Max { (T::LOWEST, T::max) } else { (T::HIGHEST, T::min) };
                     let mut out = vec![init; out_n];
                     if let Some((l, v)) = leaf_of::<T>(tree, leaves) {
-                        // A pooling window over one buffer: fold straight from memory instead
-                        // of copying every (short, strided) row out first. Masked positions
-                        // read as zero, as `Nest::row` has them.
-                        let st = nest.streams[l].inner;
-                        nest.for_each_row(|idx, base| {
-                            let (b, e) = nest.valid(l, idx);
-                            for j in 0..nest.inner {
-                                let x =
-                                    if b <= j && j < e { v[(base[l] + j as i64 * st) as usize] } else { T::default() };
-                                let o = &mut out[at(base[acc], j)];
-                                *o = f(*o, x);
-                            }
-                        });
+                        // The fold is a type parameter, not `f`, so it inlines into the loop.
+                        if op == ReduceOp::Max {
+                            fold_leaf(nest, (l, v), acc, &mut out, |a, b| T::max(a, b));
+                        } else {
+                            fold_leaf(nest, (l, v), acc, &mut out, |a, b| T::min(a, b));
+                        }
                         return T::wrap(out);
                     }
                     nest.for_each_row(|idx, base| {
@@ -318,6 +311,21 @@ pub(crate) fn reduce(
         }
         typed::<T>(op, &nest, tree, leaves, acc, out_n)
     })
+}
+
+/// Folds one leaf's rows into `out` with `f`: a pooling window over one buffer read straight
+/// from memory instead of copying every (short, strided) row out first. Masked positions read
+/// as zero, as `Nest::row` has them.
+fn fold_leaf<T: Elem>(nest: &Nest, (l, v): (usize, &[T]), acc: usize, out: &mut [T], f: impl Fn(T, T) -> T) {
+    let (st, ast) = (nest.streams[l].inner, nest.streams[acc].inner);
+    nest.for_each_row(|idx, base| {
+        let (b, e) = nest.valid(l, idx);
+        for j in 0..nest.inner {
+            let x = if b <= j && j < e { v[(base[l] + j as i64 * st) as usize] } else { T::default() };
+            let o = &mut out[(base[acc] + j as i64 * ast) as usize];
+            *o = f(*o, x);
+        }
+    });
 }
 
 /// The leaf index and values when the whole tree is one leaf of element type `T`.
