@@ -1,6 +1,6 @@
 // The sample MNIST CNN (tests/data/models/mnist_cnn.onnx) run in the same headless Chromium by
-// the playground's WebModel and by onnxruntime-web (its WebGPU and wasm execution providers), at
-// batch 1 and 64. Outputs must agree within 1e-4; latencies (host time from the input in hand to
+// the playground's WebModel (asked for WebGPU, for the CPU, and for auto, the page's default) and
+// by onnxruntime-web (its WebGPU and wasm execution providers), at batch 1 and 64. Outputs must agree within 1e-4; latencies (host time from the input in hand to
 // the output values in hand, the same on both sides: warm-up runs, then timed runs, median and
 // spread) go to target/browser-artifacts/model-bench.json. The speed goal is reported, not
 // asserted: a shared machine's timings are not a pass/fail signal.
