@@ -480,6 +480,8 @@ test('a drawn digit becomes a 28x28 model input', async () => {
 async function runSampleModel(webgpu) {
   const { page, errors } = await openData({ webgpu });
   if (webgpu) await page.waitForSelector('body[data-gpu]', { timeout: 20000 });
+  // Auto may keep the CPU where it is faster; the WebGPU case asks for WebGPU.
+  if (webgpu) await page.selectOption('#model-backend-pref', 'webgpu');
   await page.click('#model-sample');
   await page.waitForFunction(() => document.body.dataset.model === 'loaded' || !document.querySelector('#model-error').hidden, null, { timeout: 60000 });
   const loadError = await page.$eval('#model-error', (e) => (e.hidden ? null : e.textContent));

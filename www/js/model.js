@@ -8,7 +8,10 @@ const SAMPLE_MODEL = 'mnist_cnn.onnx';
 /** The batch a model is captured at: the panel runs one image at a time. */
 const BATCH = 1;
 
-const state = { wasm: null, model: null, info: null, input: () => null, busy: false };
+const state = { wasm: null, model: null, info: null, input: () => null, busy: false, reload: null };
+
+/** The backend picked in the panel: auto, webgpu or cpu (the runtime checks the spelling). */
+const backendPref = () => $('#model-backend-pref').value;
 
 const message = (e) => String(e && e.message ? e.message : e);
 
@@ -46,7 +49,8 @@ function describe() {
   const io = (xs) => (xs || []).map((x) => `${x.name} ${x.dtype} (${(x.shape || []).join(', ')})`).join(', ');
   fill($('#model-info'),
     h('span', { id: 'model-name' }, h('b', {}, 'model '), i.name || 'unnamed'),
-    h('span', { id: 'model-backend' }, h('b', {}, 'backend '), i.backend === 'WebGPU' ? `WebGPU${i.adapter && i.adapter.name ? ` (${i.adapter.name})` : ''}` : 'CPU (capture replay in wasm)'),
+    h('span', { id: 'model-backend', title: i.choice || '' }, h('b', {}, 'backend '), i.backend === 'WebGPU' ? `WebGPU${i.adapter && i.adapter.name ? ` (${i.adapter.name})` : ''}` : 'CPU (capture replay in wasm)'),
+    h('span', { id: 'model-choice', class: 'dim small' }, i.choice || ''),
     h('span', {}, h('b', {}, 'inputs '), io(i.inputs)),
     h('span', {}, h('b', {}, 'outputs '), io(i.outputs)),
     h('span', {}, h('b', {}, 'weights '), `${num(i.weights_bytes)}B`),
@@ -85,24 +89,26 @@ async function guarded(what, fn) {
 }
 
 function loadSample() {
+  state.reload = loadSample;
   return guarded('loading the sample model…', async () => {
     const res = await fetch(SAMPLE_MODEL);
     if (!res.ok) throw new Error(`${SAMPLE_MODEL}: HTTP ${res.status}`);
-    loaded(await runtime().fromOnnx(new Uint8Array(await res.arrayBuffer()), BATCH));
+    loaded(await runtime().fromOnnx(new Uint8Array(await res.arrayBuffer()), BATCH, backendPref()));
   });
 }
 
 /** An .onnx file, or a capture: its manifest.json and weights .safetensors together. */
 export function openFiles(files) {
+  state.reload = () => openFiles(files);
   return guarded('loading the model…', async () => {
     const onnx = files.filter((f) => /\.onnx$/i.test(f.name));
     const manifest = files.find((f) => /\.json$/i.test(f.name));
     const weights = files.find((f) => /\.safetensors$/i.test(f.name));
     const bytes = async (f) => new Uint8Array(await f.arrayBuffer());
     if (onnx.length === 1 && files.length === 1) {
-      loaded(await runtime().fromOnnx(await bytes(onnx[0]), BATCH));
+      loaded(await runtime().fromOnnx(await bytes(onnx[0]), BATCH, backendPref()));
     } else if (manifest && weights && files.length === 2) {
-      loaded(await runtime().fromCapture(await bytes(manifest), await bytes(weights)));
+      loaded(await runtime().fromCapture(await bytes(manifest), await bytes(weights), backendPref()));
     } else {
       throw new Error(`a model is one .onnx file, or a capture's manifest.json and weights.safetensors together; got ${files.map((f) => f.name).join(', ')}`);
     }
@@ -194,6 +200,8 @@ export function init(wasm, input) {
   $('#model-sample').onclick = loadSample;
   $('#model-files').onchange = (e) => openFiles([...e.target.files]).finally(() => { e.target.value = ''; });
   $('#model-run').onclick = run;
+  // A new choice applies to the loaded model at once: it is loaded again on that backend.
+  $('#model-backend-pref').onchange = () => { if (state.reload && !state.busy) state.reload(); };
   $('#model-info').textContent = 'No model loaded.';
   inputChanged();
 }

@@ -1,8 +1,10 @@
 //! MNIST CNN inference latency on the reference interpreter, batch 1 and batch 64: the sample
 //! model read once, then per iteration its graph built for the batch and realized, which is
-//! what `stridelab model run` does for each call.
+//! what `stridelab model run` does for each call; and the same model captured at each batch and
+//! replayed kernel by kernel, which is what the page's CPU backend does for each run.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use stridelab_core::capture::{capture_model, Capture};
 use stridelab_core::model::{build, idx_images};
 use stridelab_core::onnx::read_model;
 
@@ -26,6 +28,20 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 let outputs = build(&model, &[("input", x.clone())]).and_then(|mut e| e.outputs());
                 black_box(outputs.map(|o| o.len()).unwrap_or(0))
+            })
+        });
+        let captured = capture_model(&model, "", &[("input", x.clone())]).and_then(|(m, w)| {
+            let text = serde_json::to_vec(&m).map_err(|e| stridelab_core::Error::Decode(e.to_string()))?;
+            Capture::load(&text, &w)
+        });
+        let Ok(cap) = captured else {
+            eprintln!("the sample model did not capture; no replay to measure");
+            return;
+        };
+        group.bench_function(format!("capture_replay_batch_{batch}"), |b| {
+            b.iter(|| {
+                let r = cap.replay(&[("input", x.clone())], &mut || 0.0);
+                black_box(r.map(|r| r.outputs.len()).unwrap_or(0))
             })
         });
     }

@@ -2,6 +2,11 @@
 //! WebGPU device (buffers, weights, pipelines) or, without one, replayed on the CPU interpreter,
 //! then run on pixel batches. Everything crosses to JavaScript as JSON strings and every failure
 //! as a rejection carrying the exact reason, so the page shows it as is.
+//!
+//! Which backend is faster depends on the device (a software WebGPU such as SwiftShader can be
+//! slower than the interpreter in wasm), so the caller may pick one or ask for `auto`: both are
+//! prepared, one warm run of each is timed, and the faster one is kept, with the figures in
+//! `info()`.
 
 use std::rc::Rc;
 
@@ -24,11 +29,44 @@ enum Backend {
     },
 }
 
+/// What the caller asked for: a backend, or the faster of the two on this device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preference {
+    Auto,
+    WebGpu,
+    Cpu,
+}
+
+impl Preference {
+    /// Reads the page's spelling (`auto`, `webgpu`, `cpu`; absent means `auto`).
+    pub fn parse(s: Option<&str>) -> Result<Preference, String> {
+        match s.map(str::to_ascii_lowercase).as_deref() {
+            None | Some("auto") | Some("") => Ok(Preference::Auto),
+            Some("webgpu") => Ok(Preference::WebGpu),
+            Some("cpu") => Ok(Preference::Cpu),
+            Some(other) => Err(format!("backend {other:?} is not one of auto, webgpu, cpu")),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Preference::Auto => "auto",
+            Preference::WebGpu => "webgpu",
+            Preference::Cpu => "cpu",
+        }
+    }
+}
+
 /// A model ready to run: its capture (the single source of its signature and kernels) and the
 /// backend it was prepared on.
 pub struct Model {
     cap: Capture,
     backend: Backend,
+    preference: Preference,
+    /// Why this backend runs the model, in words.
+    choice: String,
+    /// One warm run's wall time on each backend, when `auto` timed them.
+    probe_ms: Option<(f64, f64)>,
 }
 
 /// Milliseconds on a monotonic clock: `performance.now()` in the browser.
@@ -53,29 +91,88 @@ fn now_ms() -> f64 {
 
 impl Model {
     /// Captures `onnx` at `batch` in memory, then prepares it as [`Model::from_capture`] does.
-    pub async fn from_onnx(onnx: &[u8], batch: usize, gpu: Result<Rc<Gpu>, String>) -> Result<Model, String> {
+    pub async fn from_onnx(
+        onnx: &[u8],
+        batch: usize,
+        gpu: Result<Rc<Gpu>, String>,
+        preference: Preference,
+    ) -> Result<Model, String> {
         let (manifest, weights) = capture_onnx("model.onnx", onnx, batch).map_err(|e| e.to_string())?;
         let text = serde_json::to_vec(&manifest).map_err(|e| e.to_string())?;
         let cap = Capture::load(&text, &weights).map_err(|e| e.to_string())?;
-        Ok(Model::prepare(cap, gpu).await)
+        Model::prepare(cap, gpu, preference).await
     }
 
-    /// Loads and checks a capture, then prepares it on `gpu`, or on the CPU when there is no
-    /// device (`Err` says why) or the device cannot run it.
-    pub async fn from_capture(manifest: &[u8], weights: &[u8], gpu: Result<Rc<Gpu>, String>) -> Result<Model, String> {
+    /// Loads and checks a capture, then prepares it on the backend `preference` names; `auto`
+    /// falls back to the CPU when there is no device (`gpu`'s `Err` says why) or the device
+    /// cannot run it, while `webgpu` refuses then.
+    pub async fn from_capture(
+        manifest: &[u8],
+        weights: &[u8],
+        gpu: Result<Rc<Gpu>, String>,
+        preference: Preference,
+    ) -> Result<Model, String> {
         let cap = Capture::load(manifest, weights).map_err(|e| e.to_string())?;
-        Ok(Model::prepare(cap, gpu).await)
+        Model::prepare(cap, gpu, preference).await
     }
 
-    async fn prepare(cap: Capture, gpu: Result<Rc<Gpu>, String>) -> Model {
-        let backend = match gpu {
-            Ok(gpu) => match GpuModel::prepare(&gpu, &cap).await {
-                Ok(model) => Backend::Gpu { gpu, model },
-                Err(e) => Backend::Cpu { why: format!("the WebGPU device cannot run this capture: {e}") },
-            },
-            Err(why) => Backend::Cpu { why },
+    async fn prepare(cap: Capture, gpu: Result<Rc<Gpu>, String>, preference: Preference) -> Result<Model, String> {
+        let cpu = |why: String| Model {
+            cap: cap.clone(),
+            backend: Backend::Cpu { why: why.clone() },
+            preference,
+            choice: why,
+            probe_ms: None,
         };
-        Model { cap, backend }
+        if preference == Preference::Cpu {
+            return Ok(cpu("the CPU backend was asked for".to_string()));
+        }
+        let gpu = match gpu {
+            Ok(gpu) => gpu,
+            Err(why) if preference == Preference::Auto => return Ok(cpu(why)),
+            Err(why) => return Err(format!("the WebGPU backend was asked for, but there is no device: {why}")),
+        };
+        let model = match GpuModel::prepare(&gpu, &cap).await {
+            Ok(model) => model,
+            Err(e) if preference == Preference::Auto => {
+                return Ok(cpu(format!("the WebGPU device cannot run this capture: {e}")));
+            }
+            Err(e) => return Err(format!("the WebGPU device cannot run this capture: {e}")),
+        };
+        let on_gpu = Model {
+            cap: cap.clone(),
+            backend: Backend::Gpu { gpu, model },
+            preference,
+            choice: "the WebGPU backend was asked for".to_string(),
+            probe_ms: None,
+        };
+        if preference == Preference::WebGpu {
+            return Ok(on_gpu);
+        }
+        // Auto: one warm-up and one timed run of each on a zero input; the first run of either
+        // pays for one-off work (pipeline creation, allocation) that says nothing of the rest.
+        let on_cpu = cpu(String::new());
+        let gpu_ms = on_gpu.probe().await?;
+        let cpu_ms = on_cpu.probe().await?;
+        let figures = format!("one warm run took {cpu_ms:.2} ms on the CPU, {gpu_ms:.2} ms on WebGPU");
+        let mut chosen = if cpu_ms < gpu_ms {
+            let why = format!("auto: the CPU was faster here ({figures})");
+            Model { backend: Backend::Cpu { why: why.clone() }, choice: why, ..on_cpu }
+        } else {
+            Model { choice: format!("auto: WebGPU was at least as fast here ({figures})"), ..on_gpu }
+        };
+        chosen.probe_ms = Some((cpu_ms, gpu_ms));
+        Ok(chosen)
+    }
+
+    /// Wall milliseconds of one run on a zero input, after one untimed run.
+    async fn probe(&self) -> Result<f64, String> {
+        let m = self.cap.manifest();
+        let n = m.inputs.first().map_or(0, |&i| m.buffers[i].shape.iter().product());
+        self.run(vec![0.0; n]).await?;
+        let start = now_ms();
+        self.run(vec![0.0; n]).await?;
+        Ok(now_ms() - start)
     }
 
     pub fn backend_name(&self) -> &'static str {
@@ -128,6 +225,9 @@ impl Model {
         json!({
             "name": m.model.name,
             "backend": self.backend_name(),
+            "preference": self.preference.name(),
+            "choice": self.choice,
+            "probe_ms": self.probe_ms.map(|(cpu, gpu)| json!({"cpu": cpu, "webgpu": gpu})),
             "adapter": adapter,
             "no_gpu": why,
             "batch": m.inputs.first().and_then(|&i| m.buffers[i].shape.first()).copied().unwrap_or(1),
@@ -197,7 +297,7 @@ mod bindings {
 
     use wasm_bindgen::prelude::*;
 
-    use super::Model;
+    use super::{Model, Preference};
 
     /// A model prepared for the page: see the module documentation.
     #[wasm_bindgen]
@@ -207,19 +307,26 @@ mod bindings {
 
     #[wasm_bindgen]
     impl WebModel {
-        /// Validates and imports an ONNX file and captures it at `batch`.
+        /// Validates and imports an ONNX file and captures it at `batch`; `backend` is `auto`
+        /// (the default), `webgpu` or `cpu`.
         #[wasm_bindgen(js_name = fromOnnx)]
-        pub async fn from_onnx(bytes: Vec<u8>, batch: usize) -> Result<WebModel, JsValue> {
+        pub async fn from_onnx(bytes: Vec<u8>, batch: usize, backend: Option<String>) -> Result<WebModel, JsValue> {
+            let pref = Preference::parse(backend.as_deref()).map_err(|e| JsValue::from_str(&e))?;
             let gpu = crate::page_gpu().await;
-            let inner = Model::from_onnx(&bytes, batch, gpu).await.map_err(|e| JsValue::from_str(&e))?;
+            let inner = Model::from_onnx(&bytes, batch, gpu, pref).await.map_err(|e| JsValue::from_str(&e))?;
             Ok(WebModel { inner: Rc::new(inner) })
         }
 
-        /// Loads a capture (manifest JSON and safetensors weights).
+        /// Loads a capture (manifest JSON and safetensors weights); `backend` as for `fromOnnx`.
         #[wasm_bindgen(js_name = fromCapture)]
-        pub async fn from_capture(manifest: Vec<u8>, weights: Vec<u8>) -> Result<WebModel, JsValue> {
+        pub async fn from_capture(
+            manifest: Vec<u8>,
+            weights: Vec<u8>,
+            backend: Option<String>,
+        ) -> Result<WebModel, JsValue> {
+            let pref = Preference::parse(backend.as_deref()).map_err(|e| JsValue::from_str(&e))?;
             let gpu = crate::page_gpu().await;
-            let inner = Model::from_capture(&manifest, &weights, gpu).await.map_err(|e| JsValue::from_str(&e))?;
+            let inner = Model::from_capture(&manifest, &weights, gpu, pref).await.map_err(|e| JsValue::from_str(&e))?;
             Ok(WebModel { inner: Rc::new(inner) })
         }
 
@@ -255,14 +362,18 @@ mod tests {
     struct Case {
         name: &'static str,
         source: Source,
-        /// Prepare on the machine's GPU (the case is skipped, saying so, without an adapter).
+        /// Prepare with the machine's GPU (the case is skipped, saying so, without an adapter).
         gpu: bool,
+        pref: Preference,
         /// Values fed to `run` (`None`: the first `batch` MNIST images).
         input_len: Option<usize>,
         /// `Ok(batch)`: the run matches onnxruntime's first `batch` rows within 1e-4;
         /// `Err(fragment)`: loading or running fails with a message containing it.
         expect: Result<usize, &'static str>,
     }
+
+    /// Why the CPU-only cases have no GPU.
+    const NO_GPU: &str = "tests run the CPU backend";
 
     fn check(cases: &[Case]) {
         let ort: serde_json::Value = serde_json::from_slice(&data("models/mnist_cnn_ort64.json")).unwrap();
@@ -277,18 +388,20 @@ mod tests {
                     }
                 }
             } else {
-                Err("tests run the CPU backend".to_string())
+                Err(NO_GPU.to_string())
             };
             let loaded = pollster::block_on(async {
                 match c.source {
-                    Source::Onnx(batch) => Model::from_onnx(&data("models/mnist_cnn.onnx"), batch, no_gpu).await,
+                    Source::Onnx(batch) => {
+                        Model::from_onnx(&data("models/mnist_cnn.onnx"), batch, no_gpu, c.pref).await
+                    }
                     Source::Capture { corrupt_weights } => {
                         let mut w = data("models/mnist_cnn.capture/weights.safetensors");
                         if corrupt_weights {
                             let last = w.len() - 1;
                             w[last] ^= 1;
                         }
-                        Model::from_capture(&data("models/mnist_cnn.capture/manifest.json"), &w, no_gpu).await
+                        Model::from_capture(&data("models/mnist_cnn.capture/manifest.json"), &w, no_gpu, c.pref).await
                     }
                 }
             });
@@ -301,12 +414,32 @@ mod tests {
                 (Ok(m), _) => m,
             };
             let info = model.info();
-            if c.gpu {
+            assert_eq!(info["preference"], c.pref.name(), "{}", c.name);
+            // Auto with a device times both and keeps the faster; otherwise nothing is timed.
+            let probed = c.gpu && c.pref == Preference::Auto;
+            assert_eq!(info["probe_ms"].is_object(), probed, "{}: {}", c.name, info["probe_ms"]);
+            let on_gpu = if probed {
+                let (cpu, gpu) =
+                    (info["probe_ms"]["cpu"].as_f64().unwrap(), info["probe_ms"]["webgpu"].as_f64().unwrap());
+                assert!(cpu > 0.0 && gpu > 0.0, "{}: {}", c.name, info["probe_ms"]);
+                assert!(info["choice"].as_str().unwrap().starts_with("auto: "), "{}: {}", c.name, info["choice"]);
+                gpu <= cpu
+            } else {
+                c.gpu && c.pref == Preference::WebGpu
+            };
+            if on_gpu {
                 assert_eq!(info["backend"], "WebGPU", "{}: {}", c.name, info["no_gpu"]);
                 assert!(info["adapter"]["name"].is_string(), "{}: {}", c.name, info["adapter"]);
+                assert!(info["no_gpu"].is_null(), "{}", c.name);
             } else {
                 assert_eq!(info["backend"], "CPU", "{}", c.name);
-                assert_eq!(info["no_gpu"], "tests run the CPU backend", "{}", c.name);
+                let why = match c.pref {
+                    _ if probed => info["choice"].as_str().unwrap().to_string(),
+                    Preference::Cpu => "the CPU backend was asked for".to_string(),
+                    _ => NO_GPU.to_string(),
+                };
+                assert_eq!(info["no_gpu"], why.as_str(), "{}", c.name);
+                assert_eq!(info["choice"], why.as_str(), "{}", c.name);
             }
             let batch = info["batch"].as_u64().unwrap() as usize;
             assert_eq!(info["inputs"][0], json!({"name": "input", "shape": [batch, 1, 28, 28], "dtype": "float32"}));
@@ -338,7 +471,7 @@ mod tests {
                     }
                     let kernels = r["kernels"].as_array().unwrap();
                     assert!(r["wall_ms"].as_f64().unwrap() > 0.0, "{}", c.name);
-                    if c.gpu {
+                    if on_gpu {
                         // One timing per dispatch; the flatten is a view and dispatches nothing.
                         assert_eq!(kernels.len(), 9, "{}", c.name);
                         let timed = kernels.iter().all(|k| k["source"] == "timestamp");
@@ -356,19 +489,47 @@ mod tests {
     }
 
     #[test]
+    fn backend_preferences() {
+        let cases: [(Option<&str>, Result<Preference, &str>); 6] = [
+            (None, Ok(Preference::Auto)),
+            (Some("auto"), Ok(Preference::Auto)),
+            (Some("WebGPU"), Ok(Preference::WebGpu)),
+            (Some("cpu"), Ok(Preference::Cpu)),
+            (Some(""), Ok(Preference::Auto)),
+            (Some("wasm"), Err("backend \"wasm\" is not one of auto, webgpu, cpu")),
+        ];
+        for (text, want) in cases {
+            assert_eq!(Preference::parse(text), want.map_err(str::to_string), "{text:?}");
+            if let Ok(p) = want {
+                assert_eq!(Preference::parse(Some(p.name())), Ok(p), "{text:?} round-trips");
+            }
+        }
+    }
+
+    #[test]
     fn models_on_a_native_gpu() {
         check(&[
             Case {
                 name: "onnx at batch 4 on the GPU",
                 source: Source::Onnx(4),
                 gpu: true,
+                pref: Preference::WebGpu,
                 input_len: None,
                 expect: Ok(4),
+            },
+            Case {
+                name: "auto at batch 2 keeps the faster backend",
+                source: Source::Onnx(2),
+                gpu: true,
+                pref: Preference::Auto,
+                input_len: None,
+                expect: Ok(2),
             },
             Case {
                 name: "short input on the GPU",
                 source: Source::Onnx(1),
                 gpu: true,
+                pref: Preference::WebGpu,
                 input_len: Some(783),
                 expect: Err("784 values, got 783"),
             },
@@ -378,17 +539,42 @@ mod tests {
     #[test]
     fn models_on_the_cpu_backend() {
         check(&[
-            Case { name: "onnx at batch 3", gpu: false, source: Source::Onnx(3), input_len: None, expect: Ok(3) },
+            Case {
+                name: "onnx at batch 3",
+                gpu: false,
+                pref: Preference::Auto,
+                source: Source::Onnx(3),
+                input_len: None,
+                expect: Ok(3),
+            },
             Case {
                 name: "committed capture",
                 gpu: false,
+                pref: Preference::Auto,
                 source: Source::Capture { corrupt_weights: false },
                 input_len: None,
                 expect: Ok(1),
             },
             Case {
+                name: "cpu asked for",
+                gpu: false,
+                pref: Preference::Cpu,
+                source: Source::Onnx(2),
+                input_len: None,
+                expect: Ok(2),
+            },
+            Case {
+                name: "webgpu asked for without a device",
+                gpu: false,
+                pref: Preference::WebGpu,
+                source: Source::Onnx(1),
+                input_len: None,
+                expect: Err("the WebGPU backend was asked for, but there is no device: tests run the CPU backend"),
+            },
+            Case {
                 name: "corrupt weights",
                 gpu: false,
+                pref: Preference::Auto,
                 source: Source::Capture { corrupt_weights: true },
                 input_len: None,
                 expect: Err("sha256 mismatch"),
@@ -396,6 +582,7 @@ mod tests {
             Case {
                 name: "short input",
                 gpu: false,
+                pref: Preference::Auto,
                 source: Source::Onnx(2),
                 input_len: Some(784),
                 expect: Err("1568 values, got 784"),
@@ -403,6 +590,7 @@ mod tests {
             Case {
                 name: "batch 0",
                 gpu: false,
+                pref: Preference::Auto,
                 source: Source::Onnx(0),
                 input_len: None,
                 expect: Err("batch size must be at least 1"),

@@ -494,6 +494,9 @@ pub struct Capture {
     manifest: Manifest,
     /// Weight buffer id -> its values.
     weights: BTreeMap<usize, Data>,
+    /// Each kernel as the op the interpreter lowers, indexed like `manifest.kernels`: decoded
+    /// once at load so a replay does no JSON work (`None` for a kernel the schedule skips).
+    nodes: Vec<Option<Node>>,
 }
 
 /// One kernel's replay time, in the clock's units.
@@ -645,9 +648,6 @@ impl Capture {
                     None => bail!(Decode, "capture kernel {:?} writes buffer {w}, which does not exist", kernel.name),
                 }
             }
-            for (n, v) in &kernel.attributes {
-                attr_from_json(n, v)?;
-            }
             for g in &kernel.gpu {
                 if let Some(b) = g.bindings.iter().find(|b| b.buffer >= m.buffers.len()) {
                     bail!(
@@ -663,7 +663,21 @@ impl Capture {
         if let Some(&o) = m.outputs.iter().find(|&&o| !written.get(o).copied().unwrap_or(false)) {
             bail!(Decode, "capture manifest: output buffer {o} is never written");
         }
-        Ok(Capture { manifest, weights: loaded })
+        let mut nodes = vec![None; m.kernels.len()];
+        for &k in &m.schedule {
+            let kernel = &m.kernels[k];
+            let name = |i: usize| m.buffers[i].name.clone();
+            let attributes =
+                kernel.attributes.iter().map(|(n, v)| Ok((n.clone(), attr_from_json(n, v)?))).collect::<Result<_>>()?;
+            nodes[k] = Some(Node::new(
+                &kernel.name,
+                &kernel.op,
+                kernel.reads.iter().map(|r| r.map_or_else(String::new, name)).collect(),
+                kernel.writes.iter().map(|&w| name(w)).collect(),
+                attributes,
+            ));
+        }
+        Ok(Capture { manifest, weights: loaded, nodes })
     }
 
     pub fn manifest(&self) -> &Manifest {
@@ -705,20 +719,14 @@ impl Capture {
         let mut timings = Vec::with_capacity(m.schedule.len());
         for &k in &m.schedule {
             let kernel = &m.kernels[k];
-            let name = |i: usize| m.buffers[i].name.clone();
-            let attributes =
-                kernel.attributes.iter().map(|(n, v)| Ok((n.clone(), attr_from_json(n, v)?))).collect::<Result<_>>()?;
-            let node = Node::new(
-                &kernel.name,
-                &kernel.op,
-                kernel.reads.iter().map(|r| r.map_or_else(String::new, name)).collect(),
-                kernel.writes.iter().map(|&w| name(w)).collect(),
-                attributes,
-            );
+            // Load decoded every scheduled kernel; a miss is a broken invariant, said as such.
+            let Some(node) = self.nodes.get(k).and_then(Option::as_ref) else {
+                bail!(Decode, "capture kernel {:?} was not decoded at load", kernel.name)
+            };
             let args: Vec<Option<Tensor>> =
                 kernel.reads.iter().map(|r| r.and_then(|i| tensors.get(&i).cloned())).collect();
             let start = clock();
-            let outs = Lower { run: &mut run, opset: m.model.opset }.node(&node, &args)?;
+            let outs = Lower { run: &mut run, opset: m.model.opset }.node(node, &args)?;
             let mut realized = Vec::with_capacity(outs.len());
             for t in &outs {
                 realized.push(run.engine.realize(t)?);

@@ -288,6 +288,15 @@ pub(crate) fn reduce(
                     let (init, f): (T, fn(T, T) -> T) =
                         if op == ReduceOp::Max { (T::LOWEST, T::max) } else { (T::HIGHEST, T::min) };
                     let mut out = vec![init; out_n];
+                    if let Some((l, v)) = leaf_of::<T>(tree, leaves) {
+                        // The fold is a type parameter, not `f`, so it inlines into the loop.
+                        if op == ReduceOp::Max {
+                            fold_leaf(nest, (l, v), acc, &mut out, |a, b| T::max(a, b));
+                        } else {
+                            fold_leaf(nest, (l, v), acc, &mut out, |a, b| T::min(a, b));
+                        }
+                        return T::wrap(out);
+                    }
                     nest.for_each_row(|idx, base| {
                         nest.with_row(tree, leaves, idx, base, |row: &[T]| {
                             for (j, &x) in row.iter().enumerate() {
@@ -302,6 +311,27 @@ pub(crate) fn reduce(
         }
         typed::<T>(op, &nest, tree, leaves, acc, out_n)
     })
+}
+
+/// Folds one leaf's rows into `out` with `f`: a pooling window over one buffer read straight
+/// from memory instead of copying every (short, strided) row out first. Masked positions read
+/// as zero, as `Nest::row` has them.
+fn fold_leaf<T: Elem>(nest: &Nest, (l, v): (usize, &[T]), acc: usize, out: &mut [T], f: impl Fn(T, T) -> T) {
+    let (st, ast) = (nest.streams[l].inner, nest.streams[acc].inner);
+    nest.for_each_row(|idx, base| {
+        let (b, e) = nest.valid(l, idx);
+        for j in 0..nest.inner {
+            let x = if b <= j && j < e { v[(base[l] + j as i64 * st) as usize] } else { T::default() };
+            let o = &mut out[(base[acc] + j as i64 * ast) as usize];
+            *o = f(*o, x);
+        }
+    });
+}
+
+/// The leaf index and values when the whole tree is one leaf of element type `T`.
+fn leaf_of<'d, T: Elem>(tree: &Tree, leaves: &[(&'d Data, View)]) -> Option<(usize, &'d [T])> {
+    let Tree::Leaf(l) = tree else { return None };
+    Some((*l, T::vec(leaves[*l].0)?))
 }
 
 /// `sum(a * b)` over float32 leaves: the product of every matmul and convolution. It gets its
@@ -525,6 +555,15 @@ mod tests {
                     );
                     let w = g.push(Op::Where, DType::Float32, vec![7, 9], vec![t, x, fill]);
                     red(g, ReduceOp::Max, w, &[1])
+                },
+            },
+            Case {
+                name: "2x2 stride-2 max pool window: strided rows read in place",
+                storages: vec![f32s(2 * 6 * 16, |i| ((i * 37) % 23) as f32 - 11.0)],
+                build: |g, b| {
+                    let x = push(g, Op::Reshape(vec![2, 3, 2, 8, 2]), b[0]);
+                    let x = push(g, Op::Permute(vec![0, 1, 3, 2, 4]), x);
+                    red(g, ReduceOp::Max, x, &[3, 4])
                 },
             },
             Case {
