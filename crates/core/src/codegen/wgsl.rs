@@ -18,6 +18,11 @@ use std::fmt::Write;
 
 /// Threads per workgroup of a one-dimensional kernel.
 pub const WORKGROUP: u32 = 64;
+/// Threads per workgroup of an elementwise kernel (no reduce), and the elements each thread
+/// computes: on a CPU driver every workgroup and every invocation has a fixed cost, so fewer,
+/// fuller ones stream memory faster.
+pub const ELEMENT_WORKGROUP: u32 = 256;
+pub const ELEMENTS_PER_THREAD: u32 = 4;
 /// Edge of the square output tile one matmul workgroup computes.
 pub const TILE: u32 = 64;
 /// Outputs along each edge one matmul invocation computes (a `BLOCK` x `BLOCK` register block,
@@ -541,7 +546,18 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
                     _ => r.inst(i, &mut body, pad),
                 }
             }
-            let threads = if r.packed_out { k.numel().div_ceil(4) } else { k.numel() };
+            // A thread per element, per word of packed uint8, or per `ELEMENTS_PER_THREAD`
+            // elements of a plain elementwise kernel.
+            let spread = !r.packed_out && begin.is_none();
+            let (wg, threads) = match (r.packed_out, spread) {
+                (true, _) => (WORKGROUP, k.numel().div_ceil(4)),
+                // Whole workgroups: a workgroup's lanes share its elements (below).
+                (false, true) => {
+                    let per_group = (ELEMENT_WORKGROUP * ELEMENTS_PER_THREAD) as usize;
+                    (ELEMENT_WORKGROUP, k.numel().div_ceil(per_group) * ELEMENT_WORKGROUP as usize)
+                }
+                (false, false) => (WORKGROUP, k.numel()),
+            };
             let mut head = String::new();
             if k.serial && !r.packed_out {
                 // One thread, element order: the last write to a repeated element wins.
@@ -564,12 +580,12 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
                 let frame = format!("{head}{dims}{body}  }}\n}}\n");
                 return Ok(finish(&r, k, frame, [1, 1, 1], [1, 1, 1]));
             }
-            let _ = writeln!(head, "@compute @workgroup_size({WORKGROUP})");
+            let _ = writeln!(head, "@compute @workgroup_size({wg})");
             let _ = writeln!(
                 head,
                 "fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {{"
             );
-            let _ = writeln!(head, "  let t = i32(g.x + g.y * nw.x * {WORKGROUP}u);");
+            let _ = writeln!(head, "  let t = i32(g.x + g.y * nw.x * {wg}u);");
             let _ = writeln!(head, "  if (t >= {threads}) {{ return; }}");
             let mut dims = String::new();
             if r.packed_out {
@@ -579,11 +595,23 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
                 let _ = writeln!(head, "    if (gid >= {}) {{ break; }}", k.numel());
                 r.unravel_dims("gid", &[], &mut dims, "    ");
                 let frame = format!("{head}{dims}{body}  }}\n  b0[t] = word;\n}}\n");
-                (frame, [WORKGROUP, 1, 1], flat_groups(threads))
+                (frame, [WORKGROUP, 1, 1], flat_groups(threads, WORKGROUP))
+            } else if spread {
+                // A workgroup covers `wg * ELEMENTS_PER_THREAD` consecutive elements, its lanes
+                // side by side at each step, so neighbouring lanes still read neighbouring
+                // elements (what a driver vectorises across lanes).
+                let e = ELEMENTS_PER_THREAD;
+                let _ = writeln!(head, "  let base = (t / {wg}) * {} + t % {wg};", wg * e);
+                let _ = writeln!(head, "  for (var j: i32 = 0; j < {e}; j = j + 1) {{");
+                let _ = writeln!(head, "    let gid = base + j * {wg};");
+                let _ = writeln!(head, "    if (gid >= {}) {{ break; }}", k.numel());
+                r.unravel_dims("gid", &[], &mut dims, "    ");
+                let body: String = body.lines().map(|l| format!("  {l}\n")).collect();
+                (format!("{head}{dims}{body}  }}\n}}\n"), [wg, 1, 1], flat_groups(threads, wg))
             } else {
                 let _ = writeln!(head, "  let gid = t;");
                 r.unravel_dims("gid", &[], &mut dims, "  ");
-                (format!("{head}{dims}{body}}}\n"), [WORKGROUP, 1, 1], flat_groups(threads))
+                (format!("{head}{dims}{body}}}\n"), [WORKGROUP, 1, 1], flat_groups(threads, WORKGROUP))
             }
         }
     };
@@ -605,8 +633,8 @@ fn finish(r: &Renderer<'_>, k: &Kernel, frame: String, size: [u32; 3], groups: [
     Rendered { wgsl: src, entry: "main", workgroup_size: size, workgroups: groups, read_only }
 }
 
-fn flat_groups(threads: usize) -> [u32; 3] {
-    let groups = (threads as u64).div_ceil(u64::from(WORKGROUP)).max(1);
+fn flat_groups(threads: usize, workgroup: u32) -> [u32; 3] {
+    let groups = (threads as u64).div_ceil(u64::from(workgroup)).max(1);
     let x = groups.min(MAX_GROUPS);
     [x as u32, groups.div_ceil(x) as u32, 1]
 }
