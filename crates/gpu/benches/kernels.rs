@@ -11,7 +11,8 @@
 //! The matmul kernels are built directly in the IR the scheduler emits for `a @ b` (a reduce of a
 //! product, recognised as a tile), so the 1024 case does not need the tracer's lazy broadcast
 //! product of 2^30 elements. Every GPU result is checked against the CPU IR executor first.
-//! Figures are medians over repeats (min and max beside them).
+//! Figures are medians over repeats (min and max beside them). A word after `--` (`add`, `sum`,
+//! `matmul`, `tiny`) runs only the figures whose name contains it.
 //!
 //! numpy's side runs in the same process tree, before the GPU work: the bench spawns
 //! tools/bench/numpy_baseline.py with `$STRIDELAB_BENCH_PYTHON` (else `python3`) when that python
@@ -222,67 +223,90 @@ fn main() {
     // Before any GPU work, so neither side competes with the other for the cores.
     let numpy = numpy_medians();
     let mut summary = Summary::default();
+    // cargo passes `--bench` itself; the first other word filters.
+    let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let wants = |name: &str| only.as_deref().is_none_or(|o| name.contains(o));
 
+    if wants("add") {
+        bench_add(&gpu, &mut summary);
+    }
+    if wants("sum") {
+        bench_sum(&gpu, &mut summary);
+    }
+    for m in [256usize, 1024] {
+        if wants(&format!("matmul {m}")) {
+            bench_matmul(&gpu, m, &mut summary);
+        }
+    }
+    if wants("tiny") {
+        bench_tiny(&gpu, &mut summary);
+    }
+    summary.print(&numpy);
+}
+
+fn bench_add(gpu: &Gpu, summary: &mut Summary) {
     let n = 1usize << 24;
     let (_, mut steps) =
         trace_kernels(&format!("a = arange({n}.)\nb = arange({n}.) * 0.5\nc = a + b"), ScheduleOptions::default())
             .unwrap();
     let add = steps.pop().unwrap();
-    let u = upload(&gpu, &add.schedule, &add.inputs);
+    let u = upload(gpu, &add.schedule, &add.inputs);
     let (&out, want) = add.expected.iter().next().unwrap();
     block_on(gpu.run(&u.specs, &u.buffers.iter().collect::<Vec<_>>(), &RunOptions::new())).unwrap();
-    check(&gpu, &u, out, want, "add");
-    let (kernel, host) = time_gpu(&gpu, &u, 10, "add 2^24 f32", ("GB/s", (3 * 4 * n) as f64));
+    check(gpu, &u, out, want, "add");
+    let (kernel, host) = time_gpu(gpu, &u, 10, "add 2^24 f32", ("GB/s", (3 * 4 * n) as f64));
     summary.add("wgpu add 2^24 f32: kernel", kernel, "add 2^24 f32 (into c)");
     summary.add("wgpu add 2^24 f32: submit-and-wait", host, "add 2^24 f32 (into c)");
     let mut storages = add.inputs.clone();
     let s = time_cpu(5, &mut || run_cpu(&add.schedule.kernels, &mut storages));
     show("cpu ir add 2^24 f32", s, "");
     summary.add("cpu ir add 2^24 f32", s, "add 2^24 f32 (into c)");
-    drop(u);
+}
 
+fn bench_sum(gpu: &Gpu, summary: &mut Summary) {
+    let n = 1usize << 24;
     // A full sum: the scheduler splits it into partial sums and a combining kernel.
     let (_, mut steps) =
         trace_kernels(&format!("a = arange({n}.) / {n}\nb = a.sum()"), ScheduleOptions::default()).unwrap();
     let sum = steps.pop().unwrap();
-    let u = upload(&gpu, &sum.schedule, &sum.inputs);
+    let u = upload(gpu, &sum.schedule, &sum.inputs);
     let (&out, want) = sum.expected.iter().next().unwrap();
     block_on(gpu.run(&u.specs, &u.buffers.iter().collect::<Vec<_>>(), &RunOptions::new())).unwrap();
-    check(&gpu, &u, out, want, "sum");
-    let (kernel, _) = time_gpu(&gpu, &u, 10, "sum 2^24 f32", ("GB/s", (4 * n) as f64));
+    check(gpu, &u, out, want, "sum");
+    let (kernel, _) = time_gpu(gpu, &u, 10, "sum 2^24 f32", ("GB/s", (4 * n) as f64));
     summary.add("wgpu sum 2^24 f32: kernels", kernel, "sum 2^24 f32");
-    drop(u);
+}
 
-    for m in [256usize, 1024] {
-        let k = matmul_kernel(m);
-        let a = Data::F32((0..m * m).map(|x| ((x % 97) as f32) / 97.0 - 0.5).collect());
-        let b = Data::F32((0..m * m).map(|x| ((x % 89) as f32) / 89.0 - 0.5).collect());
-        let inputs = vec![Data::F32(vec![0.0; m * m]), a, b];
-        let schedule = Schedule { kernels: vec![k], temps: Vec::new() };
-        let u = upload(&gpu, &schedule, &inputs);
-        block_on(gpu.run(&u.specs, &u.buffers.iter().collect::<Vec<_>>(), &RunOptions::new())).unwrap();
-        let mut storages = inputs.clone();
-        let t0 = Instant::now();
-        run_cpu(&schedule.kernels, &mut storages);
-        let first = t0.elapsed().as_secs_f64() * 1e9;
-        check(&gpu, &u, 0, &storages[0], "matmul");
-        let flops = (2 * m * m * m) as f64;
-        let (kernel, host) =
-            time_gpu(&gpu, &u, if m > 512 { 3 } else { 10 }, &format!("matmul {m} f32"), ("GFLOP/s", flops));
-        let np_name = if m > 512 { "matmul 1024 f32" } else { "matmul 256 f32" };
-        summary.add(&format!("wgpu matmul {m} f32: kernel"), kernel, np_name);
-        summary.add(&format!("wgpu matmul {m} f32: submit-and-wait"), host, np_name);
-        // The CPU executor at 1024 takes seconds: its first (checked) run is the figure.
-        let s =
-            if m > 512 { Spread::of(&[first]) } else { time_cpu(5, &mut || run_cpu(&schedule.kernels, &mut storages)) };
-        let rate = s.map(|s| format!("  {:.2} GFLOP/s", flops / s.median_ns())).unwrap_or_default();
-        show(&format!("cpu ir matmul {m} f32"), s, &rate);
-        summary.add(&format!("cpu ir matmul {m} f32"), s, np_name);
-    }
+fn bench_matmul(gpu: &Gpu, m: usize, summary: &mut Summary) {
+    let k = matmul_kernel(m);
+    let a = Data::F32((0..m * m).map(|x| ((x % 97) as f32) / 97.0 - 0.5).collect());
+    let b = Data::F32((0..m * m).map(|x| ((x % 89) as f32) / 89.0 - 0.5).collect());
+    let inputs = vec![Data::F32(vec![0.0; m * m]), a, b];
+    let schedule = Schedule { kernels: vec![k], temps: Vec::new() };
+    let u = upload(gpu, &schedule, &inputs);
+    block_on(gpu.run(&u.specs, &u.buffers.iter().collect::<Vec<_>>(), &RunOptions::new())).unwrap();
+    let mut storages = inputs.clone();
+    let t0 = Instant::now();
+    run_cpu(&schedule.kernels, &mut storages);
+    let first = t0.elapsed().as_secs_f64() * 1e9;
+    check(gpu, &u, 0, &storages[0], "matmul");
+    let flops = (2 * m * m * m) as f64;
+    let (kernel, host) =
+        time_gpu(gpu, &u, if m > 512 { 3 } else { 10 }, &format!("matmul {m} f32"), ("GFLOP/s", flops));
+    let np_name = if m > 512 { "matmul 1024 f32" } else { "matmul 256 f32" };
+    summary.add(&format!("wgpu matmul {m} f32: kernel"), kernel, np_name);
+    summary.add(&format!("wgpu matmul {m} f32: submit-and-wait"), host, np_name);
+    // The CPU executor at 1024 takes seconds: its first (checked) run is the figure.
+    let s = if m > 512 { Spread::of(&[first]) } else { time_cpu(5, &mut || run_cpu(&schedule.kernels, &mut storages)) };
+    let rate = s.map(|s| format!("  {:.2} GFLOP/s", flops / s.median_ns())).unwrap_or_default();
+    show(&format!("cpu ir matmul {m} f32"), s, &rate);
+    summary.add(&format!("cpu ir matmul {m} f32"), s, np_name);
+}
 
+fn bench_tiny(gpu: &Gpu, summary: &mut Summary) {
     let (_, mut steps) = trace_kernels("a = arange(4.)\nb = a + 1", ScheduleOptions::default()).unwrap();
     let tiny = steps.pop().unwrap();
-    let u = upload(&gpu, &tiny.schedule, &tiny.inputs);
+    let u = upload(gpu, &tiny.schedule, &tiny.inputs);
     let refs: Vec<&GpuBuffer> = u.buffers.iter().collect();
     let p = block_on(gpu.prepare(&u.specs, &refs)).unwrap();
     let wall = RunOptions::new().with_wallclock(true);
@@ -298,5 +322,4 @@ fn main() {
         block_on(gpu.run(&u.specs, &refs, &wall)).unwrap();
     });
     show("wgpu tiny kernel: run() (bind group + submit-and-wait)", s, "");
-    summary.print(&numpy);
 }

@@ -228,6 +228,10 @@ struct Renderer<'k> {
     atomic_out: bool,
     /// Whether the output is dense uint8 (four elements per thread, one word write).
     packed_out: bool,
+    /// Per slot: bound as `array<vec4<..>>` and read (or, for the output, written) one vec4
+    /// per thread, element `j` of it in the thread's loop. Empty unless every slot so bound
+    /// is only ever accessed at the kernel's own flat element index.
+    quad: Vec<bool>,
 }
 
 impl Renderer<'_> {
@@ -327,6 +331,9 @@ impl Renderer<'_> {
 
     /// Reads element `idx` (an i32 expression naming a `let`) of slot `s`.
     fn raw_load(&self, s: usize, idx: &str) -> String {
+        if self.quad.get(s) == Some(&true) {
+            return format!("q{s}[j]");
+        }
         let d = self.k.slots[s].dtype;
         let word = |i: &str| {
             if s == 0 && self.atomic_out {
@@ -416,6 +423,7 @@ impl Renderer<'_> {
                         format!("atomicOr(&b0[si >> 2u], ({val} & 0xffu) << sh);"),
                     ],
                     Class::B => vec![format!("b0[{idx}] = select(0u, 1u, {val});")],
+                    _ if self.quad.first() == Some(&true) => vec![format!("q0[j] = {val};")],
                     _ => vec![format!("b0[{idx}] = {val};")],
                 };
                 if ok == "true" {
@@ -483,7 +491,10 @@ impl Renderer<'_> {
     fn bindings(&self) -> String {
         let mut s = String::new();
         for (i, slot) in self.k.slots.iter().enumerate() {
+            let quad = self.quad.get(i) == Some(&true);
             let elem = match class(slot.dtype) {
+                Class::F if quad => "vec4<f32>",
+                Class::I if quad => "vec4<i32>",
                 Class::F => "f32",
                 Class::I => "i32",
                 Class::U8 if i == 0 && self.atomic_out => "atomic<u32>",
@@ -518,14 +529,74 @@ impl Renderer<'_> {
     }
 }
 
+/// Whether `e` is the flat row-major index of the kernel's output element: affine (sums of
+/// variables times constants) with the dims' contiguous strides and no offset.
+fn is_flat_index(e: &Expr, dims: &[usize]) -> bool {
+    fn affine(e: &Expr) -> bool {
+        match e {
+            Expr::Const(_) | Expr::Var { .. } => true,
+            Expr::Add(ts) => ts.iter().all(affine),
+            Expr::Mul(a, _) => affine(a),
+            _ => false,
+        }
+    }
+    if !affine(e) || e.eval(&vec![0; dims.len()]) != 0 {
+        return false;
+    }
+    // An affine expression is its value at the origin plus one coefficient per variable.
+    let mut stride = 1i64;
+    for d in (0..dims.len()).rev() {
+        let mut unit = vec![0; dims.len()];
+        unit[d] = 1;
+        if dims[d] > 1 && e.eval(&unit) != stride {
+            return false;
+        }
+        stride *= dims[d].max(1) as i64;
+    }
+    true
+}
+
+/// Which slots an elementwise kernel can bind as vec4 arrays (see `Renderer::quad`): 32-bit
+/// slots whose every access is unmasked at the flat index; none unless the output is one of
+/// them and the element count is a multiple of 4. The slot tables guarantee a slot's buffer
+/// covers the kernel's elements, so whole vec4s stay in bounds.
+fn quad_slots(k: &Kernel) -> Vec<bool> {
+    let dense = |s: usize| {
+        matches!(class(k.slots[s].dtype), Class::F | Class::I)
+            && k.slots[s].len >= k.numel()
+            && k.insts.iter().all(|i| match i {
+                // The output's vec4 is only written (`q0` starts as zeros).
+                Inst::Load { slot, index, valid, .. } if *slot == s => {
+                    s != 0 && *valid == Expr::Bool(true) && is_flat_index(index, &k.dims)
+                }
+                Inst::Store { index, valid, .. } if s == 0 => {
+                    *valid == Expr::Bool(true) && is_flat_index(index, &k.dims)
+                }
+                _ => true,
+            })
+    };
+    let quad: Vec<bool> = (0..k.slots.len()).map(dense).collect();
+    let stores = k.insts.iter().filter(|i| matches!(i, Inst::Store { .. })).count();
+    if k.numel() % 4 == 0 && k.numel() > 0 && stores == 1 && quad[0] {
+        quad
+    } else {
+        Vec::new()
+    }
+}
+
 /// Renders one kernel.
 pub fn render(k: &Kernel) -> Result<Rendered> {
     let out_u8 = k.slots[0].dtype == DType::UInt8;
+    let elementwise = k.kind != KernelKind::Store
+        && !k.serial
+        && !k.insts.iter().any(|i| matches!(i, Inst::BeginReduce { .. }))
+        && k.tile.is_none();
     let mut r = Renderer {
         k,
         helpers: BTreeSet::new(),
         atomic_out: out_u8 && k.kind == KernelKind::Store,
         packed_out: out_u8 && k.kind != KernelKind::Store,
+        quad: if elementwise { quad_slots(k) } else { Vec::new() },
     };
     let mut body = String::new();
     let begin = k.insts.iter().position(|i| matches!(i, Inst::BeginReduce { .. }));
@@ -549,8 +620,10 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
             // A thread per element, per word of packed uint8, or per `ELEMENTS_PER_THREAD`
             // elements of a plain elementwise kernel.
             let spread = !r.packed_out && begin.is_none();
+            let quad = !r.quad.is_empty();
             let (wg, threads) = match (r.packed_out, spread) {
                 (true, _) => (WORKGROUP, k.numel().div_ceil(4)),
+                (false, true) if quad => (ELEMENT_WORKGROUP, k.numel() / 4),
                 // Whole workgroups: a workgroup's lanes share its elements (below).
                 (false, true) => {
                     let per_group = (ELEMENT_WORKGROUP * ELEMENTS_PER_THREAD) as usize;
@@ -596,6 +669,20 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
                 r.unravel_dims("gid", &[], &mut dims, "    ");
                 let frame = format!("{head}{dims}{body}  }}\n  b0[t] = word;\n}}\n");
                 (frame, [WORKGROUP, 1, 1], flat_groups(threads, WORKGROUP))
+            } else if quad {
+                // Whole vec4s in and out, one per thread: a CPU driver loads a vec4 per lane in
+                // one go where it gathers scalars lane by lane.
+                for (s, _) in r.quad.iter().enumerate().skip(1).filter(|(_, q)| **q) {
+                    if k.insts.iter().any(|i| matches!(i, Inst::Load { slot, .. } if *slot == s)) {
+                        let _ = writeln!(head, "  let q{s} = b{s}[t];");
+                    }
+                }
+                let _ = writeln!(head, "  var q0: vec4<{}>;", ty(k.slots[0].dtype));
+                let _ = writeln!(head, "  for (var j: i32 = 0; j < 4; j = j + 1) {{");
+                let _ = writeln!(head, "    let gid = t * 4 + j;");
+                r.unravel_dims("gid", &[], &mut dims, "    ");
+                let body: String = body.lines().map(|l| format!("  {l}\n")).collect();
+                (format!("{head}{dims}{body}  }}\n  b0[t] = q0;\n}}\n"), [wg, 1, 1], flat_groups(threads, wg))
             } else if spread {
                 // A workgroup covers `wg * ELEMENTS_PER_THREAD` consecutive elements, its lanes
                 // side by side at each step, so neighbouring lanes still read neighbouring
