@@ -5,15 +5,19 @@
 fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
   let t = i32(g.x + g.y * nw.x * 256u);
   if (t >= 1) { return; }
-  var q0: vec4<f32>;
-  for (var j: i32 = 0; j < 4; j = j + 1) {
-    let gid = t * 4 + j;
-    let i1: i32 = gid % 2;
-    let i0: i32 = gid / 2;
-    let v0: f32 = b1[(((i0 * 3) + (i1 * (-1)) + 1))];
-    let v1: f32 = f32(2.0);
-    let v2: f32 = (v0 * v1);
-    q0[j] = v2;
+  for (var u: i32 = 0; u < 2; u = u + 1) {
+    let w = t * 2 + u;
+    if (w >= 1) { break; }
+    var q0: vec4<f32>;
+    for (var j: i32 = 0; j < 4; j = j + 1) {
+      let gid = w * 4 + j;
+      let i1: i32 = gid % 2;
+      let i0: i32 = gid / 2;
+      let v0: f32 = b1[(((i0 * 3) + (i1 * (-1)) + 1))];
+      let v1: f32 = f32(2.0);
+      let v2: f32 = (v0 * v1);
+      q0[j] = v2;
+    }
+    b0[w] = q0;
   }
-  b0[t] = q0;
 }

@@ -23,6 +23,8 @@ pub const WORKGROUP: u32 = 64;
 /// fuller ones stream memory faster.
 pub const ELEMENT_WORKGROUP: u32 = 256;
 pub const ELEMENTS_PER_THREAD: u32 = 4;
+/// The vec4s each thread of a vec4 elementwise kernel computes, one after the other.
+pub const QUADS_PER_THREAD: u32 = 2;
 /// Edge of the square output tile one matmul workgroup computes.
 pub const TILE: u32 = 64;
 /// Outputs along each edge one matmul invocation computes (a `BLOCK` x `BLOCK` register block,
@@ -623,7 +625,7 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
             let quad = !r.quad.is_empty();
             let (wg, threads) = match (r.packed_out, spread) {
                 (true, _) => (WORKGROUP, k.numel().div_ceil(4)),
-                (false, true) if quad => (ELEMENT_WORKGROUP, k.numel() / 4),
+                (false, true) if quad => (ELEMENT_WORKGROUP, (k.numel() / 4).div_ceil(QUADS_PER_THREAD as usize)),
                 // Whole workgroups: a workgroup's lanes share its elements (below).
                 (false, true) => {
                     let per_group = (ELEMENT_WORKGROUP * ELEMENTS_PER_THREAD) as usize;
@@ -670,19 +672,24 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
                 let frame = format!("{head}{dims}{body}  }}\n  b0[t] = word;\n}}\n");
                 (frame, [WORKGROUP, 1, 1], flat_groups(threads, WORKGROUP))
             } else if quad {
-                // Whole vec4s in and out, one per thread: a CPU driver loads a vec4 per lane in
-                // one go where it gathers scalars lane by lane.
+                // Whole vec4s in and out, a few adjacent ones per thread: a CPU driver loads a
+                // vec4 per lane in one go where it gathers scalars lane by lane.
+                let (per, quads) = (QUADS_PER_THREAD, k.numel() / 4);
+                let _ = writeln!(head, "  for (var u: i32 = 0; u < {per}; u = u + 1) {{");
+                let _ = writeln!(head, "    let w = t * {per} + u;");
+                let _ = writeln!(head, "    if (w >= {quads}) {{ break; }}");
                 for (s, _) in r.quad.iter().enumerate().skip(1).filter(|(_, q)| **q) {
                     if k.insts.iter().any(|i| matches!(i, Inst::Load { slot, .. } if *slot == s)) {
-                        let _ = writeln!(head, "  let q{s} = b{s}[t];");
+                        let _ = writeln!(head, "    let q{s} = b{s}[w];");
                     }
                 }
-                let _ = writeln!(head, "  var q0: vec4<{}>;", ty(k.slots[0].dtype));
-                let _ = writeln!(head, "  for (var j: i32 = 0; j < 4; j = j + 1) {{");
-                let _ = writeln!(head, "    let gid = t * 4 + j;");
-                r.unravel_dims("gid", &[], &mut dims, "    ");
-                let body: String = body.lines().map(|l| format!("  {l}\n")).collect();
-                (format!("{head}{dims}{body}  }}\n  b0[t] = q0;\n}}\n"), [wg, 1, 1], flat_groups(threads, wg))
+                let _ = writeln!(head, "    var q0: vec4<{}>;", ty(k.slots[0].dtype));
+                let _ = writeln!(head, "    for (var j: i32 = 0; j < 4; j = j + 1) {{");
+                let _ = writeln!(head, "      let gid = w * 4 + j;");
+                r.unravel_dims("gid", &[], &mut dims, "      ");
+                let body: String = body.lines().map(|l| format!("    {l}\n")).collect();
+                let frame = format!("{head}{dims}{body}    }}\n    b0[w] = q0;\n  }}\n}}\n");
+                (frame, [wg, 1, 1], flat_groups(threads, wg))
             } else if spread {
                 // A workgroup covers `wg * ELEMENTS_PER_THREAD` consecutive elements, its lanes
                 // side by side at each step, so neighbouring lanes still read neighbouring
