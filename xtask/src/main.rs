@@ -298,9 +298,8 @@ fn sha256(file: &Path) -> Result<String> {
 /// A python that imports numpy, for the bench's numpy side: the system one, else
 /// target/bench-venv (created with numpy on first use). numpy is only ever a bench companion.
 fn numpy_python() -> Option<PathBuf> {
-    let imports = |p: &Path| {
-        Command::new(p).args(["-c", "import numpy"]).output().map(|o| o.status.success()).unwrap_or(false)
-    };
+    let imports =
+        |p: &Path| Command::new(p).args(["-c", "import numpy"]).output().map(|o| o.status.success()).unwrap_or(false);
     let system = PathBuf::from("python3");
     if imports(&system) {
         return Some(system);

@@ -579,7 +579,7 @@ fn quad_slots(k: &Kernel) -> Vec<bool> {
     };
     let quad: Vec<bool> = (0..k.slots.len()).map(dense).collect();
     let stores = k.insts.iter().filter(|i| matches!(i, Inst::Store { .. })).count();
-    if k.numel() % 4 == 0 && k.numel() > 0 && stores == 1 && quad[0] {
+    if k.numel().is_multiple_of(4) && k.numel() > 0 && stores == 1 && quad[0] {
         quad
     } else {
         Vec::new()
