@@ -7,6 +7,9 @@
 //! four per u32 word: a dense uint8 output is written a whole word per thread, and a store
 //! through a view updates its byte with atomic and/or on the word, so no byte write races.
 //! Symbolic floor division and modulo keep their floor semantics through small helpers.
+//! Elementwise kernels give each thread several elements; where every 32-bit buffer is read and
+//! written only at the element's own flat index, those buffers are bound as vec4 arrays, since
+//! a CPU driver moves a vec4 per lane at once but gathers scalars lane by lane.
 
 use super::ir::{Inst, Kernel, KernelKind, Tile};
 use crate::dtype::DType;
@@ -18,10 +21,10 @@ use std::fmt::Write;
 
 /// Threads per workgroup of a one-dimensional kernel.
 pub const WORKGROUP: u32 = 64;
-/// Threads per workgroup of an elementwise kernel (no reduce), and the elements each thread
-/// computes: on a CPU driver every workgroup and every invocation has a fixed cost, so fewer,
-/// fuller ones stream memory faster.
+/// Threads per workgroup of an elementwise kernel (no reduce): on a CPU driver every workgroup
+/// and every invocation has a fixed cost, so fewer, fuller ones stream memory faster.
 pub const ELEMENT_WORKGROUP: u32 = 256;
+/// The elements each thread of a scalar elementwise kernel computes.
 pub const ELEMENTS_PER_THREAD: u32 = 4;
 /// The vec4s each thread of a vec4 elementwise kernel computes, one after the other.
 pub const QUADS_PER_THREAD: u32 = 2;
@@ -230,8 +233,8 @@ struct Renderer<'k> {
     atomic_out: bool,
     /// Whether the output is dense uint8 (four elements per thread, one word write).
     packed_out: bool,
-    /// Per slot: bound as `array<vec4<..>>` and read (or, for the output, written) one vec4
-    /// per thread, element `j` of it in the thread's loop. Empty unless every slot so bound
+    /// Per slot: bound as `array<vec4<..>>` and read (or, for the output, written) a whole
+    /// vec4 at a time, element `j` of it in the thread's inner loop. Empty unless every slot so bound
     /// is only ever accessed at the kernel's own flat element index.
     quad: Vec<bool>,
 }
@@ -534,15 +537,17 @@ impl Renderer<'_> {
 /// Whether `e` is the flat row-major index of the kernel's output element: affine (sums of
 /// variables times constants) with the dims' contiguous strides and no offset.
 fn is_flat_index(e: &Expr, dims: &[usize]) -> bool {
-    fn affine(e: &Expr) -> bool {
+    // Over the kernel's own loop variables only (`n` of them), so `eval` below is defined.
+    fn affine(e: &Expr, n: usize) -> bool {
         match e {
-            Expr::Const(_) | Expr::Var { .. } => true,
-            Expr::Add(ts) => ts.iter().all(affine),
-            Expr::Mul(a, _) => affine(a),
+            Expr::Const(_) => true,
+            Expr::Var { id, .. } => *id < n,
+            Expr::Add(ts) => ts.iter().all(|t| affine(t, n)),
+            Expr::Mul(a, _) => affine(a, n),
             _ => false,
         }
     }
-    if !affine(e) || e.eval(&vec![0; dims.len()]) != 0 {
+    if !affine(e, dims.len()) || e.eval(&vec![0; dims.len()]) != 0 {
         return false;
     }
     // An affine expression is its value at the origin plus one coefficient per variable.
@@ -837,4 +842,35 @@ fn tiled(r: &mut Renderer<'_>, t: &Tile, begin: usize, end: usize, body: &mut St
     let _ = writeln!(s, "      }}\n    }}\n  }}\n}}");
     body.clear();
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_flat(cases: &[(Expr, &[usize], bool)]) {
+        for (e, dims, want) in cases {
+            assert_eq!(is_flat_index(e, dims), *want, "{e:?} over {dims:?}");
+        }
+    }
+
+    #[test]
+    fn flat_index_recognition() {
+        let (i, j) = (Expr::var(0, 4), Expr::var(1, 3));
+        check_flat(&[
+            (i.clone(), &[4], true),
+            (i.clone() * 3 + j.clone(), &[4, 3], true),
+            // A size-1 dim has no stride to check.
+            (j.clone(), &[1, 3], true),
+            // Transposed, offset, or strided: not the flat index.
+            (j.clone() * 4 + i.clone(), &[4, 3], false),
+            (i.clone() + Expr::Const(1), &[4], false),
+            (i.clone() * 2, &[4], false),
+            // Not affine, even where it agrees at the probe points.
+            (Expr::Mod(Box::new(i.clone()), 2), &[4], false),
+            (i.clone() * 3 + Expr::FloorDiv(Box::new(j), 2), &[4, 3], false),
+            // A variable the kernel's dims do not have.
+            (i + Expr::var(2, 5), &[4, 3], false),
+        ]);
+    }
 }
