@@ -318,6 +318,11 @@ fn bench_tiny(gpu: &Gpu, summary: &mut Summary) {
     });
     show("wgpu tiny kernel: submit-and-wait, prepared", s, "");
     summary.add("wgpu tiny kernel: submit-and-wait, prepared", s, "");
+    // The same submissions as repeats of one run: the difference to the figure above is what
+    // each `run_prepared` call adds around its submit and wait.
+    let t = block_on(gpu.run_prepared(&p, &wall.with_repeats(1000))).unwrap();
+    let s = t.first().and_then(|k| k.spread_ns());
+    show("wgpu tiny kernel: submit-and-wait, one run's repeats", s, "");
     let s = time_cpu(1000, &mut || {
         block_on(gpu.run(&u.specs, &refs, &wall)).unwrap();
     });
