@@ -1,4 +1,5 @@
-//! Project automation: `cargo xtask serve` and `cargo xtask test`, the README's two commands.
+//! Project automation: `cargo xtask serve` and `cargo xtask test`, the README's two commands, and
+//! `cargo xtask bench`.
 //!
 //! Each installs what it needs first (idempotently: a tool already present is left alone), so a
 //! newcomer on a fresh machine and CI run exactly the same steps.
@@ -61,11 +62,7 @@ fn ensure_vulkan_driver() -> Result {
 /// Installs Debian packages (refreshing the package lists first: a fresh machine may have none),
 /// through sudo unless already root.
 fn apt_install(packages: &[&str]) -> Result {
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false);
+    let root = is_root();
     let apt = |args: &[&str]| if root { run("apt-get", args) } else { run("sudo", &[&["apt-get"], args].concat()) };
     apt(&["update"])?;
     apt(&[&["install", "-y"], packages].concat())
@@ -173,6 +170,155 @@ fn run_in(dir: &Path, program: &str, args: &[&str]) -> Result {
     }
 }
 
+/// The GPU kernel bench on a pinned current lavapipe, then the core benches. Debian bookworm's
+/// own Mesa 22 loads storage buffers one lane at a time, so its figures say nothing about the
+/// kernels; the tests still run on the system driver (`cargo xtask test`).
 fn bench() -> Result {
-    run("cargo", &["bench", "--workspace"])
+    let icd = ensure_bench_driver()?;
+    let lib = icd.parent().ok_or("driver dir")?.join("root/usr/lib/x86_64-linux-gnu");
+    eprintln!("bench driver: Mesa {MESA_VERSION} lavapipe ({})", icd.display());
+    let python = numpy_python();
+    let mut cmd = Command::new("cargo");
+    cmd.args(["bench", "-p", "stridelab-gpu", "--bench", "kernels"]).current_dir(root());
+    cmd.env("VK_ICD_FILENAMES", &icd).env("LD_LIBRARY_PATH", &lib);
+    match &python {
+        Some(p) => cmd.env("STRIDELAB_BENCH_PYTHON", p),
+        None => cmd.env_remove("STRIDELAB_BENCH_PYTHON"),
+    };
+    eprintln!("+ VK_ICD_FILENAMES={} cargo bench -p stridelab-gpu --bench kernels", icd.display());
+    let status = cmd.status().map_err(|e| format!("cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!("the GPU kernel bench failed ({status})"));
+    }
+    run("cargo", &["bench", "-p", "stridelab-core"])
+}
+
+/// Mesa's Vulkan drivers from bookworm-backports and the libdrm they link against, each pinned by
+/// its sha256 (package, file name, digest).
+const MESA_VERSION: &str = "25.0.7-2~bpo12+1";
+const BENCH_DEBS: [(&str, &str, &str); 3] = [
+    (
+        "mesa-vulkan-drivers=25.0.7-2~bpo12+1",
+        "mesa-vulkan-drivers_25.0.7-2~bpo12+1_amd64.deb",
+        "3899f1800424c60a05df5d6913076a526ca8fdbabec43672cd397563d1ca3263",
+    ),
+    (
+        "libdrm2=2.4.123-1~bpo12+1",
+        "libdrm2_2.4.123-1~bpo12+1_amd64.deb",
+        "9cc2f341964286295124a32d3625edb76730500625e54a1e682761f883064d7b",
+    ),
+    (
+        "libdrm-amdgpu1=2.4.123-1~bpo12+1",
+        "libdrm-amdgpu1_2.4.123-1~bpo12+1_amd64.deb",
+        "334e2ae389af0e9cb607c2ccfbbf7ae9feb34131ff998550baeffeeae6cda296",
+    ),
+];
+
+/// Unpacks the pinned driver under target/lavapipe-25 (once) and returns its ICD file. The
+/// packages are fetched with private apt lists and unpacked with `dpkg -x`: nothing on the
+/// system changes.
+fn ensure_bench_driver() -> Result<PathBuf> {
+    if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        return Err("the bench driver is a Debian amd64 package: bench on x86_64 Linux".into());
+    }
+    let dir = root().join("target/lavapipe-25");
+    let icd = dir.join("lvp.json");
+    let lib = dir.join("root/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so");
+    if icd.exists() && lib.exists() {
+        return Ok(icd);
+    }
+    let debs = dir.join("debs");
+    let lists = dir.join("apt/lists");
+    std::fs::create_dir_all(lists.join("partial")).map_err(|e| format!("{}: {e}", lists.display()))?;
+    std::fs::create_dir_all(&debs).map_err(|e| format!("{}: {e}", debs.display()))?;
+    let sources = dir.join("apt/sources.list");
+    std::fs::write(&sources, "deb http://deb.debian.org/debian bookworm-backports main\n")
+        .map_err(|e| format!("{}: {e}", sources.display()))?;
+    let opts = [
+        format!("-o=Dir::Etc::sourcelist={}", sources.display()),
+        "-o=Dir::Etc::sourceparts=/dev/null".to_string(),
+        format!("-o=Dir::State::Lists={}", lists.display()),
+    ];
+    let missing: Vec<&str> = BENCH_DEBS.iter().filter(|d| !debs.join(d.1).exists()).map(|d| d.0).collect();
+    if !missing.is_empty() {
+        let unreachable = |what: &str| {
+            format!(
+                "{what}: could not fetch Mesa {MESA_VERSION} from deb.debian.org (bookworm-backports); \
+                 is the package registry reachable? (or put {} into {})",
+                BENCH_DEBS.map(|d| d.1).join(", "),
+                debs.display()
+            )
+        };
+        let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
+        apt_get(&dir, &[&opts[..], &["update"]].concat()).map_err(|e| unreachable(&e))?;
+        apt_get(&debs, &[&opts[..], &["download"], &missing[..]].concat()).map_err(|e| unreachable(&e))?;
+    }
+    let unpacked = dir.join("root");
+    for (_, file, sha) in BENCH_DEBS {
+        let deb = debs.join(file);
+        let got = sha256(&deb)?;
+        if got != sha {
+            return Err(format!("{}: sha256 {got}, expected {sha}; delete it and retry", deb.display()));
+        }
+        let (deb, out) = (deb.to_string_lossy().into_owned(), unpacked.to_string_lossy().into_owned());
+        run("dpkg", &["-x", &deb, &out])?;
+    }
+    if !lib.exists() {
+        return Err(format!("{} is missing after unpacking", lib.display()));
+    }
+    let json = format!(
+        "{{\n  \"file_format_version\": \"1.0.0\",\n  \"ICD\": {{\n    \"library_path\": \"{}\",\n    \"api_version\": \"1.4.305\"\n  }}\n}}\n",
+        lib.display()
+    );
+    std::fs::write(&icd, json).map_err(|e| format!("{}: {e}", icd.display()))?;
+    Ok(icd)
+}
+
+/// apt-get in `dir`, through sudo unless already root (its private lists need no more).
+fn apt_get(dir: &Path, args: &[&str]) -> Result {
+    if is_root() {
+        run_in(dir, "apt-get", args)
+    } else {
+        run_in(dir, "sudo", &[&["apt-get"], args].concat())
+    }
+}
+
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false)
+}
+
+fn sha256(file: &Path) -> Result<String> {
+    let out = Command::new("sha256sum").arg(file).output().map_err(|e| format!("sha256sum: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("sha256sum {} failed", file.display()));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).split_whitespace().next().unwrap_or_default().to_string())
+}
+
+/// A python that imports numpy, for the bench's numpy side: the system one, else
+/// target/bench-venv (created with numpy on first use). numpy is only ever a bench companion.
+fn numpy_python() -> Option<PathBuf> {
+    let imports =
+        |p: &Path| Command::new(p).args(["-c", "import numpy"]).output().map(|o| o.status.success()).unwrap_or(false);
+    let system = PathBuf::from("python3");
+    if imports(&system) {
+        return Some(system);
+    }
+    let venv = root().join("target/bench-venv");
+    let python = venv.join("bin/python");
+    if !python.exists() {
+        let venv = venv.to_string_lossy().into_owned();
+        if let Err(e) = run("python3", &["-m", "venv", &venv]) {
+            eprintln!("numpy baseline skipped: {e}");
+            return None;
+        }
+    }
+    if !imports(&python) {
+        let py = python.to_string_lossy().into_owned();
+        if let Err(e) = run(&py, &["-m", "pip", "install", "--quiet", "numpy"]) {
+            eprintln!("numpy baseline skipped: {e}");
+            return None;
+        }
+    }
+    Some(python)
 }

@@ -65,7 +65,9 @@ fn executor(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("ir", name), |b| {
             b.iter(|| {
                 let mut storages: Vec<Data> = inputs.clone();
-                let mut bufs = cpu::Buffers { storages: &mut storages, temps: Vec::new() };
+                // A two-stage reduce passes its partial results through temporaries.
+                let temps = step.schedule.temps.iter().map(|&(d, n)| Data::zeros(d, n)).collect();
+                let mut bufs = cpu::Buffers { storages: &mut storages, temps };
                 for k in &step.schedule.kernels {
                     cpu::execute(k, &mut bufs).unwrap();
                 }

@@ -371,6 +371,7 @@ fn golden_wgsl() {
         ("pad_flip_masked", "a = arange(6.).reshape(2, 3)\nb = a.flip(1)[:, 1:] * 2"),
         ("int_floordiv_mod", "a = arange(-6, 6)\nb = (a // 4) + (a % 3)"),
         ("bool_where", "a = arange(6.)\nb = where(a > 2, a, -a)"),
+        ("vec4_add_2d", "a = arange(16.).reshape(4, 4)\nb = arange(16.).reshape(4, 4) * 0.5\nc = a + b"),
         ("uint8_packed", "a = arange(8, dtype=uint8)\nb = a * 3"),
         ("uint8_store_view", "a = arange(8, dtype=uint8)\na[1:5] = 7"),
         ("softmax_max_boundary", "a = arange(6.).reshape(2, 3)\nb = (a - a.amax(1, keepdim=True)).exp()"),

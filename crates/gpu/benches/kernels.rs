@@ -11,10 +11,17 @@
 //! The matmul kernels are built directly in the IR the scheduler emits for `a @ b` (a reduce of a
 //! product, recognised as a tile), so the 1024 case does not need the tracer's lazy broadcast
 //! product of 2^30 elements. Every GPU result is checked against the CPU IR executor first.
-//! Figures are medians over repeats (min and max beside them).
+//! Figures are medians over repeats (min and max beside them). A word after `--` (`add`, `sum`,
+//! `matmul`, `tiny`) runs only the figures whose name contains it.
+//!
+//! numpy's side runs in the same process tree, before the GPU work: the bench spawns
+//! tools/bench/numpy_baseline.py with `$STRIDELAB_BENCH_PYTHON` (else `python3`) when that python
+//! has numpy, and ends with one table of both, as ratios (`cargo xtask bench` sets all this up).
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use pollster::block_on;
+use std::collections::BTreeMap;
+use std::process::Command;
 use std::time::Instant;
 use stridelab_core::codegen::cpu;
 use stridelab_core::codegen::ir::{BufRef, Inst, Kernel, KernelKind, Slot, Tile};
@@ -89,8 +96,59 @@ fn show(label: &str, s: Option<Spread>, extra: &str) {
     }
 }
 
-/// Kernel time (timestamps) and host submit-and-wait time of `u`'s kernels, `reps` each.
-fn time_gpu(gpu: &Gpu, u: &Uploaded, reps: u32, what: &str, bytes_or_flops: (&str, f64)) {
+/// numpy's medians (seconds) by figure name, or why there are none.
+fn numpy_medians() -> std::result::Result<BTreeMap<String, f64>, String> {
+    let python = std::env::var("STRIDELAB_BENCH_PYTHON").unwrap_or_else(|_| "python3".into());
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tools/bench/numpy_baseline.py");
+    let out = Command::new(&python).args([script, "--json"]).output().map_err(|e| format!("{python}: {e}"))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("{python} could not run it: {}", err.lines().last().unwrap_or_default()));
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("unreadable numpy figures: {e}"))
+}
+
+/// The closing table: each figure beside numpy's, in one run.
+#[derive(Default)]
+struct Summary {
+    /// (figure, its median in ns, numpy's figure name)
+    rows: Vec<(String, f64, &'static str)>,
+}
+
+impl Summary {
+    fn add(&mut self, figure: &str, s: Option<Spread>, numpy: &'static str) {
+        if let Some(s) = s {
+            self.rows.push((figure.to_string(), s.median_ns(), numpy));
+        }
+    }
+
+    fn print(&self, numpy: &std::result::Result<BTreeMap<String, f64>, String>) {
+        println!();
+        match numpy {
+            Ok(_) => println!("summary: medians; ratio = numpy time / this time (>= 1: faster than numpy)"),
+            Err(e) => println!("summary: medians (numpy baseline unavailable: {e})"),
+        }
+        println!("{:<44} {:>12}   {:<24} {:>12} {:>8}", "figure", "time", "numpy", "time", "ratio");
+        for (figure, ns, np_name) in &self.rows {
+            let theirs = numpy.as_ref().ok().and_then(|m| m.get(*np_name)).map(|s| s * 1e9);
+            let (t, ratio) = match theirs {
+                Some(t) => (ms(t), format!("{:.2}x", t / ns)),
+                None => ("-".into(), "-".into()),
+            };
+            println!("{figure:<44} {}   {np_name:<24} {t:>12} {ratio:>8}", ms(*ns));
+        }
+    }
+}
+
+/// Kernel time (timestamps) and host submit-and-wait time of `u`'s kernels, `reps` each: the
+/// medians, when measured.
+fn time_gpu(
+    gpu: &Gpu,
+    u: &Uploaded,
+    reps: u32,
+    what: &str,
+    bytes_or_flops: (&str, f64),
+) -> (Option<Spread>, Option<Spread>) {
     let refs: Vec<&GpuBuffer> = u.buffers.iter().collect();
     let p = block_on(gpu.prepare(&u.specs, &refs)).unwrap();
     // Warm up: the first dispatch pays for page faults in fresh buffers.
@@ -98,6 +156,7 @@ fn time_gpu(gpu: &Gpu, u: &Uploaded, reps: u32, what: &str, bytes_or_flops: (&st
     let rate = |s: Option<Spread>| {
         s.map(|s| format!("  {:.2} {}", bytes_or_flops.1 / s.median_ns(), bytes_or_flops.0)).unwrap_or_default()
     };
+    let mut kernel = None;
     if gpu.timestamp_period_ns().is_some() {
         // A schedule of several kernels reports the sum of their medians (and of their extremes).
         let t = block_on(gpu.run_prepared(&p, &RunOptions::new().with_repeats(reps))).unwrap();
@@ -109,6 +168,7 @@ fn time_gpu(gpu: &Gpu, u: &Uploaded, reps: u32, what: &str, bytes_or_flops: (&st
         });
         let label = if t.len() == 1 { "kernel".to_string() } else { format!("{} kernels", t.len()) };
         show(&format!("wgpu {what}: {label} (timestamps)"), s, &rate(s));
+        kernel = s;
     } else {
         println!("wgpu {what}: kernel (timestamps)   the adapter has no timestamp queries");
     }
@@ -120,6 +180,7 @@ fn time_gpu(gpu: &Gpu, u: &Uploaded, reps: u32, what: &str, bytes_or_flops: (&st
     }
     let s = Spread::of(&host);
     show(&format!("wgpu {what}: host submit-and-wait"), s, &rate(s));
+    (kernel, s)
 }
 
 fn time_cpu(reps: usize, f: &mut dyn FnMut()) -> Option<Spread> {
@@ -159,58 +220,93 @@ fn main() {
     };
     let info = gpu.adapter_info();
     println!("adapter: {} ({:?}, {})", info.name, info.backend, info.driver_info);
+    // Before any GPU work, so neither side competes with the other for the cores.
+    let numpy = numpy_medians();
+    let mut summary = Summary::default();
+    // cargo passes `--bench` itself; the first other word filters.
+    let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let wants = |name: &str| only.as_deref().is_none_or(|o| name.contains(o));
 
+    if wants("add") {
+        bench_add(&gpu, &mut summary);
+    }
+    if wants("sum") {
+        bench_sum(&gpu, &mut summary);
+    }
+    for m in [256usize, 1024] {
+        if wants(&format!("matmul {m}")) {
+            bench_matmul(&gpu, m, &mut summary);
+        }
+    }
+    if wants("tiny") {
+        bench_tiny(&gpu, &mut summary);
+    }
+    summary.print(&numpy);
+}
+
+fn bench_add(gpu: &Gpu, summary: &mut Summary) {
     let n = 1usize << 24;
     let (_, mut steps) =
         trace_kernels(&format!("a = arange({n}.)\nb = arange({n}.) * 0.5\nc = a + b"), ScheduleOptions::default())
             .unwrap();
     let add = steps.pop().unwrap();
-    let u = upload(&gpu, &add.schedule, &add.inputs);
+    let u = upload(gpu, &add.schedule, &add.inputs);
     let (&out, want) = add.expected.iter().next().unwrap();
     block_on(gpu.run(&u.specs, &u.buffers.iter().collect::<Vec<_>>(), &RunOptions::new())).unwrap();
-    check(&gpu, &u, out, want, "add");
-    time_gpu(&gpu, &u, 10, "add 2^24 f32", ("GB/s", (3 * 4 * n) as f64));
+    check(gpu, &u, out, want, "add");
+    let (kernel, host) = time_gpu(gpu, &u, 10, "add 2^24 f32", ("GB/s", (3 * 4 * n) as f64));
+    summary.add("wgpu add 2^24 f32: kernel", kernel, "add 2^24 f32 (into c)");
+    summary.add("wgpu add 2^24 f32: submit-and-wait", host, "add 2^24 f32 (into c)");
     let mut storages = add.inputs.clone();
     let s = time_cpu(5, &mut || run_cpu(&add.schedule.kernels, &mut storages));
     show("cpu ir add 2^24 f32", s, "");
-    drop(u);
+    summary.add("cpu ir add 2^24 f32", s, "add 2^24 f32 (into c)");
+}
 
+fn bench_sum(gpu: &Gpu, summary: &mut Summary) {
+    let n = 1usize << 24;
     // A full sum: the scheduler splits it into partial sums and a combining kernel.
     let (_, mut steps) =
         trace_kernels(&format!("a = arange({n}.) / {n}\nb = a.sum()"), ScheduleOptions::default()).unwrap();
     let sum = steps.pop().unwrap();
-    let u = upload(&gpu, &sum.schedule, &sum.inputs);
+    let u = upload(gpu, &sum.schedule, &sum.inputs);
     let (&out, want) = sum.expected.iter().next().unwrap();
     block_on(gpu.run(&u.specs, &u.buffers.iter().collect::<Vec<_>>(), &RunOptions::new())).unwrap();
-    check(&gpu, &u, out, want, "sum");
-    time_gpu(&gpu, &u, 10, "sum 2^24 f32", ("GB/s", (4 * n) as f64));
-    drop(u);
+    check(gpu, &u, out, want, "sum");
+    let (kernel, _) = time_gpu(gpu, &u, 10, "sum 2^24 f32", ("GB/s", (4 * n) as f64));
+    summary.add("wgpu sum 2^24 f32: kernels", kernel, "sum 2^24 f32");
+}
 
-    for m in [256usize, 1024] {
-        let k = matmul_kernel(m);
-        let a = Data::F32((0..m * m).map(|x| ((x % 97) as f32) / 97.0 - 0.5).collect());
-        let b = Data::F32((0..m * m).map(|x| ((x % 89) as f32) / 89.0 - 0.5).collect());
-        let inputs = vec![Data::F32(vec![0.0; m * m]), a, b];
-        let schedule = Schedule { kernels: vec![k], temps: Vec::new() };
-        let u = upload(&gpu, &schedule, &inputs);
-        block_on(gpu.run(&u.specs, &u.buffers.iter().collect::<Vec<_>>(), &RunOptions::new())).unwrap();
-        let mut storages = inputs.clone();
-        let t0 = Instant::now();
-        run_cpu(&schedule.kernels, &mut storages);
-        let first = t0.elapsed().as_secs_f64() * 1e9;
-        check(&gpu, &u, 0, &storages[0], "matmul");
-        let flops = (2 * m * m * m) as f64;
-        time_gpu(&gpu, &u, if m > 512 { 3 } else { 10 }, &format!("matmul {m} f32"), ("GFLOP/s", flops));
-        // The CPU executor at 1024 takes seconds: its first (checked) run is the figure.
-        let s =
-            if m > 512 { Spread::of(&[first]) } else { time_cpu(5, &mut || run_cpu(&schedule.kernels, &mut storages)) };
-        let rate = s.map(|s| format!("  {:.2} GFLOP/s", flops / s.median_ns())).unwrap_or_default();
-        show(&format!("cpu ir matmul {m} f32"), s, &rate);
-    }
+fn bench_matmul(gpu: &Gpu, m: usize, summary: &mut Summary) {
+    let k = matmul_kernel(m);
+    let a = Data::F32((0..m * m).map(|x| ((x % 97) as f32) / 97.0 - 0.5).collect());
+    let b = Data::F32((0..m * m).map(|x| ((x % 89) as f32) / 89.0 - 0.5).collect());
+    let inputs = vec![Data::F32(vec![0.0; m * m]), a, b];
+    let schedule = Schedule { kernels: vec![k], temps: Vec::new() };
+    let u = upload(gpu, &schedule, &inputs);
+    block_on(gpu.run(&u.specs, &u.buffers.iter().collect::<Vec<_>>(), &RunOptions::new())).unwrap();
+    let mut storages = inputs.clone();
+    let t0 = Instant::now();
+    run_cpu(&schedule.kernels, &mut storages);
+    let first = t0.elapsed().as_secs_f64() * 1e9;
+    check(gpu, &u, 0, &storages[0], "matmul");
+    let flops = (2 * m * m * m) as f64;
+    let (kernel, host) =
+        time_gpu(gpu, &u, if m > 512 { 3 } else { 10 }, &format!("matmul {m} f32"), ("GFLOP/s", flops));
+    let np_name = if m > 512 { "matmul 1024 f32" } else { "matmul 256 f32" };
+    summary.add(&format!("wgpu matmul {m} f32: kernel"), kernel, np_name);
+    summary.add(&format!("wgpu matmul {m} f32: submit-and-wait"), host, np_name);
+    // The CPU executor at 1024 takes seconds: its first (checked) run is the figure.
+    let s = if m > 512 { Spread::of(&[first]) } else { time_cpu(5, &mut || run_cpu(&schedule.kernels, &mut storages)) };
+    let rate = s.map(|s| format!("  {:.2} GFLOP/s", flops / s.median_ns())).unwrap_or_default();
+    show(&format!("cpu ir matmul {m} f32"), s, &rate);
+    summary.add(&format!("cpu ir matmul {m} f32"), s, np_name);
+}
 
+fn bench_tiny(gpu: &Gpu, summary: &mut Summary) {
     let (_, mut steps) = trace_kernels("a = arange(4.)\nb = a + 1", ScheduleOptions::default()).unwrap();
     let tiny = steps.pop().unwrap();
-    let u = upload(&gpu, &tiny.schedule, &tiny.inputs);
+    let u = upload(gpu, &tiny.schedule, &tiny.inputs);
     let refs: Vec<&GpuBuffer> = u.buffers.iter().collect();
     let p = block_on(gpu.prepare(&u.specs, &refs)).unwrap();
     let wall = RunOptions::new().with_wallclock(true);
@@ -221,6 +317,12 @@ fn main() {
         block_on(gpu.run_prepared(&p, &wall)).unwrap();
     });
     show("wgpu tiny kernel: submit-and-wait, prepared", s, "");
+    summary.add("wgpu tiny kernel: submit-and-wait, prepared", s, "");
+    // The same submissions as repeats of one run: the difference to the figure above is what
+    // each `run_prepared` call adds around its submit and wait.
+    let t = block_on(gpu.run_prepared(&p, &wall.with_repeats(1000))).unwrap();
+    let s = t.first().and_then(|k| k.spread_ns());
+    show("wgpu tiny kernel: submit-and-wait, one run's repeats", s, "");
     let s = time_cpu(1000, &mut || {
         block_on(gpu.run(&u.specs, &refs, &wall)).unwrap();
     });

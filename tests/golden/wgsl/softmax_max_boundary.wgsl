@@ -24,16 +24,20 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
 @group(0) @binding(0) var<storage, read_write> b0: array<f32>;
 @group(0) @binding(1) var<storage, read> b1: array<f32>;
 @group(0) @binding(2) var<storage, read> b2: array<f32>;
-@compute @workgroup_size(64)
+@compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
-  let t = i32(g.x + g.y * nw.x * 64u);
-  if (t >= 6) { return; }
-  let gid = t;
-  let i1: i32 = gid % 3;
-  let i0: i32 = gid / 3;
-  let v0: f32 = b1[(((i0 * 3) + i1))];
-  let v1: f32 = b2[(i0)];
-  let v2: f32 = (v0 - v1);
-  let v3: f32 = exp(v2);
-  b0[(i1 + (i0 * 3))] = v3;
+  let t = i32(g.x + g.y * nw.x * 256u);
+  if (t >= 256) { return; }
+  let base = (t / 256) * 1024 + t % 256;
+  for (var j: i32 = 0; j < 4; j = j + 1) {
+    let gid = base + j * 256;
+    if (gid >= 6) { break; }
+    let i1: i32 = gid % 3;
+    let i0: i32 = gid / 3;
+    let v0: f32 = b1[(((i0 * 3) + i1))];
+    let v1: f32 = b2[(i0)];
+    let v2: f32 = (v0 - v1);
+    let v3: f32 = exp(v2);
+    b0[(i1 + (i0 * 3))] = v3;
+  }
 }

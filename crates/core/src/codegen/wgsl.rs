@@ -7,6 +7,9 @@
 //! four per u32 word: a dense uint8 output is written a whole word per thread, and a store
 //! through a view updates its byte with atomic and/or on the word, so no byte write races.
 //! Symbolic floor division and modulo keep their floor semantics through small helpers.
+//! Elementwise kernels give each thread several elements; where every 32-bit buffer is read and
+//! written only at the element's own flat index, those buffers are bound as vec4 arrays, since
+//! a CPU driver moves a vec4 per lane at once but gathers scalars lane by lane.
 
 use super::ir::{Inst, Kernel, KernelKind, Tile};
 use crate::dtype::DType;
@@ -18,6 +21,13 @@ use std::fmt::Write;
 
 /// Threads per workgroup of a one-dimensional kernel.
 pub const WORKGROUP: u32 = 64;
+/// Threads per workgroup of an elementwise kernel (no reduce): on a CPU driver every workgroup
+/// and every invocation has a fixed cost, so fewer, fuller ones stream memory faster.
+pub const ELEMENT_WORKGROUP: u32 = 256;
+/// The elements each thread of a scalar elementwise kernel computes.
+pub const ELEMENTS_PER_THREAD: u32 = 4;
+/// The vec4s each thread of a vec4 elementwise kernel computes, one after the other.
+pub const QUADS_PER_THREAD: u32 = 2;
 /// Edge of the square output tile one matmul workgroup computes.
 pub const TILE: u32 = 64;
 /// Outputs along each edge one matmul invocation computes (a `BLOCK` x `BLOCK` register block,
@@ -223,6 +233,10 @@ struct Renderer<'k> {
     atomic_out: bool,
     /// Whether the output is dense uint8 (four elements per thread, one word write).
     packed_out: bool,
+    /// Per slot: bound as `array<vec4<..>>` and read (or, for the output, written) a whole
+    /// vec4 at a time, element `j` of it in the thread's inner loop. Empty unless every slot so bound
+    /// is only ever accessed at the kernel's own flat element index.
+    quad: Vec<bool>,
 }
 
 impl Renderer<'_> {
@@ -322,6 +336,9 @@ impl Renderer<'_> {
 
     /// Reads element `idx` (an i32 expression naming a `let`) of slot `s`.
     fn raw_load(&self, s: usize, idx: &str) -> String {
+        if self.quad.get(s) == Some(&true) {
+            return format!("q{s}[j]");
+        }
         let d = self.k.slots[s].dtype;
         let word = |i: &str| {
             if s == 0 && self.atomic_out {
@@ -411,6 +428,7 @@ impl Renderer<'_> {
                         format!("atomicOr(&b0[si >> 2u], ({val} & 0xffu) << sh);"),
                     ],
                     Class::B => vec![format!("b0[{idx}] = select(0u, 1u, {val});")],
+                    _ if self.quad.first() == Some(&true) => vec![format!("q0[j] = {val};")],
                     _ => vec![format!("b0[{idx}] = {val};")],
                 };
                 if ok == "true" {
@@ -478,7 +496,10 @@ impl Renderer<'_> {
     fn bindings(&self) -> String {
         let mut s = String::new();
         for (i, slot) in self.k.slots.iter().enumerate() {
+            let quad = self.quad.get(i) == Some(&true);
             let elem = match class(slot.dtype) {
+                Class::F if quad => "vec4<f32>",
+                Class::I if quad => "vec4<i32>",
                 Class::F => "f32",
                 Class::I => "i32",
                 Class::U8 if i == 0 && self.atomic_out => "atomic<u32>",
@@ -513,14 +534,76 @@ impl Renderer<'_> {
     }
 }
 
+/// Whether `e` is the flat row-major index of the kernel's output element: affine (sums of
+/// variables times constants) with the dims' contiguous strides and no offset.
+fn is_flat_index(e: &Expr, dims: &[usize]) -> bool {
+    // Over the kernel's own loop variables only (`n` of them), so `eval` below is defined.
+    fn affine(e: &Expr, n: usize) -> bool {
+        match e {
+            Expr::Const(_) => true,
+            Expr::Var { id, .. } => *id < n,
+            Expr::Add(ts) => ts.iter().all(|t| affine(t, n)),
+            Expr::Mul(a, _) => affine(a, n),
+            _ => false,
+        }
+    }
+    if !affine(e, dims.len()) || e.eval(&vec![0; dims.len()]) != 0 {
+        return false;
+    }
+    // An affine expression is its value at the origin plus one coefficient per variable.
+    let mut stride = 1i64;
+    for d in (0..dims.len()).rev() {
+        let mut unit = vec![0; dims.len()];
+        unit[d] = 1;
+        if dims[d] > 1 && e.eval(&unit) != stride {
+            return false;
+        }
+        stride *= dims[d].max(1) as i64;
+    }
+    true
+}
+
+/// Which slots an elementwise kernel can bind as vec4 arrays (see `Renderer::quad`): 32-bit
+/// slots whose every access is unmasked at the flat index; none unless the output is one of
+/// them and the element count is a multiple of 4. The slot tables guarantee a slot's buffer
+/// covers the kernel's elements, so whole vec4s stay in bounds.
+fn quad_slots(k: &Kernel) -> Vec<bool> {
+    let dense = |s: usize| {
+        matches!(class(k.slots[s].dtype), Class::F | Class::I)
+            && k.slots[s].len >= k.numel()
+            && k.insts.iter().all(|i| match i {
+                // The output's vec4 is only written (`q0` starts as zeros).
+                Inst::Load { slot, index, valid, .. } if *slot == s => {
+                    s != 0 && *valid == Expr::Bool(true) && is_flat_index(index, &k.dims)
+                }
+                Inst::Store { index, valid, .. } if s == 0 => {
+                    *valid == Expr::Bool(true) && is_flat_index(index, &k.dims)
+                }
+                _ => true,
+            })
+    };
+    let quad: Vec<bool> = (0..k.slots.len()).map(dense).collect();
+    let stores = k.insts.iter().filter(|i| matches!(i, Inst::Store { .. })).count();
+    if k.numel().is_multiple_of(4) && k.numel() > 0 && stores == 1 && quad[0] {
+        quad
+    } else {
+        Vec::new()
+    }
+}
+
 /// Renders one kernel.
 pub fn render(k: &Kernel) -> Result<Rendered> {
     let out_u8 = k.slots[0].dtype == DType::UInt8;
+    let elementwise = k.kind != KernelKind::Store
+        && !k.serial
+        && !k.insts.iter().any(|i| matches!(i, Inst::BeginReduce { .. }))
+        && k.tile.is_none();
     let mut r = Renderer {
         k,
         helpers: BTreeSet::new(),
         atomic_out: out_u8 && k.kind == KernelKind::Store,
         packed_out: out_u8 && k.kind != KernelKind::Store,
+        quad: if elementwise { quad_slots(k) } else { Vec::new() },
     };
     let mut body = String::new();
     let begin = k.insts.iter().position(|i| matches!(i, Inst::BeginReduce { .. }));
@@ -541,7 +624,20 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
                     _ => r.inst(i, &mut body, pad),
                 }
             }
-            let threads = if r.packed_out { k.numel().div_ceil(4) } else { k.numel() };
+            // A thread per element, per word of packed uint8, or per `ELEMENTS_PER_THREAD`
+            // elements of a plain elementwise kernel.
+            let spread = !r.packed_out && begin.is_none();
+            let quad = !r.quad.is_empty();
+            let (wg, threads) = match (r.packed_out, spread) {
+                (true, _) => (WORKGROUP, k.numel().div_ceil(4)),
+                (false, true) if quad => (ELEMENT_WORKGROUP, (k.numel() / 4).div_ceil(QUADS_PER_THREAD as usize)),
+                // Whole workgroups: a workgroup's lanes share its elements (below).
+                (false, true) => {
+                    let per_group = (ELEMENT_WORKGROUP * ELEMENTS_PER_THREAD) as usize;
+                    (ELEMENT_WORKGROUP, k.numel().div_ceil(per_group) * ELEMENT_WORKGROUP as usize)
+                }
+                (false, false) => (WORKGROUP, k.numel()),
+            };
             let mut head = String::new();
             if k.serial && !r.packed_out {
                 // One thread, element order: the last write to a repeated element wins.
@@ -564,12 +660,12 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
                 let frame = format!("{head}{dims}{body}  }}\n}}\n");
                 return Ok(finish(&r, k, frame, [1, 1, 1], [1, 1, 1]));
             }
-            let _ = writeln!(head, "@compute @workgroup_size({WORKGROUP})");
+            let _ = writeln!(head, "@compute @workgroup_size({wg})");
             let _ = writeln!(
                 head,
                 "fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {{"
             );
-            let _ = writeln!(head, "  let t = i32(g.x + g.y * nw.x * {WORKGROUP}u);");
+            let _ = writeln!(head, "  let t = i32(g.x + g.y * nw.x * {wg}u);");
             let _ = writeln!(head, "  if (t >= {threads}) {{ return; }}");
             let mut dims = String::new();
             if r.packed_out {
@@ -579,11 +675,42 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
                 let _ = writeln!(head, "    if (gid >= {}) {{ break; }}", k.numel());
                 r.unravel_dims("gid", &[], &mut dims, "    ");
                 let frame = format!("{head}{dims}{body}  }}\n  b0[t] = word;\n}}\n");
-                (frame, [WORKGROUP, 1, 1], flat_groups(threads))
+                (frame, [WORKGROUP, 1, 1], flat_groups(threads, WORKGROUP))
+            } else if quad {
+                // Whole vec4s in and out, a few adjacent ones per thread: a CPU driver loads a
+                // vec4 per lane in one go where it gathers scalars lane by lane.
+                let (per, quads) = (QUADS_PER_THREAD, k.numel() / 4);
+                let _ = writeln!(head, "  for (var u: i32 = 0; u < {per}; u = u + 1) {{");
+                let _ = writeln!(head, "    let w = t * {per} + u;");
+                let _ = writeln!(head, "    if (w >= {quads}) {{ break; }}");
+                for (s, _) in r.quad.iter().enumerate().skip(1).filter(|(_, q)| **q) {
+                    if k.insts.iter().any(|i| matches!(i, Inst::Load { slot, .. } if *slot == s)) {
+                        let _ = writeln!(head, "    let q{s} = b{s}[w];");
+                    }
+                }
+                let _ = writeln!(head, "    var q0: vec4<{}>;", ty(k.slots[0].dtype));
+                let _ = writeln!(head, "    for (var j: i32 = 0; j < 4; j = j + 1) {{");
+                let _ = writeln!(head, "      let gid = w * 4 + j;");
+                r.unravel_dims("gid", &[], &mut dims, "      ");
+                let body: String = body.lines().map(|l| format!("    {l}\n")).collect();
+                let frame = format!("{head}{dims}{body}    }}\n    b0[w] = q0;\n  }}\n}}\n");
+                (frame, [wg, 1, 1], flat_groups(threads, wg))
+            } else if spread {
+                // A workgroup covers `wg * ELEMENTS_PER_THREAD` consecutive elements, its lanes
+                // side by side at each step, so neighbouring lanes still read neighbouring
+                // elements (what a driver vectorises across lanes).
+                let e = ELEMENTS_PER_THREAD;
+                let _ = writeln!(head, "  let base = (t / {wg}) * {} + t % {wg};", wg * e);
+                let _ = writeln!(head, "  for (var j: i32 = 0; j < {e}; j = j + 1) {{");
+                let _ = writeln!(head, "    let gid = base + j * {wg};");
+                let _ = writeln!(head, "    if (gid >= {}) {{ break; }}", k.numel());
+                r.unravel_dims("gid", &[], &mut dims, "    ");
+                let body: String = body.lines().map(|l| format!("  {l}\n")).collect();
+                (format!("{head}{dims}{body}  }}\n}}\n"), [wg, 1, 1], flat_groups(threads, wg))
             } else {
                 let _ = writeln!(head, "  let gid = t;");
                 r.unravel_dims("gid", &[], &mut dims, "  ");
-                (format!("{head}{dims}{body}}}\n"), [WORKGROUP, 1, 1], flat_groups(threads))
+                (format!("{head}{dims}{body}}}\n"), [WORKGROUP, 1, 1], flat_groups(threads, WORKGROUP))
             }
         }
     };
@@ -605,8 +732,8 @@ fn finish(r: &Renderer<'_>, k: &Kernel, frame: String, size: [u32; 3], groups: [
     Rendered { wgsl: src, entry: "main", workgroup_size: size, workgroups: groups, read_only }
 }
 
-fn flat_groups(threads: usize) -> [u32; 3] {
-    let groups = (threads as u64).div_ceil(u64::from(WORKGROUP)).max(1);
+fn flat_groups(threads: usize, workgroup: u32) -> [u32; 3] {
+    let groups = (threads as u64).div_ceil(u64::from(workgroup)).max(1);
     let x = groups.min(MAX_GROUPS);
     [x as u32, groups.div_ceil(x) as u32, 1]
 }
@@ -715,4 +842,35 @@ fn tiled(r: &mut Renderer<'_>, t: &Tile, begin: usize, end: usize, body: &mut St
     let _ = writeln!(s, "      }}\n    }}\n  }}\n}}");
     body.clear();
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_flat(cases: &[(Expr, &[usize], bool)]) {
+        for (e, dims, want) in cases {
+            assert_eq!(is_flat_index(e, dims), *want, "{e:?} over {dims:?}");
+        }
+    }
+
+    #[test]
+    fn flat_index_recognition() {
+        let (i, j) = (Expr::var(0, 4), Expr::var(1, 3));
+        check_flat(&[
+            (i.clone(), &[4], true),
+            (i.clone() * 3 + j.clone(), &[4, 3], true),
+            // A size-1 dim has no stride to check.
+            (j.clone(), &[1, 3], true),
+            // Transposed, offset, or strided: not the flat index.
+            (j.clone() * 4 + i.clone(), &[4, 3], false),
+            (i.clone() + Expr::Const(1), &[4], false),
+            (i.clone() * 2, &[4], false),
+            // Not affine, even where it agrees at the probe points.
+            (Expr::Mod(Box::new(i.clone()), 2), &[4], false),
+            (i.clone() * 3 + Expr::FloorDiv(Box::new(j), 2), &[4, 3], false),
+            // A variable the kernel's dims do not have.
+            (i + Expr::var(2, 5), &[4, 3], false),
+        ]);
+    }
 }

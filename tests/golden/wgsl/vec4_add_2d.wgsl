@@ -1,0 +1,26 @@
+// E_4_4: realize point: the statement's value is materialised into storage 3, which later statements read
+@group(0) @binding(0) var<storage, read_write> b0: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> b1: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> b2: array<vec4<f32>>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
+  let t = i32(g.x + g.y * nw.x * 256u);
+  if (t >= 2) { return; }
+  for (var u: i32 = 0; u < 2; u = u + 1) {
+    let w = t * 2 + u;
+    if (w >= 4) { break; }
+    let q1 = b1[w];
+    let q2 = b2[w];
+    var q0: vec4<f32>;
+    for (var j: i32 = 0; j < 4; j = j + 1) {
+      let gid = w * 4 + j;
+      let i1: i32 = gid % 4;
+      let i0: i32 = gid / 4;
+      let v0: f32 = q1[j];
+      let v1: f32 = q2[j];
+      let v2: f32 = (v0 + v1);
+      q0[j] = v2;
+    }
+    b0[w] = q0;
+  }
+}
