@@ -6,8 +6,7 @@
 //! the dispatches, one submit and one asynchronous readback of the outputs (and the timestamps,
 //! in the same mapped buffer), so it never blocks the browser and allocates nothing on the GPU.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use stridelab_core::capture::{self, Capture, Manifest, Role};
 use stridelab_core::data::sha256_hex;
@@ -22,9 +21,8 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::exec::{byte_len, decode, encode};
 use crate::kernel::KernelSpec;
+use crate::run::Pipeline;
 use crate::timing::{KernelTiming, TimingSource};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::wgsl::{check_module, validate_wgsl};
 
 /// Captures the ONNX file `bytes` (named `file` in messages) at batch size `batch`: every
 /// symbolic input dimension takes the batch, and the run is recorded on zeros, since a capture
@@ -93,7 +91,7 @@ struct Prepared {
     spec: KernelSpec,
     /// The ONNX op of the capture kernel the dispatch belongs to.
     op: String,
-    pipeline: wgpu::ComputePipeline,
+    pipeline: Arc<Pipeline>,
     group: wgpu::BindGroup,
 }
 
@@ -262,20 +260,10 @@ impl GpuModel {
                 gpu.scoped("uploading a weight", || gpu.queue().write_buffer(&buffers[id], 0, &bytes)).await?;
             }
         }
-        let mut cache: HashMap<(String, String, Vec<bool>), (wgpu::ComputePipeline, wgpu::BindGroupLayout)> =
-            HashMap::new();
         let mut kernels = Vec::with_capacity(specs.len());
         for (spec, op) in specs {
-            let key = (
-                spec.wgsl().to_owned(),
-                spec.entry().to_owned(),
-                spec.bindings().iter().map(|b| b.read_only()).collect(),
-            );
-            if !cache.contains_key(&key) {
-                let built = build_pipeline(gpu, &spec).await?;
-                cache.insert(key.clone(), built);
-            }
-            let (pipeline, layout) = &cache[&key];
+            // The device's pipeline cache: kernels with the same WGSL and bindings share one.
+            let pipeline = gpu.pipeline(&spec).await?;
             let group = gpu
                 .scoped(&format!("binding `{}`", spec.name()), || {
                     let entries: Vec<wgpu::BindGroupEntry<'_>> = spec
@@ -289,12 +277,12 @@ impl GpuModel {
                         .collect();
                     device.create_bind_group(&wgpu::BindGroupDescriptor {
                         label: Some(spec.name()),
-                        layout,
+                        layout: pipeline.layout(),
                         entries: &entries,
                     })
                 })
                 .await?;
-            kernels.push(Prepared { spec, op, pipeline: pipeline.clone(), group });
+            kernels.push(Prepared { spec, op, pipeline, group });
         }
         let mut offset = 0;
         let mut outputs = Vec::with_capacity(m.outputs.len());
@@ -514,57 +502,9 @@ impl GpuModel {
 
 fn record(pass: &mut wgpu::ComputePass<'_>, k: &Prepared) {
     let [x, y, z] = k.spec.workgroups();
-    pass.set_pipeline(&k.pipeline);
+    pass.set_pipeline(k.pipeline.compute());
     pass.set_bind_group(0, &k.group, &[]);
     pass.dispatch_workgroups(x, y, z);
-}
-
-/// A pipeline and its bind group layout, declared from the spec's bindings (never
-/// `layout: auto`, which drops bindings the shader does not use).
-async fn build_pipeline(gpu: &Gpu, spec: &KernelSpec) -> Result<(wgpu::ComputePipeline, wgpu::BindGroupLayout)> {
-    // Natively naga checks the shader against the spec first; in the browser the WebGPU
-    // implementation validates it and a failure arrives through the error scope.
-    #[cfg(not(target_arch = "wasm32"))]
-    check_module(spec, &validate_wgsl(spec.wgsl())?)?;
-    let device = gpu.device();
-    gpu.scoped(&format!("building the pipeline of `{}`", spec.name()), || {
-        let entries: Vec<wgpu::BindGroupLayoutEntry> = spec
-            .bindings()
-            .iter()
-            .enumerate()
-            .map(|(i, b)| wgpu::BindGroupLayoutEntry {
-                binding: i as u32,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only: b.read_only() },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            })
-            .collect();
-        let layout = device
-            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(spec.name()), entries: &entries });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(spec.name()),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(spec.name()),
-            source: wgpu::ShaderSource::Wgsl(spec.wgsl().into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(spec.name()),
-            layout: Some(&pipeline_layout),
-            module: &module,
-            entry_point: Some(spec.entry()),
-            compilation_options: Default::default(),
-            cache: None,
-        });
-        (pipeline, layout)
-    })
-    .await
 }
 
 #[cfg(test)]

@@ -71,6 +71,14 @@ pub(crate) struct Pipeline {
 }
 
 impl Pipeline {
+    pub(crate) fn compute(&self) -> &wgpu::ComputePipeline {
+        &self.pipeline
+    }
+
+    pub(crate) fn layout(&self) -> &wgpu::BindGroupLayout {
+        &self.layout
+    }
+
     fn serves(&self, spec: &KernelSpec) -> bool {
         self.entry == spec.entry()
             && self.read_only.len() == spec.bindings().len()
@@ -183,7 +191,7 @@ impl Gpu {
 
     /// The cached pipeline for `spec`, built (after naga validation and the spec/shader
     /// comparison) on first use.
-    async fn pipeline(&self, spec: &KernelSpec) -> Result<Arc<Pipeline>> {
+    pub(crate) async fn pipeline(&self, spec: &KernelSpec) -> Result<Arc<Pipeline>> {
         if let Some(p) = self.pipelines().get(spec.wgsl()).and_then(|v| v.iter().find(|p| p.serves(spec))) {
             return Ok(Arc::clone(p));
         }
