@@ -31,3 +31,12 @@ export function tuple(xs) {
   if (!Array.isArray(xs)) return String(xs);
   return xs.length === 1 ? `(${xs[0]},)` : `(${xs.join(', ')})`;
 }
+
+// A count in k/M/G, or a dash for a missing one.
+export function num(x) {
+  if (typeof x !== 'number') return x === undefined || x === null ? '—' : String(x);
+  if (x >= 1e9) return `${(x / 1e9).toFixed(2)} G`;
+  if (x >= 1e6) return `${(x / 1e6).toFixed(2)} M`;
+  if (x >= 1e3) return `${(x / 1e3).toFixed(1)} k`;
+  return String(x);
+}

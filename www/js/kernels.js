@@ -1,17 +1,9 @@
 // The kernel panel: the kernels a step ran, their WGSL, sizes, cost and time bars, and the device
 // they ran on. The data comes from the wasm kernel runner
 // (`runKernels`), which runs on WebGPU or, without it, on the CPU IR executor and says which.
-import { $, h, fill } from './dom.js';
+import { $, h, fill, num } from './dom.js';
 
 let lastTrace = null;
-
-function num(x) {
-  if (typeof x !== 'number') return x === undefined || x === null ? '—' : String(x);
-  if (x >= 1e9) return `${(x / 1e9).toFixed(2)} G`;
-  if (x >= 1e6) return `${(x / 1e6).toFixed(2)} M`;
-  if (x >= 1e3) return `${(x / 1e3).toFixed(1)} k`;
-  return String(x);
-}
 
 const timeOf = (k) => k.time_ns ?? null;
 const sizeOf = (v) => (Array.isArray(v) ? v.join('×') : v === undefined || v === null ? '—' : String(v));

@@ -2,7 +2,7 @@
 // weights) into the wasm runtime, runs it on the Data tab's input and draws what came back: the
 // class probabilities (softmax done by the adapter), a kernel timeline with bars proportional to
 // each kernel's time, and a kernel table whose rows show the kernel's WGSL.
-import { $, h, fill } from './dom.js';
+import { $, h, fill, num } from './dom.js';
 
 const SAMPLE_MODEL = 'mnist_cnn.onnx';
 /** The batch a model is captured at: the panel runs one image at a time. */
@@ -31,14 +31,6 @@ function runtime() {
 function ms(x) {
   if (x === null || x === undefined) return '—';
   return x >= 1 ? `${x.toFixed(2)} ms` : `${(x * 1000).toFixed(1)} µs`;
-}
-
-function num(x) {
-  if (typeof x !== 'number') return x === undefined || x === null ? '—' : String(x);
-  if (x >= 1e9) return `${(x / 1e9).toFixed(2)} G`;
-  if (x >= 1e6) return `${(x / 1e6).toFixed(2)} M`;
-  if (x >= 1e3) return `${(x / 1e3).toFixed(1)} k`;
-  return String(x);
 }
 
 const dims = (v) => (Array.isArray(v) ? v.join('×') : '—');

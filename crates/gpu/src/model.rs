@@ -21,7 +21,7 @@ use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::exec::{byte_len, decode, encode};
 use crate::kernel::KernelSpec;
-use crate::run::Pipeline;
+use crate::run::{tick_quantum, Pipeline};
 use crate::timing::{KernelTiming, TimingSource};
 
 /// Captures the ONNX file `bytes` (named `file` in messages) at batch size `batch`: every
@@ -153,14 +153,6 @@ fn padded_bytes(d: &Data) -> Vec<u8> {
     let mut b = encode(d);
     b.resize(b.len().div_ceil(4).max(1) * 4, 0);
     b
-}
-
-/// The step the timestamps were rounded to, in ticks: browsers zero the low bits of timestamps,
-/// and ten or more trailing zero bits shared by every non-zero value is no coincidence (the same
-/// rule as the runtime's kernel timing). `None` when every timestamp is zero.
-fn tick_quantum(ticks: &[u64]) -> Option<u64> {
-    let zeros = ticks.iter().filter(|&&t| t != 0).map(|t| t.trailing_zeros()).min()?;
-    Some(if zeros >= 10 { 1u64 << zeros } else { 1 })
 }
 
 impl GpuModel {
@@ -505,20 +497,4 @@ fn record(pass: &mut wgpu::ComputePass<'_>, k: &Prepared) {
     pass.set_pipeline(k.pipeline.compute());
     pass.set_bind_group(0, &k.group, &[]);
     pass.dispatch_workgroups(x, y, z);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::tick_quantum;
-
-    fn check(cases: &[(&[u64], Option<u64>)]) {
-        for (ticks, want) in cases {
-            assert_eq!(tick_quantum(ticks), *want, "ticks {ticks:?}");
-        }
-    }
-
-    #[test]
-    fn quantum_of_model_timestamps() {
-        check(&[(&[0, 0], None), (&[7, 9], Some(1)), (&[3 << 16, 5 << 17, 0], Some(1 << 16))]);
-    }
 }

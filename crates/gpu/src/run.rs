@@ -428,7 +428,7 @@ fn nanos(d: std::time::Duration) -> f64 {
 /// timestamps (Chrome: 16 bits, ~65.5 us); if every non-zero timestamp shares at least 10 trailing
 /// zero bits that is no coincidence (odds below 2^-20 for two raw values), so the common power of
 /// two is the quantum. Otherwise the tick itself is. `None` when every timestamp is zero.
-fn tick_quantum(ticks: &[u64]) -> Option<u64> {
+pub(crate) fn tick_quantum(ticks: &[u64]) -> Option<u64> {
     let zeros = ticks.iter().filter(|&&t| t != 0).map(|t| t.trailing_zeros()).min()?;
     Some(if zeros >= 10 { 1u64 << zeros } else { 1 })
 }
