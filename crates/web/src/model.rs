@@ -260,10 +260,16 @@ impl Model {
                 let x = HostTensor::new(b.shape.clone(), Data::F32(input)).map_err(|e| e.to_string())?;
                 let mut clock = now_ms;
                 let r = self.cap.replay(&[(&b.name, x)], &mut clock).map_err(|e| e.to_string())?;
+                // A kernel shorter than one step of the host clock reads as 0 or one step: say so
+                // rather than show that as its time.
+                let step_ms = clock_step_ms();
                 let kernels = r
                     .timings
                     .iter()
-                    .map(|t| json!({"name": t.name, "ms": t.elapsed, "below_resolution": false, "source": "wallclock"}))
+                    .map(|t| {
+                        json!({"name": t.name, "ms": t.elapsed, "below_resolution": t.elapsed <= step_ms,
+                               "resolution_ms": step_ms, "source": "wallclock"})
+                    })
                     .collect();
                 (r.outputs, kernels, None)
             }
@@ -275,6 +281,12 @@ impl Model {
         }
         Ok(json!({"outputs": map, "kernels": kernels, "gpu_ms": gpu_ms, "wall_ms": wall_ms}))
     }
+}
+
+/// The host clock's step, measured once per page (measuring spins for up to a few steps).
+fn clock_step_ms() -> f64 {
+    static STEP: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    *STEP.get_or_init(|| stridelab_gpu::run::clock_step_ns() / 1e6)
 }
 
 fn timing_json(t: &KernelTiming) -> Json {
@@ -480,6 +492,11 @@ mod tests {
                     } else {
                         assert_eq!(kernels.len(), 10, "{}: one timing per op", c.name);
                         assert!(r["gpu_ms"].is_null(), "{}", c.name);
+                        for k in kernels {
+                            let (ms, step) = (k["ms"].as_f64().unwrap(), k["resolution_ms"].as_f64().unwrap());
+                            assert!(step > 0.0, "{}: the host clock's step is measured", c.name);
+                            assert_eq!(k["below_resolution"], json!(ms <= step), "{}: {k}", c.name);
+                        }
                     }
                 }
                 (Err(e), Err(frag)) => assert!(e.contains(frag), "{}: {e:?} lacks {frag:?}", c.name),
