@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use crate::kernels::{self, Backend};
-use clap::Subcommand;
+use clap::{Args, Subcommand};
 use serde_json::{json, Map, Value};
 use stridelab_core::capture;
 use stridelab_core::model::{self, HostTensor};
@@ -37,21 +37,28 @@ pub fn dataset_files(specs: &[String]) -> Result<BTreeMap<String, Vec<u8>>, Stri
     Ok(files)
 }
 
+/// The images a model runs on: one dataset file, optionally cut to its first N images.
+#[derive(Args)]
+pub struct Images {
+    /// An MNIST-style IDX image file (raw or gzip).
+    #[arg(long, conflicts_with = "cifar", required_unless_present = "cifar")]
+    mnist: Option<String>,
+    /// A CIFAR-10 binary batch (raw or gzip).
+    #[arg(long)]
+    cifar: Option<String>,
+    /// Use only the first N images.
+    #[arg(long)]
+    first: Option<usize>,
+}
+
 #[derive(Subcommand)]
 pub enum ModelCommand {
     /// Run an ONNX model on dataset images (float32 pixels / 255, NCHW) and print its outputs.
     Run {
         /// The ONNX model file.
         model: String,
-        /// An MNIST-style IDX image file (raw or gzip).
-        #[arg(long, conflicts_with = "cifar", required_unless_present = "cifar")]
-        mnist: Option<String>,
-        /// A CIFAR-10 binary batch (raw or gzip).
-        #[arg(long)]
-        cifar: Option<String>,
-        /// Use only the first N images.
-        #[arg(long)]
-        first: Option<usize>,
+        #[command(flatten)]
+        images: Images,
         #[arg(long, value_enum, default_value = "cpu")]
         backend: Backend,
         /// Print JSON: {"outputs": {name: {shape, values}}, "kernels": [...]}.
@@ -69,17 +76,13 @@ pub enum ModelCommand {
         #[arg(long, default_value_t = 1)]
         batch: usize,
     },
-    /// Replay a capture on dataset images and print its outputs and per-kernel timings.
+    /// Replay a capture on dataset images (as many as its batch size) and print its outputs and
+    /// per-kernel timings.
     Replay {
         /// The capture directory (manifest.json and its weights file).
         capture: String,
-        #[arg(long, conflicts_with = "cifar", required_unless_present = "cifar")]
-        mnist: Option<String>,
-        #[arg(long)]
-        cifar: Option<String>,
-        /// Use only the first N images (the capture's batch size must match).
-        #[arg(long)]
-        first: Option<usize>,
+        #[command(flatten)]
+        images: Images,
         /// `cpu` replays on the interpreter; `wgpu` prepares the capture on the GPU once and
         /// times each dispatch with GPU timestamps where the adapter has them.
         #[arg(long, value_enum, default_value = "cpu")]
@@ -91,13 +94,9 @@ pub enum ModelCommand {
 
 pub fn main(cmd: ModelCommand) -> ExitCode {
     let result = match cmd {
-        ModelCommand::Run { model, mnist, cifar, first, backend, json } => {
-            run(&model, mnist.as_deref(), cifar.as_deref(), first, backend, json)
-        }
+        ModelCommand::Run { model, images, backend, json } => run(&model, &images, backend, json),
         ModelCommand::Capture { model, out, batch } => capture(&model, &out, batch),
-        ModelCommand::Replay { capture, mnist, cifar, first, backend, json } => {
-            replay(&capture, mnist.as_deref(), cifar.as_deref(), first, backend, json)
-        }
+        ModelCommand::Replay { capture, images, backend, json } => replay(&capture, &images, backend, json),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -116,8 +115,9 @@ fn file_name(path: &str) -> &str {
     std::path::Path::new(path).file_name().and_then(|n| n.to_str()).unwrap_or(path)
 }
 
-fn images(mnist: Option<&str>, cifar: Option<&str>, first: Option<usize>) -> Result<HostTensor, String> {
-    match (mnist, cifar) {
+fn images(images: &Images) -> Result<HostTensor, String> {
+    let first = images.first;
+    match (images.mnist.as_deref(), images.cifar.as_deref()) {
         (Some(p), _) => model::idx_images(file_name(p), &read(p)?, first),
         (None, Some(p)) => model::cifar_images(file_name(p), &read(p)?, first),
         (None, None) => return Err("give --mnist IMAGES or --cifar FILE".into()),
@@ -143,14 +143,7 @@ fn capture(model_path: &str, out: &str, batch: usize) -> Result<(), String> {
     Ok(())
 }
 
-fn replay(
-    dir: &str,
-    mnist: Option<&str>,
-    cifar: Option<&str>,
-    first: Option<usize>,
-    backend: Backend,
-    json: bool,
-) -> Result<(), String> {
+fn replay(dir: &str, images_from: &Images, backend: Backend, json: bool) -> Result<(), String> {
     let path = std::path::Path::new(dir);
     let text = read(&path.join("manifest.json").to_string_lossy())?;
     let head: Value = serde_json::from_slice(&text).map_err(|e| format!("{dir}/manifest.json: {e}"))?;
@@ -162,7 +155,7 @@ fn replay(
     }
     let weights = read(&path.join(weights_file).to_string_lossy())?;
     let cap = capture::Capture::load(&text, &weights).map_err(|e| e.to_string())?;
-    let x = images(mnist, cifar, first)?;
+    let x = images(images_from)?;
     let [input] = cap.manifest().inputs.as_slice() else {
         return Err(format!(
             "{dir}: the capture takes {} inputs; image runs feed exactly one",
@@ -240,16 +233,9 @@ fn kernels_text(kernels: &[Value]) -> String {
     s
 }
 
-fn run(
-    model_path: &str,
-    mnist: Option<&str>,
-    cifar: Option<&str>,
-    first: Option<usize>,
-    backend: Backend,
-    json: bool,
-) -> Result<(), String> {
+fn run(model_path: &str, images_from: &Images, backend: Backend, json: bool) -> Result<(), String> {
     let m = onnx::read_model(file_name(model_path), &read(model_path)?).map_err(|e| e.to_string())?;
-    let images = images(mnist, cifar, first)?;
+    let images = images(images_from)?;
     let [input] = m.inputs() else {
         return Err(format!("{model_path}: the model takes {} inputs; image runs feed exactly one", m.inputs().len()));
     };

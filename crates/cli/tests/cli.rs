@@ -3,24 +3,11 @@
 // A binary that cannot be spawned or fed is a broken test setup: fail loudly.
 #![allow(clippy::expect_used)]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
 fn stridelab(args: &[&str], stdin: &str) -> (bool, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stridelab"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child.stdin.take().expect("stdin is piped").write_all(stdin.as_bytes()).expect("stdin accepts the trace");
-    let out = child.wait_with_output().expect("the binary finishes");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let (code, out, err) = common::stridelab(args, stdin);
+    (code == Some(0), out, err)
 }
 
 const TRACE: &str = "# a comment\na = arange(12.).reshape(3, 4)\nb = a.t()[1:]\nb += 100\nc = a.flip(0)\n";

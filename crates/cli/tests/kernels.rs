@@ -3,7 +3,6 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use serde_json::Value;
-use std::process::Command;
 
 const TRACE: &str = "a = arange(4096.)\nb = ((a * 2 + 1).exp()).sum()\nc = arange(12.).reshape(3, 4) @ arange(8.).reshape(4, 2)\nd = (c + arange(2.)).relu()\nd[0] = 1.5\n";
 
@@ -28,13 +27,11 @@ const FIELDS: &[&str] = &[
     "reason",
 ];
 
+mod common;
+
 fn stridelab(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_stridelab")).args(args).output().expect("run the binary");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let (code, out, err) = common::stridelab(args, "");
+    (code == Some(0), out, err)
 }
 
 /// Runs TRACE on `backend`; `None` when the backend has no device on this machine.

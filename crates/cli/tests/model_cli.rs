@@ -5,7 +5,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data");
 
@@ -39,30 +38,19 @@ enum Want {
     Fails(String),
 }
 
+mod common;
+
 fn check(args: &[String], stdin: Option<&str>, want: Want) {
-    use std::io::Write;
-    use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stridelab"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    pipe.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
-    drop(pipe);
-    let out = child.wait_with_output().unwrap();
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let (code, stdout, stderr) = common::stridelab(args, stdin.unwrap_or(""));
     match want {
         Want::Ok(parts) => {
-            assert!(out.status.success(), "{args:?}: {stderr}");
+            assert_eq!(code, Some(0), "{args:?}: {stderr}");
             for p in parts {
                 assert!(stdout.contains(&p), "{args:?}: {p:?} not in {stdout}");
             }
         }
         Want::Logits(want) => {
-            assert!(out.status.success(), "{args:?}: {stderr}");
+            assert_eq!(code, Some(0), "{args:?}: {stderr}");
             let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
             let got: Vec<f64> =
                 v["outputs"]["logits"]["values"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
@@ -78,7 +66,7 @@ fn check(args: &[String], stdin: Option<&str>, want: Want) {
             );
         }
         Want::Fails(part) => {
-            assert_eq!(out.status.code(), Some(2), "{args:?}: {stdout} {stderr}");
+            assert_eq!(code, Some(2), "{args:?}: {stdout} {stderr}");
             assert!(stderr.contains(&part), "{args:?}: {part:?} not in {stderr}");
         }
     }

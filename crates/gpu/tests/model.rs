@@ -12,23 +12,15 @@ use pollster::block_on;
 use stridelab_core::capture::Capture;
 use stridelab_core::model::{idx_images, HostTensor};
 use stridelab_gpu::model::capture_onnx;
-use stridelab_gpu::{acquire, wgpu, AcquireOptions, Error, Gpu, GpuModel, TimingSource};
+use stridelab_gpu::{wgpu, Gpu, GpuModel, TimingSource};
 
 fn data(rel: &str) -> Vec<u8> {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data").join(rel);
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-fn device() -> Option<Gpu> {
-    match block_on(acquire(&AcquireOptions::new())) {
-        Ok(gpu) => Some(gpu),
-        Err(Error::NoAdapter(why)) => {
-            eprintln!("skipped: no GPU adapter on this machine ({why})");
-            None
-        }
-        Err(e) => panic!("acquiring a device failed: {e}"),
-    }
-}
+mod common;
+use common::device;
 
 /// The same device reporting tighter `limits`, as a page with a lower-limit device would.
 fn device_with(gpu: &Gpu, limits: wgpu::Limits) -> Gpu {

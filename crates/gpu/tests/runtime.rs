@@ -5,9 +5,7 @@
 #![allow(clippy::expect_used)]
 
 use pollster::block_on;
-use stridelab_gpu::{
-    acquire, chrome_trace, wgpu, AcquireOptions, Error, Gpu, KernelSpec, KernelTiming, RunOptions, TimingSource,
-};
+use stridelab_gpu::{chrome_trace, wgpu, Gpu, KernelSpec, KernelTiming, RunOptions, TimingSource};
 
 const ADD: &str = "
 @group(0) @binding(0) var<storage, read> a: array<f32>;
@@ -110,16 +108,8 @@ struct Case {
     expect: Expect,
 }
 
-fn device() -> Option<Gpu> {
-    match block_on(acquire(&AcquireOptions::new())) {
-        Ok(gpu) => Some(gpu),
-        Err(Error::NoAdapter(why)) => {
-            eprintln!("skipped: no GPU adapter on this machine ({why})");
-            None
-        }
-        Err(e) => panic!("acquiring a device failed: {e}"),
-    }
-}
+mod common;
+use common::device;
 
 /// A device on the same adapter that reports `limits` (tighter than the adapter's) to the
 /// runtime, as a web page with a lower-limit device would.

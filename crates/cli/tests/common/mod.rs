@@ -1,0 +1,24 @@
+//! Running the `stridelab` binary from the integration tests: one way to spawn it, feed it and
+//! read what it printed.
+
+use std::ffi::OsStr;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Runs the binary with `args` and `stdin`; its exit code, stdout and stderr.
+pub fn stridelab<S: AsRef<OsStr>>(args: &[S], stdin: &str) -> (Option<i32>, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stridelab"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().expect("stdin is piped").write_all(stdin.as_bytes()).expect("stdin accepts the input");
+    let out = child.wait_with_output().expect("the binary finishes");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
