@@ -1,10 +1,11 @@
 //! MNIST CNN inference latency on the reference interpreter, batch 1 and batch 64: the sample
 //! model read once, then per iteration its graph built for the batch and realized, which is
 //! what `stridelab model run` does for each call; and the same model captured at each batch and
-//! replayed kernel by kernel, which is what the page's CPU backend does for each run.
+//! replayed kernel by kernel on the interpreter, and on the CPU plan's direct f32 kernels,
+//! which is what the page's CPU backend does for each run.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use stridelab_core::capture::{capture_model, Capture};
+use stridelab_core::capture::{capture_model, Capture, CpuKernels};
 use stridelab_core::model::{build, idx_images};
 use stridelab_core::onnx::read_model;
 
@@ -41,6 +42,16 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("capture_replay_batch_{batch}"), |b| {
             b.iter(|| {
                 let r = cap.replay(&[("input", x.clone())], &mut || 0.0);
+                black_box(r.map(|r| r.outputs.len()).unwrap_or(0))
+            })
+        });
+        let Ok(mut plan) = cap.cpu_plan(CpuKernels::Fast) else {
+            eprintln!("the capture did not plan; no direct kernels to measure");
+            return;
+        };
+        group.bench_function(format!("direct_f32_batch_{batch}"), |b| {
+            b.iter(|| {
+                let r = plan.run(&[("input", x.clone())], &mut || 0.0);
                 black_box(r.map(|r| r.outputs.len()).unwrap_or(0))
             })
         });

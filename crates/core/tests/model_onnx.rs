@@ -5,6 +5,7 @@
 // A panic is how a test reports failure.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use stridelab_core::capture::{capture_model, Capture, CpuKernels};
 use stridelab_core::model::{execute, HostTensor};
 use stridelab_core::onnx::{read_model, read_tensor};
 
@@ -25,6 +26,25 @@ fn assert_close(what: &str, got: &HostTensor, want: &HostTensor) {
     }
 }
 
+/// The node tests whose kernels stay on the interpreter in the CPU plan: 1-D and 3-D windows,
+/// MaxPool's argmax output, training-mode BatchNormalization and MatMul with 1-D or broadcast
+/// batch operands. Every other test runs entirely on the direct f32 kernels.
+const INTERPRETED: [&str; 13] = [
+    "test_averagepool_1d_default",
+    "test_averagepool_3d_dilations_small",
+    "test_batchnorm_epsilon_training_mode",
+    "test_batchnorm_example_training_mode",
+    "test_matmul_1d_1d",
+    "test_matmul_1d_3d",
+    "test_matmul_4d_1d",
+    "test_matmul_bcast",
+    "test_maxpool_1d_default",
+    "test_maxpool_3d_dilations",
+    "test_maxpool_3d_dilations_use_ref_impl",
+    "test_maxpool_with_argmax_2d_precomputed_pads",
+    "test_maxpool_with_argmax_2d_precomputed_strides",
+];
+
 /// Runs one node-test directory: the model on `input_N.pb`, compared with `output_N.pb`.
 fn run_node_test(dir: &str) {
     let model = read_model(dir, &read(&format!("onnx_node/{dir}/model.onnx"))).unwrap_or_else(|e| panic!("{dir}: {e}"));
@@ -39,10 +59,19 @@ fn run_node_test(dir: &str) {
         })
         .collect();
     let outputs = execute(&model, &inputs).unwrap_or_else(|e| panic!("{dir}: {e}"));
+    // The same model captured and replayed by the CPU plan's direct f32 kernels.
+    let (manifest, weights) = capture_model(&model, "", &inputs).unwrap_or_else(|e| panic!("{dir}: capture: {e}"));
+    let cap = Capture::load(&serde_json::to_vec(&manifest).unwrap(), &weights).unwrap();
+    let mut plan = cap.cpu_plan(CpuKernels::Fast).unwrap();
+    let all_fast = plan.steps().all(|(_, direct)| direct);
+    assert_eq!(all_fast, !INTERPRETED.contains(&dir), "{dir}: {:?}", plan.steps().collect::<Vec<_>>());
+    let replayed = plan.run(&inputs, &mut || 0.0).unwrap_or_else(|e| panic!("{dir}: plan: {e}")).outputs;
     assert_eq!(outputs.len(), model.outputs().len());
-    for (i, (name, got)) in outputs.iter().enumerate() {
+    assert_eq!(replayed.len(), outputs.len());
+    for (i, ((name, got), (_, fast))) in outputs.iter().zip(&replayed).enumerate() {
         let want = HostTensor::from_onnx(&read_tensor(dir, &read(&format!("{set}/output_{i}.pb"))).unwrap()).unwrap();
         assert_close(&format!("{dir} output {name}"), got, &want);
+        assert_close(&format!("{dir} output {name}, direct kernels"), fast, &want);
     }
 }
 
@@ -81,8 +110,20 @@ fn mnist_model_matches_onnxruntime() {
         let all = stridelab_core::model::idx_images("images", &images, Some(start + count)).unwrap();
         let data = all.data().to_f64_vec()[start * 784..].iter().map(|&v| v as f32).collect();
         let x = HostTensor::new(vec![count, 1, 28, 28], stridelab_core::uop::data::Data::F32(data)).unwrap();
-        let out = execute(&model, &[("input", x)]).unwrap();
+        let out = execute(&model, &[("input", x.clone())]).unwrap();
         let [(name, logits)] = out.as_slice() else { panic!("one output") };
+        // The capture on the CPU plan, every kernel a direct f32 one, run twice on its buffers.
+        let (manifest, weights) = capture_model(&model, "", &[("input", x.clone())]).unwrap();
+        let cap = Capture::load(&serde_json::to_vec(&manifest).unwrap(), &weights).unwrap();
+        let mut plan = cap.cpu_plan(CpuKernels::Fast).unwrap();
+        let steps: Vec<(&str, bool)> = plan.steps().collect();
+        let fused: Vec<&str> = steps.iter().filter(|(n, _)| n.contains('+')).map(|(n, _)| *n).collect();
+        assert_eq!(fused, ["k4_conv+k5_relu", "k7_conv+k8_relu"]);
+        assert!(steps.iter().all(|&(_, direct)| direct), "{steps:?}");
+        let mut fast = Vec::new();
+        for _ in 0..2 {
+            fast = plan.run(&[("input", x.clone())], &mut || 0.0).unwrap().outputs;
+        }
         assert_eq!(name, "logits");
         let want = HostTensor::new(
             vec![count, 10],
@@ -92,6 +133,7 @@ fn mnist_model_matches_onnxruntime() {
         )
         .unwrap();
         assert_close(&format!("mnist batch {start}+{count}"), logits, &want);
+        assert_close(&format!("mnist batch {start}+{count}, direct kernels"), &fast[0].1, &want);
         if count == 64 {
             let got = logits.data().to_f64_vec();
             let correct = (0..count)

@@ -11,6 +11,11 @@
 //! runs it on the reference interpreter with per-kernel timings from a caller-supplied clock
 //! (the core has no clock of its own, so the same code runs in wasm).
 
+mod conv;
+mod cpu;
+
+pub use cpu::{CpuKernels, CpuPlan};
+
 use std::collections::{BTreeMap, HashMap};
 
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
@@ -690,70 +695,9 @@ impl Capture {
     }
 
     /// Runs the schedule on the reference interpreter, realizing each kernel's outputs before
-    /// the next starts; `clock` is read before and after each kernel.
+    /// the next starts; `clock` is read before and after each kernel. A host that replays many
+    /// times keeps a [`CpuPlan`] instead (buffers allocated once, direct f32 kernels).
     pub fn replay(&self, inputs: &[(&str, HostTensor)], clock: &mut dyn FnMut() -> f64) -> Result<Replay> {
-        let m = &self.manifest;
-        let mut run = Run::new();
-        let mut tensors: HashMap<usize, Tensor> = HashMap::new();
-        for (&id, data) in &self.weights {
-            tensors.insert(id, run.engine.from_data(data.clone(), &m.buffers[id].shape)?);
-        }
-        for &id in &m.inputs {
-            let b = &m.buffers[id];
-            let Some((_, h)) = inputs.iter().find(|(n, _)| *n == b.name) else {
-                bail!(Shape, "capture input {:?} was not given", b.name)
-            };
-            if h.shape() != b.shape.as_slice() || h.dtype() != b.dtype {
-                bail!(
-                    Shape,
-                    "capture input {:?} was captured as {} {:?}, got {} {:?}",
-                    b.name,
-                    b.dtype,
-                    b.shape,
-                    h.dtype(),
-                    h.shape()
-                );
-            }
-            tensors.insert(id, run.engine.from_data(h.data().clone(), h.shape())?);
-        }
-        let mut timings = Vec::with_capacity(m.schedule.len());
-        for &k in &m.schedule {
-            let kernel = &m.kernels[k];
-            // Load decoded every scheduled kernel; a miss is a broken invariant, said as such.
-            let Some(node) = self.nodes.get(k).and_then(Option::as_ref) else {
-                bail!(Decode, "capture kernel {:?} was not decoded at load", kernel.name)
-            };
-            let args: Vec<Option<Tensor>> =
-                kernel.reads.iter().map(|r| r.and_then(|i| tensors.get(&i).cloned())).collect();
-            let start = clock();
-            let outs = Lower { run: &mut run, opset: m.model.opset }.node(node, &args)?;
-            let mut realized = Vec::with_capacity(outs.len());
-            for t in &outs {
-                realized.push(run.engine.realize(t)?);
-            }
-            timings.push(KernelTiming { name: kernel.name.clone(), elapsed: clock() - start });
-            for (&w, t) in kernel.writes.iter().zip(realized) {
-                if t.shape() != m.buffers[w].shape.as_slice() {
-                    bail!(
-                        Shape,
-                        "capture kernel {:?} produced {:?} for buffer {w}, captured as {:?}",
-                        kernel.name,
-                        t.shape(),
-                        m.buffers[w].shape
-                    );
-                }
-                tensors.insert(w, t);
-            }
-        }
-        let mut outputs = Vec::with_capacity(m.outputs.len());
-        for &o in &m.outputs {
-            let t = tensors
-                .get(&o)
-                .cloned()
-                .ok_or_else(|| Error::Decode(format!("capture output buffer {o} was not written")))?;
-            let data = run.engine.values(&t)?;
-            outputs.push((m.buffers[o].name.clone(), HostTensor::new(t.shape().to_vec(), data)?));
-        }
-        Ok(Replay { outputs, timings })
+        self.cpu_plan(CpuKernels::Reference)?.run(inputs, clock)
     }
 }

@@ -42,7 +42,7 @@ fn opt(args: &[Option<Tensor>], i: usize) -> Option<Tensor> {
 
 /// Normalises an ONNX axis (negative counts from the end) for a rank-`rank` tensor, where
 /// `rank_inclusive` allows `rank` itself (Flatten's axis may equal the rank).
-fn axis(a: i64, rank: usize, rank_inclusive: bool) -> Result<usize> {
+pub(crate) fn axis(a: i64, rank: usize, rank_inclusive: bool) -> Result<usize> {
     let r = rank as i64;
     let hi = if rank_inclusive { r } else { r - 1 };
     let v = if a < 0 { a + r } else { a };
@@ -77,21 +77,21 @@ fn positions(shape: &[usize]) -> Vec<Vec<usize>> {
     offsets(shape)
 }
 
-/// The geometry of a window op over the spatial dims.
-struct Window {
-    strides: Vec<usize>,
-    dilations: Vec<usize>,
+/// The geometry of a window op over the spatial dims (the CPU kernels read it too).
+pub(crate) struct Window {
+    pub strides: Vec<usize>,
+    pub dilations: Vec<usize>,
     /// Padding before each spatial dim.
-    begin: Vec<usize>,
+    pub begin: Vec<usize>,
     /// Padding after each dim that the model asked for (explicitly or by `auto_pad`).
-    end: Vec<usize>,
+    pub end: Vec<usize>,
     /// Further padding after each dim so that `ceil_mode`'s last window fits.
-    extra: Vec<usize>,
-    out: Vec<usize>,
+    pub extra: Vec<usize>,
+    pub out: Vec<usize>,
 }
 
 impl Window {
-    fn read(node: &Node, spatial: &[usize], kernel: &[usize], ceil: bool) -> Result<Window> {
+    pub fn read(node: &Node, spatial: &[usize], kernel: &[usize], ceil: bool) -> Result<Window> {
         let k = spatial.len();
         if kernel.len() != k || kernel.contains(&0) {
             bail!(Shape, "kernel shape {kernel:?} does not fit {k} spatial dims");
@@ -569,7 +569,7 @@ impl Lower<'_> {
         self.reshape(&y, &shape)
     }
 
-    fn pool_kernel(node: &Node) -> Result<Vec<usize>> {
+    pub(crate) fn pool_kernel(node: &Node) -> Result<Vec<usize>> {
         match node.ints("kernel_shape")? {
             Some(k) if k.iter().all(|&v| v > 0) => Ok(k.iter().map(|&v| v as usize).collect()),
             _ => bail!(Shape, "kernel_shape is required and must be positive"),

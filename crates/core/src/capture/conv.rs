@@ -1,0 +1,321 @@
+//! The CPU plan's 2-D convolution: weights packed once per plan into 4-channel blocks, a 4 × 8
+//! register tile (eight 4-lane accumulators), and the pixels read straight from a zero-padded
+//! copy of the input (im2col into 8-pixel blocks only for convolutions strided along rows).
+//!
+//! A GEMM library would repack both operands on every call, and its wasm kernel holds sixteen
+//! accumulators, more than the sixteen vector registers V8 has on x86-64 once the operands are
+//! loaded, so it spills. Packing the weights at plan time and the columns straight from the
+//! image into the tile's layout leaves one small kernel that the page runs at several times the
+//! GEMM's speed; reading the padded input in place skips im2col, which cost as much as the
+//! arithmetic for the sample model's small channel counts. Lanes are wasm `simd128` vectors in the page and plain arrays natively, so the
+//! same code is what the native tests run.
+
+use super::cpu::Conv;
+
+/// Output channels per tile and pixels per tile.
+const OC: usize = 4;
+const PX: usize = 8;
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod lanes {
+    use core::arch::wasm32::*;
+
+    #[derive(Clone, Copy)]
+    pub struct F4(v128);
+
+    impl F4 {
+        #[inline(always)]
+        pub fn splat(v: f32) -> F4 {
+            F4(f32x4_splat(v))
+        }
+        #[inline(always)]
+        pub fn load(a: &[f32; 4]) -> F4 {
+            // SAFETY: `a` is 16 readable bytes; v128 loads need no alignment.
+            F4(unsafe { v128_load(a.as_ptr().cast()) })
+        }
+        #[inline(always)]
+        pub fn store(self, a: &mut [f32; 4]) {
+            // SAFETY: `a` is 16 writable bytes, borrowed exclusively.
+            unsafe { v128_store(a.as_mut_ptr().cast(), self.0) }
+        }
+        #[inline(always)]
+        pub fn load_splat(v: &f32) -> F4 {
+            // SAFETY: `v` is 4 readable bytes.
+            F4(unsafe { v128_load32_splat((v as *const f32).cast()) })
+        }
+        /// `self * b + c`, rounded twice like the plain version.
+        #[inline(always)]
+        pub fn mul_add(self, b: F4, c: F4) -> F4 {
+            F4(f32x4_add(f32x4_mul(self.0, b.0), c.0))
+        }
+        #[inline(always)]
+        pub fn relu(self) -> F4 {
+            // `v > 0 ? v : 0`, so NaN becomes 0 as in the other Relu kernels.
+            F4(v128_and(self.0, f32x4_gt(self.0, f32x4_splat(0.0))))
+        }
+    }
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+mod lanes {
+    #[derive(Clone, Copy)]
+    pub struct F4([f32; 4]);
+
+    impl F4 {
+        #[inline(always)]
+        pub fn splat(v: f32) -> F4 {
+            F4([v; 4])
+        }
+        #[inline(always)]
+        pub fn load(a: &[f32; 4]) -> F4 {
+            F4(*a)
+        }
+        #[inline(always)]
+        pub fn store(self, a: &mut [f32; 4]) {
+            *a = self.0;
+        }
+        #[inline(always)]
+        pub fn load_splat(v: &f32) -> F4 {
+            F4([*v; 4])
+        }
+        #[inline(always)]
+        pub fn mul_add(self, b: F4, c: F4) -> F4 {
+            F4(std::array::from_fn(|i| self.0[i] * b.0[i] + c.0[i]))
+        }
+        #[inline(always)]
+        pub fn relu(self) -> F4 {
+            F4(self.0.map(|v| if v > 0.0 { v } else { 0.0 }))
+        }
+    }
+}
+
+use lanes::F4;
+
+/// One group's weights as `[channel block][k][OC]`, zero-padded to whole blocks.
+pub(super) fn pack_weights(c: &Conv, w: &[f32]) -> Vec<f32> {
+    let (og, kk) = (c.oc / c.groups, c.c / c.groups * c.k[0] * c.k[1]);
+    let blocks = og.div_ceil(OC);
+    let mut out = vec![0.0; c.groups * blocks * kk * OC];
+    for g in 0..c.groups {
+        for o in 0..og {
+            let (b, lane) = (o / OC, o % OC);
+            for k in 0..kk {
+                out[((g * blocks + b) * kk + k) * OC + lane] = w[(g * og + o) * kk + k];
+            }
+        }
+    }
+    out
+}
+
+/// Runs the convolution; `packed` is [`pack_weights`]'s, `relu` applies Relu on the way out.
+pub(super) fn run(c: &Conv, x: &[f32], packed: &[f32], bias: Option<&[f32]>, y: &mut [f32], scratch: &mut Vec<f32>) {
+    let (cg, og) = (c.c / c.groups, c.oc / c.groups);
+    let [h, w] = c.hw;
+    let p = c.out[0] * c.out[1];
+    let kk = cg * c.k[0] * c.k[1];
+    let oblocks = og.div_ceil(OC);
+    let direct = Direct::new(c);
+    let cols_len = match &direct {
+        Some(d) => cg * d.rows * d.width,
+        None => p.div_ceil(PX) * kk * PX + p.div_ceil(PX) * PX,
+    };
+    scratch.resize(cols_len, 0.0);
+    for img in 0..c.n {
+        for g in 0..c.groups {
+            let xg = &x[(img * c.c + g * cg) * h * w..][..cg * h * w];
+            let wg = &packed[g * oblocks * kk * OC..][..oblocks * kk * OC];
+            let yg = &mut y[(img * c.oc + g * og) * p..][..og * p];
+            let bias_of = |o0: usize| -> [f32; OC] {
+                std::array::from_fn(|i| match bias {
+                    Some(b) if o0 + i < og => b[g * og + o0 + i],
+                    _ => 0.0,
+                })
+            };
+            match &direct {
+                Some(d) => {
+                    d.pad(c, xg, scratch);
+                    let [oh, ow] = c.out;
+                    for oy in 0..oh {
+                        for x0 in (0..ow).step_by(PX) {
+                            for ob in 0..oblocks {
+                                let wb = &wg[ob * kk * OC..][..kk * OC];
+                                let acc = d.tile(c, scratch, oy, x0, wb, bias_of(ob * OC));
+                                store(
+                                    &acc,
+                                    yg,
+                                    ob * OC,
+                                    OC.min(og - ob * OC),
+                                    oy * ow + x0,
+                                    PX.min(ow - x0),
+                                    p,
+                                    c.relu,
+                                );
+                            }
+                        }
+                    }
+                }
+                None => {
+                    let (cols, row) = scratch.split_at_mut(p.div_ceil(PX) * kk * PX);
+                    im2col(c, xg, cols, row);
+                    for pb in 0..p.div_ceil(PX) {
+                        let block = &cols[pb * kk * PX..][..kk * PX];
+                        for ob in 0..oblocks {
+                            let acc = tile(&wg[ob * kk * OC..][..kk * OC], block, bias_of(ob * OC));
+                            store(&acc, yg, ob * OC, OC.min(og - ob * OC), pb * PX, PX.min(p - pb * PX), p, c.relu);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One step of a tile: four channels' weights for one `k` times eight pixels' values.
+#[inline(always)]
+fn step(acc: &mut [[F4; 2]; OC], w: &[f32; OC], c: &[f32]) {
+    let (c, _) = c.as_chunks::<4>();
+    let (c0, c1) = (F4::load(&c[0]), F4::load(&c[1]));
+    // One broadcast load per weight (a single instruction) rather than a load and four shuffles.
+    for (a, wi) in acc.iter_mut().zip(w) {
+        let wi = F4::load_splat(wi);
+        a[0] = wi.mul_add(c0, a[0]);
+        a[1] = wi.mul_add(c1, a[1]);
+    }
+}
+
+/// `bias + W·cols` for four output channels and eight im2col pixels.
+#[inline(always)]
+fn tile(w: &[f32], cols: &[f32], bias: [f32; OC]) -> [[F4; 2]; OC] {
+    let mut acc = bias.map(|b| [F4::splat(b); 2]);
+    let (w, _) = w.as_chunks::<OC>();
+    for (w, c) in w.iter().zip(cols.chunks_exact(PX)) {
+        step(&mut acc, w, c);
+    }
+    acc
+}
+
+/// The convolution without im2col, when the window moves one pixel at a time along rows:
+/// each (channel, ky, kx) then reads eight neighbouring pixels of a zero-padded copy of the
+/// input, which is wide enough that a tile running past a row's end reads zeros, not the next
+/// row's values out of bounds.
+struct Direct {
+    rows: usize,
+    width: usize,
+}
+
+impl Direct {
+    fn new(c: &Conv) -> Option<Direct> {
+        if c.stride[1] != 1 {
+            return None;
+        }
+        let [h, w] = c.hw;
+        let [oh, ow] = c.out;
+        let last_row = (oh.max(1) - 1) * c.stride[0] + (c.k[0] - 1) * c.dilation[0];
+        let last_col = ow.div_ceil(PX) * PX - 1 + (c.k[1] - 1) * c.dilation[1];
+        Some(Direct { rows: (c.pad[0] + h).max(last_row + 1), width: (c.pad[1] + w).max(last_col + 1) })
+    }
+
+    /// Copies one group's channels into `buf` with the padding as zeros.
+    fn pad(&self, c: &Conv, x: &[f32], buf: &mut [f32]) {
+        let [h, w] = c.hw;
+        buf.fill(0.0);
+        for (src, dst) in x.chunks_exact(h * w).zip(buf.chunks_exact_mut(self.rows * self.width)) {
+            for (r, row) in src.chunks_exact(w).enumerate() {
+                dst[(c.pad[0] + r) * self.width + c.pad[1]..][..w].copy_from_slice(row);
+            }
+        }
+    }
+
+    /// Output row `oy`, pixels `x0..x0 + PX`, for one block of channels.
+    #[inline(always)]
+    fn tile(&self, c: &Conv, buf: &[f32], oy: usize, x0: usize, w: &[f32], bias: [f32; OC]) -> [[F4; 2]; OC] {
+        let mut acc = bias.map(|b| [F4::splat(b); 2]);
+        let (mut w, _) = w.as_chunks::<OC>();
+        for plane in buf.chunks_exact(self.rows * self.width) {
+            for ky in 0..c.k[0] {
+                let row = &plane[(oy * c.stride[0] + ky * c.dilation[0]) * self.width + x0..];
+                for kx in 0..c.k[1] {
+                    let Some((wk, rest)) = w.split_first() else { return acc };
+                    step(&mut acc, wk, &row[kx * c.dilation[1]..][..PX]);
+                    w = rest;
+                }
+            }
+        }
+        acc
+    }
+}
+
+/// Writes a tile's first `lanes` channels and `n` pixels, from pixel `p0` of each channel's
+/// `p` pixels.
+#[allow(clippy::too_many_arguments)]
+fn store(acc: &[[F4; 2]; OC], y: &mut [f32], o0: usize, lanes: usize, p0: usize, n: usize, p: usize, relu: bool) {
+    for (i, a) in acc.iter().enumerate().take(lanes) {
+        let a = if relu { a.map(F4::relu) } else { *a };
+        let out = &mut y[(o0 + i) * p + p0..][..n];
+        if n == PX {
+            // Whole tiles store as two vectors; a per-tile slice copy would be a libc call.
+            let (halves, _) = out.as_chunks_mut::<4>();
+            a[0].store(&mut halves[0]);
+            a[1].store(&mut halves[1]);
+        } else {
+            // A row's last, partial tile: a vector store where four fit, then lane by lane (a
+            // slice copy here would be a memcpy call per tile in wasm).
+            let (first, rest) = out.split_at_mut(n.min(4));
+            let mut v = [[0.0f32; 4]; 2];
+            a[0].store(&mut v[0]);
+            a[1].store(&mut v[1]);
+            match <&mut [f32; 4]>::try_from(&mut *first) {
+                Ok(quad) => a[0].store(quad),
+                Err(_) => first.iter_mut().zip(v[0]).for_each(|(o, x)| *o = x),
+            }
+            rest.iter_mut().zip(v[1]).for_each(|(o, x)| *o = x);
+        }
+    }
+}
+
+/// Lays out one group of one image as `[pixel block][k][PX]`: the values each output pixel's
+/// window reads, zero where it reads padding or past the last pixel.
+fn im2col(c: &Conv, x: &[f32], cols: &mut [f32], row: &mut [f32]) {
+    let [h, w] = c.hw;
+    let [oh, ow] = c.out;
+    let p = oh * ow;
+    let kk = cols.len() / row.len();
+    row[p..].fill(0.0);
+    let mut k = 0;
+    for ch in 0..c.c / c.groups {
+        let plane = &x[ch * h * w..][..h * w];
+        for ky in 0..c.k[0] {
+            for kx in 0..c.k[1] {
+                for oy in 0..oh {
+                    let out = &mut row[oy * ow..][..ow];
+                    let iy = (oy * c.stride[0] + ky * c.dilation[0]).wrapping_sub(c.pad[0]);
+                    if iy >= h {
+                        out.fill(0.0);
+                        continue;
+                    }
+                    let src = &plane[iy * w..][..w];
+                    let x0 = kx * c.dilation[1];
+                    if c.stride[1] == 1 {
+                        // Contiguous: the part of the row inside the input, zeros either side.
+                        let lo = c.pad[1].saturating_sub(x0).min(ow);
+                        let hi = (w + c.pad[1]).saturating_sub(x0).min(ow).max(lo);
+                        out[..lo].fill(0.0);
+                        if lo < hi {
+                            out[lo..hi].copy_from_slice(&src[lo + x0 - c.pad[1]..hi + x0 - c.pad[1]]);
+                        }
+                        out[hi..].fill(0.0);
+                    } else {
+                        for (ox, v) in out.iter_mut().enumerate() {
+                            let ix = (ox * c.stride[1] + x0).wrapping_sub(c.pad[1]);
+                            *v = if ix < w { src[ix] } else { 0.0 };
+                        }
+                    }
+                }
+                for (b, chunk) in row.chunks_exact(PX).enumerate() {
+                    cols[(b * kk + k) * PX..][..PX].copy_from_slice(chunk);
+                }
+                k += 1;
+            }
+        }
+    }
+}
