@@ -41,7 +41,7 @@ function describe() {
   const io = (xs) => (xs || []).map((x) => `${x.name} ${x.dtype} (${(x.shape || []).join(', ')})`).join(', ');
   fill($('#model-info'),
     h('span', { id: 'model-name' }, h('b', {}, 'model '), i.name || 'unnamed'),
-    h('span', { id: 'model-backend', title: i.choice || '' }, h('b', {}, 'backend '), i.backend === 'WebGPU' ? `WebGPU${i.adapter && i.adapter.name ? ` (${i.adapter.name})` : ''}` : 'CPU (capture replay in wasm)'),
+    h('span', { id: 'model-backend', title: i.choice || '' }, h('b', {}, 'backend '), i.backend === 'WebGPU' ? `WebGPU${i.adapter && i.adapter.name ? ` (${i.adapter.name})` : ''}` : 'CPU (direct f32 kernels in wasm)'),
     h('span', { id: 'model-choice', class: 'dim small' }, i.choice || ''),
     h('span', {}, h('b', {}, 'inputs '), io(i.inputs)),
     h('span', {}, h('b', {}, 'outputs '), io(i.outputs)),
@@ -147,7 +147,9 @@ function drawResult(res, cls, input) {
  *  kernel's name when the run timed it whole (`conv` for its GPU kernels `conv.main`, ...). */
 function joined(res) {
   const known = (state.info && state.info.kernels) || [];
-  return (res.kernels || []).map((k) => ({ ...(known.find((x) => x.name === k.name) || known.find((x) => x.name.startsWith(`${k.name}.`)) || {}), ...k }));
+  // A CPU step that ran several kernels as one (`k4_conv+k5_relu`) shows the first one's.
+  const lead = (k) => k.name.split('+')[0];
+  return (res.kernels || []).map((k) => ({ ...(known.find((x) => x.name === k.name) || known.find((x) => x.name.startsWith(`${lead(k)}.`)) || {}), ...k }));
 }
 
 function drawKernels(res) {

@@ -83,10 +83,14 @@ pub enum ModelCommand {
         capture: String,
         #[command(flatten)]
         images: Images,
-        /// `cpu` replays on the interpreter; `wgpu` prepares the capture on the GPU once and
-        /// times each dispatch with GPU timestamps where the adapter has them.
+        /// `cpu` runs the capture's CPU plan (direct f32 kernels where the op has one, the
+        /// interpreter elsewhere); `wgpu` prepares the capture on the GPU once and times each
+        /// dispatch with GPU timestamps where the adapter has them.
         #[arg(long, value_enum, default_value = "cpu")]
         backend: Backend,
+        /// With `--backend cpu`: every kernel on the reference interpreter (f64 sums).
+        #[arg(long)]
+        reference: bool,
         #[arg(long)]
         json: bool,
     },
@@ -96,7 +100,9 @@ pub fn main(cmd: ModelCommand) -> ExitCode {
     let result = match cmd {
         ModelCommand::Run { model, images, backend, json } => run(&model, &images, backend, json),
         ModelCommand::Capture { model, out, batch } => capture(&model, &out, batch),
-        ModelCommand::Replay { capture, images, backend, json } => replay(&capture, &images, backend, json),
+        ModelCommand::Replay { capture, images, backend, reference, json } => {
+            replay(&capture, &images, backend, reference, json)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -143,7 +149,10 @@ fn capture(model_path: &str, out: &str, batch: usize) -> Result<(), String> {
     Ok(())
 }
 
-fn replay(dir: &str, images_from: &Images, backend: Backend, json: bool) -> Result<(), String> {
+fn replay(dir: &str, images_from: &Images, backend: Backend, reference: bool, json: bool) -> Result<(), String> {
+    if reference && backend != Backend::Cpu {
+        return Err("--reference runs the interpreter, which is the cpu backend".to_string());
+    }
     let path = std::path::Path::new(dir);
     let text = read(&path.join("manifest.json").to_string_lossy())?;
     let head: Value = serde_json::from_slice(&text).map_err(|e| format!("{dir}/manifest.json: {e}"))?;
@@ -189,16 +198,22 @@ fn replay(dir: &str, images_from: &Images, backend: Backend, json: bool) -> Resu
             (r.outputs, kernels)
         }
         None => {
+            let which = if reference { capture::CpuKernels::Reference } else { capture::CpuKernels::Fast };
+            let mut plan = cap.cpu_plan(which).map_err(|e| e.to_string())?;
             let start = std::time::Instant::now();
             let mut clock = || start.elapsed().as_secs_f64() * 1e3;
-            let r = cap.replay(&[(&input.name, x)], &mut clock).map_err(|e| e.to_string())?;
+            let r = plan.run(&[(&input.name, x)], &mut clock).map_err(|e| e.to_string())?;
             let kernels = r
                 .timings
                 .iter()
-                .zip(&cap.manifest().kernels)
-                .map(|(t, k)| {
-                    json!({ "name": t.name, "op": k.op, "ms": t.elapsed, "source": "cpu",
-                            "dispatch": k.dispatch, "flops": k.cost.flops })
+                .zip(plan.steps())
+                .map(|(t, (_, direct))| {
+                    // A step may run several capture kernels (a Relu inside its convolution).
+                    let parts: Vec<&capture::Kernel> =
+                        t.name.split('+').filter_map(|n| cap.manifest().kernels.iter().find(|k| k.name == n)).collect();
+                    let op = parts.iter().map(|k| k.op.as_str()).collect::<Vec<_>>().join("+");
+                    let flops: u64 = parts.iter().map(|k| k.cost.flops).sum();
+                    json!({ "name": t.name, "op": op, "ms": t.elapsed, "source": "cpu", "direct": direct, "flops": flops })
                 })
                 .collect();
             (r.outputs, kernels)

@@ -8,10 +8,11 @@
 //! prepared, one warm run of each is timed, and the faster one is kept, with the figures in
 //! `info()`.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use serde_json::{json, Map, Value as Json};
-use stridelab_core::capture::{Capture, Role};
+use stridelab_core::capture::{Capture, CpuKernels, CpuPlan, Role};
 use stridelab_core::model::HostTensor;
 use stridelab_core::uop::data::Data;
 use stridelab_gpu::model::capture_onnx;
@@ -23,9 +24,10 @@ enum Backend {
         gpu: Rc<Gpu>,
         model: GpuModel,
     },
-    /// The capture replayed on the interpreter; `why` says why not on a GPU.
+    /// The capture on the CPU plan (direct f32 kernels in wasm); `why` says why not on a GPU.
     Cpu {
         why: String,
+        plan: RefCell<CpuPlan>,
     },
 }
 
@@ -117,25 +119,28 @@ impl Model {
     }
 
     async fn prepare(cap: Capture, gpu: Result<Rc<Gpu>, String>, preference: Preference) -> Result<Model, String> {
-        let cpu = |why: String| Model {
-            cap: cap.clone(),
-            backend: Backend::Cpu { why: why.clone() },
-            preference,
-            choice: why,
-            probe_ms: None,
+        let cpu = |why: String| -> Result<Model, String> {
+            let plan = cap.cpu_plan(CpuKernels::Fast).map_err(|e| e.to_string())?;
+            Ok(Model {
+                cap: cap.clone(),
+                backend: Backend::Cpu { why: why.clone(), plan: RefCell::new(plan) },
+                preference,
+                choice: why,
+                probe_ms: None,
+            })
         };
         if preference == Preference::Cpu {
-            return Ok(cpu("the CPU backend was asked for".to_string()));
+            return cpu("the CPU backend was asked for".to_string());
         }
         let gpu = match gpu {
             Ok(gpu) => gpu,
-            Err(why) if preference == Preference::Auto => return Ok(cpu(why)),
+            Err(why) if preference == Preference::Auto => return cpu(why),
             Err(why) => return Err(format!("the WebGPU backend was asked for, but there is no device: {why}")),
         };
         let model = match GpuModel::prepare(&gpu, &cap).await {
             Ok(model) => model,
             Err(e) if preference == Preference::Auto => {
-                return Ok(cpu(format!("the WebGPU device cannot run this capture: {e}")));
+                return cpu(format!("the WebGPU device cannot run this capture: {e}"));
             }
             Err(e) => return Err(format!("the WebGPU device cannot run this capture: {e}")),
         };
@@ -151,13 +156,17 @@ impl Model {
         }
         // Auto: one warm-up and one timed run of each on a zero input; the first run of either
         // pays for one-off work (pipeline creation, allocation) that says nothing of the rest.
-        let on_cpu = cpu(String::new());
+        let on_cpu = cpu(String::new())?;
         let gpu_ms = on_gpu.probe().await?;
         let cpu_ms = on_cpu.probe().await?;
         let figures = format!("one warm run took {cpu_ms:.2} ms on the CPU, {gpu_ms:.2} ms on WebGPU");
         let mut chosen = if cpu_ms < gpu_ms {
             let why = format!("auto: the CPU was faster here ({figures})");
-            Model { backend: Backend::Cpu { why: why.clone() }, choice: why, ..on_cpu }
+            let backend = match on_cpu.backend {
+                Backend::Cpu { plan, .. } => Backend::Cpu { why: why.clone(), plan },
+                gpu => gpu,
+            };
+            Model { backend, choice: why, ..on_cpu }
         } else {
             Model { choice: format!("auto: WebGPU was at least as fast here ({figures})"), ..on_gpu }
         };
@@ -220,7 +229,7 @@ impl Model {
             .collect();
         let (adapter, why) = match &self.backend {
             Backend::Gpu { gpu, .. } => (gpu.describe(), Json::Null),
-            Backend::Cpu { why } => (Json::Null, json!(why)),
+            Backend::Cpu { why, .. } => (Json::Null, json!(why)),
         };
         json!({
             "name": m.model.name,
@@ -256,19 +265,23 @@ impl Model {
                 let r = model.run(gpu, &[Data::F32(input)]).await.map_err(|e| e.to_string())?;
                 (r.outputs, r.timings.iter().map(timing_json).collect::<Vec<_>>(), r.gpu_ns.map(|ns| ns / 1e6))
             }
-            Backend::Cpu { .. } => {
+            Backend::Cpu { plan, .. } => {
                 let x = HostTensor::new(b.shape.clone(), Data::F32(input)).map_err(|e| e.to_string())?;
                 let mut clock = now_ms;
-                let r = self.cap.replay(&[(&b.name, x)], &mut clock).map_err(|e| e.to_string())?;
+                // Runs never overlap: `run` holds the plan only while it computes, with no await.
+                let mut plan = plan.try_borrow_mut().map_err(|_| "the model is already running".to_string())?;
+                let r = plan.run(&[(&b.name, x)], &mut clock).map_err(|e| e.to_string())?;
                 // A kernel shorter than one step of the host clock reads as 0 or one step: say so
                 // rather than show that as its time.
                 let step_ms = clock_step_ms();
+                // Each step says whether a direct f32 kernel ran it or the interpreter did.
                 let kernels = r
                     .timings
                     .iter()
-                    .map(|t| {
+                    .zip(plan.steps())
+                    .map(|(t, (_, direct))| {
                         json!({"name": t.name, "ms": t.elapsed, "below_resolution": t.elapsed <= step_ms,
-                               "resolution_ms": step_ms, "source": "wallclock"})
+                               "resolution_ms": step_ms, "source": "wallclock", "direct": direct})
                     })
                     .collect();
                 (r.outputs, kernels, None)
@@ -305,6 +318,7 @@ fn timing_json(t: &KernelTiming) -> Json {
 
 #[cfg(target_arch = "wasm32")]
 mod bindings {
+    use std::cell::RefCell;
     use std::rc::Rc;
 
     use wasm_bindgen::prelude::*;
@@ -490,7 +504,12 @@ mod tests {
                         assert!(timed || kernels.iter().all(|k| k["source"] == "wallclock" && k["ms"].is_null()));
                         assert_eq!(r["gpu_ms"].is_number(), timed && kernels.iter().all(|k| k["ms"].is_number()));
                     } else {
-                        assert_eq!(kernels.len(), 10, "{}: one timing per op", c.name);
+                        // One timing per plan step: each op, except each Relu, which runs
+                        // inside the convolution before it.
+                        let names: Vec<&str> = kernels.iter().map(|k| k["name"].as_str().unwrap()).collect();
+                        assert_eq!(names.len(), 8, "{}: {names:?}", c.name);
+                        assert_eq!((names[2], names[4]), ("k4_conv+k5_relu", "k7_conv+k8_relu"), "{}", c.name);
+                        assert!(kernels.iter().all(|k| k["direct"] == true), "{}", c.name);
                         assert!(r["gpu_ms"].is_null(), "{}", c.name);
                         for k in kernels {
                             let (ms, step) = (k["ms"].as_f64().unwrap(), k["resolution_ms"].as_f64().unwrap());

@@ -319,3 +319,75 @@ fn im2col(c: &Conv, x: &[f32], cols: &mut [f32], row: &mut [f32]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    // A panic is how a test reports failure.
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::nn_ops::Window2d;
+    use crate::tensor::Engine;
+    use crate::uop::data::Data;
+
+    /// (n, c, [h, w], oc, [kh, kw], groups, stride, dilation, pad, bias, relu): the direct path
+    /// and the im2col path (strided along rows), channel and pixel counts that leave partial
+    /// tiles, groups, dilation, 1×1, and the sample model's second convolution.
+    #[allow(clippy::type_complexity)]
+    const CASES: [(
+        usize,
+        usize,
+        [usize; 2],
+        usize,
+        [usize; 2],
+        usize,
+        [usize; 2],
+        [usize; 2],
+        [usize; 2],
+        bool,
+        bool,
+    ); 8] = [
+        (2, 3, [7, 9], 5, [3, 3], 1, [1, 1], [1, 1], [1, 1], true, true),
+        (1, 4, [8, 8], 6, [3, 3], 2, [2, 2], [1, 1], [0, 0], true, false),
+        (2, 2, [9, 11], 3, [3, 2], 1, [1, 1], [2, 2], [2, 2], false, true),
+        (1, 3, [10, 6], 4, [3, 3], 1, [2, 1], [1, 1], [1, 0], true, false),
+        (3, 5, [4, 5], 7, [1, 1], 1, [1, 1], [1, 1], [0, 0], false, false),
+        (1, 3, [9, 13], 3, [2, 3], 3, [1, 3], [1, 1], [1, 1], true, true),
+        (3, 8, [14, 14], 16, [3, 3], 1, [1, 1], [1, 1], [1, 1], true, true),
+        (1, 1, [28, 28], 8, [3, 3], 1, [1, 1], [1, 1], [1, 1], true, true),
+    ];
+
+    fn values(n: usize, seed: usize) -> Vec<f32> {
+        (0..n).map(|i| (((i * 7919 + seed * 104_729) % 2003) as f32 / 1001.5) - 1.0).collect()
+    }
+
+    /// Every case against the interpreter's `conv2d` (plus Relu where the case folds it in).
+    #[test]
+    fn convolutions_match_the_interpreter() {
+        for (i, &(n, c, hw, oc, k, groups, stride, dilation, pad, bias, relu)) in CASES.iter().enumerate() {
+            let out: [usize; 2] =
+                std::array::from_fn(|d| (hw[d] + 2 * pad[d] - dilation[d] * (k[d] - 1) - 1) / stride[d] + 1);
+            let conv = Conv { n, c, hw, oc, k, groups, stride, dilation, pad, out, bias, relu, packed: Vec::new() };
+            let (xs, ws) = ([n, c, hw[0], hw[1]], [oc, c / groups, k[0], k[1]]);
+            let (x, w, b) = (values(xs.iter().product(), 1), values(ws.iter().product(), 2), values(oc, 3));
+            let mut y = vec![f32::NAN; n * oc * out[0] * out[1]];
+            run(&conv, &x, &pack_weights(&conv, &w), bias.then_some(b.as_slice()), &mut y, &mut Vec::new());
+
+            let mut e = Engine::new();
+            let xt = e.from_data(Data::F32(x), &xs).unwrap();
+            let wt = e.from_data(Data::F32(w), &ws).unwrap();
+            let bt = bias.then(|| e.from_data(Data::F32(b), &[oc]).unwrap());
+            let win = Window2d { kernel: k, stride, padding: pad, dilation, ceil_mode: false };
+            let want = e.conv2d(&xt, &wt, bt.as_ref(), win, groups).unwrap();
+            assert_eq!(want.shape(), [n, oc, out[0], out[1]], "case {i}");
+            let want = e.values(&want).unwrap().to_f64_vec();
+            for (j, (&got, &want)) in y.iter().zip(&want).enumerate() {
+                let want = if relu { want.max(0.0) } else { want };
+                assert!(
+                    (f64::from(got) - want).abs() <= 1e-4 * (1.0 + want.abs()),
+                    "case {i} element {j}: {got} vs {want}"
+                );
+            }
+        }
+    }
+}
