@@ -119,7 +119,7 @@ fn model_commands() {
         (run(&["--mnist", &images, "--first", "2", "--backend", "cpu"]), Want::Ok(s(&["1: class 2", "5 kernels"]))),
         (s(&["model", "run", &half, "--mnist", &images]), Want::Fails("half.onnx: not an ONNX model".into())),
         (s(&["model", "capture", &model, &cap_s, "--batch", "2"]), Want::Ok(vec![])),
-        (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "2", "--json"]), Want::Ok(s(&["\"shape\":[2,10]", "\"name\":\"k4_conv+k5_relu\",\"op\":\"Conv+Relu\"", "\"direct\":true", "\"ms\":"]))),
+        (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "2", "--json"]), Want::Ok(s(&["\"shape\":[2,10]", "\"name\":\"k4_conv+k5_relu+k6_maxpool\",\"op\":\"Conv+Relu+MaxPool\"", "\"direct\":true", "\"ms\":"]))),
         (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "2", "--reference", "--json"]), Want::Ok(s(&["\"shape\":[2,10]", "\"name\":\"k4_conv\",\"op\":\"Conv\"", "\"direct\":false"]))),
         (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "2", "--reference", "--backend", "wgpu"]), Want::Fails("--reference runs the interpreter, which is the cpu backend".into())),
         (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "2", "--backend", "wgpu"]), Want::Ok(s(&["0: class 7", "1: class 2", "kernel k4_conv.r_2_8_28_28_1_3_3 Conv", "9 kernels"]))),

@@ -118,7 +118,7 @@ fn mnist_model_matches_onnxruntime() {
         let mut plan = cap.cpu_plan(CpuKernels::Fast).unwrap();
         let steps: Vec<(&str, bool)> = plan.steps().collect();
         let fused: Vec<&str> = steps.iter().filter(|(n, _)| n.contains('+')).map(|(n, _)| *n).collect();
-        assert_eq!(fused, ["k4_conv+k5_relu", "k7_conv+k8_relu"]);
+        assert_eq!(fused, ["k4_conv+k5_relu+k6_maxpool", "k7_conv+k8_relu+k9_maxpool"]);
         assert!(steps.iter().all(|&(_, direct)| direct), "{steps:?}");
         let mut fast = Vec::new();
         for _ in 0..2 {

@@ -504,11 +504,16 @@ mod tests {
                         assert!(timed || kernels.iter().all(|k| k["source"] == "wallclock" && k["ms"].is_null()));
                         assert_eq!(r["gpu_ms"].is_number(), timed && kernels.iter().all(|k| k["ms"].is_number()));
                     } else {
-                        // One timing per plan step: each op, except each Relu, which runs
-                        // inside the convolution before it.
+                        // One timing per plan step: each op, except each Relu and MaxPool,
+                        // which run inside the convolution before them.
                         let names: Vec<&str> = kernels.iter().map(|k| k["name"].as_str().unwrap()).collect();
-                        assert_eq!(names.len(), 8, "{}: {names:?}", c.name);
-                        assert_eq!((names[2], names[4]), ("k4_conv+k5_relu", "k7_conv+k8_relu"), "{}", c.name);
+                        assert_eq!(names.len(), 6, "{}: {names:?}", c.name);
+                        assert_eq!(
+                            (names[2], names[3]),
+                            ("k4_conv+k5_relu+k6_maxpool", "k7_conv+k8_relu+k9_maxpool"),
+                            "{}",
+                            c.name
+                        );
                         assert!(kernels.iter().all(|k| k["direct"] == true), "{}", c.name);
                         assert!(r["gpu_ms"].is_null(), "{}", c.name);
                         for k in kernels {

@@ -53,6 +53,16 @@ mod lanes {
             // `v > 0 ? v : 0`, so NaN becomes 0 as in the other Relu kernels.
             F4(v128_and(self.0, f32x4_gt(self.0, f32x4_splat(0.0))))
         }
+        /// Lane-wise maximum; NaN wins, as in the other max kernels.
+        #[inline(always)]
+        pub fn max(self, b: F4) -> F4 {
+            F4(f32x4_max(self.0, b.0))
+        }
+        /// The maxima of neighbouring lanes of `self` then `b`: eight values to four.
+        #[inline(always)]
+        pub fn pair_max(self, b: F4) -> F4 {
+            F4(f32x4_max(i32x4_shuffle::<0, 2, 4, 6>(self.0, b.0), i32x4_shuffle::<1, 3, 5, 7>(self.0, b.0)))
+        }
     }
 }
 
@@ -86,6 +96,23 @@ mod lanes {
         pub fn relu(self) -> F4 {
             F4(self.0.map(|v| if v > 0.0 { v } else { 0.0 }))
         }
+        #[inline(always)]
+        pub fn max(self, b: F4) -> F4 {
+            F4(std::array::from_fn(|i| max_nan(self.0[i], b.0[i])))
+        }
+        #[inline(always)]
+        pub fn pair_max(self, b: F4) -> F4 {
+            let (x, y) = (self.0, b.0);
+            F4([max_nan(x[0], x[1]), max_nan(x[2], x[3]), max_nan(y[0], y[1]), max_nan(y[2], y[3])])
+        }
+    }
+
+    fn max_nan(a: f32, b: f32) -> f32 {
+        if a.is_nan() || b.is_nan() {
+            f32::NAN
+        } else {
+            a.max(b)
+        }
     }
 }
 
@@ -112,6 +139,8 @@ pub(super) fn run(c: &Conv, x: &[f32], packed: &[f32], bias: Option<&[f32]>, y: 
     let (cg, og) = (c.c / c.groups, c.oc / c.groups);
     let [h, w] = c.hw;
     let p = c.out[0] * c.out[1];
+    // Pixels per output channel: the pooled ones when a pool is folded in.
+    let plane = if c.pool { (c.out[0] / 2) * (c.out[1] / 2) } else { p };
     let kk = cg * c.k[0] * c.k[1];
     let oblocks = og.div_ceil(OC);
     let direct = Direct::new(c);
@@ -124,7 +153,7 @@ pub(super) fn run(c: &Conv, x: &[f32], packed: &[f32], bias: Option<&[f32]>, y: 
         for g in 0..c.groups {
             let xg = &x[(img * c.c + g * cg) * h * w..][..cg * h * w];
             let wg = &packed[g * oblocks * kk * OC..][..oblocks * kk * OC];
-            let yg = &mut y[(img * c.oc + g * og) * p..][..og * p];
+            let yg = &mut y[(img * c.oc + g * og) * plane..][..og * plane];
             let bias_of = |o0: usize| -> [f32; OC] {
                 std::array::from_fn(|i| match bias {
                     Some(b) if o0 + i < og => b[g * og + o0 + i],
@@ -132,6 +161,29 @@ pub(super) fn run(c: &Conv, x: &[f32], packed: &[f32], bias: Option<&[f32]>, y: 
                 })
             };
             match &direct {
+                Some(d) if c.pool => {
+                    d.pad(c, xg, scratch);
+                    let [ph, pw] = [c.out[0] / 2, c.out[1] / 2];
+                    for py in 0..ph {
+                        for x0 in (0..2 * pw).step_by(PX) {
+                            for ob in 0..oblocks {
+                                let wb = &wg[ob * kk * OC..][..kk * OC];
+                                let top = d.tile(c, scratch, 2 * py, x0, wb, bias_of(ob * OC));
+                                let bottom = d.tile(c, scratch, 2 * py + 1, x0, wb, bias_of(ob * OC));
+                                // Relu first, then the window's maximum, as the unfused kernels
+                                // order them (that matters only for NaN).
+                                let act = |v: F4| if c.relu { v.relu() } else { v };
+                                let pooled: [F4; OC] = std::array::from_fn(|i| {
+                                    let m0 = act(top[i][0]).max(act(bottom[i][0]));
+                                    let m1 = act(top[i][1]).max(act(bottom[i][1]));
+                                    m0.pair_max(m1)
+                                });
+                                let lanes = OC.min(og - ob * OC);
+                                store4(&pooled[..lanes], yg, ob * OC, py * pw + x0 / 2, (pw - x0 / 2).min(4), ph * pw);
+                            }
+                        }
+                    }
+                }
                 Some(d) => {
                     d.pad(c, xg, scratch);
                     let [oh, ow] = c.out;
@@ -234,6 +286,16 @@ impl Direct {
         for plane in buf.chunks_exact(self.rows * self.width) {
             for ky in 0..c.k[0] {
                 let row = &plane[(oy * c.stride[0] + ky * c.dilation[0]) * self.width + x0..];
+                if let (true, Some(win), Some((wk, rest))) =
+                    (c.k[1] == 3 && c.dilation[1] == 1, row.first_chunk::<{ PX + 2 }>(), w.split_first_chunk::<3>())
+                {
+                    // The common 3-wide window, unrolled over fixed-size views: no bounds checks.
+                    step(&mut acc, &wk[0], &win[..PX]);
+                    step(&mut acc, &wk[1], &win[1..PX + 1]);
+                    step(&mut acc, &wk[2], &win[2..]);
+                    w = rest;
+                    continue;
+                }
                 for kx in 0..c.k[1] {
                     let Some((wk, rest)) = w.split_first() else { return acc };
                     step(&mut acc, wk, &row[kx * c.dilation[1]..][..PX]);
@@ -242,6 +304,22 @@ impl Direct {
             }
         }
         acc
+    }
+}
+
+/// Writes four pooled pixels (`n` of them valid) of each channel in `v`, from pixel `p0` of
+/// each channel's `p` pixels.
+fn store4(v: &[F4], y: &mut [f32], o0: usize, p0: usize, n: usize, p: usize) {
+    for (i, v) in v.iter().enumerate() {
+        let out = &mut y[(o0 + i) * p + p0..][..n];
+        match <&mut [f32; 4]>::try_from(&mut *out) {
+            Ok(quad) => v.store(quad),
+            Err(_) => {
+                let mut t = [0.0f32; 4];
+                v.store(&mut t);
+                out.iter_mut().zip(t).for_each(|(o, x)| *o = x);
+            }
+        }
     }
 }
 
@@ -326,63 +404,111 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::nn_ops::Window2d;
+    use crate::nn_ops::{PoolKind, Window2d};
     use crate::tensor::Engine;
     use crate::uop::data::Data;
+    use crate::uop::UnaryOp;
 
-    /// (n, c, [h, w], oc, [kh, kw], groups, stride, dilation, pad, bias, relu): the direct path
-    /// and the im2col path (strided along rows), channel and pixel counts that leave partial
-    /// tiles, groups, dilation, 1×1, and the sample model's second convolution.
-    #[allow(clippy::type_complexity)]
-    const CASES: [(
-        usize,
-        usize,
-        [usize; 2],
-        usize,
-        [usize; 2],
-        usize,
-        [usize; 2],
-        [usize; 2],
-        [usize; 2],
-        bool,
-        bool,
-    ); 8] = [
-        (2, 3, [7, 9], 5, [3, 3], 1, [1, 1], [1, 1], [1, 1], true, true),
-        (1, 4, [8, 8], 6, [3, 3], 2, [2, 2], [1, 1], [0, 0], true, false),
-        (2, 2, [9, 11], 3, [3, 2], 1, [1, 1], [2, 2], [2, 2], false, true),
-        (1, 3, [10, 6], 4, [3, 3], 1, [2, 1], [1, 1], [1, 0], true, false),
-        (3, 5, [4, 5], 7, [1, 1], 1, [1, 1], [1, 1], [0, 0], false, false),
-        (1, 3, [9, 13], 3, [2, 3], 3, [1, 3], [1, 1], [1, 1], true, true),
-        (3, 8, [14, 14], 16, [3, 3], 1, [1, 1], [1, 1], [1, 1], true, true),
-        (1, 1, [28, 28], 8, [3, 3], 1, [1, 1], [1, 1], [1, 1], true, true),
+    struct Case {
+        n: usize,
+        c: usize,
+        hw: [usize; 2],
+        oc: usize,
+        k: [usize; 2],
+        groups: usize,
+        stride: [usize; 2],
+        dilation: [usize; 2],
+        pad: [usize; 2],
+        bias: bool,
+        relu: bool,
+        pool: bool,
+    }
+
+    const fn case(n: usize, c: usize, hw: [usize; 2], oc: usize, k: [usize; 2]) -> Case {
+        let one = [1, 1];
+        Case {
+            n,
+            c,
+            hw,
+            oc,
+            k,
+            groups: 1,
+            stride: one,
+            dilation: one,
+            pad: [0, 0],
+            bias: true,
+            relu: false,
+            pool: false,
+        }
+    }
+
+    /// The direct path and the im2col path (strided along rows), channel and pixel counts
+    /// that leave partial tiles, groups, dilation, 1×1, Relu and 2×2 pools folded in (odd
+    /// sizes drop the last row and column), and the sample model's two convolutions.
+    const CASES: [Case; 11] = [
+        Case { pad: [1, 1], relu: true, ..case(2, 3, [7, 9], 5, [3, 3]) },
+        Case { groups: 2, stride: [2, 2], ..case(1, 4, [8, 8], 6, [3, 3]) },
+        Case { dilation: [2, 2], pad: [2, 2], bias: false, relu: true, ..case(2, 2, [9, 11], 3, [3, 2]) },
+        Case { stride: [2, 1], pad: [1, 0], ..case(1, 3, [10, 6], 4, [3, 3]) },
+        Case { bias: false, ..case(3, 5, [4, 5], 7, [1, 1]) },
+        Case { groups: 3, stride: [1, 3], pad: [1, 1], relu: true, ..case(1, 3, [9, 13], 3, [2, 3]) },
+        Case { pad: [1, 1], relu: true, pool: true, ..case(2, 3, [7, 9], 5, [3, 3]) },
+        Case { groups: 2, pad: [0, 1], pool: true, ..case(1, 4, [11, 20], 6, [2, 3]) },
+        Case { pad: [1, 1], relu: true, pool: true, ..case(3, 8, [14, 14], 16, [3, 3]) },
+        Case { pad: [1, 1], relu: true, pool: true, ..case(2, 1, [28, 28], 8, [3, 3]) },
+        Case { pad: [1, 1], relu: true, ..case(3, 8, [14, 14], 16, [3, 3]) },
     ];
 
     fn values(n: usize, seed: usize) -> Vec<f32> {
         (0..n).map(|i| (((i * 7919 + seed * 104_729) % 2003) as f32 / 1001.5) - 1.0).collect()
     }
 
-    /// Every case against the interpreter's `conv2d` (plus Relu where the case folds it in).
+    /// Every case against the interpreter's `conv2d`, then its Relu and 2×2 max pool.
     #[test]
     fn convolutions_match_the_interpreter() {
-        for (i, &(n, c, hw, oc, k, groups, stride, dilation, pad, bias, relu)) in CASES.iter().enumerate() {
+        for (i, t) in CASES.iter().enumerate() {
             let out: [usize; 2] =
-                std::array::from_fn(|d| (hw[d] + 2 * pad[d] - dilation[d] * (k[d] - 1) - 1) / stride[d] + 1);
-            let conv = Conv { n, c, hw, oc, k, groups, stride, dilation, pad, out, bias, relu, packed: Vec::new() };
-            let (xs, ws) = ([n, c, hw[0], hw[1]], [oc, c / groups, k[0], k[1]]);
-            let (x, w, b) = (values(xs.iter().product(), 1), values(ws.iter().product(), 2), values(oc, 3));
-            let mut y = vec![f32::NAN; n * oc * out[0] * out[1]];
-            run(&conv, &x, &pack_weights(&conv, &w), bias.then_some(b.as_slice()), &mut y, &mut Vec::new());
+                std::array::from_fn(|d| (t.hw[d] + 2 * t.pad[d] - t.dilation[d] * (t.k[d] - 1) - 1) / t.stride[d] + 1);
+            let conv = Conv {
+                n: t.n,
+                c: t.c,
+                hw: t.hw,
+                oc: t.oc,
+                k: t.k,
+                groups: t.groups,
+                stride: t.stride,
+                dilation: t.dilation,
+                pad: t.pad,
+                out,
+                bias: t.bias,
+                relu: t.relu,
+                pool: t.pool,
+                packed: Vec::new(),
+            };
+            let (xs, ws) = ([t.n, t.c, t.hw[0], t.hw[1]], [t.oc, t.c / t.groups, t.k[0], t.k[1]]);
+            let (x, w, b) = (values(xs.iter().product(), 1), values(ws.iter().product(), 2), values(t.oc, 3));
+            let shape = if t.pool { [t.n, t.oc, out[0] / 2, out[1] / 2] } else { [t.n, t.oc, out[0], out[1]] };
+            let mut y = vec![f32::NAN; shape.iter().product()];
+            run(&conv, &x, &pack_weights(&conv, &w), t.bias.then_some(b.as_slice()), &mut y, &mut Vec::new());
 
             let mut e = Engine::new();
             let xt = e.from_data(Data::F32(x), &xs).unwrap();
             let wt = e.from_data(Data::F32(w), &ws).unwrap();
-            let bt = bias.then(|| e.from_data(Data::F32(b), &[oc]).unwrap());
-            let win = Window2d { kernel: k, stride, padding: pad, dilation, ceil_mode: false };
-            let want = e.conv2d(&xt, &wt, bt.as_ref(), win, groups).unwrap();
-            assert_eq!(want.shape(), [n, oc, out[0], out[1]], "case {i}");
+            let bt = t.bias.then(|| e.from_data(Data::F32(b), &[t.oc]).unwrap());
+            let win =
+                Window2d { kernel: t.k, stride: t.stride, padding: t.pad, dilation: t.dilation, ceil_mode: false };
+            let mut want = e.conv2d(&xt, &wt, bt.as_ref(), win, t.groups).unwrap();
+            if t.relu {
+                want = e.unary(UnaryOp::Relu, &want).unwrap();
+            }
+            if t.pool {
+                let two =
+                    Window2d { kernel: [2, 2], stride: [2, 2], padding: [0, 0], dilation: [1, 1], ceil_mode: false };
+                want = e.pool2d(&want, two, PoolKind::Max).unwrap();
+            }
+            assert_eq!(want.shape(), shape, "case {i}");
             let want = e.values(&want).unwrap().to_f64_vec();
             for (j, (&got, &want)) in y.iter().zip(&want).enumerate() {
-                let want = if relu { want.max(0.0) } else { want };
                 assert!(
                     (f64::from(got) - want).abs() <= 1e-4 * (1.0 + want.abs()),
                     "case {i} element {j}: {got} vs {want}"

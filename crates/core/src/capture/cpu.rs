@@ -126,6 +126,9 @@ pub(super) struct Conv {
     pub bias: bool,
     /// A Relu that followed the convolution, applied as it stores.
     pub relu: bool,
+    /// A 2×2, stride-2 MaxPool that followed (after the Relu, if any), applied as it stores:
+    /// the output is then the pooled (N, OC, OH/2, OW/2).
+    pub pool: bool,
     /// The weights packed at plan time, when they are constants (else packed per run).
     pub packed: Vec<f32>,
 }
@@ -202,7 +205,7 @@ impl Capture {
                 run: fast.unwrap_or_else(|| Routine::Interpret(node.clone())),
             });
         }
-        fuse_relu(&mut steps, &m.outputs);
+        fuse_conv(&mut steps, &m.outputs);
         Ok(CpuPlan {
             opset: m.model.opset,
             bufs,
@@ -215,27 +218,41 @@ impl Capture {
     }
 }
 
-/// Folds a Relu into the convolution before it when nothing else reads the convolution's
-/// output: one pass over the activations instead of two. The step keeps both kernels' names.
-fn fuse_relu(steps: &mut Vec<Step>, outputs: &[usize]) {
+/// Folds into a convolution the Relu after it, then a 2×2, stride-2 MaxPool after that, when
+/// nothing else reads what they consume: one pass over the activations instead of three. The
+/// step keeps every kernel's name.
+fn fuse_conv(steps: &mut Vec<Step>, outputs: &[usize]) {
     let mut i = 0;
     while i + 1 < steps.len() {
-        let conv_out = steps[i].writes[0];
-        let read_elsewhere = steps.iter().enumerate().any(|(j, s)| j != i + 1 && s.reads.contains(&Some(conv_out)));
-        let fusable = matches!(steps[i].run, Routine::Conv(_))
-            && matches!(steps[i + 1].run, Routine::Relu)
-            && steps[i + 1].reads == [Some(conv_out)]
-            && !read_elsewhere
-            && !outputs.contains(&conv_out);
-        if fusable {
-            let relu = steps.remove(i + 1);
-            if let Routine::Conv(c) = &mut steps[i].run {
-                c.relu = true;
+        let out = steps[i].writes[0];
+        let read_elsewhere = steps.iter().enumerate().any(|(j, s)| j != i + 1 && s.reads.contains(&Some(out)));
+        let consumed = steps[i + 1].reads == [Some(out)] && !read_elsewhere && !outputs.contains(&out);
+        let fold = match (&steps[i].run, &steps[i + 1].run) {
+            (Routine::Conv(c), Routine::Relu) => consumed && !c.relu && !c.pool,
+            (Routine::Conv(c), Routine::Pool(p)) => {
+                let [oh, ow] = c.out;
+                consumed
+                    && !c.pool
+                    && c.stride[1] == 1
+                    && p.divisors.is_none()
+                    && (p.k, p.stride, p.dilation, p.pad) == ([2, 2], [2, 2], [1, 1], [0, 0])
+                    && p.out == [oh / 2, ow / 2]
             }
-            steps[i].name = format!("{}+{}", steps[i].name, relu.name);
-            steps[i].writes = relu.writes;
+            _ => false,
+        };
+        if !fold {
+            i += 1;
+            continue;
         }
-        i += 1;
+        let next = steps.remove(i + 1);
+        if let Routine::Conv(c) = &mut steps[i].run {
+            match next.run {
+                Routine::Relu => c.relu = true,
+                _ => c.pool = true,
+            }
+        }
+        steps[i].name = format!("{}+{}", steps[i].name, next.name);
+        steps[i].writes = next.writes;
     }
 }
 
@@ -542,6 +559,7 @@ fn conv(node: &Node, x: &[usize], w: &[usize], bias: bool, out: &[usize]) -> Opt
         out: pair(&win.out)?,
         bias,
         relu: false,
+        pool: false,
         packed: Vec::new(),
     };
     (out == [n, oc, geom.out[0], geom.out[1]]).then_some(Routine::Conv(geom))
