@@ -128,7 +128,7 @@ impl Gpu {
         // Natively nothing fires the callback until the device is polled; on the web the
         // browser's event loop does, and waiting here would block it.
         #[cfg(not(target_family = "wasm"))]
-        self.device().poll(wgpu::PollType::wait_indefinitely()).map_err(|e| Error::Device(e.to_string()))?;
+        crate::device::wait_for_queue(self.device())?;
         rx.await
             .ok_or_else(|| Error::Buffer("the mapping callback was dropped".into()))?
             .map_err(|e| Error::Buffer(format!("mapping for readback failed: {e}")))?;

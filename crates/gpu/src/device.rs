@@ -194,7 +194,7 @@ impl Gpu {
     pub(crate) async fn idle(&self) -> Result<()> {
         #[cfg(not(target_family = "wasm"))]
         {
-            self.device.poll(wgpu::PollType::wait_indefinitely()).map(drop).map_err(|e| Error::Device(e.to_string()))
+            wait_for_queue(&self.device)
         }
         #[cfg(target_family = "wasm")]
         {
@@ -203,4 +203,22 @@ impl Gpu {
             rx.await.ok_or_else(|| Error::Device("the queue dropped its completion callback".into()))
         }
     }
+}
+
+/// Blocks until the device's queue is empty. A blocking wait sleeps until the driver signals,
+/// and on a busy machine waking up costs more than a short kernel takes, so the queue is
+/// polled first, yielding the core between polls (the driver's threads may need it), for up to
+/// `SPIN`; past that the wait blocks.
+#[cfg(not(target_family = "wasm"))]
+pub(crate) fn wait_for_queue(device: &wgpu::Device) -> Result<()> {
+    const SPIN: std::time::Duration = std::time::Duration::from_micros(500);
+    let start = std::time::Instant::now();
+    while start.elapsed() < SPIN {
+        match device.poll(wgpu::PollType::Poll) {
+            Ok(status) if status.is_queue_empty() => return Ok(()),
+            Ok(_) => std::thread::yield_now(),
+            Err(e) => return Err(Error::Device(e.to_string())),
+        }
+    }
+    device.poll(wgpu::PollType::wait_indefinitely()).map(drop).map_err(|e| Error::Device(e.to_string()))
 }

@@ -391,7 +391,7 @@ impl GpuModel {
         // Natively nothing fires the callbacks until the device is polled; in the browser the
         // event loop does.
         #[cfg(not(target_family = "wasm"))]
-        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| Error::Device(e.to_string()))?;
+        crate::device::wait_for_queue(&self.device)?;
         let mapped = rx.await;
         for p in pending {
             if let Some(e) = p.await {
