@@ -3,12 +3,13 @@
 //!
 //! The interpreter sums in f64 in a fixed order and builds a lazy graph per kernel, which makes
 //! it exact and slow; a model on the page needs the opposite trade. The direct kernels compute
-//! in f32 the way inference runtimes do (convolution as im2col plus `matrixmultiply`'s packed
-//! GEMM, pools and elementwise ops as plain loops over preallocated buffers). A kernel gets one
-//! only when every buffer it touches is float32 and its attributes are a case written out here;
-//! anything else (integer ops, N-D windows, MaxPool's argmax output, training-mode
-//! BatchNormalization) stays on the interpreter, so a plan always runs what the capture says.
-//! The tests hold both paths to the same ONNX references.
+//! in f32 the way inference runtimes do: convolutions in [`super::conv`] (with a following Relu
+//! and 2×2 max pool folded in), Gemm and MatMul through `matrixmultiply`'s packed GEMM, pools
+//! and elementwise ops as plain loops over preallocated buffers. A kernel gets one only when
+//! every buffer it touches is float32 and its attributes are a case written out here; anything
+//! else (integer ops, 1-D and 3-D windows, MaxPool's argmax output, training-mode
+//! BatchNormalization, broadcast-batch MatMul) stays on the interpreter, so a plan always runs
+//! what the capture says. The tests hold both paths to the same ONNX references.
 
 use crate::error::{bail, Error, Result};
 use crate::model::ops::{axis, Lower, Window};
@@ -41,7 +42,7 @@ pub struct CpuPlan {
     inputs: Vec<(usize, String, DType)>,
     outputs: Vec<(usize, String)>,
     steps: Vec<Step>,
-    /// im2col columns, reused by every convolution.
+    /// A convolution's padded input or im2col columns, reused by every convolution.
     scratch: Vec<f32>,
 }
 
