@@ -129,7 +129,7 @@ function close(a, b, what) {
 }
 
 before(async () => {
-  assert.ok(fs.existsSync(path.join(DIST, 'index.html')), 'dist/ is built (trunk build --release)');
+  assert.ok(fs.existsSync(path.join(DIST, 'index.html')), 'dist/ is built (cargo xtask build)');
   assert.ok(fs.existsSync(path.join(ORT, 'ort.webgpu.min.mjs')), 'onnxruntime-web is installed (npm ci)');
   base = await serve();
 });

@@ -79,7 +79,7 @@ async function row(page, name) {
 const tuple = (xs) => (xs.length === 1 ? `(${xs[0]},)` : `(${xs.join(', ')})`);
 
 before(async () => {
-  assert.ok(fs.existsSync(path.join(DIST, 'index.html')), 'dist/ is built (trunk build --release)');
+  assert.ok(fs.existsSync(path.join(DIST, 'index.html')), 'dist/ is built (cargo xtask build)');
   base = await serve();
 });
 

@@ -1,5 +1,5 @@
-//! Project automation: `cargo xtask serve` and `cargo xtask test`, the README's two commands, and
-//! `cargo xtask bench`.
+//! Project automation: `cargo xtask serve` and `cargo xtask test`, the README's two commands,
+//! `cargo xtask build` (the page's release dist/ alone) and `cargo xtask bench`.
 //!
 //! Each installs what it needs first (idempotently: a tool already present is left alone), so a
 //! newcomer on a fresh machine and CI run exactly the same steps.
@@ -14,8 +14,9 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") => test(),
         Some("serve") => serve(),
+        Some("build") => build_page(),
         Some("bench") => bench(),
-        _ => Err("usage: cargo xtask <test|serve|bench>".to_string()),
+        _ => Err("usage: cargo xtask <test|serve|build|bench>".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -96,16 +97,34 @@ fn acceptance() -> Result {
 /// Builds the playground and serves it on http://127.0.0.1:8080 (Trunk.toml), rebuilding on
 /// change. With no link in the address the page opens on its first built-in lesson.
 fn serve() -> Result {
-    ensure_web_tools()?;
+    let wasm_opt = ensure_web_tools()?;
     eprintln!("serving the playground on http://127.0.0.1:8080/");
-    run("trunk", &["serve", "--release"])
+    trunk(&wasm_opt, &["serve", "--release"])
+}
+
+/// Builds the page's release dist/ (what the browser tests load and what the page ships).
+fn build_page() -> Result {
+    let wasm_opt = ensure_web_tools()?;
+    trunk(&wasm_opt, &["build", "--release"])
+}
+
+/// Runs trunk with the pinned wasm-opt first on PATH: trunk looks the tool up there, and
+/// Trunk.toml's `[tools] wasm_opt` makes it refuse any other version (offline, it never downloads
+/// one), so a system binaryen that breaks the module is never picked up instead.
+fn trunk(wasm_opt_bin: &Path, args: &[&str]) -> Result {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path = std::env::join_paths(std::iter::once(wasm_opt_bin.to_path_buf()).chain(std::env::split_paths(&path)))
+        .map_err(|e| format!("PATH: {e}"))?;
+    eprintln!("+ PATH={}:$PATH trunk {}", wasm_opt_bin.display(), args.join(" "));
+    status(Command::new("trunk").args(args).env("PATH", path).current_dir(root()))
 }
 
 /// trunk 0.21 is the newest that builds with this toolchain; wasm-bindgen-cli must be exactly
 /// the version of the wasm-bindgen crate in Cargo.lock or its output does not load.
 const TRUNK_VERSION: &str = "0.21";
 
-fn ensure_web_tools() -> Result {
+/// Installs what the page's build needs and returns the directory holding the pinned wasm-opt.
+fn ensure_web_tools() -> Result<PathBuf> {
     let targets =
         Command::new("rustup").args(["target", "list", "--installed"]).output().map_err(|e| format!("rustup: {e}"))?;
     if !String::from_utf8_lossy(&targets.stdout).lines().any(|l| l.trim() == "wasm32-unknown-unknown") {
@@ -119,7 +138,49 @@ fn ensure_web_tools() -> Result {
         // Not --locked: the CLI's own lock file pins crates this toolchain may not build.
         run("cargo", &["install", "wasm-bindgen-cli", "--version", &format!("={bindgen}")])?;
     }
+    ensure_wasm_opt()
+}
+
+/// binaryen's wasm-opt from npm (tools/wasm-opt's lock file pins it), run under node: a current
+/// release optimises the module safely where Debian's binaryen breaks it at load. Build-time only.
+fn ensure_wasm_opt() -> Result<PathBuf> {
+    ensure_node()?;
+    let dir = root().join("tools/wasm-opt");
+    npm_ci_unless_present(&dir, &["binaryen"])?;
+    Ok(dir.join("node_modules/.bin"))
+}
+
+fn ensure_node() -> Result {
+    if !have("node", "--version") || !have("npm", "--version") {
+        apt_install(&["nodejs", "npm"])?;
+    }
     Ok(())
+}
+
+/// `npm ci` from the committed lock file in `dir`, unless every named package is installed at the
+/// version the lock file pins. A package the lock file gained or moved since the last install
+/// reads as missing: it reinstalls then.
+fn npm_ci_unless_present(dir: &Path, packages: &[&str]) -> Result {
+    let lock = dir.join("package-lock.json");
+    let lock = std::fs::read_to_string(&lock).map_err(|e| format!("{}: {e}", lock.display()))?;
+    let installed = packages.iter().all(|p| {
+        let manifest = std::fs::read_to_string(dir.join("node_modules").join(p).join("package.json")).ok();
+        let (pinned, have) = (json_version_after(&lock, &format!("\"node_modules/{p}\"")), manifest.as_deref());
+        pinned.zip(have.and_then(|m| json_version_after(m, "{"))).is_some_and(|(want, got)| want == got)
+    });
+    if installed {
+        return Ok(());
+    }
+    run_in(dir, "npm", &["ci", "--no-audit", "--no-fund"])
+}
+
+/// The first `"version": "..."` value after `anchor` in an npm JSON file (npm writes one key per
+/// line, so a text search is enough here and keeps xtask free of a JSON parser).
+fn json_version_after<'a>(text: &'a str, anchor: &str) -> Option<&'a str> {
+    let rest = &text[text.find(anchor)? + anchor.len()..];
+    let needle = "\"version\": \"";
+    let rest = &rest[rest.find(needle)? + needle.len()..];
+    Some(&rest[..rest.find('"')?])
 }
 
 /// The second word of `program --version` (`trunk 0.21.14` -> `0.21.14`).
@@ -141,32 +202,29 @@ fn locked_version(package: &str) -> Result<String> {
 /// Builds dist/ and runs the end-to-end tests in Debian's Chromium (installed when missing),
 /// driven by playwright-core from the committed lock file.
 fn browser_tests() -> Result {
-    ensure_web_tools()?;
-    run("trunk", &["build", "--release"])?;
+    build_page()?;
     if !Path::new("/usr/bin/chromium").exists() {
         apt_install(&["chromium"])?;
     }
-    if !have("node", "--version") || !have("npm", "--version") {
-        apt_install(&["nodejs", "npm"])?;
-    }
     let dir = root().join("tests/browser");
-    // A package the lock file gained since the last install is missing too: reinstall then.
-    let installed = ["playwright-core", "onnxruntime-web"]
-        .iter()
-        .all(|p| dir.join("node_modules").join(p).join("package.json").exists());
-    if !installed {
-        run_in(&dir, "npm", &["ci", "--no-audit", "--no-fund"])?;
-    }
+    npm_ci_unless_present(&dir, &["playwright-core", "onnxruntime-web"])?;
     run_in(&dir, "npm", &["test"])
 }
 
 fn run_in(dir: &Path, program: &str, args: &[&str]) -> Result {
     eprintln!("+ (cd {}) {program} {}", dir.display(), args.join(" "));
-    let status = Command::new(program).args(args).current_dir(dir).status().map_err(|e| format!("{program}: {e}"))?;
+    status(Command::new(program).args(args).current_dir(dir))
+}
+
+/// Runs a prepared command, failing with its command line if it fails.
+fn status(cmd: &mut Command) -> Result {
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let line = cmd.get_args().fold(program.clone(), |line, a| format!("{line} {}", a.to_string_lossy()));
+    let status = cmd.status().map_err(|e| format!("{program}: {e}"))?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("`{program} {}` failed ({status})", args.join(" ")))
+        Err(format!("`{line}` failed ({status})"))
     }
 }
 
