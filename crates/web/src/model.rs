@@ -318,7 +318,6 @@ fn timing_json(t: &KernelTiming) -> Json {
 
 #[cfg(target_arch = "wasm32")]
 mod bindings {
-    use std::cell::RefCell;
     use std::rc::Rc;
 
     use wasm_bindgen::prelude::*;
