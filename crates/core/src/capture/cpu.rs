@@ -891,3 +891,59 @@ fn run_pool(p: &Pool, x: &[f32], y: &mut [f32]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    // A panic is how a test reports failure.
+    #![allow(clippy::unwrap_used)]
+
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::onnx::Attribute;
+
+    /// (op, kernel, strides, pads [top, left, bottom, right], dilations, ceil_mode,
+    /// count_include_pad): the pair path (2-wide, stride 2), windows reaching into padding,
+    /// asymmetric pads, dilation, ceil mode.
+    #[allow(clippy::type_complexity)]
+    const POOLS: [(&str, [i64; 2], [i64; 2], [i64; 4], [i64; 2], i64, i64); 8] = [
+        ("MaxPool", [2, 2], [2, 2], [0, 0, 0, 0], [1, 1], 0, 0),
+        ("AveragePool", [2, 2], [2, 2], [0, 0, 0, 0], [1, 1], 0, 0),
+        ("MaxPool", [3, 3], [1, 1], [1, 1, 1, 1], [1, 1], 0, 0),
+        ("AveragePool", [3, 3], [1, 1], [1, 1, 1, 1], [1, 1], 0, 1),
+        ("AveragePool", [3, 2], [2, 1], [1, 0, 0, 1], [1, 1], 0, 0),
+        ("MaxPool", [3, 3], [2, 2], [0, 0, 0, 0], [2, 2], 0, 0),
+        ("AveragePool", [2, 3], [2, 2], [1, 1, 1, 1], [1, 2], 0, 1),
+        ("MaxPool", [3, 3], [2, 2], [0, 0, 0, 0], [1, 1], 1, 0),
+    ];
+
+    /// Each pool, on a (2, 3, 7, 9) input, by the direct kernel and by the interpreter's lowering.
+    #[test]
+    fn pools_match_the_interpreter() {
+        let xs = [2usize, 3, 7, 9];
+        let x: Vec<f32> = (0..xs.iter().product()).map(|i: usize| ((i * 37 % 101) as f32 - 50.0) / 7.0).collect();
+        for (op, k, s, p, d, ceil, include) in POOLS {
+            let mut attrs = BTreeMap::new();
+            attrs.insert("kernel_shape".to_string(), Attribute::Ints(k.to_vec()));
+            attrs.insert("strides".to_string(), Attribute::Ints(s.to_vec()));
+            attrs.insert("pads".to_string(), Attribute::Ints(p.to_vec()));
+            attrs.insert("dilations".to_string(), Attribute::Ints(d.to_vec()));
+            attrs.insert("ceil_mode".to_string(), Attribute::Int(ceil));
+            if op == "AveragePool" {
+                attrs.insert("count_include_pad".to_string(), Attribute::Int(include));
+            }
+            let node = Node::new("p", op, vec!["x".into()], vec!["y".into()], attrs);
+            let mut run = Run::new();
+            let xt = run.engine.from_data(Data::F32(x.clone()), &xs).unwrap();
+            let want = Lower { run: &mut run, opset: 19 }.node(&node, &[Some(xt)]).unwrap().remove(0);
+            let what = format!("{op} k{k:?} s{s:?} p{p:?} d{d:?} ceil {ceil} include {include}");
+            let Some(Routine::Pool(pool)) = pool(&node, &xs, want.shape()) else { panic!("{what}: no direct kernel") };
+            let want = run.engine.values(&want).unwrap().to_f64_vec();
+            let mut y = vec![f32::NAN; want.len()];
+            run_pool(&pool, &x, &mut y);
+            for (i, (&g, &w)) in y.iter().zip(&want).enumerate() {
+                assert!((f64::from(g) - w).abs() <= 1e-5 * (1.0 + w.abs()), "{what}: element {i}: {g} vs {w}");
+            }
+        }
+    }
+}
