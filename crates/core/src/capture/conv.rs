@@ -307,19 +307,25 @@ impl Direct {
     }
 }
 
+/// Writes up to four lanes of `v` into `out` (its length says how many): one vector store when
+/// all four fit, lane by lane otherwise (a slice copy would be a memcpy call per tile in wasm).
+#[inline(always)]
+fn put(v: F4, out: &mut [f32]) {
+    match <&mut [f32; 4]>::try_from(&mut *out) {
+        Ok(quad) => v.store(quad),
+        Err(_) => {
+            let mut t = [0.0f32; 4];
+            v.store(&mut t);
+            out.iter_mut().zip(t).for_each(|(o, x)| *o = x);
+        }
+    }
+}
+
 /// Writes four pooled pixels (`n` of them valid) of each channel in `v`, from pixel `p0` of
 /// each channel's `p` pixels.
 fn store4(v: &[F4], y: &mut [f32], o0: usize, p0: usize, n: usize, p: usize) {
-    for (i, v) in v.iter().enumerate() {
-        let out = &mut y[(o0 + i) * p + p0..][..n];
-        match <&mut [f32; 4]>::try_from(&mut *out) {
-            Ok(quad) => v.store(quad),
-            Err(_) => {
-                let mut t = [0.0f32; 4];
-                v.store(&mut t);
-                out.iter_mut().zip(t).for_each(|(o, x)| *o = x);
-            }
-        }
+    for (i, &v) in v.iter().enumerate() {
+        put(v, &mut y[(o0 + i) * p + p0..][..n]);
     }
 }
 
@@ -329,25 +335,9 @@ fn store4(v: &[F4], y: &mut [f32], o0: usize, p0: usize, n: usize, p: usize) {
 fn store(acc: &[[F4; 2]; OC], y: &mut [f32], o0: usize, lanes: usize, p0: usize, n: usize, p: usize, relu: bool) {
     for (i, a) in acc.iter().enumerate().take(lanes) {
         let a = if relu { a.map(F4::relu) } else { *a };
-        let out = &mut y[(o0 + i) * p + p0..][..n];
-        if n == PX {
-            // Whole tiles store as two vectors; a per-tile slice copy would be a libc call.
-            let (halves, _) = out.as_chunks_mut::<4>();
-            a[0].store(&mut halves[0]);
-            a[1].store(&mut halves[1]);
-        } else {
-            // A row's last, partial tile: a vector store where four fit, then lane by lane (a
-            // slice copy here would be a memcpy call per tile in wasm).
-            let (first, rest) = out.split_at_mut(n.min(4));
-            let mut v = [[0.0f32; 4]; 2];
-            a[0].store(&mut v[0]);
-            a[1].store(&mut v[1]);
-            match <&mut [f32; 4]>::try_from(&mut *first) {
-                Ok(quad) => a[0].store(quad),
-                Err(_) => first.iter_mut().zip(v[0]).for_each(|(o, x)| *o = x),
-            }
-            rest.iter_mut().zip(v[1]).for_each(|(o, x)| *o = x);
-        }
+        let (first, rest) = y[(o0 + i) * p + p0..][..n].split_at_mut(n.min(4));
+        put(a[0], first);
+        put(a[1], rest);
     }
 }
 
