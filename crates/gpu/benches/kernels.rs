@@ -6,7 +6,8 @@
 //! - a full sum over 2^24 float32 (two kernels: partial sums, then their sum);
 //! - float32 matmul 256 and 1024 on the GPU (both clocks) and on the CPU IR executor;
 //! - one tiny kernel, submit and wait, prepared (pipeline and bind group built once) and through
-//!   a full `run` (which also looks up the pipeline and builds the bind group).
+//!   a full `run` (which also looks up the pipeline and builds the bind group); and the host time
+//!   per dispatch when a timed run puts 100 of them in one submission (a schedule's case).
 //!
 //! The matmul kernels are built directly in the IR the scheduler emits for `a @ b` (a reduce of a
 //! product, recognised as a tile), so the 1024 case does not need the tracer's lazy broadcast
@@ -327,4 +328,22 @@ fn bench_tiny(gpu: &Gpu, summary: &mut Summary) {
         block_on(gpu.run(&u.specs, &refs, &wall)).unwrap();
     });
     show("wgpu tiny kernel: run() (bind group + submit-and-wait)", s, "");
+    // A timed run records every dispatch into one submission, as a schedule of many kernels
+    // runs: the host time of the whole run over its dispatches is what one more kernel costs.
+    if gpu.timestamp_period_ns().is_none() {
+        println!("wgpu tiny kernel: per dispatch in one submission   the adapter has no timestamp queries");
+        return;
+    }
+    const BATCH: u32 = 100;
+    let timed = RunOptions::new().with_repeats(BATCH);
+    let per_dispatch: Vec<f64> = (0..50)
+        .map(|_| {
+            let t0 = Instant::now();
+            block_on(gpu.run_prepared(&p, &timed)).unwrap();
+            t0.elapsed().as_secs_f64() * 1e9 / f64::from(BATCH)
+        })
+        .collect();
+    let s = Spread::of(&per_dispatch);
+    show("wgpu tiny kernel: per dispatch, 100 in one submission", s, "");
+    summary.add("wgpu tiny kernel: per dispatch, 100 in one submission", s, "");
 }

@@ -20,7 +20,44 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
     if (w >= 3) { break; }
     let q1 = b1[w];
     var q0: vec4<i32>;
-    for (var j: i32 = 0; j < 4; j = j + 1) {
+    {
+      const j: i32 = 0;
+      let gid = w * 4 + j;
+      let i0: i32 = gid;
+      let v0: i32 = q1[j];
+      let v1: i32 = i32(4);
+      let v2: i32 = idiv_floor(v0, v1);
+      let v3: i32 = i32(3);
+      let v4: i32 = mod_i32(v0, v3);
+      let v5: i32 = (v2 + v4);
+      q0[j] = v5;
+    }
+    {
+      const j: i32 = 1;
+      let gid = w * 4 + j;
+      let i0: i32 = gid;
+      let v0: i32 = q1[j];
+      let v1: i32 = i32(4);
+      let v2: i32 = idiv_floor(v0, v1);
+      let v3: i32 = i32(3);
+      let v4: i32 = mod_i32(v0, v3);
+      let v5: i32 = (v2 + v4);
+      q0[j] = v5;
+    }
+    {
+      const j: i32 = 2;
+      let gid = w * 4 + j;
+      let i0: i32 = gid;
+      let v0: i32 = q1[j];
+      let v1: i32 = i32(4);
+      let v2: i32 = idiv_floor(v0, v1);
+      let v3: i32 = i32(3);
+      let v4: i32 = mod_i32(v0, v3);
+      let v5: i32 = (v2 + v4);
+      q0[j] = v5;
+    }
+    {
+      const j: i32 = 3;
       let gid = w * 4 + j;
       let i0: i32 = gid;
       let v0: i32 = q1[j];

@@ -12,7 +12,38 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
     let q1 = b1[w];
     let q2 = b2[w];
     var q0: vec4<f32>;
-    for (var j: i32 = 0; j < 4; j = j + 1) {
+    {
+      const j: i32 = 0;
+      let gid = w * 4 + j;
+      let i1: i32 = gid % 4;
+      let i0: i32 = gid / 4;
+      let v0: f32 = q1[j];
+      let v1: f32 = q2[j];
+      let v2: f32 = (v0 + v1);
+      q0[j] = v2;
+    }
+    {
+      const j: i32 = 1;
+      let gid = w * 4 + j;
+      let i1: i32 = gid % 4;
+      let i0: i32 = gid / 4;
+      let v0: f32 = q1[j];
+      let v1: f32 = q2[j];
+      let v2: f32 = (v0 + v1);
+      q0[j] = v2;
+    }
+    {
+      const j: i32 = 2;
+      let gid = w * 4 + j;
+      let i1: i32 = gid % 4;
+      let i0: i32 = gid / 4;
+      let v0: f32 = q1[j];
+      let v1: f32 = q2[j];
+      let v2: f32 = (v0 + v1);
+      q0[j] = v2;
+    }
+    {
+      const j: i32 = 3;
       let gid = w * 4 + j;
       let i1: i32 = gid % 4;
       let i0: i32 = gid / 4;

@@ -689,11 +689,18 @@ pub fn render(k: &Kernel) -> Result<Rendered> {
                     }
                 }
                 let _ = writeln!(head, "    var q0: vec4<{}>;", ty(k.slots[0].dtype));
-                let _ = writeln!(head, "    for (var j: i32 = 0; j < 4; j = j + 1) {{");
-                let _ = writeln!(head, "      let gid = w * 4 + j;");
+                // The four lanes are written out, each with a constant `j`: a vector indexed by
+                // a loop counter is spilled to memory by drivers that do not unroll the loop.
                 r.unravel_dims("gid", &[], &mut dims, "      ");
                 let body: String = body.lines().map(|l| format!("    {l}\n")).collect();
-                let frame = format!("{head}{dims}{body}    }}\n    b0[w] = q0;\n  }}\n}}\n");
+                let mut lanes = String::new();
+                for j in 0..4 {
+                    let _ = write!(
+                        lanes,
+                        "    {{\n      const j: i32 = {j};\n      let gid = w * 4 + j;\n{dims}{body}    }}\n"
+                    );
+                }
+                let frame = format!("{head}{lanes}    b0[w] = q0;\n  }}\n}}\n");
                 (frame, [wg, 1, 1], flat_groups(threads, wg))
             } else if spread {
                 // A workgroup covers `wg * ELEMENTS_PER_THREAD` consecutive elements, its lanes
