@@ -15,9 +15,66 @@ fn mod_i32(a: i32, b: i32) -> i32 {
 fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
   let t = i32(g.x + g.y * nw.x * 256u);
   if (t >= 2) { return; }
-  for (var u: i32 = 0; u < 2; u = u + 1) {
+  {
+    const u: i32 = 0;
     let w = t * 2 + u;
-    if (w >= 3) { break; }
+    if (w >= 3) { return; }
+    let q1 = b1[w];
+    var q0: vec4<i32>;
+    {
+      const j: i32 = 0;
+      let gid = w * 4 + j;
+      let i0: i32 = gid;
+      let v0: i32 = q1[j];
+      let v1: i32 = i32(4);
+      let v2: i32 = idiv_floor(v0, v1);
+      let v3: i32 = i32(3);
+      let v4: i32 = mod_i32(v0, v3);
+      let v5: i32 = (v2 + v4);
+      q0[j] = v5;
+    }
+    {
+      const j: i32 = 1;
+      let gid = w * 4 + j;
+      let i0: i32 = gid;
+      let v0: i32 = q1[j];
+      let v1: i32 = i32(4);
+      let v2: i32 = idiv_floor(v0, v1);
+      let v3: i32 = i32(3);
+      let v4: i32 = mod_i32(v0, v3);
+      let v5: i32 = (v2 + v4);
+      q0[j] = v5;
+    }
+    {
+      const j: i32 = 2;
+      let gid = w * 4 + j;
+      let i0: i32 = gid;
+      let v0: i32 = q1[j];
+      let v1: i32 = i32(4);
+      let v2: i32 = idiv_floor(v0, v1);
+      let v3: i32 = i32(3);
+      let v4: i32 = mod_i32(v0, v3);
+      let v5: i32 = (v2 + v4);
+      q0[j] = v5;
+    }
+    {
+      const j: i32 = 3;
+      let gid = w * 4 + j;
+      let i0: i32 = gid;
+      let v0: i32 = q1[j];
+      let v1: i32 = i32(4);
+      let v2: i32 = idiv_floor(v0, v1);
+      let v3: i32 = i32(3);
+      let v4: i32 = mod_i32(v0, v3);
+      let v5: i32 = (v2 + v4);
+      q0[j] = v5;
+    }
+    b0[w] = q0;
+  }
+  {
+    const u: i32 = 1;
+    let w = t * 2 + u;
+    if (w >= 3) { return; }
     let q1 = b1[w];
     var q0: vec4<i32>;
     {

@@ -29,9 +29,46 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
   let t = i32(g.x + g.y * nw.x * 256u);
   if (t >= 256) { return; }
   let base = (t / 256) * 1024 + t % 256;
-  for (var j: i32 = 0; j < 4; j = j + 1) {
+  {
+    const j: i32 = 0;
     let gid = base + j * 256;
-    if (gid >= 6) { break; }
+    if (gid >= 6) { return; }
+    let i1: i32 = gid % 3;
+    let i0: i32 = gid / 3;
+    let v0: f32 = b1[(((i0 * 3) + i1))];
+    let v1: f32 = b2[(i0)];
+    let v2: f32 = (v0 - v1);
+    let v3: f32 = exp(v2);
+    b0[(i1 + (i0 * 3))] = v3;
+  }
+  {
+    const j: i32 = 1;
+    let gid = base + j * 256;
+    if (gid >= 6) { return; }
+    let i1: i32 = gid % 3;
+    let i0: i32 = gid / 3;
+    let v0: f32 = b1[(((i0 * 3) + i1))];
+    let v1: f32 = b2[(i0)];
+    let v2: f32 = (v0 - v1);
+    let v3: f32 = exp(v2);
+    b0[(i1 + (i0 * 3))] = v3;
+  }
+  {
+    const j: i32 = 2;
+    let gid = base + j * 256;
+    if (gid >= 6) { return; }
+    let i1: i32 = gid % 3;
+    let i0: i32 = gid / 3;
+    let v0: f32 = b1[(((i0 * 3) + i1))];
+    let v1: f32 = b2[(i0)];
+    let v2: f32 = (v0 - v1);
+    let v3: f32 = exp(v2);
+    b0[(i1 + (i0 * 3))] = v3;
+  }
+  {
+    const j: i32 = 3;
+    let gid = base + j * 256;
+    if (gid >= 6) { return; }
     let i1: i32 = gid % 3;
     let i0: i32 = gid / 3;
     let v0: f32 = b1[(((i0 * 3) + i1))];

@@ -5,9 +5,43 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
   let t = i32(g.x + g.y * nw.x * 256u);
   if (t >= 256) { return; }
   let base = (t / 256) * 1024 + t % 256;
-  for (var j: i32 = 0; j < 4; j = j + 1) {
+  {
+    const j: i32 = 0;
     let gid = base + j * 256;
-    if (gid >= 4) { break; }
+    if (gid >= 4) { return; }
+    let i0: i32 = gid;
+    let v0: u32 = 7u;
+    let si = (i0 + 1);
+    let sh = u32(si & 3) * 8u;
+    atomicAnd(&b0[si >> 2u], ~(0xffu << sh));
+    atomicOr(&b0[si >> 2u], (v0 & 0xffu) << sh);
+  }
+  {
+    const j: i32 = 1;
+    let gid = base + j * 256;
+    if (gid >= 4) { return; }
+    let i0: i32 = gid;
+    let v0: u32 = 7u;
+    let si = (i0 + 1);
+    let sh = u32(si & 3) * 8u;
+    atomicAnd(&b0[si >> 2u], ~(0xffu << sh));
+    atomicOr(&b0[si >> 2u], (v0 & 0xffu) << sh);
+  }
+  {
+    const j: i32 = 2;
+    let gid = base + j * 256;
+    if (gid >= 4) { return; }
+    let i0: i32 = gid;
+    let v0: u32 = 7u;
+    let si = (i0 + 1);
+    let sh = u32(si & 3) * 8u;
+    atomicAnd(&b0[si >> 2u], ~(0xffu << sh));
+    atomicOr(&b0[si >> 2u], (v0 & 0xffu) << sh);
+  }
+  {
+    const j: i32 = 3;
+    let gid = base + j * 256;
+    if (gid >= 4) { return; }
     let i0: i32 = gid;
     let v0: u32 = 7u;
     let si = (i0 + 1);

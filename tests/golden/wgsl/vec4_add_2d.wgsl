@@ -6,9 +6,59 @@
 fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
   let t = i32(g.x + g.y * nw.x * 256u);
   if (t >= 2) { return; }
-  for (var u: i32 = 0; u < 2; u = u + 1) {
+  {
+    const u: i32 = 0;
     let w = t * 2 + u;
-    if (w >= 4) { break; }
+    if (w >= 4) { return; }
+    let q1 = b1[w];
+    let q2 = b2[w];
+    var q0: vec4<f32>;
+    {
+      const j: i32 = 0;
+      let gid = w * 4 + j;
+      let i1: i32 = gid % 4;
+      let i0: i32 = gid / 4;
+      let v0: f32 = q1[j];
+      let v1: f32 = q2[j];
+      let v2: f32 = (v0 + v1);
+      q0[j] = v2;
+    }
+    {
+      const j: i32 = 1;
+      let gid = w * 4 + j;
+      let i1: i32 = gid % 4;
+      let i0: i32 = gid / 4;
+      let v0: f32 = q1[j];
+      let v1: f32 = q2[j];
+      let v2: f32 = (v0 + v1);
+      q0[j] = v2;
+    }
+    {
+      const j: i32 = 2;
+      let gid = w * 4 + j;
+      let i1: i32 = gid % 4;
+      let i0: i32 = gid / 4;
+      let v0: f32 = q1[j];
+      let v1: f32 = q2[j];
+      let v2: f32 = (v0 + v1);
+      q0[j] = v2;
+    }
+    {
+      const j: i32 = 3;
+      let gid = w * 4 + j;
+      let i1: i32 = gid % 4;
+      let i0: i32 = gid / 4;
+      let v0: f32 = q1[j];
+      let v1: f32 = q2[j];
+      let v2: f32 = (v0 + v1);
+      q0[j] = v2;
+    }
+    b0[w] = q0;
+  }
+  {
+    const u: i32 = 1;
+    let w = t * 2 + u;
+    if (w >= 4) { return; }
     let q1 = b1[w];
     let q2 = b2[w];
     var q0: vec4<f32>;
