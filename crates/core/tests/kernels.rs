@@ -96,10 +96,14 @@ fn dump(ks: &[Kernel]) -> String {
     ks.iter().map(|k| wgsl::render(k).map(|r| r.wgsl).unwrap_or_else(|e| e.to_string())).collect::<Vec<_>>().join("\n")
 }
 
-/// Checks every kernel's WGSL with naga.
+/// Checks every kernel's WGSL with naga, and that its loops are counted (the renderer's
+/// invariant, which lets the runtime drop wgpu's loop guard).
 fn naga_valid(ks: &[Kernel]) -> Result<(), String> {
     for k in ks {
         let r = wgsl::render(k).map_err(|e| e.to_string())?;
+        if !wgsl::loops_are_counted(&r.wgsl) {
+            return Err(format!("{}: a loop that is not counted\n{}", k.name, r.wgsl));
+        }
         let module = naga::front::wgsl::parse_str(&r.wgsl)
             .map_err(|e| format!("{}: {}\n{}", k.name, e.emit_to_string(&r.wgsl), r.wgsl))?;
         naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
