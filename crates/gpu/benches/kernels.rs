@@ -336,14 +336,11 @@ fn bench_tiny(gpu: &Gpu, summary: &mut Summary) {
     }
     const BATCH: u32 = 100;
     let timed = RunOptions::new().with_repeats(BATCH);
-    let per_dispatch: Vec<f64> = (0..50)
-        .map(|_| {
-            let t0 = Instant::now();
-            block_on(gpu.run_prepared(&p, &timed)).unwrap();
-            t0.elapsed().as_secs_f64() * 1e9 / f64::from(BATCH)
-        })
-        .collect();
-    let s = Spread::of(&per_dispatch);
+    let runs = time_cpu(50, &mut || {
+        block_on(gpu.run_prepared(&p, &timed)).unwrap();
+    });
+    let per = |ns: f64| ns / f64::from(BATCH);
+    let s = runs.and_then(|r| Spread::of(&[per(r.min_ns()), per(r.median_ns()), per(r.max_ns())]));
     show("wgpu tiny kernel: per dispatch, 100 in one submission", s, "");
     summary.add("wgpu tiny kernel: per dispatch, 100 in one submission", s, "");
 }
