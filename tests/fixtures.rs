@@ -227,3 +227,8 @@ fn shared_acceptance_sample() {
 fn torch_nn() {
     assert_all(fixture_files("torch_nn"));
 }
+
+#[test]
+fn torch_elementwise() {
+    assert_all(fixture_files("torch_elementwise"));
+}

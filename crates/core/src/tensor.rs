@@ -13,19 +13,13 @@ use crate::shape::tracker::ShapeTracker;
 use crate::shape::view::View;
 use crate::torch::layout::Layout;
 use crate::torch::overlap::{self, MemOverlap, MemOverlapStatus};
+use crate::uop::alu::Domain;
 use crate::uop::data::{Data, Scalar};
 use crate::uop::interp::{self, Storages};
 use crate::uop::sequential;
 use crate::uop::{BinaryOp, Graph, Op, ReduceOp, StorageId, UOpId, UnaryOp};
 
-/// The most elements one buffer may have (a storage, anything the interpreter holds, the values
-/// a report lists): larger requests are refused, not allocated.
-pub const MAX_ELEMENTS: usize = 1 << 26;
-
-/// The most elements a lazy node may have. A node that is never stored (matmul's broadcast
-/// product, a convolution's windows times its weight) costs nothing until it runs, and runs as a
-/// loop; what bounds it is index arithmetic, which kernels do in i32.
-pub const MAX_LAZY_ELEMENTS: usize = i32::MAX as usize;
+pub use crate::limits::{check_lazy_numel, check_numel, MAX_ELEMENTS, MAX_LAZY_ELEMENTS};
 
 /// Where a tensor's elements live, in PyTorch's model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -601,16 +595,31 @@ impl Engine {
         Layout::elementwise_output(shape, &layouts)
     }
 
-    /// The dtype `op` computes in: promotion, then true division and pow of ints go to float.
+    /// The dtype `op` computes in: PyTorch's promotion, then the op's [`Domain`] (float ops
+    /// compute integers in float32; bitwise ops refuse floats).
     pub fn compute_dtype(&self, op: BinaryOp, a: &Operand, b: &Operand) -> Result<DType> {
         let dtype = self.promote(&[a, b]);
-        Ok(match op {
-            BinaryOp::Div if !dtype.is_float() => DType::Float32,
-            BinaryOp::And | BinaryOp::Or | BinaryOp::Xor if dtype.is_float() => {
-                bail!(DType, "\"bitwise_{}_cpu\" not implemented for 'Float'", format!("{op:?}").to_lowercase())
+        Ok(match op.domain() {
+            Domain::Float if !dtype.is_float() => DType::Float32,
+            Domain::Bitwise if dtype.is_float() => {
+                bail!(DType, "\"{}_cpu\" not implemented for 'Float'", op.name())
             }
-            BinaryOp::Sub if dtype == DType::Bool => {
+            _ if op == BinaryOp::Sub && dtype == DType::Bool => {
                 bail!(DType, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.")
+            }
+            _ => dtype,
+        })
+    }
+
+    /// The dtype unary `op` computes in for an operand of `dtype`, by its [`Domain`].
+    pub fn unary_dtype(op: UnaryOp, dtype: DType) -> Result<DType> {
+        Ok(match op.domain() {
+            Domain::Float if !dtype.is_float() => DType::Float32,
+            _ if op == UnaryOp::Neg && dtype == DType::Bool => {
+                bail!(DType, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+            }
+            _ if op == UnaryOp::Not && dtype.is_float() => {
+                bail!(DType, "\"bitwise_not_cpu\" not implemented for 'Float'")
             }
             _ => dtype,
         })
@@ -618,20 +627,7 @@ impl Engine {
 
     pub fn unary(&mut self, op: UnaryOp, a: &Tensor) -> Result<Tensor> {
         let a = self.resolve(a);
-        let dtype = match op {
-            UnaryOp::Exp | UnaryOp::Log | UnaryOp::Sqrt | UnaryOp::Sigmoid | UnaryOp::Tanh => {
-                if a.dtype.is_float() {
-                    a.dtype
-                } else {
-                    DType::Float32
-                }
-            }
-            UnaryOp::Neg if a.dtype == DType::Bool => {
-                bail!(DType, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-            }
-            UnaryOp::Not if a.dtype.is_float() => bail!(DType, "\"bitwise_not_cpu\" not implemented for 'Float'"),
-            _ => a.dtype,
-        };
+        let dtype = Self::unary_dtype(op, a.dtype)?;
         let x = self.cast_node(a.node, a.dtype, dtype);
         let node = self.graph.push(Op::Unary(op), dtype, a.shape().to_vec(), vec![x]);
         self.computed_as(node, Layout::elementwise_output(a.shape(), &[&a.layout]))
@@ -865,27 +861,6 @@ impl Engine {
 
 fn fresh_tg(shape: &[usize]) -> ShapeTracker {
     ShapeTracker::from_shape(shape)
-}
-
-/// Refuses a shape with more elements than a buffer may hold ([`MAX_ELEMENTS`]).
-pub fn check_numel(shape: &[usize]) -> Result<()> {
-    let n = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
-    match n {
-        Some(n) if n <= MAX_ELEMENTS => Ok(()),
-        _ => bail!(Limit, "a tensor of shape {shape:?} would exceed the limit of {MAX_ELEMENTS} elements"),
-    }
-}
-
-/// Refuses a lazy node whose element count could overflow index arithmetic ([`MAX_LAZY_ELEMENTS`]).
-pub fn check_lazy_numel(shape: &[usize]) -> Result<()> {
-    let n = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
-    match n {
-        Some(n) if n <= MAX_LAZY_ELEMENTS => Ok(()),
-        _ => bail!(
-            Limit,
-            "a tensor of shape {shape:?} would exceed the limit of {MAX_LAZY_ELEMENTS} elements of a lazy view or computation"
-        ),
-    }
 }
 
 /// Reads a PyTorch layout out of a storage.

@@ -11,8 +11,8 @@ use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::shape::symbolic::Expr;
 use crate::uop::data::{with_data, Data, Elem};
-use crate::uop::interp;
 use crate::uop::ReduceOp;
+use crate::uop::{alu, interp};
 
 /// Lanes evaluated together: large enough to amortise dispatch on each instruction, small
 /// enough to stay in cache.
@@ -151,7 +151,7 @@ fn reduce_block(
                 let bop = if op == ReduceOp::Max { crate::uop::BinaryOp::Max } else { crate::uop::BinaryOp::Min };
                 acc = Some(match acc {
                     None => part,
-                    Some(a) => interp::binary(bop, &a, &part),
+                    Some(a) => alu::binary(bop, &a, &part),
                 });
             }
         }
@@ -198,10 +198,10 @@ fn run_range(
                 let src = bufs.get(k.slots[*slot].buf);
                 Some(load(src, index, valid, lanes, &lane))
             }
-            Inst::Unary { op, a, .. } => Some(interp::unary(*op, get(vals_now, *a)?)),
-            Inst::Binary { op, a, b, .. } => Some(interp::binary(*op, get(vals_now, *a)?, get(vals_now, *b)?)),
+            Inst::Unary { op, a, .. } => Some(alu::unary(*op, get(vals_now, *a)?)),
+            Inst::Binary { op, a, b, .. } => Some(alu::binary(*op, get(vals_now, *a)?, get(vals_now, *b)?)),
             Inst::Where { c, x, y, .. } => {
-                Some(interp::select(get(vals_now, *c)?, get(vals_now, *x)?, get(vals_now, *y)?))
+                Some(alu::select(get(vals_now, *c)?, get(vals_now, *x)?, get(vals_now, *y)?))
             }
             Inst::Cast { a, to, .. } => Some(get(vals_now, *a)?.cast(*to)),
             Inst::BeginReduce { .. } | Inst::EndReduce { .. } => {

@@ -18,7 +18,8 @@ use super::ir::{Inst, Kernel, KernelKind, Tile};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::shape::symbolic::Expr;
-use crate::uop::{BinaryOp, ReduceOp, UnaryOp};
+use crate::uop::alu::{Class, Template};
+use crate::uop::{BinaryOp, ReduceOp};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -54,22 +55,8 @@ pub struct Rendered {
     pub read_only: Vec<bool>,
 }
 
-/// Type classes the op table distinguishes.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Class {
-    F,
-    I,
-    U8,
-    B,
-}
-
 fn class(d: DType) -> Class {
-    match d {
-        DType::Float32 => Class::F,
-        DType::Int32 => Class::I,
-        DType::UInt8 => Class::U8,
-        DType::Bool => Class::B,
-    }
+    Class::of(d)
 }
 
 /// The WGSL type a value of `d` has in registers.
@@ -91,73 +78,19 @@ fn zero(d: DType) -> &'static str {
     }
 }
 
-/// The table of unary ops: `{a}` is the operand.
-fn unary_template(op: UnaryOp, c: Class) -> &'static str {
-    use Class::*;
-    use UnaryOp::*;
-    match (op, c) {
-        (Neg, F | I) => "(-{a})",
-        (Neg, U8) => "((0u - {a}) & 0xffu)",
-        (Abs, F | I) => "abs({a})",
-        (Neg | Abs, U8 | B) | (Relu, U8 | B) => "{a}",
-        (Relu, F) => "select(0.0, {a}, {a} > 0.0)",
-        (Relu, I) => "max({a}, 0)",
-        (Not, B) => "(!{a})",
-        (Not, I) => "(~{a})",
-        (Not, U8) => "((~{a}) & 0xffu)",
-        (Not, F) => "select(0.0, 1.0, {a} == 0.0)",
-        (Exp, _) => "exp({a})",
-        (Log, _) => "log({a})",
-        (Sqrt, _) => "sqrt({a})",
-        // Some drivers compute tanh as a ratio of exponentials that overflows to NaN.
-        (Tanh, _) => "tanh(clamp({a}, -15.0, 15.0))",
-        (Sigmoid, _) => "(1.0 / (1.0 + exp(-{a})))",
-    }
-}
-
-/// The table of binary ops: `{a}` and `{b}` are the operands.
-fn binary_template(op: BinaryOp, c: Class) -> &'static str {
-    use BinaryOp::*;
-    use Class::*;
-    match (op, c) {
-        (Add, F | I) => "({a} + {b})",
-        (Sub, F | I) => "({a} - {b})",
-        (Mul, F | I) => "({a} * {b})",
-        (Add, U8) => "(({a} + {b}) & 0xffu)",
-        (Sub, U8) => "(({a} - {b}) & 0xffu)",
-        (Mul, U8) => "(({a} * {b}) & 0xffu)",
-        (Add | Or | Max, B) => "({a} || {b})",
-        (Sub | Xor, B) => "({a} != {b})",
-        (Mul | Div | FloorDiv | And | Min, B) => "({a} && {b})",
-        (Div, F) => "({a} / {b})",
-        (FloorDiv, F) => "floor({a} / {b})",
-        (Div, I) => "select({a} / {b}, 0, {b} == 0)",
-        (Div | FloorDiv, U8) => "select({a} / {b}, 0u, {b} == 0u)",
-        (FloorDiv, I) => "idiv_floor({a}, {b})",
-        (Mod, F) => "mod_f32({a}, {b})",
-        (Mod, I) => "mod_i32({a}, {b})",
-        (Mod, U8) => "select({a} % {b}, 0u, {b} == 0u)",
-        (Mod, B) => "false",
-        (Pow, F) => "pow_f32({a}, {b})",
-        (Pow, I) => "pow_i32({a}, {b})",
-        (Pow, U8) => "pow_u8({a}, {b})",
-        (Pow, B) => "({a} || !{b})",
-        (Max, F) => "max_f32({a}, {b})",
-        (Min, F) => "min_f32({a}, {b})",
-        (Max, I | U8) => "max({a}, {b})",
-        (Min, I | U8) => "min({a}, {b})",
-        (CmpLt, B) => "(!{a} && {b})",
-        (CmpLe, B) => "(!{a} || {b})",
-        (CmpLt, _) => "({a} < {b})",
-        (CmpLe, _) => "({a} <= {b})",
-        (CmpEq, _) => "({a} == {b})",
-        (CmpNe, _) => "({a} != {b})",
-        (And, I | U8) => "({a} & {b})",
-        (Or, I | U8) => "({a} | {b})",
-        (Xor, I | U8) => "({a} ^ {b})",
-        (And, F) => "select(0.0, 1.0, {a} != 0.0 && {b} != 0.0)",
-        (Or, F) => "select(0.0, 1.0, {a} != 0.0 || {b} != 0.0)",
-        (Xor, F) => "select(0.0, 1.0, ({a} != 0.0) != ({b} != 0.0))",
+/// An op's template for operands of class `c`, with every operand of `args` filled in. A
+/// template written in f32 (a float op given integers, as a capture may) converts its operands
+/// to f32 and its result back.
+fn apply_template(t: Template, c: Class, args: &[(&str, &str)]) -> String {
+    match t {
+        Template::PerClass(t) => fill(t, args),
+        Template::F32(t) if c == Class::F => fill(t, args),
+        Template::F32(t) => {
+            let cast: Vec<(&str, String)> =
+                args.iter().map(|(k, v)| (*k, fill(cast_template(c, Class::F), &[("{a}", v)]))).collect();
+            let cast: Vec<(&str, &str)> = cast.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            fill(cast_template(Class::F, c), &[("{a}", &fill(t, &cast))])
+        }
     }
 }
 
@@ -197,6 +130,35 @@ const HELPERS: &[(&str, &str)] = &[
     ("f32_nan", "fn f32_nan() -> f32 { var bits = 0x7fc00000u; return bitcast<f32>(bits); }"),
     ("max_f32", "fn max_f32(a: f32, b: f32) -> f32 { return select(max(a, b), f32_nan(), a != a || b != b); }"),
     ("min_f32", "fn min_f32(a: f32, b: f32) -> f32 { return select(min(a, b), f32_nan(), a != a || b != b); }"),
+    ("fmax_f32", "fn fmax_f32(a: f32, b: f32) -> f32 { return select(select(max(a, b), b, a != a), a, b != b); }"),
+    ("fmin_f32", "fn fmin_f32(a: f32, b: f32) -> f32 { return select(select(min(a, b), b, a != a), a, b != b); }"),
+    (
+        "copysign_f32",
+        "fn copysign_f32(a: f32, b: f32) -> f32 {\n  return bitcast<f32>((bitcast<u32>(a) & 0x7fffffffu) | (bitcast<u32>(b) & 0x80000000u));\n}",
+    ),
+    (
+        "hypot_f32",
+        "fn hypot_f32(a: f32, b: f32) -> f32 {\n  let x = abs(a);\n  let y = abs(b);\n  let m = max(x, y);\n  if (m == 0.0 || m != m) { return m + min(x, y); }\n  let r = min(x, y) / m;\n  return m * sqrt(1.0 + r * r);\n}",
+    ),
+    // expm1 and log1p by Kahan's correction, accurate near zero where exp(x) - 1 cancels.
+    (
+        "expm1_f32",
+        "fn expm1_f32(x: f32) -> f32 {\n  let u = exp(x);\n  if (u == 1.0) { return x; }\n  let um = u - 1.0;\n  if (um == -1.0) { return -1.0; }\n  if (abs(x) > 0.5) { return um; }\n  return um * x / log(u);\n}",
+    ),
+    (
+        "log1p_f32",
+        "fn log1p_f32(x: f32) -> f32 {\n  let u = 1.0 + x;\n  if (u == 1.0) { return x; }\n  if (abs(x) > 0.5) { return log(u); }\n  return log(u) * x / (u - 1.0);\n}",
+    ),
+    // erfc by the Chebyshev fit the interpreter uses (relative error below 1.2e-7), erf by its
+    // series near zero where 1 - erfc would cancel.
+    (
+        "erfc_f32",
+        "fn erfc_f32(x: f32) -> f32 {\n  let z = abs(x);\n  let t = 1.0 / (1.0 + 0.5 * z);\n  let p = -z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));\n  let r = t * exp(p);\n  return select(2.0 - r, r, x >= 0.0);\n}",
+    ),
+    (
+        "erf_f32",
+        "fn erf_f32(x: f32) -> f32 {\n  if (abs(x) < 0.5) {\n    let x2 = x * x;\n    return 1.1283791670955126 * x * (1.0 + x2 * (-0.3333333333 + x2 * (0.1 + x2 * (-0.0238095238 + x2 * (0.0046296296 + x2 * -0.0007575758)))));\n  }\n  return sign(x) * (1.0 - erfc_f32(abs(x)));\n}",
+    ),
     (
         "pow_f32",
         "fn pow_f32(a: f32, b: f32) -> f32 {\n  if (b == 0.0) { return 1.0; }\n  if (a == 0.0) { return select(0.0, f32_inf(), b < 0.0); }\n  let m = pow(abs(a), b);\n  if (a > 0.0) { return m; }\n  if (b != floor(b)) { return f32_nan(); }\n  return select(m, -m, abs(b) % 2.0 == 1.0);\n}",
@@ -216,6 +178,7 @@ fn helper_deps(name: &str) -> &'static [&'static str] {
     match name {
         "fmod" => &["fdiv"],
         "max_f32" | "min_f32" => &["f32_nan"],
+        "erf_f32" => &["erfc_f32"],
         "pow_f32" => &["f32_inf", "f32_nan"],
         _ => &[],
     }
@@ -357,8 +320,8 @@ impl Renderer<'_> {
         }
     }
 
-    fn alu(&mut self, t: &str, args: &[(&str, &str)]) -> String {
-        let s = fill(t, args);
+    fn alu(&mut self, t: Template, c: Class, args: &[(&str, &str)]) -> String {
+        let s = apply_template(t, c, args);
         self.use_helpers_in(&s);
         s
     }
@@ -390,23 +353,14 @@ impl Renderer<'_> {
             }
             Inst::Unary { op, a, dtype } => {
                 let c = class(*dtype);
-                if c != Class::F
-                    && matches!(op, UnaryOp::Exp | UnaryOp::Log | UnaryOp::Sqrt | UnaryOp::Tanh | UnaryOp::Sigmoid)
-                {
-                    // Transcendentals of integers go through f32 and back.
-                    let x = fill(cast_template(c, Class::F), &[("{a}", &v(a))]);
-                    let y = fill(unary_template(*op, Class::F), &[("{a}", &x)]);
-                    format!("let v{i}: {} = {};", ty(*dtype), fill(cast_template(Class::F, c), &[("{a}", &y)]))
-                } else {
-                    format!("let v{i}: {} = {};", ty(*dtype), self.alu(unary_template(*op, c), &[("{a}", &v(a))]))
-                }
+                format!("let v{i}: {} = {};", ty(*dtype), self.alu(op.wgsl(c), c, &[("{a}", &v(a))]))
             }
             Inst::Binary { op, a, b, dtype } => {
                 let rt = if op.is_comparison() { DType::Bool } else { *dtype };
                 format!(
                     "let v{i}: {} = {};",
                     ty(rt),
-                    self.alu(binary_template(*op, class(*dtype)), &[("{a}", &v(a)), ("{b}", &v(b))])
+                    self.alu(op.wgsl(class(*dtype)), class(*dtype), &[("{a}", &v(a)), ("{b}", &v(b))])
                 )
             }
             Inst::Where { c, x, y, dtype } => {
@@ -493,7 +447,7 @@ impl Renderer<'_> {
             ReduceOp::Max => BinaryOp::Max,
             ReduceOp::Min => BinaryOp::Min,
         };
-        self.alu(binary_template(b, class(d)), &[("{a}", acc), ("{b}", v)])
+        self.alu(b.wgsl(class(d)), class(d), &[("{a}", acc), ("{b}", v)])
     }
 
     fn bindings(&self) -> String {

@@ -4,6 +4,7 @@
 //! layout, tinygrad's tracker, the bridge's report) and leaves the arithmetic to the engine.
 
 use super::ast::{BinOp, UnaryOp as AstUnary};
+use super::elementwise::{self, operand, tensor_arg, write_binary, write_value};
 use super::runner::Run;
 use super::value::{Args, Value};
 use crate::dtype::DType;
@@ -34,19 +35,8 @@ const FUNCTIONS: &[&str] = &[
     "div",
     "true_divide",
     "where",
-    "exp",
-    "log",
-    "sqrt",
-    "abs",
-    "relu",
-    "sigmoid",
-    "tanh",
     "clamp",
     "clip",
-    "neg",
-    "maximum",
-    "minimum",
-    "pow",
     "sum",
     "mean",
     "max",
@@ -61,6 +51,7 @@ const FUNCTIONS: &[&str] = &[
     "permute",
     "transpose",
     "swapaxes",
+    "swapdims",
     "t",
     "movedim",
     "moveaxis",
@@ -74,12 +65,6 @@ const FUNCTIONS: &[&str] = &[
     "clone",
     "detach",
     "matmul",
-    "eq",
-    "ne",
-    "lt",
-    "le",
-    "gt",
-    "ge",
     "print",
     "len",
     "pad",
@@ -106,13 +91,34 @@ const DTYPES: &[(&str, DType)] = &[
     ("uint8", DType::UInt8),
 ];
 
+/// Whether `torch.name`/`F.name` is a function the library has: the list above, the
+/// elementwise ops of the op table, and the creation ops defined with them.
+fn is_function(name: &str) -> bool {
+    FUNCTIONS.contains(&name) || elementwise::function_entry(name).is_some() || matches!(name, "linspace" | "logspace")
+}
+
+/// `torch.pi`, `torch.e`, `torch.inf`, `torch.nan` (and `math.`'s).
+fn constant(module: &str, name: &str) -> Option<f64> {
+    if !matches!(module, "torch" | "math") {
+        return None;
+    }
+    match name {
+        "pi" => Some(std::f64::consts::PI),
+        "e" => Some(std::f64::consts::E),
+        "inf" => Some(f64::INFINITY),
+        "nan" => Some(f64::NAN),
+        _ => None,
+    }
+}
+
 /// What a bare name means when the trace has not bound it.
 pub fn builtin(name: &str) -> Option<Value> {
     match name {
         "torch" => Some(Value::Module("torch")),
         "F" | "functional" => Some(Value::Module("F")),
         "nn" => Some(Value::Module("nn")),
-        _ if FUNCTIONS.contains(&name) => Some(Value::Func(name.to_string())),
+        "math" => Some(Value::Module("math")),
+        _ if is_function(name) => Some(Value::Func(name.to_string())),
         _ => DTYPES
             .iter()
             .find(|(n, _)| *n == name && !matches!(*n, "float" | "int" | "bool"))
@@ -129,7 +135,10 @@ pub fn attr(run: &mut Run, v: Value, name: &str) -> Result<Value> {
                 if let Some((_, d)) = DTYPES.iter().find(|(n, _)| *n == name) {
                     return Ok(Value::DType(*d));
                 }
-                if FUNCTIONS.contains(&name) {
+                if let Some(c) = constant(m, name) {
+                    return Ok(Value::Scalar(Scalar::Float(c)));
+                }
+                if is_function(name) {
                     return Ok(Value::Func(name.to_string()));
                 }
                 bail!(Unsupported, "{m}.{name} is not supported")
@@ -173,21 +182,6 @@ fn ints(v: impl Iterator<Item = i64>) -> Value {
     Value::Tuple(v.map(int).collect())
 }
 
-fn tensor_arg(v: Value, what: &str) -> Result<Tensor> {
-    match v {
-        Value::Tensor(t) => Ok(t),
-        other => bail!(Type, "{what} must be Tensor, not {}", other.type_name()),
-    }
-}
-
-fn operand(v: Value, what: &str) -> Result<Operand> {
-    match v {
-        Value::Tensor(t) => Ok(Operand::Tensor(t)),
-        Value::Scalar(s) => Ok(Operand::Scalar(s)),
-        other => bail!(Type, "{what} must be Tensor or Number, not {}", other.type_name()),
-    }
-}
-
 // ------------------------------------------------------------------------------- functions
 
 pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
@@ -204,11 +198,6 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
             | "where"
             | "print"
             | "len"
-            | "add"
-            | "sub"
-            | "mul"
-            | "div"
-            | "true_divide"
             | "max"
             | "min"
             | "pad"
@@ -219,6 +208,15 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
             | "cat"
             | "stack"
     ) {
+        if let Some(entry) = elementwise::function_entry(name) {
+            return elementwise::call_function(run, entry, name, args);
+        }
+        if matches!(name, "linspace" | "logspace") {
+            return elementwise::space(run, name, args);
+        }
+        if !FUNCTIONS.contains(&name) {
+            bail!(Unsupported, "torch.{name} is not supported");
+        }
         let first = args.req(0, "input")?;
         let t = tensor_arg(first, &format!("{name}(): argument 'input'"))?;
         return method(run, t, name, shift(args));
@@ -298,27 +296,6 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
                 other => bail!(Type, "object of type '{}' has no len()", other.type_name()),
             }
         }
-        "add" | "sub" | "mul" | "div" | "true_divide" => {
-            let a = operand(args.req(0, "input")?, "input")?;
-            let b = operand(args.req(1, "other")?, "other")?;
-            let alpha = args.kw_only("alpha");
-            let out = args.kw_only("out");
-            args.finish()?;
-            let op = match name {
-                "add" => BinaryOp::Add,
-                "sub" => BinaryOp::Sub,
-                "mul" => BinaryOp::Mul,
-                _ => BinaryOp::Div,
-            };
-            let b = scaled(run, b, alpha)?;
-            match out {
-                None | Some(Value::None) => Ok(Value::Tensor(run.engine.binary(op, &a, &b)?)),
-                Some(out) => {
-                    let out = tensor_arg(out, "out")?;
-                    Ok(Value::Tensor(write_binary(run, &out, op, &a, &b)?))
-                }
-            }
-        }
         "max" | "min" => {
             let first = tensor_arg(args.req(0, "input")?, "input")?;
             method(run, first, name, shift(args))
@@ -359,16 +336,6 @@ fn sizes(v: Vec<i64>) -> Result<Vec<usize>> {
             Err(_) => bail!(Shape, "Trying to create tensor with negative dimension {n}: {:?}", n),
         })
         .collect()
-}
-
-fn scaled(run: &mut Run, b: Operand, alpha: Option<Value>) -> Result<Operand> {
-    match alpha {
-        None | Some(Value::None) => Ok(b),
-        Some(a) => {
-            let a = a.as_scalar("alpha")?;
-            Ok(Operand::Tensor(run.engine.binary(BinaryOp::Mul, &b, &Operand::Scalar(a))?))
-        }
-    }
 }
 
 fn tensor_from_nested(engine: &mut Engine, data: &Value, dtype: Option<DType>) -> Result<Tensor> {
@@ -932,25 +899,6 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             }))
         }
         // ---- elementwise
-        "add" | "sub" | "mul" | "div" | "true_divide" | "pow" | "maximum" | "minimum" | "eq" | "ne" | "lt" | "le"
-        | "gt" | "ge" | "remainder" | "floor_divide" => {
-            let other = operand(args.req(0, "other")?, "other")?;
-            let alpha = if matches!(name, "add" | "sub") { args.kw_only("alpha") } else { None };
-            args.finish()?;
-            let other = scaled(run, other, alpha)?;
-            let (op, swap) = binary_of(name);
-            let me = Operand::Tensor(t);
-            let (a, b) = if swap { (other, me) } else { (me, other) };
-            tensor(run.engine.binary(op, &a, &b)?)
-        }
-        "neg" | "negative" | "abs" | "exp" | "log" | "sqrt" | "relu" | "sigmoid" | "tanh" | "logical_not" => {
-            args.finish()?;
-            if name == "logical_not" {
-                let b = run.engine.cast(&t, DType::Bool)?;
-                return tensor(run.engine.unary(UnaryOp::Not, &b)?);
-            }
-            tensor(run.engine.unary(unary_of(name), &t)?)
-        }
         "clamp" | "clip" => {
             let lo = args.opt(0, "min");
             let hi = args.opt(1, "max");
@@ -1034,14 +982,6 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             }
         }
         // ---- in-place
-        "add_" | "sub_" | "mul_" | "div_" | "pow_" | "remainder_" | "floor_divide_" => {
-            let other = operand(args.req(0, "other")?, "other")?;
-            let alpha = if matches!(name, "add_" | "sub_") { args.kw_only("alpha") } else { None };
-            args.finish()?;
-            let other = scaled(run, other, alpha)?;
-            let (op, _) = binary_of(name.trim_end_matches('_'));
-            tensor(write_binary(run, &t, op, &Operand::Tensor(t.clone()), &other)?)
-        }
         "zero_" => {
             args.finish()?;
             tensor(fill(run, &t, Operand::Scalar(Scalar::Int(0)), name)?)
@@ -1072,12 +1012,10 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             let value = clamp(run, &t, lo, hi)?;
             tensor(write_value(run, &t, &value, std::slice::from_ref(&t), OverlapRules::ALL)?)
         }
-        "neg_" | "relu_" | "abs_" | "exp_" | "log_" | "sqrt_" | "sigmoid_" | "tanh_" => {
-            args.finish()?;
-            let value = run.engine.unary(unary_of(name.trim_end_matches('_')), &t)?;
-            tensor(write_value(run, &t, &value, std::slice::from_ref(&t), OverlapRules::ALL)?)
-        }
-        _ => super::nn::method(run, t, name, args),
+        _ => match elementwise::method_entry(name) {
+            Some(entry) => elementwise::call_method(run, &t, entry, name, args),
+            None => super::nn::method(run, t, name, args),
+        },
     }
 }
 
@@ -1120,41 +1058,6 @@ fn reduce_axes(ndim: usize, dims: Option<&[i64]>) -> Result<Vec<usize>> {
         bail!(Index, "dim {} appears multiple times in the list of dims", axes[0]);
     }
     Ok(axes)
-}
-
-fn binary_of(name: &str) -> (BinaryOp, bool) {
-    match name {
-        "add" => (BinaryOp::Add, false),
-        "sub" => (BinaryOp::Sub, false),
-        "mul" => (BinaryOp::Mul, false),
-        "div" | "true_divide" => (BinaryOp::Div, false),
-        "pow" => (BinaryOp::Pow, false),
-        "maximum" => (BinaryOp::Max, false),
-        "minimum" => (BinaryOp::Min, false),
-        "eq" => (BinaryOp::CmpEq, false),
-        "ne" => (BinaryOp::CmpNe, false),
-        "lt" => (BinaryOp::CmpLt, false),
-        "le" => (BinaryOp::CmpLe, false),
-        "gt" => (BinaryOp::CmpLt, true),
-        "ge" => (BinaryOp::CmpLe, true),
-        "remainder" => (BinaryOp::Mod, false),
-        "floor_divide" => (BinaryOp::FloorDiv, false),
-        other => unreachable!("{other} is not a binary op name"),
-    }
-}
-
-fn unary_of(name: &str) -> UnaryOp {
-    match name {
-        "neg" | "negative" => UnaryOp::Neg,
-        "abs" => UnaryOp::Abs,
-        "exp" => UnaryOp::Exp,
-        "log" => UnaryOp::Log,
-        "sqrt" => UnaryOp::Sqrt,
-        "relu" => UnaryOp::Relu,
-        "sigmoid" => UnaryOp::Sigmoid,
-        "tanh" => UnaryOp::Tanh,
-        other => unreachable!("{other} is not a unary op name"),
-    }
 }
 
 fn clamp(run: &mut Run, t: &Tensor, lo: Option<Value>, hi: Option<Value>) -> Result<Tensor> {
@@ -1237,65 +1140,6 @@ fn matmul(run: &mut Run, a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 // ------------------------------------------------------------------------------- writes
-
-/// `target op= other` / `op(a, b, out=target)`: PyTorch's checks in its order (overlap, then
-/// shape, then dtype), then a store of the computed value through the target's view.
-fn write_binary(run: &mut Run, target: &Tensor, op: BinaryOp, a: &Operand, b: &Operand) -> Result<Tensor> {
-    let inputs: Vec<Tensor> =
-        [a, b].iter().filter_map(|o| if let Operand::Tensor(t) = o { Some(t.clone()) } else { None }).collect();
-    let target = run.engine.realize(target)?;
-    run.engine.check_write_overlap(&target, &inputs, OverlapRules::ALL)?;
-    let shape = Engine::broadcast_shapes(&[op_shape(a), op_shape(b)])?;
-    if shape != target.shape() {
-        bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", target.shape(), shape);
-    }
-    let dtype = run.engine.compute_dtype(op, a, b)?;
-    let result = if op.is_comparison() { DType::Bool } else { dtype };
-    if !DType::can_cast(result, target.dtype()) {
-        bail!(
-            DType,
-            "result type {} can't be cast to the desired output type {}",
-            result.torch_name(),
-            target.dtype().torch_name()
-        );
-    }
-    let (node, _, _) = run.engine.binary_node(op, a, b, dtype)?;
-    let w = run.engine.write(&target, node)?;
-    run.record_write(w);
-    Ok(run.engine.resolve(&target))
-}
-
-fn op_shape(o: &Operand) -> &[usize] {
-    match o {
-        Operand::Tensor(t) => t.shape(),
-        Operand::Scalar(_) => &[],
-    }
-}
-
-/// Writes an already computed tensor (same shape) into `target`, with the dtype rule of an
-/// in-place op (the result must be castable to the target).
-fn write_value(
-    run: &mut Run,
-    target: &Tensor,
-    value: &Tensor,
-    inputs: &[Tensor],
-    rules: OverlapRules,
-) -> Result<Tensor> {
-    let target = run.engine.realize(target)?;
-    run.engine.check_write_overlap(&target, inputs, rules)?;
-    if !DType::can_cast(value.dtype(), target.dtype()) {
-        bail!(
-            DType,
-            "result type {} can't be cast to the desired output type {}",
-            value.dtype().torch_name(),
-            target.dtype().torch_name()
-        );
-    }
-    let value = run.engine.resolve(value);
-    let w = run.engine.write(&target, value.node())?;
-    run.record_write(w);
-    Ok(run.engine.resolve(&target))
-}
 
 /// `fill_`/`zero_`/`a[i] = scalar`: any dtype is cast; overlap as PyTorch checks it for fills.
 fn fill(run: &mut Run, target: &Tensor, v: Operand, op: &str) -> Result<Tensor> {
@@ -1398,7 +1242,7 @@ pub fn binary(run: &mut Run, op: BinOp, a: Value, b: Value) -> Result<Value> {
             let b = operand(b, "right operand")?;
             let (bop, swap) = ast_binary(op);
             let (x, y) = if swap { (b, a) } else { (a, b) };
-            Ok(Value::Tensor(run.engine.binary(bop, &x, &y)?))
+            Ok(Value::Tensor(elementwise::binary(run, bop, &x, &y)?))
         }
     }
 }

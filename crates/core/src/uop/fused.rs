@@ -13,8 +13,8 @@
 //! results are deterministic and match the dense definition up to the rounding of f64 partial
 //! sums.
 
+use super::alu::{self, Arith};
 use super::data::{row_major_strides, with_data, with_dtype, Data, Elem};
-use super::interp::{self, Arith};
 use super::{BinaryOp, ReduceOp, UnaryOp};
 use crate::dtype::DType;
 use crate::shape::view::View;
@@ -223,9 +223,9 @@ impl Nest {
         let ev = |t: &Tree| self.eval(t, leaves, idx, base);
         match t {
             Tree::Leaf(l) => self.row(leaves[*l].0, *l, idx, base[*l]),
-            Tree::Unary(u, a) => interp::unary(*u, &ev(a)),
-            Tree::Binary(b, x, y) => interp::binary(*b, &ev(x), &ev(y)),
-            Tree::Where(c, x, y) => interp::select(&ev(c), &ev(x), &ev(y)),
+            Tree::Unary(u, a) => alu::unary(*u, &ev(a)),
+            Tree::Binary(b, x, y) => alu::binary(*b, &ev(x), &ev(y)),
+            Tree::Where(c, x, y) => alu::select(&ev(c), &ev(x), &ev(y)),
             Tree::Cast(d, a) => ev(a).cast(*d),
         }
     }
@@ -274,7 +274,7 @@ pub(crate) fn reduce(
                         nest.with_row(tree, leaves, idx, base, |row: &[T]| {
                             if ast == 0 {
                                 // The row is one output's reduce run: the dense lane sum.
-                                out[at(base[acc], 0)] += interp::sum(row);
+                                out[at(base[acc], 0)] += alu::sum(row);
                             } else {
                                 for (j, x) in row.iter().enumerate() {
                                     out[at(base[acc], j)] += x.to_f64();
@@ -415,7 +415,7 @@ mod tests {
 
     fn push(g: &mut Graph, op: Op, src: UOpId) -> UOpId {
         let n = g.node(src);
-        let st = super::interp::apply_movement(&ShapeTracker::from_shape(&n.shape), &op).unwrap_or_else(|e| {
+        let st = crate::uop::interp::apply_movement(&ShapeTracker::from_shape(&n.shape), &op).unwrap_or_else(|e| {
             panic!("bad movement {op:?} of {:?}: {e}", n.shape);
         });
         let dtype = n.dtype;
@@ -456,9 +456,9 @@ mod tests {
         let root = (c.build)(&mut g, &bufs);
         let Op::Reduce(op, axes) = g.node(root).op.clone() else { panic!("{}: the root is not a reduce", c.name) };
         let src = g.node(root).src[0];
-        let fused = super::interp::realize(&g, &c.storages, root)?;
+        let fused = crate::uop::interp::realize(&g, &c.storages, root)?;
         let dense =
-            super::interp::reduce(op, &super::interp::realize(&g, &c.storages, src)?, &g.node(src).shape, &axes)?;
+            crate::uop::interp::reduce(op, &crate::uop::interp::realize(&g, &c.storages, src)?, &g.node(src).shape, &axes)?;
         assert_eq!(fused.dtype(), dense.dtype(), "{}: dtype", c.name);
         assert_eq!(fused.len(), dense.len(), "{}: length", c.name);
         assert!(!fused.is_empty() || c.name.starts_with("empty"), "{}: nothing computed", c.name);
@@ -648,16 +648,16 @@ mod tests {
     #[test]
     fn a_reduce_never_holds_its_source() -> Result<()> {
         let (m, k, n) = (512usize, 512usize, 512usize);
-        assert!(m * k * n > crate::tensor::MAX_ELEMENTS, "the product must exceed the buffer limit");
+        assert!(m * k * n > crate::limits::MAX_ELEMENTS, "the product must exceed the buffer limit");
         let storages = vec![f32s(m * k, |i| (i % 3) as f32), f32s(k * n, |i| (i % 5) as f32)];
         let mut g = Graph::new();
         let a = g.push(Op::Buffer(0), DType::Float32, vec![m * k], vec![]);
         let b = g.push(Op::Buffer(1), DType::Float32, vec![k * n], vec![]);
         let root = matmul(&mut g, a, b, [m, k, n]);
         let prod = g.node(root).src[0];
-        let err = super::interp::realize(&g, &storages, prod).map(|_| ()).unwrap_err();
+        let err = crate::uop::interp::realize(&g, &storages, prod).map(|_| ()).unwrap_err();
         assert_eq!(err.kind(), "limit", "materialising the product: {err}");
-        let got = super::interp::realize(&g, &storages, root)?;
+        let got = crate::uop::interp::realize(&g, &storages, root)?;
         let Data::F32(got) = got else { panic!("matmul of f32 gave {:?}", got.dtype()) };
         assert_eq!(got.len(), m * n);
         for (i, j) in [(0, 0), (1, 2), (511, 511), (300, 7)] {
@@ -704,10 +704,10 @@ mod tests {
             let src = f32s(n, |i| i as f32 + 1.0);
             let mut st = ShapeTracker::from_shape(shape);
             for op in &ops {
-                st = super::interp::apply_movement(&st, op)?;
+                st = crate::uop::interp::apply_movement(&st, op)?;
             }
             let want = src.gather(&st.offsets());
-            assert_eq!(super::interp::gather(&src, &st), want, "{name}: {} views", st.views().len());
+            assert_eq!(crate::uop::interp::gather(&src, &st), want, "{name}: {} views", st.views().len());
         }
         Ok(())
     }

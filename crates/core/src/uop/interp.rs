@@ -7,13 +7,14 @@
 //! broadcast product only ever exists as a loop. Every other backend is tested against this
 //! module.
 
+use super::alu::{self, Arith};
 use super::data::{gather_view, with_data, Data, Elem};
 use super::fused::{self, Tree};
-use super::{BinaryOp, Graph, Op, ReduceOp, StorageId, UOpId, UnaryOp};
+use super::{Graph, Op, ReduceOp, StorageId, UOpId};
 use crate::error::{bail, Result};
+use crate::limits::{checked_numel, MAX_ELEMENTS};
 use crate::shape::tracker::ShapeTracker;
 use crate::shape::view::View;
-use crate::tensor::MAX_ELEMENTS;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -105,7 +106,7 @@ impl<'a> Interp<'a> {
         let node = self.graph.node(id);
         // Lazy nodes may be far larger than a buffer may be; everything but a storage read or
         // a pass-through is materialised here, so this is where the buffer limit applies.
-        let numel = node.shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+        let numel = checked_numel(&node.shape);
         if !matches!(node.op, Op::Buffer(_) | Op::Contiguous) && numel.is_none_or(|n| n > MAX_ELEMENTS) {
             bail!(
                 Limit,
@@ -135,18 +136,18 @@ impl<'a> Interp<'a> {
             }
             Op::Unary(u) => {
                 let a = self.eval(node.src[0])?;
-                owned(unary(*u, &a))
+                owned(alu::unary(*u, &a))
             }
             Op::Binary(b) => {
                 let x = self.eval(node.src[0])?;
                 let y = self.eval(node.src[1])?;
-                owned(binary(*b, &x, &y))
+                owned(alu::binary(*b, &x, &y))
             }
             Op::Where => {
                 let c = self.eval(node.src[0])?;
                 let x = self.eval(node.src[1])?;
                 let y = self.eval(node.src[2])?;
-                owned(select(&c, &x, &y))
+                owned(alu::select(&c, &x, &y))
             }
             Op::Cast(d) => owned(self.eval(node.src[0])?.cast(*d)),
             Op::Reduce(r, axes) => {
@@ -221,10 +222,6 @@ fn single_view<'a>(data: Val<'a>, st: &ShapeTracker) -> Result<(Val<'a>, View)> 
     }
 }
 
-fn checked_numel(shape: &[usize]) -> Option<usize> {
-    shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
-}
-
 /// Whether every valid position of `v` reads inside a buffer of `len` elements.
 fn within(v: &View, len: usize) -> bool {
     let shape = v.shape();
@@ -290,294 +287,6 @@ fn gather_views(src: &Data, views: &[View]) -> Option<Data> {
     Some(with_data!(src, |v: T| T::wrap(typed(v, first, rest))))
 }
 
-pub(crate) trait Arith: Elem {
-    /// The identities of max and min.
-    const LOWEST: Self;
-    const HIGHEST: Self;
-    fn add(a: Self, b: Self) -> Self;
-    fn sub(a: Self, b: Self) -> Self;
-    fn mul(a: Self, b: Self) -> Self;
-    fn div(a: Self, b: Self) -> Self;
-    fn floordiv(a: Self, b: Self) -> Self;
-    fn rem(a: Self, b: Self) -> Self;
-    fn pow(a: Self, b: Self) -> Self;
-    fn and(a: Self, b: Self) -> Self;
-    fn or(a: Self, b: Self) -> Self;
-    fn xor(a: Self, b: Self) -> Self;
-    fn neg(a: Self) -> Self;
-    fn not(a: Self) -> Self;
-    fn abs(a: Self) -> Self;
-    fn max(a: Self, b: Self) -> Self;
-    fn min(a: Self, b: Self) -> Self;
-}
-
-macro_rules! int_arith {
-    ($t:ty) => {
-        #[allow(unused_comparisons)]
-        impl Arith for $t {
-            const LOWEST: Self = <$t>::MIN;
-            const HIGHEST: Self = <$t>::MAX;
-            fn add(a: Self, b: Self) -> Self {
-                a.wrapping_add(b)
-            }
-            fn sub(a: Self, b: Self) -> Self {
-                a.wrapping_sub(b)
-            }
-            fn mul(a: Self, b: Self) -> Self {
-                a.wrapping_mul(b)
-            }
-            // Integer division by zero raises in PyTorch; the runner checks before it gets here,
-            // so a zero divisor only reaches this point through a masked lane: yield 0.
-            fn div(a: Self, b: Self) -> Self {
-                if b == 0 {
-                    0
-                } else {
-                    a.wrapping_div(b)
-                }
-            }
-            fn floordiv(a: Self, b: Self) -> Self {
-                if b == 0 {
-                    return 0;
-                }
-                let q = a.wrapping_div(b);
-                if (a % b != 0) && ((a < 0) != (b < 0)) {
-                    q - 1
-                } else {
-                    q
-                }
-            }
-            fn rem(a: Self, b: Self) -> Self {
-                if b == 0 {
-                    return 0;
-                }
-                let r = a.wrapping_rem(b);
-                if r != 0 && ((r < 0) != (b < 0)) {
-                    r + b
-                } else {
-                    r
-                }
-            }
-            fn pow(a: Self, b: Self) -> Self {
-                if b < 0 {
-                    return if a == 1 { 1 } else { 0 };
-                }
-                a.wrapping_pow(b as u32)
-            }
-            fn and(a: Self, b: Self) -> Self {
-                a & b
-            }
-            fn or(a: Self, b: Self) -> Self {
-                a | b
-            }
-            fn xor(a: Self, b: Self) -> Self {
-                a ^ b
-            }
-            fn neg(a: Self) -> Self {
-                (0 as $t).wrapping_sub(a)
-            }
-            fn not(a: Self) -> Self {
-                !a
-            }
-            fn abs(a: Self) -> Self {
-                if a < 0 {
-                    (0 as $t).wrapping_sub(a)
-                } else {
-                    a
-                }
-            }
-            fn max(a: Self, b: Self) -> Self {
-                Ord::max(a, b)
-            }
-            fn min(a: Self, b: Self) -> Self {
-                Ord::min(a, b)
-            }
-        }
-    };
-}
-int_arith!(i32);
-int_arith!(u8);
-
-impl Arith for f32 {
-    const LOWEST: Self = f32::NEG_INFINITY;
-    const HIGHEST: Self = f32::INFINITY;
-    fn add(a: Self, b: Self) -> Self {
-        a + b
-    }
-    fn sub(a: Self, b: Self) -> Self {
-        a - b
-    }
-    fn mul(a: Self, b: Self) -> Self {
-        a * b
-    }
-    fn div(a: Self, b: Self) -> Self {
-        a / b
-    }
-    fn floordiv(a: Self, b: Self) -> Self {
-        (a / b).floor()
-    }
-    fn rem(a: Self, b: Self) -> Self {
-        let r = a % b;
-        if r != 0.0 && ((r < 0.0) != (b < 0.0)) {
-            r + b
-        } else {
-            r
-        }
-    }
-    fn pow(a: Self, b: Self) -> Self {
-        a.powf(b)
-    }
-    fn and(a: Self, b: Self) -> Self {
-        f32::from(u8::from(a != 0.0 && b != 0.0))
-    }
-    fn or(a: Self, b: Self) -> Self {
-        f32::from(u8::from(a != 0.0 || b != 0.0))
-    }
-    fn xor(a: Self, b: Self) -> Self {
-        f32::from(u8::from((a != 0.0) != (b != 0.0)))
-    }
-    fn neg(a: Self) -> Self {
-        -a
-    }
-    fn not(a: Self) -> Self {
-        f32::from(u8::from(a == 0.0))
-    }
-    fn abs(a: Self) -> Self {
-        a.abs()
-    }
-    // PyTorch's maximum/minimum propagate NaN.
-    fn max(a: Self, b: Self) -> Self {
-        if a.is_nan() || b.is_nan() {
-            f32::NAN
-        } else {
-            a.max(b)
-        }
-    }
-    fn min(a: Self, b: Self) -> Self {
-        if a.is_nan() || b.is_nan() {
-            f32::NAN
-        } else {
-            a.min(b)
-        }
-    }
-}
-
-impl Arith for bool {
-    const LOWEST: Self = false;
-    const HIGHEST: Self = true;
-    fn add(a: Self, b: Self) -> Self {
-        a | b
-    }
-    fn sub(a: Self, b: Self) -> Self {
-        a ^ b
-    }
-    fn mul(a: Self, b: Self) -> Self {
-        a & b
-    }
-    fn div(a: Self, b: Self) -> Self {
-        a & b
-    }
-    fn floordiv(a: Self, b: Self) -> Self {
-        a & b
-    }
-    fn rem(_a: Self, _b: Self) -> Self {
-        false
-    }
-    fn pow(a: Self, b: Self) -> Self {
-        a | !b
-    }
-    fn and(a: Self, b: Self) -> Self {
-        a & b
-    }
-    fn or(a: Self, b: Self) -> Self {
-        a | b
-    }
-    fn xor(a: Self, b: Self) -> Self {
-        a ^ b
-    }
-    fn neg(a: Self) -> Self {
-        a
-    }
-    fn not(a: Self) -> Self {
-        !a
-    }
-    fn abs(a: Self) -> Self {
-        a
-    }
-    fn max(a: Self, b: Self) -> Self {
-        a | b
-    }
-    fn min(a: Self, b: Self) -> Self {
-        a & b
-    }
-}
-
-pub(crate) fn unary(op: UnaryOp, a: &Data) -> Data {
-    fn typed<T: Arith>(op: UnaryOp, v: &[T]) -> Data {
-        fn map<T: Arith>(v: &[T], f: impl Fn(T) -> T) -> Data {
-            T::wrap(v.iter().map(|&x| f(x)).collect())
-        }
-        // Transcendentals in f64, rounded once: within an ulp of PyTorch's float32 kernels.
-        fn float<T: Arith>(v: &[T], f: impl Fn(f64) -> f64) -> Data {
-            T::wrap(v.iter().map(|&x| T::from_f64(f(x.to_f64()))).collect())
-        }
-        match op {
-            UnaryOp::Neg => map(v, T::neg),
-            UnaryOp::Abs => map(v, T::abs),
-            UnaryOp::Not => map(v, T::not),
-            UnaryOp::Relu => map(v, |x| if x > T::default() { x } else { T::default() }),
-            UnaryOp::Exp => float(v, f64::exp),
-            UnaryOp::Log => float(v, f64::ln),
-            UnaryOp::Sqrt => float(v, f64::sqrt),
-            UnaryOp::Tanh => float(v, f64::tanh),
-            UnaryOp::Sigmoid => float(v, |x| 1.0 / (1.0 + (-x).exp())),
-        }
-    }
-    with_data!(a, |v: T| typed::<T>(op, v))
-}
-
-pub(crate) fn binary(op: BinaryOp, a: &Data, b: &Data) -> Data {
-    fn typed<T: Arith>(op: BinaryOp, a: &[T], b: &[T]) -> Data {
-        debug_assert_eq!(a.len(), b.len());
-        // Generic (not fn-pointer) closures so each op's loop is inlined and vectorised.
-        fn zip<T: Arith>(a: &[T], b: &[T], f: impl Fn(T, T) -> T) -> Data {
-            T::wrap(a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect())
-        }
-        fn cmp<T: Arith>(a: &[T], b: &[T], f: impl Fn(T, T) -> bool) -> Data {
-            Data::Bool(a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect())
-        }
-        match op {
-            BinaryOp::Add => zip(a, b, T::add),
-            BinaryOp::Sub => zip(a, b, T::sub),
-            BinaryOp::Mul => zip(a, b, T::mul),
-            BinaryOp::Div => zip(a, b, T::div),
-            BinaryOp::FloorDiv => zip(a, b, T::floordiv),
-            BinaryOp::Mod => zip(a, b, T::rem),
-            BinaryOp::Pow => zip(a, b, T::pow),
-            BinaryOp::Max => zip(a, b, T::max),
-            BinaryOp::Min => zip(a, b, T::min),
-            BinaryOp::And => zip(a, b, T::and),
-            BinaryOp::Or => zip(a, b, T::or),
-            BinaryOp::Xor => zip(a, b, T::xor),
-            BinaryOp::CmpLt => cmp(a, b, |x, y| x < y),
-            BinaryOp::CmpLe => cmp(a, b, |x, y| x <= y),
-            BinaryOp::CmpEq => cmp(a, b, |x, y| x == y),
-            BinaryOp::CmpNe => cmp(a, b, |x, y| x != y),
-        }
-    }
-    with_data!(a, |x: T| match T::vec(b) {
-        Some(y) => typed::<T>(op, x, y),
-        None => unreachable!("binary op on mismatched dtypes; the builder casts first"),
-    })
-}
-
-pub(crate) fn select(c: &Data, x: &Data, y: &Data) -> Data {
-    let Data::Bool(c) = c else { unreachable!("where's condition is bool; the builder casts first") };
-    with_data!(x, |xv: T| {
-        let yv = T::vec(y).unwrap_or_default();
-        T::wrap(c.iter().zip(xv.iter().zip(yv)).map(|(&c, (&a, &b))| if c { a } else { b }).collect())
-    })
-}
-
 /// Reduces `axes` of a dense buffer of `shape` to size 1.
 pub fn reduce(op: ReduceOp, x: &Data, shape: &[usize], axes: &[usize]) -> Result<Data> {
     // Move the reduced axes last so that each output element reduces one contiguous run.
@@ -596,7 +305,7 @@ pub fn reduce(op: ReduceOp, x: &Data, shape: &[usize], axes: &[usize]) -> Result
             .map(|o| {
                 let chunk = &v[o * run..(o + 1) * run];
                 match op {
-                    ReduceOp::Sum => T::from_f64(sum(chunk)),
+                    ReduceOp::Sum => T::from_f64(alu::sum(chunk)),
                     ReduceOp::Max => chunk.iter().copied().reduce(T::max).unwrap_or_default(),
                     ReduceOp::Min => chunk.iter().copied().reduce(T::min).unwrap_or_default(),
                 }
@@ -605,18 +314,4 @@ pub fn reduce(op: ReduceOp, x: &Data, shape: &[usize], axes: &[usize]) -> Result
         T::wrap(out)
     }
     Ok(with_data!(x, |v: T| typed::<T>(op, v, outer, run)))
-}
-
-/// Sums in eight f64 lanes: exact for int32 ranges, more accurate than a serial f32 sum, and
-/// the lanes keep the loop vectorisable.
-pub(crate) fn sum<T: Elem>(v: &[T]) -> f64 {
-    let mut lanes = [0f64; 8];
-    let chunks = v.chunks_exact(8);
-    let tail = chunks.remainder();
-    for c in chunks {
-        for (l, x) in lanes.iter_mut().zip(c) {
-            *l += x.to_f64();
-        }
-    }
-    lanes.iter().sum::<f64>() + tail.iter().map(|x| x.to_f64()).sum::<f64>()
 }

@@ -6,6 +6,7 @@
 //! materialisation and the store that writes through a view. The reference interpreter in
 //! [`interp`] is the definition of what each op means; every backend must agree with it.
 
+pub mod alu;
 pub mod data;
 mod fused;
 pub mod interp;
@@ -13,6 +14,7 @@ pub mod sequential;
 
 use crate::dtype::DType;
 use crate::shape::tracker::ShapeTracker;
+pub use alu::{BinaryOp, UnaryOp};
 use data::Scalar;
 use serde::Serialize;
 
@@ -21,49 +23,6 @@ pub type StorageId = usize;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct UOpId(pub u32);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-pub enum UnaryOp {
-    Neg,
-    Exp,
-    Log,
-    Sqrt,
-    Abs,
-    Relu,
-    Sigmoid,
-    Tanh,
-    /// Logical not for bool, bitwise not for integers (Python's `~`).
-    Not,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-pub enum BinaryOp {
-    Add,
-    Sub,
-    Mul,
-    /// True division; the builder casts integer operands to float first, as PyTorch does.
-    Div,
-    /// Python's floor division (`//`).
-    FloorDiv,
-    /// Python's modulo: the result takes the divisor's sign.
-    Mod,
-    Pow,
-    Max,
-    Min,
-    CmpLt,
-    CmpLe,
-    CmpEq,
-    CmpNe,
-    And,
-    Or,
-    Xor,
-}
-
-impl BinaryOp {
-    pub fn is_comparison(self) -> bool {
-        matches!(self, BinaryOp::CmpLt | BinaryOp::CmpLe | BinaryOp::CmpEq | BinaryOp::CmpNe)
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum ReduceOp {

@@ -5,6 +5,7 @@
 //! each output element is computed from memory as it is at that moment, in TensorIterator's
 //! iteration order. This module reproduces that; every other write takes the bulk path.
 
+use super::alu;
 use super::data::Data;
 use super::interp::{self, fold_movement, Storages};
 use super::{Graph, Op, StorageId, UOpId};
@@ -53,9 +54,9 @@ impl Plan {
         match self {
             Plan::Live(off) => live.gather(&[off[i]]),
             Plan::Dense(d) => d.gather(&[Some(i as i64)]),
-            Plan::Unary(u, a) => interp::unary(*u, &a.eval(i, live)),
-            Plan::Binary(b, x, y) => interp::binary(*b, &x.eval(i, live), &y.eval(i, live)),
-            Plan::Where(c, x, y) => interp::select(&c.eval(i, live), &x.eval(i, live), &y.eval(i, live)),
+            Plan::Unary(u, a) => alu::unary(*u, &a.eval(i, live)),
+            Plan::Binary(b, x, y) => alu::binary(*b, &x.eval(i, live), &y.eval(i, live)),
+            Plan::Where(c, x, y) => alu::select(&c.eval(i, live), &x.eval(i, live), &y.eval(i, live)),
             Plan::Cast(d, a) => a.eval(i, live).cast(*d),
         }
     }

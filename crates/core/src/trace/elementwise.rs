@@ -1,0 +1,442 @@
+//! PyTorch's names for elementwise ops, bound to the engine.
+//!
+//! Primitive ops take their names from the op table (`uop::alu`): `torch.sin(x)`, `x.sin()` and
+//! `x.sin_()` all come from the `Sin` row, so a row cannot be missing here. Composite ops (the
+//! engine builds them from primitives) are named once in [`COMPOSITES`]. This module only binds
+//! arguments; the arithmetic is the engine's.
+
+use super::runner::Run;
+use super::value::{Args, Value};
+use crate::dtype::DType;
+use crate::engine::elementwise::Gelu;
+use crate::error::{bail, Result};
+use crate::tensor::{Engine, Operand, OverlapRules, Tensor};
+use crate::uop::alu::Operands;
+use crate::uop::data::Scalar;
+use crate::uop::{BinaryOp, UnaryOp};
+
+/// Whether a name computes a new tensor or writes into its receiver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    OutOfPlace,
+    InPlace,
+}
+
+/// Composite elementwise ops: PyTorch formulas over the primitives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Composite {
+    Square,
+    Reciprocal,
+    Rsqrt,
+    Frac,
+    Lerp,
+    Addcmul,
+    Addcdiv,
+    Silu,
+    Gelu,
+    Softplus,
+    Elu,
+    LeakyRelu,
+    Hardtanh,
+    /// `F.relu`, whose `inplace=` the table's `relu` lacks.
+    Relu,
+    Relu6,
+    Logsigmoid,
+    Mish,
+    Hardsigmoid,
+    Hardswish,
+}
+
+/// Where PyTorch exposes a composite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    /// `torch.X(t, ...)`, `t.X(...)` and `t.X_(...)`.
+    Method,
+    /// `F.X(t, ..., inplace=False)` and `F.X_(t, ...)`.
+    Functional,
+    /// `F.X(t, ...)` only: no in-place form.
+    FunctionalOnly,
+}
+
+/// Every composite's PyTorch name and form, once.
+const COMPOSITES: &[(&str, Composite, Form)] = &[
+    ("square", Composite::Square, Form::Method),
+    ("reciprocal", Composite::Reciprocal, Form::Method),
+    ("rsqrt", Composite::Rsqrt, Form::Method),
+    ("frac", Composite::Frac, Form::Method),
+    ("lerp", Composite::Lerp, Form::Method),
+    ("addcmul", Composite::Addcmul, Form::Method),
+    ("addcdiv", Composite::Addcdiv, Form::Method),
+    ("silu", Composite::Silu, Form::Functional),
+    ("gelu", Composite::Gelu, Form::FunctionalOnly),
+    ("softplus", Composite::Softplus, Form::FunctionalOnly),
+    ("elu", Composite::Elu, Form::Functional),
+    ("leaky_relu", Composite::LeakyRelu, Form::Functional),
+    ("hardtanh", Composite::Hardtanh, Form::Functional),
+    ("relu", Composite::Relu, Form::Functional),
+    ("relu6", Composite::Relu6, Form::Functional),
+    ("logsigmoid", Composite::Logsigmoid, Form::FunctionalOnly),
+    ("mish", Composite::Mish, Form::Functional),
+    ("hardsigmoid", Composite::Hardsigmoid, Form::Functional),
+    ("hardswish", Composite::Hardswish, Form::Functional),
+];
+
+/// What an elementwise name means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entry {
+    Unary(UnaryOp, Mode),
+    Binary(BinaryOp, Operands, Mode),
+    Composite(Composite, Mode),
+}
+
+/// The entry a Tensor method name means (`x.sin()`, `x.sin_()`, `x.lerp_(...)`).
+pub fn method_entry(name: &str) -> Option<Entry> {
+    if let Some(op) = UnaryOp::from_name(name) {
+        return Some(Entry::Unary(op, Mode::OutOfPlace));
+    }
+    if let Some(op) = UnaryOp::from_inplace_name(name) {
+        return Some(Entry::Unary(op, Mode::InPlace));
+    }
+    if let Some((op, order)) = BinaryOp::from_name(name) {
+        return Some(Entry::Binary(op, order, Mode::OutOfPlace));
+    }
+    if let Some(op) = BinaryOp::from_inplace_name(name) {
+        return Some(Entry::Binary(op, Operands::InOrder, Mode::InPlace));
+    }
+    let (c, mode) = composite(name)?;
+    COMPOSITES.iter().any(|&(_, k, form)| k == c && form == Form::Method).then_some(Entry::Composite(c, mode))
+}
+
+/// The entry a `torch.`/`F.` function name means; functions take the tensor first.
+pub fn function_entry(name: &str) -> Option<Entry> {
+    match composite(name) {
+        Some((c, mode)) => Some(Entry::Composite(c, mode)),
+        None => method_entry(name),
+    }
+}
+
+fn composite(name: &str) -> Option<(Composite, Mode)> {
+    if let Some(&(_, c, _)) = COMPOSITES.iter().find(|(n, _, _)| *n == name) {
+        return Some((c, Mode::OutOfPlace));
+    }
+    let base = name.strip_suffix('_')?;
+    COMPOSITES
+        .iter()
+        .find(|(n, _, form)| *n == base && *form != Form::FunctionalOnly)
+        .map(|&(_, c, _)| (c, Mode::InPlace))
+}
+
+pub(crate) fn tensor_arg(v: Value, what: &str) -> Result<Tensor> {
+    match v {
+        Value::Tensor(t) => Ok(t),
+        other => bail!(Type, "{what} must be Tensor, not {}", other.type_name()),
+    }
+}
+
+pub(crate) fn operand(v: Value, what: &str) -> Result<Operand> {
+    match v {
+        Value::Tensor(t) => Ok(Operand::Tensor(t)),
+        Value::Scalar(s) => Ok(Operand::Scalar(s)),
+        other => bail!(Type, "{what} must be Tensor or Number, not {}", other.type_name()),
+    }
+}
+
+fn float_arg(args: &mut Args, i: usize, name: &str, default: f64) -> Result<f64> {
+    match args.opt(i, name) {
+        None | Some(Value::None) => Ok(default),
+        Some(v) => Ok(v.as_scalar(name)?.as_f64()),
+    }
+}
+
+/// PyTorch's ops whose `other` is a Tensor only (no Number overload).
+fn tensor_other_only(op: BinaryOp) -> bool {
+    matches!(op, BinaryOp::Max | BinaryOp::Min | BinaryOp::Fmax | BinaryOp::Fmin | BinaryOp::Atan2 | BinaryOp::Hypot)
+}
+
+/// `b * alpha` for `add`/`sub`'s `alpha=`.
+pub(crate) fn scaled(run: &mut Run, b: Operand, alpha: Option<Value>) -> Result<Operand> {
+    match alpha {
+        None | Some(Value::None) => Ok(b),
+        Some(a) => {
+            let a = a.as_scalar("alpha")?;
+            Ok(Operand::Tensor(run.engine.binary(BinaryOp::Mul, &b, &Operand::Scalar(a))?))
+        }
+    }
+}
+
+/// The integer-division checks PyTorch makes before it computes: a zero divisor raises, and so
+/// does an integer raised to a negative integer Number.
+fn check_integer_operands(engine: &mut Engine, op: BinaryOp, a: &Operand, b: &Operand) -> Result<()> {
+    let dtype = engine.compute_dtype(op, a, b)?;
+    if dtype.is_float() {
+        return Ok(());
+    }
+    match op {
+        BinaryOp::FloorDiv | BinaryOp::Mod | BinaryOp::Fmod => {
+            let zero = match b {
+                Operand::Scalar(s) => s.as_f64() == 0.0,
+                Operand::Tensor(t) => engine.values(t)?.to_f64_vec().contains(&0.0),
+            };
+            if zero {
+                bail!(Shape, "ZeroDivisionError");
+            }
+        }
+        BinaryOp::Pow => {
+            if let Operand::Scalar(s @ (Scalar::Int(_) | Scalar::Bool(_))) = b {
+                if s.as_f64() < 0.0 {
+                    bail!(DType, "Integers to negative integer powers are not allowed.");
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `op(a, b)` with PyTorch's checks.
+pub(crate) fn binary(run: &mut Run, op: BinaryOp, a: &Operand, b: &Operand) -> Result<Tensor> {
+    check_integer_operands(&mut run.engine, op, a, b)?;
+    run.engine.binary(op, a, b)
+}
+
+/// `t.name(args)` for an elementwise entry.
+pub fn call_method(run: &mut Run, t: &Tensor, entry: Entry, name: &str, mut args: Args) -> Result<Value> {
+    let t = &run.engine.resolve(t);
+    let out = match entry {
+        Entry::Unary(op, mode) => {
+            args.finish()?;
+            let value = run.engine.unary(op, t)?;
+            finish(run, t, value, std::slice::from_ref(t), mode)?
+        }
+        Entry::Binary(op, order, mode) => {
+            let other = args.req(0, "other")?;
+            if tensor_other_only(op) && !matches!(other, Value::Tensor(_)) {
+                bail!(Type, "{name}(): argument 'other' (position 1) must be Tensor, not {}", other.type_name());
+            }
+            let other = operand(other, "other")?;
+            let alpha = if matches!(op, BinaryOp::Add | BinaryOp::Sub) { args.kw_only("alpha") } else { None };
+            args.finish()?;
+            let other = scaled(run, other, alpha)?;
+            let me = Operand::Tensor(t.clone());
+            match mode {
+                Mode::InPlace => write_binary(run, t, op, &me, &other)?,
+                Mode::OutOfPlace => match order {
+                    Operands::InOrder => binary(run, op, &me, &other)?,
+                    Operands::Swapped => binary(run, op, &other, &me)?,
+                },
+            }
+        }
+        Entry::Composite(c, mode) => composite_call(run, t, c, mode, args)?,
+    };
+    Ok(Value::Tensor(out))
+}
+
+/// `torch.name(...)`/`F.name(...)` for an elementwise entry.
+pub fn call_function(run: &mut Run, entry: Entry, name: &str, mut args: Args) -> Result<Value> {
+    if let Entry::Binary(op, order, Mode::OutOfPlace) = entry {
+        // `torch.pow(2, x)`: the input may be a Number too.
+        let a = operand(args.req(0, "input")?, "input")?;
+        let other = args.req(1, "other")?;
+        if tensor_other_only(op) && !matches!(other, Value::Tensor(_)) {
+            bail!(Type, "{name}(): argument 'other' (position 2) must be Tensor, not {}", other.type_name());
+        }
+        let b = operand(other, "other")?;
+        let alpha = if matches!(op, BinaryOp::Add | BinaryOp::Sub) { args.kw_only("alpha") } else { None };
+        let out = args.kw_only("out");
+        args.finish()?;
+        let b = scaled(run, b, alpha)?;
+        return match order {
+            Operands::InOrder => with_out(run, op, &a, &b, out),
+            Operands::Swapped => with_out(run, op, &b, &a, out),
+        };
+    }
+    let first = args.req(0, "input")?;
+    let t = tensor_arg(first, &format!("{name}(): argument 'input' (position 1)"))?;
+    call_method(run, &t, entry, name, args.shifted())
+}
+
+fn with_out(run: &mut Run, op: BinaryOp, a: &Operand, b: &Operand, out: Option<Value>) -> Result<Value> {
+    Ok(Value::Tensor(match out {
+        None | Some(Value::None) => binary(run, op, a, b)?,
+        Some(out) => {
+            let out = tensor_arg(out, "out")?;
+            write_binary(run, &out, op, a, b)?
+        }
+    }))
+}
+
+/// A composite on `t` with its PyTorch arguments; in place when the name or `inplace=True` says.
+fn composite_call(run: &mut Run, t: &Tensor, c: Composite, mode: Mode, mut args: Args) -> Result<Tensor> {
+    let e = &mut run.engine;
+    let mut inputs = vec![t.clone()];
+    let value = match c {
+        Composite::Square => e.square(t)?,
+        Composite::Reciprocal => e.reciprocal(t)?,
+        Composite::Rsqrt => e.rsqrt(t)?,
+        Composite::Frac => e.frac(t)?,
+        Composite::Silu => e.silu(t)?,
+        Composite::Logsigmoid => e.logsigmoid(t)?,
+        Composite::Mish => e.mish(t)?,
+        Composite::Hardsigmoid => e.hardsigmoid(t)?,
+        Composite::Hardswish => e.hardswish(t)?,
+        Composite::Relu => e.unary(UnaryOp::Relu, t)?,
+        Composite::Relu6 => e.hardtanh(t, 0.0, 6.0)?,
+        Composite::Gelu => {
+            let approximate = match args.opt(0, "approximate") {
+                None => Gelu::Exact,
+                Some(Value::Str(s)) if s == "none" => Gelu::Exact,
+                Some(Value::Str(s)) if s == "tanh" => Gelu::Tanh,
+                Some(other) => {
+                    bail!(Type, "approximate argument must be either none or tanh, not {}", other.type_name())
+                }
+            };
+            e.gelu(t, approximate)?
+        }
+        Composite::Softplus => {
+            let beta = float_arg(&mut args, 0, "beta", 1.0)?;
+            let threshold = float_arg(&mut args, 1, "threshold", 20.0)?;
+            e.softplus(t, beta, threshold)?
+        }
+        Composite::Elu => {
+            let alpha = float_arg(&mut args, 0, "alpha", 1.0)?;
+            e.elu(t, alpha)?
+        }
+        Composite::LeakyRelu => {
+            let slope = float_arg(&mut args, 0, "negative_slope", 0.01)?;
+            e.leaky_relu(t, slope)?
+        }
+        Composite::Hardtanh => {
+            let lo = float_arg(&mut args, 0, "min_val", -1.0)?;
+            let hi = float_arg(&mut args, 1, "max_val", 1.0)?;
+            e.hardtanh(t, lo, hi)?
+        }
+        Composite::Lerp => {
+            let end = tensor_arg(args.req(0, "end")?, "lerp(): argument 'end'")?;
+            let weight = operand(args.req(1, "weight")?, "weight")?;
+            inputs.push(end.clone());
+            if let Operand::Tensor(w) = &weight {
+                inputs.push(w.clone());
+            }
+            e.lerp(t, &end, &weight)?
+        }
+        Composite::Addcmul | Composite::Addcdiv => {
+            let a = tensor_arg(args.req(0, "tensor1")?, "tensor1")?;
+            let b = tensor_arg(args.req(1, "tensor2")?, "tensor2")?;
+            let value = match args.opt(2, "value") {
+                None => Scalar::Int(1),
+                Some(v) => v.as_scalar("value")?,
+            };
+            inputs.extend([a.clone(), b.clone()]);
+            if c == Composite::Addcmul {
+                e.addcmul(t, &a, &b, value)?
+            } else {
+                e.addcdiv(t, &a, &b, value)?
+            }
+        }
+    };
+    let inplace_kw = match args.kw_only("inplace") {
+        None => false,
+        Some(v) => match v {
+            Value::Scalar(Scalar::Bool(b)) => b,
+            other => bail!(Type, "inplace must be bool, not {}", other.type_name()),
+        },
+    };
+    args.finish()?;
+    let mode = if inplace_kw { Mode::InPlace } else { mode };
+    finish(run, t, value, &inputs, mode)
+}
+
+/// Returns `value`, or writes it into `target` for an in-place form.
+fn finish(run: &mut Run, target: &Tensor, value: Tensor, inputs: &[Tensor], mode: Mode) -> Result<Tensor> {
+    match mode {
+        Mode::OutOfPlace => Ok(value),
+        Mode::InPlace => {
+            if value.shape() != target.shape() {
+                bail!(
+                    Shape,
+                    "output with shape {:?} doesn't match the broadcast shape {:?}",
+                    target.shape(),
+                    value.shape()
+                );
+            }
+            write_value(run, target, &value, inputs, OverlapRules::ALL)
+        }
+    }
+}
+
+/// `target op= other` / `op(a, b, out=target)`: PyTorch's checks in its order (overlap, then
+/// shape, then dtype), then a store of the computed value through the target's view.
+pub(crate) fn write_binary(run: &mut Run, target: &Tensor, op: BinaryOp, a: &Operand, b: &Operand) -> Result<Tensor> {
+    let inputs: Vec<Tensor> =
+        [a, b].iter().filter_map(|o| if let Operand::Tensor(t) = o { Some(t.clone()) } else { None }).collect();
+    let target = run.engine.realize(target)?;
+    run.engine.check_write_overlap(&target, &inputs, OverlapRules::ALL)?;
+    let shape = Engine::broadcast_shapes(&[op_shape(a), op_shape(b)])?;
+    if shape != target.shape() {
+        bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", target.shape(), shape);
+    }
+    check_integer_operands(&mut run.engine, op, a, b)?;
+    let dtype = run.engine.compute_dtype(op, a, b)?;
+    let result = if op.is_comparison() { DType::Bool } else { dtype };
+    if !DType::can_cast(result, target.dtype()) {
+        bail!(
+            DType,
+            "result type {} can't be cast to the desired output type {}",
+            result.torch_name(),
+            target.dtype().torch_name()
+        );
+    }
+    let (node, _, _) = run.engine.binary_node(op, a, b, dtype)?;
+    let w = run.engine.write(&target, node)?;
+    run.record_write(w);
+    Ok(run.engine.resolve(&target))
+}
+
+fn op_shape(o: &Operand) -> &[usize] {
+    match o {
+        Operand::Tensor(t) => t.shape(),
+        Operand::Scalar(_) => &[],
+    }
+}
+
+/// Writes an already computed tensor (same shape) into `target`, with the dtype rule of an
+/// in-place op (the result must be castable to the target).
+pub(crate) fn write_value(
+    run: &mut Run,
+    target: &Tensor,
+    value: &Tensor,
+    inputs: &[Tensor],
+    rules: OverlapRules,
+) -> Result<Tensor> {
+    let target = run.engine.realize(target)?;
+    run.engine.check_write_overlap(&target, inputs, rules)?;
+    if !DType::can_cast(value.dtype(), target.dtype()) {
+        bail!(
+            DType,
+            "result type {} can't be cast to the desired output type {}",
+            value.dtype().torch_name(),
+            target.dtype().torch_name()
+        );
+    }
+    let value = run.engine.resolve(value);
+    let w = run.engine.write(&target, value.node())?;
+    run.record_write(w);
+    Ok(run.engine.resolve(&target))
+}
+
+/// `torch.linspace(start, end, steps)` and `torch.logspace(start, end, steps, base)`.
+pub fn space(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
+    let start = args.req(0, "start")?.as_scalar("start")?.as_f64();
+    let end = args.req(1, "end")?.as_scalar("end")?.as_f64();
+    let steps = args.req(2, "steps")?.as_int("steps")?;
+    let base = if name == "logspace" { float_arg(&mut args, 3, "base", 10.0)? } else { 10.0 };
+    let dtype = args.dtype()?.unwrap_or(DType::Float32);
+    args.finish()?;
+    let Ok(steps) = usize::try_from(steps) else { bail!(Shape, "number of steps must be non-negative") };
+    let t = if name == "logspace" {
+        run.engine.logspace(start, end, steps, base, dtype)?
+    } else {
+        run.engine.linspace(start, end, steps, dtype)?
+    };
+    Ok(Value::Tensor(t))
+}
