@@ -683,8 +683,9 @@ binary_ops! {
         wgsl [F | I => "({a} - {b})", U8 => "(({a} - {b}) & 0xffu)", B => "({a} != {b})"];
     Mul = exact(mul) in Exact, names ["mul", "multiply"], swapped [], inplace, onnx "Mul",
         wgsl [F | I => "({a} * {b})", U8 => "(({a} * {b}) & 0xffu)", B => "({a} && {b})"];
-    /// True division; integer operands compute in float32, as in PyTorch.
-    Div = exact(div) in Float, names ["div", "true_divide", "divide"], swapped [], inplace, onnx "Div",
+    /// True division; integer operands compute in float32, as in PyTorch. (ONNX's `Div`
+    /// truncates integers, so the ONNX front end lowers it itself.)
+    Div = exact(div) in Float, names ["div", "true_divide", "divide"], swapped [], inplace, onnx -,
         wgsl [F => "({a} / {b})", I => "select({a} / {b}, 0, {b} == 0)", U8 => "select({a} / {b}, 0u, {b} == 0u)",
               B => "({a} && {b})"];
     /// Python's floor division (`//`).
