@@ -7,8 +7,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use serde_json::json;
 
+use crate::cache::{PipelineCache, TimestampSlots};
 use crate::error::{Error, Result};
-use crate::run::{PipelineCache, TimestampSlots};
 
 /// How [`acquire`] picks an adapter.
 #[derive(Clone, Debug, Default)]
@@ -198,7 +198,7 @@ impl Gpu {
         }
         #[cfg(target_family = "wasm")]
         {
-            let (tx, rx) = crate::buffer::oneshot::<()>();
+            let (tx, rx) = crate::oneshot::oneshot::<()>();
             self.queue.on_submitted_work_done(move || tx.send(()));
             rx.await.ok_or_else(|| Error::Device("the queue dropped its completion callback".into()))
         }

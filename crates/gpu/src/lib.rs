@@ -10,11 +10,13 @@
 //! [`run`] executes and [`timing`] reports what each kernel cost.
 
 pub mod buffer;
+mod cache;
 pub mod device;
 pub mod error;
 pub mod exec;
 pub mod kernel;
 pub mod model;
+mod oneshot;
 pub mod run;
 pub mod step;
 pub mod timing;
