@@ -24,7 +24,7 @@ pub mod timing;
 pub mod wgsl;
 
 pub use buffer::GpuBuffer;
-pub use device::{acquire, AcquireOptions, Gpu};
+pub use device::{acquire, AcquireOptions, AdapterReport, Gpu, LimitsReport};
 pub use error::{Error, Result};
 pub use exec::ScheduleOutput;
 pub use kernel::{Binding, KernelSpec};
@@ -34,7 +34,7 @@ pub use model::{GpuModel, ModelRun};
 #[cfg(not(target_arch = "wasm32"))]
 pub use naga;
 pub use run::{Prepared, RunOptions};
-pub use timing::{chrome_trace, KernelTiming, Spread, TimingSource};
+pub use timing::{chrome_trace, ChromeTrace, KernelTiming, Spread, TimingSource, TraceEvent};
 pub use wgpu;
 #[cfg(not(target_arch = "wasm32"))]
 pub use wgsl::{check_module, validate_wgsl};

@@ -169,7 +169,7 @@ pub async fn gpu_info() -> Result<String, JsValue> {
     let gpu = stridelab_gpu::acquire(&stridelab_gpu::AcquireOptions::new())
         .await
         .map_err(|e| JsValue::from_str(&e.to_string()))?;
-    Ok(gpu.describe().to_string())
+    serde_json::to_string(&gpu.describe()).map_err(|e| JsValue::from_str(&e.to_string()))
 }
 
 #[cfg(test)]
