@@ -16,7 +16,7 @@ const CPU_REPEATS: u32 = 5;
 /// none) on `gpu`, or on the CPU when it is `None` (`no_gpu` says why). `Err` on a failed run or
 /// a kernel result that differs from the interpreter's.
 pub async fn step_kernels(src: &str, at: usize, gpu: Option<&Gpu>, no_gpu: &str) -> Result<Json, String> {
-    let (_, steps) = trace_kernels_in(Run::with_files(crate::session::sample_files()), src, schedule_options(gpu))
+    let (_, steps) = trace_kernels_in(Run::with_files(crate::files::sample_files()), src, schedule_options(gpu))
         .map_err(|e| e.to_string())?;
     let Some(step) = at.checked_sub(1).and_then(|i| steps.get(i)) else {
         let trace = trace_json("stridelab", &[])?;

@@ -4,6 +4,7 @@
 
 pub mod chain;
 pub mod data;
+pub mod files;
 pub mod kernels;
 pub mod lessons;
 pub mod model;
@@ -144,7 +145,7 @@ async fn page_gpu() -> Result<std::rc::Rc<stridelab_gpu::Gpu>, String> {
 /// Registers a file (e.g. a dataset the page fetched) for `dataset(name)` in traces.
 #[wasm_bindgen(js_name = registerFile)]
 pub fn register_file(name: &str, bytes: Vec<u8>) {
-    session::register_file(name, bytes);
+    files::register_file(name, bytes);
 }
 
 /// Runs the kernels of the statement the viewer stands after (`step` statements run) on WebGPU
