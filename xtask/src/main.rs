@@ -1,11 +1,14 @@
 //! Project automation: `cargo xtask serve` and `cargo xtask test`, the README's two commands,
-//! `cargo xtask build` (the page's release dist/ alone) and `cargo xtask bench`.
+//! `cargo xtask build` (the page's release dist/ alone), `cargo xtask bench` and
+//! `cargo xtask imports` (the library crates' import circles and layering, also a unit test).
 //!
 //! Each installs what it needs first (idempotently: a tool already present is left alone), so a
 //! newcomer on a fresh machine and CI run exactly the same steps.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+
+mod imports;
 
 type Result<T = ()> = std::result::Result<T, String>;
 
@@ -16,7 +19,8 @@ fn main() -> ExitCode {
         Some("serve") => serve(),
         Some("build") => build_page(),
         Some("bench") => bench(),
-        _ => Err("usage: cargo xtask <test|serve|build|bench>".to_string()),
+        Some("imports") => check_imports(),
+        _ => Err("usage: cargo xtask <test|serve|build|bench|imports>".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -24,6 +28,19 @@ fn main() -> ExitCode {
             eprintln!("xtask: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Prints every import circle and forbidden edge of the library crates; fails if there is one.
+fn check_imports() -> Result {
+    let found = imports::check(&root())?;
+    for finding in &found {
+        println!("{finding}");
+    }
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} import finding(s)", found.len()))
     }
 }
 

@@ -1,8 +1,9 @@
 //! Kernels for the CLI: schedules every statement, runs the kernels on the chosen backend,
 //! checks the results against the interpreter's, and reports each kernel with its timing.
 
+use serde_json::Value;
 use stridelab_core::schedule::StepKernels;
-pub use stridelab_gpu::step::{kernel_json, schedule_options, Ran};
+pub use stridelab_gpu::step::{schedule_options, Ran};
 use stridelab_gpu::{step, Gpu};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -19,6 +20,11 @@ pub fn device(backend: Backend) -> Result<Option<Gpu>, String> {
         }
         Backend::Cpu => Ok(None),
     }
+}
+
+/// The report's record of one kernel.
+pub fn kernel_json(r: &Ran) -> Value {
+    serde_json::json!(r.report())
 }
 
 /// Runs every step's kernels; `Err` on a backend failure or a result that differs from the

@@ -213,7 +213,9 @@ fn write_trace(path: &str, backend: Backend, ran: &[Vec<kernels::Ran>]) -> Resul
         Backend::Cpu => "stridelab cpu",
         Backend::Wgpu => "stridelab wgpu",
     };
-    std::fs::write(path, stridelab_gpu::chrome_trace(name, &timings)).map_err(|e| format!("{path}: {e}"))
+    let trace =
+        serde_json::to_string(&stridelab_gpu::chrome_trace(name, &timings)).map_err(|e| format!("{path}: {e}"))?;
+    std::fs::write(path, trace).map_err(|e| format!("{path}: {e}"))
 }
 
 /// The human-readable report: one block per tensor, then the error if the run stopped.

@@ -5,10 +5,10 @@
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use serde_json::json;
+use serde::Serialize;
 
+use crate::cache::{PipelineCache, TimestampSlots};
 use crate::error::{Error, Result};
-use crate::run::{PipelineCache, TimestampSlots};
 
 /// How [`acquire`] picks an adapter.
 #[derive(Clone, Debug, Default)]
@@ -68,6 +68,34 @@ pub async fn acquire(opts: &AcquireOptions) -> Result<Gpu> {
     Ok(Gpu::from_device(adapter.get_info(), device, queue, features, limits))
 }
 
+/// What [`Gpu::describe`] reports: the adapter, its timer and the limits kernels are checked
+/// against. The fields serialize, in this order, to the keys the CLI and the page print.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AdapterReport {
+    pub name: String,
+    pub backend: String,
+    pub device_type: String,
+    pub driver: String,
+    pub driver_info: String,
+    pub timestamp_query: bool,
+    pub timestamp_period_ns: Option<f64>,
+    pub limits: LimitsReport,
+}
+
+/// The limits in an [`AdapterReport`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LimitsReport {
+    pub max_storage_buffers_per_shader_stage: u32,
+    pub max_bindings_per_bind_group: u32,
+    pub max_storage_buffer_binding_size: u64,
+    pub max_buffer_size: u64,
+    pub max_compute_workgroups_per_dimension: u32,
+    /// x, y, z.
+    pub max_compute_workgroup_size: [u32; 3],
+    pub max_compute_invocations_per_workgroup: u32,
+    pub max_compute_workgroup_storage_size: u32,
+}
+
 /// A device and queue with the limits and features the runtime may rely on, plus the pipeline
 /// cache. All work goes through its methods (buffers, [`Gpu::run`]).
 pub struct Gpu {
@@ -124,31 +152,31 @@ impl Gpu {
     }
 
     /// The adapter, its timer and the limits kernels are checked against, for logs and the page.
-    pub fn describe(&self) -> serde_json::Value {
+    pub fn describe(&self) -> AdapterReport {
         let l = &self.limits;
-        json!({
-            "name": self.info.name,
-            "backend": format!("{:?}", self.info.backend),
-            "device_type": format!("{:?}", self.info.device_type),
-            "driver": self.info.driver,
-            "driver_info": self.info.driver_info,
-            "timestamp_query": self.timestamp_period_ns().is_some(),
-            "timestamp_period_ns": self.timestamp_period_ns(),
-            "limits": {
-                "max_storage_buffers_per_shader_stage": l.max_storage_buffers_per_shader_stage,
-                "max_bindings_per_bind_group": l.max_bindings_per_bind_group,
-                "max_storage_buffer_binding_size": l.max_storage_buffer_binding_size,
-                "max_buffer_size": l.max_buffer_size,
-                "max_compute_workgroups_per_dimension": l.max_compute_workgroups_per_dimension,
-                "max_compute_workgroup_size": [
+        AdapterReport {
+            name: self.info.name.clone(),
+            backend: format!("{:?}", self.info.backend),
+            device_type: format!("{:?}", self.info.device_type),
+            driver: self.info.driver.clone(),
+            driver_info: self.info.driver_info.clone(),
+            timestamp_query: self.timestamp_period_ns().is_some(),
+            timestamp_period_ns: self.timestamp_period_ns(),
+            limits: LimitsReport {
+                max_storage_buffers_per_shader_stage: l.max_storage_buffers_per_shader_stage,
+                max_bindings_per_bind_group: l.max_bindings_per_bind_group,
+                max_storage_buffer_binding_size: l.max_storage_buffer_binding_size,
+                max_buffer_size: l.max_buffer_size,
+                max_compute_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
+                max_compute_workgroup_size: [
                     l.max_compute_workgroup_size_x,
                     l.max_compute_workgroup_size_y,
                     l.max_compute_workgroup_size_z,
                 ],
-                "max_compute_invocations_per_workgroup": l.max_compute_invocations_per_workgroup,
-                "max_compute_workgroup_storage_size": l.max_compute_workgroup_storage_size,
+                max_compute_invocations_per_workgroup: l.max_compute_invocations_per_workgroup,
+                max_compute_workgroup_storage_size: l.max_compute_workgroup_storage_size,
             },
-        })
+        }
     }
 
     pub(crate) fn pipelines(&self) -> MutexGuard<'_, PipelineCache> {
@@ -198,7 +226,7 @@ impl Gpu {
         }
         #[cfg(target_family = "wasm")]
         {
-            let (tx, rx) = crate::buffer::oneshot::<()>();
+            let (tx, rx) = crate::oneshot::oneshot::<()>();
             self.queue.on_submitted_work_done(move || tx.send(()));
             rx.await.ok_or_else(|| Error::Device("the queue dropped its completion callback".into()))
         }

@@ -10,11 +10,13 @@
 //! [`run`] executes and [`timing`] reports what each kernel cost.
 
 pub mod buffer;
+mod cache;
 pub mod device;
 pub mod error;
 pub mod exec;
 pub mod kernel;
 pub mod model;
+mod oneshot;
 pub mod run;
 pub mod step;
 pub mod timing;
@@ -22,7 +24,7 @@ pub mod timing;
 pub mod wgsl;
 
 pub use buffer::GpuBuffer;
-pub use device::{acquire, AcquireOptions, Gpu};
+pub use device::{acquire, AcquireOptions, AdapterReport, Gpu, LimitsReport};
 pub use error::{Error, Result};
 pub use exec::ScheduleOutput;
 pub use kernel::{Binding, KernelSpec};
@@ -32,7 +34,7 @@ pub use model::{GpuModel, ModelRun};
 #[cfg(not(target_arch = "wasm32"))]
 pub use naga;
 pub use run::{Prepared, RunOptions};
-pub use timing::{chrome_trace, KernelTiming, Spread, TimingSource};
+pub use timing::{chrome_trace, ChromeTrace, KernelTiming, Spread, TimingSource, TraceEvent};
 pub use wgpu;
 #[cfg(not(target_arch = "wasm32"))]
 pub use wgsl::{check_module, validate_wgsl};

@@ -16,12 +16,13 @@ use stridelab_core::uop::data::Data;
 use stridelab_core::DType;
 use web_time::Instant;
 
-use crate::buffer::oneshot;
+use crate::cache::Pipeline;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::exec::{byte_len, decode, encode};
 use crate::kernel::KernelSpec;
-use crate::run::{tick_quantum, Pipeline};
+use crate::oneshot::oneshot;
+use crate::run::tick_quantum;
 use crate::timing::{KernelTiming, TimingSource};
 
 /// Captures the ONNX file `bytes` (named `file` in messages) at batch size `batch`: every

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use web_time::Instant;
 
 use crate::buffer::GpuBuffer;
+use crate::cache::{Pipeline, TimestampSlots};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::kernel::KernelSpec;
@@ -59,34 +60,6 @@ impl RunOptions {
     }
 }
 
-/// A pipeline is reusable for the same WGSL, entry point and binding access pattern. The cache
-/// is keyed by the WGSL text (looked up by reference, so a hit copies nothing); the few variants
-/// of one text sit in a list.
-pub(crate) type PipelineCache = std::collections::HashMap<String, Vec<Arc<Pipeline>>>;
-
-pub(crate) struct Pipeline {
-    entry: String,
-    read_only: Vec<bool>,
-    pipeline: wgpu::ComputePipeline,
-    layout: wgpu::BindGroupLayout,
-}
-
-impl Pipeline {
-    pub(crate) fn compute(&self) -> &wgpu::ComputePipeline {
-        &self.pipeline
-    }
-
-    pub(crate) fn layout(&self) -> &wgpu::BindGroupLayout {
-        &self.layout
-    }
-
-    fn serves(&self, spec: &KernelSpec) -> bool {
-        self.entry == spec.entry()
-            && self.read_only.len() == spec.bindings().len()
-            && self.read_only.iter().zip(spec.bindings()).all(|(&r, b)| r == b.read_only())
-    }
-}
-
 /// Kernels bound to a buffer table: checked, with their pipelines and bind groups built, so
 /// running them again costs only the submission. Made by [`Gpu::prepare`].
 pub struct Prepared<'a> {
@@ -99,15 +72,6 @@ impl Prepared<'_> {
     pub fn kernels(&self) -> &[KernelSpec] {
         self.specs
     }
-}
-
-/// The query sets, resolve buffer and readback buffer of a timed run, kept for the next one.
-pub(crate) struct TimestampSlots {
-    sets: Vec<wgpu::QuerySet>,
-    resolve: wgpu::Buffer,
-    staging: wgpu::Buffer,
-    /// Queries the slots hold.
-    capacity: usize,
 }
 
 /// Bytes per resolved timestamp.
@@ -162,7 +126,7 @@ impl Gpu {
                             .collect();
                         self.device().create_bind_group(&wgpu::BindGroupDescriptor {
                             label: Some(k.name()),
-                            layout: &p.layout,
+                            layout: p.layout(),
                             entries: &entries,
                         })
                     })
@@ -182,7 +146,7 @@ impl Gpu {
             .iter()
             .zip(&prepared.pipelines)
             .zip(&prepared.groups)
-            .map(|((spec, p), group)| Pass { spec, pipeline: &p.pipeline, group })
+            .map(|((spec, p), group)| Pass { spec, pipeline: p.compute(), group })
             .collect();
         match self.timestamp_period_ns() {
             Some(period) if !opts.wallclock => self.run_timestamped(&passes, opts.repeats, period).await,
@@ -250,12 +214,7 @@ impl Gpu {
                     compilation_options: Default::default(),
                     cache: None,
                 });
-                Pipeline {
-                    entry: spec.entry().to_owned(),
-                    read_only: spec.bindings().iter().map(|b| b.read_only()).collect(),
-                    pipeline,
-                    layout,
-                }
+                Pipeline::new(spec, pipeline, layout)
             })
             .await?;
         let built = Arc::new(built);

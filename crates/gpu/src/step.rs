@@ -1,9 +1,9 @@
 //! One statement's kernels, run and checked: the scheduler's kernels for a step go to a GPU or to
 //! the CPU IR executor, what they wrote is compared with the interpreter's result, and each kernel
-//! is described as JSON. The CLI and the playground both report kernels through this module, so
-//! they check and describe them the same way.
+//! is described by a typed record ([`KernelReport`]) that the CLI and the page serialize. Both
+//! report kernels through this module, so they check and describe them the same way.
 
-use serde_json::{json, Value};
+use serde::Serialize;
 use stridelab_core::codegen::cpu;
 use stridelab_core::codegen::ir::{Kernel, KernelKind};
 use stridelab_core::schedule::{ScheduleOptions, StepKernels};
@@ -11,7 +11,7 @@ use stridelab_core::uop::data::Data;
 use web_time::Instant;
 
 use crate::exec::kernel_spec;
-use crate::{Gpu, KernelTiming, RunOptions, TimingSource};
+use crate::{Gpu, KernelTiming, RunOptions, Spread, TimingSource};
 
 /// One executed kernel: the IR and how long it took.
 pub struct Ran {
@@ -108,35 +108,64 @@ pub fn run_step_cpu(step: &StepKernels, repeats: u32, clock: &mut f64) -> Result
         .collect()
 }
 
-/// The report's record of one kernel.
-pub fn kernel_json(r: &Ran) -> Value {
-    let t = &r.timing;
-    let kind = match r.kernel.kind {
-        KernelKind::Elementwise => "elementwise",
-        KernelKind::Reduce => "reduce",
-        KernelKind::Matmul => "matmul",
-        KernelKind::Store => "store",
-    };
-    json!({
-        "name": t.name(),
-        "kind": kind,
-        "wgsl": t.wgsl(),
-        "global_size": r.kernel.dims,
-        "reduce_size": r.kernel.reduce_len(),
-        "workgroups": t.workgroups(),
-        "workgroup_size": t.workgroup_size(),
-        "bytes_read": t.bytes_read(),
-        "bytes_written": t.bytes_written(),
-        "flops": t.flops(),
-        "time_ns": t.time_ns(),
-        "below_resolution": t.below_resolution(),
-        "estimated": t.estimated(),
-        "source": t.source(),
-        "resolution_ns": t.resolution_ns(),
-        "gbps": t.gbps(),
-        "gflops": t.gflops(),
-        "repeats": t.repeats(),
-        "spread_ns": t.spread_ns(),
-        "reason": r.kernel.reason,
-    })
+/// The report's record of one kernel. The fields serialize, in this order, to the keys the CLI
+/// and the page print.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct KernelReport<'a> {
+    pub name: &'a str,
+    /// `elementwise`, `reduce`, `matmul` or `store`.
+    pub kind: &'static str,
+    pub wgsl: &'a str,
+    pub global_size: &'a [usize],
+    pub reduce_size: usize,
+    pub workgroups: [u32; 3],
+    pub workgroup_size: [u32; 3],
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub flops: u64,
+    pub time_ns: Option<f64>,
+    pub below_resolution: bool,
+    pub estimated: bool,
+    pub source: TimingSource,
+    pub resolution_ns: f64,
+    pub gbps: Option<f64>,
+    pub gflops: Option<f64>,
+    pub repeats: u32,
+    pub spread_ns: Option<Spread>,
+    pub reason: &'a str,
+}
+
+impl Ran {
+    /// The report's record of this kernel.
+    pub fn report(&self) -> KernelReport<'_> {
+        let t = &self.timing;
+        let kind = match self.kernel.kind {
+            KernelKind::Elementwise => "elementwise",
+            KernelKind::Reduce => "reduce",
+            KernelKind::Matmul => "matmul",
+            KernelKind::Store => "store",
+        };
+        KernelReport {
+            name: t.name(),
+            kind,
+            wgsl: t.wgsl(),
+            global_size: &self.kernel.dims,
+            reduce_size: self.kernel.reduce_len(),
+            workgroups: t.workgroups(),
+            workgroup_size: t.workgroup_size(),
+            bytes_read: t.bytes_read(),
+            bytes_written: t.bytes_written(),
+            flops: t.flops(),
+            time_ns: t.time_ns(),
+            below_resolution: t.below_resolution(),
+            estimated: t.estimated(),
+            source: t.source(),
+            resolution_ns: t.resolution_ns(),
+            gbps: t.gbps(),
+            gflops: t.gflops(),
+            repeats: t.repeats(),
+            spread_ns: t.spread_ns(),
+            reason: &self.kernel.reason,
+        }
+    }
 }

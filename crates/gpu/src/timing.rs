@@ -5,7 +5,6 @@
 //! for kernels too short for one measurement, an estimate over the whole batch.
 
 use serde::Serialize;
-use serde_json::json;
 
 use crate::kernel::KernelSpec;
 
@@ -204,26 +203,57 @@ impl KernelTiming {
     }
 }
 
-/// Chrome trace-event JSON (opens in Perfetto and chrome://tracing): one complete ("X") event per
-/// kernel covering its repeats, in microseconds, with the timing as the event's arguments.
-pub fn chrome_trace(process_name: &str, timings: &[KernelTiming]) -> String {
-    let mut events = vec![json!({
-        "name": "process_name", "ph": "M", "pid": 1, "tid": 1,
-        "args": { "name": process_name },
-    })];
-    events.extend(timings.iter().map(|t| {
-        json!({
-            "name": t.name,
-            "cat": "kernel",
-            "ph": "X",
-            "ts": t.start_ns / 1e3,
-            "dur": t.span_ns / 1e3,
-            "pid": 1,
-            "tid": 1,
-            "args": t,
-        })
-    }));
-    json!({ "traceEvents": events, "displayTimeUnit": "ns" }).to_string()
+/// A Chrome trace (opens in Perfetto and chrome://tracing once serialized as JSON): one complete
+/// ("X") event per kernel covering its repeats, in microseconds, with the timing as the event's
+/// arguments. Made by [`chrome_trace`]; the fields serialize to the trace-event format's keys.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ChromeTrace<'a> {
+    #[serde(rename = "traceEvents")]
+    pub trace_events: Vec<TraceEvent<'a>>,
+    #[serde(rename = "displayTimeUnit")]
+    pub display_time_unit: &'static str,
+}
+
+/// One event of a [`ChromeTrace`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum TraceEvent<'a> {
+    /// The metadata ("M") event naming the process.
+    Process { name: &'static str, ph: &'static str, pid: u32, tid: u32, args: ProcessName<'a> },
+    /// One kernel over all its repeats.
+    Kernel {
+        name: &'a str,
+        cat: &'static str,
+        ph: &'static str,
+        ts: f64,
+        dur: f64,
+        pid: u32,
+        tid: u32,
+        args: &'a KernelTiming,
+    },
+}
+
+/// The arguments of the process-name event.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ProcessName<'a> {
+    pub name: &'a str,
+}
+
+/// The Chrome trace of `timings` under the process name `process_name`.
+pub fn chrome_trace<'a>(process_name: &'a str, timings: &'a [KernelTiming]) -> ChromeTrace<'a> {
+    let process =
+        TraceEvent::Process { name: "process_name", ph: "M", pid: 1, tid: 1, args: ProcessName { name: process_name } };
+    let kernels = timings.iter().map(|t| TraceEvent::Kernel {
+        name: &t.name,
+        cat: "kernel",
+        ph: "X",
+        ts: t.start_ns / 1e3,
+        dur: t.span_ns / 1e3,
+        pid: 1,
+        tid: 1,
+        args: t,
+    });
+    ChromeTrace { trace_events: std::iter::once(process).chain(kernels).collect(), display_time_unit: "ns" }
 }
 
 #[cfg(test)]

@@ -199,7 +199,7 @@ fn check_timings(gpu: &Gpu, name: &str, kernels: &[KernelSpec], opts: &RunOption
             None => assert!(opts.repeats() == 1 || t.below_resolution(), "{name}: no spread: {t:?}"),
         }
     }
-    let json = chrome_trace(&gpu.adapter_info().name, t);
+    let json = serde_json::to_string(&chrome_trace(&gpu.adapter_info().name, t)).expect("a trace serializes");
     eprintln!("{name}: {json}");
     let trace: serde_json::Value = serde_json::from_str(&json).expect("the Chrome trace is JSON");
     let events = trace["traceEvents"].as_array().expect("traceEvents is an array");
@@ -290,7 +290,7 @@ fn sum_n_case(name: &'static str, inputs: usize, expect_limit: Option<u64>) -> C
 #[test]
 fn elementwise_add_of_2_20_floats() {
     let Some(gpu) = device() else { return };
-    eprintln!("adapter: {}", gpu.describe());
+    eprintln!("adapter: {}", serde_json::to_string(&gpu.describe()).expect("a description serializes"));
     check(
         &gpu,
         vec![

@@ -59,7 +59,7 @@ fn collect(program: &Program, upto: usize, name: &str, depth: usize, rows: &mut 
         });
     }
     // The page's registered files, so prefixes that read `dataset(name)` evaluate as they ran.
-    let mut run = Run::with_files(crate::session::sample_files());
+    let mut run = Run::with_files(crate::files::sample_files());
     run.run_program(&Program { stmts });
     let tensors = report_value(&mut run, ReportOptions::default());
     for (i, (e, op)) in links.iter().enumerate() {

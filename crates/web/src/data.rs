@@ -138,7 +138,7 @@ pub fn open(file: &str, bytes: &[u8]) -> Result<Json> {
     let name = dataset_name(file);
     let d = decode(&name, bytes)?;
     let info = info_json(&name, &d);
-    crate::session::register_file(&name, bytes.to_vec());
+    crate::files::register_file(&name, bytes.to_vec());
     DATASETS.with(|m| m.borrow_mut().insert(name, d));
     Ok(info)
 }

@@ -5,8 +5,8 @@
 use serde_json::{json, Value as Json};
 use stridelab_core::schedule::trace_kernels_in;
 use stridelab_core::trace::runner::Run;
-use stridelab_gpu::step::{kernel_json, run_step_cpu, run_step_gpu, schedule_options};
-use stridelab_gpu::{chrome_trace, Gpu};
+use stridelab_gpu::step::{run_step_cpu, run_step_gpu, schedule_options};
+use stridelab_gpu::{chrome_trace, Gpu, KernelTiming};
 
 /// CPU repeats start from the same inputs each time, so several are safe and give a spread; GPU
 /// repeats rerun in place (not idempotent for `+=`), so the GPU runs each kernel once.
@@ -16,19 +16,19 @@ const CPU_REPEATS: u32 = 5;
 /// none) on `gpu`, or on the CPU when it is `None` (`no_gpu` says why). `Err` on a failed run or
 /// a kernel result that differs from the interpreter's.
 pub async fn step_kernels(src: &str, at: usize, gpu: Option<&Gpu>, no_gpu: &str) -> Result<Json, String> {
-    let (_, steps) = trace_kernels_in(Run::with_files(crate::session::sample_files()), src, schedule_options(gpu))
+    let (_, steps) = trace_kernels_in(Run::with_files(crate::files::sample_files()), src, schedule_options(gpu))
         .map_err(|e| e.to_string())?;
     let Some(step) = at.checked_sub(1).and_then(|i| steps.get(i)) else {
-        return Ok(
-            json!({"line": null, "kernels": [], "backend": backend_name(gpu), "trace": chrome_trace("stridelab", &[])}),
-        );
+        let trace = trace_json("stridelab", &[])?;
+        return Ok(json!({"line": null, "kernels": [], "backend": backend_name(gpu), "trace": trace}));
     };
     let (ran, adapter) = match gpu {
-        Some(g) => (run_step_gpu(g, step, 1).await?, g.describe()),
+        Some(g) => (run_step_gpu(g, step, 1).await?, json!(g.describe())),
         None => (run_step_cpu(step, CPU_REPEATS, &mut 0.0)?, json!({"name": "CPU IR executor (wasm)", "why": no_gpu})),
     };
     let timings: Vec<_> = ran.iter().map(|r| r.timing.clone()).collect();
     let resolution = timings.first().map(|t| t.resolution_ns());
+    let trace = trace_json(&format!("stridelab line {} ({})", step.line, backend_name(gpu)), &timings)?;
     Ok(json!({
         "backend": backend_name(gpu),
         "adapter": adapter,
@@ -36,9 +36,14 @@ pub async fn step_kernels(src: &str, at: usize, gpu: Option<&Gpu>, no_gpu: &str)
         "source": step.source,
         "verified": true,
         "resolution_ns": resolution,
-        "kernels": ran.iter().map(kernel_json).collect::<Vec<_>>(),
-        "trace": chrome_trace(&format!("stridelab line {} ({})", step.line, backend_name(gpu)), &timings),
+        "kernels": ran.iter().map(|r| r.report()).collect::<Vec<_>>(),
+        "trace": trace,
     }))
+}
+
+/// The Chrome trace of `timings`, as the JSON text the page offers for download.
+fn trace_json(process_name: &str, timings: &[KernelTiming]) -> Result<String, String> {
+    serde_json::to_string(&chrome_trace(process_name, timings)).map_err(|e| e.to_string())
 }
 
 fn backend_name(gpu: Option<&Gpu>) -> &'static str {

@@ -4,6 +4,7 @@
 
 pub mod chain;
 pub mod data;
+pub mod files;
 pub mod kernels;
 pub mod lessons;
 pub mod model;
@@ -144,7 +145,7 @@ async fn page_gpu() -> Result<std::rc::Rc<stridelab_gpu::Gpu>, String> {
 /// Registers a file (e.g. a dataset the page fetched) for `dataset(name)` in traces.
 #[wasm_bindgen(js_name = registerFile)]
 pub fn register_file(name: &str, bytes: Vec<u8>) {
-    session::register_file(name, bytes);
+    files::register_file(name, bytes);
 }
 
 /// Runs the kernels of the statement the viewer stands after (`step` statements run) on WebGPU
@@ -169,7 +170,7 @@ pub async fn gpu_info() -> Result<String, JsValue> {
     let gpu = stridelab_gpu::acquire(&stridelab_gpu::AcquireOptions::new())
         .await
         .map_err(|e| JsValue::from_str(&e.to_string()))?;
-    Ok(gpu.describe().to_string())
+    serde_json::to_string(&gpu.describe()).map_err(|e| JsValue::from_str(&e.to_string()))
 }
 
 #[cfg(test)]

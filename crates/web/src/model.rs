@@ -228,7 +228,7 @@ impl Model {
             })
             .collect();
         let (adapter, why) = match &self.backend {
-            Backend::Gpu { gpu, .. } => (gpu.describe(), Json::Null),
+            Backend::Gpu { gpu, .. } => (json!(gpu.describe()), Json::Null),
             Backend::Cpu { why, .. } => (Json::Null, json!(why)),
         };
         json!({

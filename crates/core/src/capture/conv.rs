@@ -10,7 +10,7 @@
 //! arithmetic for the sample model's small channel counts. Lanes are wasm `simd128` vectors in the page and plain arrays natively, so the
 //! same code is what the native tests run.
 
-use super::cpu::Conv;
+use super::routine::Conv;
 
 /// Output channels per tile and pixels per tile.
 const OC: usize = 4;

@@ -10,16 +10,29 @@
 //! manifest's pin, and a kernel it cannot run, each with its own error; [`Capture::replay`]
 //! runs it on the reference interpreter with per-kernel timings from a caller-supplied clock
 //! (the core has no clock of its own, so the same code runs in wasm).
+//!
+//! The format itself (the manifest's serde types) is `manifest`; this module records a capture
+//! and loads one; `cpu` is the CPU plan that replays it, choosing in `select` which `routine`
+//! runs each kernel, whose direct kernels are `conv`, `gemm`, `pool` and `elementwise`.
 
 mod conv;
 mod cpu;
+mod elementwise;
+mod gemm;
+mod manifest;
+mod pool;
+mod routine;
+mod select;
 
-pub use cpu::{CpuKernels, CpuPlan};
+pub use cpu::{CpuKernels, CpuPlan, KernelTiming, Replay};
+pub use manifest::{
+    Binding, Buffer, Cost, GpuKernel, Kernel, Manifest, ModelInfo, Role, Target, WeightRef, WeightsFile, BACKENDS,
+    FORMAT, VERSION, WEIGHTS_FILE, WORKGROUP_SIZE,
+};
 
 use std::collections::{BTreeMap, HashMap};
 
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
-use serde::{Deserialize, Serialize};
 
 use crate::codegen::ir::BufRef;
 use crate::codegen::wgsl;
@@ -27,194 +40,17 @@ use crate::data::sha256_hex;
 use crate::error::{bail, Error, Result};
 use crate::model::ops::Lower;
 use crate::model::HostTensor;
-use crate::onnx::{self, Attribute, Node, SUPPORTED_OPS};
+use crate::onnx::{self, Node, SUPPORTED_OPS};
 use crate::schedule::{schedule_events, ScheduleOptions};
 use crate::tensor::{StorageRef, Tensor};
 use crate::trace::runner::Run;
 use crate::uop::data::Data;
 use crate::DType;
 
-/// The format's name, the first thing a loader checks.
-pub const FORMAT: &str = "stridelab-capture";
-/// The manifest layout this build writes and reads.
-pub const VERSION: u32 = 1;
-/// The backends a capture can target; this build replays `cpu` captures.
-pub const BACKENDS: [&str; 2] = ["cpu", "webgpu"];
-/// Nominal threads per workgroup behind the dispatch sizes (one thread per output element).
-pub const WORKGROUP_SIZE: u64 = 64;
-
-/// What a buffer holds in the run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    Input,
-    Weight,
-    Intermediate,
-    Output,
-}
-
-/// Where a weight buffer's bytes are: a tensor in the safetensors file, and their sha256.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WeightRef {
-    pub tensor: String,
-    pub sha256: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Buffer {
-    pub id: usize,
-    /// The value's name in the model.
-    pub name: String,
-    pub role: Role,
-    pub dtype: DType,
-    pub shape: Vec<usize>,
-    /// Size in bytes.
-    pub size: usize,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub weight: Option<WeightRef>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Binding {
-    pub binding: u32,
-    pub buffer: usize,
-    /// `read` or `read_write`, as a WGSL storage binding declares it.
-    pub access: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Cost {
-    /// Arithmetic operations, estimated from the op and its shapes.
-    pub flops: u64,
-    pub bytes_read: u64,
-    pub bytes_written: u64,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Kernel {
-    pub name: String,
-    /// The ONNX op the kernel computes and its attributes, which is what the CPU replays.
-    pub op: String,
-    #[serde(default)]
-    pub attributes: BTreeMap<String, serde_json::Value>,
-    /// The fused GPU kernels the scheduler made of this op, in dispatch order, each a
-    /// complete WGSL module with its bindings: what a WebGPU host replays.
-    #[serde(default)]
-    pub gpu: Vec<GpuKernel>,
-    pub bindings: Vec<Binding>,
-    /// Buffer ids read, in the op's input order (`None` for an omitted optional input).
-    pub reads: Vec<Option<usize>>,
-    /// Buffer ids written, in the op's output order.
-    pub writes: Vec<usize>,
-    /// Workgroups in x, y, z.
-    pub dispatch: [u64; 3],
-    pub cost: Cost,
-}
-
-/// One WGSL compute kernel: its source, entry point, launch size and buffer bindings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GpuKernel {
-    pub name: String,
-    pub wgsl: String,
-    pub entry: String,
-    pub workgroup_size: [u32; 3],
-    pub workgroups: [u32; 3],
-    /// Binding `i` of bind group 0 is `bindings[i]` (binding 0 is the output).
-    pub bindings: Vec<Binding>,
-    /// Why the scheduler ended the kernel here.
-    pub reason: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Target {
-    /// One of [`BACKENDS`].
-    pub backend: String,
-    /// Device features the kernels need (WebGPU feature names).
-    pub features: Vec<String>,
-    /// Device limits the run needs, by WebGPU limit name.
-    pub limits: BTreeMap<String, u64>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ModelInfo {
-    pub name: String,
-    pub opset: i64,
-    /// sha256 of the ONNX file the capture was made from.
-    pub sha256: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct WeightsFile {
-    pub file: String,
-    pub sha256: String,
-}
-
-/// The JSON half of a capture.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Manifest {
-    pub format: String,
-    pub version: u32,
-    pub model: ModelInfo,
-    pub target: Target,
-    pub weights: WeightsFile,
-    pub buffers: Vec<Buffer>,
-    pub kernels: Vec<Kernel>,
-    /// Kernel indices in execution order.
-    pub schedule: Vec<usize>,
-    /// Buffer ids of the inputs and outputs, in the model's order.
-    pub inputs: Vec<usize>,
-    pub outputs: Vec<usize>,
-}
-
-/// The file name the writer gives the weights, next to the manifest.
-pub const WEIGHTS_FILE: &str = "weights.safetensors";
+use manifest::{attr_from_json, attr_json};
 
 fn dtype_size(d: DType) -> usize {
     d.itemsize()
-}
-
-fn attr_json(a: &Attribute) -> Result<serde_json::Value> {
-    use serde_json::json;
-    Ok(match a {
-        Attribute::Float(v) => json!({ "float": v }),
-        Attribute::Int(v) => json!({ "int": v }),
-        Attribute::String(v) => json!({ "string": v }),
-        Attribute::Floats(v) => json!({ "floats": v }),
-        Attribute::Ints(v) => json!({ "ints": v }),
-        Attribute::Strings(v) => json!({ "strings": v }),
-        Attribute::Tensor(_) => bail!(Unsupported, "tensor attributes are captured as weights, not kernel attributes"),
-    })
-}
-
-fn attr_from_json(name: &str, v: &serde_json::Value) -> Result<Attribute> {
-    let bad = || {
-        Error::Decode(format!(
-            "capture: attribute {name:?} is not one of float, int, string, floats, ints, strings: {v}"
-        ))
-    };
-    let obj = v.as_object().filter(|o| o.len() == 1).ok_or_else(bad)?;
-    let (kind, x) = obj.iter().next().ok_or_else(bad)?;
-    let floats = |x: &serde_json::Value| -> Option<Vec<f32>> {
-        x.as_array()?.iter().map(|e| e.as_f64().map(|f| f as f32)).collect()
-    };
-    let ints =
-        |x: &serde_json::Value| -> Option<Vec<i64>> { x.as_array()?.iter().map(serde_json::Value::as_i64).collect() };
-    Ok(match kind.as_str() {
-        "float" => Attribute::Float(x.as_f64().ok_or_else(bad)? as f32),
-        "int" => Attribute::Int(x.as_i64().ok_or_else(bad)?),
-        "string" => Attribute::String(x.as_str().ok_or_else(bad)?.to_string()),
-        "floats" => Attribute::Floats(floats(x).ok_or_else(bad)?),
-        "ints" => Attribute::Ints(ints(x).ok_or_else(bad)?),
-        "strings" => Attribute::Strings(
-            x.as_array()
-                .ok_or_else(bad)?
-                .iter()
-                .map(|e| e.as_str().map(str::to_string))
-                .collect::<Option<_>>()
-                .ok_or_else(bad)?,
-        ),
-        _ => return Err(bad()),
-    })
 }
 
 fn data_bytes(d: &Data) -> Result<(Dtype, Vec<u8>)> {
@@ -504,20 +340,6 @@ pub struct Capture {
     nodes: Vec<Option<Node>>,
 }
 
-/// One kernel's replay time, in the clock's units.
-#[derive(Clone, Debug, PartialEq)]
-pub struct KernelTiming {
-    pub name: String,
-    pub elapsed: f64,
-}
-
-/// What a replay produced.
-#[derive(Clone, Debug)]
-pub struct Replay {
-    pub outputs: Vec<(String, HostTensor)>,
-    pub timings: Vec<KernelTiming>,
-}
-
 impl Capture {
     /// Parses and checks a capture: format and version, the weights file's hash, every weight's
     /// presence, dtype, shape and sha256, and that every kernel is one this build can run on its
@@ -692,12 +514,5 @@ impl Capture {
     /// The checked values of weight buffer `id`, which a GPU host uploads once.
     pub fn weight(&self, id: usize) -> Option<&Data> {
         self.weights.get(&id)
-    }
-
-    /// Runs the schedule on the reference interpreter, realizing each kernel's outputs before
-    /// the next starts; `clock` is read before and after each kernel. A host that replays many
-    /// times keeps a [`CpuPlan`] instead (buffers allocated once, direct f32 kernels).
-    pub fn replay(&self, inputs: &[(&str, HostTensor)], clock: &mut dyn FnMut() -> f64) -> Result<Replay> {
-        self.cpu_plan(CpuKernels::Reference)?.run(inputs, clock)
     }
 }

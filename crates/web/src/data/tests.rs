@@ -39,7 +39,7 @@ fn check_open(file: &str, bytes: &[u8], want: std::result::Result<Json, &str>) {
             }
             // Registered for traces under the name the info gives.
             let name = info["name"].as_str().unwrap_or_default();
-            assert!(crate::session::sample_files().contains_key(name), "{file} registered as {name}");
+            assert!(crate::files::sample_files().contains_key(name), "{file} registered as {name}");
         }
         (Err(e), Err(fragment)) => assert!(e.to_string().contains(fragment), "{file}: {e}"),
         (got, want) => panic!("{file}: got {got:?}, wanted {want:?}"),

@@ -1,0 +1,117 @@
+//! What a step of a CPU plan runs: the interpreter, or a direct f32 kernel with the geometry
+//! it was chosen for. [`super::select`] picks one per kernel, [`super::cpu`] runs the plan, and
+//! the kernels (`conv`, `gemm`, `pool`, `elementwise`) read their arguments from here.
+
+use crate::onnx::Node;
+
+/// What one step runs.
+#[derive(Debug)]
+pub(super) enum Routine {
+    Interpret(Node),
+    Conv(Conv),
+    Gemm(Gemm),
+    Pool(Pool),
+    Relu,
+    /// Clip with its bounds read from the kernel's optional inputs 1 and 2.
+    Clip {
+        lo: bool,
+        hi: bool,
+    },
+    Binary(BinaryOp, Broadcast),
+    Softmax {
+        outer: usize,
+        len: usize,
+        inner: usize,
+    },
+    /// Inference BatchNormalization over (N, C, rest).
+    BatchNorm {
+        channels: usize,
+        inner: usize,
+        eps: f32,
+    },
+    GlobalAverage {
+        planes: usize,
+        size: usize,
+    },
+    /// Reshape and Flatten: the same values under another shape.
+    Copy,
+    Transpose {
+        out_shape: Vec<usize>,
+        strides: Vec<usize>,
+    },
+    Concat {
+        outer: usize,
+        chunks: Vec<usize>,
+    },
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(super) enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+/// Two inputs broadcast to one output shape: per input, its stride along each output dim
+/// (0 where it repeats).
+#[derive(Debug)]
+pub(super) struct Broadcast {
+    pub(super) shape: Vec<usize>,
+    pub(super) a: Vec<usize>,
+    pub(super) b: Vec<usize>,
+}
+
+/// A 2-D convolution (N, C, H, W) over groups (run by [`super::conv`]).
+#[derive(Debug)]
+pub(super) struct Conv {
+    pub n: usize,
+    pub c: usize,
+    pub hw: [usize; 2],
+    pub oc: usize,
+    pub k: [usize; 2],
+    pub groups: usize,
+    pub stride: [usize; 2],
+    pub dilation: [usize; 2],
+    pub pad: [usize; 2],
+    pub out: [usize; 2],
+    pub bias: bool,
+    /// A Relu that followed the convolution, applied as it stores.
+    pub relu: bool,
+    /// A 2×2, stride-2 MaxPool that followed (after the Relu, if any), applied as it stores:
+    /// the output is then the pooled (N, OC, OH/2, OW/2).
+    pub pool: bool,
+    /// The weights packed at plan time, when they are constants (else packed per run).
+    pub packed: Vec<f32>,
+}
+
+/// `alpha * op(A) @ op(B) + beta * C` over a batch of matrices that share B.
+#[derive(Debug)]
+pub(super) struct Gemm {
+    pub(super) batch: usize,
+    pub(super) m: usize,
+    pub(super) k: usize,
+    pub(super) n: usize,
+    /// Row and column strides of A and B as stored.
+    pub(super) a: (isize, isize),
+    pub(super) b: (isize, isize),
+    /// Whether B has a matrix per batch entry (batched MatMul) or one for all.
+    pub(super) b_batched: bool,
+    pub(super) alpha: f32,
+    /// C's strides along the output's rows and columns (0 where it repeats), and beta.
+    pub(super) c: Option<((usize, usize), f32)>,
+}
+
+/// A 2-D max or average pool over (N, C, H, W).
+#[derive(Debug)]
+pub(super) struct Pool {
+    pub(super) planes: usize,
+    pub(super) hw: [usize; 2],
+    pub(super) k: [usize; 2],
+    pub(super) stride: [usize; 2],
+    pub(super) dilation: [usize; 2],
+    pub(super) pad: [usize; 2],
+    pub(super) out: [usize; 2],
+    /// `None` for max; for average, the divisor of each output position.
+    pub(super) divisors: Option<Vec<f32>>,
+}
