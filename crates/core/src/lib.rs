@@ -10,6 +10,7 @@ pub mod capture;
 pub mod codegen;
 pub mod data;
 pub mod dtype;
+pub mod engine;
 pub mod error;
 pub mod model;
 pub mod nn_ops;

@@ -2,6 +2,7 @@
 //! runner that executes it statement by statement.
 
 pub mod ast;
+pub mod context;
 pub mod kernels;
 pub mod lexer;
 pub mod library;

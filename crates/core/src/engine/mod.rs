@@ -1,0 +1,9 @@
+//! The engine's typed API: the ops both front ends (the trace language and the ONNX lowering)
+//! build on, each computing all three models (PyTorch's layout, tinygrad's tracker, the
+//! bridge's report) over the [`Engine`](crate::tensor::Engine)'s lazy graph.
+//!
+//! Front ends bind their own names and arguments and call these methods; they never call each
+//! other. [`views`] holds the view and movement ops, [`matmul`] PyTorch's matmul.
+
+pub mod matmul;
+pub mod views;
