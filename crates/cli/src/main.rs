@@ -8,8 +8,8 @@ use clap::{Parser, Subcommand};
 use kernels::Backend;
 use std::io::{Read, Write};
 use std::process::ExitCode;
-use stridelab_core::schedule::trace_kernels;
 use stridelab_core::share::{self, SharedTrace};
+use stridelab_core::trace::kernels::trace_kernels;
 use stridelab_core::trace::report::{self, ReportOptions};
 use stridelab_core::trace::runner::Run;
 

@@ -4,8 +4,9 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use stridelab_core::codegen::{cpu, wgsl};
-use stridelab_core::schedule::{schedule_events, trace_kernels, ScheduleOptions};
+use stridelab_core::schedule::{schedule_events, ScheduleOptions};
 use stridelab_core::tensor::Event;
+use stridelab_core::trace::kernels::trace_kernels;
 use stridelab_core::uop::data::Data;
 use stridelab_core::uop::interp;
 

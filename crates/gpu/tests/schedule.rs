@@ -6,7 +6,8 @@
 use pollster::block_on;
 use serde_json::Value;
 use std::path::PathBuf;
-use stridelab_core::schedule::{trace_kernels, ScheduleOptions};
+use stridelab_core::schedule::ScheduleOptions;
+use stridelab_core::trace::kernels::trace_kernels;
 use stridelab_core::uop::data::Data;
 use stridelab_gpu::{acquire, AcquireOptions, Error, Gpu, RunOptions};
 

@@ -3,7 +3,7 @@
 //! timings, the device and the clock stated plainly and a Chrome trace for download.
 
 use serde_json::{json, Value as Json};
-use stridelab_core::schedule::trace_kernels_in;
+use stridelab_core::trace::kernels::trace_kernels_in;
 use stridelab_core::trace::runner::Run;
 use stridelab_gpu::step::{run_step_cpu, run_step_gpu, schedule_options};
 use stridelab_gpu::{chrome_trace, Gpu, KernelTiming};

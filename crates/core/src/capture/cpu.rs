@@ -20,8 +20,7 @@ use crate::error::{bail, Error, Result};
 use crate::model::ops::Lower;
 use crate::model::HostTensor;
 use crate::onnx::Node;
-use crate::tensor::Tensor;
-use crate::trace::runner::Run;
+use crate::tensor::{Engine, Tensor};
 use crate::uop::data::Data;
 use crate::DType;
 
@@ -254,15 +253,15 @@ impl CpuPlan {
 /// One kernel on the interpreter: its inputs as engine tensors, the op lowered, the outputs
 /// realized and copied back.
 fn interpret(node: &Node, opset: i64, step: &Step, bufs: &mut [Data], shapes: &[Vec<usize>]) -> Result<()> {
-    let mut run = Run::new();
+    let mut engine = Engine::new();
     let mut args: Vec<Option<Tensor>> = Vec::with_capacity(step.reads.len());
     for r in &step.reads {
         args.push(match r {
-            Some(i) => Some(run.engine.from_data(bufs[*i].clone(), &shapes[*i])?),
+            Some(i) => Some(engine.from_data(bufs[*i].clone(), &shapes[*i])?),
             None => None,
         });
     }
-    let outs = Lower { run: &mut run, opset }.node(node, &args)?;
+    let outs = Lower { engine: &mut engine, opset }.node(node, &args)?;
     if outs.len() < step.writes.len() {
         bail!(
             Shape,
@@ -282,7 +281,7 @@ fn interpret(node: &Node, opset: i64, step: &Step, bufs: &mut [Data], shapes: &[
                 shapes[w]
             );
         }
-        bufs[w] = run.engine.values(t)?;
+        bufs[w] = engine.values(t)?;
     }
     Ok(())
 }
@@ -373,12 +372,12 @@ mod tests {
                 attrs.insert("count_include_pad".to_string(), Attribute::Int(include));
             }
             let node = Node::new("p", op, vec!["x".into()], vec!["y".into()], attrs);
-            let mut run = Run::new();
-            let xt = run.engine.from_data(Data::F32(x.clone()), &xs).unwrap();
-            let want = Lower { run: &mut run, opset: 19 }.node(&node, &[Some(xt)]).unwrap().remove(0);
+            let mut engine = Engine::new();
+            let xt = engine.from_data(Data::F32(x.clone()), &xs).unwrap();
+            let want = Lower { engine: &mut engine, opset: 19 }.node(&node, &[Some(xt)]).unwrap().remove(0);
             let what = format!("{op} k{k:?} s{s:?} p{p:?} d{d:?} ceil {ceil} include {include}");
             let Some(Routine::Pool(pool)) = pool(&node, &xs, want.shape()) else { panic!("{what}: no direct kernel") };
-            let want = run.engine.values(&want).unwrap().to_f64_vec();
+            let want = engine.values(&want).unwrap().to_f64_vec();
             let mut y = vec![f32::NAN; want.len()];
             run_pool(&pool, &x, &mut y);
             for (i, (&g, &w)) in y.iter().zip(&want).enumerate() {

@@ -42,8 +42,7 @@ use crate::model::ops::Lower;
 use crate::model::HostTensor;
 use crate::onnx::{self, Node, SUPPORTED_OPS};
 use crate::schedule::{schedule_events, ScheduleOptions};
-use crate::tensor::{StorageRef, Tensor};
-use crate::trace::runner::Run;
+use crate::tensor::{Engine, StorageRef, Tensor};
 use crate::uop::data::Data;
 use crate::DType;
 
@@ -119,7 +118,7 @@ fn flops(node: &Node, ins: &[Option<&Buffer>], outs: &[&Buffer]) -> u64 {
 /// ONNX file the model was read from.
 pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTensor)]) -> Result<(Manifest, Vec<u8>)> {
     model.validate()?;
-    let mut run = Run::new();
+    let mut engine = Engine::new();
     let mut buffers: Vec<Buffer> = Vec::new();
     let mut ids: HashMap<String, usize> = HashMap::new();
     let mut tensors: HashMap<usize, Tensor> = HashMap::new();
@@ -140,7 +139,7 @@ pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTen
     for (name, init) in model.initializers() {
         let h = HostTensor::from_onnx(init)?;
         let id = add(&mut buffers, name, Role::Weight, h.dtype(), h.shape());
-        let t = run.engine.from_data(h.data().clone(), h.shape())?;
+        let t = engine.from_data(h.data().clone(), h.shape())?;
         own(&mut owner, &t, id);
         tensors.insert(id, t);
         weights.push((name.clone(), h.data().clone(), h.shape().to_vec()));
@@ -152,7 +151,7 @@ pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTen
             bail!(Shape, "{}: input {:?} was not given", model.name(), decl.name());
         };
         let id = add(&mut buffers, decl.name(), Role::Input, h.dtype(), h.shape());
-        let t = run.engine.from_data(h.data().clone(), h.shape())?;
+        let t = engine.from_data(h.data().clone(), h.shape())?;
         own(&mut owner, &t, id);
         tensors.insert(id, t);
         ids.insert(decl.name().to_string(), id);
@@ -163,23 +162,23 @@ pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTen
     for (k, node) in model.nodes().iter().enumerate() {
         let args: Vec<Option<Tensor>> =
             node.inputs().iter().map(|n| ids.get(n).and_then(|id| tensors.get(id)).cloned()).collect();
-        let outs = Lower { run: &mut run, opset }.node(node, &args)?;
+        let outs = Lower { engine: &mut engine, opset }.node(node, &args)?;
         if node.op_type() == "Constant" {
             // A constant is data, not work: it becomes a weight buffer.
             let (name, t) = (&node.outputs()[0], &outs[0]);
-            let data = run.engine.values(t)?;
+            let data = engine.values(t)?;
             let id = add(&mut buffers, name, Role::Weight, t.dtype(), t.shape());
             weights.push((name.clone(), data, t.shape().to_vec()));
-            let t = run.engine.realize(t)?;
+            let t = engine.realize(t)?;
             own(&mut owner, &t, id);
             tensors.insert(id, t);
             ids.insert(name.clone(), id);
             continue;
         }
         let mut writes = Vec::new();
-        let events = run.engine.events().len();
+        let events = engine.events().len();
         for (name, t) in node.outputs().iter().zip(&outs) {
-            let t = run.engine.realize(t)?;
+            let t = engine.realize(t)?;
             let id = add(&mut buffers, name, Role::Intermediate, t.dtype(), t.shape());
             own(&mut owner, &t, id);
             tensors.insert(id, t);
@@ -188,7 +187,7 @@ pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTen
         }
         // The fused kernels this op became, with their bindings resolved to buffers: temps
         // get intermediate buffers, host-made constants (masks, divisors) weight buffers.
-        let sched = schedule_events(&run.engine, events..run.engine.events().len(), ScheduleOptions::default())?;
+        let sched = schedule_events(&engine, events..engine.events().len(), ScheduleOptions::default())?;
         let temps: Vec<usize> = sched
             .temps
             .iter()
@@ -207,7 +206,7 @@ pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTen
                     BufRef::Storage(st) => match owner.get(&st) {
                         Some(&b) => b,
                         None => {
-                            let data = run.engine.storage(st).data.clone();
+                            let data = engine.storage(st).data.clone();
                             let name = format!("{}.const{st}", node.outputs()[0]);
                             let b = add(&mut buffers, &name, Role::Weight, data.dtype(), &[data.len()]);
                             weights.push((name.clone(), data.clone(), vec![data.len()]));

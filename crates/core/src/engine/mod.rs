@@ -1,4 +1,11 @@
-//! The engine's typed API, grouped by what it builds. `Engine` and `Tensor` themselves live in
-//! `crate::tensor`; these modules add the ops front ends call directly (never by name).
+//! The engine's typed API: the ops both front ends (the trace language and the ONNX lowering)
+//! build on, each computing all three models (PyTorch's layout, tinygrad's tracker, the
+//! bridge's report) over the [`Engine`](crate::tensor::Engine)'s lazy graph.
+//!
+//! Front ends bind their own names and arguments and call these methods; they never call each
+//! other. [`views`] holds the view and movement ops, [`matmul`] PyTorch's matmul,
+//! [`elementwise`] the composite elementwise ops written over the op table's primitives.
 
 pub mod elementwise;
+pub mod matmul;
+pub mod views;

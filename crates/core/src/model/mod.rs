@@ -17,7 +17,6 @@ use crate::error::{bail, Result};
 use crate::onnx::{self, TensorData};
 use crate::schedule::{schedule_events, ScheduleOptions, StepKernels};
 use crate::tensor::{check_numel, Engine, Event, Tensor};
-use crate::trace::runner::Run;
 use crate::uop::data::Data;
 use crate::DType;
 
@@ -80,7 +79,7 @@ impl HostTensor {
 /// A model's graph built on an engine for one set of inputs; realize it with
 /// [`Execution::outputs`].
 pub struct Execution {
-    run: Run,
+    engine: Engine,
     inputs: Vec<(String, Tensor)>,
     outputs: Vec<(String, Tensor)>,
 }
@@ -88,7 +87,7 @@ pub struct Execution {
 impl Execution {
     /// The engine holding the model's graph and storages (weights, inputs, realized results).
     pub fn engine(&self) -> &Engine {
-        &self.run.engine
+        &self.engine
     }
 
     /// The graph inputs' tensors, in the model's order.
@@ -105,7 +104,7 @@ impl Execution {
     pub fn outputs(&mut self) -> Result<Vec<(String, HostTensor)>> {
         let mut out = Vec::with_capacity(self.outputs.len());
         for (name, t) in self.outputs.clone() {
-            let data = self.run.engine.values(&t)?;
+            let data = self.engine.values(&t)?;
             out.push((name, HostTensor::new(t.shape().to_vec(), data)?));
         }
         Ok(out)
@@ -117,11 +116,11 @@ impl Execution {
     /// took into fused kernels, packaged with the storages they start from and what the
     /// interpreter left, so any kernel backend can run the model and be checked against it.
     pub fn scheduled(&mut self, opts: ScheduleOptions) -> Result<(Vec<(String, HostTensor)>, StepKernels)> {
-        let engine = &self.run.engine;
+        let engine = &self.engine;
         let before: Vec<Data> = (0..engine.storage_count()).map(|i| engine.storage(i).data.clone()).collect();
         let start = engine.events().len();
         let outputs = self.outputs()?;
-        let engine = &self.run.engine;
+        let engine = &self.engine;
         let end = engine.events().len();
         let schedule = schedule_events(engine, start..end, opts)?;
         // Storages the kernels fill start as zeros; the others as they were.
@@ -143,11 +142,11 @@ impl Execution {
 /// Builds `model`'s graph for `inputs` (by graph input name; every declared input must be fed,
 /// with its declared element type and any fixed dims) without running it.
 pub fn build(model: &onnx::Model, inputs: &[(&str, HostTensor)]) -> Result<Execution> {
-    let mut run = Run::new();
+    let mut engine = Engine::new();
     let mut values: HashMap<String, Tensor> = HashMap::new();
     for (name, init) in model.initializers() {
         let h = HostTensor::from_onnx(init)?;
-        let t = run.engine.from_data(h.data, &h.shape)?;
+        let t = engine.from_data(h.data, &h.shape)?;
         values.insert(name.clone(), t);
     }
     let mut fed = Vec::with_capacity(model.inputs().len());
@@ -156,14 +155,14 @@ pub fn build(model: &onnx::Model, inputs: &[(&str, HostTensor)]) -> Result<Execu
             bail!(Shape, "{}: input {:?} was not given", model.name(), decl.name());
         };
         check_input(model.name(), decl, h)?;
-        let t = run.engine.from_data(h.data.clone(), &h.shape)?;
+        let t = engine.from_data(h.data.clone(), &h.shape)?;
         values.insert(decl.name().to_string(), t.clone());
         fed.push((decl.name().to_string(), t));
     }
     if let Some((extra, _)) = inputs.iter().find(|(n, _)| !model.inputs().iter().any(|d| d.name() == *n)) {
         bail!(Shape, "{}: the model has no input named {extra:?}", model.name());
     }
-    let mut lower = ops::Lower { run: &mut run, opset: model.opset() };
+    let mut lower = ops::Lower { engine: &mut engine, opset: model.opset() };
     for node in model.nodes() {
         let args: Vec<Option<Tensor>> =
             node.inputs().iter().map(|n| if n.is_empty() { None } else { values.get(n).cloned() }).collect();
@@ -182,7 +181,7 @@ pub fn build(model: &onnx::Model, inputs: &[(&str, HostTensor)]) -> Result<Execu
         };
         outputs.push((o.name().to_string(), t.clone()));
     }
-    Ok(Execution { run, inputs: fed, outputs })
+    Ok(Execution { engine, inputs: fed, outputs })
 }
 
 /// Builds and realizes: the model's outputs for `inputs`.

@@ -1,6 +1,6 @@
-//! One lowering per ONNX op, composed from the engine's graph ops and the trace library's
-//! PyTorch-semantics helpers (reshape, permute, slicing, matmul), so a model's graph is made of
-//! exactly the ops a trace can show.
+//! One lowering per ONNX op, composed from the engine's graph ops and its PyTorch-semantics
+//! view ops and matmul (reshape, permute, slicing), so a model's graph is made of exactly the
+//! ops a trace can show.
 //!
 //! Windowed ops (Conv, MaxPool, AveragePool) follow ONNX's definitions. When a window is one
 //! PyTorch's 2-D ops take (two spatial dims, the same padding on both sides), it goes through the
@@ -14,10 +14,8 @@
 use crate::error::{bail, Result};
 use crate::nn_ops::{PoolKind, Window2d};
 use crate::onnx::Node;
-use crate::tensor::{Operand, Tensor};
-use crate::trace::library;
-use crate::trace::runner::Run;
-use crate::trace::value::{Args, Value};
+use crate::tensor::{Engine, Operand, Tensor};
+use crate::torch::layout::IndexItem;
 use crate::uop::data::{Data, Scalar};
 use crate::uop::{BinaryOp, Op, ReduceOp, UnaryOp};
 use crate::DType;
@@ -25,7 +23,7 @@ use crate::DType;
 use super::HostTensor;
 
 pub(crate) struct Lower<'r> {
-    pub run: &'r mut Run,
+    pub engine: &'r mut Engine,
     pub opset: i64,
 }
 
@@ -52,15 +50,13 @@ pub(crate) fn axis(a: i64, rank: usize, rank_inclusive: bool) -> Result<usize> {
     Ok(v as usize)
 }
 
-fn tensor_of(v: Value) -> Result<Tensor> {
-    match v {
-        Value::Tensor(t) => Ok(t),
-        other => bail!(Type, "expected a tensor, got {}", other.type_name()),
-    }
+fn ints(v: &[usize]) -> Vec<i64> {
+    v.iter().map(|&n| n as i64).collect()
 }
 
-fn ints(v: &[usize]) -> Value {
-    Value::Tuple(v.iter().map(|&n| Value::Scalar(Scalar::Int(n as i64))).collect())
+/// The slice `start:stop:step` as an index item.
+fn slice(start: Option<i64>, stop: Option<i64>, step: Option<i64>) -> IndexItem {
+    IndexItem::Slice { start, stop, step }
 }
 
 /// Every multi-index of a kernel, row-major.
@@ -162,12 +158,12 @@ impl Window {
     }
 
     /// Slice items selecting kernel offset `j` for every output position (leading dims whole).
-    fn items(&self, lead: usize, j: &[usize]) -> Vec<Value> {
-        let mut items = vec![Value::Slice(None, None, None); lead];
+    fn items(&self, lead: usize, j: &[usize]) -> Vec<IndexItem> {
+        let mut items = vec![slice(None, None, None); lead];
         for (i, &ji) in j.iter().enumerate() {
             let start = (ji * self.dilations[i]) as i64;
             let stop = start + ((self.out[i] - 1) * self.strides[i]) as i64 + 1;
-            items.push(Value::Slice(Some(start), Some(stop), Some(self.strides[i] as i64)));
+            items.push(slice(Some(start), Some(stop), Some(self.strides[i] as i64)));
         }
         items
     }
@@ -201,17 +197,20 @@ impl Window {
 impl Lower<'_> {
     pub fn node(&mut self, node: &Node, args: &[Option<Tensor>]) -> Result<Vec<Tensor>> {
         let one = |t: Tensor| Ok(vec![t]);
+        // Elementwise ops by the op table's `onnx` column.
+        if let Some(u) = UnaryOp::from_onnx(node.op_type()) {
+            return one(self.engine.unary(u, &req(args, 0, "X")?)?);
+        }
+        if let Some(b) = BinaryOp::from_onnx(node.op_type()) {
+            return one(self.bin(b, &req(args, 0, "A")?, &req(args, 1, "B")?)?);
+        }
         match node.op_type() {
-            "Relu" => one(self.run.engine.unary(UnaryOp::Relu, &req(args, 0, "X")?)?),
-            "Add" => one(self.bin(BinaryOp::Add, &req(args, 0, "A")?, &req(args, 1, "B")?)?),
-            "Sub" => one(self.bin(BinaryOp::Sub, &req(args, 0, "A")?, &req(args, 1, "B")?)?),
-            "Mul" => one(self.bin(BinaryOp::Mul, &req(args, 0, "A")?, &req(args, 1, "B")?)?),
             "Div" => {
                 let (a, b) = (req(args, 0, "A")?, req(args, 1, "B")?);
                 let q = self.bin(BinaryOp::Div, &a, &b)?;
                 // ONNX divides integers with truncation; the engine's true division gives float.
                 if a.dtype() == DType::Int32 && b.dtype() == DType::Int32 {
-                    one(self.run.engine.cast(&q, DType::Int32)?)
+                    one(self.engine.cast(&q, DType::Int32)?)
                 } else {
                     one(q)
                 }
@@ -267,7 +266,7 @@ impl Lower<'_> {
                     bail!(Shape, "input must be (N, C, spatial...), got {:?}", x.shape());
                 }
                 let axes: Vec<usize> = (2..x.shape().len()).collect();
-                one(self.run.engine.mean(&x, &axes, true)?)
+                one(self.engine.mean(&x, &axes, true)?)
             }
             "Conv" => one(self.conv(node, args)?),
             "MaxPool" => self.max_pool(node, &req(args, 0, "X")?),
@@ -279,39 +278,34 @@ impl Lower<'_> {
     // ------------------------------------------------------------------ building blocks
 
     fn bin(&mut self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-        self.run.engine.binary(op, &Operand::Tensor(a.clone()), &Operand::Tensor(b.clone()))
+        self.engine.binary(op, &Operand::Tensor(a.clone()), &Operand::Tensor(b.clone()))
     }
 
     fn bin_scalar(&mut self, op: BinaryOp, a: &Tensor, s: f64) -> Result<Tensor> {
-        self.run.engine.binary(op, &Operand::Tensor(a.clone()), &Operand::Scalar(Scalar::Float(s)))
+        self.engine.binary(op, &Operand::Tensor(a.clone()), &Operand::Scalar(Scalar::Float(s)))
     }
 
     fn host(&mut self, data: Data, shape: &[usize]) -> Result<Tensor> {
-        self.run.engine.from_data(data, shape)
+        self.engine.from_data(data, shape)
     }
 
     fn reshape(&mut self, t: &Tensor, shape: &[usize]) -> Result<Tensor> {
         if t.shape() == shape {
             return Ok(t.clone());
         }
-        tensor_of(library::method(self.run, t.clone(), "reshape", Args::new("reshape", vec![ints(shape)], vec![]))?)
+        self.engine.reshape(t, &ints(shape))
     }
 
     fn permute(&mut self, t: &Tensor, perm: &[usize]) -> Result<Tensor> {
-        tensor_of(library::method(self.run, t.clone(), "permute", Args::new("permute", vec![ints(perm)], vec![]))?)
+        self.engine.permute(t, &ints(perm))
     }
 
     fn matmul(&mut self, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-        tensor_of(library::method(
-            self.run,
-            a.clone(),
-            "matmul",
-            Args::new("matmul", vec![Value::Tensor(b.clone())], vec![]),
-        )?)
+        self.engine.matmul(a, b)
     }
 
-    fn index(&mut self, t: &Tensor, items: Vec<Value>) -> Result<Tensor> {
-        tensor_of(library::getitem(self.run, &Value::Tensor(t.clone()), &items)?)
+    fn index(&mut self, t: &Tensor, items: Vec<IndexItem>) -> Result<Tensor> {
+        self.engine.index(t, &items)
     }
 
     /// Zero padding as a graph op (tinygrad's PAD), `(before, after)` per dim.
@@ -320,7 +314,7 @@ impl Lower<'_> {
             return Ok(t.clone());
         }
         let tg = t.tinygrad().pad(&arg)?;
-        self.run.engine.movement_copy(t, Op::Pad(arg), tg, false)
+        self.engine.movement_copy(t, Op::Pad(arg), tg, false)
     }
 
     /// A small tensor's values as integers (shapes given as tensors).
@@ -328,7 +322,7 @@ impl Lower<'_> {
         if t.dtype() == DType::Float32 {
             bail!(DType, "a shape must be an integer tensor");
         }
-        Ok(self.run.engine.values(t)?.to_f64_vec().into_iter().map(|v| v as i64).collect())
+        Ok(self.engine.values(t)?.to_f64_vec().into_iter().map(|v| v as i64).collect())
     }
 
     /// Concatenation as a sum of zero-padded inputs: each input is padded to the full extent
@@ -383,10 +377,10 @@ impl Lower<'_> {
     }
 
     fn softmax_axis(&mut self, x: &Tensor, a: usize) -> Result<Tensor> {
-        let m = self.run.engine.reduce(ReduceOp::Max, x, &[a], true)?;
+        let m = self.engine.reduce(ReduceOp::Max, x, &[a], true)?;
         let d = self.bin(BinaryOp::Sub, x, &m)?;
-        let e = self.run.engine.unary(UnaryOp::Exp, &d)?;
-        let s = self.run.engine.reduce(ReduceOp::Sum, &e, &[a], true)?;
+        let e = self.engine.unary(UnaryOp::Exp, &d)?;
+        let s = self.engine.reduce(ReduceOp::Sum, &e, &[a], true)?;
         self.bin(BinaryOp::Div, &e, &s)
     }
 
@@ -467,10 +461,10 @@ impl Lower<'_> {
                 bail!(Unsupported, "training-mode BatchNormalization before opset 14 is not supported");
             }
             let axes: Vec<usize> = (0..r).filter(|&d| d != 1).collect();
-            let m = self.run.engine.mean(&x, &axes, true)?;
+            let m = self.engine.mean(&x, &axes, true)?;
             let d = self.bin(BinaryOp::Sub, &x, &m)?;
             let sq = self.bin(BinaryOp::Mul, &d, &d)?;
-            let v = self.run.engine.mean(&sq, &axes, true)?;
+            let v = self.engine.mean(&sq, &axes, true)?;
             let momentum = f64::from(node.float_or("momentum", 0.9)?);
             let (m1, v1) = (self.reshape(&m, &[c])?, self.reshape(&v, &[c])?);
             let mut running = Vec::with_capacity(2);
@@ -487,7 +481,7 @@ impl Lower<'_> {
         let centered = self.bin(BinaryOp::Sub, &x, &mean)?;
         let scaled = self.bin(BinaryOp::Mul, &bc[0], &centered)?;
         let ve = self.bin_scalar(BinaryOp::Add, &var, eps)?;
-        let sd = self.run.engine.unary(UnaryOp::Sqrt, &ve)?;
+        let sd = self.engine.unary(UnaryOp::Sqrt, &ve)?;
         let norm = self.bin(BinaryOp::Div, &scaled, &sd)?;
         let y = self.bin(BinaryOp::Add, &norm, &bc[1])?;
         let mut out = vec![y];
@@ -523,7 +517,7 @@ impl Lower<'_> {
         }
         let win = self.window(node, &x, &kernel, false)?;
         if let Some(w2) = win.as_2d(&kernel, false) {
-            return self.run.engine.conv2d(&x, &w, opt(args, 2).as_ref(), w2, groups);
+            return self.engine.conv2d(&x, &w, opt(args, 2).as_ref(), w2, groups);
         }
         let mut arg = vec![(0, 0), (0, 0)];
         arg.extend((0..kernel.len()).map(|i| (win.begin[i], win.end[i] + win.extra[i])));
@@ -535,8 +529,8 @@ impl Lower<'_> {
             let (xg, wg) = if groups == 1 {
                 (xp.clone(), w.clone())
             } else {
-                let ch = |a: usize, n: usize| Value::Slice(Some(a as i64), Some((a + n) as i64), None);
-                let xg = self.index(&xp, vec![Value::Slice(None, None, None), ch(g * cg, cg)])?;
+                let ch = |a: usize, n: usize| slice(Some(a as i64), Some((a + n) as i64), None);
+                let xg = self.index(&xp, vec![slice(None, None, None), ch(g * cg, cg)])?;
                 let wg = self.index(&w, vec![ch(g * og, og)])?;
                 (xg, wg)
             };
@@ -545,8 +539,8 @@ impl Lower<'_> {
             for j in offsets(&kernel) {
                 let sl = self.index(&xg, win.items(2, &j))?;
                 let cols = self.reshape(&sl, &[n, cg, p])?;
-                let mut items = vec![Value::Slice(None, None, None); 2];
-                items.extend(j.iter().map(|&v| Value::Scalar(Scalar::Int(v as i64))));
+                let mut items = vec![slice(None, None, None); 2];
+                items.extend(j.iter().map(|&v| IndexItem::Int(v as i64)));
                 let wj = self.index(&wg, items)?;
                 let part = self.matmul(&wj, &cols)?;
                 acc = Some(match acc {
@@ -582,7 +576,7 @@ impl Lower<'_> {
         let win = self.window(node, x, &kernel, ceil)?;
         let want_indices = node.outputs().len() > 1 && !node.outputs()[1].is_empty();
         if let (false, true, Some(w2)) = (want_indices, win.torch_pool_padding(&kernel), win.as_2d(&kernel, ceil)) {
-            return Ok(vec![self.run.engine.pool2d(x, w2, PoolKind::Max)?]);
+            return Ok(vec![self.engine.pool2d(x, w2, PoolKind::Max)?]);
         }
         let shape = x.shape().to_vec();
         let spatial = &shape[2..];
@@ -595,7 +589,7 @@ impl Lower<'_> {
         let mask: Vec<bool> = positions(&padded).iter().map(|p| inside(p)).collect();
         let mshape: Vec<usize> = [1, 1].iter().chain(&padded).copied().collect();
         let mask = self.host(Data::Bool(mask), &mshape)?;
-        let xm = self.run.engine.where_(
+        let xm = self.engine.where_(
             &Operand::Tensor(mask),
             &Operand::Tensor(xp),
             &Operand::Scalar(Scalar::Float(f64::NEG_INFINITY)),
@@ -630,9 +624,9 @@ impl Lower<'_> {
                     // Strictly greater: the first maximum in window order keeps its index.
                     let take = self.bin(BinaryOp::CmpLt, &b, &sl)?;
                     let take = Operand::Tensor(take);
-                    let nb = self.run.engine.where_(&take, &Operand::Tensor(sl), &Operand::Tensor(b))?;
+                    let nb = self.engine.where_(&take, &Operand::Tensor(sl), &Operand::Tensor(b))?;
                     let ci = cand.ok_or_else(|| crate::Error::Shape("missing argmax candidates".into()))?;
-                    let ni = self.run.engine.where_(&take, &Operand::Tensor(ci), &Operand::Tensor(bi))?;
+                    let ni = self.engine.where_(&take, &Operand::Tensor(ci), &Operand::Tensor(bi))?;
                     (nb, Some(ni))
                 }
             });
@@ -660,7 +654,7 @@ impl Lower<'_> {
     }
 
     fn zeros_i32(&mut self, shape: &[usize]) -> Result<Tensor> {
-        self.run.engine.full(shape, Scalar::Int(0), Some(DType::Int32))
+        self.engine.full(shape, Scalar::Int(0), Some(DType::Int32))
     }
 
     fn avg_pool(&mut self, node: &Node, x: &Tensor) -> Result<Tensor> {
@@ -670,7 +664,7 @@ impl Lower<'_> {
         let include_pad = node.int_or("count_include_pad", 0)? != 0;
         let undilated = win.dilations.iter().all(|&d| d == 1);
         if let (true, true, Some(w2)) = (undilated, win.torch_pool_padding(&kernel), win.as_2d(&kernel, ceil)) {
-            return self.run.engine.pool2d(x, w2, PoolKind::Avg { count_include_pad: include_pad, divisor: None });
+            return self.engine.pool2d(x, w2, PoolKind::Avg { count_include_pad: include_pad, divisor: None });
         }
         let spatial = x.shape()[2..].to_vec();
         let mut arg = vec![(0, 0), (0, 0)];

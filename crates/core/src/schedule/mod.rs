@@ -15,8 +15,6 @@ use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::shape::tracker::ShapeTracker;
 use crate::tensor::{Engine, Event};
-use crate::trace::ast::Program;
-use crate::trace::runner::Run;
 use crate::uop::data::Data;
 use crate::uop::{Graph, Op, ReduceOp, StorageId, UOpId};
 use std::collections::{BTreeMap, HashMap};
@@ -515,11 +513,6 @@ pub fn split_reduce(k: Kernel, temps: &mut Vec<(DType, usize)>, max_buffers: usi
     vec![partial, combine]
 }
 
-/// Every step's schedule for a finished run, in order.
-pub fn schedule_run(run: &crate::trace::runner::Run, opts: ScheduleOptions) -> Result<Vec<Schedule>> {
-    run.steps.iter().map(|s| schedule_events(&run.engine, s.events.clone(), opts)).collect()
-}
-
 /// One statement's kernels with the storages they start from, so any backend can run them
 /// and be checked against what the interpreter left.
 #[derive(Clone, Debug)]
@@ -531,39 +524,4 @@ pub struct StepKernels {
     pub inputs: Vec<Data>,
     /// What the interpreter left in each storage the schedule writes.
     pub expected: BTreeMap<StorageId, Data>,
-}
-
-/// Runs `src` statement by statement (as [`Run::run_source`] does) and schedules each
-/// statement; the run is returned too, for its report.
-pub fn trace_kernels(src: &str, opts: ScheduleOptions) -> Result<(Run, Vec<StepKernels>)> {
-    trace_kernels_in(Run::new(), src, opts)
-}
-
-/// [`trace_kernels`] in a given fresh run, e.g. one made by [`Run::with_files`] so that
-/// `dataset(name)` statements can read their files.
-pub fn trace_kernels_in(mut run: Run, src: &str, opts: ScheduleOptions) -> Result<(Run, Vec<StepKernels>)> {
-    let program = crate::trace::parser::parse(src)?;
-    let mut out = Vec::new();
-    for stmt in program.stmts {
-        let before: Vec<Data> = (0..run.engine.storage_count()).map(|i| run.engine.storage(i).data.clone()).collect();
-        run.run_program(&Program { stmts: vec![stmt] });
-        let Some(step) = run.steps.last() else { break };
-        let schedule = schedule_events(&run.engine, step.events.clone(), opts)?;
-        // New storages start as created: made from data, or (when a kernel fills them) zeros.
-        let mut inputs: Vec<Data> = (0..run.engine.storage_count())
-            .map(|i| before.get(i).cloned().unwrap_or_else(|| run.engine.storage(i).data.clone()))
-            .collect();
-        for e in &run.engine.events()[step.events.clone()] {
-            if let Event::Realize { storage, .. } = e {
-                let d = &inputs[*storage];
-                inputs[*storage] = Data::zeros(d.dtype(), d.len());
-            }
-        }
-        let expected = schedule.written().into_iter().map(|s| (s, run.engine.storage(s).data.clone())).collect();
-        out.push(StepKernels { line: step.line, source: step.source.clone(), schedule, inputs, expected });
-        if run.error.is_some() {
-            break;
-        }
-    }
-    Ok((run, out))
 }

@@ -5,7 +5,7 @@
 //! engine builds them from primitives) are named once in [`COMPOSITES`]. This module only binds
 //! arguments; the arithmetic is the engine's.
 
-use super::runner::Run;
+use super::context::RunContext;
 use super::value::{Args, Value};
 use crate::dtype::DType;
 use crate::engine::elementwise::Gelu;
@@ -154,7 +154,7 @@ fn tensor_other_only(op: BinaryOp) -> bool {
 }
 
 /// `b * alpha` for `add`/`sub`'s `alpha=`.
-pub(crate) fn scaled(run: &mut Run, b: Operand, alpha: Option<Value>) -> Result<Operand> {
+pub(crate) fn scaled(run: &mut RunContext, b: Operand, alpha: Option<Value>) -> Result<Operand> {
     match alpha {
         None | Some(Value::None) => Ok(b),
         Some(a) => {
@@ -194,13 +194,13 @@ fn check_integer_operands(engine: &mut Engine, op: BinaryOp, a: &Operand, b: &Op
 }
 
 /// `op(a, b)` with PyTorch's checks.
-pub(crate) fn binary(run: &mut Run, op: BinaryOp, a: &Operand, b: &Operand) -> Result<Tensor> {
-    check_integer_operands(&mut run.engine, op, a, b)?;
+pub(crate) fn binary(run: &mut RunContext, op: BinaryOp, a: &Operand, b: &Operand) -> Result<Tensor> {
+    check_integer_operands(run.engine, op, a, b)?;
     run.engine.binary(op, a, b)
 }
 
 /// `t.name(args)` for an elementwise entry.
-pub fn call_method(run: &mut Run, t: &Tensor, entry: Entry, name: &str, mut args: Args) -> Result<Value> {
+pub fn call_method(run: &mut RunContext, t: &Tensor, entry: Entry, name: &str, mut args: Args) -> Result<Value> {
     let t = &run.engine.resolve(t);
     let out = match entry {
         Entry::Unary(op, mode) => {
@@ -232,7 +232,7 @@ pub fn call_method(run: &mut Run, t: &Tensor, entry: Entry, name: &str, mut args
 }
 
 /// `torch.name(...)`/`F.name(...)` for an elementwise entry.
-pub fn call_function(run: &mut Run, entry: Entry, name: &str, mut args: Args) -> Result<Value> {
+pub fn call_function(run: &mut RunContext, entry: Entry, name: &str, mut args: Args) -> Result<Value> {
     if let Entry::Binary(op, order, Mode::OutOfPlace) = entry {
         // `torch.pow(2, x)`: the input may be a Number too.
         let a = operand(args.req(0, "input")?, "input")?;
@@ -255,7 +255,7 @@ pub fn call_function(run: &mut Run, entry: Entry, name: &str, mut args: Args) ->
     call_method(run, &t, entry, name, args.shifted())
 }
 
-fn with_out(run: &mut Run, op: BinaryOp, a: &Operand, b: &Operand, out: Option<Value>) -> Result<Value> {
+fn with_out(run: &mut RunContext, op: BinaryOp, a: &Operand, b: &Operand, out: Option<Value>) -> Result<Value> {
     Ok(Value::Tensor(match out {
         None | Some(Value::None) => binary(run, op, a, b)?,
         Some(out) => {
@@ -266,7 +266,7 @@ fn with_out(run: &mut Run, op: BinaryOp, a: &Operand, b: &Operand, out: Option<V
 }
 
 /// A composite on `t` with its PyTorch arguments; in place when the name or `inplace=True` says.
-fn composite_call(run: &mut Run, t: &Tensor, c: Composite, mode: Mode, mut args: Args) -> Result<Tensor> {
+fn composite_call(run: &mut RunContext, t: &Tensor, c: Composite, mode: Mode, mut args: Args) -> Result<Tensor> {
     let e = &mut run.engine;
     let mut inputs = vec![t.clone()];
     let value = match c {
@@ -347,7 +347,7 @@ fn composite_call(run: &mut Run, t: &Tensor, c: Composite, mode: Mode, mut args:
 }
 
 /// Returns `value`, or writes it into `target` for an in-place form.
-fn finish(run: &mut Run, target: &Tensor, value: Tensor, inputs: &[Tensor], mode: Mode) -> Result<Tensor> {
+fn finish(run: &mut RunContext, target: &Tensor, value: Tensor, inputs: &[Tensor], mode: Mode) -> Result<Tensor> {
     match mode {
         Mode::OutOfPlace => Ok(value),
         Mode::InPlace => {
@@ -366,7 +366,13 @@ fn finish(run: &mut Run, target: &Tensor, value: Tensor, inputs: &[Tensor], mode
 
 /// `target op= other` / `op(a, b, out=target)`: PyTorch's checks in its order (overlap, then
 /// shape, then dtype), then a store of the computed value through the target's view.
-pub(crate) fn write_binary(run: &mut Run, target: &Tensor, op: BinaryOp, a: &Operand, b: &Operand) -> Result<Tensor> {
+pub(crate) fn write_binary(
+    run: &mut RunContext,
+    target: &Tensor,
+    op: BinaryOp,
+    a: &Operand,
+    b: &Operand,
+) -> Result<Tensor> {
     let inputs: Vec<Tensor> =
         [a, b].iter().filter_map(|o| if let Operand::Tensor(t) = o { Some(t.clone()) } else { None }).collect();
     let target = run.engine.realize(target)?;
@@ -375,7 +381,7 @@ pub(crate) fn write_binary(run: &mut Run, target: &Tensor, op: BinaryOp, a: &Ope
     if shape != target.shape() {
         bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", target.shape(), shape);
     }
-    check_integer_operands(&mut run.engine, op, a, b)?;
+    check_integer_operands(run.engine, op, a, b)?;
     let dtype = run.engine.compute_dtype(op, a, b)?;
     let result = if op.is_comparison() { DType::Bool } else { dtype };
     if !DType::can_cast(result, target.dtype()) {
@@ -402,7 +408,7 @@ fn op_shape(o: &Operand) -> &[usize] {
 /// Writes an already computed tensor (same shape) into `target`, with the dtype rule of an
 /// in-place op (the result must be castable to the target).
 pub(crate) fn write_value(
-    run: &mut Run,
+    run: &mut RunContext,
     target: &Tensor,
     value: &Tensor,
     inputs: &[Tensor],
@@ -425,7 +431,7 @@ pub(crate) fn write_value(
 }
 
 /// `torch.linspace(start, end, steps)` and `torch.logspace(start, end, steps, base)`.
-pub fn space(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
+pub fn space(run: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
     let start = args.req(0, "start")?.as_scalar("start")?.as_f64();
     let end = args.req(1, "end")?.as_scalar("end")?.as_f64();
     let steps = args.req(2, "steps")?.as_int("steps")?;

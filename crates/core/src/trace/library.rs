@@ -4,16 +4,15 @@
 //! layout, tinygrad's tracker, the bridge's report) and leaves the arithmetic to the engine.
 
 use super::ast::{BinOp, UnaryOp as AstUnary};
+use super::context::RunContext;
 use super::elementwise::{self, operand, tensor_arg, write_binary, write_value};
-use super::runner::Run;
 use super::value::{Args, Value};
 use crate::dtype::DType;
 use crate::error::{bail, Result};
-use crate::shape::tracker::ShapeTracker;
-use crate::tensor::{restride_view, wrap_dim, Engine, Operand, OverlapRules, Tensor};
-use crate::torch::layout::{IndexItem, Layout};
+use crate::tensor::{wrap_dim, Engine, Operand, OverlapRules, Tensor};
+use crate::torch::layout::IndexItem;
 use crate::uop::data::{Data, Scalar};
-use crate::uop::{BinaryOp, Op, ReduceOp, UnaryOp};
+use crate::uop::{BinaryOp, ReduceOp, UnaryOp};
 
 /// Functions callable without a receiver (`arange(3)`, `torch.arange(3)`, `F.relu(x)`).
 const FUNCTIONS: &[&str] = &[
@@ -126,7 +125,7 @@ pub fn builtin(name: &str) -> Option<Value> {
     }
 }
 
-pub fn attr(run: &mut Run, v: Value, name: &str) -> Result<Value> {
+pub fn attr(run: &mut RunContext, v: Value, name: &str) -> Result<Value> {
     match v {
         Value::Module(m) => match (m, name) {
             ("torch", "nn") => Ok(Value::Module("nn")),
@@ -153,20 +152,11 @@ pub fn attr(run: &mut Run, v: Value, name: &str) -> Result<Value> {
     }
 }
 
-fn tensor_attr(run: &mut Run, t: Tensor, name: &str) -> Result<Value> {
+fn tensor_attr(run: &mut RunContext, t: Tensor, name: &str) -> Result<Value> {
     Ok(match name {
-        "T" => Value::Tensor(permuted(run, &t, |l| l.big_t())?),
-        "mT" => {
-            if t.shape().len() < 2 {
-                bail!(
-                    Index,
-                    "tensor.mT is only supported on matrices or batches of matrices. Got {}-D tensor.",
-                    t.shape().len()
-                );
-            }
-            Value::Tensor(permuted(run, &t, |l| l.transpose(-2, -1))?)
-        }
-        "data" => Value::Tensor(alias(run, &t)?),
+        "T" => Value::Tensor(run.engine.big_t(&t)?),
+        "mT" => Value::Tensor(run.engine.matrix_t(&t)?),
+        "data" => Value::Tensor(run.engine.alias(&t)?),
         "shape" => ints(t.shape().iter().map(|&n| n as i64)),
         "ndim" => int(t.shape().len() as i64),
         "dtype" => Value::DType(t.dtype()),
@@ -184,7 +174,7 @@ fn ints(v: impl Iterator<Item = i64>) -> Value {
 
 // ------------------------------------------------------------------------------- functions
 
-pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
+pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
     // Functions that mirror a method take the tensor first: `torch.flip(a, (0,))`.
     if !matches!(
         name,
@@ -267,7 +257,7 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
             let data = args.req(0, "data")?;
             let dtype = args.dtype()?;
             args.finish()?;
-            Ok(Value::Tensor(tensor_from_nested(&mut run.engine, &data, dtype)?))
+            Ok(Value::Tensor(tensor_from_nested(run.engine, &data, dtype)?))
         }
         "empty_strided" => {
             let size = sizes(args.req(0, "size")?.as_ints("size")?)?;
@@ -318,9 +308,9 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
                 let d = t.shape().len() - 1 - i;
                 arg[d] = (pair[0], pair[1]);
             }
-            Ok(Value::Tensor(pad_tensor(run, &t, &arg, value)?))
+            Ok(Value::Tensor(run.engine.pad(&t, &arg, value)?))
         }
-        _ => super::nn::function(run, name, args),
+        _ => super::nn::function(run.engine, name, args),
     }
 }
 
@@ -386,117 +376,6 @@ fn tensor_from_nested(engine: &mut Engine, data: &Value, dtype: Option<DType>) -
 
 // ------------------------------------------------------------------------------- views
 
-/// A view whose tinygrad form is a permutation: the permutation is read off the layout op
-/// applied to stand-in strides 0, 1, 2, ... (each stride names the source dim it came from).
-fn permuted(run: &mut Run, t: &Tensor, f: impl Fn(&Layout) -> Result<Layout>) -> Result<Tensor> {
-    let layout = f(t.layout())?;
-    let ids: Vec<i64> = (0..t.shape().len() as i64).collect();
-    let perm: Vec<usize> = f(&Layout::new(t.shape(), &ids, 0))?.strides().iter().map(|&s| s as usize).collect();
-    let tg = t.tinygrad().permute(&perm)?;
-    run.engine.torch_view(t, layout, tg, 0)
-}
-
-/// Same storage, same layout (`detach`, `.data`).
-fn alias(run: &mut Run, t: &Tensor) -> Result<Tensor> {
-    run.engine.torch_view(t, t.layout().clone(), t.tinygrad().clone(), 0)
-}
-
-fn reshape(run: &mut Run, t: &Tensor, shape: &[i64], must_view: bool) -> Result<Tensor> {
-    let sizes = Layout::infer_size(shape, t.numel())?;
-    let tg = t.tinygrad().reshape(&sizes)?;
-    if must_view {
-        let layout = t.layout().view(shape)?;
-        return run.engine.torch_view(t, layout, tg, 0);
-    }
-    match t.layout().reshape(shape)? {
-        Some(layout) => run.engine.torch_view(t, layout, tg, 0),
-        None => run.engine.movement_copy(t, Op::Reshape(sizes), tg, false),
-    }
-}
-
-/// Ops that PyTorch computes as a view or a reshape-like copy, and tinygrad as a reshape.
-fn reshaped(run: &mut Run, t: &Tensor, layout: Option<Layout>, sizes: Vec<usize>) -> Result<Tensor> {
-    let tg = t.tinygrad().reshape(&sizes)?;
-    match layout {
-        Some(l) => run.engine.torch_view(t, l, tg, 0),
-        None => run.engine.movement_copy(t, Op::Reshape(sizes), tg, false),
-    }
-}
-
-/// Contiguous strides of a shape, by which the bridge converts slice starts to offsets.
-fn contiguous_strides(shape: &[usize]) -> Vec<i64> {
-    Layout::contiguous(shape).strides().to_vec()
-}
-
-fn norm_slice(start: Option<i64>, stop: Option<i64>, n: usize) -> (usize, usize) {
-    let n = n as i64;
-    let clamp = |v: i64| if v < 0 { (v + n).max(0) } else { v.min(n) };
-    let s = start.map_or(0, clamp);
-    let e = stop.map_or(n, clamp).max(s);
-    (s as usize, e as usize)
-}
-
-/// Basic indexing: PyTorch's layout from the index items, tinygrad's tracker from shrinks,
-/// reshapes and (for steps) a pushed strided view.
-fn index(run: &mut Run, t: &Tensor, items: &[IndexItem]) -> Result<Tensor> {
-    let layout = t.layout().index(items)?;
-    let shape = t.shape().to_vec();
-    let cs = contiguous_strides(&shape);
-    // Expand the ellipsis to the dims no other item consumes.
-    let consumed = items.iter().filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice { .. })).count();
-    // PyTorch lets the first `...` take the free dims; any later one stands for none.
-    let mut expanded = Vec::new();
-    let mut seen_ellipsis = false;
-    for it in items {
-        match it {
-            IndexItem::Ellipsis if !seen_ellipsis => {
-                seen_ellipsis = true;
-                let full = IndexItem::Slice { start: None, stop: None, step: None };
-                expanded.extend(std::iter::repeat_n(full, shape.len().saturating_sub(consumed)));
-            }
-            IndexItem::Ellipsis => {}
-            other => expanded.push(other.clone()),
-        }
-    }
-    let mut shrink = Vec::with_capacity(shape.len());
-    let mut out_shape = Vec::new();
-    let mut stepped = false;
-    let mut bridge_offset = 0i64;
-    let mut dim = 0;
-    for it in &expanded {
-        match it {
-            IndexItem::NewAxis => out_shape.push(1),
-            IndexItem::Int(i) => {
-                let n = shape[dim] as i64;
-                let i = if *i < 0 { i + n } else { *i } as usize;
-                shrink.push((i, i + 1));
-                bridge_offset += i as i64 * cs[dim];
-                dim += 1;
-            }
-            IndexItem::Slice { start, stop, step } => {
-                let (s, e) = norm_slice(*start, *stop, shape[dim]);
-                let step = step.unwrap_or(1);
-                stepped |= step != 1;
-                shrink.push((s, e));
-                out_shape.push(((e - s) as i64 + step - 1).max(0) as usize / step.max(1) as usize);
-                bridge_offset += s as i64 * cs[dim];
-                dim += 1;
-            }
-            IndexItem::Ellipsis => unreachable!("expanded above"),
-        }
-    }
-    for &n in &shape[dim..] {
-        shrink.push((0, n));
-        out_shape.push(n);
-    }
-    let tg = if stepped {
-        t.tinygrad().push(restride_view(&Layout::contiguous(&shape).index(items)?))?
-    } else {
-        t.tinygrad().shrink(&shrink)?.reshape(&out_shape)?
-    };
-    run.engine.torch_view(t, layout, tg, bridge_offset)
-}
-
 fn index_items(items: &[Value]) -> Result<Vec<IndexItem>> {
     items
         .iter()
@@ -521,7 +400,7 @@ fn index_items(items: &[Value]) -> Result<Vec<IndexItem>> {
         .collect()
 }
 
-pub fn getitem(run: &mut Run, base: &Value, items: &[Value]) -> Result<Value> {
+pub fn getitem(run: &mut RunContext, base: &Value, items: &[Value]) -> Result<Value> {
     match base {
         Value::Tensor(t) => {
             // `a[(1, 2)]` is `a[1, 2]`.
@@ -530,7 +409,7 @@ pub fn getitem(run: &mut Run, base: &Value, items: &[Value]) -> Result<Value> {
                 _ => items.to_vec(),
             };
             let items = index_items(&flat)?;
-            Ok(Value::Tensor(index(run, t, &items)?))
+            Ok(Value::Tensor(run.engine.index(t, &items)?))
         }
         Value::Tuple(v) | Value::List(v) => {
             let [i] = items else { bail!(Type, "tuple indices must be integers") };
@@ -554,7 +433,7 @@ pub fn getitem(run: &mut Run, base: &Value, items: &[Value]) -> Result<Value> {
     }
 }
 
-pub fn setitem(run: &mut Run, base: &Value, items: &[Value], value: Value) -> Result<()> {
+pub fn setitem(run: &mut RunContext, base: &Value, items: &[Value], value: Value) -> Result<()> {
     let Value::Tensor(_) = base else { bail!(Type, "'{}' object does not support item assignment", base.type_name()) };
     let Value::Tensor(view) = getitem(run, base, items)? else { unreachable!("indexing a tensor gives a tensor") };
     match value {
@@ -564,47 +443,12 @@ pub fn setitem(run: &mut Run, base: &Value, items: &[Value], value: Value) -> Re
         Value::Tensor(src) if src.shape() == view.shape() => copy_into(run, &view, &src, "setitem"),
         Value::Tensor(src) if src.shape().is_empty() => fill(run, &view, Operand::Tensor(src), "fill_"),
         Value::Tensor(src) => {
-            let keep = src.shape().iter().position(|&n| n != 1).unwrap_or(src.shape().len());
-            let stripped: Vec<usize> = src.shape()[keep..].to_vec();
-            let fits = stripped.len() <= view.shape().len()
-                && Engine::broadcast_shapes(&[&stripped, view.shape()]).is_ok_and(|s| s == view.shape());
-            if !fits {
-                bail!(
-                    Shape,
-                    "shape mismatch: value tensor of shape {:?} cannot be broadcast to indexing result of shape {:?}",
-                    src.shape(),
-                    view.shape()
-                );
-            }
-            let stripped: Vec<i64> = stripped.iter().map(|&n| n as i64).collect();
-            let src = reshape(run, &src, &stripped, true)?;
-            let target: Vec<i64> = view.shape().iter().map(|&n| n as i64).collect();
-            let src = expand(run, &src, &target)?;
+            let src = run.engine.setitem_source(&src, view.shape())?;
             copy_into(run, &view, &src, "setitem")
         }
         other => bail!(Type, "can't assign a {} to a Tensor", other.type_name()),
     }
     .map(|_| ())
-}
-
-fn pad_tensor(run: &mut Run, t: &Tensor, arg: &[(i64, i64)], value: Option<Scalar>) -> Result<Tensor> {
-    if arg.len() != t.shape().len() {
-        bail!(
-            Shape,
-            "pad needs one (before, after) pair per dim: got {} for a {}-D tensor",
-            arg.len(),
-            t.shape().len()
-        );
-    }
-    if arg.iter().any(|&(b, a)| b < 0 || a < 0) {
-        bail!(Unsupported, "negative padding (cropping) is not supported; use shrink or slicing");
-    }
-    if value.is_some_and(|v| v.as_f64() != 0.0) {
-        bail!(Unsupported, "pad with a non-zero value is not supported");
-    }
-    let arg: Vec<(usize, usize)> = arg.iter().map(|&(b, a)| (b as usize, a as usize)).collect();
-    let tg = t.tinygrad().pad(&arg)?;
-    run.engine.movement_copy(t, Op::Pad(arg), tg, false)
 }
 
 /// tinygrad's per-dim argument of shrink/pad: one pair per dim, `None` for "leave this dim".
@@ -625,30 +469,9 @@ fn pairs(v: Value, what: &str) -> Result<Vec<Option<(i64, i64)>>> {
         .collect()
 }
 
-fn shrink(run: &mut Run, t: &Tensor, arg: &[(i64, i64)]) -> Result<Tensor> {
-    let shape = t.shape().to_vec();
-    if arg.len() != shape.len() {
-        bail!(Shape, "shrink needs one (begin, end) pair per dim: got {} for a {}-D tensor", arg.len(), shape.len());
-    }
-    let mut layout = t.layout().clone();
-    let mut out = Vec::new();
-    let mut bridge_offset = 0;
-    let cs = contiguous_strides(&shape);
-    for (d, &(b, e)) in arg.iter().enumerate() {
-        if b < 0 || e < b || e > shape[d] as i64 {
-            bail!(Index, "shrink of dim {d} to ({b}, {e}) is out of range for size {}", shape[d]);
-        }
-        layout = layout.narrow(d as i64, b, e - b)?;
-        bridge_offset += b * cs[d];
-        out.push((b as usize, e as usize));
-    }
-    let tg = t.tinygrad().shrink(&out)?;
-    run.engine.torch_view(t, layout, tg, bridge_offset)
-}
-
 // ------------------------------------------------------------------------------- methods
 
-pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Value> {
+pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Result<Value> {
     let t = run.engine.resolve(&t);
     let tensor = |x: Tensor| Ok(Value::Tensor(x));
     match name {
@@ -656,150 +479,109 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
         "view" | "reshape" => {
             let shape = args.sizes(0, "shape")?;
             args.finish()?;
-            tensor(reshape(run, &t, &shape, name == "view")?)
+            tensor(if name == "view" { run.engine.view(&t, &shape)? } else { run.engine.reshape(&t, &shape)? })
         }
         "view_as" | "reshape_as" => {
             let other = tensor_arg(args.req(0, "other")?, "other")?;
             args.finish()?;
             let shape: Vec<i64> = other.shape().iter().map(|&n| n as i64).collect();
-            tensor(reshape(run, &t, &shape, name == "view_as")?)
+            tensor(if name == "view_as" { run.engine.view(&t, &shape)? } else { run.engine.reshape(&t, &shape)? })
         }
         "flatten" => {
             let start = args.int_or(0, "start_dim", 0)?;
             let end = args.int_or(1, "end_dim", -1)?;
             args.finish()?;
-            let layout = t.layout().flatten(start, end)?;
-            let sizes = flatten_sizes(t.shape(), start, end)?;
-            tensor(reshaped(run, &t, layout, sizes)?)
+            tensor(run.engine.flatten(&t, start, end)?)
         }
         "unflatten" => {
             let dim = args.int(0, "dim")?;
             let sizes = args.req(1, "sizes")?.as_ints("sizes")?;
             args.finish()?;
-            let layout = t.layout().unflatten(dim, &sizes)?;
-            let new_sizes = match &layout {
-                Some(l) => l.sizes().to_vec(),
-                None => {
-                    let d = wrap_dim(dim, t.shape().len())?;
-                    let inner = Layout::infer_size(&sizes, t.shape()[d])?;
-                    t.shape()[..d].iter().chain(inner.iter()).chain(t.shape()[d + 1..].iter()).copied().collect()
-                }
-            };
-            tensor(reshaped(run, &t, layout, new_sizes)?)
+            tensor(run.engine.unflatten(&t, dim, &sizes)?)
         }
         "squeeze" => {
             let dims = args.dims(0, "dim")?;
             args.finish()?;
-            let layout = t.layout().squeeze(dims.as_deref())?;
-            let sizes = layout.sizes().to_vec();
-            tensor(reshaped(run, &t, Some(layout), sizes)?)
+            tensor(run.engine.squeeze(&t, dims.as_deref())?)
         }
         "unsqueeze" => {
             let dim = args.int(0, "dim")?;
             args.finish()?;
-            let layout = t.layout().unsqueeze(dim)?;
-            let sizes = layout.sizes().to_vec();
-            tensor(reshaped(run, &t, Some(layout), sizes)?)
+            tensor(run.engine.unsqueeze(&t, dim)?)
         }
         "permute" => {
             let dims = args.sizes(0, "dims")?;
             args.finish()?;
-            tensor(permuted(run, &t, |l| l.permute(&dims))?)
+            tensor(run.engine.permute(&t, &dims)?)
         }
         "transpose" | "swapaxes" | "swapdims" => {
             let a = args.int(0, "dim0")?;
             let b = args.int(1, "dim1")?;
             args.finish()?;
-            tensor(permuted(run, &t, |l| l.transpose(a, b))?)
+            tensor(run.engine.transpose(&t, a, b)?)
         }
         "t" => {
             args.finish()?;
-            tensor(permuted(run, &t, |l| l.t())?)
+            tensor(run.engine.t_2d(&t)?)
         }
         "movedim" | "moveaxis" => {
             let src = args.req(0, "source")?.as_ints("source")?;
             let dst = args.req(1, "destination")?.as_ints("destination")?;
             args.finish()?;
-            tensor(permuted(run, &t, |l| l.movedim(&src, &dst))?)
+            tensor(run.engine.movedim(&t, &src, &dst)?)
         }
         "expand" => {
             let sizes = args.sizes(0, "size")?;
             args.finish()?;
-            tensor(expand(run, &t, &sizes)?)
+            tensor(run.engine.expand(&t, &sizes)?)
         }
         "expand_as" => {
             let other = tensor_arg(args.req(0, "other")?, "other")?;
             args.finish()?;
             let sizes: Vec<i64> = other.shape().iter().map(|&n| n as i64).collect();
-            tensor(expand(run, &t, &sizes)?)
+            tensor(run.engine.expand(&t, &sizes)?)
         }
         "narrow" => {
             let dim = args.int(0, "dim")?;
             let start = args.int(1, "start")?;
             let length = args.int(2, "length")?;
             args.finish()?;
-            let layout = t.layout().narrow(dim, start, length)?;
-            let d = wrap_dim(dim, t.shape().len())?;
-            let s = if start < 0 { start + t.shape()[d] as i64 } else { start };
-            let mut arg: Vec<(usize, usize)> = t.shape().iter().map(|&n| (0, n)).collect();
-            arg[d] = (s as usize, (s + length) as usize);
-            let tg = t.tinygrad().shrink(&arg)?;
-            let off = s * contiguous_strides(t.shape())[d];
-            tensor(run.engine.torch_view(&t, layout, tg, off)?)
+            tensor(run.engine.narrow(&t, dim, start, length)?)
         }
         "select" => {
             let dim = args.int(0, "dim")?;
             let i = args.int(1, "index")?;
             args.finish()?;
-            let layout = t.layout().select(dim, i)?;
-            let d = wrap_dim(dim, t.shape().len())?;
-            let i = if i < 0 { i + t.shape()[d] as i64 } else { i } as usize;
-            let mut arg: Vec<(usize, usize)> = t.shape().iter().map(|&n| (0, n)).collect();
-            arg[d] = (i, i + 1);
-            let tg = t.tinygrad().shrink(&arg)?.reshape(layout.sizes())?;
-            let off = i as i64 * contiguous_strides(t.shape())[d];
-            tensor(run.engine.torch_view(&t, layout, tg, off)?)
+            tensor(run.engine.select(&t, dim, i)?)
         }
         "diagonal" => {
             let offset = args.int_or(0, "offset", 0)?;
             let d1 = args.int_or(1, "dim1", 0)?;
             let d2 = args.int_or(2, "dim2", 1)?;
             args.finish()?;
-            let layout = t.layout().diagonal(offset, d1, d2)?;
-            let tg = t.tinygrad().push(restride_view(&Layout::contiguous(t.shape()).diagonal(offset, d1, d2)?))?;
-            tensor(run.engine.torch_view(&t, layout, tg, 0)?)
+            tensor(run.engine.diagonal(&t, offset, d1, d2)?)
         }
         "unfold" => {
             let dim = args.int(0, "dimension")?;
             let size = args.int(1, "size")?;
             let step = args.int(2, "step")?;
             args.finish()?;
-            let layout = t.layout().unfold(dim, size, step)?;
-            let tg = t.tinygrad().push(restride_view(&Layout::contiguous(t.shape()).unfold(dim, size, step)?))?;
-            tensor(run.engine.torch_view(&t, layout, tg, 0)?)
+            tensor(run.engine.unfold(&t, dim, size, step)?)
         }
         "as_strided" => {
             let size = args.req(0, "size")?.as_ints("size")?;
             let stride = args.req(1, "stride")?.as_ints("stride")?;
             let offset = args.opt_int(2, "storage_offset")?;
             args.finish()?;
-            let layout = t.layout().as_strided(&size, &stride, offset)?;
-            let numel = run.engine.storage_numel(&t)?;
-            layout.check_storage_bounds(numel, t.dtype().itemsize())?;
-            let tg = ShapeTracker::from_view(restride_view(&layout));
-            tensor(run.engine.torch_view(&t, layout, tg, 0)?)
+            tensor(run.engine.as_strided(&t, &size, &stride, offset)?)
         }
         "detach" => {
             args.finish()?;
-            tensor(alias(run, &t)?)
+            tensor(run.engine.alias(&t)?)
         }
         "contiguous" => {
             args.finish()?;
-            if t.layout().is_contiguous() {
-                tensor(t)
-            } else {
-                tensor(run.engine.contiguous_copy(&t)?)
-            }
+            tensor(run.engine.contiguous(&t)?)
         }
         "clone" => {
             args.finish()?;
@@ -808,30 +590,20 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
         "flip" => {
             let dims = args.sizes(0, "dims")?;
             args.finish()?;
-            let n = t.shape().len();
-            let mut axes = vec![false; n];
-            for d in dims {
-                let d = wrap_dim(d, n)?;
-                if axes[d] {
-                    bail!(Index, "dim {d} appears multiple times in the list of dims");
-                }
-                axes[d] = true;
-            }
-            let tg = t.tinygrad().flip(&axes)?;
-            tensor(run.engine.movement_copy(&t, Op::Flip(axes), tg, true)?)
+            tensor(run.engine.flip(&t, &dims)?)
         }
         "shrink" => {
             let arg = pairs(args.req(0, "arg")?, "shrink arg")?;
             args.finish()?;
             let arg: Vec<(i64, i64)> = arg.iter().zip(t.shape()).map(|(p, &n)| p.unwrap_or((0, n as i64))).collect();
-            tensor(shrink(run, &t, &arg)?)
+            tensor(run.engine.shrink(&t, &arg)?)
         }
         "pad" => {
             let arg = pairs(args.req(0, "arg")?, "pad arg")?;
             let value = args.opt(1, "value").map(|v| v.as_scalar("value")).transpose()?;
             args.finish()?;
             let arg: Vec<(i64, i64)> = arg.iter().map(|p| p.unwrap_or((0, 0))).collect();
-            tensor(pad_tensor(run, &t, &arg, value)?)
+            tensor(run.engine.pad(&t, &arg, value)?)
         }
         "float" | "int" | "long" | "bool" | "byte" | "to" | "type" => {
             let dtype = match name {
@@ -914,7 +686,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
         "matmul" => {
             let other = tensor_arg(args.req(0, "other")?, "other")?;
             args.finish()?;
-            tensor(matmul(run, &t, &other)?)
+            tensor(run.engine.matmul(&t, &other)?)
         }
         // ---- reductions
         "sum" | "mean" | "amax" | "amin" | "logsumexp" => {
@@ -976,7 +748,7 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
                     tensor(run.engine.arg_reduce(&t, d, keepdim, max)?)
                 }
                 None => {
-                    let flat = reshape(run, &t, &[-1], false)?;
+                    let flat = run.engine.reshape(&t, &[-1])?;
                     tensor(run.engine.arg_reduce(&flat, 0, false, max)?)
                 }
             }
@@ -1014,31 +786,9 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
         }
         _ => match elementwise::method_entry(name) {
             Some(entry) => elementwise::call_method(run, &t, entry, name, args),
-            None => super::nn::method(run, t, name, args),
+            None => super::nn::method(run.engine, t, name, args),
         },
     }
-}
-
-fn flatten_sizes(shape: &[usize], start: i64, end: i64) -> Result<Vec<usize>> {
-    if shape.is_empty() {
-        return Ok(vec![1]);
-    }
-    let s = wrap_dim(start, shape.len())?;
-    let e = wrap_dim(end, shape.len())?;
-    if s > e {
-        bail!(Index, "flatten() has invalid args: start_dim cannot come after end_dim");
-    }
-    let mid: usize = shape[s..=e].iter().product();
-    Ok(shape[..s].iter().copied().chain(std::iter::once(mid)).chain(shape[e + 1..].iter().copied()).collect())
-}
-
-fn expand(run: &mut Run, t: &Tensor, sizes: &[i64]) -> Result<Tensor> {
-    let layout = t.layout().expand(sizes)?;
-    let new = layout.sizes().to_vec();
-    let lead = new.len() - t.shape().len();
-    let padded: Vec<usize> = std::iter::repeat_n(1, lead).chain(t.shape().iter().copied()).collect();
-    let tg = t.tinygrad().reshape(&padded)?.expand(&new)?;
-    run.engine.torch_view(t, layout, tg, 0)
 }
 
 fn reduce_axes(ndim: usize, dims: Option<&[i64]>) -> Result<Vec<usize>> {
@@ -1060,7 +810,7 @@ fn reduce_axes(ndim: usize, dims: Option<&[i64]>) -> Result<Vec<usize>> {
     Ok(axes)
 }
 
-fn clamp(run: &mut Run, t: &Tensor, lo: Option<Value>, hi: Option<Value>) -> Result<Tensor> {
+fn clamp(run: &mut RunContext, t: &Tensor, lo: Option<Value>, hi: Option<Value>) -> Result<Tensor> {
     let lo = lo.filter(|v| !matches!(v, Value::None)).map(|v| operand(v, "min")).transpose()?;
     let hi = hi.filter(|v| !matches!(v, Value::None)).map(|v| operand(v, "max")).transpose()?;
     if lo.is_none() && hi.is_none() {
@@ -1082,67 +832,10 @@ fn clamp(run: &mut Run, t: &Tensor, lo: Option<Value>, hi: Option<Value>) -> Res
     Ok(cur)
 }
 
-/// `a @ b` as tinygrad builds it: broadcast to (..., M, K, N), multiply, sum over K.
-fn matmul(run: &mut Run, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let (an, bn) = (a.shape().len(), b.shape().len());
-    if an == 0 || bn == 0 {
-        bail!(Shape, "both arguments to matmul need to be at least 1D, but they are {an}D and {bn}D");
-    }
-    if a.dtype() != b.dtype() {
-        bail!(
-            DType,
-            "expected m1 and m2 to have the same dtype, but got: {} != {}",
-            crate::nn_ops::c_name(a.dtype()),
-            crate::nn_ops::c_name(b.dtype())
-        );
-    }
-    // Promote 1-D operands to matrices, remembering which dims to drop at the end.
-    let a2 = if an == 1 { reshape(run, a, &[1, a.shape()[0] as i64], false)? } else { a.clone() };
-    let b2 = if bn == 1 { reshape(run, b, &[b.shape()[0] as i64, 1], false)? } else { b.clone() };
-    let (sa, sb) = (a2.shape().to_vec(), b2.shape().to_vec());
-    let (m, k) = (sa[sa.len() - 2], sa[sa.len() - 1]);
-    let (k2, n) = (sb[sb.len() - 2], sb[sb.len() - 1]);
-    if k != k2 {
-        bail!(Shape, "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})", m, k, k2, n);
-    }
-    let batch = Engine::broadcast_shapes(&[&sa[..sa.len() - 2], &sb[..sb.len() - 2]])?;
-    // a: (..., M, K, 1), b: (..., 1, K, N)
-    let a3 = reshape(
-        run,
-        &a2,
-        &sa[..sa.len() - 2].iter().map(|&x| x as i64).chain([m as i64, k as i64, 1]).collect::<Vec<_>>(),
-        false,
-    )?;
-    let b3 = reshape(
-        run,
-        &b2,
-        &sb[..sb.len() - 2].iter().map(|&x| x as i64).chain([1, k as i64, n as i64]).collect::<Vec<_>>(),
-        false,
-    )?;
-    // The product broadcasts both to (..., M, K, N); it is never a view or a storage.
-    let mut out = run.engine.mul_sum(&a3, &b3, batch.len() + 1)?;
-    let mut shape: Vec<i64> = out.shape().iter().map(|&x| x as i64).collect();
-    if bn == 1 {
-        shape.pop();
-    }
-    if an == 1 {
-        let l = shape.len();
-        shape.remove(l - if bn == 1 { 1 } else { 2 });
-    }
-    if shape.len() != out.shape().len() {
-        out = reshape(run, &out, &shape, false)?;
-    }
-    if an == 1 && bn == 2 {
-        // PyTorch computes this as mm of the unsqueezed vector, then squeeze_ in place.
-        out = run.engine.bump_version(&out)?;
-    }
-    Ok(out)
-}
-
 // ------------------------------------------------------------------------------- writes
 
 /// `fill_`/`zero_`/`a[i] = scalar`: any dtype is cast; overlap as PyTorch checks it for fills.
-fn fill(run: &mut Run, target: &Tensor, v: Operand, op: &str) -> Result<Tensor> {
+fn fill(run: &mut RunContext, target: &Tensor, v: Operand, op: &str) -> Result<Tensor> {
     let target = run.engine.realize(target)?;
     let inputs: Vec<Tensor> = match &v {
         Operand::Tensor(t) => vec![t.clone()],
@@ -1162,7 +855,7 @@ fn fill(run: &mut Run, target: &Tensor, v: Operand, op: &str) -> Result<Tensor> 
 }
 
 /// `copy_` and `a[i] = tensor`: broadcast the source, cast any dtype.
-fn copy_into(run: &mut Run, target: &Tensor, src: &Tensor, op: &str) -> Result<Tensor> {
+fn copy_into(run: &mut RunContext, target: &Tensor, src: &Tensor, op: &str) -> Result<Tensor> {
     let target = run.engine.realize(target)?;
     let src = run.engine.realize(src)?;
     // `copy_` returns early when source and target are the same data (same storage and layout).
@@ -1192,7 +885,7 @@ fn overlap_rules(op: &str) -> OverlapRules {
 
 // ------------------------------------------------------------------------------- operators
 
-pub fn unary(run: &mut Run, op: AstUnary, v: Value) -> Result<Value> {
+pub fn unary(run: &mut RunContext, op: AstUnary, v: Value) -> Result<Value> {
     match (op, v) {
         (AstUnary::Pos, v @ (Value::Scalar(_) | Value::Tensor(_))) => Ok(v),
         (AstUnary::Neg, Value::Scalar(Scalar::Int(i))) => Ok(int(i.wrapping_neg())),
@@ -1228,11 +921,11 @@ fn ast_binary(op: BinOp) -> (BinaryOp, bool) {
     }
 }
 
-pub fn binary(run: &mut Run, op: BinOp, a: Value, b: Value) -> Result<Value> {
+pub fn binary(run: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Value> {
     if op == BinOp::MatMul {
         let a = tensor_arg(a, "matmul input")?;
         let b = tensor_arg(b, "matmul other")?;
-        return Ok(Value::Tensor(matmul(run, &a, &b)?));
+        return Ok(Value::Tensor(run.engine.matmul(&a, &b)?));
     }
     match (a, b) {
         (Value::Scalar(x), Value::Scalar(y)) => scalar_binary(op, x, y),
@@ -1293,7 +986,7 @@ fn scalar_binary(op: BinOp, x: Scalar, y: Scalar) -> Result<Value> {
 }
 
 /// `t op= rhs` for a tensor `t`: PyTorch's in-place op (`+=` is `add_`).
-pub fn inplace_binary(run: &mut Run, t: &Tensor, op: BinOp, rhs: Value) -> Result<Tensor> {
+pub fn inplace_binary(run: &mut RunContext, t: &Tensor, op: BinOp, rhs: Value) -> Result<Tensor> {
     if op == BinOp::MatMul {
         bail!(Unsupported, "In-place matmul is not supported. Use 'a = a @ b' instead of 'a @= b'.");
     }

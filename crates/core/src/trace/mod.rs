@@ -2,7 +2,9 @@
 //! runner that executes it statement by statement.
 
 pub mod ast;
+pub mod context;
 pub mod elementwise;
+pub mod kernels;
 pub mod lexer;
 pub mod library;
 pub mod nn;

@@ -4,15 +4,14 @@
 //! This module only reads PyTorch's signatures (positional or keyword, ints or tuples) and
 //! reports PyTorch's argument errors; the ops themselves live in [`crate::nn_ops`].
 
-use super::runner::Run;
 use super::value::{Args, Value};
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::nn_ops::{PoolKind, Window2d};
-use crate::tensor::Tensor;
+use crate::tensor::{Engine, Tensor};
 
 /// Module-level functions not in the core library (`conv2d(x, w)`, `F.softmax(x, 1)`).
-pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
+pub fn function(engine: &mut Engine, name: &str, mut args: Args) -> Result<Value> {
     match name {
         "cat" | "stack" => {
             let list = args.req(0, "tensors")?;
@@ -33,7 +32,7 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
                     other => bail!(Type, "expected Tensor as element {i} in argument 0, but got {}", other.type_name()),
                 })
                 .collect::<Result<Vec<Tensor>>>()?;
-            let out = if name == "stack" { run.engine.stack(&tensors, dim)? } else { run.engine.cat(&tensors, dim)? };
+            let out = if name == "stack" { engine.stack(&tensors, dim)? } else { engine.cat(&tensors, dim)? };
             Ok(Value::Tensor(out))
         }
         _ => bail!(Unsupported, "{name}() is not supported"),
@@ -42,7 +41,7 @@ pub fn function(run: &mut Run, name: &str, mut args: Args) -> Result<Value> {
 
 /// Tensor methods not in the core library (`x.softmax(1)`), and the functions that take the
 /// tensor first (`softmax(x, 1)`, `F.conv2d(x, w)`), which the library routes here as methods.
-pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Value> {
+pub fn method(engine: &mut Engine, t: Tensor, name: &str, mut args: Args) -> Result<Value> {
     let out = match name {
         "softmax" | "log_softmax" => {
             let dim = match args.opt(0, "dim") {
@@ -53,16 +52,16 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
             let dtype = args.dtype()?;
             args.finish()?;
             let t = match dtype {
-                Some(d) if d != t.dtype() => run.engine.cast(&t, d)?,
+                Some(d) if d != t.dtype() => engine.cast(&t, d)?,
                 _ => t,
             };
-            run.engine.softmax(&t, dim, name == "log_softmax")?
+            engine.softmax(&t, dim, name == "log_softmax")?
         }
         "linear" => {
             let w = tensor(args.req(0, "weight")?, "linear", "weight", 2)?;
             let b = opt_tensor(args.opt(1, "bias"), "linear", "bias", 3)?;
             args.finish()?;
-            run.engine.linear(&t, &w, b.as_ref())?
+            engine.linear(&t, &w, b.as_ref())?
         }
         "conv2d" => {
             let w = tensor(args.req(0, "weight")?, "conv2d", "weight", 2)?;
@@ -91,11 +90,11 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
                 ceil_mode: false,
             };
             if before == after {
-                run.engine.conv2d(&t, &w, b.as_ref(), win, groups as usize)?
+                engine.conv2d(&t, &w, b.as_ref(), win, groups as usize)?
             } else {
                 // 'same' with an even effective kernel pads one more on the right: pad first.
-                let padded = pad_right(run, &t, before, after)?;
-                run.engine.conv2d(&padded, &w, b.as_ref(), Window2d { padding: [0, 0], ..win }, groups as usize)?
+                let padded = pad_right(engine, &t, before, after)?;
+                engine.conv2d(&padded, &w, b.as_ref(), Window2d { padding: [0, 0], ..win }, groups as usize)?
             }
         }
         "max_pool2d" | "avg_pool2d" => {
@@ -154,14 +153,14 @@ pub fn method(run: &mut Run, t: Tensor, name: &str, mut args: Args) -> Result<Va
                 dilation: to_usize(dilation),
                 ceil_mode,
             };
-            run.engine.pool2d(&t, win, kind)?
+            engine.pool2d(&t, win, kind)?
         }
         "byte" => {
             args.finish()?;
             if t.dtype() == DType::UInt8 {
                 t
             } else {
-                run.engine.cast(&t, DType::UInt8)?
+                engine.cast(&t, DType::UInt8)?
             }
         }
         _ => bail!(Unsupported, "Tensor.{name}() is not supported"),
@@ -253,7 +252,7 @@ fn conv_padding(
 }
 
 /// Pads the last two dims asymmetrically with zeros (a copy, as `F.pad` is in PyTorch).
-fn pad_right(run: &mut Run, t: &Tensor, before: [usize; 2], after: [usize; 2]) -> Result<Tensor> {
+fn pad_right(engine: &mut Engine, t: &Tensor, before: [usize; 2], after: [usize; 2]) -> Result<Tensor> {
     let n = t.shape().len();
     if n < 2 {
         bail!(Shape, "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: {:?}", t.shape());
@@ -261,5 +260,5 @@ fn pad_right(run: &mut Run, t: &Tensor, before: [usize; 2], after: [usize; 2]) -
     let arg: Vec<(usize, usize)> =
         (0..n).map(|d| if d + 2 >= n { (before[d + 2 - n], after[d + 2 - n]) } else { (0, 0) }).collect();
     let tg = t.tinygrad().pad(&arg)?;
-    run.engine.movement_copy(t, crate::uop::Op::Pad(arg), tg, false)
+    engine.movement_copy(t, crate::uop::Op::Pad(arg), tg, false)
 }

@@ -5,6 +5,7 @@
 //! The run stops at the first failing statement and says where (line and column).
 
 use super::ast::{BinOp, Expr, ExprKind, Program, Span, Stmt, StmtKind};
+use super::context::RunContext;
 use super::library;
 use super::parser;
 use super::value::{Args, Value};
@@ -150,9 +151,9 @@ impl Run {
                         // Python: tmp = base[items]; tmp op= rhs; base[items] = tmp.
                         let base = self.eval(base)?;
                         let items = self.eval_items(items)?;
-                        let view = library::getitem(self, &base, &items)?;
+                        let view = library::getitem(&mut self.context(), &base, &items)?;
                         let out = self.augmented(view, *op, rhs)?;
-                        library::setitem(self, &base, &items, out)?;
+                        library::setitem(&mut self.context(), &base, &items, out)?;
                     }
                     _ => bail!(Unsupported, "augmented assignment to this target is not supported"),
                 }
@@ -162,7 +163,7 @@ impl Run {
                 let items = self.eval_items(index)?;
                 let v = self.eval(value)?;
                 self.span = stmt.span;
-                library::setitem(self, &base, &items, v)?;
+                library::setitem(&mut self.context(), &base, &items, v)?;
             }
             StmtKind::Expr(e) => {
                 self.eval(e)?;
@@ -261,14 +262,15 @@ impl Run {
         Ok(Value::Tensor(t))
     }
 
-    pub(crate) fn record_write(&mut self, w: Write) {
-        self.writes.push(w);
+    /// The engine and the statement's writes, lent to the op library for one call.
+    fn context(&mut self) -> RunContext<'_> {
+        RunContext::new(&mut self.engine, &mut self.writes)
     }
 
     fn augmented(&mut self, cur: Value, op: BinOp, rhs: Value) -> Result<Value> {
         match cur {
-            Value::Tensor(t) => library::inplace_binary(self, &t, op, rhs).map(Value::Tensor),
-            other => library::binary(self, op, other, rhs),
+            Value::Tensor(t) => library::inplace_binary(&mut self.context(), &t, op, rhs).map(Value::Tensor),
+            other => library::binary(&mut self.context(), op, other, rhs),
         }
     }
 
@@ -290,24 +292,24 @@ impl Run {
             ExprKind::Unary { op, operand } => {
                 let v = self.eval(operand)?;
                 self.span = e.span;
-                library::unary(self, *op, v)
+                library::unary(&mut self.context(), *op, v)
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 let a = self.eval(lhs)?;
                 let b = self.eval(rhs)?;
                 self.span = e.span;
-                library::binary(self, *op, a, b)
+                library::binary(&mut self.context(), *op, a, b)
             }
             ExprKind::Attr { value, name } => {
                 let v = self.eval(value)?;
                 self.span = e.span;
-                library::attr(self, v, name)
+                library::attr(&mut self.context(), v, name)
             }
             ExprKind::Index { value, items } => {
                 let v = self.eval(value)?;
                 let items = self.eval_items(items)?;
                 self.span = e.span;
-                library::getitem(self, &v, &items)
+                library::getitem(&mut self.context(), &v, &items)
             }
             ExprKind::Slice { start, stop, step } => {
                 let mut part = |x: &Option<Box<Expr>>| -> Result<Option<i64>> {
@@ -332,8 +334,8 @@ impl Run {
                         let recv = self.eval(value)?;
                         self.span = e.span;
                         match recv {
-                            Value::Tensor(t) => library::method(self, t, name, Args::new(name, pos, kw)),
-                            Value::Module(_) => library::function(self, name, Args::new(name, pos, kw)),
+                            Value::Tensor(t) => library::method(&mut self.context(), t, name, Args::new(name, pos, kw)),
+                            Value::Module(_) => library::function(&mut self.context(), name, Args::new(name, pos, kw)),
                             other => bail!(Type, "'{}' object has no attribute '{name}'", other.type_name()),
                         }
                     }
@@ -342,7 +344,9 @@ impl Run {
                         self.span = e.span;
                         match f {
                             Value::Func(name) if name == "dataset" => self.dataset(Args::new(&name, pos, kw)),
-                            Value::Func(name) => library::function(self, &name, Args::new(&name, pos, kw)),
+                            Value::Func(name) => {
+                                library::function(&mut self.context(), &name, Args::new(&name, pos, kw))
+                            }
                             other => bail!(Type, "'{}' object is not callable", other.type_name()),
                         }
                     }

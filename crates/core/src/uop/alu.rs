@@ -624,53 +624,57 @@ macro_rules! binary_ops {
 }
 
 // -------------------------------------------------------------------------------- the tables
+//
+// The `onnx` column names the ONNX op a row implements for the ONNX front end; a row gets one
+// when the front end's node-test subset covers it (`tools/models/pick_onnx_node_tests.py`), and a
+// test checks that every name here is one the front end accepts.
 
 unary_ops! {
     /// `-x`; integers wrap. The builder refuses bool, as PyTorch does.
-    Neg = exact(neg) in Exact, names ["neg", "negative"], inplace, onnx "Neg",
+    Neg = exact(neg) in Exact, names ["neg", "negative"], inplace, onnx -,
         wgsl [F | I => "(-{a})", U8 => "((0u - {a}) & 0xffu)", B => "{a}"];
-    Exp = float(f64::exp) in Float, names ["exp"], inplace, onnx "Exp", wgsl "exp({a})";
-    Log = float(f64::ln) in Float, names ["log"], inplace, onnx "Log", wgsl "log({a})";
-    Sqrt = float(f64::sqrt) in Float, names ["sqrt"], inplace, onnx "Sqrt", wgsl "sqrt({a})";
-    Abs = exact(abs) in Exact, names ["abs", "absolute"], inplace, onnx "Abs",
+    Exp = float(f64::exp) in Float, names ["exp"], inplace, onnx -, wgsl "exp({a})";
+    Log = float(f64::ln) in Float, names ["log"], inplace, onnx -, wgsl "log({a})";
+    Sqrt = float(f64::sqrt) in Float, names ["sqrt"], inplace, onnx -, wgsl "sqrt({a})";
+    Abs = exact(abs) in Exact, names ["abs", "absolute"], inplace, onnx -,
         wgsl [F | I => "abs({a})", U8 | B => "{a}"];
     Relu = exact(relu) in Exact, names ["relu"], inplace, onnx "Relu",
         wgsl [F => "select(0.0, {a}, {a} > 0.0)", I => "max({a}, 0)", U8 | B => "{a}"];
-    Sigmoid = float(float::sigmoid) in Float, names ["sigmoid"], inplace, onnx "Sigmoid",
+    Sigmoid = float(float::sigmoid) in Float, names ["sigmoid"], inplace, onnx -,
         wgsl "(1.0 / (1.0 + exp(-{a})))";
     // Some drivers compute tanh as a ratio of exponentials that overflows to NaN.
-    Tanh = float(f64::tanh) in Float, names ["tanh"], inplace, onnx "Tanh", wgsl "tanh(clamp({a}, -15.0, 15.0))";
+    Tanh = float(f64::tanh) in Float, names ["tanh"], inplace, onnx -, wgsl "tanh(clamp({a}, -15.0, 15.0))";
     /// Logical not for bool, bitwise not for integers (Python's `~`).
     Not = exact(not) in Exact, names ["bitwise_not"], inplace, onnx -,
         wgsl [B => "(!{a})", I => "(~{a})", U8 => "((~{a}) & 0xffu)", F => "select(0.0, 1.0, {a} == 0.0)"];
     /// (0 < x) - (x < 0).
-    Sign = exact(sign) in Exact, names ["sign"], inplace, onnx "Sign",
+    Sign = exact(sign) in Exact, names ["sign"], inplace, onnx -,
         wgsl [F => "(select(0.0, 1.0, 0.0 < {a}) - select(0.0, 1.0, {a} < 0.0))", I => "sign({a})",
               U8 => "min({a}, 1u)", B => "{a}"];
-    Sin = float(f64::sin) in Float, names ["sin"], inplace, onnx "Sin", wgsl "sin({a})";
-    Cos = float(f64::cos) in Float, names ["cos"], inplace, onnx "Cos", wgsl "cos({a})";
-    Tan = float(f64::tan) in Float, names ["tan"], inplace, onnx "Tan", wgsl "tan({a})";
-    Asin = float(f64::asin) in Float, names ["asin", "arcsin"], inplace, onnx "Asin", wgsl "asin({a})";
-    Acos = float(f64::acos) in Float, names ["acos", "arccos"], inplace, onnx "Acos", wgsl "acos({a})";
-    Atan = float(f64::atan) in Float, names ["atan", "arctan"], inplace, onnx "Atan", wgsl "atan({a})";
-    Sinh = float(f64::sinh) in Float, names ["sinh"], inplace, onnx "Sinh", wgsl "sinh({a})";
-    Cosh = float(f64::cosh) in Float, names ["cosh"], inplace, onnx "Cosh", wgsl "cosh({a})";
-    Asinh = float(f64::asinh) in Float, names ["asinh", "arcsinh"], inplace, onnx "Asinh", wgsl "asinh({a})";
-    Acosh = float(f64::acosh) in Float, names ["acosh", "arccosh"], inplace, onnx "Acosh", wgsl "acosh({a})";
-    Atanh = float(f64::atanh) in Float, names ["atanh", "arctanh"], inplace, onnx "Atanh", wgsl "atanh({a})";
-    Erf = float(float::erf) in Float, names ["erf"], inplace, onnx "Erf", wgsl "erf_f32({a})";
+    Sin = float(f64::sin) in Float, names ["sin"], inplace, onnx -, wgsl "sin({a})";
+    Cos = float(f64::cos) in Float, names ["cos"], inplace, onnx -, wgsl "cos({a})";
+    Tan = float(f64::tan) in Float, names ["tan"], inplace, onnx -, wgsl "tan({a})";
+    Asin = float(f64::asin) in Float, names ["asin", "arcsin"], inplace, onnx -, wgsl "asin({a})";
+    Acos = float(f64::acos) in Float, names ["acos", "arccos"], inplace, onnx -, wgsl "acos({a})";
+    Atan = float(f64::atan) in Float, names ["atan", "arctan"], inplace, onnx -, wgsl "atan({a})";
+    Sinh = float(f64::sinh) in Float, names ["sinh"], inplace, onnx -, wgsl "sinh({a})";
+    Cosh = float(f64::cosh) in Float, names ["cosh"], inplace, onnx -, wgsl "cosh({a})";
+    Asinh = float(f64::asinh) in Float, names ["asinh", "arcsinh"], inplace, onnx -, wgsl "asinh({a})";
+    Acosh = float(f64::acosh) in Float, names ["acosh", "arccosh"], inplace, onnx -, wgsl "acosh({a})";
+    Atanh = float(f64::atanh) in Float, names ["atanh", "arctanh"], inplace, onnx -, wgsl "atanh({a})";
+    Erf = float(float::erf) in Float, names ["erf"], inplace, onnx -, wgsl "erf_f32({a})";
     Erfc = float(float::erfc) in Float, names ["erfc"], inplace, onnx -, wgsl "erfc_f32({a})";
     Expm1 = float(f64::exp_m1) in Float, names ["expm1"], inplace, onnx -, wgsl "expm1_f32({a})";
     Log1p = float(f64::ln_1p) in Float, names ["log1p"], inplace, onnx -, wgsl "log1p_f32({a})";
     Log2 = float(f64::log2) in Float, names ["log2"], inplace, onnx -, wgsl "log2({a})";
     Log10 = float(float::log10) in Float, names ["log10"], inplace, onnx -, wgsl "(log({a}) * 0.4342944819032518)";
     Exp2 = float(f64::exp2) in Float, names ["exp2"], inplace, onnx -, wgsl "exp2({a})";
-    Floor = rounding(f64::floor) in Rounding, names ["floor"], inplace, onnx "Floor",
+    Floor = rounding(f64::floor) in Rounding, names ["floor"], inplace, onnx -,
         wgsl [F => "floor({a})", I | U8 | B => "{a}"];
-    Ceil = rounding(f64::ceil) in Rounding, names ["ceil"], inplace, onnx "Ceil",
+    Ceil = rounding(f64::ceil) in Rounding, names ["ceil"], inplace, onnx -,
         wgsl [F => "ceil({a})", I | U8 | B => "{a}"];
     /// Half to even, as PyTorch and WGSL's `round` both do.
-    Round = rounding(float::round_half_even) in Rounding, names ["round"], inplace, onnx "Round",
+    Round = rounding(float::round_half_even) in Rounding, names ["round"], inplace, onnx -,
         wgsl [F => "round({a})", I | U8 | B => "{a}"];
     Trunc = rounding(f64::trunc) in Rounding, names ["trunc", "fix"], inplace, onnx -,
         wgsl [F => "trunc({a})", I | U8 | B => "{a}"];
@@ -843,6 +847,17 @@ mod tests {
         assert_eq!(UnaryOp::from_inplace_name("sin_"), Some(UnaryOp::Sin));
         assert_eq!(BinaryOp::from_inplace_name("maximum_"), None);
         assert_eq!(BinaryOp::from_name("gt"), Some((BinaryOp::CmpLt, Operands::Swapped)));
+    }
+
+    #[test]
+    fn onnx_names_are_accepted_by_the_front_end() {
+        let names = UnaryOp::ALL.iter().filter_map(|o| o.onnx()).chain(BinaryOp::ALL.iter().filter_map(|o| o.onnx()));
+        for n in names {
+            assert!(
+                crate::onnx::SUPPORTED_OPS.contains(&n),
+                "{n} is in the op table but not accepted by the ONNX front end"
+            );
+        }
     }
 
     #[test]

@@ -457,8 +457,12 @@ mod tests {
         let Op::Reduce(op, axes) = g.node(root).op.clone() else { panic!("{}: the root is not a reduce", c.name) };
         let src = g.node(root).src[0];
         let fused = crate::uop::interp::realize(&g, &c.storages, root)?;
-        let dense =
-            crate::uop::interp::reduce(op, &crate::uop::interp::realize(&g, &c.storages, src)?, &g.node(src).shape, &axes)?;
+        let dense = crate::uop::interp::reduce(
+            op,
+            &crate::uop::interp::realize(&g, &c.storages, src)?,
+            &g.node(src).shape,
+            &axes,
+        )?;
         assert_eq!(fused.dtype(), dense.dtype(), "{}: dtype", c.name);
         assert_eq!(fused.len(), dense.len(), "{}: length", c.name);
         assert!(!fused.is_empty() || c.name.starts_with("empty"), "{}: nothing computed", c.name);

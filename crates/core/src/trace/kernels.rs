@@ -1,0 +1,51 @@
+//! A trace turned into kernels: each statement run, then what it made the engine do scheduled,
+//! with the storages the kernels start from and what the interpreter left, so any kernel
+//! backend can run a trace's steps and be checked against the reference.
+
+use super::ast::Program;
+use super::parser;
+use super::runner::Run;
+use crate::error::Result;
+use crate::schedule::{schedule_events, Schedule, ScheduleOptions, StepKernels};
+use crate::tensor::Event;
+use crate::uop::data::Data;
+
+/// Every step's schedule for a finished run, in order.
+pub fn schedule_run(run: &Run, opts: ScheduleOptions) -> Result<Vec<Schedule>> {
+    run.steps.iter().map(|s| schedule_events(&run.engine, s.events.clone(), opts)).collect()
+}
+
+/// Runs `src` statement by statement (as [`Run::run_source`] does) and schedules each
+/// statement; the run is returned too, for its report.
+pub fn trace_kernels(src: &str, opts: ScheduleOptions) -> Result<(Run, Vec<StepKernels>)> {
+    trace_kernels_in(Run::new(), src, opts)
+}
+
+/// [`trace_kernels`] in a given fresh run, e.g. one made by [`Run::with_files`] so that
+/// `dataset(name)` statements can read their files.
+pub fn trace_kernels_in(mut run: Run, src: &str, opts: ScheduleOptions) -> Result<(Run, Vec<StepKernels>)> {
+    let program = parser::parse(src)?;
+    let mut out = Vec::new();
+    for stmt in program.stmts {
+        let before: Vec<Data> = (0..run.engine.storage_count()).map(|i| run.engine.storage(i).data.clone()).collect();
+        run.run_program(&Program { stmts: vec![stmt] });
+        let Some(step) = run.steps.last() else { break };
+        let schedule = schedule_events(&run.engine, step.events.clone(), opts)?;
+        // New storages start as created: made from data, or (when a kernel fills them) zeros.
+        let mut inputs: Vec<Data> = (0..run.engine.storage_count())
+            .map(|i| before.get(i).cloned().unwrap_or_else(|| run.engine.storage(i).data.clone()))
+            .collect();
+        for e in &run.engine.events()[step.events.clone()] {
+            if let Event::Realize { storage, .. } = e {
+                let d = &inputs[*storage];
+                inputs[*storage] = Data::zeros(d.dtype(), d.len());
+            }
+        }
+        let expected = schedule.written().into_iter().map(|s| (s, run.engine.storage(s).data.clone())).collect();
+        out.push(StepKernels { line: step.line, source: step.source.clone(), schedule, inputs, expected });
+        if run.error.is_some() {
+            break;
+        }
+    }
+    Ok((run, out))
+}
