@@ -111,8 +111,19 @@ fn acceptance() -> Result {
     run("cargo", &["build", "--release", "--workspace", "--bins"])?;
     let files = ["torch_public.json", "tinygrad_public.json"].map(|f| dir.join(f).to_string_lossy().into_owned());
     let script = script.to_string_lossy().into_owned();
-    run("python3", &[&script, "--show", "20", &files[0], &files[1]])
+    run("python3", &[&script, "--show", "20", &files[0], &files[1]])?;
+    // The catalogue of real PyTorch snippets, family by family as each one passes.
+    let catalogue = dir.join("check_catalogue.py");
+    if catalogue.exists() {
+        let cases = dir.join("catalogue_public.json").to_string_lossy().into_owned();
+        let script = catalogue.to_string_lossy().into_owned();
+        run("python3", &[&script, "--show", "20", "--families", CATALOGUE_FAMILIES, &cases])?;
+    }
+    Ok(())
 }
+
+/// The families of the shared catalogue the product passes, checked by the test command.
+const CATALOGUE_FAMILIES: &str = "unary";
 
 /// Builds the playground and serves it on http://127.0.0.1:8080 (Trunk.toml), rebuilding on
 /// change. With no link in the address the page opens on its first built-in lesson.

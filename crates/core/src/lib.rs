@@ -14,7 +14,6 @@ pub mod engine;
 pub mod error;
 pub mod limits;
 pub mod model;
-pub mod nn_ops;
 pub mod onnx;
 pub mod schedule;
 pub mod shape;

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 use std::path::PathBuf;
-use stridelab_core::codegen::{cpu, ir::Kernel, wgsl};
+use stridelab_core::codegen::{cpu, ir::Kernel, wgsl, wgsl_check};
 use stridelab_core::schedule::{schedule_events, Schedule, ScheduleOptions};
 use stridelab_core::trace::ast::Program;
 use stridelab_core::trace::parser;
@@ -101,7 +101,7 @@ fn dump(ks: &[Kernel]) -> String {
 fn naga_valid(ks: &[Kernel]) -> Result<(), String> {
     for k in ks {
         let r = wgsl::render(k).map_err(|e| e.to_string())?;
-        if !wgsl::loops_are_counted(&r.wgsl) {
+        if !wgsl_check::loops_are_counted(&r.wgsl) {
             return Err(format!("{}: a loop that is not counted\n{}", k.name, r.wgsl));
         }
         let module = naga::front::wgsl::parse_str(&r.wgsl)

@@ -447,7 +447,10 @@ fn acceptance_traces() {
     let mut cases = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
-        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+        // The trace sample (check_traces.py's files); the catalogue and bridge records hold
+        // whole Python snippets and non-standard JSON numbers, and have their own checkers.
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if !matches!(name, "torch_public.json" | "tinygrad_public.json") {
             continue;
         }
         let text = std::fs::read_to_string(&path).expect("readable acceptance file");

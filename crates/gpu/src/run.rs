@@ -22,7 +22,7 @@ use crate::kernel::KernelSpec;
 use crate::timing::{KernelTiming, TimingSource};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::wgsl::{check_module, validate_wgsl};
-use stridelab_core::codegen::wgsl::loops_are_counted;
+use stridelab_core::codegen::wgsl_check::loops_are_counted;
 
 /// How a run is repeated and timed.
 #[derive(Clone, Copy, Debug)]

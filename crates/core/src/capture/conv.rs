@@ -394,7 +394,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::nn_ops::{PoolKind, Window2d};
+    use crate::engine::nn::{PoolKind, Window2d};
     use crate::tensor::Engine;
     use crate::uop::data::Data;
     use crate::uop::UnaryOp;

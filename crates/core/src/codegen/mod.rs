@@ -5,3 +5,4 @@
 pub mod cpu;
 pub mod ir;
 pub mod wgsl;
+pub mod wgsl_check;

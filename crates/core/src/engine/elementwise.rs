@@ -43,6 +43,12 @@ impl Engine {
         self.bin(BinaryOp::Mul, &t(x), &t(x))
     }
 
+    /// `x == 0` as bool.
+    pub fn logical_not(&mut self, x: &Tensor) -> Result<Tensor> {
+        let b = self.cast(x, DType::Bool)?;
+        self.unary(UnaryOp::Not, &b)
+    }
+
     /// `1 / x`; integers compute in float32.
     pub fn reciprocal(&mut self, x: &Tensor) -> Result<Tensor> {
         self.bin(BinaryOp::Div, &Operand::Scalar(Scalar::Int(1)), &t(x))

@@ -16,8 +16,8 @@ impl Engine {
             bail!(
                 DType,
                 "expected m1 and m2 to have the same dtype, but got: {} != {}",
-                crate::nn_ops::c_name(a.dtype()),
-                crate::nn_ops::c_name(b.dtype())
+                crate::engine::nn::c_name(a.dtype()),
+                crate::engine::nn::c_name(b.dtype())
             );
         }
         // Promote 1-D operands to matrices, remembering which dims to drop at the end.

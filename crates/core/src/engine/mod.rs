@@ -8,4 +8,5 @@
 
 pub mod elementwise;
 pub mod matmul;
+pub mod nn;
 pub mod views;

@@ -11,8 +11,8 @@
 //! depends only on shapes (valid masks, divisor counts, argmax candidates) computed on the host
 //! as small constant tensors.
 
+use crate::engine::nn::{PoolKind, Window2d};
 use crate::error::{bail, Result};
-use crate::nn_ops::{PoolKind, Window2d};
 use crate::onnx::Node;
 use crate::tensor::{Engine, Operand, Tensor};
 use crate::torch::layout::IndexItem;

@@ -26,6 +26,7 @@ pub enum Mode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Composite {
     Square,
+    LogicalNot,
     Reciprocal,
     Rsqrt,
     Frac,
@@ -61,6 +62,7 @@ enum Form {
 /// Every composite's PyTorch name and form, once.
 const COMPOSITES: &[(&str, Composite, Form)] = &[
     ("square", Composite::Square, Form::Method),
+    ("logical_not", Composite::LogicalNot, Form::Method),
     ("reciprocal", Composite::Reciprocal, Form::Method),
     ("rsqrt", Composite::Rsqrt, Form::Method),
     ("frac", Composite::Frac, Form::Method),
@@ -271,6 +273,7 @@ fn composite_call(run: &mut RunContext, t: &Tensor, c: Composite, mode: Mode, mu
     let mut inputs = vec![t.clone()];
     let value = match c {
         Composite::Square => e.square(t)?,
+        Composite::LogicalNot => e.logical_not(t)?,
         Composite::Reciprocal => e.reciprocal(t)?,
         Composite::Rsqrt => e.rsqrt(t)?,
         Composite::Frac => e.frac(t)?,

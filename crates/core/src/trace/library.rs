@@ -3,16 +3,15 @@
 //! Each entry parses its PyTorch signature, computes the result in all three models (PyTorch's
 //! layout, tinygrad's tracker, the bridge's report) and leaves the arithmetic to the engine.
 
-use super::ast::{BinOp, UnaryOp as AstUnary};
 use super::context::RunContext;
-use super::elementwise::{self, operand, tensor_arg, write_binary, write_value};
+use super::elementwise::{self, operand, tensor_arg, write_value};
 use super::value::{Args, Value};
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::tensor::{wrap_dim, Engine, Operand, OverlapRules, Tensor};
 use crate::torch::layout::IndexItem;
 use crate::uop::data::{Data, Scalar};
-use crate::uop::{BinaryOp, ReduceOp, UnaryOp};
+use crate::uop::{BinaryOp, ReduceOp};
 
 /// Functions callable without a receiver (`arange(3)`, `torch.arange(3)`, `F.relu(x)`).
 const FUNCTIONS: &[&str] = &[
@@ -881,119 +880,4 @@ fn overlap_rules(op: &str) -> OverlapRules {
         "fill_" | "zero_" => OverlapRules::NONE,
         _ => OverlapRules::ALL,
     }
-}
-
-// ------------------------------------------------------------------------------- operators
-
-pub fn unary(run: &mut RunContext, op: AstUnary, v: Value) -> Result<Value> {
-    match (op, v) {
-        (AstUnary::Pos, v @ (Value::Scalar(_) | Value::Tensor(_))) => Ok(v),
-        (AstUnary::Neg, Value::Scalar(Scalar::Int(i))) => Ok(int(i.wrapping_neg())),
-        (AstUnary::Neg, Value::Scalar(Scalar::Float(f))) => Ok(Value::Scalar(Scalar::Float(-f))),
-        (AstUnary::Neg, Value::Scalar(Scalar::Bool(b))) => Ok(int(-i64::from(b))),
-        (AstUnary::Invert, Value::Scalar(Scalar::Int(i))) => Ok(int(!i)),
-        (AstUnary::Invert, Value::Scalar(Scalar::Bool(b))) => Ok(int(!i64::from(b))),
-        (AstUnary::Neg, Value::Tensor(t)) => Ok(Value::Tensor(run.engine.unary(UnaryOp::Neg, &t)?)),
-        (AstUnary::Invert, Value::Tensor(t)) => Ok(Value::Tensor(run.engine.unary(UnaryOp::Not, &t)?)),
-        (op, v) => bail!(Type, "bad operand type for unary {:?}: '{}'", op, v.type_name()),
-    }
-}
-
-fn ast_binary(op: BinOp) -> (BinaryOp, bool) {
-    match op {
-        BinOp::Add => (BinaryOp::Add, false),
-        BinOp::Sub => (BinaryOp::Sub, false),
-        BinOp::Mul => (BinaryOp::Mul, false),
-        BinOp::Div => (BinaryOp::Div, false),
-        BinOp::FloorDiv => (BinaryOp::FloorDiv, false),
-        BinOp::Mod => (BinaryOp::Mod, false),
-        BinOp::Pow => (BinaryOp::Pow, false),
-        BinOp::Eq => (BinaryOp::CmpEq, false),
-        BinOp::Ne => (BinaryOp::CmpNe, false),
-        BinOp::Lt => (BinaryOp::CmpLt, false),
-        BinOp::Le => (BinaryOp::CmpLe, false),
-        BinOp::Gt => (BinaryOp::CmpLt, true),
-        BinOp::Ge => (BinaryOp::CmpLe, true),
-        BinOp::And => (BinaryOp::And, false),
-        BinOp::Or => (BinaryOp::Or, false),
-        BinOp::Xor => (BinaryOp::Xor, false),
-        BinOp::MatMul => unreachable!("matmul is handled before"),
-    }
-}
-
-pub fn binary(run: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Value> {
-    if op == BinOp::MatMul {
-        let a = tensor_arg(a, "matmul input")?;
-        let b = tensor_arg(b, "matmul other")?;
-        return Ok(Value::Tensor(run.engine.matmul(&a, &b)?));
-    }
-    match (a, b) {
-        (Value::Scalar(x), Value::Scalar(y)) => scalar_binary(op, x, y),
-        (Value::Tuple(x), Value::Tuple(y)) if op == BinOp::Add => Ok(Value::Tuple(x.into_iter().chain(y).collect())),
-        (a, b) => {
-            let a = operand(a, "left operand")?;
-            let b = operand(b, "right operand")?;
-            let (bop, swap) = ast_binary(op);
-            let (x, y) = if swap { (b, a) } else { (a, b) };
-            Ok(Value::Tensor(elementwise::binary(run, bop, &x, &y)?))
-        }
-    }
-}
-
-/// Python arithmetic on plain numbers.
-fn scalar_binary(op: BinOp, x: Scalar, y: Scalar) -> Result<Value> {
-    let float = matches!(x, Scalar::Float(_)) || matches!(y, Scalar::Float(_));
-    let (a, b) = (x.as_f64(), y.as_f64());
-    let num = |f: f64| -> Value { Value::Scalar(if float { Scalar::Float(f) } else { Scalar::Int(f as i64) }) };
-    let boolean = |v: bool| Ok(Value::Scalar(Scalar::Bool(v)));
-    match op {
-        BinOp::Add => Ok(num(a + b)),
-        BinOp::Sub => Ok(num(a - b)),
-        BinOp::Mul => Ok(num(a * b)),
-        BinOp::Div => {
-            if b == 0.0 {
-                bail!(Shape, "division by zero");
-            }
-            Ok(Value::Scalar(Scalar::Float(a / b)))
-        }
-        BinOp::FloorDiv | BinOp::Mod => {
-            if b == 0.0 {
-                bail!(Shape, "integer division or modulo by zero");
-            }
-            let q = (a / b).floor();
-            Ok(num(if op == BinOp::FloorDiv { q } else { a - q * b }))
-        }
-        BinOp::Pow => Ok(num(a.powf(b))),
-        BinOp::Eq => boolean(a == b),
-        BinOp::Ne => boolean(a != b),
-        BinOp::Lt => boolean(a < b),
-        BinOp::Le => boolean(a <= b),
-        BinOp::Gt => boolean(a > b),
-        BinOp::Ge => boolean(a >= b),
-        BinOp::And | BinOp::Or | BinOp::Xor => {
-            if float {
-                bail!(Type, "unsupported operand type(s) for bitwise op: 'float'");
-            }
-            let (i, j) = (a as i64, b as i64);
-            Ok(int(match op {
-                BinOp::And => i & j,
-                BinOp::Or => i | j,
-                _ => i ^ j,
-            }))
-        }
-        BinOp::MatMul => bail!(Type, "unsupported operand type(s) for @: 'int' and 'int'"),
-    }
-}
-
-/// `t op= rhs` for a tensor `t`: PyTorch's in-place op (`+=` is `add_`).
-pub fn inplace_binary(run: &mut RunContext, t: &Tensor, op: BinOp, rhs: Value) -> Result<Tensor> {
-    if op == BinOp::MatMul {
-        bail!(Unsupported, "In-place matmul is not supported. Use 'a = a @ b' instead of 'a @= b'.");
-    }
-    let (bop, swap) = ast_binary(op);
-    if swap || bop.is_comparison() {
-        bail!(Type, "unsupported augmented assignment");
-    }
-    let other = operand(rhs, "right operand")?;
-    write_binary(run, t, bop, &Operand::Tensor(t.clone()), &other)
 }

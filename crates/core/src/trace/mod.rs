@@ -8,6 +8,7 @@ pub mod kernels;
 pub mod lexer;
 pub mod library;
 pub mod nn;
+pub mod operators;
 pub mod parser;
 pub mod report;
 pub mod runner;

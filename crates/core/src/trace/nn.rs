@@ -2,12 +2,12 @@
 //! engine's graph ops the way tinygrad builds them, so they schedule into fused kernels.
 //!
 //! This module only reads PyTorch's signatures (positional or keyword, ints or tuples) and
-//! reports PyTorch's argument errors; the ops themselves live in [`crate::nn_ops`].
+//! reports PyTorch's argument errors; the ops themselves live in [`crate::engine::nn`].
 
 use super::value::{Args, Value};
 use crate::dtype::DType;
+use crate::engine::nn::{PoolKind, Window2d};
 use crate::error::{bail, Result};
-use crate::nn_ops::{PoolKind, Window2d};
 use crate::tensor::{Engine, Tensor};
 
 /// Module-level functions not in the core library (`conv2d(x, w)`, `F.softmax(x, 1)`).

@@ -7,6 +7,7 @@
 use super::ast::{BinOp, Expr, ExprKind, Program, Span, Stmt, StmtKind};
 use super::context::RunContext;
 use super::library;
+use super::operators;
 use super::parser;
 use super::value::{Args, Value};
 use crate::error::{bail, Error, Result};
@@ -269,8 +270,8 @@ impl Run {
 
     fn augmented(&mut self, cur: Value, op: BinOp, rhs: Value) -> Result<Value> {
         match cur {
-            Value::Tensor(t) => library::inplace_binary(&mut self.context(), &t, op, rhs).map(Value::Tensor),
-            other => library::binary(&mut self.context(), op, other, rhs),
+            Value::Tensor(t) => operators::inplace_binary(&mut self.context(), &t, op, rhs).map(Value::Tensor),
+            other => operators::binary(&mut self.context(), op, other, rhs),
         }
     }
 
@@ -292,13 +293,13 @@ impl Run {
             ExprKind::Unary { op, operand } => {
                 let v = self.eval(operand)?;
                 self.span = e.span;
-                library::unary(&mut self.context(), *op, v)
+                operators::unary(&mut self.context(), *op, v)
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 let a = self.eval(lhs)?;
                 let b = self.eval(rhs)?;
                 self.span = e.span;
-                library::binary(&mut self.context(), *op, a, b)
+                operators::binary(&mut self.context(), *op, a, b)
             }
             ExprKind::Attr { value, name } => {
                 let v = self.eval(value)?;
