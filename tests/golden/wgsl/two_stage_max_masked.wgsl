@@ -1,9 +1,10 @@
 // r_274_512: two-stage reduce: 140001 reduce steps into 1 output(s) would keep only 1 GPU thread(s) busy, so 274 partial reduces of 512 steps run in parallel into their own buffer and the next kernel combines them
 @group(0) @binding(0) var<storage, read_write> b0: array<f32>;
 @group(0) @binding(1) var<storage, read> b1: array<f32>;
+fn is_nan_f32(a: f32) -> bool { return (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u; }
 fn f32_inf() -> f32 { var bits = 0x7f800000u; return bitcast<f32>(bits); }
 fn f32_nan() -> f32 { var bits = 0x7fc00000u; return bitcast<f32>(bits); }
-fn max_f32(a: f32, b: f32) -> f32 { return select(max(a, b), f32_nan(), a != a || b != b); }
+fn max_f32(a: f32, b: f32) -> f32 { return select(max(a, b), f32_nan(), is_nan_f32(a) || is_nan_f32(b)); }
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
   let t = i32(g.x + g.y * nw.x * 64u);
@@ -26,9 +27,10 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
 @group(0) @binding(0) var<storage, read_write> b0: array<f32>;
 @group(0) @binding(1) var<storage, read> b1: array<f32>;
 @group(0) @binding(2) var<storage, read> b2: array<f32>;
+fn is_nan_f32(a: f32) -> bool { return (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u; }
 fn f32_inf() -> f32 { var bits = 0x7f800000u; return bitcast<f32>(bits); }
 fn f32_nan() -> f32 { var bits = 0x7fc00000u; return bitcast<f32>(bits); }
-fn max_f32(a: f32, b: f32) -> f32 { return select(max(a, b), f32_nan(), a != a || b != b); }
+fn max_f32(a: f32, b: f32) -> f32 { return select(max(a, b), f32_nan(), is_nan_f32(a) || is_nan_f32(b)); }
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
   let t = i32(g.x + g.y * nw.x * 64u);

@@ -654,8 +654,8 @@ unary_ops! {
     Sin = float(f64::sin) in Float, names ["sin"], inplace, onnx -, wgsl "sin({a})";
     Cos = float(f64::cos) in Float, names ["cos"], inplace, onnx -, wgsl "cos({a})";
     Tan = float(f64::tan) in Float, names ["tan"], inplace, onnx -, wgsl "tan({a})";
-    Asin = float(f64::asin) in Float, names ["asin", "arcsin"], inplace, onnx -, wgsl "asin({a})";
-    Acos = float(f64::acos) in Float, names ["acos", "arccos"], inplace, onnx -, wgsl "acos({a})";
+    Asin = float(f64::asin) in Float, names ["asin", "arcsin"], inplace, onnx -, wgsl "asin_f32({a})";
+    Acos = float(f64::acos) in Float, names ["acos", "arccos"], inplace, onnx -, wgsl "acos_f32({a})";
     Atan = float(f64::atan) in Float, names ["atan", "arctan"], inplace, onnx -, wgsl "atan({a})";
     Sinh = float(f64::sinh) in Float, names ["sinh"], inplace, onnx -, wgsl "sinh({a})";
     Cosh = float(f64::cosh) in Float, names ["cosh"], inplace, onnx -, wgsl "cosh({a})";
@@ -694,7 +694,7 @@ binary_ops! {
               B => "({a} && {b})"];
     /// Python's floor division (`//`).
     FloorDiv = exact(floordiv) in Exact, names ["floor_divide"], swapped [], inplace, onnx -,
-        wgsl [F => "floor({a} / {b})", I => "idiv_floor({a}, {b})", U8 => "select({a} / {b}, 0u, {b} == 0u)",
+        wgsl [F => "floordiv_f32({a}, {b})", I => "idiv_floor({a}, {b})", U8 => "select({a} / {b}, 0u, {b} == 0u)",
               B => "({a} && {b})"];
     /// Python's modulo (`%`, `remainder`): the result takes the divisor's sign.
     Mod = exact(rem) in Exact, names ["remainder"], swapped [], inplace, onnx -,
@@ -702,7 +702,7 @@ binary_ops! {
               B => "false"];
     /// C's fmod: the result takes the dividend's sign.
     Fmod = exact(fmod) in Exact, names ["fmod"], swapped [], inplace, onnx -,
-        wgsl [F => "({a} - {b} * trunc({a} / {b}))", I => "select({a} % {b}, 0, {b} == 0)",
+        wgsl [F => "fmod_f32({a}, {b})", I => "select({a} % {b}, 0, {b} == 0)",
               U8 => "select({a} % {b}, 0u, {b} == 0u)", B => "false"];
     Pow = exact(pow) in Exact, names ["pow"], swapped [], inplace, onnx -,
         wgsl [F => "pow_f32({a}, {b})", I => "pow_i32({a}, {b})", U8 => "pow_u8({a}, {b})", B => "({a} || !{b})"];
