@@ -66,8 +66,6 @@ fn check_torch(exp: &Value, got: &Value) -> Option<String> {
             return Some(format!("{name}: shape {} != {}", g["shape"], e["shape"]));
         }
         if let Some(dt) = e["dtype"].as_str() {
-            // PyTorch's default integer is int64; stridelab models it as int32.
-            let dt = if dt == "int64" { "int32" } else { dt };
             if g["dtype"].as_str() != Some(dt) {
                 return Some(format!("{name}: dtype {} != {dt}", g["dtype"]));
             }

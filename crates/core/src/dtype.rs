@@ -1,8 +1,9 @@
 //! Element types and PyTorch's type promotion for them.
 //!
-//! The playground only needs the handful of dtypes a trace can name; promotion follows
-//! `torch.result_type` for tensor-tensor and tensor-scalar operands so that results (and the
-//! in-place cast checks built on top) agree with PyTorch.
+//! The dtypes are PyTorch's real ones (int64 is the default integer, float32 the default
+//! float), and promotion follows `torch.promote_types` and `torch.result_type`: dimensioned
+//! tensors outrank zero-dim tensors, which outrank Python numbers, and a lower tier only counts
+//! when its category (bool < integral < floating) is higher.
 
 use serde::{Deserialize, Serialize};
 
@@ -12,10 +13,22 @@ pub enum DType {
     Bool,
     #[serde(rename = "uint8")]
     UInt8,
+    #[serde(rename = "int8")]
+    Int8,
+    #[serde(rename = "int16")]
+    Int16,
     #[serde(rename = "int32")]
     Int32,
+    #[serde(rename = "int64")]
+    Int64,
+    #[serde(rename = "float16")]
+    Float16,
+    #[serde(rename = "bfloat16")]
+    BFloat16,
     #[serde(rename = "float32")]
     Float32,
+    #[serde(rename = "float64")]
+    Float64,
 }
 
 /// The three categories PyTorch promotes between: a higher category always wins, even over a
@@ -28,78 +41,139 @@ pub enum Category {
 }
 
 impl DType {
-    pub const ALL: [DType; 4] = [DType::Bool, DType::UInt8, DType::Int32, DType::Float32];
+    pub const ALL: [DType; 10] = [
+        DType::Bool,
+        DType::UInt8,
+        DType::Int8,
+        DType::Int16,
+        DType::Int32,
+        DType::Int64,
+        DType::Float16,
+        DType::BFloat16,
+        DType::Float32,
+        DType::Float64,
+    ];
 
+    /// PyTorch's name (`torch.int64` prints as `int64`).
     pub fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
             DType::UInt8 => "uint8",
+            DType::Int8 => "int8",
+            DType::Int16 => "int16",
             DType::Int32 => "int32",
+            DType::Int64 => "int64",
+            DType::Float16 => "float16",
+            DType::BFloat16 => "bfloat16",
             DType::Float32 => "float32",
+            DType::Float64 => "float64",
         }
     }
 
-    /// The name PyTorch prints in messages (`torch.long` is what `arange(6)` gives there; we
-    /// store it as int32 but speak PyTorch's language in errors).
+    /// The name PyTorch's C++ messages use (`result type Float can't be cast to ... Long`).
     pub fn torch_name(self) -> &'static str {
         match self {
             DType::Bool => "Bool",
             DType::UInt8 => "Byte",
-            DType::Int32 => "Long",
+            DType::Int8 => "Char",
+            DType::Int16 => "Short",
+            DType::Int32 => "Int",
+            DType::Int64 => "Long",
+            DType::Float16 => "Half",
+            DType::BFloat16 => "BFloat16",
             DType::Float32 => "Float",
+            DType::Float64 => "Double",
         }
     }
 
     pub fn itemsize(self) -> usize {
         match self {
-            DType::Bool | DType::UInt8 => 1,
+            DType::Bool | DType::UInt8 | DType::Int8 => 1,
+            DType::Int16 | DType::Float16 | DType::BFloat16 => 2,
             DType::Int32 | DType::Float32 => 4,
+            DType::Int64 | DType::Float64 => 8,
         }
     }
 
     pub fn category(self) -> Category {
         match self {
             DType::Bool => Category::Bool,
-            DType::UInt8 | DType::Int32 => Category::Integral,
-            DType::Float32 => Category::Floating,
+            DType::UInt8 | DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 => Category::Integral,
+            DType::Float16 | DType::BFloat16 | DType::Float32 | DType::Float64 => Category::Floating,
         }
     }
 
     pub fn is_float(self) -> bool {
-        self == DType::Float32
+        self.category() == Category::Floating
     }
 
-    /// Promotion of two tensor dtypes of equal standing.
+    pub fn is_integral(self) -> bool {
+        self.category() == Category::Integral
+    }
+
+    /// `torch.promote_types`: the smallest dtype both convert to without leaving their
+    /// category. uint8 with a signed type needs one more bit (int8 + uint8 is int16);
+    /// float16 with bfloat16 is float32.
     pub fn promote(self, other: DType) -> DType {
-        self.max(other)
+        use DType::*;
+        if self == other {
+            return self;
+        }
+        let (a, b) = if self.category() <= other.category() { (self, other) } else { (other, self) };
+        if a.category() != b.category() {
+            return b;
+        }
+        match (a, b) {
+            (UInt8, Int8) | (Int8, UInt8) => Int16,
+            (Float16, BFloat16) | (BFloat16, Float16) => Float32,
+            _ if a.itemsize() >= b.itemsize() => a,
+            _ => b,
+        }
     }
 
     /// `torch.can_cast(from, to)`: PyTorch refuses to write a higher category into a lower one.
     pub fn can_cast(from: DType, to: DType) -> bool {
         from.category() <= to.category()
     }
-}
 
-/// Promotion as `torch.result_type` does it: zero-dim tensors and Python scalars only take part
-/// when their category is higher than every dimensioned operand's.
-pub fn result_type(dimensioned: &[DType], scalars: &[DType]) -> DType {
-    let dim = dimensioned.iter().copied().reduce(DType::promote);
-    let sca = scalars.iter().copied().reduce(DType::promote);
-    match (dim, sca) {
-        (Some(d), Some(s)) if s.category() > d.category() => default_of(s.category()),
-        (Some(d), _) => d,
-        (None, Some(s)) => s,
-        (None, None) => DType::Float32,
+    /// The dtype a Python number of that category becomes when it decides a result: bool,
+    /// int64, or the default float (float32).
+    pub fn default_of(c: Category) -> DType {
+        match c {
+            Category::Bool => DType::Bool,
+            Category::Integral => DType::Int64,
+            Category::Floating => DType::Float32,
+        }
+    }
+
+    /// Whether WGSL has a type for it (no 64-bit or 16-bit-float types, and no 8/16-bit
+    /// integers other than the uint8 the renderer packs into words).
+    pub fn has_wgsl_type(self) -> bool {
+        matches!(self, DType::Bool | DType::UInt8 | DType::Int32 | DType::Float32)
     }
 }
 
-/// The dtype a Python scalar of that category becomes when it decides the result.
-fn default_of(c: Category) -> DType {
-    match c {
-        Category::Bool => DType::Bool,
-        Category::Integral => DType::Int32,
-        Category::Floating => DType::Float32,
+/// One tier's promoted dtype (`None` when the tier is empty).
+fn tier(dtypes: &[DType]) -> Option<DType> {
+    dtypes.iter().copied().reduce(DType::promote)
+}
+
+/// PyTorch's `combine_categories(higher, lower)`: a lower tier counts only when its category is
+/// higher, or when the higher tier is bool.
+fn combine(higher: Option<DType>, lower: Option<DType>) -> Option<DType> {
+    match (higher, lower) {
+        (Some(h), Some(l)) if !h.is_float() && (h == DType::Bool || l.category() > h.category()) => {
+            Some(h.promote(l))
+        }
+        (Some(h), _) => Some(h),
+        (None, l) => l,
     }
+}
+
+/// `torch.result_type` over dimensioned tensors, zero-dim tensors and Python numbers (given as
+/// the dtype they stand for: bool, int64 or float32).
+pub fn result_type(dimensioned: &[DType], zero_dim: &[DType], numbers: &[DType]) -> DType {
+    combine(tier(dimensioned), combine(tier(zero_dim), tier(numbers))).unwrap_or(DType::Float32)
 }
 
 impl std::fmt::Display for DType {
@@ -115,19 +189,39 @@ mod tests {
     #[test]
     fn promotion_follows_torch() {
         use DType::*;
-        let cases = [
-            (&[Int32, Float32][..], &[][..], Float32),
-            (&[Int32][..], &[Float32][..], Float32),
-            (&[Float32][..], &[Int32][..], Float32),
-            (&[Bool][..], &[Int32][..], Int32),
-            (&[UInt8][..], &[Int32][..], UInt8),
-            (&[UInt8, Int32][..], &[][..], Int32),
-            (&[Bool, Bool][..], &[][..], Bool),
+        let pairs = [
+            (UInt8, Int8, Int16),
+            (UInt8, Int16, Int16),
+            (UInt8, Int64, Int64),
+            (Int8, Int32, Int32),
+            (Bool, UInt8, UInt8),
+            (Float16, BFloat16, Float32),
+            (Float16, Float64, Float64),
+            (Int64, Float16, Float16),
+            (Int32, Float32, Float32),
         ];
-        for (dims, scalars, want) in cases {
-            assert_eq!(result_type(dims, scalars), want, "{dims:?} {scalars:?}");
+        for (a, b, want) in pairs {
+            assert_eq!(a.promote(b), want, "{a} {b}");
+            assert_eq!(b.promote(a), want, "{b} {a}");
         }
-        assert!(!DType::can_cast(Float32, Int32));
-        assert!(DType::can_cast(Int32, Float32));
+        let cases = [
+            (&[Int32, Float32][..], &[][..], &[][..], Float32),
+            (&[Int64][..], &[][..], &[Float32][..], Float32),
+            (&[Int8][..], &[][..], &[Int64][..], Int8),
+            (&[UInt8][..], &[][..], &[Int64][..], UInt8),
+            (&[Bool][..], &[][..], &[Int64][..], Int64),
+            (&[Bool][..], &[][..], &[Bool][..], Bool),
+            (&[Int64][..], &[Float64][..], &[][..], Float64),
+            (&[Int32][..], &[Float16][..], &[][..], Float16),
+            (&[Float16][..], &[Float64][..], &[][..], Float16),
+            (&[UInt8][..], &[Int64][..], &[][..], UInt8),
+            (&[][..], &[Int64][..], &[Float32][..], Float32),
+            (&[][..], &[Int32][..], &[Int64][..], Int32),
+        ];
+        for (dims, zero, numbers, want) in cases {
+            assert_eq!(result_type(dims, zero, numbers), want, "{dims:?} {zero:?} {numbers:?}");
+        }
+        assert!(!DType::can_cast(Float32, Int64));
+        assert!(DType::can_cast(Int64, Float32));
     }
 }

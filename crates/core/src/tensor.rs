@@ -396,7 +396,7 @@ impl Engine {
 
     pub fn arange(&mut self, start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) -> Result<Tensor> {
         let is_float = [start, end, step].iter().any(|s| matches!(s, Scalar::Float(_)));
-        let dtype = dtype.unwrap_or(if is_float { DType::Float32 } else { DType::Int32 });
+        let dtype = dtype.unwrap_or(if is_float { DType::Float32 } else { DType::Int64 });
         let (a, b, st) = (start.as_f64(), end.as_f64(), step.as_f64());
         if st == 0.0 {
             bail!(Shape, "step must be nonzero");
@@ -409,10 +409,13 @@ impl Engine {
             bail!(Limit, "arange would have {n} elements; the limit is {MAX_ELEMENTS}");
         }
         let n = n as usize;
-        let data = if dtype.is_float() {
-            Data::F32((0..n).map(|i| (a + i as f64 * st) as f32).collect())
-        } else {
-            Data::F32((0..n).map(|i| (a + i as f64 * st) as f32).collect()).cast(dtype)
+        // `start + i * step` in PyTorch's CPU accumulator type: double for floats, int64 for
+        // integers (exact past 2^53 when the bounds are integers).
+        let data = match (start, step) {
+            (Scalar::Int(s0), Scalar::Int(s1)) if !dtype.is_float() => {
+                Data::I64((0..n as i64).map(|i| s0.wrapping_add(i.wrapping_mul(s1))).collect()).cast(dtype)
+            }
+            _ => Data::F64((0..n).map(|i| a + i as f64 * st).collect()).cast(dtype),
         };
         self.from_data(data, &[n])
     }
@@ -420,13 +423,13 @@ impl Engine {
     pub fn full(&mut self, shape: &[usize], value: Scalar, dtype: Option<DType>) -> Result<Tensor> {
         check_numel(shape)?;
         let dtype = dtype.unwrap_or(value.dtype());
-        self.from_data(Data::full(dtype, shape.iter().product(), value.as_f64()), shape)
+        self.from_data(Data::full_scalar(dtype, shape.iter().product(), value), shape)
     }
 
     /// `full_like` and friends: laid out like `t` (PyTorch's preserve format).
     pub fn full_like(&mut self, t: &Tensor, value: Scalar, dtype: DType) -> Result<Tensor> {
         let layout = t.layout.empty_like_preserve();
-        let s = self.new_storage(Data::full(dtype, t.numel(), value.as_f64()));
+        let s = self.new_storage(Data::full_scalar(dtype, t.numel(), value));
         let shape = t.shape().to_vec();
         Ok(self.over_storage(StorageRef::Realized(s), dtype, layout, false, fresh_tg(&shape), Bridge::fresh(&shape)))
     }
@@ -514,21 +517,15 @@ impl Engine {
 
     /// The dtype an elementwise op computes in, by PyTorch's promotion rules.
     pub fn promote(&self, operands: &[&Operand]) -> DType {
-        let mut dims = Vec::new();
-        let mut scalars = Vec::new();
+        let (mut dims, mut zero_dim, mut numbers) = (Vec::new(), Vec::new(), Vec::new());
         for o in operands {
             match o {
-                Operand::Tensor(t) if t.shape().is_empty() => scalars.push(t.dtype),
+                Operand::Tensor(t) if t.shape().is_empty() => zero_dim.push(t.dtype),
                 Operand::Tensor(t) => dims.push(t.dtype),
-                Operand::Scalar(s) => scalars.push(s.dtype()),
+                Operand::Scalar(s) => numbers.push(s.dtype()),
             }
         }
-        // Zero-dim tensors rank below dimensioned ones but keep their own dtype when they win.
-        let zero_dim_only = dims.is_empty();
-        if zero_dim_only {
-            return scalars.iter().copied().reduce(DType::promote).unwrap_or(DType::Float32);
-        }
-        result_type(&dims, &scalars)
+        result_type(&dims, &zero_dim, &numbers)
     }
 
     pub fn broadcast_shapes(shapes: &[&[usize]]) -> Result<Vec<usize>> {
@@ -672,7 +669,7 @@ impl Engine {
         axes: &[usize],
         keepdim: bool,
     ) -> Result<UOpId> {
-        let out_dtype = if op == ReduceOp::Sum && !dtype.is_float() { DType::Int32 } else { dtype };
+        let out_dtype = if op == ReduceOp::Sum && !dtype.is_float() { DType::Int64 } else { dtype };
         if op != ReduceOp::Sum && axes.iter().any(|&d| shape[d] == 0) {
             bail!(
                 Index,
@@ -771,18 +768,18 @@ impl Engine {
         let mshape = self.graph.node(m).shape.clone();
         let wide = self.broadcast_node(m, a.dtype, &mshape, &shape)?;
         let hit = self.graph.push(Op::Binary(BinaryOp::CmpEq), DType::Bool, shape.clone(), vec![a.node, wide]);
-        let down: Vec<i32> = (0..n).map(|i| (n - i) as i32).collect();
-        let counter = self.from_data(Data::I32(down), &[n])?;
+        let down: Vec<i64> = (0..n).map(|i| (n - i) as i64).collect();
+        let counter = self.from_data(Data::I64(down), &[n])?;
         let mut cshape = vec![1; shape.len()];
         cshape[axis] = n;
-        let c = self.graph.push(Op::Reshape(cshape.clone()), DType::Int32, cshape.clone(), vec![counter.node]);
-        let c = self.graph.push(Op::Expand(shape.clone()), DType::Int32, shape.clone(), vec![c]);
-        let zero = self.graph.push(Op::Const(Scalar::Int(0)), DType::Int32, shape.clone(), vec![]);
-        let picked = self.graph.push(Op::Where, DType::Int32, shape.clone(), vec![hit, c, zero]);
-        let best = self.reduce_node(ReduceOp::Max, picked, DType::Int32, &shape, &[axis], keepdim)?;
+        let c = self.graph.push(Op::Reshape(cshape.clone()), DType::Int64, cshape.clone(), vec![counter.node]);
+        let c = self.graph.push(Op::Expand(shape.clone()), DType::Int64, shape.clone(), vec![c]);
+        let zero = self.graph.push(Op::Const(Scalar::Int(0)), DType::Int64, shape.clone(), vec![]);
+        let picked = self.graph.push(Op::Where, DType::Int64, shape.clone(), vec![hit, c, zero]);
+        let best = self.reduce_node(ReduceOp::Max, picked, DType::Int64, &shape, &[axis], keepdim)?;
         let bshape = self.graph.node(best).shape.clone();
-        let nn = self.graph.push(Op::Const(Scalar::Int(n as i64)), DType::Int32, bshape.clone(), vec![]);
-        let node = self.graph.push(Op::Binary(BinaryOp::Sub), DType::Int32, bshape, vec![nn, best]);
+        let nn = self.graph.push(Op::Const(Scalar::Int(n as i64)), DType::Int64, bshape.clone(), vec![]);
+        let node = self.graph.push(Op::Binary(BinaryOp::Sub), DType::Int64, bshape, vec![nn, best]);
         self.computed(node)
     }
 

@@ -29,13 +29,14 @@ pub struct ScheduleOutput {
 }
 
 /// The bytes of `d` in the renderer's storage layout.
-pub fn encode(d: &Data) -> Vec<u8> {
-    match d {
+pub fn encode(d: &Data) -> Result<Vec<u8>> {
+    Ok(match d {
         Data::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
         Data::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
         Data::Bool(v) => v.iter().flat_map(|&b| u32::from(b).to_le_bytes()).collect(),
         Data::U8(v) => v.clone(),
-    }
+        other => return Err(Error::Invalid(format!("WGSL has no {} type", other.dtype()))),
+    })
 }
 
 /// Reads `len` elements of `dtype` back out of the renderer's storage layout.
@@ -50,6 +51,7 @@ pub fn decode(bytes: &[u8], dtype: DType, len: usize) -> Result<Data> {
         DType::Int32 => Data::I32((0..len).map(|i| i32::from_le_bytes(words(i))).collect()),
         DType::Bool => Data::Bool((0..len).map(|i| u32::from_le_bytes(words(i)) != 0).collect()),
         DType::UInt8 => Data::U8(bytes[..len].to_vec()),
+        other => return Err(Error::Invalid(format!("WGSL has no {other} type"))),
     })
 }
 
@@ -125,7 +127,7 @@ impl Gpu {
                         .get(id)
                         .ok_or_else(|| Error::Invalid(format!("storage {id} is not in the table passed in")))?;
                     // Writes keep to 4-byte alignment: pad the tail of packed uint8 data.
-                    let mut padded = encode(d);
+                    let mut padded = encode(d)?;
                     padded.resize(padded.len().div_ceil(4).max(1) * 4, 0);
                     let buf = self.create_buffer(&format!("storage {id}"), padded.len() as u64).await?;
                     self.write(&buf, 0, &padded).await?;

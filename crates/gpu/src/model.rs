@@ -150,10 +150,10 @@ fn gpu_size(dtype: DType, shape: &[usize]) -> u64 {
     bytes.div_ceil(wgpu::COPY_BUFFER_ALIGNMENT).max(1) * wgpu::COPY_BUFFER_ALIGNMENT
 }
 
-fn padded_bytes(d: &Data) -> Vec<u8> {
-    let mut b = encode(d);
+fn padded_bytes(d: &Data) -> Result<Vec<u8>> {
+    let mut b = encode(d)?;
     b.resize(b.len().div_ceil(4).max(1) * 4, 0);
-    b
+    Ok(b)
 }
 
 impl GpuModel {
@@ -249,7 +249,7 @@ impl GpuModel {
                 let data = cap
                     .weight(id)
                     .ok_or_else(|| Error::Invalid(format!("weight {:?} has no values in the capture", b.name)))?;
-                let bytes = padded_bytes(data);
+                let bytes = padded_bytes(data)?;
                 gpu.scoped("uploading a weight", || gpu.queue().write_buffer(&buffers[id], 0, &bytes)).await?;
             }
         }
@@ -379,13 +379,14 @@ impl GpuModel {
                 )));
             }
         }
+        let input_bytes = inputs.iter().map(padded_bytes).collect::<Result<Vec<_>>>()?;
         let staging = self.spare().pop().unwrap_or_else(|| self.readback_buffer());
         // Error scopes catch what the checks at preparation could not foresee (a lost device,
         // memory). Their pops are awaited together with the mapping, not before it, so a run
         // costs one round trip to the GPU process in the browser rather than two.
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        self.submit(gpu, inputs, &staging);
+        self.submit(gpu, &input_bytes, &staging);
         let (tx, rx) = oneshot();
         staging.slice(..).map_async(wgpu::MapMode::Read, move |r| tx.send(r));
         let pending = [validation.pop(), oom.pop()];
@@ -426,10 +427,10 @@ impl GpuModel {
 
     /// Writes the inputs and submits every dispatch, then the copies of the outputs (and the
     /// resolved timestamps) into `staging`, as one command buffer.
-    fn submit(&self, gpu: &Gpu, inputs: &[Data], staging: &wgpu::Buffer) {
+    fn submit(&self, gpu: &Gpu, inputs: &[Vec<u8>], staging: &wgpu::Buffer) {
         let queue = gpu.queue();
-        for (p, d) in self.inputs.iter().zip(inputs) {
-            queue.write_buffer(&self.buffers[p.buffer], 0, &padded_bytes(d));
+        for (p, bytes) in self.inputs.iter().zip(inputs) {
+            queue.write_buffer(&self.buffers[p.buffer], 0, bytes);
         }
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
         match &self.timestamps {

@@ -4,19 +4,21 @@
 //! report kernels through this module, so they check and describe them the same way.
 
 use serde::Serialize;
-use stridelab_core::codegen::cpu;
+use stridelab_core::codegen::{cpu, wgsl};
 use stridelab_core::codegen::ir::{Kernel, KernelKind};
 use stridelab_core::schedule::{ScheduleOptions, StepKernels};
 use stridelab_core::uop::data::Data;
 use web_time::Instant;
 
 use crate::exec::kernel_spec;
-use crate::{Gpu, KernelTiming, RunOptions, Spread, TimingSource};
+use crate::{Gpu, KernelSpec, KernelTiming, RunOptions, Spread, TimingSource};
 
 /// One executed kernel: the IR and how long it took.
 pub struct Ran {
     pub kernel: Kernel,
     pub timing: KernelTiming,
+    /// Why the kernel ran where it did, when that is not where it was asked to run.
+    pub note: Option<String>,
 }
 
 /// Equal up to float rounding: kernels may reassociate sums, so floats get a relative tolerance;
@@ -40,6 +42,17 @@ pub fn schedule_options(gpu: Option<&Gpu>) -> ScheduleOptions {
 /// Runs the step's kernels on `gpu` (each `repeats` times) and checks every written storage
 /// against the interpreter; `Err` says which line and storage differ or why the GPU failed.
 pub async fn run_step_gpu(gpu: &Gpu, step: &StepKernels, repeats: u32) -> Result<Vec<Ran>, String> {
+    // WGSL has no 64-bit or 16-bit-float types: such a statement runs whole on the CPU kernel
+    // executor, and every kernel says so, rather than computing in a narrower type.
+    if let Some(d) = step.schedule.kernels.iter().find_map(wgsl::unsupported_dtype) {
+        let mut clock = 0.0;
+        let mut ran = run_step_cpu(step, repeats, &mut clock)?;
+        let note = format!("WGSL has no {d} type: this statement's kernels ran on the CPU kernel executor");
+        for r in &mut ran {
+            r.note = Some(note.clone());
+        }
+        return Ok(ran);
+    }
     let opts = RunOptions::new().with_repeats(repeats.max(1));
     let out = gpu
         .run_schedule(&step.schedule, &step.inputs, &opts)
@@ -56,7 +69,14 @@ pub async fn run_step_gpu(gpu: &Gpu, step: &StepKernels, repeats: u32) -> Result
             }
         }
     }
-    Ok(step.schedule.kernels.iter().cloned().zip(out.timings).map(|(kernel, timing)| Ran { kernel, timing }).collect())
+    Ok(step
+        .schedule
+        .kernels
+        .iter()
+        .cloned()
+        .zip(out.timings)
+        .map(|(kernel, timing)| Ran { kernel, timing, note: None })
+        .collect())
 }
 
 /// Runs the step's kernels on the CPU IR executor with host-clock timing, `repeats` times from the
@@ -100,10 +120,17 @@ pub fn run_step_cpu(step: &StepKernels, repeats: u32, clock: &mut f64) -> Result
         .iter()
         .enumerate()
         .map(|(i, k)| {
-            let spec = kernel_spec(k, &|_| 0).map_err(|e| e.to_string())?;
+            let spec = match wgsl::unsupported_dtype(k) {
+                // No WGSL to show: the kernel's name and cost are what its timing needs.
+                Some(_) => {
+                    let (read, written) = k.bytes();
+                    KernelSpec::new(&k.name, String::new(), "main").with_cost(read, written, k.flops())
+                }
+                None => kernel_spec(k, &|_| 0).map_err(|e| e.to_string())?,
+            };
             let span: f64 = samples[i].iter().sum();
             let timing = KernelTiming::measured(&spec, TimingSource::Cpu, resolution, &samples[i], starts[i], span);
-            Ok(Ran { kernel: k.clone(), timing })
+            Ok(Ran { kernel: k.clone(), timing, note: None })
         })
         .collect()
 }
@@ -133,6 +160,9 @@ pub struct KernelReport<'a> {
     pub repeats: u32,
     pub spread_ns: Option<Spread>,
     pub reason: &'a str,
+    /// Why the kernel ran where it did (a statement with int64 or float64 runs on the CPU).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<&'a str>,
 }
 
 impl Ran {
@@ -166,6 +196,7 @@ impl Ran {
             repeats: t.repeats(),
             spread_ns: t.spread_ns(),
             reason: &self.kernel.reason,
+            note: self.note.as_deref(),
         }
     }
 }

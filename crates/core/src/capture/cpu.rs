@@ -177,12 +177,7 @@ fn fuse_conv(steps: &mut Vec<Step>, outputs: &[usize]) {
 }
 
 fn zeros(dtype: DType, n: usize) -> Data {
-    match dtype {
-        DType::Float32 => Data::F32(vec![0.0; n]),
-        DType::Int32 => Data::I32(vec![0; n]),
-        DType::UInt8 => Data::U8(vec![0; n]),
-        DType::Bool => Data::Bool(vec![false; n]),
-    }
+    Data::zeros(dtype, n)
 }
 
 impl CpuPlan {

@@ -53,28 +53,23 @@ fn dtype_size(d: DType) -> usize {
 }
 
 fn data_bytes(d: &Data) -> Result<(Dtype, Vec<u8>)> {
-    Ok(match d {
-        Data::F32(v) => (Dtype::F32, v.iter().flat_map(|x| x.to_le_bytes()).collect()),
-        Data::I32(v) => (Dtype::I32, v.iter().flat_map(|x| x.to_le_bytes()).collect()),
-        Data::U8(v) => (Dtype::U8, v.clone()),
-        Data::Bool(v) => (Dtype::BOOL, v.iter().map(|&b| u8::from(b)).collect()),
-    })
+    Ok((st_dtype(d.dtype()), d.to_le_bytes()))
 }
 
 fn bytes_data(dtype: DType, b: &[u8]) -> Data {
-    let word = |c: &[u8]| [c[0], c[1], c[2], c[3]];
-    match dtype {
-        DType::Float32 => Data::F32(b.chunks_exact(4).map(|c| f32::from_le_bytes(word(c))).collect()),
-        DType::Int32 => Data::I32(b.chunks_exact(4).map(|c| i32::from_le_bytes(word(c))).collect()),
-        DType::UInt8 => Data::U8(b.to_vec()),
-        DType::Bool => Data::Bool(b.iter().map(|&x| x != 0).collect()),
-    }
+    Data::from_le_bytes(dtype, b)
 }
 
 fn st_dtype(d: DType) -> Dtype {
     match d {
+        DType::Float64 => Dtype::F64,
         DType::Float32 => Dtype::F32,
+        DType::Float16 => Dtype::F16,
+        DType::BFloat16 => Dtype::BF16,
+        DType::Int64 => Dtype::I64,
         DType::Int32 => Dtype::I32,
+        DType::Int16 => Dtype::I16,
+        DType::Int8 => Dtype::I8,
         DType::UInt8 => Dtype::U8,
         DType::Bool => Dtype::BOOL,
     }

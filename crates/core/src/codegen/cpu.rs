@@ -140,15 +140,20 @@ fn reduce_block(
         run_range(k, bufs, body.clone(), &vars, nv, total, &mut vals, writes)?;
         let Some(v) = vals[value].take() else { bail!(Unsupported, "internal: reduce body produced no value") };
         match op {
-            ReduceOp::Sum => {
+            // Floats accumulate in f64 as the interpreter does; integers exactly, in their type.
+            ReduceOp::Sum if dtype.is_float() => {
                 let f = v.to_f64_vec();
                 for (l, s) in sums.iter_mut().enumerate() {
                     *s += f[l * rl..(l + 1) * rl].iter().sum::<f64>();
                 }
             }
-            ReduceOp::Max | ReduceOp::Min => {
+            ReduceOp::Sum | ReduceOp::Max | ReduceOp::Min => {
                 let part = interp::reduce(op, &v, &[lanes, rl], &[1])?;
-                let bop = if op == ReduceOp::Max { crate::uop::BinaryOp::Max } else { crate::uop::BinaryOp::Min };
+                let bop = match op {
+                    ReduceOp::Sum => crate::uop::BinaryOp::Add,
+                    ReduceOp::Max => crate::uop::BinaryOp::Max,
+                    ReduceOp::Min => crate::uop::BinaryOp::Min,
+                };
                 acc = Some(match acc {
                     None => part,
                     Some(a) => alu::binary(bop, &a, &part),
@@ -158,19 +163,15 @@ fn reduce_block(
         r0 += rl;
     }
     Ok(match (op, acc) {
-        (ReduceOp::Sum, _) | (_, None) => from_f64s(&sums, dtype),
+        (ReduceOp::Sum, _) if dtype.is_float() => from_f64s(&sums, dtype),
+        (_, None) => from_f64s(&sums, dtype),
         (_, Some(a)) => a,
     })
 }
 
 /// Rounds f64 accumulators to `dtype` the way the interpreter's reduce does.
 fn from_f64s(v: &[f64], dtype: DType) -> Data {
-    match dtype {
-        DType::Float32 => Data::F32(v.iter().map(|&x| x as f32).collect()),
-        DType::Int32 => Data::I32(v.iter().map(|&x| (x as i64) as i32).collect()),
-        DType::UInt8 => Data::U8(v.iter().map(|&x| (x as i64) as u8).collect()),
-        DType::Bool => Data::Bool(v.iter().map(|&x| x != 0.0).collect()),
-    }
+    crate::uop::data::with_dtype!(dtype, |T| T::wrap(v.iter().map(|&x| T::from_f64(x)).collect()))
 }
 
 #[allow(clippy::too_many_arguments)]

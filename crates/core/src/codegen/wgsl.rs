@@ -16,7 +16,7 @@
 
 use super::ir::{Inst, Kernel, KernelKind, Tile};
 use crate::dtype::DType;
-use crate::error::Result;
+use crate::error::{bail, Result};
 use crate::shape::symbolic::Expr;
 use crate::uop::alu::{Class, Template};
 use crate::uop::{BinaryOp, ReduceOp};
@@ -55,8 +55,25 @@ pub struct Rendered {
     pub read_only: Vec<bool>,
 }
 
+/// The register class of `d`. [`render`] refuses kernels with a dtype WGSL has no type for
+/// before anything asks, so the fallback is never taken.
 fn class(d: DType) -> Class {
-    Class::of(d)
+    Class::of(d).unwrap_or(Class::F)
+}
+
+/// The first dtype of `k` (a buffer's, a value's or a cast's source) that WGSL has no type for:
+/// such a kernel runs on the CPU kernel executor instead.
+pub fn unsupported_dtype(k: &Kernel) -> Option<DType> {
+    let casts = k.insts.iter().filter_map(|i| match i {
+        Inst::Cast { from, .. } => Some(*from),
+        _ => None,
+    });
+    k.slots
+        .iter()
+        .map(|s| s.dtype)
+        .chain(k.insts.iter().filter_map(Inst::dtype))
+        .chain(casts)
+        .find(|d| !d.has_wgsl_type())
 }
 
 /// The WGSL type a value of `d` has in registers.
@@ -572,6 +589,9 @@ fn quad_slots(k: &Kernel) -> Vec<bool> {
 
 /// Renders one kernel.
 pub fn render(k: &Kernel) -> Result<Rendered> {
+    if let Some(d) = unsupported_dtype(k) {
+        bail!(Unsupported, "{}: WGSL has no {d} type; the kernel runs on the CPU kernel executor", k.name);
+    }
     let out_u8 = k.slots[0].dtype == DType::UInt8;
     let elementwise = k.kind != KernelKind::Store
         && !k.serial

@@ -620,8 +620,11 @@ impl Engine {
         let after = [win.padding[0] + extra[0], win.padding[1] + extra[1]];
         let fill = match (kind, dtype) {
             (PoolKind::Avg { .. }, _) => Scalar::Int(0),
-            (PoolKind::Max, DType::Float32) => Scalar::Float(f64::NEG_INFINITY),
+            (PoolKind::Max, d) if d.is_float() => Scalar::Float(f64::NEG_INFINITY),
+            (PoolKind::Max, DType::Int8) => Scalar::Int(i64::from(i8::MIN)),
+            (PoolKind::Max, DType::Int16) => Scalar::Int(i64::from(i16::MIN)),
             (PoolKind::Max, DType::Int32) => Scalar::Int(i64::from(i32::MIN)),
+            (PoolKind::Max, DType::Int64) => Scalar::Int(i64::MIN),
             (PoolKind::Max, _) => Scalar::Int(0),
         };
         let xn = self.pad_spatial(x.node(), win.padding, after, fill);
@@ -704,8 +707,14 @@ pub(crate) fn c_name(d: DType) -> &'static str {
     match d {
         DType::Bool => "bool",
         DType::UInt8 => "unsigned char",
-        DType::Int32 => "long int",
+        DType::Int8 => "signed char",
+        DType::Int16 => "short int",
+        DType::Int32 => "int",
+        DType::Int64 => "long int",
+        DType::Float16 => "c10::Half",
+        DType::BFloat16 => "c10::BFloat16",
         DType::Float32 => "float",
+        DType::Float64 => "double",
     }
 }
 

@@ -78,15 +78,38 @@ const FUNCTIONS: &[&str] = &[
     "avg_pool2d",
 ];
 
+/// PyTorch's dtype names and aliases (`torch.long` is int64, `torch.int` int32).
 const DTYPES: &[(&str, DType)] = &[
     ("float32", DType::Float32),
     ("float", DType::Float32),
+    ("float64", DType::Float64),
+    ("double", DType::Float64),
+    ("float16", DType::Float16),
+    ("half", DType::Float16),
+    ("bfloat16", DType::BFloat16),
+    ("int64", DType::Int64),
+    ("long", DType::Int64),
     ("int32", DType::Int32),
-    ("int64", DType::Int32),
-    ("long", DType::Int32),
     ("int", DType::Int32),
-    ("bool", DType::Bool),
+    ("int16", DType::Int16),
+    ("short", DType::Int16),
+    ("int8", DType::Int8),
     ("uint8", DType::UInt8),
+    ("bool", DType::Bool),
+];
+
+/// The casting methods (`x.long()`) and the dtype each makes.
+const CAST_METHODS: &[(&str, DType)] = &[
+    ("float", DType::Float32),
+    ("double", DType::Float64),
+    ("half", DType::Float16),
+    ("bfloat16", DType::BFloat16),
+    ("long", DType::Int64),
+    ("int", DType::Int32),
+    ("short", DType::Int16),
+    ("char", DType::Int8),
+    ("byte", DType::UInt8),
+    ("bool", DType::Bool),
 ];
 
 /// Whether `torch.name`/`F.name` is a function the library has: the list above, the
@@ -363,14 +386,7 @@ fn tensor_from_nested(engine: &mut Engine, data: &Value, dtype: Option<DType>) -
     crate::tensor::check_numel(&shape)?;
     let inferred = flat.iter().map(|s| s.dtype()).max().unwrap_or(DType::Float32);
     let dtype = dtype.unwrap_or(if flat.is_empty() { DType::Float32 } else { inferred });
-    let data = Data::F32(vec![]).cast(dtype);
-    let data = match data {
-        Data::Bool(_) => Data::Bool(flat.iter().map(|s| s.as_f64() != 0.0).collect()),
-        Data::U8(_) => Data::U8(flat.iter().map(|s| s.as_f64() as i64 as u8).collect()),
-        Data::I32(_) => Data::I32(flat.iter().map(|s| s.as_f64() as i64 as i32).collect()),
-        Data::F32(_) => Data::F32(flat.iter().map(|s| s.as_f64() as f32).collect()),
-    };
-    engine.from_data(data, &shape)
+    engine.from_data(Data::from_scalars(dtype, &flat), &shape)
 }
 
 // ------------------------------------------------------------------------------- views
@@ -604,13 +620,10 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             let arg: Vec<(i64, i64)> = arg.iter().map(|p| p.unwrap_or((0, 0))).collect();
             tensor(run.engine.pad(&t, &arg, value)?)
         }
-        "float" | "int" | "long" | "bool" | "byte" | "to" | "type" => {
-            let dtype = match name {
-                "float" => DType::Float32,
-                "byte" => DType::UInt8,
-                "int" | "long" => DType::Int32,
-                "bool" => DType::Bool,
-                _ => match args.req(0, "dtype")? {
+        _ if name == "to" || name == "type" || CAST_METHODS.iter().any(|(n, _)| *n == name) => {
+            let dtype = match CAST_METHODS.iter().find(|(n, _)| *n == name) {
+                Some(&(_, d)) => d,
+                None => match args.req(0, "dtype")? {
                     Value::DType(d) => d,
                     other => bail!(Type, "to() expects a dtype, got {}", other.type_name()),
                 },
@@ -662,12 +675,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                 bail!(Shape, "a Tensor with {} elements cannot be converted to Scalar", t.numel());
             }
             let v = run.engine.values(&t)?;
-            let x = v.get_f64(0);
-            Ok(Value::Scalar(match t.dtype() {
-                DType::Float32 => Scalar::Float(x),
-                DType::Bool => Scalar::Bool(x != 0.0),
-                _ => Scalar::Int(x as i64),
-            }))
+            Ok(Value::Scalar(v.get_scalar(0)))
         }
         // ---- elementwise
         "clamp" | "clip" => {
@@ -728,7 +736,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                     let axes: Vec<usize> = if t.shape().is_empty() { vec![] } else { vec![d] };
                     let values = run.engine.reduce(op, &t, &axes, keepdim)?;
                     let indices = if t.shape().is_empty() {
-                        run.engine.full(&[], Scalar::Int(0), Some(DType::Int32))?
+                        run.engine.full(&[], Scalar::Int(0), Some(DType::Int64))?
                     } else {
                         run.engine.arg_reduce(&t, d, keepdim, name == "max")?
                     };

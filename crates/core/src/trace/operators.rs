@@ -77,6 +77,11 @@ pub fn binary(run: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
 /// Python arithmetic on plain numbers.
 fn scalar_binary(op: BinOp, x: Scalar, y: Scalar) -> Result<Value> {
     let float = matches!(x, Scalar::Float(_)) || matches!(y, Scalar::Float(_));
+    if !float {
+        if let Some(v) = int_binary(op, x.as_i64(), y.as_i64())? {
+            return Ok(int(v));
+        }
+    }
     let (a, b) = (x.as_f64(), y.as_f64());
     let num = |f: f64| -> Value { Value::Scalar(if float { Scalar::Float(f) } else { Scalar::Int(f as i64) }) };
     let boolean = |v: bool| Ok(Value::Scalar(Scalar::Bool(v)));
@@ -129,4 +134,39 @@ pub fn inplace_binary(run: &mut RunContext, t: &Tensor, op: BinOp, rhs: Value) -
     }
     let other = operand(rhs, "right operand")?;
     write_binary(run, t, bop, &Operand::Tensor(t.clone()), &other)
+}
+
+/// Python's integer arithmetic, exactly (in 64 bits: a result past them is refused, not
+/// rounded); `None` for what integers do not compute exactly (true division, comparisons,
+/// negative powers), which the float path takes.
+fn int_binary(op: BinOp, a: i64, b: i64) -> Result<Option<i64>> {
+    let v = match op {
+        BinOp::Add => a.checked_add(b),
+        BinOp::Sub => a.checked_sub(b),
+        BinOp::Mul => a.checked_mul(b),
+        BinOp::FloorDiv | BinOp::Mod => {
+            if b == 0 {
+                bail!(Shape, "integer division or modulo by zero");
+            }
+            let (q, r) = (a.checked_div_euclid(b), a.checked_rem_euclid(b));
+            // Python floors toward negative infinity: the remainder takes the divisor's sign.
+            match (q, r) {
+                (Some(q), Some(r)) if r != 0 && b < 0 => {
+                    if op == BinOp::FloorDiv {
+                        q.checked_sub(1)
+                    } else {
+                        r.checked_add(b)
+                    }
+                }
+                (Some(q), Some(r)) => Some(if op == BinOp::FloorDiv { q } else { r }),
+                _ => None,
+            }
+        }
+        BinOp::Pow if b >= 0 => u32::try_from(b).ok().and_then(|e| a.checked_pow(e)),
+        _ => return Ok(None),
+    };
+    match v {
+        Some(v) => Ok(Some(v)),
+        None => bail!(Limit, "integer {op:?} of {a} and {b} does not fit in 64 bits"),
+    }
 }

@@ -12,6 +12,7 @@
 //! rows here: the engine builds them from these primitives.
 
 use super::data::{Data, Elem};
+use super::half::{BF16, F16};
 use crate::dtype::DType;
 use serde::Serialize;
 
@@ -45,12 +46,15 @@ pub enum Class {
 }
 
 impl Class {
-    pub fn of(d: DType) -> Class {
+    /// The class of a dtype WGSL can hold; `None` for the dtypes it has no type for (64-bit,
+    /// 16-bit floats, int8/int16), whose kernels run on the CPU kernel executor instead.
+    pub fn of(d: DType) -> Option<Class> {
         match d {
-            DType::Float32 => Class::F,
-            DType::Int32 => Class::I,
-            DType::UInt8 => Class::U8,
-            DType::Bool => Class::B,
+            DType::Float32 => Some(Class::F),
+            DType::Int32 => Some(Class::I),
+            DType::UInt8 => Some(Class::U8),
+            DType::Bool => Some(Class::B),
+            _ => None,
         }
     }
 }
@@ -214,12 +218,17 @@ macro_rules! int_arith {
         }
     };
 }
-int_arith!(i32);
 int_arith!(u8);
+int_arith!(i8);
+int_arith!(i16);
+int_arith!(i32);
+int_arith!(i64);
 
-impl Arith for f32 {
-    const LOWEST: Self = f32::NEG_INFINITY;
-    const HIGHEST: Self = f32::INFINITY;
+macro_rules! float_arith {
+    ($t:ident) => {
+impl Arith for $t {
+    const LOWEST: Self = $t::NEG_INFINITY;
+    const HIGHEST: Self = $t::INFINITY;
     fn add(a: Self, b: Self) -> Self {
         a + b
     }
@@ -250,38 +259,38 @@ impl Arith for f32 {
         a.powf(b)
     }
     fn and(a: Self, b: Self) -> Self {
-        f32::from(u8::from(a != 0.0 && b != 0.0))
+        <$t>::from(u8::from(a != 0.0 && b != 0.0))
     }
     fn or(a: Self, b: Self) -> Self {
-        f32::from(u8::from(a != 0.0 || b != 0.0))
+        <$t>::from(u8::from(a != 0.0 || b != 0.0))
     }
     fn xor(a: Self, b: Self) -> Self {
-        f32::from(u8::from((a != 0.0) != (b != 0.0)))
+        <$t>::from(u8::from((a != 0.0) != (b != 0.0)))
     }
     fn neg(a: Self) -> Self {
         -a
     }
     fn not(a: Self) -> Self {
-        f32::from(u8::from(a == 0.0))
+        <$t>::from(u8::from(a == 0.0))
     }
     fn abs(a: Self) -> Self {
         a.abs()
     }
     // PyTorch's sign is (0 < x) - (x < 0): NaN gives 0, -0.0 gives 0.
     fn sign(a: Self) -> Self {
-        f32::from(u8::from(0.0 < a)) - f32::from(u8::from(a < 0.0))
+        <$t>::from(u8::from(0.0 < a)) - <$t>::from(u8::from(a < 0.0))
     }
     // PyTorch's maximum/minimum propagate NaN.
     fn max(a: Self, b: Self) -> Self {
         if a.is_nan() || b.is_nan() {
-            f32::NAN
+            $t::NAN
         } else {
             a.max(b)
         }
     }
     fn min(a: Self, b: Self) -> Self {
         if a.is_nan() || b.is_nan() {
-            f32::NAN
+            $t::NAN
         } else {
             a.min(b)
         }
@@ -294,6 +303,79 @@ impl Arith for f32 {
         a.min(b)
     }
 }
+    };
+}
+float_arith!(f32);
+float_arith!(f64);
+
+/// The 16-bit floats compute in f32 and round once per op, as PyTorch's CPU kernels do.
+macro_rules! half_arith {
+    ($t:ident, $neg_inf:literal, $inf:literal) => {
+        impl Arith for $t {
+            const LOWEST: Self = $t($neg_inf);
+            const HIGHEST: Self = $t($inf);
+            fn add(a: Self, b: Self) -> Self {
+                $t::from_f32(a.to_f32() + b.to_f32())
+            }
+            fn sub(a: Self, b: Self) -> Self {
+                $t::from_f32(a.to_f32() - b.to_f32())
+            }
+            fn mul(a: Self, b: Self) -> Self {
+                $t::from_f32(a.to_f32() * b.to_f32())
+            }
+            fn div(a: Self, b: Self) -> Self {
+                $t::from_f32(a.to_f32() / b.to_f32())
+            }
+            fn floordiv(a: Self, b: Self) -> Self {
+                $t::from_f32(<f32 as Arith>::floordiv(a.to_f32(), b.to_f32()))
+            }
+            fn rem(a: Self, b: Self) -> Self {
+                $t::from_f32(<f32 as Arith>::rem(a.to_f32(), b.to_f32()))
+            }
+            fn fmod(a: Self, b: Self) -> Self {
+                $t::from_f32(<f32 as Arith>::fmod(a.to_f32(), b.to_f32()))
+            }
+            fn pow(a: Self, b: Self) -> Self {
+                $t::from_f32(<f32 as Arith>::pow(a.to_f32(), b.to_f32()))
+            }
+            fn and(a: Self, b: Self) -> Self {
+                $t::from_f32(<f32 as Arith>::and(a.to_f32(), b.to_f32()))
+            }
+            fn or(a: Self, b: Self) -> Self {
+                $t::from_f32(<f32 as Arith>::or(a.to_f32(), b.to_f32()))
+            }
+            fn xor(a: Self, b: Self) -> Self {
+                $t::from_f32(<f32 as Arith>::xor(a.to_f32(), b.to_f32()))
+            }
+            fn neg(a: Self) -> Self {
+                $t::from_f32(-a.to_f32())
+            }
+            fn not(a: Self) -> Self {
+                $t::from_f32(<f32 as Arith>::not(a.to_f32()))
+            }
+            fn abs(a: Self) -> Self {
+                $t::from_f32(a.to_f32().abs())
+            }
+            fn sign(a: Self) -> Self {
+                $t::from_f32(<f32 as Arith>::sign(a.to_f32()))
+            }
+            fn max(a: Self, b: Self) -> Self {
+                $t::from_f32(<f32 as Arith>::max(a.to_f32(), b.to_f32()))
+            }
+            fn min(a: Self, b: Self) -> Self {
+                $t::from_f32(<f32 as Arith>::min(a.to_f32(), b.to_f32()))
+            }
+            fn fmax(a: Self, b: Self) -> Self {
+                $t::from_f32(a.to_f32().max(b.to_f32()))
+            }
+            fn fmin(a: Self, b: Self) -> Self {
+                $t::from_f32(a.to_f32().min(b.to_f32()))
+            }
+        }
+    };
+}
+half_arith!(F16, 0xfc00, 0x7c00);
+half_arith!(BF16, 0xff80, 0x7f80);
 
 impl Arith for bool {
     const LOWEST: Self = false;

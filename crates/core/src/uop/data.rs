@@ -4,6 +4,7 @@
 //! rounding, int32 wrapping, bool) instead of widening everything to f64.
 
 use crate::dtype::DType;
+use crate::uop::half::{BF16, F16};
 use crate::shape::view::View;
 use serde::Serialize;
 
@@ -24,11 +25,21 @@ impl Scalar {
         }
     }
 
-    /// The dtype a Python scalar has when it decides a result type.
+    /// The value as an integer (floats truncate).
+    pub fn as_i64(self) -> i64 {
+        match self {
+            Scalar::Bool(b) => i64::from(b),
+            Scalar::Int(i) => i,
+            Scalar::Float(f) => f as i64,
+        }
+    }
+
+    /// The dtype a Python number stands for when it decides a result type (bool, int64, or
+    /// the default float).
     pub fn dtype(self) -> DType {
         match self {
             Scalar::Bool(_) => DType::Bool,
-            Scalar::Int(_) => DType::Int32,
+            Scalar::Int(_) => DType::Int64,
             Scalar::Float(_) => DType::Float32,
         }
     }
@@ -38,8 +49,14 @@ impl Scalar {
 pub enum Data {
     Bool(Vec<bool>),
     U8(Vec<u8>),
+    I8(Vec<i8>),
+    I16(Vec<i16>),
     I32(Vec<i32>),
+    I64(Vec<i64>),
+    F16(Vec<F16>),
+    BF16(Vec<BF16>),
     F32(Vec<f32>),
+    F64(Vec<f64>),
 }
 
 /// Conversions every element type supports, so generic loops can cast and compute.
@@ -47,12 +64,15 @@ pub trait Elem: Copy + PartialOrd + Default + Send + Sync + 'static {
     const DTYPE: DType;
     fn from_f64(v: f64) -> Self;
     fn to_f64(self) -> f64;
+    /// Exact conversions for integers (int64 values past 2^53 do not survive an f64).
+    fn from_i64(v: i64) -> Self;
+    fn to_i64(self) -> i64;
     fn vec(d: &Data) -> Option<&[Self]>;
     fn wrap(v: Vec<Self>) -> Data;
 }
 
 macro_rules! elem {
-    ($t:ty, $dt:ident, $var:ident, |$v:ident| $from:expr, |$s:ident| $to:expr) => {
+    ($t:ty, $dt:ident, $var:ident, |$v:ident| $from:expr, |$s:ident| $to:expr, |$vi:ident| $from_i:expr, |$si:ident| $to_i:expr) => {
         impl Elem for $t {
             const DTYPE: DType = DType::$dt;
             fn from_f64($v: f64) -> Self {
@@ -61,6 +81,13 @@ macro_rules! elem {
             fn to_f64(self) -> f64 {
                 let $s = self;
                 $to
+            }
+            fn from_i64($vi: i64) -> Self {
+                $from_i
+            }
+            fn to_i64(self) -> i64 {
+                let $si = self;
+                $to_i
             }
             fn vec(d: &Data) -> Option<&[Self]> {
                 match d {
@@ -75,11 +102,17 @@ macro_rules! elem {
     };
 }
 
-elem!(bool, Bool, Bool, |v| v != 0.0, |s| f64::from(u8::from(s)));
+elem!(bool, Bool, Bool, |v| v != 0.0, |s| f64::from(u8::from(s)), |v| v != 0, |s| i64::from(s));
 // Casts to integers truncate toward zero and wrap, as PyTorch's casts do on CPU.
-elem!(u8, UInt8, U8, |v| (v as i64) as u8, |s| f64::from(s));
-elem!(i32, Int32, I32, |v| (v as i64) as i32, |s| f64::from(s));
-elem!(f32, Float32, F32, |v| v as f32, |s| f64::from(s));
+elem!(u8, UInt8, U8, |v| (v as i64) as u8, |s| f64::from(s), |v| v as u8, |s| i64::from(s));
+elem!(i8, Int8, I8, |v| (v as i64) as i8, |s| f64::from(s), |v| v as i8, |s| i64::from(s));
+elem!(i16, Int16, I16, |v| (v as i64) as i16, |s| f64::from(s), |v| v as i16, |s| i64::from(s));
+elem!(i32, Int32, I32, |v| (v as i64) as i32, |s| f64::from(s), |v| v as i32, |s| i64::from(s));
+elem!(i64, Int64, I64, |v| v as i64, |s| s as f64, |v| v, |s| s);
+elem!(F16, Float16, F16, |v| F16::from_f32(v as f32), |s| f64::from(s.to_f32()), |v| F16::from_f32(v as f32), |s| s.to_f32() as i64);
+elem!(BF16, BFloat16, BF16, |v| BF16::from_f32(v as f32), |s| f64::from(s.to_f32()), |v| BF16::from_f32(v as f32), |s| s.to_f32() as i64);
+elem!(f32, Float32, F32, |v| v as f32, |s| f64::from(s), |v| v as f32, |s| s as i64);
+elem!(f64, Float64, F64, |v| v, |s| s, |v| v as f64, |s| s as i64);
 
 /// Runs `$body` with `$v` bound to the typed slice inside `$data` and `$T` to its element type.
 macro_rules! with_data {
@@ -95,14 +128,44 @@ macro_rules! with_data {
                 type $T = u8;
                 $body
             }
+            $crate::uop::data::Data::I8($v) => {
+                #[allow(dead_code)]
+                type $T = i8;
+                $body
+            }
+            $crate::uop::data::Data::I16($v) => {
+                #[allow(dead_code)]
+                type $T = i16;
+                $body
+            }
             $crate::uop::data::Data::I32($v) => {
                 #[allow(dead_code)]
                 type $T = i32;
                 $body
             }
+            $crate::uop::data::Data::I64($v) => {
+                #[allow(dead_code)]
+                type $T = i64;
+                $body
+            }
+            $crate::uop::data::Data::F16($v) => {
+                #[allow(dead_code)]
+                type $T = $crate::uop::half::F16;
+                $body
+            }
+            $crate::uop::data::Data::BF16($v) => {
+                #[allow(dead_code)]
+                type $T = $crate::uop::half::BF16;
+                $body
+            }
             $crate::uop::data::Data::F32($v) => {
                 #[allow(dead_code)]
                 type $T = f32;
+                $body
+            }
+            $crate::uop::data::Data::F64($v) => {
+                #[allow(dead_code)]
+                type $T = f64;
                 $body
             }
         }
@@ -124,14 +187,44 @@ macro_rules! with_dtype {
                 type $T = u8;
                 $body
             }
+            $crate::dtype::DType::Int8 => {
+                #[allow(dead_code)]
+                type $T = i8;
+                $body
+            }
+            $crate::dtype::DType::Int16 => {
+                #[allow(dead_code)]
+                type $T = i16;
+                $body
+            }
             $crate::dtype::DType::Int32 => {
                 #[allow(dead_code)]
                 type $T = i32;
                 $body
             }
+            $crate::dtype::DType::Int64 => {
+                #[allow(dead_code)]
+                type $T = i64;
+                $body
+            }
+            $crate::dtype::DType::Float16 => {
+                #[allow(dead_code)]
+                type $T = $crate::uop::half::F16;
+                $body
+            }
+            $crate::dtype::DType::BFloat16 => {
+                #[allow(dead_code)]
+                type $T = $crate::uop::half::BF16;
+                $body
+            }
             $crate::dtype::DType::Float32 => {
                 #[allow(dead_code)]
                 type $T = f32;
+                $body
+            }
+            $crate::dtype::DType::Float64 => {
+                #[allow(dead_code)]
+                type $T = f64;
                 $body
             }
         }
@@ -147,6 +240,69 @@ impl Data {
 
     pub fn full(dtype: DType, len: usize, value: f64) -> Data {
         with_dtype!(dtype, |T| T::wrap(vec![T::from_f64(value); len]))
+    }
+
+    /// Python numbers in `dtype`, each converted as PyTorch's `tensor([...])` does (integers
+    /// exactly).
+    pub fn from_scalars(dtype: DType, values: &[Scalar]) -> Data {
+        with_dtype!(dtype, |T| T::wrap(
+            values
+                .iter()
+                .map(|s| match *s {
+                    Scalar::Int(i) => T::from_i64(i),
+                    Scalar::Bool(b) => T::from_i64(i64::from(b)),
+                    Scalar::Float(f) => T::from_f64(f),
+                })
+                .collect()
+        ))
+    }
+
+    /// `len` copies of a Python number in `dtype` (integers exactly, past 2^53 too).
+    pub fn full_scalar(dtype: DType, len: usize, value: Scalar) -> Data {
+        match value {
+            Scalar::Int(i) => with_dtype!(dtype, |T| T::wrap(vec![T::from_i64(i); len])),
+            other => Data::full(dtype, len, other.as_f64()),
+        }
+    }
+
+    /// The elements as little-endian bytes (bool as one byte each): a storage's memory.
+    pub fn to_le_bytes(&self) -> Vec<u8> {
+        match self {
+            Data::Bool(v) => v.iter().map(|&b| u8::from(b)).collect(),
+            Data::U8(v) => v.clone(),
+            Data::I8(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Data::I16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Data::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Data::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Data::F16(v) => v.iter().flat_map(|x| x.0.to_le_bytes()).collect(),
+            Data::BF16(v) => v.iter().flat_map(|x| x.0.to_le_bytes()).collect(),
+            Data::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Data::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        }
+    }
+
+    /// Reads little-endian bytes as elements of `dtype` (a trailing partial element is
+    /// dropped): the reverse of [`Data::to_le_bytes`], and how a dtype view reinterprets memory.
+    pub fn from_le_bytes(dtype: DType, b: &[u8]) -> Data {
+        fn chunks<const N: usize>(b: &[u8]) -> impl Iterator<Item = [u8; N]> + '_ {
+            b.chunks_exact(N).map(|c| {
+                let mut a = [0u8; N];
+                a.copy_from_slice(c);
+                a
+            })
+        }
+        match dtype {
+            DType::Bool => Data::Bool(b.iter().map(|&x| x != 0).collect()),
+            DType::UInt8 => Data::U8(b.to_vec()),
+            DType::Int8 => Data::I8(chunks::<1>(b).map(i8::from_le_bytes).collect()),
+            DType::Int16 => Data::I16(chunks::<2>(b).map(i16::from_le_bytes).collect()),
+            DType::Int32 => Data::I32(chunks::<4>(b).map(i32::from_le_bytes).collect()),
+            DType::Int64 => Data::I64(chunks::<8>(b).map(i64::from_le_bytes).collect()),
+            DType::Float16 => Data::F16(chunks::<2>(b).map(|c| F16(u16::from_le_bytes(c))).collect()),
+            DType::BFloat16 => Data::BF16(chunks::<2>(b).map(|c| BF16(u16::from_le_bytes(c))).collect()),
+            DType::Float32 => Data::F32(chunks::<4>(b).map(f32::from_le_bytes).collect()),
+            DType::Float64 => Data::F64(chunks::<8>(b).map(f64::from_le_bytes).collect()),
+        }
     }
 
     pub fn dtype(&self) -> DType {
@@ -165,6 +321,15 @@ impl Data {
         with_data!(self, |v: T| v[i].to_f64())
     }
 
+    /// Element `i` as a Python number: bool, int (exactly) or float.
+    pub fn get_scalar(&self, i: usize) -> Scalar {
+        match self.dtype() {
+            DType::Bool => Scalar::Bool(self.get_f64(i) != 0.0),
+            d if d.is_float() => Scalar::Float(self.get_f64(i)),
+            _ => Scalar::Int(with_data!(self, |v: T| v[i].to_i64())),
+        }
+    }
+
     pub fn to_f64_vec(&self) -> Vec<f64> {
         with_data!(self, |v: T| v.iter().map(|x| x.to_f64()).collect())
     }
@@ -172,6 +337,13 @@ impl Data {
     pub fn cast(&self, to: DType) -> Data {
         if self.dtype() == to {
             return self.clone();
+        }
+        // Between integers (and bool) the cast is exact in i64; anything with a float goes
+        // through f64, which holds every value of the narrower types.
+        if !self.dtype().is_float() && !to.is_float() {
+            return with_data!(self, |v: S| with_dtype!(to, |T| {
+                T::wrap(v.iter().map(|x| T::from_i64(S::to_i64(*x))).collect())
+            }));
         }
         with_data!(self, |v: S| with_dtype!(to, |T| {
             T::wrap(v.iter().map(|x| T::from_f64(S::to_f64(*x))).collect())

@@ -268,6 +268,19 @@ pub(crate) fn reduce(
             let ast = nest.streams[acc].inner;
             let at = |ab: i64, j: usize| (ab + j as i64 * ast) as usize;
             match op {
+                // Integers sum exactly in i64, wrapping as PyTorch's int64 accumulator does.
+                ReduceOp::Sum if !T::DTYPE.is_float() => {
+                    let mut out = vec![0i64; out_n];
+                    nest.for_each_row(|idx, base| {
+                        nest.with_row(tree, leaves, idx, base, |row: &[T]| {
+                            for (j, x) in row.iter().enumerate() {
+                                let o = &mut out[at(base[acc], j)];
+                                *o = o.wrapping_add(x.to_i64());
+                            }
+                        })
+                    });
+                    T::wrap(out.into_iter().map(T::from_i64).collect())
+                }
                 ReduceOp::Sum => {
                     let mut out = vec![0f64; out_n];
                     nest.for_each_row(|idx, base| {

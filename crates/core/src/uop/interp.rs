@@ -118,7 +118,7 @@ impl<'a> Interp<'a> {
         let owned = |d: Data| Val::Owned(Rc::new(d));
         let out = match &node.op {
             Op::Buffer(s) => Val::Borrowed(self.storages.data(*s)),
-            Op::Const(c) => owned(Data::full(node.dtype, node.shape.iter().product(), c.as_f64())),
+            Op::Const(c) => owned(Data::full_scalar(node.dtype, node.shape.iter().product(), *c)),
             Op::Reshape(_)
             | Op::Permute(_)
             | Op::Expand(_)
@@ -177,7 +177,7 @@ impl<'a> Interp<'a> {
             Op::Const(c) => {
                 let zeros = vec![0i64; node.shape.len()];
                 let view = View::new(&node.shape, Some(&zeros), 0, None);
-                leaves.push((Val::Owned(Rc::new(Data::full(node.dtype, 1, c.as_f64()))), view));
+                leaves.push((Val::Owned(Rc::new(Data::full_scalar(node.dtype, 1, *c))), view));
                 Tree::Leaf(leaves.len() - 1)
             }
             _ => {
@@ -188,7 +188,7 @@ impl<'a> Interp<'a> {
                     (Op::Const(c), [v]) => {
                         let zeros = vec![0i64; v.shape().len()];
                         let view = View::new(v.shape(), Some(&zeros), 0, v.mask());
-                        leaves.push((Val::Owned(Rc::new(Data::full(base_node.dtype, 1, c.as_f64()))), view));
+                        leaves.push((Val::Owned(Rc::new(Data::full_scalar(base_node.dtype, 1, *c))), view));
                     }
                     _ => {
                         let data = self.eval(base)?;
@@ -305,6 +305,10 @@ pub fn reduce(op: ReduceOp, x: &Data, shape: &[usize], axes: &[usize]) -> Result
             .map(|o| {
                 let chunk = &v[o * run..(o + 1) * run];
                 match op {
+                    // Integers sum exactly in i64, wrapping as PyTorch's int64 accumulator does.
+                    ReduceOp::Sum if !T::DTYPE.is_float() => {
+                        T::from_i64(chunk.iter().fold(0i64, |a, x| a.wrapping_add(x.to_i64())))
+                    }
                     ReduceOp::Sum => T::from_f64(alu::sum(chunk)),
                     ReduceOp::Max => chunk.iter().copied().reduce(T::max).unwrap_or_default(),
                     ReduceOp::Min => chunk.iter().copied().reduce(T::min).unwrap_or_default(),

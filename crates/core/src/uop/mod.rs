@@ -8,6 +8,7 @@
 
 pub mod alu;
 pub mod data;
+pub mod half;
 mod fused;
 pub mod interp;
 pub mod sequential;
