@@ -68,6 +68,8 @@ mod lanes {
 
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 mod lanes {
+    use crate::capture::elementwise::max_nan;
+
     #[derive(Clone, Copy)]
     pub struct F4([f32; 4]);
 
@@ -104,14 +106,6 @@ mod lanes {
         pub fn pair_max(self, b: F4) -> F4 {
             let (x, y) = (self.0, b.0);
             F4([max_nan(x[0], x[1]), max_nan(x[2], x[3]), max_nan(y[0], y[1]), max_nan(y[2], y[3])])
-        }
-    }
-
-    fn max_nan(a: f32, b: f32) -> f32 {
-        if a.is_nan() || b.is_nan() {
-            f32::NAN
-        } else {
-            a.max(b)
         }
     }
 }

@@ -94,7 +94,7 @@ impl Capture {
             .iter()
             .map(|b| match self.weight(b.id) {
                 Some(w) => w.clone(),
-                None => zeros(b.dtype, b.shape.iter().product()),
+                None => Data::zeros(b.dtype, b.shape.iter().product()),
             })
             .collect();
         let mut steps = Vec::with_capacity(m.schedule.len());
@@ -173,15 +173,6 @@ fn fuse_conv(steps: &mut Vec<Step>, outputs: &[usize]) {
         }
         steps[i].name = format!("{}+{}", steps[i].name, next.name);
         steps[i].writes = next.writes;
-    }
-}
-
-fn zeros(dtype: DType, n: usize) -> Data {
-    match dtype {
-        DType::Float32 => Data::F32(vec![0.0; n]),
-        DType::Int32 => Data::I32(vec![0; n]),
-        DType::UInt8 => Data::U8(vec![0; n]),
-        DType::Bool => Data::Bool(vec![false; n]),
     }
 }
 

@@ -7,7 +7,8 @@ use crate::error::Result;
 use crate::model::ops::{axis, Lower, Window};
 use crate::onnx::Node;
 
-use super::routine::{BinaryOp, Broadcast, Conv, Gemm, Pool, Routine};
+use super::routine::{Broadcast, BroadcastArith, Conv, Gemm, Pool, Routine};
+use crate::strided::row_major_strides;
 
 /// The direct kernel for `node` over buffers of these shapes, if one is written for its case.
 pub(super) fn routine(
@@ -31,10 +32,10 @@ pub(super) fn routine(
         }
         "Add" | "Sub" | "Mul" | "Div" => {
             let op = match node.op_type() {
-                "Add" => BinaryOp::Add,
-                "Sub" => BinaryOp::Sub,
-                "Mul" => BinaryOp::Mul,
-                _ => BinaryOp::Div,
+                "Add" => BroadcastArith::Add,
+                "Sub" => BroadcastArith::Sub,
+                "Mul" => BroadcastArith::Mul,
+                _ => BroadcastArith::Div,
             };
             Routine::Binary(op, Broadcast { shape: out.clone(), a: bcast(shape(0)?, out)?, b: bcast(shape(1)?, out)? })
         }
@@ -45,7 +46,7 @@ pub(super) fn routine(
                 None => (0..xs.len()).rev().collect(),
                 Some(p) => p.iter().map(|&a| axis(a, xs.len(), false)).collect::<Result<_>>().ok()?,
             };
-            let rs = row_strides(xs);
+            let rs = row_major_strides(xs);
             Routine::Transpose { out_shape: out.clone(), strides: perm.iter().map(|&p| rs[p]).collect() }
         }
         "Concat" => {
@@ -92,19 +93,10 @@ pub(super) fn routine(
     Some(r)
 }
 
-/// Row-major strides of `shape`.
-fn row_strides(shape: &[usize]) -> Vec<usize> {
-    let mut s = vec![1; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        s[d] = s[d + 1] * shape[d + 1];
-    }
-    s
-}
-
 /// Strides that broadcast `shape` (aligned right) to `out`, or `None` if it does not.
-fn bcast(shape: &[usize], out: &[usize]) -> Option<Vec<usize>> {
+fn bcast(shape: &[usize], out: &[usize]) -> Option<Vec<i64>> {
     let lead = out.len().checked_sub(shape.len())?;
-    let rs = row_strides(shape);
+    let rs = row_major_strides(shape);
     (0..out.len())
         .map(|d| match d.checked_sub(lead) {
             None => Some(0),
@@ -128,7 +120,8 @@ fn gemm(node: &Node, a: &[usize], b: &[usize], c: Option<&[usize]>, out: &[usize
         None => None,
         Some(cs) => {
             let s = bcast(cs, out)?;
-            Some(((s[0], s[1]), node.float_or("beta", 1.0).ok()?))
+            // Broadcast strides are never negative.
+            Some(((s[0] as usize, s[1] as usize), node.float_or("beta", 1.0).ok()?))
         }
     };
     Some(Routine::Gemm(Gemm {

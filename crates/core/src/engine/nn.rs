@@ -5,10 +5,18 @@
 
 use crate::dtype::DType;
 use crate::error::{bail, Result};
-use crate::tensor::{wrap_dim, Engine, Operand, Tensor};
+use crate::strided::wrap_dim;
+use crate::tensor::{Engine, KeepDim, Operand, Tensor};
 use crate::torch::layout::Layout;
 use crate::uop::data::Scalar;
 use crate::uop::{BinaryOp, Op, ReduceOp, UOpId, UnaryOp};
+
+/// `softmax` or `log_softmax`: an enum rather than a bool parameter so a call says which.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SoftmaxKind {
+    Softmax,
+    LogSoftmax,
+}
 
 /// The window geometry of a 2-D convolution or pooling, per spatial dim (height, width).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,7 +222,8 @@ impl Engine {
     // ---------------------------------------------------------------- softmax
 
     /// `softmax` / `log_softmax` over `dim`: max-shifted exponentials, as both libraries do.
-    pub fn softmax(&mut self, x: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
+    pub fn softmax(&mut self, x: &Tensor, dim: i64, kind: SoftmaxKind) -> Result<Tensor> {
+        let log = kind == SoftmaxKind::LogSoftmax;
         let x = self.resolve(x);
         let shape = x.shape().to_vec();
         let axis = wrap_dim(dim, shape.len())?;
@@ -235,12 +244,12 @@ impl Engine {
         if shape.is_empty() {
             node = self.movement(node, Op::Reshape(vec![1]));
         }
-        let m = self.reduce_node(ReduceOp::Max, node, dtype, &work, &[axis], true)?;
+        let m = self.reduce_node(ReduceOp::Max, node, dtype, &work, &[axis], KeepDim::Keep)?;
         let mshape = self.shape_of_node(m);
         let mw = self.broadcast_node(m, dtype, &mshape, &work)?;
         let shifted = self.graph.push(Op::Binary(BinaryOp::Sub), dtype, work.clone(), vec![node, mw]);
         let e = self.graph.push(Op::Unary(UnaryOp::Exp), dtype, work.clone(), vec![shifted]);
-        let s = self.reduce_node(ReduceOp::Sum, e, dtype, &work, &[axis], true)?;
+        let s = self.reduce_node(ReduceOp::Sum, e, dtype, &work, &[axis], KeepDim::Keep)?;
         let mut out = if log {
             let l = self.graph.push(Op::Unary(UnaryOp::Log), dtype, mshape.clone(), vec![s]);
             let lw = self.broadcast_node(l, dtype, &mshape, &work)?;
@@ -308,7 +317,7 @@ impl Engine {
             }
         };
         let pshape = self.shape_of_node(prod);
-        let mut out = self.reduce_node(ReduceOp::Sum, prod, dtype, &pshape, &[pshape.len() - 1], false)?;
+        let mut out = self.reduce_node(ReduceOp::Sum, prod, dtype, &pshape, &[pshape.len() - 1], KeepDim::Drop)?;
         let oshape = self.shape_of_node(out);
         let odtype = self.graph.node(out).dtype;
         if odtype != dtype {
@@ -403,7 +412,7 @@ impl Engine {
         let total: usize = parts.iter().map(|p| p.2).sum();
         let mut out_shape = shape.to_vec();
         out_shape[axis] = total;
-        crate::tensor::check_numel(&out_shape)?;
+        crate::limits::check_numel(&out_shape)?;
         let mut acc: Option<UOpId> = None;
         let mut at = 0;
         for &(node, from, n) in parts {
@@ -536,11 +545,11 @@ impl Engine {
         let full8 = vec![n, g, rcout, oh, ow, wcin, kh, kw];
         // The windows times the weight is never held (the interpreter contracts it as a loop),
         // but kernels index it.
-        crate::tensor::check_lazy_numel(&full8)?;
+        crate::limits::check_lazy_numel(&full8)?;
         let wn = self.movement(w.node(), Op::Reshape(vec![1, g, rcout, 1, 1, wcin, kh, kw]));
         let wn = self.movement(wn, Op::Expand(full8.clone()));
         let prod = self.graph.push(Op::Binary(BinaryOp::Mul), dtype, full8.clone(), vec![xw, wn]);
-        let summed = self.reduce_node(ReduceOp::Sum, prod, dtype, &full8, &[5, 6, 7], true)?;
+        let summed = self.reduce_node(ReduceOp::Sum, prod, dtype, &full8, &[5, 6, 7], KeepDim::Keep)?;
         let sdtype = self.graph.node(summed).dtype;
         let summed = self.cast_node(summed, sdtype, dtype);
         let out_shape = vec![n, cout, oh, ow];
@@ -628,14 +637,14 @@ impl Engine {
         let pooled = self.pool_node(xn, &win.kernel, &win.stride, &win.dilation);
         let pooled = self.crop_windows(pooled, out_hw);
         let pshape = self.shape_of_node(pooled);
-        crate::tensor::check_lazy_numel(&pshape)?;
+        crate::limits::check_lazy_numel(&pshape)?;
         let nd = pshape.len();
         let axes = [nd - 2, nd - 1];
         let out_shape: Vec<usize> = pshape[..nd - 2].to_vec();
         let out = match kind {
-            PoolKind::Max => self.reduce_node(ReduceOp::Max, pooled, dtype, &pshape, &axes, false)?,
+            PoolKind::Max => self.reduce_node(ReduceOp::Max, pooled, dtype, &pshape, &axes, KeepDim::Drop)?,
             PoolKind::Avg { count_include_pad, divisor } => {
-                let s = self.reduce_node(ReduceOp::Sum, pooled, dtype, &pshape, &axes, false)?;
+                let s = self.reduce_node(ReduceOp::Sum, pooled, dtype, &pshape, &axes, KeepDim::Drop)?;
                 let sdtype = self.graph.node(s).dtype;
                 // Integer averages divide in the integer type (truncating), as PyTorch does.
                 let s = self.cast_node(s, sdtype, dtype);
@@ -692,7 +701,7 @@ impl Engine {
         let pooled = self.pool_node(mask, &win.kernel, &win.stride, &win.dilation);
         let pooled = self.crop_windows(pooled, out);
         let ps = self.shape_of_node(pooled);
-        let counts = self.reduce_node(ReduceOp::Sum, pooled, dtype, &ps, &[2, 3], false)?;
+        let counts = self.reduce_node(ReduceOp::Sum, pooled, dtype, &ps, &[2, 3], KeepDim::Drop)?;
         let cdtype = self.graph.node(counts).dtype;
         let counts = self.cast_node(counts, cdtype, dtype);
         self.broadcast_node(counts, dtype, &out, out_shape)

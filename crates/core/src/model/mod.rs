@@ -14,9 +14,10 @@ pub use input::{cifar_images, idx_images};
 use std::collections::HashMap;
 
 use crate::error::{bail, Result};
+use crate::limits::check_numel;
 use crate::onnx::{self, TensorData};
 use crate::schedule::{schedule_events, ScheduleOptions, StepKernels};
-use crate::tensor::{check_numel, Engine, Event, Tensor};
+use crate::tensor::{Engine, Event, Tensor};
 use crate::uop::data::Data;
 use crate::DType;
 

@@ -14,7 +14,7 @@
 use crate::engine::nn::{PoolKind, Window2d};
 use crate::error::{bail, Result};
 use crate::onnx::Node;
-use crate::tensor::{Engine, Operand, Tensor};
+use crate::tensor::{CopyLayout, Engine, KeepDim, Operand, Tensor};
 use crate::torch::layout::IndexItem;
 use crate::uop::data::{Data, Scalar};
 use crate::uop::{BinaryOp, Op, ReduceOp, UnaryOp};
@@ -266,7 +266,7 @@ impl Lower<'_> {
                     bail!(Shape, "input must be (N, C, spatial...), got {:?}", x.shape());
                 }
                 let axes: Vec<usize> = (2..x.shape().len()).collect();
-                one(self.engine.mean(&x, &axes, true)?)
+                one(self.engine.mean(&x, &axes, KeepDim::Keep)?)
             }
             "Conv" => one(self.conv(node, args)?),
             "MaxPool" => self.max_pool(node, &req(args, 0, "X")?),
@@ -314,7 +314,7 @@ impl Lower<'_> {
             return Ok(t.clone());
         }
         let tg = t.tinygrad().pad(&arg)?;
-        self.engine.movement_copy(t, Op::Pad(arg), tg, false)
+        self.engine.movement_copy(t, Op::Pad(arg), tg, CopyLayout::RowMajor)
     }
 
     /// A small tensor's values as integers (shapes given as tensors).
@@ -377,10 +377,10 @@ impl Lower<'_> {
     }
 
     fn softmax_axis(&mut self, x: &Tensor, a: usize) -> Result<Tensor> {
-        let m = self.engine.reduce(ReduceOp::Max, x, &[a], true)?;
+        let m = self.engine.reduce(ReduceOp::Max, x, &[a], KeepDim::Keep)?;
         let d = self.bin(BinaryOp::Sub, x, &m)?;
         let e = self.engine.unary(UnaryOp::Exp, &d)?;
-        let s = self.engine.reduce(ReduceOp::Sum, &e, &[a], true)?;
+        let s = self.engine.reduce(ReduceOp::Sum, &e, &[a], KeepDim::Keep)?;
         self.bin(BinaryOp::Div, &e, &s)
     }
 
@@ -461,10 +461,10 @@ impl Lower<'_> {
                 bail!(Unsupported, "training-mode BatchNormalization before opset 14 is not supported");
             }
             let axes: Vec<usize> = (0..r).filter(|&d| d != 1).collect();
-            let m = self.engine.mean(&x, &axes, true)?;
+            let m = self.engine.mean(&x, &axes, KeepDim::Keep)?;
             let d = self.bin(BinaryOp::Sub, &x, &m)?;
             let sq = self.bin(BinaryOp::Mul, &d, &d)?;
-            let v = self.engine.mean(&sq, &axes, true)?;
+            let v = self.engine.mean(&sq, &axes, KeepDim::Keep)?;
             let momentum = f64::from(node.float_or("momentum", 0.9)?);
             let (m1, v1) = (self.reshape(&m, &[c])?, self.reshape(&v, &[c])?);
             let mut running = Vec::with_capacity(2);

@@ -11,6 +11,8 @@
 use serde::Serialize;
 
 use crate::error::{bail, Error, Result};
+use crate::limits::checked_numel_within;
+use crate::strided::{row_major_strides, wrap_dim, StridedIndex};
 
 /// One tensor's geometry over its storage, in elements (not bytes).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -35,21 +37,9 @@ fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// Python-style wrapping of a negative dim (`-1` is the last). A 0-d tensor accepts 0 and -1
-/// as if it had one dim, as ATen's `maybe_wrap_dim` does by default.
-fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
-    let n = to_i64(ndim.max(1));
-    let (min, max) = (-n, n - 1);
-    if dim < min || dim > max {
-        bail!(Index, "Dimension out of range (expected to be in range of [{min}, {max}], but got {dim})");
-    }
-    // In range [0, n) by the check above.
-    Ok(if dim < 0 { dim + n } else { dim } as usize)
-}
-
-/// Element count, or `None` when it does not fit in i64 (PyTorch refuses such tensors).
-fn checked_numel(sizes: &[usize]) -> Option<usize> {
-    sizes.iter().try_fold(1usize, |acc, &s| acc.checked_mul(s).filter(|&n| i64::try_from(n).is_ok()))
+/// Whether the element count fits in i64 (PyTorch refuses tensors whose count does not).
+fn numel_fits_i64(sizes: &[usize]) -> bool {
+    checked_numel_within(sizes, i64::MAX as usize).is_some()
 }
 
 /// ATen's `computeStride`: the strides that let `new` read the same elements as `old` in
@@ -118,13 +108,7 @@ impl Layout {
     /// Row-major strides as PyTorch computes them: a size-0 dim counts as 1, so `[2, 0, 3]` gets
     /// `[3, 3, 1]`.
     pub fn contiguous(sizes: &[usize]) -> Layout {
-        let mut strides = vec![0i64; sizes.len()];
-        let mut acc: i64 = 1;
-        for d in (0..sizes.len()).rev() {
-            strides[d] = acc;
-            acc = acc.saturating_mul(to_i64(sizes[d].max(1)));
-        }
-        Layout { sizes: sizes.to_vec(), strides, offset: 0 }
+        Layout { sizes: sizes.to_vec(), strides: row_major_strides(sizes), offset: 0 }
     }
 
     pub fn sizes(&self) -> &[usize] {
@@ -288,36 +272,12 @@ impl Layout {
     }
 
     /// Whether any element's storage index satisfies `f`, stopping at the first that does.
-    pub fn any_index(&self, mut f: impl FnMut(i64) -> bool) -> bool {
-        if self.numel() == 0 {
-            return false;
-        }
-        let nd = self.ndim();
-        let mut counter = vec![0usize; nd];
-        let mut at = self.offset;
-        loop {
-            if f(at) {
-                return true;
-            }
-            let mut d = nd;
-            loop {
-                if d == 0 {
-                    return false;
-                }
-                d -= 1;
-                counter[d] += 1;
-                at += self.strides[d];
-                if counter[d] < self.sizes[d] {
-                    break;
-                }
-                at -= self.strides[d] * to_i64(self.sizes[d]);
-                counter[d] = 0;
-            }
-        }
+    pub fn any_index(&self, f: impl FnMut(i64) -> bool) -> bool {
+        StridedIndex::new(&self.sizes, &self.strides, self.offset).any(f)
     }
 
     /// The storage index of every element in row-major order. The innermost dim is walked with a
-    /// plain stride loop and the outer dims with an odometer, so a gather costs one add per
+    /// plain stride loop and the outer dims with [`StridedIndex`], so a gather costs one add per
     /// element.
     pub fn storage_indices(&self) -> Vec<i64> {
         let numel = self.numel();
@@ -331,31 +291,10 @@ impl Layout {
             return out;
         }
         let (inner_size, inner_stride) = (self.sizes[nd - 1], self.strides[nd - 1]);
-        let (outer_sizes, outer_strides) = (&self.sizes[..nd - 1], &self.strides[..nd - 1]);
-        let mut counter = vec![0usize; outer_sizes.len()];
-        let mut base = self.offset;
-        loop {
-            let mut at = base;
-            for _ in 0..inner_size {
-                out.push(at);
-                at += inner_stride;
-            }
-            // Advance the odometer over the outer dims; done when it wraps past dim 0.
-            let mut d = outer_sizes.len();
-            loop {
-                if d == 0 {
-                    return out;
-                }
-                d -= 1;
-                counter[d] += 1;
-                base += outer_strides[d];
-                if counter[d] < outer_sizes[d] {
-                    break;
-                }
-                base -= outer_strides[d] * to_i64(outer_sizes[d]);
-                counter[d] = 0;
-            }
+        for base in StridedIndex::new(&self.sizes[..nd - 1], &self.strides[..nd - 1], self.offset) {
+            out.extend((0..to_i64(inner_size)).map(|i| base + i * inner_stride));
         }
+        out
     }
 
     /// ATen's `infer_size`: resolves one `-1` so the shape holds `numel` elements.
@@ -572,7 +511,7 @@ impl Layout {
             // A 0-d tensor broadcasts to any shape with stride 0 everywhere; PyTorch takes the
             // sizes as given, so a -1 there is an invalid size rather than "keep".
             let sizes = usize_sizes(sizes)
-                .filter(|s| checked_numel(s).is_some())
+                .filter(|s| numel_fits_i64(s))
                 .ok_or_else(|| Error::Shape("numel: integer multiplication overflow".into()))?;
             let strides = vec![0; sizes.len()];
             return Ok(Layout { sizes, strides, offset: self.offset });
@@ -611,7 +550,7 @@ impl Layout {
             out_strides[i] = stride;
         }
         let out_sizes = usize_sizes(&out_sizes)
-            .filter(|s| checked_numel(s).is_some())
+            .filter(|s| numel_fits_i64(s))
             .ok_or_else(|| Error::Shape("numel: integer multiplication overflow".into()))?;
         Ok(Layout { sizes: out_sizes, strides: out_strides, offset: self.offset })
     }
@@ -850,7 +789,7 @@ impl Layout {
             bail!(Shape, "numel: integer multiplication overflow");
         }
         let usizes = usize_sizes(sizes)
-            .filter(|s| checked_numel(s).is_some())
+            .filter(|s| numel_fits_i64(s))
             .ok_or_else(|| Error::Shape("numel: integer multiplication overflow".into()))?;
         let offset = offset.unwrap_or(self.offset);
         if offset < 0 {

@@ -8,7 +8,8 @@ use super::elementwise::{self, operand, tensor_arg, write_value};
 use super::value::{Args, Value};
 use crate::dtype::DType;
 use crate::error::{bail, Result};
-use crate::tensor::{wrap_dim, Engine, Operand, OverlapRules, Tensor};
+use crate::strided::wrap_dim;
+use crate::tensor::{ArgExtreme, Engine, KeepDim, Operand, OverlapRules, Tensor};
 use crate::torch::layout::IndexItem;
 use crate::uop::data::{Data, Scalar};
 use crate::uop::{BinaryOp, ReduceOp};
@@ -208,7 +209,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
         }
         let first = args.req(0, "input")?;
         let t = tensor_arg(first, &format!("{name}(): argument 'input'"))?;
-        return method(run, t, name, shift(args));
+        return method(run, t, name, args.shifted());
     }
     match name {
         "arange" => {
@@ -287,7 +288,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
         }
         "max" | "min" => {
             let first = tensor_arg(args.req(0, "input")?, "input")?;
-            method(run, first, name, shift(args))
+            method(run, first, name, args.shifted())
         }
         "pad" => {
             // F.pad: pairs from the LAST dim backwards, (left, right, top, bottom, ...).
@@ -311,11 +312,6 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
         }
         _ => super::nn::function(run.engine, name, args),
     }
-}
-
-/// Drops the first positional argument (the receiver) so a function can call its method.
-fn shift(args: Args) -> Args {
-    args.shifted()
 }
 
 fn sizes(v: Vec<i64>) -> Result<Vec<usize>> {
@@ -360,7 +356,7 @@ fn tensor_from_nested(engine: &mut Engine, data: &Value, dtype: Option<DType>) -
     let mut shape = Vec::new();
     let mut flat = Vec::new();
     walk(data, 0, &mut shape, &mut flat)?;
-    crate::tensor::check_numel(&shape)?;
+    crate::limits::check_numel(&shape)?;
     let inferred = flat.iter().map(|s| s.dtype()).max().unwrap_or(DType::Float32);
     let dtype = dtype.unwrap_or(if flat.is_empty() { DType::Float32 } else { inferred });
     let data = Data::F32(vec![]).cast(dtype);
@@ -690,7 +686,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         // ---- reductions
         "sum" | "mean" | "amax" | "amin" | "logsumexp" => {
             let dims = args.dims(0, "dim")?;
-            let keepdim = args.bool_or(1, "keepdim", false)?;
+            let keepdim = KeepDim::from(args.bool_or(1, "keepdim", false)?);
             let _ = args.dtype()?;
             args.finish()?;
             if name == "logsumexp" && dims.is_none() {
@@ -708,7 +704,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         }
         "max" | "min" => {
             let first = args.opt(0, "dim");
-            let keepdim = args.bool_or(1, "keepdim", false)?;
+            let keepdim = KeepDim::from(args.bool_or(1, "keepdim", false)?);
             args.finish()?;
             let op = if name == "max" { ReduceOp::Max } else { ReduceOp::Min };
             match first {
@@ -717,7 +713,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                         bail!(Shape, "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
                     }
                     let axes: Vec<usize> = (0..t.shape().len()).collect();
-                    tensor(run.engine.reduce(op, &t, &axes, false)?)
+                    tensor(run.engine.reduce(op, &t, &axes, KeepDim::Drop)?)
                 }
                 Some(Value::Tensor(other)) => {
                     let bop = if name == "max" { BinaryOp::Max } else { BinaryOp::Min };
@@ -730,7 +726,8 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                     let indices = if t.shape().is_empty() {
                         run.engine.full(&[], Scalar::Int(0), Some(DType::Int32))?
                     } else {
-                        run.engine.arg_reduce(&t, d, keepdim, name == "max")?
+                        let extreme = if name == "max" { ArgExtreme::Max } else { ArgExtreme::Min };
+                        run.engine.arg_reduce(&t, d, keepdim, extreme)?
                     };
                     Ok(Value::Named(vec![("values", Value::Tensor(values)), ("indices", Value::Tensor(indices))]))
                 }
@@ -738,17 +735,17 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         }
         "argmax" | "argmin" => {
             let dim = args.opt_int(0, "dim")?;
-            let keepdim = args.bool_or(1, "keepdim", false)?;
+            let keepdim = KeepDim::from(args.bool_or(1, "keepdim", false)?);
             args.finish()?;
-            let max = name == "argmax";
+            let extreme = if name == "argmax" { ArgExtreme::Max } else { ArgExtreme::Min };
             match dim {
                 Some(d) => {
                     let d = wrap_dim(d, t.shape().len())?;
-                    tensor(run.engine.arg_reduce(&t, d, keepdim, max)?)
+                    tensor(run.engine.arg_reduce(&t, d, keepdim, extreme)?)
                 }
                 None => {
                     let flat = run.engine.reshape(&t, &[-1])?;
-                    tensor(run.engine.arg_reduce(&flat, 0, false, max)?)
+                    tensor(run.engine.arg_reduce(&flat, 0, KeepDim::Drop, extreme)?)
                 }
             }
         }
