@@ -15,7 +15,7 @@ use crate::strided::strides_for_shape;
 use crate::torch::layout::Layout;
 use crate::torch::overlap::{self, MemOverlap, MemOverlapStatus};
 use crate::uop::alu::Domain;
-use crate::uop::data::{Data, Scalar};
+use crate::uop::buffer::{Data, Scalar};
 use crate::uop::interp::{self, Storages};
 use crate::uop::sequential;
 use crate::uop::{BinaryOp, Graph, Op, ReduceOp, StorageId, UOpId, UnaryOp};

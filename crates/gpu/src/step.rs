@@ -7,7 +7,7 @@ use serde::Serialize;
 use stridelab_core::codegen::cpu;
 use stridelab_core::codegen::ir::{Kernel, KernelKind};
 use stridelab_core::schedule::{ScheduleOptions, StepKernels};
-use stridelab_core::uop::data::Data;
+use stridelab_core::uop::buffer::Data;
 use web_time::Instant;
 
 use crate::exec::kernel_spec;

@@ -21,7 +21,7 @@ use crate::model::ops::Lower;
 use crate::model::HostTensor;
 use crate::onnx::Node;
 use crate::tensor::{Engine, Tensor};
-use crate::uop::data::Data;
+use crate::uop::buffer::Data;
 use crate::DType;
 
 use super::elementwise;
@@ -65,7 +65,7 @@ struct Step {
 
 /// One kernel's replay time, in the clock's units.
 #[derive(Clone, Debug, PartialEq)]
-pub struct KernelTiming {
+pub struct ReplayTiming {
     pub name: String,
     pub elapsed: f64,
 }
@@ -74,7 +74,7 @@ pub struct KernelTiming {
 #[derive(Clone, Debug)]
 pub struct Replay {
     pub outputs: Vec<(String, HostTensor)>,
-    pub timings: Vec<KernelTiming>,
+    pub timings: Vec<ReplayTiming>,
 }
 
 impl Capture {
@@ -205,7 +205,7 @@ impl CpuPlan {
         for i in 0..self.steps.len() {
             let start = clock();
             self.step(i)?;
-            timings.push(KernelTiming { name: self.steps[i].name.clone(), elapsed: clock() - start });
+            timings.push(ReplayTiming { name: self.steps[i].name.clone(), elapsed: clock() - start });
         }
         let outputs = self
             .outputs

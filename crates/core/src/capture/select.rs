@@ -4,7 +4,7 @@
 //! model itself.
 
 use crate::error::Result;
-use crate::model::ops::{axis, Lower, Window};
+use crate::model::ops::{axis, AxisRange, Lower, Rounding, Window};
 use crate::onnx::Node;
 
 use super::routine::{Broadcast, BroadcastArith, Conv, Gemm, Pool, Routine};
@@ -44,13 +44,13 @@ pub(super) fn routine(
             let xs = shape(0)?;
             let perm: Vec<usize> = match node.ints("perm").ok()? {
                 None => (0..xs.len()).rev().collect(),
-                Some(p) => p.iter().map(|&a| axis(a, xs.len(), false)).collect::<Result<_>>().ok()?,
+                Some(p) => p.iter().map(|&a| axis(a, xs.len(), AxisRange::BelowRank)).collect::<Result<_>>().ok()?,
             };
             let rs = row_major_strides(xs);
             Routine::Transpose { out_shape: out.clone(), strides: perm.iter().map(|&p| rs[p]).collect() }
         }
         "Concat" => {
-            let a = axis(node.int("axis").ok()?.unwrap_or(0), out.len(), false).ok()?;
+            let a = axis(node.int("axis").ok()?.unwrap_or(0), out.len(), AxisRange::BelowRank).ok()?;
             let inner: usize = out[a + 1..].iter().product();
             let chunks = (0..reads.len()).map(|j| shape(j).map(|s| s[a] * inner)).collect::<Option<Vec<_>>>()?;
             Routine::Concat { outer: out[..a].iter().product(), chunks }
@@ -58,10 +58,10 @@ pub(super) fn routine(
         "Softmax" => {
             let r = out.len();
             let (outer, len, inner) = if opset >= 13 {
-                let a = axis(node.int_or("axis", -1).ok()?, r, false).ok()?;
+                let a = axis(node.int_or("axis", -1).ok()?, r, AxisRange::BelowRank).ok()?;
                 (out[..a].iter().product(), out[a], out[a + 1..].iter().product())
             } else {
-                let a = axis(node.int_or("axis", 1).ok()?, r, true).ok()?;
+                let a = axis(node.int_or("axis", 1).ok()?, r, AxisRange::UpToRank).ok()?;
                 (out[..a].iter().product(), out[a..].iter().product(), 1)
             };
             Routine::Softmax { outer, len, inner }
@@ -86,7 +86,7 @@ pub(super) fn routine(
         }
         "Gemm" => gemm(node, shape(0)?, shape(1)?, shape(2), out)?,
         "MatMul" => matmul(shape(0)?, shape(1)?, out)?,
-        "Conv" => conv(node, shape(0)?, shape(1)?, input(2).is_some(), out)?,
+        "Conv" => conv(node, shape(0)?, shape(1)?, shape(2), out)?,
         "MaxPool" | "AveragePool" => pool(node, shape(0)?, out)?,
         _ => return None,
     };
@@ -171,14 +171,14 @@ fn pair(v: &[usize]) -> Option<[usize; 2]> {
     <[usize; 2]>::try_from(v).ok()
 }
 
-fn conv(node: &Node, x: &[usize], w: &[usize], bias: bool, out: &[usize]) -> Option<Routine> {
+fn conv(node: &Node, x: &[usize], w: &[usize], bias: Option<&[usize]>, out: &[usize]) -> Option<Routine> {
     let ([n, c, h, wd], [oc, cg, kh, kw]) = (<[usize; 4]>::try_from(x).ok()?, <[usize; 4]>::try_from(w).ok()?);
     if let Some(k) = node.ints("kernel_shape").ok()? {
         (k.len() == 2 && k[0] as usize == kh && k[1] as usize == kw).then_some(())?;
     }
     let groups = usize::try_from(node.int_or("group", 1).ok()?).ok()?;
     (groups > 0 && c % groups == 0 && oc % groups == 0 && cg * groups == c).then_some(())?;
-    let win = Window::read(node, &[h, wd], &[kh, kw], false).ok()?;
+    let win = Window::read(node, &[h, wd], &[kh, kw], Rounding::Floor).ok()?;
     let geom = Conv {
         n,
         c,
@@ -190,7 +190,7 @@ fn conv(node: &Node, x: &[usize], w: &[usize], bias: bool, out: &[usize]) -> Opt
         dilation: pair(&win.dilations)?,
         pad: pair(&win.begin)?,
         out: pair(&win.out)?,
-        bias,
+        bias: bias.is_some(),
         relu: false,
         pool: false,
         packed: Vec::new(),
@@ -201,8 +201,8 @@ fn conv(node: &Node, x: &[usize], w: &[usize], bias: bool, out: &[usize]) -> Opt
 pub(super) fn pool(node: &Node, x: &[usize], out: &[usize]) -> Option<Routine> {
     let [n, c, h, w] = <[usize; 4]>::try_from(x).ok()?;
     let k = pair(&Lower::pool_kernel(node).ok()?)?;
-    let ceil = node.int_or("ceil_mode", 0).ok()? != 0;
-    let win = Window::read(node, &[h, w], &k, ceil).ok()?;
+    let rounding = Rounding::of_ceil_mode(node).ok()?;
+    let win = Window::read(node, &[h, w], &k, rounding).ok()?;
     let o = pair(&win.out)?;
     (out == [n, c, o[0], o[1]]).then_some(())?;
     let pad = pair(&win.begin)?;

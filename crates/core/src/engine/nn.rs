@@ -8,8 +8,25 @@ use crate::error::{bail, Result};
 use crate::strided::wrap_dim;
 use crate::tensor::{Engine, KeepDim, Operand, Tensor};
 use crate::torch::layout::Layout;
-use crate::uop::data::Scalar;
+use crate::uop::buffer::Scalar;
 use crate::uop::{BinaryOp, Op, ReduceOp, UOpId, UnaryOp};
+
+/// Whether an average pool's divisor counts the zero padding (`count_include_pad`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PadCounting {
+    Include,
+    Exclude,
+}
+
+impl PadCounting {
+    fn of(count_include_pad: bool) -> PadCounting {
+        if count_include_pad {
+            PadCounting::Include
+        } else {
+            PadCounting::Exclude
+        }
+    }
+}
 
 /// `softmax` or `log_softmax`: an enum rather than a bool parameter so a call says which.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,10 +108,28 @@ fn is_channels_last(layout: &Layout) -> bool {
     true
 }
 
-/// A dense (N, C, H, W) result laid out channels-last when an input suggests it, as PyTorch's
-/// convolution and pooling kernels choose their output's memory format.
-fn nchw_output(shape: &[usize], channels_last: bool) -> Layout {
-    if !channels_last || shape.len() != 4 {
+/// The memory format of a dense (N, C, H, W) result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MemoryFormat {
+    Contiguous,
+    ChannelsLast,
+}
+
+impl MemoryFormat {
+    /// Channels-last when an input is, as PyTorch's convolution and pooling kernels choose
+    /// their output's memory format.
+    fn suggested_by(inputs: &[&Layout]) -> MemoryFormat {
+        if inputs.iter().any(|l| is_channels_last(l)) {
+            MemoryFormat::ChannelsLast
+        } else {
+            MemoryFormat::Contiguous
+        }
+    }
+}
+
+/// A dense (N, C, H, W) result laid out in `format`.
+fn nchw_output(shape: &[usize], format: MemoryFormat) -> Layout {
+    if format == MemoryFormat::Contiguous || shape.len() != 4 {
         return Layout::contiguous(shape);
     }
     let [n, c, h, w] = [shape[0], shape[1], shape[2], shape[3]];
@@ -565,8 +600,8 @@ impl Engine {
             out = self.movement(out, Op::Reshape(vec![cout, oh, ow]));
             return self.computed(out);
         }
-        let cl = is_channels_last(x.layout()) || is_channels_last(w.layout());
-        self.computed_as(out, nchw_output(&out_shape, cl))
+        let format = MemoryFormat::suggested_by(&[x.layout(), w.layout()]);
+        self.computed_as(out, nchw_output(&out_shape, format))
     }
 
     /// `F.max_pool2d` / `F.avg_pool2d` over (N, C, H, W) or (C, H, W) input.
@@ -653,13 +688,21 @@ impl Engine {
                     None if count_include_pad && extra.iter().all(|&e| e == 0) => {
                         self.const_node(Scalar::Int((win.kernel[0] * win.kernel[1]) as i64), dtype, &out_shape)
                     }
-                    None => self.pool_counts(win, [h, w], after, out_hw, count_include_pad, dtype, &out_shape)?,
+                    None => self.pool_counts(
+                        win,
+                        [h, w],
+                        after,
+                        out_hw,
+                        PadCounting::of(count_include_pad),
+                        dtype,
+                        &out_shape,
+                    )?,
                 };
                 self.graph.push(Op::Binary(BinaryOp::Div), dtype, out_shape.clone(), vec![s, div])
             }
         };
-        let cl = is_channels_last(x.layout());
-        self.computed_as(out, nchw_output(&out_shape, cl))
+        let format = MemoryFormat::suggested_by(&[x.layout()]);
+        self.computed_as(out, nchw_output(&out_shape, format))
     }
 
     /// Keeps the first `out` window positions (ceil mode may pool one more than PyTorch keeps).
@@ -686,12 +729,12 @@ impl Engine {
         hw: [usize; 2],
         after: [usize; 2],
         out: [usize; 2],
-        include_pad: bool,
+        padding: PadCounting,
         dtype: DType,
         out_shape: &[usize],
     ) -> Result<UOpId> {
         let p = win.padding;
-        let (base, before, tail) = if include_pad {
+        let (base, before, tail) = if padding == PadCounting::Include {
             ([hw[0] + 2 * p[0], hw[1] + 2 * p[1]], [0, 0], [after[0] - p[0], after[1] - p[1]])
         } else {
             (hw, p, after)
@@ -721,7 +764,7 @@ pub(crate) fn c_name(d: DType) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::uop::data::Data;
+    use crate::uop::buffer::Data;
     use crate::uop::interp;
 
     /// One pooling geometry: input (…, H, W), kernel, stride, dilation.

@@ -11,7 +11,7 @@ use crate::shape::tracker::ShapeTracker;
 use crate::strided::{row_major_strides, wrap_dim};
 use crate::tensor::{restride_view, CopyLayout, Engine, Tensor};
 use crate::torch::layout::{IndexItem, Layout};
-use crate::uop::data::Scalar;
+use crate::uop::buffer::Scalar;
 use crate::uop::Op;
 
 impl Engine {

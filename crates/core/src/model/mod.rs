@@ -18,7 +18,7 @@ use crate::limits::check_numel;
 use crate::onnx::{self, TensorData};
 use crate::schedule::{schedule_events, ScheduleOptions, StepKernels};
 use crate::tensor::{Engine, Event, Tensor};
-use crate::uop::data::Data;
+use crate::uop::buffer::Data;
 use crate::DType;
 
 /// A dense host-side tensor: what a caller feeds a model and what it gets back.

@@ -11,7 +11,7 @@ use crate::error::{bail, Result};
 use crate::strided::wrap_dim;
 use crate::tensor::{ArgExtreme, Engine, KeepDim, Operand, OverlapRules, Tensor};
 use crate::torch::layout::IndexItem;
-use crate::uop::data::{Data, Scalar};
+use crate::uop::buffer::{Data, Scalar};
 use crate::uop::{BinaryOp, ReduceOp};
 
 /// Functions callable without a receiver (`arange(3)`, `torch.arange(3)`, `F.relu(x)`).

@@ -12,7 +12,7 @@ use super::parser;
 use super::value::{Args, Value};
 use crate::error::{bail, Error, Result};
 use crate::tensor::{Engine, Tensor, Write};
-use crate::uop::data::Scalar;
+use crate::uop::buffer::Scalar;
 use std::collections::BTreeMap;
 
 /// The failure of a run: where it happened and what PyTorch would have raised.

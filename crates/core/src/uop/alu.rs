@@ -11,7 +11,7 @@
 //! Ops that PyTorch defines in terms of others (`square`, `silu`, `gelu`, `lerp`, ...) are not
 //! rows here: the engine builds them from these primitives.
 
-use super::data::{Data, Elem};
+use super::buffer::{Data, Elem};
 use crate::dtype::DType;
 use serde::Serialize;
 
@@ -522,7 +522,7 @@ macro_rules! unary_ops {
                     $(UnaryOp::$op => unary_alu!($kind, v, $($alu)+),)*
                 }
             }
-            crate::uop::data::with_data!(a, |v: T| typed::<T>(op, v))
+            crate::uop::buffer::with_data!(a, |v: T| typed::<T>(op, v))
         }
     };
 }
@@ -615,7 +615,7 @@ macro_rules! binary_ops {
                     $(BinaryOp::$op => binary_alu!($kind, a, b, $($alu)+),)*
                 }
             }
-            crate::uop::data::with_data!(a, |x: T| match T::vec(b) {
+            crate::uop::buffer::with_data!(a, |x: T| match T::vec(b) {
                 Some(y) => typed::<T>(op, x, y),
                 None => unreachable!("binary op on mismatched dtypes; the builder casts first"),
             })
@@ -805,7 +805,7 @@ impl BinaryOp {
 /// `where(c, x, y)` elementwise; `c` is bool and `x`, `y` share a dtype.
 pub(crate) fn select(c: &Data, x: &Data, y: &Data) -> Data {
     let Data::Bool(c) = c else { unreachable!("where's condition is bool; the builder casts first") };
-    crate::uop::data::with_data!(x, |xv: T| {
+    crate::uop::buffer::with_data!(x, |xv: T| {
         let yv = T::vec(y).unwrap_or_default();
         T::wrap(c.iter().zip(xv.iter().zip(yv)).map(|(&c, (&a, &b))| if c { a } else { b }).collect())
     })

@@ -14,7 +14,7 @@
 //! sums.
 
 use super::alu::{self, Arith};
-use super::data::{with_data, with_dtype, Data, Elem};
+use super::buffer::{with_data, with_dtype, Data, Elem};
 use super::{BinaryOp, ReduceOp, UnaryOp};
 use crate::dtype::DType;
 use crate::shape::view::View;
@@ -536,10 +536,10 @@ mod tests {
                 build: |g, b| {
                     let x = push(g, Op::Reshape(vec![5, 6]), b[0]);
                     let x = push(g, Op::Pad(vec![(1, 1), (1, 2)]), x);
-                    let t = g.push(Op::Const(crate::uop::data::Scalar::Bool(true)), DType::Bool, vec![5, 6], vec![]);
+                    let t = g.push(Op::Const(crate::uop::buffer::Scalar::Bool(true)), DType::Bool, vec![5, 6], vec![]);
                     let t = push(g, Op::Pad(vec![(1, 1), (1, 2)]), t);
                     let fill = g.push(
-                        Op::Const(crate::uop::data::Scalar::Float(f64::NEG_INFINITY)),
+                        Op::Const(crate::uop::buffer::Scalar::Float(f64::NEG_INFINITY)),
                         DType::Float32,
                         vec![7, 9],
                         vec![],
@@ -584,7 +584,7 @@ mod tests {
                 build: |g, b| {
                     let x = push(g, Op::Reshape(vec![5, 6]), b[0]);
                     let zero =
-                        g.push(Op::Const(crate::uop::data::Scalar::Float(0.0)), DType::Float32, vec![5, 6], vec![]);
+                        g.push(Op::Const(crate::uop::buffer::Scalar::Float(0.0)), DType::Float32, vec![5, 6], vec![]);
                     let lt = bin(g, BinaryOp::CmpLt, x, zero);
                     let neg = g.push(Op::Unary(UnaryOp::Neg), DType::Float32, vec![5, 6], vec![x]);
                     let ab = g.push(Op::Where, DType::Float32, vec![5, 6], vec![lt, neg, x]);

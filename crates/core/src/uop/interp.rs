@@ -8,7 +8,7 @@
 //! module.
 
 use super::alu::{self, Arith};
-use super::data::{gather_view, with_data, Data, Elem};
+use super::buffer::{gather_view, with_data, Data, Elem};
 use super::fused::{self, Tree};
 use super::{Graph, Op, ReduceOp, StorageId, UOpId};
 use crate::error::{bail, Result};

@@ -86,22 +86,22 @@ elem!(f32, Float32, F32, |v| v as f32, |s| f64::from(s));
 macro_rules! with_data {
     ($data:expr, |$v:ident : $T:ident| $body:expr) => {
         match $data {
-            $crate::uop::data::Data::Bool($v) => {
+            $crate::uop::buffer::Data::Bool($v) => {
                 #[allow(dead_code)]
                 type $T = bool;
                 $body
             }
-            $crate::uop::data::Data::U8($v) => {
+            $crate::uop::buffer::Data::U8($v) => {
                 #[allow(dead_code)]
                 type $T = u8;
                 $body
             }
-            $crate::uop::data::Data::I32($v) => {
+            $crate::uop::buffer::Data::I32($v) => {
                 #[allow(dead_code)]
                 type $T = i32;
                 $body
             }
-            $crate::uop::data::Data::F32($v) => {
+            $crate::uop::buffer::Data::F32($v) => {
                 #[allow(dead_code)]
                 type $T = f32;
                 $body
