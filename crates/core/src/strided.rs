@@ -4,8 +4,10 @@
 
 use crate::error::{bail, Result};
 
-/// Sizes past `i64::MAX` saturate (every op that creates sizes checks the element count first).
-fn to_i64(n: usize) -> i64 {
+/// A size as i64 for signed stride arithmetic. Sizes never exceed `i64::MAX` elements in a valid
+/// layout (every op that creates sizes checks the element count), so this saturates only on a
+/// caller's bug.
+pub fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 

@@ -12,9 +12,10 @@
 //! as small constant tensors.
 
 use crate::engine::nn::{PoolKind, Window2d};
+use crate::engine::reduce::KeepDim;
 use crate::error::{bail, Result};
 use crate::onnx::Node;
-use crate::tensor::{CopyLayout, Engine, KeepDim, Operand, Tensor};
+use crate::tensor::{CopyLayout, Engine, Operand, Tensor};
 use crate::torch::layout::IndexItem;
 use crate::uop::buffer::{Data, Scalar};
 use crate::uop::{BinaryOp, Op, ReduceOp, UnaryOp};

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::error::{bail, Error, Result};
 use crate::limits::checked_numel_within;
-use crate::strided::{row_major_strides, wrap_dim, StridedIndex};
+use crate::strided::{row_major_strides, to_i64, wrap_dim, StridedIndex};
 
 /// One tensor's geometry over its storage, in elements (not bytes).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -29,12 +29,6 @@ pub enum IndexItem {
     Slice { start: Option<i64>, stop: Option<i64>, step: Option<i64> },
     NewAxis,
     Ellipsis,
-}
-
-/// Sizes never exceed `i64::MAX` elements in a valid layout (every op that creates sizes checks
-/// the element count), so widening to i64 is lossless.
-fn to_i64(n: usize) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 /// Whether the element count fits in i64 (PyTorch refuses tensors whose count does not).
@@ -172,86 +166,6 @@ impl Layout {
             required = required.saturating_mul(to_i64(size));
         }
         true
-    }
-
-    /// Strides of a fresh tensor made by `empty_like(self, preserve_format)` (clone, flip,
-    /// casts): the same strides when `self` is non-overlapping and dense, else dense strides
-    /// in the order of `self`'s strides (PyTorch's `infer_dense_strides`).
-    pub fn empty_like_preserve(&self) -> Layout {
-        if self.is_non_overlapping_and_dense() {
-            return Layout { sizes: self.sizes.clone(), strides: self.strides.clone(), offset: 0 };
-        }
-        let perm = iteration_order(self.ndim(), |d0, d1| {
-            let (s0, s1) = (self.strides[d0], self.strides[d1]);
-            if s0 == 0 || s1 == 0 {
-                0
-            } else if s0 != s1 {
-                (s0 > s1) as i32 * 2 - 1
-            } else {
-                i32::from(self.sizes[d0] > self.sizes[d1])
-            }
-        });
-        let mut strides = vec![0i64; self.ndim()];
-        let mut cur = 1i64;
-        for &d in &perm {
-            strides[d] = cur;
-            if self.sizes[d] > 1 {
-                cur = cur.saturating_mul(to_i64(self.sizes[d]));
-            }
-        }
-        Layout { sizes: self.sizes.clone(), strides, offset: 0 }
-    }
-
-    /// The dims in TensorIterator's iteration order, innermost first, for operands (output
-    /// first) broadcast to `shape`.
-    pub fn iteration_perm(shape: &[usize], operands: &[&Layout]) -> Vec<usize> {
-        let nd = shape.len();
-        if nd <= 1 {
-            return (0..nd).collect();
-        }
-        let strides = broadcast_strides(shape, operands);
-        iteration_order(nd, |d0, d1| {
-            for st in &strides {
-                let (s0, s1) = (st[d0], st[d1]);
-                if s0 == 0 || s1 == 0 {
-                    continue;
-                }
-                if s0 != s1 {
-                    return (s0 > s1) as i32 * 2 - 1;
-                }
-                if shape[d0] > shape[d1] {
-                    return 1;
-                }
-            }
-            0
-        })
-    }
-
-    /// The layout TensorIterator allocates for the output of an elementwise op over `inputs`
-    /// broadcast to `shape`: the inputs' memory order where they agree, row-major otherwise.
-    pub fn elementwise_output(shape: &[usize], inputs: &[&Layout]) -> Layout {
-        let nd = shape.len();
-        let same_shape = !inputs.is_empty() && inputs.iter().all(|l| l.sizes == shape);
-        if same_shape {
-            if inputs.iter().all(|l| l.is_contiguous()) {
-                return Layout::contiguous(shape);
-            }
-            let first = &inputs[0].strides;
-            if inputs.iter().all(|l| l.is_non_overlapping_and_dense() && &l.strides == first) {
-                return Layout { sizes: shape.to_vec(), strides: first.clone(), offset: 0 };
-            }
-        }
-        let perm = Layout::iteration_perm(shape, inputs);
-        if perm.iter().enumerate().all(|(i, &d)| d == nd - 1 - i) {
-            return Layout::contiguous(shape);
-        }
-        let mut out = vec![0i64; nd];
-        let mut cur = 1i64;
-        for &d in &perm {
-            out[d] = cur;
-            cur = cur.saturating_mul(to_i64(shape[d]));
-        }
-        Layout { sizes: shape.to_vec(), strides: out, offset: 0 }
     }
 
     /// The lowest and highest storage index an element maps to; `None` for an empty tensor.
@@ -836,40 +750,4 @@ fn slice_step(step: Option<i64>) -> Result<i64> {
 /// Sizes as usize, or `None` if any is negative.
 fn usize_sizes(sizes: &[i64]) -> Option<Vec<usize>> {
     sizes.iter().map(|&s| usize::try_from(s).ok()).collect()
-}
-
-/// The dims from innermost to outermost, by TensorIterator's insertion sort: start from
-/// `n-1, ..., 0` and move a dim inward while `should_swap(outer, inner) > 0`; a 0 answer
-/// (ambiguous) leaves the order as it is.
-fn iteration_order(n: usize, should_swap: impl Fn(usize, usize) -> i32) -> Vec<usize> {
-    let mut perm: Vec<usize> = (0..n).rev().collect();
-    for i in 1..n {
-        let mut d1 = i;
-        for d0 in (0..i).rev() {
-            match should_swap(perm[d0], perm[d1]) {
-                c if c > 0 => {
-                    perm.swap(d0, d1);
-                    d1 = d0;
-                }
-                c if c < 0 => break,
-                _ => {}
-            }
-        }
-    }
-    perm
-}
-
-/// Each operand's strides over the broadcast shape; broadcast dims get 0 (TensorIterator then
-/// ignores them when ordering dims).
-fn broadcast_strides(shape: &[usize], operands: &[&Layout]) -> Vec<Vec<i64>> {
-    let nd = shape.len();
-    operands
-        .iter()
-        .map(|l| {
-            let lead = nd - l.ndim();
-            (0..nd)
-                .map(|d| if d < lead || (l.sizes[d - lead] == 1 && shape[d] != 1) { 0 } else { l.strides[d - lead] })
-                .collect()
-        })
-        .collect()
 }

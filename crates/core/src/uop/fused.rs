@@ -13,7 +13,8 @@
 //! results are deterministic and match the dense definition up to the rounding of f64 partial
 //! sums.
 
-use super::alu::{self, Arith};
+use super::alu;
+use super::arith::Arith;
 use super::buffer::{with_data, with_dtype, Data, Elem};
 use super::{BinaryOp, ReduceOp, UnaryOp};
 use crate::dtype::DType;

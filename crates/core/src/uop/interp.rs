@@ -7,7 +7,8 @@
 //! broadcast product only ever exists as a loop. Every other backend is tested against this
 //! module.
 
-use super::alu::{self, Arith};
+use super::alu;
+use super::arith::Arith;
 use super::buffer::{gather_view, with_data, Data, Elem};
 use super::fused::{self, Tree};
 use super::{Graph, Op, ReduceOp, StorageId, UOpId};

@@ -7,6 +7,7 @@
 //! [`interp`] is the definition of what each op means; every backend must agree with it.
 
 pub mod alu;
+mod arith;
 pub mod buffer;
 mod fused;
 pub mod interp;
