@@ -7,7 +7,7 @@ use serde::Serialize;
 use stridelab_core::codegen::cpu;
 use stridelab_core::codegen::ir::{Kernel, KernelKind};
 use stridelab_core::schedule::{ScheduleOptions, StepKernels};
-use stridelab_core::uop::data::Data;
+use stridelab_core::uop::buffer::Data;
 use web_time::Instant;
 
 use crate::exec::kernel_spec;
@@ -102,7 +102,7 @@ pub fn run_step_cpu(step: &StepKernels, repeats: u32, clock: &mut f64) -> Result
         .map(|(i, k)| {
             let spec = kernel_spec(k, &|_| 0).map_err(|e| e.to_string())?;
             let span: f64 = samples[i].iter().sum();
-            let timing = KernelTiming::measured(&spec, TimingSource::Cpu, resolution, &samples[i], starts[i], span);
+            let timing = KernelTiming::new(&spec, TimingSource::Cpu, resolution, &samples[i], starts[i], span);
             Ok(Ran { kernel: k.clone(), timing })
         })
         .collect()

@@ -10,7 +10,7 @@ use super::ir::{BufRef, Inst, Kernel};
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::shape::symbolic::Expr;
-use crate::uop::data::{with_data, Data, Elem};
+use crate::uop::buffer::{with_data, Data, Elem};
 use crate::uop::ReduceOp;
 use crate::uop::{alu, interp};
 
