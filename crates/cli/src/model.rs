@@ -209,7 +209,7 @@ fn replay(dir: &str, images_from: &Images, backend: Backend, reference: bool, js
                 .zip(plan.steps())
                 .map(|(t, (_, direct))| {
                     // A step may run several capture kernels (a Relu inside its convolution).
-                    let parts: Vec<&capture::Kernel> =
+                    let parts: Vec<&capture::OpKernel> =
                         t.name.split('+').filter_map(|n| cap.manifest().kernels.iter().find(|k| k.name == n)).collect();
                     let op = parts.iter().map(|k| k.op.as_str()).collect::<Vec<_>>().join("+");
                     let flops: u64 = parts.iter().map(|k| k.cost.flops).sum();

@@ -7,7 +7,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
-use stridelab_core::uop::data::Data;
+use stridelab_core::uop::buffer::Data;
 use stridelab_core::uop::{interp, BinaryOp, Graph, Op, ReduceOp};
 use stridelab_core::DType;
 

@@ -76,10 +76,12 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Shorthands so call sites read like the PyTorch check they mirror.
+/// Shorthands so call sites read like the PyTorch check they mirror: an early `Err` of one
+/// kind. Exported so the adapters (the page) use the same one.
+#[macro_export]
 macro_rules! bail {
     ($kind:ident, $($arg:tt)*) => {
         return Err($crate::error::Error::$kind(format!($($arg)*)))
     };
 }
-pub(crate) use bail;
+pub use bail;

@@ -18,6 +18,7 @@ pub mod onnx;
 pub mod schedule;
 pub mod shape;
 pub mod share;
+pub mod strided;
 pub mod tensor;
 pub mod torch;
 pub mod trace;

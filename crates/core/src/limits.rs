@@ -14,7 +14,13 @@ pub const MAX_LAZY_ELEMENTS: usize = i32::MAX as usize;
 
 /// The number of elements of `shape`, or `None` when it overflows `usize`.
 pub fn checked_numel(shape: &[usize]) -> Option<usize> {
-    shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
+    checked_numel_within(shape, usize::MAX)
+}
+
+/// The number of elements of `shape`, or `None` when a running product (each leading dims'
+/// count, the whole included) exceeds `max`.
+pub fn checked_numel_within(shape: &[usize], max: usize) -> Option<usize> {
+    shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d).filter(|&n| n <= max))
 }
 
 /// Refuses a shape with more elements than a buffer may hold ([`MAX_ELEMENTS`]).

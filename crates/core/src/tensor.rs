@@ -11,15 +11,31 @@ use crate::dtype::{result_type, DType};
 use crate::error::{bail, Error, Result};
 use crate::shape::tracker::ShapeTracker;
 use crate::shape::view::View;
+use crate::strided::strides_for_shape;
 use crate::torch::layout::Layout;
 use crate::torch::overlap::{self, MemOverlap, MemOverlapStatus};
 use crate::uop::alu::Domain;
-use crate::uop::data::{Data, Scalar};
+use crate::uop::buffer::{Data, Scalar};
 use crate::uop::interp::{self, Storages};
 use crate::uop::sequential;
-use crate::uop::{BinaryOp, Graph, Op, ReduceOp, StorageId, UOpId, UnaryOp};
+use crate::uop::{BinaryOp, Graph, Op, StorageId, UOpId, UnaryOp};
 
-pub use crate::limits::{check_lazy_numel, check_numel, MAX_ELEMENTS, MAX_LAZY_ELEMENTS};
+use crate::limits::{check_lazy_numel, check_numel, MAX_ELEMENTS};
+
+/// How [`Engine::movement_copy`] lays out the copy: like the source (`empty_like`'s preserve
+/// format, as flip does) or row-major. An enum rather than a bool parameter so a call says which.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyLayout {
+    LikeSource,
+    RowMajor,
+}
+
+/// Whether a tensor is a view of another's storage or the first tensor over its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aliasing {
+    View,
+    Owner,
+}
 
 /// Where a tensor's elements live, in PyTorch's model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,23 +56,13 @@ pub struct Bridge {
 impl Bridge {
     /// Fresh tensors: contiguous strides of the shape, with stride 0 on size-1 dims.
     pub fn fresh(shape: &[usize]) -> Bridge {
-        Bridge { shape: shape.to_vec(), strides: bridge_strides(shape), offset: 0 }
+        Bridge { shape: shape.to_vec(), strides: strides_for_shape(shape), offset: 0 }
     }
 
     /// Views keep the source's offset; only slices add to it.
     fn view(&self, shape: &[usize], extra_offset: i64) -> Bridge {
-        Bridge { shape: shape.to_vec(), strides: bridge_strides(shape), offset: self.offset + extra_offset }
+        Bridge { shape: shape.to_vec(), strides: strides_for_shape(shape), offset: self.offset + extra_offset }
     }
-}
-
-fn bridge_strides(shape: &[usize]) -> Vec<i64> {
-    let mut strides = vec![0i64; shape.len()];
-    let mut acc = 1i64;
-    for d in (0..shape.len()).rev() {
-        strides[d] = if shape[d] == 1 { 0 } else { acc };
-        acc *= shape[d] as i64;
-    }
-    strides
 }
 
 #[derive(Clone, Debug)]
@@ -65,7 +71,7 @@ pub struct Tensor {
     dtype: DType,
     layout: Layout,
     storage: StorageRef,
-    is_view: bool,
+    aliasing: Aliasing,
     tg: ShapeTracker,
     bridge: Bridge,
 }
@@ -90,13 +96,17 @@ impl Tensor {
         self.storage
     }
     pub fn is_view(&self) -> bool {
-        self.is_view
+        self.aliasing == Aliasing::View
     }
     pub fn tinygrad(&self) -> &ShapeTracker {
         &self.tg
     }
     pub fn bridge(&self) -> &Bridge {
         &self.bridge
+    }
+    /// Replaces what the bridge reports (for ops whose bridge result differs from PyTorch's).
+    pub(crate) fn set_bridge(&mut self, bridge: Bridge) {
+        self.bridge = bridge;
     }
 }
 
@@ -219,8 +229,8 @@ impl Engine {
             StorageRef::Realized(s),
             dtype,
             Layout::contiguous(shape),
-            false,
-            fresh_tg(shape),
+            Aliasing::Owner,
+            ShapeTracker::from_shape(shape),
             Bridge::fresh(shape),
         ))
     }
@@ -243,7 +253,7 @@ impl Engine {
         let s = self.new_storage(Data::zeros(dtype, len));
         let layout = Layout::new(sizes, strides, 0);
         let tg = ShapeTracker::from_view(View::new(sizes, Some(strides), 0, None));
-        Ok(self.over_storage(StorageRef::Realized(s), dtype, layout, false, tg, Bridge::fresh(sizes)))
+        Ok(self.over_storage(StorageRef::Realized(s), dtype, layout, Aliasing::Owner, tg, Bridge::fresh(sizes)))
     }
 
     fn root_node(&self, s: StorageRef) -> UOpId {
@@ -269,7 +279,7 @@ impl Engine {
         s: StorageRef,
         dtype: DType,
         layout: Layout,
-        is_view: bool,
+        aliasing: Aliasing,
         tg: ShapeTracker,
         bridge: Bridge,
     ) -> Tensor {
@@ -286,7 +296,7 @@ impl Engine {
             let st = ShapeTracker::from_view(View::new(layout.sizes(), Some(layout.strides()), layout.offset(), None));
             self.graph.push(Op::View(st), dtype, layout.sizes().to_vec(), vec![root])
         };
-        Tensor { node, dtype, layout, storage: s, is_view, tg, bridge }
+        Tensor { node, dtype, layout, storage: s, aliasing, tg, bridge }
     }
 
     /// The tensor with its storage reference and node brought up to date (a pending storage
@@ -296,7 +306,7 @@ impl Engine {
         if s == t.storage {
             return t.clone();
         }
-        self.over_storage(s, t.dtype, t.layout.clone(), t.is_view, t.tg.clone(), t.bridge.clone())
+        self.over_storage(s, t.dtype, t.layout.clone(), t.aliasing, t.tg.clone(), t.bridge.clone())
     }
 
     /// The result of a computation: a new (pending) storage, contiguous, fresh in every model.
@@ -311,8 +321,8 @@ impl Engine {
             dtype,
             layout: Layout::contiguous(&shape),
             storage: StorageRef::Pending(p),
-            is_view: false,
-            tg: fresh_tg(&shape),
+            aliasing: Aliasing::Owner,
+            tg: ShapeTracker::from_shape(&shape),
             bridge: Bridge::fresh(&shape),
         })
     }
@@ -334,7 +344,14 @@ impl Engine {
         let producer = self.graph.push(Op::Contiguous, dtype, pshape, vec![moved]);
         let p = self.pending.len();
         self.pending.push(Pending { producer, realized: None });
-        Ok(self.over_storage(StorageRef::Pending(p), dtype, layout, false, fresh_tg(&shape), Bridge::fresh(&shape)))
+        Ok(self.over_storage(
+            StorageRef::Pending(p),
+            dtype,
+            layout,
+            Aliasing::Owner,
+            ShapeTracker::from_shape(&shape),
+            Bridge::fresh(&shape),
+        ))
     }
 
     /// Runs every computation still pending, so later writes cannot change what they read.
@@ -431,7 +448,14 @@ impl Engine {
         let layout = t.layout.empty_like_preserve();
         let s = self.new_storage(Data::full_scalar(dtype, t.numel(), value));
         let shape = t.shape().to_vec();
-        Ok(self.over_storage(StorageRef::Realized(s), dtype, layout, false, fresh_tg(&shape), Bridge::fresh(&shape)))
+        Ok(self.over_storage(
+            StorageRef::Realized(s),
+            dtype,
+            layout,
+            Aliasing::Owner,
+            ShapeTracker::from_shape(&shape),
+            Bridge::fresh(&shape),
+        ))
     }
 
     // ---------------------------------------------------------------- PyTorch view ops
@@ -442,18 +466,21 @@ impl Engine {
         check_numel(layout.sizes())?;
         let src = self.resolve(src);
         let bridge = src.bridge.view(layout.sizes(), bridge_offset);
-        Ok(self.over_storage(src.storage, src.dtype, layout, true, tg, bridge))
+        Ok(self.over_storage(src.storage, src.dtype, layout, Aliasing::View, tg, bridge))
     }
 
     /// A movement op PyTorch performs as a copy (flip, pad, a reshape that cannot be a view):
     /// a new storage holding `op` applied to the source.
-    /// `preserve` lays the copy out like the source (flip); otherwise it is row-major.
-    pub fn movement_copy(&mut self, src: &Tensor, op: Op, tg: ShapeTracker, preserve: bool) -> Result<Tensor> {
+    /// `layout` says whether the copy is laid out like the source (flip) or row-major.
+    pub fn movement_copy(&mut self, src: &Tensor, op: Op, tg: ShapeTracker, layout: CopyLayout) -> Result<Tensor> {
         let src = self.resolve(src);
         let st = interp::apply_movement(&ShapeTracker::from_shape(src.shape()), &op)?;
         let moved = self.graph.push(op, src.dtype, st.shape().to_vec(), vec![src.node]);
         let node = self.graph.push(Op::Contiguous, src.dtype, st.shape().to_vec(), vec![moved]);
-        let layout = if preserve { src.layout.empty_like_preserve() } else { Layout::contiguous(st.shape()) };
+        let layout = match layout {
+            CopyLayout::LikeSource => src.layout.empty_like_preserve(),
+            CopyLayout::RowMajor => Layout::contiguous(st.shape()),
+        };
         let mut out = self.computed_as(node, layout)?;
         out.tg = tg;
         Ok(out)
@@ -650,139 +677,6 @@ impl Engine {
         self.computed_as(node, Self::output_layout(&shape, &[c, x, y]))
     }
 
-    // ---------------------------------------------------------------- reductions
-
-    /// Reduces `axes` (already normalised, sorted, deduplicated) of a tensor; `keepdim` keeps
-    /// them as size 1. Sums of bool and int tensors count in int, as PyTorch's do (in int64).
-    pub fn reduce(&mut self, op: ReduceOp, a: &Tensor, axes: &[usize], keepdim: bool) -> Result<Tensor> {
-        let a = self.resolve(a);
-        let node = self.reduce_node(op, a.node, a.dtype, a.shape(), axes, keepdim)?;
-        self.computed(node)
-    }
-
-    pub(crate) fn reduce_node(
-        &mut self,
-        op: ReduceOp,
-        node: UOpId,
-        dtype: DType,
-        shape: &[usize],
-        axes: &[usize],
-        keepdim: bool,
-    ) -> Result<UOpId> {
-        let out_dtype = if op == ReduceOp::Sum && !dtype.is_float() { DType::Int64 } else { dtype };
-        if op != ReduceOp::Sum && axes.iter().any(|&d| shape[d] == 0) {
-            bail!(
-                Index,
-                "{}(): Expected reduction dim {} to have non-zero size.",
-                if op == ReduceOp::Max { "max" } else { "min" },
-                axes[0]
-            );
-        }
-        let x = self.cast_node(node, dtype, out_dtype);
-        let kept: Vec<usize> = shape.iter().enumerate().map(|(d, &n)| if axes.contains(&d) { 1 } else { n }).collect();
-        let mut out = self.graph.push(Op::Reduce(op, axes.to_vec()), out_dtype, kept.clone(), vec![x]);
-        if !keepdim {
-            let squeezed: Vec<usize> =
-                shape.iter().enumerate().filter(|(d, _)| !axes.contains(d)).map(|(_, &n)| n).collect();
-            out = self.graph.push(Op::Reshape(squeezed.clone()), out_dtype, squeezed, vec![out]);
-        }
-        Ok(out)
-    }
-
-    /// `(a * b).sum(axis)` with `a` and `b` broadcast to one shape by lazy nodes, neither a
-    /// view nor a storage: matmul's broadcast product is a loop the interpreter contracts, and
-    /// only its result is bounded by the buffer limit.
-    pub fn mul_sum(&mut self, a: &Tensor, b: &Tensor, axis: usize) -> Result<Tensor> {
-        let (a, b) = (Operand::Tensor(self.resolve(a)), Operand::Tensor(self.resolve(b)));
-        let dtype = self.compute_dtype(BinaryOp::Mul, &a, &b)?;
-        let (prod, dtype, shape) = self.binary_node(BinaryOp::Mul, &a, &b, dtype)?;
-        let node = self.reduce_node(ReduceOp::Sum, prod, dtype, &shape, &[axis], false)?;
-        self.computed(node)
-    }
-
-    /// `mean`: float only, sum divided by the number of reduced elements.
-    pub fn mean(&mut self, a: &Tensor, axes: &[usize], keepdim: bool) -> Result<Tensor> {
-        let a = self.resolve(a);
-        if !a.dtype.is_float() {
-            bail!(
-                DType,
-                "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
-                a.dtype.torch_name()
-            );
-        }
-        let count: usize = axes.iter().map(|&d| a.shape()[d]).product();
-        let s = self.reduce_node(ReduceOp::Sum, a.node, a.dtype, a.shape(), axes, keepdim)?;
-        let shape = self.graph.node(s).shape.clone();
-        let c = self.graph.push(Op::Const(Scalar::Float(count as f64)), a.dtype, shape.clone(), vec![]);
-        let node = self.graph.push(Op::Binary(BinaryOp::Div), a.dtype, shape, vec![s, c]);
-        self.computed(node)
-    }
-
-    /// `logsumexp` over ALL the given axes: max-shifted for stability, with infinite maxima
-    /// replaced by 0 so that all -inf rows give -inf, as PyTorch does.
-    pub fn logsumexp(&mut self, a: &Tensor, axes: &[usize], keepdim: bool) -> Result<Tensor> {
-        let a = self.resolve(a);
-        let dtype = if a.dtype.is_float() { a.dtype } else { DType::Float32 };
-        let shape = a.shape().to_vec();
-        let x = self.cast_node(a.node, a.dtype, dtype);
-        let m = self.reduce_node(ReduceOp::Max, x, dtype, &shape, axes, true)?;
-        let mshape = self.graph.node(m).shape.clone();
-        let absm = self.graph.push(Op::Unary(UnaryOp::Abs), dtype, mshape.clone(), vec![m]);
-        let inf = self.graph.push(Op::Const(Scalar::Float(f64::INFINITY)), dtype, mshape.clone(), vec![]);
-        let is_inf = self.graph.push(Op::Binary(BinaryOp::CmpEq), DType::Bool, mshape.clone(), vec![absm, inf]);
-        let zero = self.graph.push(Op::Const(Scalar::Float(0.0)), dtype, mshape.clone(), vec![]);
-        let safe = self.graph.push(Op::Where, dtype, mshape.clone(), vec![is_inf, zero, m]);
-        let wide = self.broadcast_node(safe, dtype, &mshape, &shape)?;
-        let shifted = self.graph.push(Op::Binary(BinaryOp::Sub), dtype, shape.clone(), vec![x, wide]);
-        let e = self.graph.push(Op::Unary(UnaryOp::Exp), dtype, shape.clone(), vec![shifted]);
-        let s = self.reduce_node(ReduceOp::Sum, e, dtype, &shape, axes, true)?;
-        let l = self.graph.push(Op::Unary(UnaryOp::Log), dtype, mshape.clone(), vec![s]);
-        let mut out = self.graph.push(Op::Binary(BinaryOp::Add), dtype, mshape.clone(), vec![l, safe]);
-        if !keepdim {
-            let squeezed: Vec<usize> =
-                shape.iter().enumerate().filter(|(d, _)| !axes.contains(d)).map(|(_, &n)| n).collect();
-            out = self.graph.push(Op::Reshape(squeezed.clone()), dtype, squeezed, vec![out]);
-        }
-        let mut t = self.computed(out)?;
-        // The bridge reduces only the first of the given axes.
-        if let Some(&first) = axes.first() {
-            let bshape: Vec<usize> = shape
-                .iter()
-                .enumerate()
-                .filter(|&(d, _)| keepdim || d != first)
-                .map(|(d, &n)| if d == first { 1 } else { n })
-                .collect();
-            t.bridge = Bridge::fresh(&bshape);
-        }
-        Ok(t)
-    }
-
-    /// Index of the first maximum (or minimum) along `axis`, composed from ops the graph has
-    /// (tinygrad's construction): where x equals the max, count down from n; take the max.
-    pub fn arg_reduce(&mut self, a: &Tensor, axis: usize, keepdim: bool, max: bool) -> Result<Tensor> {
-        let a = self.resolve(a);
-        let shape = a.shape().to_vec();
-        let n = shape[axis];
-        let op = if max { ReduceOp::Max } else { ReduceOp::Min };
-        let m = self.reduce_node(op, a.node, a.dtype, &shape, &[axis], true)?;
-        let mshape = self.graph.node(m).shape.clone();
-        let wide = self.broadcast_node(m, a.dtype, &mshape, &shape)?;
-        let hit = self.graph.push(Op::Binary(BinaryOp::CmpEq), DType::Bool, shape.clone(), vec![a.node, wide]);
-        let down: Vec<i64> = (0..n).map(|i| (n - i) as i64).collect();
-        let counter = self.from_data(Data::I64(down), &[n])?;
-        let mut cshape = vec![1; shape.len()];
-        cshape[axis] = n;
-        let c = self.graph.push(Op::Reshape(cshape.clone()), DType::Int64, cshape.clone(), vec![counter.node]);
-        let c = self.graph.push(Op::Expand(shape.clone()), DType::Int64, shape.clone(), vec![c]);
-        let zero = self.graph.push(Op::Const(Scalar::Int(0)), DType::Int64, shape.clone(), vec![]);
-        let picked = self.graph.push(Op::Where, DType::Int64, shape.clone(), vec![hit, c, zero]);
-        let best = self.reduce_node(ReduceOp::Max, picked, DType::Int64, &shape, &[axis], keepdim)?;
-        let bshape = self.graph.node(best).shape.clone();
-        let nn = self.graph.push(Op::Const(Scalar::Int(n as i64)), DType::Int64, bshape.clone(), vec![]);
-        let node = self.graph.push(Op::Binary(BinaryOp::Sub), DType::Int64, bshape, vec![nn, best]);
-        self.computed(node)
-    }
-
     // ---------------------------------------------------------------- writes
 
     /// Writes `value` (already computed in the target's shape) through `target`'s view into
@@ -856,25 +750,12 @@ impl Engine {
     }
 }
 
-fn fresh_tg(shape: &[usize]) -> ShapeTracker {
-    ShapeTracker::from_shape(shape)
-}
-
 /// Reads a PyTorch layout out of a storage.
 pub fn gather_layout(data: &Data, layout: &Layout) -> Data {
     if layout.is_contiguous() && layout.offset() == 0 && layout.numel() == data.len() {
         return data.clone();
     }
     data.gather_strided(layout.sizes(), layout.strides(), layout.offset())
-}
-
-/// Normalises a dim like PyTorch (`-1` is the last); `ndim` 0 accepts -1 and 0.
-pub fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
-    let n = ndim.max(1) as i64;
-    if dim < -n || dim >= n {
-        bail!(Index, "Dimension out of range (expected to be in range of [{}, {}], but got {})", -n, n - 1, dim);
-    }
-    Ok(if dim < 0 { (dim + n) as usize } else { dim as usize })
 }
 
 /// Layout of the index items applied to a contiguous tensor of `shape`, as a view to push onto

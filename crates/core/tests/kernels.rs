@@ -13,7 +13,7 @@ use stridelab_core::schedule::{schedule_events, Schedule, ScheduleOptions};
 use stridelab_core::trace::ast::Program;
 use stridelab_core::trace::parser;
 use stridelab_core::trace::runner::Run;
-use stridelab_core::uop::data::Data;
+use stridelab_core::uop::buffer::Data;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")

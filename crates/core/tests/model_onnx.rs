@@ -109,7 +109,7 @@ fn mnist_model_matches_onnxruntime() {
     for (start, count) in [(0usize, 64usize), (0, 1), (5, 3)] {
         let all = stridelab_core::model::idx_images("images", &images, Some(start + count)).unwrap();
         let data = all.data().to_f64_vec()[start * 784..].iter().map(|&v| v as f32).collect();
-        let x = HostTensor::new(vec![count, 1, 28, 28], stridelab_core::uop::data::Data::F32(data)).unwrap();
+        let x = HostTensor::new(vec![count, 1, 28, 28], stridelab_core::uop::buffer::Data::F32(data)).unwrap();
         let out = execute(&model, &[("input", x.clone())]).unwrap();
         let [(name, logits)] = out.as_slice() else { panic!("one output") };
         // The capture on the CPU plan, every kernel a direct f32 one, run twice on its buffers.
@@ -127,7 +127,7 @@ fn mnist_model_matches_onnxruntime() {
         assert_eq!(name, "logits");
         let want = HostTensor::new(
             vec![count, 10],
-            stridelab_core::uop::data::Data::F32(
+            stridelab_core::uop::buffer::Data::F32(
                 want[start * 10..(start + count) * 10].iter().map(|&v| v as f32).collect(),
             ),
         )

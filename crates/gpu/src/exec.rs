@@ -10,14 +10,14 @@ use std::collections::BTreeMap;
 use stridelab_core::codegen::ir::{BufRef, Kernel};
 use stridelab_core::codegen::wgsl;
 use stridelab_core::schedule::Schedule;
-use stridelab_core::uop::data::Data;
+use stridelab_core::uop::buffer::Data;
 use stridelab_core::uop::StorageId;
 use stridelab_core::DType;
 
 use crate::buffer::GpuBuffer;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::kernel::KernelSpec;
+use crate::kernel::{Access, KernelSpec};
 use crate::run::RunOptions;
 use crate::timing::KernelTiming;
 
@@ -73,7 +73,8 @@ pub fn kernel_spec(k: &Kernel, table: &dyn Fn(BufRef) -> usize) -> Result<Kernel
         .with_workgroup_size(r.workgroup_size)
         .with_cost(read, written, k.flops());
     for (slot, ro) in k.slots.iter().zip(&r.read_only) {
-        spec = spec.with_binding(table(slot.buf), *ro);
+        let access = if *ro { Access::ReadOnly } else { Access::ReadWrite };
+        spec = spec.with_binding(table(slot.buf), access);
     }
     Ok(spec)
 }

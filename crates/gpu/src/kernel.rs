@@ -15,9 +15,17 @@ pub struct Binding {
     read_only: bool,
 }
 
+/// How a kernel may use a storage buffer, as its WGSL binding declares it. An enum rather than a
+/// bool parameter so that a call says which.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    ReadOnly,
+    ReadWrite,
+}
+
 impl Binding {
-    pub fn new(buffer: usize, read_only: bool) -> Self {
-        Binding { buffer, read_only }
+    pub fn new(buffer: usize, access: Access) -> Self {
+        Binding { buffer, read_only: access == Access::ReadOnly }
     }
     pub fn buffer(&self) -> usize {
         self.buffer
@@ -60,8 +68,8 @@ impl KernelSpec {
     }
 
     /// Appends `@binding(len)` over buffer-table entry `buffer`.
-    pub fn with_binding(mut self, buffer: usize, read_only: bool) -> Self {
-        self.bindings.push(Binding::new(buffer, read_only));
+    pub fn with_binding(mut self, buffer: usize, access: Access) -> Self {
+        self.bindings.push(Binding::new(buffer, access));
         self
     }
     pub fn with_workgroups(mut self, workgroups: [u32; 3]) -> Self {

@@ -27,7 +27,7 @@ pub use buffer::GpuBuffer;
 pub use device::{acquire, AcquireOptions, AdapterReport, Gpu, LimitsReport};
 pub use error::{Error, Result};
 pub use exec::ScheduleOutput;
-pub use kernel::{Binding, KernelSpec};
+pub use kernel::{Access, Binding, KernelSpec};
 pub use model::{GpuModel, ModelRun};
 /// The wgpu and naga this crate was built against, so callers can build devices and read
 /// modules without naming either crate themselves.

@@ -12,7 +12,7 @@ use stridelab_core::capture::{self, Capture, Manifest, Role};
 use stridelab_core::data::sha256_hex;
 use stridelab_core::model::HostTensor;
 use stridelab_core::onnx;
-use stridelab_core::uop::data::Data;
+use stridelab_core::uop::buffer::Data;
 use stridelab_core::DType;
 use web_time::Instant;
 
@@ -20,7 +20,7 @@ use crate::cache::Pipeline;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::exec::{byte_len, decode, encode};
-use crate::kernel::KernelSpec;
+use crate::kernel::{Access, KernelSpec};
 use crate::oneshot::oneshot;
 use crate::run::tick_quantum;
 use crate::timing::{KernelTiming, TimingSource};
@@ -177,10 +177,10 @@ impl GpuModel {
                     .with_workgroup_size(g.workgroup_size);
                 let (mut read, mut written) = (0, 0);
                 for b in &g.bindings {
-                    let read_only = b.access == "read";
-                    spec = spec.with_binding(b.buffer, read_only);
+                    let access = if b.access == "read" { Access::ReadOnly } else { Access::ReadWrite };
+                    spec = spec.with_binding(b.buffer, access);
                     let size = m.buffers.get(b.buffer).map_or(0, |x| x.size as u64);
-                    if read_only {
+                    if access == Access::ReadOnly {
                         read += size;
                     } else {
                         written += size;

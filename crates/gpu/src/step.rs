@@ -7,7 +7,7 @@ use serde::Serialize;
 use stridelab_core::codegen::{cpu, wgsl};
 use stridelab_core::codegen::ir::{Kernel, KernelKind};
 use stridelab_core::schedule::{ScheduleOptions, StepKernels};
-use stridelab_core::uop::data::Data;
+use stridelab_core::uop::buffer::Data;
 use web_time::Instant;
 
 use crate::exec::kernel_spec;
@@ -129,8 +129,8 @@ pub fn run_step_cpu(step: &StepKernels, repeats: u32, clock: &mut f64) -> Result
                 None => kernel_spec(k, &|_| 0).map_err(|e| e.to_string())?,
             };
             let span: f64 = samples[i].iter().sum();
-            let timing = KernelTiming::measured(&spec, TimingSource::Cpu, resolution, &samples[i], starts[i], span);
-            Ok(Ran { kernel: k.clone(), timing, note: None })
+            let timing = KernelTiming::new(&spec, TimingSource::Cpu, resolution, &samples[i], starts[i], span);
+            Ok(Ran { kernel: k.clone(), timing })
         })
         .collect()
 }

@@ -79,8 +79,10 @@ pub struct KernelTiming {
 
 impl KernelTiming {
     /// Builds a timing from per-repeat durations. `start_ns` is when the first repeat began and
-    /// `span_ns` the time from that to the end of the last, both on the run's clock.
-    pub(crate) fn new(
+    /// `span_ns` the time from that to the end of the last, both on the run's clock. Also for a
+    /// timing measured outside this crate (the CPU backend): the same derived figures and
+    /// resolution rules as a GPU one.
+    pub fn new(
         spec: &KernelSpec,
         source: TimingSource,
         resolution_ns: f64,
@@ -121,19 +123,6 @@ impl KernelTiming {
             start_ns,
             span_ns,
         }
-    }
-
-    /// A timing measured outside this crate (the CPU backend), with the same derived figures
-    /// and resolution rules as a GPU one.
-    pub fn measured(
-        spec: &KernelSpec,
-        source: TimingSource,
-        resolution_ns: f64,
-        samples: &[f64],
-        start_ns: f64,
-        span_ns: f64,
-    ) -> KernelTiming {
-        KernelTiming::new(spec, source, resolution_ns, samples, start_ns, span_ns)
     }
 
     pub fn name(&self) -> &str {

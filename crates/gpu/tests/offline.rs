@@ -3,7 +3,7 @@
 // A failed expectation here is the test failing, with its message.
 #![allow(clippy::expect_used)]
 
-use stridelab_gpu::{check_module, validate_wgsl, wgpu, KernelSpec};
+use stridelab_gpu::{check_module, validate_wgsl, wgpu, Access, KernelSpec};
 
 const COPY: &str = "
 @group(0) @binding(0) var<storage, read> src: array<f32>;
@@ -32,7 +32,10 @@ struct Case {
 }
 
 fn copy() -> KernelSpec {
-    KernelSpec::new("copy", COPY, "main").with_binding(0, true).with_binding(1, false).with_workgroup_size([64, 1, 1])
+    KernelSpec::new("copy", COPY, "main")
+        .with_binding(0, Access::ReadOnly)
+        .with_binding(1, Access::ReadWrite)
+        .with_workgroup_size([64, 1, 1])
 }
 
 /// Runs the whole pre-device gate (WGSL, shader against spec, limits) on each case.
@@ -73,7 +76,7 @@ fn pre_device_checks() {
     let max_wg = d.max_compute_workgroups_per_dimension;
     check(vec![
         ok("copy", copy()),
-        ok("extra binding the shader ignores", copy().with_binding(0, true)),
+        ok("extra binding the shader ignores", copy().with_binding(0, Access::ReadOnly)),
         ok("at the dispatch limit", copy().with_workgroups([max_wg, 1, 1])),
         bad(
             "syntax error",
@@ -103,29 +106,29 @@ fn pre_device_checks() {
         bad(
             "writable binding declared read-only in the spec",
             KernelSpec::new("copy", COPY, "main")
-                .with_binding(0, true)
-                .with_binding(1, true)
+                .with_binding(0, Access::ReadOnly)
+                .with_binding(1, Access::ReadOnly)
                 .with_workgroup_size([64, 1, 1]),
             fails("kernel", &["`dst` is var<storage, read_write> but the spec says read"]),
         ),
         bad(
             "read-only binding declared writable in the spec",
             KernelSpec::new("copy", COPY, "main")
-                .with_binding(0, false)
-                .with_binding(1, false)
+                .with_binding(0, Access::ReadWrite)
+                .with_binding(1, Access::ReadWrite)
                 .with_workgroup_size([64, 1, 1]),
             fails("kernel", &["`src` is var<storage, read> but the spec says read_write"]),
         ),
         bad(
             "shader binding missing from the spec",
-            KernelSpec::new("copy", COPY, "main").with_binding(0, true).with_workgroup_size([64, 1, 1]),
+            KernelSpec::new("copy", COPY, "main").with_binding(0, Access::ReadOnly).with_workgroup_size([64, 1, 1]),
             fails("kernel", &["declares @binding(1) `dst` but the spec has 1 bindings"]),
         ),
         bad(
             "uniform binding",
             KernelSpec::new("u", UNIFORM, "main")
-                .with_binding(0, true)
-                .with_binding(1, false)
+                .with_binding(0, Access::ReadOnly)
+                .with_binding(1, Access::ReadWrite)
                 .with_workgroup_size([64, 1, 1]),
             fails("kernel", &["`scale` is not a storage buffer"]),
         ),
@@ -136,12 +139,12 @@ fn pre_device_checks() {
         ),
         bad(
             "binding outside the table",
-            copy().with_binding(2, true),
+            copy().with_binding(2, Access::ReadOnly),
             fails("kernel", &["@binding(2) names buffer 2 but the run has 2 buffers"]),
         ),
         bad(
             "one buffer read-only and writable",
-            copy().with_binding(1, true),
+            copy().with_binding(1, Access::ReadOnly),
             fails("kernel", &["buffer 1 is bound read-only and writable at once (@binding(1) and @binding(2))"]),
         ),
         Case {

@@ -5,7 +5,7 @@
 #![allow(clippy::expect_used)]
 
 use pollster::block_on;
-use stridelab_gpu::{chrome_trace, wgpu, Gpu, KernelSpec, KernelTiming, RunOptions, TimingSource};
+use stridelab_gpu::{chrome_trace, wgpu, Access, Gpu, KernelSpec, KernelTiming, RunOptions, TimingSource};
 
 const ADD: &str = "
 @group(0) @binding(0) var<storage, read> a: array<f32>;
@@ -225,9 +225,9 @@ fn add_case(name: &'static str, opts: RunOptions) -> Case {
     Case {
         name,
         kernels: vec![KernelSpec::new("add", ADD, "main")
-            .with_binding(0, true)
-            .with_binding(1, true)
-            .with_binding(2, false)
+            .with_binding(0, Access::ReadOnly)
+            .with_binding(1, Access::ReadOnly)
+            .with_binding(2, Access::ReadWrite)
             .with_workgroups([(N_ADD / 256) as u32, 1, 1])
             .with_workgroup_size([256, 1, 1])
             .with_cost(2 * bytes, bytes, N_ADD as u64)],
@@ -243,10 +243,10 @@ fn affine_case(name: &'static str, wgsl: &str) -> Case {
     Case {
         name,
         kernels: vec![KernelSpec::new("affine", wgsl, "main")
-            .with_binding(0, true)
-            .with_binding(1, true)
-            .with_binding(2, false)
-            .with_binding(3, true)
+            .with_binding(0, Access::ReadOnly)
+            .with_binding(1, Access::ReadOnly)
+            .with_binding(2, Access::ReadWrite)
+            .with_binding(3, Access::ReadOnly)
             .with_workgroups([1000u32.div_ceil(64), 1, 1])
             .with_workgroup_size([64, 1, 1])
             .with_cost(4000 + 4, 4000, 2000)],
@@ -264,13 +264,13 @@ fn sum_n_case(name: &'static str, inputs: usize, expect_limit: Option<u64>) -> C
         .with_workgroups([(n / 64) as u32, 1, 1])
         .with_workgroup_size([64, 1, 1]);
     for k in 0..inputs {
-        spec = spec.with_binding(k, true);
+        spec = spec.with_binding(k, Access::ReadOnly);
     }
     let mut buffers = xs;
     buffers.push(vec![0.0; n]);
     Case {
         name,
-        kernels: vec![spec.with_binding(inputs, false)],
+        kernels: vec![spec.with_binding(inputs, Access::ReadWrite)],
         buffers,
         opts: RunOptions::new(),
         expect: match expect_limit {
@@ -309,8 +309,8 @@ fn two_stage_reduction() {
     let groups = (N_SUM / 256) as u32;
     let stage = |name: &str, src: usize, dst: usize, wg: u32, n: u64| {
         KernelSpec::new(name, SUM, "main")
-            .with_binding(src, true)
-            .with_binding(dst, false)
+            .with_binding(src, Access::ReadOnly)
+            .with_binding(dst, Access::ReadWrite)
             .with_workgroups([wg, 1, 1])
             .with_workgroup_size([256, 1, 1])
             .with_cost(4 * n, 4 * u64::from(wg), n)
@@ -409,14 +409,14 @@ fn bad_kernels_fail_before_the_device_sees_them() {
         expect: Expect::Fails { kind, fragments: fragments.iter().map(|s| s.to_string()).collect() },
     };
     let broken = KernelSpec::new("broken", ADD.replace("a[i] + b[i]", "a[i] + "), "main")
-        .with_binding(0, true)
-        .with_binding(1, true)
-        .with_binding(2, false)
+        .with_binding(0, Access::ReadOnly)
+        .with_binding(1, Access::ReadOnly)
+        .with_binding(2, Access::ReadWrite)
         .with_workgroup_size([256, 1, 1]);
     let mistyped = KernelSpec::new("mistyped", ADD.replace("a[i] + b[i]", "a[i] + gid.x"), "main")
-        .with_binding(0, true)
-        .with_binding(1, true)
-        .with_binding(2, false)
+        .with_binding(0, Access::ReadOnly)
+        .with_binding(1, Access::ReadOnly)
+        .with_binding(2, Access::ReadWrite)
         .with_workgroup_size([256, 1, 1]);
     check(
         &gpu,
@@ -425,8 +425,8 @@ fn bad_kernels_fail_before_the_device_sees_them() {
             small(vec![mistyped], "type error", "wgsl", &["gid.x"]),
             small(
                 vec![KernelSpec::new("add", ADD, "main")
-                    .with_binding(0, true)
-                    .with_binding(1, true)
+                    .with_binding(0, Access::ReadOnly)
+                    .with_binding(1, Access::ReadOnly)
                     .with_workgroup_size([256, 1, 1])],
                 "shader declares more bindings than the spec",
                 "kernel",
@@ -434,9 +434,9 @@ fn bad_kernels_fail_before_the_device_sees_them() {
             ),
             small(
                 vec![KernelSpec::new("add", ADD, "main")
-                    .with_binding(0, true)
-                    .with_binding(1, true)
-                    .with_binding(2, true)
+                    .with_binding(0, Access::ReadOnly)
+                    .with_binding(1, Access::ReadOnly)
+                    .with_binding(2, Access::ReadOnly)
                     .with_workgroup_size([256, 1, 1])],
                 "writable buffer declared read-only",
                 "kernel",
@@ -444,9 +444,9 @@ fn bad_kernels_fail_before_the_device_sees_them() {
             ),
             small(
                 vec![KernelSpec::new("add", ADD, "main")
-                    .with_binding(0, true)
-                    .with_binding(1, true)
-                    .with_binding(5, false)
+                    .with_binding(0, Access::ReadOnly)
+                    .with_binding(1, Access::ReadOnly)
+                    .with_binding(5, Access::ReadWrite)
                     .with_workgroup_size([256, 1, 1])],
                 "binding outside the buffer table",
                 "kernel",
@@ -454,9 +454,9 @@ fn bad_kernels_fail_before_the_device_sees_them() {
             ),
             small(
                 vec![KernelSpec::new("add", ADD, "main")
-                    .with_binding(0, true)
-                    .with_binding(1, true)
-                    .with_binding(0, false)
+                    .with_binding(0, Access::ReadOnly)
+                    .with_binding(1, Access::ReadOnly)
+                    .with_binding(0, Access::ReadWrite)
                     .with_workgroup_size([256, 1, 1])],
                 "read-only and writable view of one buffer",
                 "kernel",
@@ -464,9 +464,9 @@ fn bad_kernels_fail_before_the_device_sees_them() {
             ),
             small(
                 vec![KernelSpec::new("add", ADD, "other")
-                    .with_binding(0, true)
-                    .with_binding(1, true)
-                    .with_binding(2, false)
+                    .with_binding(0, Access::ReadOnly)
+                    .with_binding(1, Access::ReadOnly)
+                    .with_binding(2, Access::ReadWrite)
                     .with_workgroup_size([256, 1, 1])],
                 "missing entry point",
                 "kernel",

@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 use stridelab_core::schedule::ScheduleOptions;
 use stridelab_core::trace::kernels::trace_kernels;
-use stridelab_core::uop::data::Data;
+use stridelab_core::uop::buffer::Data;
 use stridelab_gpu::{acquire, AcquireOptions, Error, Gpu, RunOptions};
 
 fn gpu() -> Option<Gpu> {

@@ -11,16 +11,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value as Json};
 use stridelab_core::data::{decode_dataset, read_cifar, read_idx, DatasetKind, CIFAR_RECORD_LEN};
-use stridelab_core::error::Result;
+use stridelab_core::error::{bail, Result};
 use stridelab_core::Error;
 use wasm_bindgen::prelude::*;
-
-/// The core's `bail!` is crate-private: the same shorthand for an early `Err` of one kind.
-macro_rules! bail {
-    ($kind:ident, $($arg:tt)*) => {
-        return Err(Error::$kind(format!($($arg)*)))
-    };
-}
 
 /// CIFAR-10's class names, in label order.
 pub const CIFAR_NAMES: [&str; 10] =

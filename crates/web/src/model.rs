@@ -14,7 +14,7 @@ use std::rc::Rc;
 use serde_json::{json, Map, Value as Json};
 use stridelab_core::capture::{Capture, CpuKernels, CpuPlan, Role};
 use stridelab_core::model::HostTensor;
-use stridelab_core::uop::data::Data;
+use stridelab_core::uop::buffer::Data;
 use stridelab_gpu::model::capture_onnx;
 use stridelab_gpu::{Gpu, GpuModel, KernelTiming, TimingSource};
 

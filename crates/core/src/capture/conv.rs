@@ -68,6 +68,8 @@ mod lanes {
 
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 mod lanes {
+    use crate::capture::elementwise::max_nan;
+
     #[derive(Clone, Copy)]
     pub struct F4([f32; 4]);
 
@@ -104,14 +106,6 @@ mod lanes {
         pub fn pair_max(self, b: F4) -> F4 {
             let (x, y) = (self.0, b.0);
             F4([max_nan(x[0], x[1]), max_nan(x[2], x[3]), max_nan(y[0], y[1]), max_nan(y[2], y[3])])
-        }
-    }
-
-    fn max_nan(a: f32, b: f32) -> f32 {
-        if a.is_nan() || b.is_nan() {
-            f32::NAN
-        } else {
-            a.max(b)
         }
     }
 }
@@ -192,16 +186,7 @@ pub(super) fn run(c: &Conv, x: &[f32], packed: &[f32], bias: Option<&[f32]>, y: 
                             for ob in 0..oblocks {
                                 let wb = &wg[ob * kk * OC..][..kk * OC];
                                 let acc = d.tile(c, scratch, oy, x0, wb, bias_of(ob * OC));
-                                store(
-                                    &acc,
-                                    yg,
-                                    ob * OC,
-                                    OC.min(og - ob * OC),
-                                    oy * ow + x0,
-                                    PX.min(ow - x0),
-                                    p,
-                                    c.relu,
-                                );
+                                store(&acc, yg, ob * OC, OC.min(og - ob * OC), oy * ow + x0, PX.min(ow - x0), p, c);
                             }
                         }
                     }
@@ -213,7 +198,7 @@ pub(super) fn run(c: &Conv, x: &[f32], packed: &[f32], bias: Option<&[f32]>, y: 
                         let block = &cols[pb * kk * PX..][..kk * PX];
                         for ob in 0..oblocks {
                             let acc = tile(&wg[ob * kk * OC..][..kk * OC], block, bias_of(ob * OC));
-                            store(&acc, yg, ob * OC, OC.min(og - ob * OC), pb * PX, PX.min(p - pb * PX), p, c.relu);
+                            store(&acc, yg, ob * OC, OC.min(og - ob * OC), pb * PX, PX.min(p - pb * PX), p, c);
                         }
                     }
                 }
@@ -330,11 +315,11 @@ fn store4(v: &[F4], y: &mut [f32], o0: usize, p0: usize, n: usize, p: usize) {
 }
 
 /// Writes a tile's first `lanes` channels and `n` pixels, from pixel `p0` of each channel's
-/// `p` pixels.
+/// `p` pixels, applying `c`'s folded Relu if it has one.
 #[allow(clippy::too_many_arguments)]
-fn store(acc: &[[F4; 2]; OC], y: &mut [f32], o0: usize, lanes: usize, p0: usize, n: usize, p: usize, relu: bool) {
+fn store(acc: &[[F4; 2]; OC], y: &mut [f32], o0: usize, lanes: usize, p0: usize, n: usize, p: usize, c: &Conv) {
     for (i, a) in acc.iter().enumerate().take(lanes) {
-        let a = if relu { a.map(F4::relu) } else { *a };
+        let a = if c.relu { a.map(F4::relu) } else { *a };
         let (first, rest) = y[(o0 + i) * p + p0..][..n].split_at_mut(n.min(4));
         put(a[0], first);
         put(a[1], rest);
@@ -396,7 +381,7 @@ mod tests {
     use super::*;
     use crate::engine::nn::{PoolKind, Window2d};
     use crate::tensor::Engine;
-    use crate::uop::data::Data;
+    use crate::uop::buffer::Data;
     use crate::uop::UnaryOp;
 
     struct Case {

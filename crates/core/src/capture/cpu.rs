@@ -21,7 +21,7 @@ use crate::model::ops::Lower;
 use crate::model::HostTensor;
 use crate::onnx::Node;
 use crate::tensor::{Engine, Tensor};
-use crate::uop::data::Data;
+use crate::uop::buffer::Data;
 use crate::DType;
 
 use super::elementwise;
@@ -65,7 +65,7 @@ struct Step {
 
 /// One kernel's replay time, in the clock's units.
 #[derive(Clone, Debug, PartialEq)]
-pub struct KernelTiming {
+pub struct ReplayTiming {
     pub name: String,
     pub elapsed: f64,
 }
@@ -74,7 +74,7 @@ pub struct KernelTiming {
 #[derive(Clone, Debug)]
 pub struct Replay {
     pub outputs: Vec<(String, HostTensor)>,
-    pub timings: Vec<KernelTiming>,
+    pub timings: Vec<ReplayTiming>,
 }
 
 impl Capture {
@@ -94,7 +94,7 @@ impl Capture {
             .iter()
             .map(|b| match self.weight(b.id) {
                 Some(w) => w.clone(),
-                None => zeros(b.dtype, b.shape.iter().product()),
+                None => Data::zeros(b.dtype, b.shape.iter().product()),
             })
             .collect();
         let mut steps = Vec::with_capacity(m.schedule.len());
@@ -176,10 +176,6 @@ fn fuse_conv(steps: &mut Vec<Step>, outputs: &[usize]) {
     }
 }
 
-fn zeros(dtype: DType, n: usize) -> Data {
-    Data::zeros(dtype, n)
-}
-
 impl CpuPlan {
     /// Each step's name (fused steps join their kernels' names with `+`) and whether it runs
     /// as a direct f32 kernel rather than on the interpreter.
@@ -209,7 +205,7 @@ impl CpuPlan {
         for i in 0..self.steps.len() {
             let start = clock();
             self.step(i)?;
-            timings.push(KernelTiming { name: self.steps[i].name.clone(), elapsed: clock() - start });
+            timings.push(ReplayTiming { name: self.steps[i].name.clone(), elapsed: clock() - start });
         }
         let outputs = self
             .outputs

@@ -2,7 +2,8 @@
 //! broadcast binary ops, Softmax, inference BatchNormalization, global average pooling,
 //! Transpose and Concat. Plain loops over preallocated buffers, written so they vectorise.
 
-use super::routine::{BinaryOp, Broadcast};
+use super::routine::{Broadcast, BroadcastArith};
+use crate::strided::StridedIndex;
 
 /// NaN-propagating max, as the interpreter's (PyTorch's) maximum, written as one compare and
 /// select so that loops over it vectorise.
@@ -25,12 +26,10 @@ pub(super) fn clip(x: &[f32], lo: f32, hi: f32, y: &mut [f32]) {
 }
 
 /// `x` read through `strides` in the order of `out_shape`.
-pub(super) fn transpose(x: &[f32], out_shape: &[usize], strides: &[usize], y: &mut [f32]) {
-    let mut i = 0;
-    for_each_offset(out_shape, strides, &mut |off| {
-        y[i] = x[off];
-        i += 1;
-    });
+pub(super) fn transpose(x: &[f32], out_shape: &[usize], strides: &[i64], y: &mut [f32]) {
+    for (y, off) in y.iter_mut().zip(StridedIndex::new(out_shape, strides, 0)) {
+        *y = x[off as usize];
+    }
 }
 
 /// The inputs side by side: each of the `outer` rows of `y` is every input's row of
@@ -63,39 +62,13 @@ pub(super) fn global_average(x: &[f32], planes: usize, size: usize, y: &mut [f32
     }
 }
 
-/// Calls `f` with the strided offset of every index of `shape`, row-major.
-fn for_each_offset(shape: &[usize], strides: &[usize], f: &mut dyn FnMut(usize)) {
-    if shape.contains(&0) {
-        return;
-    }
-    let mut idx = vec![0; shape.len()];
-    let mut off = 0;
-    loop {
-        f(off);
-        let mut d = shape.len();
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            idx[d] += 1;
-            off += strides[d];
-            if idx[d] < shape[d] {
-                break;
-            }
-            off -= strides[d] * shape[d];
-            idx[d] = 0;
-        }
-    }
-}
-
-pub(super) fn binary(op: BinaryOp, bc: &Broadcast, a: &[f32], b: &[f32], y: &mut [f32]) {
+pub(super) fn binary(op: BroadcastArith, bc: &Broadcast, a: &[f32], b: &[f32], y: &mut [f32]) {
     // One monomorphised loop per op: a function pointer per element would not vectorise.
     match op {
-        BinaryOp::Add => zip_with(bc, a, b, y, |a, b| a + b),
-        BinaryOp::Sub => zip_with(bc, a, b, y, |a, b| a - b),
-        BinaryOp::Mul => zip_with(bc, a, b, y, |a, b| a * b),
-        BinaryOp::Div => zip_with(bc, a, b, y, |a, b| a / b),
+        BroadcastArith::Add => zip_with(bc, a, b, y, |a, b| a + b),
+        BroadcastArith::Sub => zip_with(bc, a, b, y, |a, b| a - b),
+        BroadcastArith::Mul => zip_with(bc, a, b, y, |a, b| a * b),
+        BroadcastArith::Div => zip_with(bc, a, b, y, |a, b| a / b),
     }
 }
 
@@ -112,18 +85,20 @@ fn zip_with(bc: &Broadcast, a: &[f32], b: &[f32], y: &mut [f32], f: impl Fn(f32,
         0 => (1, 0, 0),
         _ => (bc.shape[r - 1], bc.a[r - 1], bc.b[r - 1]),
     };
+    if len == 0 {
+        return;
+    }
+    // Broadcast strides are never negative.
+    let (sa, sb) = (sa as usize, sb as usize);
     let outer = &bc.shape[..r.saturating_sub(1)];
-    let mut offs_a = Vec::new();
-    for_each_offset(outer, &bc.a[..outer.len()], &mut |o| offs_a.push(o));
-    let mut row = 0;
-    for_each_offset(outer, &bc.b[..outer.len()], &mut |ob| {
-        let oa = offs_a[row];
-        let out = &mut y[row * len..][..len];
+    let rows_a = StridedIndex::new(outer, &bc.a[..outer.len()], 0);
+    let rows_b = StridedIndex::new(outer, &bc.b[..outer.len()], 0);
+    for (out, (oa, ob)) in y.chunks_mut(len).zip(rows_a.zip(rows_b)) {
+        let (oa, ob) = (oa as usize, ob as usize);
         for (i, v) in out.iter_mut().enumerate() {
             *v = f(a[oa + i * sa], b[ob + i * sb]);
         }
-        row += 1;
-    });
+    }
 }
 
 pub(super) fn softmax(x: &[f32], y: &mut [f32], outer: usize, len: usize, inner: usize) {

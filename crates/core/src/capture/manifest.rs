@@ -51,7 +51,7 @@ pub struct Buffer {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Binding {
+pub struct BufferBinding {
     pub binding: u32,
     pub buffer: usize,
     /// `read` or `read_write`, as a WGSL storage binding declares it.
@@ -67,7 +67,7 @@ pub struct Cost {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Kernel {
+pub struct OpKernel {
     pub name: String,
     /// The ONNX op the kernel computes and its attributes, which is what the CPU replays.
     pub op: String,
@@ -77,7 +77,7 @@ pub struct Kernel {
     /// complete WGSL module with its bindings: what a WebGPU host replays.
     #[serde(default)]
     pub gpu: Vec<GpuKernel>,
-    pub bindings: Vec<Binding>,
+    pub bindings: Vec<BufferBinding>,
     /// Buffer ids read, in the op's input order (`None` for an omitted optional input).
     pub reads: Vec<Option<usize>>,
     /// Buffer ids written, in the op's output order.
@@ -96,13 +96,13 @@ pub struct GpuKernel {
     pub workgroup_size: [u32; 3],
     pub workgroups: [u32; 3],
     /// Binding `i` of bind group 0 is `bindings[i]` (binding 0 is the output).
-    pub bindings: Vec<Binding>,
+    pub bindings: Vec<BufferBinding>,
     /// Why the scheduler ended the kernel here.
     pub reason: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Target {
+pub struct DeviceTarget {
     /// One of [`BACKENDS`].
     pub backend: String,
     /// Device features the kernels need (WebGPU feature names).
@@ -131,10 +131,10 @@ pub struct Manifest {
     pub format: String,
     pub version: u32,
     pub model: ModelInfo,
-    pub target: Target,
+    pub target: DeviceTarget,
     pub weights: WeightsFile,
     pub buffers: Vec<Buffer>,
-    pub kernels: Vec<Kernel>,
+    pub kernels: Vec<OpKernel>,
     /// Kernel indices in execution order.
     pub schedule: Vec<usize>,
     /// Buffer ids of the inputs and outputs, in the model's order.

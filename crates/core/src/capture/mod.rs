@@ -24,10 +24,10 @@ mod pool;
 mod routine;
 mod select;
 
-pub use cpu::{CpuKernels, CpuPlan, KernelTiming, Replay};
+pub use cpu::{CpuKernels, CpuPlan, Replay, ReplayTiming};
 pub use manifest::{
-    Binding, Buffer, Cost, GpuKernel, Kernel, Manifest, ModelInfo, Role, Target, WeightRef, WeightsFile, BACKENDS,
-    FORMAT, VERSION, WEIGHTS_FILE, WORKGROUP_SIZE,
+    Buffer, BufferBinding, Cost, DeviceTarget, GpuKernel, Manifest, ModelInfo, OpKernel, Role, WeightRef, WeightsFile,
+    BACKENDS, FORMAT, VERSION, WEIGHTS_FILE, WORKGROUP_SIZE,
 };
 
 use std::collections::{BTreeMap, HashMap};
@@ -43,7 +43,7 @@ use crate::model::HostTensor;
 use crate::onnx::{self, Node, SUPPORTED_OPS};
 use crate::schedule::{schedule_events, ScheduleOptions};
 use crate::tensor::{Engine, StorageRef, Tensor};
-use crate::uop::data::Data;
+use crate::uop::buffer::Data;
 use crate::DType;
 
 use manifest::{attr_from_json, attr_json};
@@ -212,7 +212,7 @@ pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTen
                     },
                 };
                 let access = if r.read_only.get(i).copied().unwrap_or(false) { "read" } else { "read_write" };
-                gb.push(Binding { binding: i as u32, buffer, access: access.into() });
+                gb.push(BufferBinding { binding: i as u32, buffer, access: access.into() });
             }
             gpu.push(GpuKernel {
                 name: gk.name.clone(),
@@ -228,10 +228,10 @@ pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTen
             node.inputs().iter().map(|n| if n.is_empty() { None } else { ids.get(n).copied() }).collect();
         let mut bindings = Vec::new();
         for &b in reads.iter().flatten() {
-            bindings.push(Binding { binding: bindings.len() as u32, buffer: b, access: "read".into() });
+            bindings.push(BufferBinding { binding: bindings.len() as u32, buffer: b, access: "read".into() });
         }
         for &b in &writes {
-            bindings.push(Binding { binding: bindings.len() as u32, buffer: b, access: "read_write".into() });
+            bindings.push(BufferBinding { binding: bindings.len() as u32, buffer: b, access: "read_write".into() });
         }
         let ins: Vec<Option<&Buffer>> = reads.iter().map(|r| r.map(|i| &buffers[i])).collect();
         let outb: Vec<&Buffer> = writes.iter().map(|&i| &buffers[i]).collect();
@@ -243,7 +243,7 @@ pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTen
         };
         let attributes =
             node.attributes().iter().map(|(n, a)| Ok((n.clone(), attr_json(a)?))).collect::<Result<_>>()?;
-        kernels.push(Kernel {
+        kernels.push(OpKernel {
             name: format!("k{k}_{}", node.op_type().to_lowercase()),
             op: node.op_type().to_string(),
             attributes,
@@ -312,7 +312,7 @@ pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTen
         format: FORMAT.into(),
         version: VERSION,
         model: ModelInfo { name: model.name().into(), opset, sha256: sha256.into() },
-        target: Target { backend: "cpu".into(), features: Vec::new(), limits },
+        target: DeviceTarget { backend: "cpu".into(), features: Vec::new(), limits },
         weights: WeightsFile { file: WEIGHTS_FILE.into(), sha256: sha256_hex(&st) },
         schedule: (0..kernels.len()).collect(),
         buffers,

@@ -17,7 +17,7 @@ pub(super) enum Routine {
         lo: bool,
         hi: bool,
     },
-    Binary(BinaryOp, Broadcast),
+    Binary(BroadcastArith, Broadcast),
     Softmax {
         outer: usize,
         len: usize,
@@ -37,7 +37,7 @@ pub(super) enum Routine {
     Copy,
     Transpose {
         out_shape: Vec<usize>,
-        strides: Vec<usize>,
+        strides: Vec<i64>,
     },
     Concat {
         outer: usize,
@@ -45,8 +45,10 @@ pub(super) enum Routine {
     },
 }
 
+/// The four ONNX arithmetic ops a direct kernel runs over a [`Broadcast`] (the graph's own
+/// `uop::BinaryOp` has every binary op; these are the ones written out for f32).
 #[derive(Clone, Copy, Debug)]
-pub(super) enum BinaryOp {
+pub(super) enum BroadcastArith {
     Add,
     Sub,
     Mul,
@@ -58,8 +60,8 @@ pub(super) enum BinaryOp {
 #[derive(Debug)]
 pub(super) struct Broadcast {
     pub(super) shape: Vec<usize>,
-    pub(super) a: Vec<usize>,
-    pub(super) b: Vec<usize>,
+    pub(super) a: Vec<i64>,
+    pub(super) b: Vec<i64>,
 }
 
 /// A 2-D convolution (N, C, H, W) over groups (run by [`super::conv`]).

@@ -4,10 +4,11 @@
 //! model itself.
 
 use crate::error::Result;
-use crate::model::ops::{axis, Lower, Window};
+use crate::model::ops::{axis, AxisRange, Lower, Rounding, Window};
 use crate::onnx::Node;
 
-use super::routine::{BinaryOp, Broadcast, Conv, Gemm, Pool, Routine};
+use super::routine::{Broadcast, BroadcastArith, Conv, Gemm, Pool, Routine};
+use crate::strided::row_major_strides;
 
 /// The direct kernel for `node` over buffers of these shapes, if one is written for its case.
 pub(super) fn routine(
@@ -31,10 +32,10 @@ pub(super) fn routine(
         }
         "Add" | "Sub" | "Mul" | "Div" => {
             let op = match node.op_type() {
-                "Add" => BinaryOp::Add,
-                "Sub" => BinaryOp::Sub,
-                "Mul" => BinaryOp::Mul,
-                _ => BinaryOp::Div,
+                "Add" => BroadcastArith::Add,
+                "Sub" => BroadcastArith::Sub,
+                "Mul" => BroadcastArith::Mul,
+                _ => BroadcastArith::Div,
             };
             Routine::Binary(op, Broadcast { shape: out.clone(), a: bcast(shape(0)?, out)?, b: bcast(shape(1)?, out)? })
         }
@@ -43,13 +44,13 @@ pub(super) fn routine(
             let xs = shape(0)?;
             let perm: Vec<usize> = match node.ints("perm").ok()? {
                 None => (0..xs.len()).rev().collect(),
-                Some(p) => p.iter().map(|&a| axis(a, xs.len(), false)).collect::<Result<_>>().ok()?,
+                Some(p) => p.iter().map(|&a| axis(a, xs.len(), AxisRange::BelowRank)).collect::<Result<_>>().ok()?,
             };
-            let rs = row_strides(xs);
+            let rs = row_major_strides(xs);
             Routine::Transpose { out_shape: out.clone(), strides: perm.iter().map(|&p| rs[p]).collect() }
         }
         "Concat" => {
-            let a = axis(node.int("axis").ok()?.unwrap_or(0), out.len(), false).ok()?;
+            let a = axis(node.int("axis").ok()?.unwrap_or(0), out.len(), AxisRange::BelowRank).ok()?;
             let inner: usize = out[a + 1..].iter().product();
             let chunks = (0..reads.len()).map(|j| shape(j).map(|s| s[a] * inner)).collect::<Option<Vec<_>>>()?;
             Routine::Concat { outer: out[..a].iter().product(), chunks }
@@ -57,10 +58,10 @@ pub(super) fn routine(
         "Softmax" => {
             let r = out.len();
             let (outer, len, inner) = if opset >= 13 {
-                let a = axis(node.int_or("axis", -1).ok()?, r, false).ok()?;
+                let a = axis(node.int_or("axis", -1).ok()?, r, AxisRange::BelowRank).ok()?;
                 (out[..a].iter().product(), out[a], out[a + 1..].iter().product())
             } else {
-                let a = axis(node.int_or("axis", 1).ok()?, r, true).ok()?;
+                let a = axis(node.int_or("axis", 1).ok()?, r, AxisRange::UpToRank).ok()?;
                 (out[..a].iter().product(), out[a..].iter().product(), 1)
             };
             Routine::Softmax { outer, len, inner }
@@ -85,26 +86,17 @@ pub(super) fn routine(
         }
         "Gemm" => gemm(node, shape(0)?, shape(1)?, shape(2), out)?,
         "MatMul" => matmul(shape(0)?, shape(1)?, out)?,
-        "Conv" => conv(node, shape(0)?, shape(1)?, input(2).is_some(), out)?,
+        "Conv" => conv(node, shape(0)?, shape(1)?, shape(2), out)?,
         "MaxPool" | "AveragePool" => pool(node, shape(0)?, out)?,
         _ => return None,
     };
     Some(r)
 }
 
-/// Row-major strides of `shape`.
-fn row_strides(shape: &[usize]) -> Vec<usize> {
-    let mut s = vec![1; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        s[d] = s[d + 1] * shape[d + 1];
-    }
-    s
-}
-
 /// Strides that broadcast `shape` (aligned right) to `out`, or `None` if it does not.
-fn bcast(shape: &[usize], out: &[usize]) -> Option<Vec<usize>> {
+fn bcast(shape: &[usize], out: &[usize]) -> Option<Vec<i64>> {
     let lead = out.len().checked_sub(shape.len())?;
-    let rs = row_strides(shape);
+    let rs = row_major_strides(shape);
     (0..out.len())
         .map(|d| match d.checked_sub(lead) {
             None => Some(0),
@@ -128,7 +120,8 @@ fn gemm(node: &Node, a: &[usize], b: &[usize], c: Option<&[usize]>, out: &[usize
         None => None,
         Some(cs) => {
             let s = bcast(cs, out)?;
-            Some(((s[0], s[1]), node.float_or("beta", 1.0).ok()?))
+            // Broadcast strides are never negative.
+            Some(((s[0] as usize, s[1] as usize), node.float_or("beta", 1.0).ok()?))
         }
     };
     Some(Routine::Gemm(Gemm {
@@ -178,14 +171,14 @@ fn pair(v: &[usize]) -> Option<[usize; 2]> {
     <[usize; 2]>::try_from(v).ok()
 }
 
-fn conv(node: &Node, x: &[usize], w: &[usize], bias: bool, out: &[usize]) -> Option<Routine> {
+fn conv(node: &Node, x: &[usize], w: &[usize], bias: Option<&[usize]>, out: &[usize]) -> Option<Routine> {
     let ([n, c, h, wd], [oc, cg, kh, kw]) = (<[usize; 4]>::try_from(x).ok()?, <[usize; 4]>::try_from(w).ok()?);
     if let Some(k) = node.ints("kernel_shape").ok()? {
         (k.len() == 2 && k[0] as usize == kh && k[1] as usize == kw).then_some(())?;
     }
     let groups = usize::try_from(node.int_or("group", 1).ok()?).ok()?;
     (groups > 0 && c % groups == 0 && oc % groups == 0 && cg * groups == c).then_some(())?;
-    let win = Window::read(node, &[h, wd], &[kh, kw], false).ok()?;
+    let win = Window::read(node, &[h, wd], &[kh, kw], Rounding::Floor).ok()?;
     let geom = Conv {
         n,
         c,
@@ -197,7 +190,7 @@ fn conv(node: &Node, x: &[usize], w: &[usize], bias: bool, out: &[usize]) -> Opt
         dilation: pair(&win.dilations)?,
         pad: pair(&win.begin)?,
         out: pair(&win.out)?,
-        bias,
+        bias: bias.is_some(),
         relu: false,
         pool: false,
         packed: Vec::new(),
@@ -208,8 +201,8 @@ fn conv(node: &Node, x: &[usize], w: &[usize], bias: bool, out: &[usize]) -> Opt
 pub(super) fn pool(node: &Node, x: &[usize], out: &[usize]) -> Option<Routine> {
     let [n, c, h, w] = <[usize; 4]>::try_from(x).ok()?;
     let k = pair(&Lower::pool_kernel(node).ok()?)?;
-    let ceil = node.int_or("ceil_mode", 0).ok()? != 0;
-    let win = Window::read(node, &[h, w], &k, ceil).ok()?;
+    let rounding = Rounding::of_ceil_mode(node).ok()?;
+    let win = Window::read(node, &[h, w], &k, rounding).ok()?;
     let o = pair(&win.out)?;
     (out == [n, c, o[0], o[1]]).then_some(())?;
     let pad = pair(&win.begin)?;

@@ -10,7 +10,7 @@ use super::ir::{BufRef, Inst, Kernel};
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::shape::symbolic::Expr;
-use crate::uop::data::{with_data, Data, Elem};
+use crate::uop::buffer::{with_data, Data, Elem};
 use crate::uop::ReduceOp;
 use crate::uop::{alu, interp};
 
@@ -171,7 +171,7 @@ fn reduce_block(
 
 /// Rounds f64 accumulators to `dtype` the way the interpreter's reduce does.
 fn from_f64s(v: &[f64], dtype: DType) -> Data {
-    crate::uop::data::with_dtype!(dtype, |T| T::wrap(v.iter().map(|&x| T::from_f64(x)).collect()))
+    crate::uop::buffer::with_dtype!(dtype, |T| T::wrap(v.iter().map(|&x| T::from_f64(x)).collect()))
 }
 
 #[allow(clippy::too_many_arguments)]

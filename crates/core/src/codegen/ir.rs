@@ -282,7 +282,7 @@ pub fn source_of(graph: &Graph, id: UOpId, sources: &HashMap<UOpId, BufRef>) -> 
 
 /// Where a lowered kernel writes.
 #[derive(Clone, Debug)]
-pub enum Target {
+pub enum WriteTarget {
     /// Row-major into a fresh buffer of the root's shape.
     Dense(BufRef),
     /// Through `view` into the storage `buf` (the engine's `Store`).
@@ -293,7 +293,7 @@ pub enum Target {
 pub fn lower(
     graph: &Graph,
     root: UOpId,
-    target: &Target,
+    target: &WriteTarget,
     sources: &HashMap<UOpId, BufRef>,
     describe: &dyn Fn(BufRef) -> (DType, usize),
     reason: String,
@@ -302,12 +302,12 @@ pub fn lower(
     let dims = node.shape.clone();
     let coords: Vec<Expr> = dims.iter().enumerate().map(|(d, &n)| Expr::var(d, n)).collect();
     let out_buf = match target {
-        Target::Dense(b) | Target::View(b, _) => *b,
+        WriteTarget::Dense(b) | WriteTarget::View(b, _) => *b,
     };
     let (out_dtype, out_len) = describe(out_buf);
     let (index, valid) = match target {
-        Target::Dense(_) => (ravel(&coords, &dims), Expr::Bool(true)),
-        Target::View(_, st) => st.index(),
+        WriteTarget::Dense(_) => (ravel(&coords, &dims), Expr::Bool(true)),
+        WriteTarget::View(_, st) => st.index(),
     };
     let mut lw = Lowering {
         graph,
@@ -325,7 +325,7 @@ pub fn lower(
     let value = if vdtype != out_dtype { lw.push(Inst::Cast { a: value, from: vdtype, to: out_dtype }) } else { value };
     lw.insts.push(Inst::Store { index, valid, value, dtype: out_dtype });
     let kind = match (target, lw.reduced, lw.tile.is_some()) {
-        (Target::View(..), _, _) => KernelKind::Store,
+        (WriteTarget::View(..), _, _) => KernelKind::Store,
         (_, _, true) => KernelKind::Matmul,
         (_, true, _) => KernelKind::Reduce,
         _ => KernelKind::Elementwise,
@@ -472,8 +472,10 @@ impl Lowering<'_> {
                         }
                     }
                 }
-                Op::Const(c) => self
-                    .push(Inst::Const { value: crate::uop::data::Data::full(dtype, 1, c.as_f64()).get_f64(0), dtype }),
+                Op::Const(c) => self.push(Inst::Const {
+                    value: crate::uop::buffer::Data::full(dtype, 1, c.as_f64()).get_f64(0),
+                    dtype,
+                }),
                 Op::Unary(u) => {
                     let a = self.value(node.src[0], coords, gate)?;
                     self.push(Inst::Unary { op: *u, a, dtype })

@@ -6,3 +6,4 @@ pub mod cpu;
 pub mod ir;
 pub mod wgsl;
 pub mod wgsl_check;
+pub mod wgsl_helpers;

@@ -125,7 +125,7 @@ mod tests {
         for (src, want) in cases {
             assert_eq!(loops_are_counted(src), *want, "{src}");
         }
-        for (name, text) in crate::codegen::wgsl::HELPERS {
+        for (name, text) in crate::codegen::wgsl_helpers::HELPERS {
             assert!(loops_are_counted(text), "helper {name}");
         }
     }

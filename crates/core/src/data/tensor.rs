@@ -5,7 +5,7 @@
 
 use crate::error::{bail, Result};
 use crate::tensor::{Engine, Tensor};
-use crate::uop::data::Data;
+use crate::uop::buffer::Data;
 
 use super::{decode, read_cifar, read_idx};
 

@@ -5,7 +5,7 @@
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::tensor::{Engine, Operand, Tensor};
-use crate::uop::data::{Data, Scalar};
+use crate::uop::buffer::{Data, Scalar};
 use crate::uop::{BinaryOp, UnaryOp};
 
 /// `F.gelu`'s `approximate=` argument.

@@ -4,11 +4,37 @@
 //! nodes it can fuse, and the interpreter's meaning of those nodes is the meaning of the op.
 
 use crate::dtype::DType;
+use crate::engine::reduce::KeepDim;
 use crate::error::{bail, Result};
-use crate::tensor::{wrap_dim, Engine, Operand, Tensor};
+use crate::strided::wrap_dim;
+use crate::tensor::{Engine, Tensor};
 use crate::torch::layout::Layout;
-use crate::uop::data::Scalar;
+use crate::uop::buffer::Scalar;
 use crate::uop::{BinaryOp, Op, ReduceOp, UOpId, UnaryOp};
+
+/// Whether an average pool's divisor counts the zero padding (`count_include_pad`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PadCounting {
+    Include,
+    Exclude,
+}
+
+impl PadCounting {
+    fn of(count_include_pad: bool) -> PadCounting {
+        if count_include_pad {
+            PadCounting::Include
+        } else {
+            PadCounting::Exclude
+        }
+    }
+}
+
+/// `softmax` or `log_softmax`: an enum rather than a bool parameter so a call says which.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SoftmaxKind {
+    Softmax,
+    LogSoftmax,
+}
 
 /// The window geometry of a 2-D convolution or pooling, per spatial dim (height, width).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,10 +109,28 @@ fn is_channels_last(layout: &Layout) -> bool {
     true
 }
 
-/// A dense (N, C, H, W) result laid out channels-last when an input suggests it, as PyTorch's
-/// convolution and pooling kernels choose their output's memory format.
-fn nchw_output(shape: &[usize], channels_last: bool) -> Layout {
-    if !channels_last || shape.len() != 4 {
+/// The memory format of a dense (N, C, H, W) result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MemoryFormat {
+    Contiguous,
+    ChannelsLast,
+}
+
+impl MemoryFormat {
+    /// Channels-last when an input is, as PyTorch's convolution and pooling kernels choose
+    /// their output's memory format.
+    fn suggested_by(inputs: &[&Layout]) -> MemoryFormat {
+        if inputs.iter().any(|l| is_channels_last(l)) {
+            MemoryFormat::ChannelsLast
+        } else {
+            MemoryFormat::Contiguous
+        }
+    }
+}
+
+/// A dense (N, C, H, W) result laid out in `format`.
+fn nchw_output(shape: &[usize], format: MemoryFormat) -> Layout {
+    if format == MemoryFormat::Contiguous || shape.len() != 4 {
         return Layout::contiguous(shape);
     }
     let [n, c, h, w] = [shape[0], shape[1], shape[2], shape[3]];
@@ -107,7 +151,7 @@ impl Engine {
         self.graph.node(node).shape.clone()
     }
 
-    fn const_node(&mut self, v: Scalar, dtype: DType, shape: &[usize]) -> UOpId {
+    pub(super) fn const_node(&mut self, v: Scalar, dtype: DType, shape: &[usize]) -> UOpId {
         self.graph.push(Op::Const(v), dtype, shape.to_vec(), vec![])
     }
 
@@ -214,7 +258,8 @@ impl Engine {
     // ---------------------------------------------------------------- softmax
 
     /// `softmax` / `log_softmax` over `dim`: max-shifted exponentials, as both libraries do.
-    pub fn softmax(&mut self, x: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
+    pub fn softmax(&mut self, x: &Tensor, dim: i64, kind: SoftmaxKind) -> Result<Tensor> {
+        let log = kind == SoftmaxKind::LogSoftmax;
         let x = self.resolve(x);
         let shape = x.shape().to_vec();
         let axis = wrap_dim(dim, shape.len())?;
@@ -235,12 +280,12 @@ impl Engine {
         if shape.is_empty() {
             node = self.movement(node, Op::Reshape(vec![1]));
         }
-        let m = self.reduce_node(ReduceOp::Max, node, dtype, &work, &[axis], true)?;
+        let m = self.reduce_node(ReduceOp::Max, node, dtype, &work, &[axis], KeepDim::Keep)?;
         let mshape = self.shape_of_node(m);
         let mw = self.broadcast_node(m, dtype, &mshape, &work)?;
         let shifted = self.graph.push(Op::Binary(BinaryOp::Sub), dtype, work.clone(), vec![node, mw]);
         let e = self.graph.push(Op::Unary(UnaryOp::Exp), dtype, work.clone(), vec![shifted]);
-        let s = self.reduce_node(ReduceOp::Sum, e, dtype, &work, &[axis], true)?;
+        let s = self.reduce_node(ReduceOp::Sum, e, dtype, &work, &[axis], KeepDim::Keep)?;
         let mut out = if log {
             let l = self.graph.push(Op::Unary(UnaryOp::Log), dtype, mshape.clone(), vec![s]);
             let lw = self.broadcast_node(l, dtype, &mshape, &work)?;
@@ -308,7 +353,7 @@ impl Engine {
             }
         };
         let pshape = self.shape_of_node(prod);
-        let mut out = self.reduce_node(ReduceOp::Sum, prod, dtype, &pshape, &[pshape.len() - 1], false)?;
+        let mut out = self.reduce_node(ReduceOp::Sum, prod, dtype, &pshape, &[pshape.len() - 1], KeepDim::Drop)?;
         let oshape = self.shape_of_node(out);
         let odtype = self.graph.node(out).dtype;
         if odtype != dtype {
@@ -340,117 +385,6 @@ impl Engine {
             return self.bump_version(&out);
         }
         Ok(out)
-    }
-
-    // ---------------------------------------------------------------- cat and stack
-
-    /// `cat`: every input is padded with zeros to its slot along `dim` and the pads are summed,
-    /// tinygrad's construction; the result is a new row-major storage.
-    pub fn cat(&mut self, tensors: &[Tensor], dim: i64) -> Result<Tensor> {
-        if tensors.is_empty() {
-            bail!(Type, "torch.cat(): expected a non-empty list of Tensors");
-        }
-        let tensors: Vec<Tensor> = tensors.iter().map(|t| self.resolve(t)).collect();
-        for (i, t) in tensors.iter().enumerate() {
-            if t.shape().is_empty() {
-                bail!(Shape, "zero-dimensional tensor (at position {i}) cannot be concatenated");
-            }
-        }
-        let dtype = {
-            let ops: Vec<Operand> = tensors.iter().map(|t| Operand::Tensor(t.clone())).collect();
-            let refs: Vec<&Operand> = ops.iter().collect();
-            self.promote(&refs)
-        };
-        // PyTorch skips 1-D empty tensors, a legacy rule that lets `cat([x, empty])` work.
-        let kept: Vec<(usize, &Tensor)> = tensors.iter().enumerate().filter(|(_, t)| t.shape() != [0]).collect();
-        let Some(&(_, reference)) = kept.first() else {
-            let node = self.const_node(Scalar::Int(0), dtype, &[0]);
-            return self.computed(node);
-        };
-        let rshape = reference.shape().to_vec();
-        let axis = wrap_dim(dim, rshape.len())?;
-        for &(i, t) in &kept {
-            if t.shape().len() != rshape.len() {
-                bail!(
-                    Shape,
-                    "Tensors must have same number of dimensions: got {} and {}",
-                    rshape.len(),
-                    t.shape().len()
-                );
-            }
-            if let Some(d) = (0..rshape.len()).find(|&d| d != axis && t.shape()[d] != rshape[d]) {
-                bail!(
-                    Shape,
-                    "Sizes of tensors must match except in dimension {axis}. Expected size {} but got size {} for tensor number {i} in the list.",
-                    rshape[d],
-                    t.shape()[d]
-                );
-            }
-        }
-        let parts: Vec<(UOpId, DType, usize)> =
-            kept.iter().map(|(_, t)| (t.node(), t.dtype(), t.shape()[axis])).collect();
-        self.concat(&parts, &rshape, axis, dtype)
-    }
-
-    /// Concatenates checked parts (node, dtype, size along `axis`) whose other dims are `shape`'s.
-    fn concat(
-        &mut self,
-        parts: &[(UOpId, DType, usize)],
-        shape: &[usize],
-        axis: usize,
-        dtype: DType,
-    ) -> Result<Tensor> {
-        let total: usize = parts.iter().map(|p| p.2).sum();
-        let mut out_shape = shape.to_vec();
-        out_shape[axis] = total;
-        crate::tensor::check_numel(&out_shape)?;
-        let mut acc: Option<UOpId> = None;
-        let mut at = 0;
-        for &(node, from, n) in parts {
-            let mut node = self.cast_node(node, from, dtype);
-            if n != total {
-                let arg: Vec<(usize, usize)> =
-                    (0..shape.len()).map(|d| if d == axis { (at, total - at - n) } else { (0, 0) }).collect();
-                node = self.movement(node, Op::Pad(arg));
-            }
-            at += n;
-            acc = Some(match acc {
-                None => node,
-                Some(a) => self.graph.push(Op::Binary(BinaryOp::Add), dtype, out_shape.clone(), vec![a, node]),
-            });
-        }
-        let Some(acc) = acc else { unreachable!("the caller passes at least one part") };
-        let node = self.graph.push(Op::Contiguous, dtype, out_shape, vec![acc]);
-        self.computed(node)
-    }
-
-    /// `stack`: each input gains a size-1 dim at `dim`, then they are concatenated there.
-    pub fn stack(&mut self, tensors: &[Tensor], dim: i64) -> Result<Tensor> {
-        let Some(first) = tensors.first() else { bail!(Shape, "stack expects a non-empty TensorList") };
-        for (i, t) in tensors.iter().enumerate().skip(1) {
-            if t.shape() != first.shape() {
-                bail!(
-                    Shape,
-                    "stack expects each tensor to be equal size, but got {:?} at entry 0 and {:?} at entry {i}",
-                    first.shape(),
-                    t.shape()
-                );
-            }
-        }
-        let axis = wrap_dim(dim, first.shape().len() + 1)?;
-        let mut shape = first.shape().to_vec();
-        shape.insert(axis, 1);
-        let dtype = {
-            let ops: Vec<Operand> = tensors.iter().map(|t| Operand::Tensor(t.clone())).collect();
-            let refs: Vec<&Operand> = ops.iter().collect();
-            self.promote(&refs)
-        };
-        let mut parts = Vec::with_capacity(tensors.len());
-        for t in tensors {
-            let t = self.resolve(t);
-            parts.push((self.movement(t.node(), Op::Reshape(shape.clone())), t.dtype(), 1));
-        }
-        self.concat(&parts, &shape, axis, dtype)
     }
 
     // ---------------------------------------------------------------- convolution and pooling
@@ -536,11 +470,11 @@ impl Engine {
         let full8 = vec![n, g, rcout, oh, ow, wcin, kh, kw];
         // The windows times the weight is never held (the interpreter contracts it as a loop),
         // but kernels index it.
-        crate::tensor::check_lazy_numel(&full8)?;
+        crate::limits::check_lazy_numel(&full8)?;
         let wn = self.movement(w.node(), Op::Reshape(vec![1, g, rcout, 1, 1, wcin, kh, kw]));
         let wn = self.movement(wn, Op::Expand(full8.clone()));
         let prod = self.graph.push(Op::Binary(BinaryOp::Mul), dtype, full8.clone(), vec![xw, wn]);
-        let summed = self.reduce_node(ReduceOp::Sum, prod, dtype, &full8, &[5, 6, 7], true)?;
+        let summed = self.reduce_node(ReduceOp::Sum, prod, dtype, &full8, &[5, 6, 7], KeepDim::Keep)?;
         let sdtype = self.graph.node(summed).dtype;
         let summed = self.cast_node(summed, sdtype, dtype);
         let out_shape = vec![n, cout, oh, ow];
@@ -556,8 +490,8 @@ impl Engine {
             out = self.movement(out, Op::Reshape(vec![cout, oh, ow]));
             return self.computed(out);
         }
-        let cl = is_channels_last(x.layout()) || is_channels_last(w.layout());
-        self.computed_as(out, nchw_output(&out_shape, cl))
+        let format = MemoryFormat::suggested_by(&[x.layout(), w.layout()]);
+        self.computed_as(out, nchw_output(&out_shape, format))
     }
 
     /// `F.max_pool2d` / `F.avg_pool2d` over (N, C, H, W) or (C, H, W) input.
@@ -631,14 +565,14 @@ impl Engine {
         let pooled = self.pool_node(xn, &win.kernel, &win.stride, &win.dilation);
         let pooled = self.crop_windows(pooled, out_hw);
         let pshape = self.shape_of_node(pooled);
-        crate::tensor::check_lazy_numel(&pshape)?;
+        crate::limits::check_lazy_numel(&pshape)?;
         let nd = pshape.len();
         let axes = [nd - 2, nd - 1];
         let out_shape: Vec<usize> = pshape[..nd - 2].to_vec();
         let out = match kind {
-            PoolKind::Max => self.reduce_node(ReduceOp::Max, pooled, dtype, &pshape, &axes, false)?,
+            PoolKind::Max => self.reduce_node(ReduceOp::Max, pooled, dtype, &pshape, &axes, KeepDim::Drop)?,
             PoolKind::Avg { count_include_pad, divisor } => {
-                let s = self.reduce_node(ReduceOp::Sum, pooled, dtype, &pshape, &axes, false)?;
+                let s = self.reduce_node(ReduceOp::Sum, pooled, dtype, &pshape, &axes, KeepDim::Drop)?;
                 let sdtype = self.graph.node(s).dtype;
                 // Integer averages divide in the integer type (truncating), as PyTorch does.
                 let s = self.cast_node(s, sdtype, dtype);
@@ -647,13 +581,21 @@ impl Engine {
                     None if count_include_pad && extra.iter().all(|&e| e == 0) => {
                         self.const_node(Scalar::Int((win.kernel[0] * win.kernel[1]) as i64), dtype, &out_shape)
                     }
-                    None => self.pool_counts(win, [h, w], after, out_hw, count_include_pad, dtype, &out_shape)?,
+                    None => self.pool_counts(
+                        win,
+                        [h, w],
+                        after,
+                        out_hw,
+                        PadCounting::of(count_include_pad),
+                        dtype,
+                        &out_shape,
+                    )?,
                 };
                 self.graph.push(Op::Binary(BinaryOp::Div), dtype, out_shape.clone(), vec![s, div])
             }
         };
-        let cl = is_channels_last(x.layout());
-        self.computed_as(out, nchw_output(&out_shape, cl))
+        let format = MemoryFormat::suggested_by(&[x.layout()]);
+        self.computed_as(out, nchw_output(&out_shape, format))
     }
 
     /// Keeps the first `out` window positions (ceil mode may pool one more than PyTorch keeps).
@@ -680,12 +622,12 @@ impl Engine {
         hw: [usize; 2],
         after: [usize; 2],
         out: [usize; 2],
-        include_pad: bool,
+        padding: PadCounting,
         dtype: DType,
         out_shape: &[usize],
     ) -> Result<UOpId> {
         let p = win.padding;
-        let (base, before, tail) = if include_pad {
+        let (base, before, tail) = if padding == PadCounting::Include {
             ([hw[0] + 2 * p[0], hw[1] + 2 * p[1]], [0, 0], [after[0] - p[0], after[1] - p[1]])
         } else {
             (hw, p, after)
@@ -695,7 +637,7 @@ impl Engine {
         let pooled = self.pool_node(mask, &win.kernel, &win.stride, &win.dilation);
         let pooled = self.crop_windows(pooled, out);
         let ps = self.shape_of_node(pooled);
-        let counts = self.reduce_node(ReduceOp::Sum, pooled, dtype, &ps, &[2, 3], false)?;
+        let counts = self.reduce_node(ReduceOp::Sum, pooled, dtype, &ps, &[2, 3], KeepDim::Drop)?;
         let cdtype = self.graph.node(counts).dtype;
         let counts = self.cast_node(counts, cdtype, dtype);
         self.broadcast_node(counts, dtype, &out, out_shape)
@@ -721,7 +663,7 @@ pub(crate) fn c_name(d: DType) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::uop::data::Data;
+    use crate::uop::buffer::Data;
     use crate::uop::interp;
 
     /// One pooling geometry: input (…, H, W), kernel, stride, dilation.

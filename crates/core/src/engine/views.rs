@@ -8,9 +8,10 @@
 
 use crate::error::{bail, Result};
 use crate::shape::tracker::ShapeTracker;
-use crate::tensor::{restride_view, wrap_dim, Engine, Tensor};
+use crate::strided::{row_major_strides, wrap_dim};
+use crate::tensor::{restride_view, CopyLayout, Engine, Tensor};
 use crate::torch::layout::{IndexItem, Layout};
-use crate::uop::data::Scalar;
+use crate::uop::buffer::Scalar;
 use crate::uop::Op;
 
 impl Engine {
@@ -28,7 +29,7 @@ impl Engine {
         let tg = t.tinygrad().reshape(&sizes)?;
         match t.layout().reshape(shape)? {
             Some(layout) => self.torch_view(t, layout, tg, 0),
-            None => self.movement_copy(t, Op::Reshape(sizes), tg, false),
+            None => self.movement_copy(t, Op::Reshape(sizes), tg, CopyLayout::RowMajor),
         }
     }
 
@@ -122,7 +123,7 @@ impl Engine {
         let mut arg: Vec<(usize, usize)> = t.shape().iter().map(|&n| (0, n)).collect();
         arg[d] = (s as usize, (s + length) as usize);
         let tg = t.tinygrad().shrink(&arg)?;
-        let off = s * contiguous_strides(t.shape())[d];
+        let off = s * row_major_strides(t.shape())[d];
         self.torch_view(t, layout, tg, off)
     }
 
@@ -134,7 +135,7 @@ impl Engine {
         let mut arg: Vec<(usize, usize)> = t.shape().iter().map(|&n| (0, n)).collect();
         arg[d] = (i, i + 1);
         let tg = t.tinygrad().shrink(&arg)?.reshape(layout.sizes())?;
-        let off = i as i64 * contiguous_strides(t.shape())[d];
+        let off = i as i64 * row_major_strides(t.shape())[d];
         self.torch_view(t, layout, tg, off)
     }
 
@@ -197,7 +198,7 @@ impl Engine {
             axes[d] = true;
         }
         let tg = t.tinygrad().flip(&axes)?;
-        self.movement_copy(t, Op::Flip(axes), tg, true)
+        self.movement_copy(t, Op::Flip(axes), tg, CopyLayout::LikeSource)
     }
 
     /// tinygrad's `shrink`: one `(begin, end)` pair per dim; a view in PyTorch's terms (a
@@ -215,7 +216,7 @@ impl Engine {
         let mut layout = t.layout().clone();
         let mut out = Vec::new();
         let mut bridge_offset = 0;
-        let cs = contiguous_strides(&shape);
+        let cs = row_major_strides(&shape);
         for (d, &(b, e)) in arg.iter().enumerate() {
             if b < 0 || e < b || e > shape[d] as i64 {
                 bail!(Index, "shrink of dim {d} to ({b}, {e}) is out of range for size {}", shape[d]);
@@ -247,7 +248,7 @@ impl Engine {
         }
         let arg: Vec<(usize, usize)> = arg.iter().map(|&(b, a)| (b as usize, a as usize)).collect();
         let tg = t.tinygrad().pad(&arg)?;
-        self.movement_copy(t, Op::Pad(arg), tg, false)
+        self.movement_copy(t, Op::Pad(arg), tg, CopyLayout::RowMajor)
     }
 
     /// Basic indexing (`t[items]`): PyTorch's layout from the index items, tinygrad's tracker
@@ -255,7 +256,7 @@ impl Engine {
     pub fn index(&mut self, t: &Tensor, items: &[IndexItem]) -> Result<Tensor> {
         let layout = t.layout().index(items)?;
         let shape = t.shape().to_vec();
-        let cs = contiguous_strides(&shape);
+        let cs = row_major_strides(&shape);
         // Expand the ellipsis to the dims no other item consumes.
         let consumed = items.iter().filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice { .. })).count();
         // PyTorch lets the first `...` take the free dims; any later one stands for none.
@@ -338,7 +339,7 @@ impl Engine {
         let tg = t.tinygrad().reshape(&sizes)?;
         match layout {
             Some(l) => self.torch_view(t, l, tg, 0),
-            None => self.movement_copy(t, Op::Reshape(sizes), tg, false),
+            None => self.movement_copy(t, Op::Reshape(sizes), tg, CopyLayout::RowMajor),
         }
     }
 
@@ -351,11 +352,6 @@ impl Engine {
         let tg = t.tinygrad().permute(&perm)?;
         self.torch_view(t, layout, tg, 0)
     }
-}
-
-/// Contiguous strides of a shape, by which the bridge converts slice starts to offsets.
-pub fn contiguous_strides(shape: &[usize]) -> Vec<i64> {
-    Layout::contiguous(shape).strides().to_vec()
 }
 
 /// A Python slice's `start:stop` clamped to a dim of size `n`, as `(start, stop)` with

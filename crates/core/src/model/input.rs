@@ -3,7 +3,7 @@
 
 use crate::data::{read_cifar, read_idx};
 use crate::error::{bail, Result};
-use crate::uop::data::Data;
+use crate::uop::buffer::Data;
 
 use super::HostTensor;
 

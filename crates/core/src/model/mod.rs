@@ -14,10 +14,11 @@ pub use input::{cifar_images, idx_images};
 use std::collections::HashMap;
 
 use crate::error::{bail, Result};
+use crate::limits::check_numel;
 use crate::onnx::{self, TensorData};
 use crate::schedule::{schedule_events, ScheduleOptions, StepKernels};
-use crate::tensor::{check_numel, Engine, Event, Tensor};
-use crate::uop::data::Data;
+use crate::tensor::{Engine, Event, Tensor};
+use crate::uop::buffer::Data;
 use crate::DType;
 
 /// A dense host-side tensor: what a caller feeds a model and what it gets back.

@@ -12,11 +12,12 @@
 //! as small constant tensors.
 
 use crate::engine::nn::{PoolKind, Window2d};
+use crate::engine::reduce::KeepDim;
 use crate::error::{bail, Result};
 use crate::onnx::Node;
-use crate::tensor::{Engine, Operand, Tensor};
+use crate::tensor::{CopyLayout, Engine, Operand, Tensor};
 use crate::torch::layout::IndexItem;
-use crate::uop::data::{Data, Scalar};
+use crate::uop::buffer::{Data, Scalar};
 use crate::uop::{BinaryOp, Op, ReduceOp, UnaryOp};
 use crate::DType;
 
@@ -38,11 +39,21 @@ fn opt(args: &[Option<Tensor>], i: usize) -> Option<Tensor> {
     args.get(i).cloned().flatten()
 }
 
-/// Normalises an ONNX axis (negative counts from the end) for a rank-`rank` tensor, where
-/// `rank_inclusive` allows `rank` itself (Flatten's axis may equal the rank).
-pub(crate) fn axis(a: i64, rank: usize, rank_inclusive: bool) -> Result<usize> {
+/// Which axes an ONNX attribute may name: those of the tensor, or also `rank` itself (Flatten's
+/// axis may equal the rank). An enum rather than a bool parameter so a call says which.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AxisRange {
+    BelowRank,
+    UpToRank,
+}
+
+/// Normalises an ONNX axis (negative counts from the end) for a rank-`rank` tensor.
+pub(crate) fn axis(a: i64, rank: usize, range: AxisRange) -> Result<usize> {
     let r = rank as i64;
-    let hi = if rank_inclusive { r } else { r - 1 };
+    let hi = match range {
+        AxisRange::UpToRank => r,
+        AxisRange::BelowRank => r - 1,
+    };
     let v = if a < 0 { a + r } else { a };
     if v < 0 || v > hi {
         bail!(Index, "axis {a} is out of range for a rank-{rank} input");
@@ -86,8 +97,24 @@ pub(crate) struct Window {
     pub out: Vec<usize>,
 }
 
+/// How a pool's output size rounds a partial last window: ONNX's and PyTorch's `ceil_mode`.
+/// An enum rather than a bool parameter so a call says which.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rounding {
+    Floor,
+    Ceil,
+}
+
+impl Rounding {
+    /// The `ceil_mode` attribute (0 or absent: floor).
+    pub fn of_ceil_mode(node: &Node) -> Result<Rounding> {
+        Ok(if node.int_or("ceil_mode", 0)? != 0 { Rounding::Ceil } else { Rounding::Floor })
+    }
+}
+
 impl Window {
-    pub fn read(node: &Node, spatial: &[usize], kernel: &[usize], ceil: bool) -> Result<Window> {
+    pub fn read(node: &Node, spatial: &[usize], kernel: &[usize], rounding: Rounding) -> Result<Window> {
+        let ceil = rounding == Rounding::Ceil;
         let k = spatial.len();
         if kernel.len() != k || kernel.contains(&0) {
             bail!(Shape, "kernel shape {kernel:?} does not fit {k} spatial dims");
@@ -170,7 +197,7 @@ impl Window {
 
     /// The same window as PyTorch's 2-D ops take it, when it is one: two spatial dims with the
     /// same padding on both sides (the 2-D ops then build tinygrad's pooled-view construction).
-    fn as_2d(&self, kernel: &[usize], ceil_mode: bool) -> Option<Window2d> {
+    fn as_2d(&self, kernel: &[usize], rounding: Rounding) -> Option<Window2d> {
         if kernel.len() != 2 || self.begin != self.end {
             return None;
         }
@@ -179,7 +206,7 @@ impl Window {
             stride: [self.strides[0], self.strides[1]],
             padding: [self.begin[0], self.begin[1]],
             dilation: [self.dilations[0], self.dilations[1]],
-            ceil_mode,
+            ceil_mode: rounding == Rounding::Ceil,
         })
     }
 
@@ -228,14 +255,18 @@ impl Lower<'_> {
             "Softmax" => one(self.softmax(node, &req(args, 0, "input")?)?),
             "Flatten" => {
                 let x = req(args, 0, "input")?;
-                let a = axis(node.int_or("axis", 1)?, x.shape().len(), true)?;
+                let a = axis(node.int_or("axis", 1)?, x.shape().len(), AxisRange::UpToRank)?;
                 let (outer, inner) = (x.shape()[..a].iter().product(), x.shape()[a..].iter().product());
                 one(self.reshape(&x, &[outer, inner])?)
             }
             "Reshape" => {
                 let x = req(args, 0, "data")?;
                 let spec = self.ints_of(&req(args, 1, "shape")?)?;
-                let shape = reshape_target(x.shape(), &spec, node.int_or("allowzero", 0)? != 0)?;
+                let shape = reshape_target(
+                    x.shape(),
+                    &spec,
+                    if node.int_or("allowzero", 0)? != 0 { ReshapeZero::Literal } else { ReshapeZero::CopiesInput },
+                )?;
                 one(self.reshape(&x, &shape)?)
             }
             "Transpose" => {
@@ -243,14 +274,14 @@ impl Lower<'_> {
                 let r = x.shape().len();
                 let perm: Vec<usize> = match node.ints("perm")? {
                     None => (0..r).rev().collect(),
-                    Some(p) => p.iter().map(|&a| axis(a, r, false)).collect::<Result<_>>()?,
+                    Some(p) => p.iter().map(|&a| axis(a, r, AxisRange::BelowRank)).collect::<Result<_>>()?,
                 };
                 one(self.permute(&x, &perm)?)
             }
             "Concat" => {
                 let xs: Vec<Tensor> = args.iter().flatten().cloned().collect();
                 let Some(first) = xs.first() else { bail!(Type, "Concat needs at least one input") };
-                let a = axis(node.int("axis")?.unwrap_or(0), first.shape().len(), false)?;
+                let a = axis(node.int("axis")?.unwrap_or(0), first.shape().len(), AxisRange::BelowRank)?;
                 one(self.concat(&xs, a)?)
             }
             "Constant" => one(self.constant(node)?),
@@ -266,7 +297,7 @@ impl Lower<'_> {
                     bail!(Shape, "input must be (N, C, spatial...), got {:?}", x.shape());
                 }
                 let axes: Vec<usize> = (2..x.shape().len()).collect();
-                one(self.engine.mean(&x, &axes, true)?)
+                one(self.engine.mean(&x, &axes, KeepDim::Keep)?)
             }
             "Conv" => one(self.conv(node, args)?),
             "MaxPool" => self.max_pool(node, &req(args, 0, "X")?),
@@ -314,7 +345,7 @@ impl Lower<'_> {
             return Ok(t.clone());
         }
         let tg = t.tinygrad().pad(&arg)?;
-        self.engine.movement_copy(t, Op::Pad(arg), tg, false)
+        self.engine.movement_copy(t, Op::Pad(arg), tg, CopyLayout::RowMajor)
     }
 
     /// A small tensor's values as integers (shapes given as tensors).
@@ -365,11 +396,11 @@ impl Lower<'_> {
     fn softmax(&mut self, node: &Node, x: &Tensor) -> Result<Tensor> {
         let r = x.shape().len();
         if self.opset >= 13 {
-            let a = axis(node.int_or("axis", -1)?, r, false)?;
+            let a = axis(node.int_or("axis", -1)?, r, AxisRange::BelowRank)?;
             return self.softmax_axis(x, a);
         }
         // Before opset 13 the input is coerced to 2-D at `axis` and normalised per row.
-        let a = axis(node.int_or("axis", 1)?, r, true)?;
+        let a = axis(node.int_or("axis", 1)?, r, AxisRange::UpToRank)?;
         let shape = x.shape().to_vec();
         let flat = self.reshape(x, &[shape[..a].iter().product(), shape[a..].iter().product()])?;
         let y = self.softmax_axis(&flat, 1)?;
@@ -377,10 +408,10 @@ impl Lower<'_> {
     }
 
     fn softmax_axis(&mut self, x: &Tensor, a: usize) -> Result<Tensor> {
-        let m = self.engine.reduce(ReduceOp::Max, x, &[a], true)?;
+        let m = self.engine.reduce(ReduceOp::Max, x, &[a], KeepDim::Keep)?;
         let d = self.bin(BinaryOp::Sub, x, &m)?;
         let e = self.engine.unary(UnaryOp::Exp, &d)?;
-        let s = self.engine.reduce(ReduceOp::Sum, &e, &[a], true)?;
+        let s = self.engine.reduce(ReduceOp::Sum, &e, &[a], KeepDim::Keep)?;
         self.bin(BinaryOp::Div, &e, &s)
     }
 
@@ -461,10 +492,10 @@ impl Lower<'_> {
                 bail!(Unsupported, "training-mode BatchNormalization before opset 14 is not supported");
             }
             let axes: Vec<usize> = (0..r).filter(|&d| d != 1).collect();
-            let m = self.engine.mean(&x, &axes, true)?;
+            let m = self.engine.mean(&x, &axes, KeepDim::Keep)?;
             let d = self.bin(BinaryOp::Sub, &x, &m)?;
             let sq = self.bin(BinaryOp::Mul, &d, &d)?;
-            let v = self.engine.mean(&sq, &axes, true)?;
+            let v = self.engine.mean(&sq, &axes, KeepDim::Keep)?;
             let momentum = f64::from(node.float_or("momentum", 0.9)?);
             let (m1, v1) = (self.reshape(&m, &[c])?, self.reshape(&v, &[c])?);
             let mut running = Vec::with_capacity(2);
@@ -490,11 +521,11 @@ impl Lower<'_> {
     }
 
     /// Checks an (N, C, spatial...) input and reads the window attributes.
-    fn window(&mut self, node: &Node, x: &Tensor, kernel: &[usize], ceil: bool) -> Result<Window> {
+    fn window(&mut self, node: &Node, x: &Tensor, kernel: &[usize], rounding: Rounding) -> Result<Window> {
         if x.shape().len() < 3 {
             bail!(Shape, "input must be (N, C, spatial...), got {:?}", x.shape());
         }
-        Window::read(node, &x.shape()[2..], kernel, ceil)
+        Window::read(node, &x.shape()[2..], kernel, rounding)
     }
 
     fn conv(&mut self, node: &Node, args: &[Option<Tensor>]) -> Result<Tensor> {
@@ -515,8 +546,8 @@ impl Lower<'_> {
         if groups == 0 || cin % groups != 0 || cout % groups != 0 || ws[1] * groups != cin {
             bail!(Shape, "group {groups} does not fit {cin} input and {cout} output channels with W {ws:?}");
         }
-        let win = self.window(node, &x, &kernel, false)?;
-        if let Some(w2) = win.as_2d(&kernel, false) {
+        let win = self.window(node, &x, &kernel, Rounding::Floor)?;
+        if let Some(w2) = win.as_2d(&kernel, Rounding::Floor) {
             return self.engine.conv2d(&x, &w, opt(args, 2).as_ref(), w2, groups);
         }
         let mut arg = vec![(0, 0), (0, 0)];
@@ -572,10 +603,10 @@ impl Lower<'_> {
 
     fn max_pool(&mut self, node: &Node, x: &Tensor) -> Result<Vec<Tensor>> {
         let kernel = Self::pool_kernel(node)?;
-        let ceil = node.int_or("ceil_mode", 0)? != 0;
-        let win = self.window(node, x, &kernel, ceil)?;
+        let rounding = Rounding::of_ceil_mode(node)?;
+        let win = self.window(node, x, &kernel, rounding)?;
         let want_indices = node.outputs().len() > 1 && !node.outputs()[1].is_empty();
-        if let (false, true, Some(w2)) = (want_indices, win.torch_pool_padding(&kernel), win.as_2d(&kernel, ceil)) {
+        if let (false, true, Some(w2)) = (want_indices, win.torch_pool_padding(&kernel), win.as_2d(&kernel, rounding)) {
             return Ok(vec![self.engine.pool2d(x, w2, PoolKind::Max)?]);
         }
         let shape = x.shape().to_vec();
@@ -594,7 +625,7 @@ impl Lower<'_> {
             &Operand::Tensor(xp),
             &Operand::Scalar(Scalar::Float(f64::NEG_INFINITY)),
         )?;
-        let column_major = node.int_or("storage_order", 0)? != 0;
+        let order = if node.int_or("storage_order", 0)? != 0 { IndexOrder::ColumnMajor } else { IndexOrder::RowMajor };
         let oshape: Vec<usize> = [1, 1].iter().chain(&win.out).copied().collect();
         let outs = positions(&win.out);
         let mut best: Option<(Tensor, Option<Tensor>)> = None;
@@ -610,7 +641,7 @@ impl Lower<'_> {
                             return -1;
                         }
                         let q: Vec<usize> = (0..p.len()).map(|i| p[i] - win.begin[i]).collect();
-                        flat_index(&q, spatial, column_major) as i32
+                        flat_index(&q, spatial, order) as i32
                     })
                     .collect();
                 Some(self.host(Data::I32(idx), &oshape)?)
@@ -659,11 +690,11 @@ impl Lower<'_> {
 
     fn avg_pool(&mut self, node: &Node, x: &Tensor) -> Result<Tensor> {
         let kernel = Self::pool_kernel(node)?;
-        let ceil = node.int_or("ceil_mode", 0)? != 0;
-        let win = self.window(node, x, &kernel, ceil)?;
+        let rounding = Rounding::of_ceil_mode(node)?;
+        let win = self.window(node, x, &kernel, rounding)?;
         let include_pad = node.int_or("count_include_pad", 0)? != 0;
         let undilated = win.dilations.iter().all(|&d| d == 1);
-        if let (true, true, Some(w2)) = (undilated, win.torch_pool_padding(&kernel), win.as_2d(&kernel, ceil)) {
+        if let (true, true, Some(w2)) = (undilated, win.torch_pool_padding(&kernel), win.as_2d(&kernel, rounding)) {
             return self.engine.pool2d(x, w2, PoolKind::Avg { count_include_pad: include_pad, divisor: None });
         }
         let spatial = x.shape()[2..].to_vec();
@@ -709,9 +740,20 @@ fn narrow(v: i64) -> Result<i32> {
     i32::try_from(v).map_err(|_| crate::Error::Limit(format!("int64 value {v} does not fit the engine's int32")))
 }
 
-/// Flat index of `q` in `dims`, row-major or (ONNX's `storage_order` 1) column-major.
-fn flat_index(q: &[usize], dims: &[usize], column_major: bool) -> usize {
-    let order: Vec<usize> = if column_major { (0..dims.len()).collect() } else { (0..dims.len()).rev().collect() };
+/// The order [`flat_index`] numbers elements in: row-major or (ONNX's `storage_order` 1)
+/// column-major.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum IndexOrder {
+    RowMajor,
+    ColumnMajor,
+}
+
+/// Flat index of `q` in `dims`, in `order`.
+fn flat_index(q: &[usize], dims: &[usize], order: IndexOrder) -> usize {
+    let order: Vec<usize> = match order {
+        IndexOrder::ColumnMajor => (0..dims.len()).collect(),
+        IndexOrder::RowMajor => (0..dims.len()).rev().collect(),
+    };
     let (mut idx, mut stride) = (0, 1);
     for d in order {
         idx += q[d] * stride;
@@ -720,8 +762,15 @@ fn flat_index(q: &[usize], dims: &[usize], column_major: bool) -> usize {
     idx
 }
 
-/// ONNX Reshape's target: 0 copies the input's dim (unless `allowzero`), one -1 is inferred.
-fn reshape_target(input: &[usize], spec: &[i64], allowzero: bool) -> Result<Vec<usize>> {
+/// What a 0 in ONNX Reshape's target means: the input's dim, or (with `allowzero`) a size 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReshapeZero {
+    CopiesInput,
+    Literal,
+}
+
+/// ONNX Reshape's target: 0 as `zero` says, one -1 is inferred.
+fn reshape_target(input: &[usize], spec: &[i64], zero: ReshapeZero) -> Result<Vec<usize>> {
     let numel: usize = input.iter().product();
     let mut out = Vec::with_capacity(spec.len());
     let mut infer = None;
@@ -731,7 +780,7 @@ fn reshape_target(input: &[usize], spec: &[i64], allowzero: bool) -> Result<Vec<
                 infer = Some(i);
                 out.push(1);
             }
-            0 if !allowzero => match input.get(i) {
+            0 if zero == ReshapeZero::CopiesInput => match input.get(i) {
                 Some(&d) => out.push(d),
                 None => bail!(Shape, "shape {spec:?} copies dim {i}, which the input {input:?} lacks"),
             },

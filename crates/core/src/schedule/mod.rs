@@ -10,12 +10,12 @@
 //! threads, so it becomes partial reduces over chunks into a temporary plus a kernel that
 //! combines them (see [`split_reduce`]).
 
-use crate::codegen::ir::{self, BufRef, Kernel, Target};
+use crate::codegen::ir::{self, BufRef, Kernel, WriteTarget};
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::shape::tracker::ShapeTracker;
 use crate::tensor::{Engine, Event};
-use crate::uop::data::Data;
+use crate::uop::buffer::Data;
 use crate::uop::{Graph, Op, ReduceOp, StorageId, UOpId};
 use std::collections::{BTreeMap, HashMap};
 
@@ -267,11 +267,11 @@ fn schedule_root(
             BufRef::Temp(t) => temps[t],
         };
         let target = match &kind {
-            Root::Realize(s) => Target::Dense(BufRef::Storage(*s)),
-            Root::Store(s, st) => Target::View(BufRef::Storage(*s), st.clone()),
+            Root::Realize(s) => WriteTarget::Dense(BufRef::Storage(*s)),
+            Root::Store(s, st) => WriteTarget::View(BufRef::Storage(*s), st.clone()),
         };
         let mut kernel = ir::lower(graph, value_root, &target, realized, &describe, reason.clone())?;
-        if let (Target::View(_, st), Root::Store(sid, _)) = (&target, &kind) {
+        if let (WriteTarget::View(_, st), Root::Store(sid, _)) = (&target, &kind) {
             let repeats = !injective(st);
             if repeats || hazard(&kernel, st) {
                 // PyTorch computes such a write element by element from live memory; only
@@ -375,7 +375,7 @@ fn schedule_temp(
         BufRef::Storage(s) => lens(s),
         BufRef::Temp(t) => temps[t],
     };
-    let k = ir::lower(graph, id, &Target::Dense(BufRef::Temp(t)), realized, &describe, why)?;
+    let k = ir::lower(graph, id, &WriteTarget::Dense(BufRef::Temp(t)), realized, &describe, why)?;
     let kernels = split_reduce(k, &mut sub.temps, opts.max_buffers);
     sub.kernels.extend(kernels);
     out.kernels.extend(sub.kernels);

@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::symbolic::Expr;
 use super::view::{checked_numel, floor_div, floor_mod, View};
 use crate::error::{bail, Result};
+use crate::strided::Odometer;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct ShapeTracker {
@@ -258,7 +259,7 @@ impl Flat {
     }
 }
 
-/// Row-major walk of one view: an odometer over the outer dims, a tight loop over the last.
+/// Row-major walk of one view: an [`Odometer`] over the outer dims, a tight loop over the last.
 fn walk(v: &View, mut f: impl FnMut(usize, Option<i64>)) {
     let shape = v.shape();
     let strides = v.strides();
@@ -274,11 +275,11 @@ fn walk(v: &View, mut f: impl FnMut(usize, Option<i64>)) {
     let (n_in, st_in) = (shape[last], strides[last]);
     let (b_in, e_in) = bounds(last);
     let (b_in, e_in) = (b_in.min(e_in), e_in);
-    let mut idx = vec![0usize; last];
+    let mut rows = Odometer::new(&shape[..last]);
     let mut base = v.offset();
     let mut k = 0usize;
     loop {
-        let valid = idx.iter().enumerate().all(|(d, &i)| {
+        let valid = rows.index().iter().enumerate().all(|(d, &i)| {
             let (b, e) = bounds(d);
             b <= i && i < e
         });
@@ -290,19 +291,8 @@ fn walk(v: &View, mut f: impl FnMut(usize, Option<i64>)) {
             (0..n_in).for_each(|j| f(k + j, None));
         }
         k += n_in;
-        let mut d = last;
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            idx[d] += 1;
-            base += strides[d];
-            if idx[d] < shape[d] {
-                break;
-            }
-            base -= strides[d] * shape[d] as i64;
-            idx[d] = 0;
+        if !rows.step(std::slice::from_mut(&mut base), &[strides]) {
+            return;
         }
     }
 }

@@ -8,6 +8,8 @@
 //! op or a merge of two views is expressible as one view.
 
 use crate::error::{bail, Error, Result};
+use crate::limits;
+use crate::strided::strides_for_shape;
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -47,27 +49,12 @@ fn ceil_div(a: i64, b: i64) -> i64 {
     -floor_div(a, -b)
 }
 
-/// Row-major strides with size-1 dims at stride 0 (tinygrad's `strides_for_shape`).
-fn strides_for_shape(shape: &[usize]) -> Vec<i64> {
-    let mut strides = vec![0; shape.len()];
-    let mut acc = 1i64;
-    for (st, &s) in strides.iter_mut().zip(shape).rev() {
-        if s != 1 {
-            *st = acc;
-        }
-        acc *= sz(s);
-    }
-    strides
-}
-
 /// `numel`, refusing shapes whose element count (or any dim) does not fit the signed offset
 /// arithmetic: shapes come from user text and must not wrap.
 pub(crate) fn checked_numel(shape: &[usize]) -> Result<usize> {
     let limit = i64::MAX as usize;
-    shape
-        .iter()
-        .try_fold(1usize, |acc, &s| acc.checked_mul(s).filter(|_| s <= limit))
-        .filter(|&n| n <= limit)
+    limits::checked_numel(shape)
+        .filter(|&n| n <= limit && shape.iter().all(|&s| s <= limit))
         .ok_or_else(|| Error::Limit(format!("shape {shape:?} has more elements than can be addressed")))
 }
 

@@ -11,6 +11,8 @@
 use serde::Serialize;
 
 use crate::error::{bail, Error, Result};
+use crate::limits::checked_numel_within;
+use crate::strided::{row_major_strides, to_i64, wrap_dim, StridedIndex};
 
 /// One tensor's geometry over its storage, in elements (not bytes).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -29,27 +31,9 @@ pub enum IndexItem {
     Ellipsis,
 }
 
-/// Sizes never exceed `i64::MAX` elements in a valid layout (every op that creates sizes checks
-/// the element count), so widening to i64 is lossless.
-fn to_i64(n: usize) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
-
-/// Python-style wrapping of a negative dim (`-1` is the last). A 0-d tensor accepts 0 and -1
-/// as if it had one dim, as ATen's `maybe_wrap_dim` does by default.
-fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
-    let n = to_i64(ndim.max(1));
-    let (min, max) = (-n, n - 1);
-    if dim < min || dim > max {
-        bail!(Index, "Dimension out of range (expected to be in range of [{min}, {max}], but got {dim})");
-    }
-    // In range [0, n) by the check above.
-    Ok(if dim < 0 { dim + n } else { dim } as usize)
-}
-
-/// Element count, or `None` when it does not fit in i64 (PyTorch refuses such tensors).
-fn checked_numel(sizes: &[usize]) -> Option<usize> {
-    sizes.iter().try_fold(1usize, |acc, &s| acc.checked_mul(s).filter(|&n| i64::try_from(n).is_ok()))
+/// Whether the element count fits in i64 (PyTorch refuses tensors whose count does not).
+fn numel_fits_i64(sizes: &[usize]) -> bool {
+    checked_numel_within(sizes, i64::MAX as usize).is_some()
 }
 
 /// ATen's `computeStride`: the strides that let `new` read the same elements as `old` in
@@ -118,13 +102,7 @@ impl Layout {
     /// Row-major strides as PyTorch computes them: a size-0 dim counts as 1, so `[2, 0, 3]` gets
     /// `[3, 3, 1]`.
     pub fn contiguous(sizes: &[usize]) -> Layout {
-        let mut strides = vec![0i64; sizes.len()];
-        let mut acc: i64 = 1;
-        for d in (0..sizes.len()).rev() {
-            strides[d] = acc;
-            acc = acc.saturating_mul(to_i64(sizes[d].max(1)));
-        }
-        Layout { sizes: sizes.to_vec(), strides, offset: 0 }
+        Layout { sizes: sizes.to_vec(), strides: row_major_strides(sizes), offset: 0 }
     }
 
     pub fn sizes(&self) -> &[usize] {
@@ -190,86 +168,6 @@ impl Layout {
         true
     }
 
-    /// Strides of a fresh tensor made by `empty_like(self, preserve_format)` (clone, flip,
-    /// casts): the same strides when `self` is non-overlapping and dense, else dense strides
-    /// in the order of `self`'s strides (PyTorch's `infer_dense_strides`).
-    pub fn empty_like_preserve(&self) -> Layout {
-        if self.is_non_overlapping_and_dense() {
-            return Layout { sizes: self.sizes.clone(), strides: self.strides.clone(), offset: 0 };
-        }
-        let perm = iteration_order(self.ndim(), |d0, d1| {
-            let (s0, s1) = (self.strides[d0], self.strides[d1]);
-            if s0 == 0 || s1 == 0 {
-                0
-            } else if s0 != s1 {
-                (s0 > s1) as i32 * 2 - 1
-            } else {
-                i32::from(self.sizes[d0] > self.sizes[d1])
-            }
-        });
-        let mut strides = vec![0i64; self.ndim()];
-        let mut cur = 1i64;
-        for &d in &perm {
-            strides[d] = cur;
-            if self.sizes[d] > 1 {
-                cur = cur.saturating_mul(to_i64(self.sizes[d]));
-            }
-        }
-        Layout { sizes: self.sizes.clone(), strides, offset: 0 }
-    }
-
-    /// The dims in TensorIterator's iteration order, innermost first, for operands (output
-    /// first) broadcast to `shape`.
-    pub fn iteration_perm(shape: &[usize], operands: &[&Layout]) -> Vec<usize> {
-        let nd = shape.len();
-        if nd <= 1 {
-            return (0..nd).collect();
-        }
-        let strides = broadcast_strides(shape, operands);
-        iteration_order(nd, |d0, d1| {
-            for st in &strides {
-                let (s0, s1) = (st[d0], st[d1]);
-                if s0 == 0 || s1 == 0 {
-                    continue;
-                }
-                if s0 != s1 {
-                    return (s0 > s1) as i32 * 2 - 1;
-                }
-                if shape[d0] > shape[d1] {
-                    return 1;
-                }
-            }
-            0
-        })
-    }
-
-    /// The layout TensorIterator allocates for the output of an elementwise op over `inputs`
-    /// broadcast to `shape`: the inputs' memory order where they agree, row-major otherwise.
-    pub fn elementwise_output(shape: &[usize], inputs: &[&Layout]) -> Layout {
-        let nd = shape.len();
-        let same_shape = !inputs.is_empty() && inputs.iter().all(|l| l.sizes == shape);
-        if same_shape {
-            if inputs.iter().all(|l| l.is_contiguous()) {
-                return Layout::contiguous(shape);
-            }
-            let first = &inputs[0].strides;
-            if inputs.iter().all(|l| l.is_non_overlapping_and_dense() && &l.strides == first) {
-                return Layout { sizes: shape.to_vec(), strides: first.clone(), offset: 0 };
-            }
-        }
-        let perm = Layout::iteration_perm(shape, inputs);
-        if perm.iter().enumerate().all(|(i, &d)| d == nd - 1 - i) {
-            return Layout::contiguous(shape);
-        }
-        let mut out = vec![0i64; nd];
-        let mut cur = 1i64;
-        for &d in &perm {
-            out[d] = cur;
-            cur = cur.saturating_mul(to_i64(shape[d]));
-        }
-        Layout { sizes: shape.to_vec(), strides: out, offset: 0 }
-    }
-
     /// The lowest and highest storage index an element maps to; `None` for an empty tensor.
     pub fn storage_span(&self) -> Option<(i64, i64)> {
         if self.numel() == 0 {
@@ -288,36 +186,12 @@ impl Layout {
     }
 
     /// Whether any element's storage index satisfies `f`, stopping at the first that does.
-    pub fn any_index(&self, mut f: impl FnMut(i64) -> bool) -> bool {
-        if self.numel() == 0 {
-            return false;
-        }
-        let nd = self.ndim();
-        let mut counter = vec![0usize; nd];
-        let mut at = self.offset;
-        loop {
-            if f(at) {
-                return true;
-            }
-            let mut d = nd;
-            loop {
-                if d == 0 {
-                    return false;
-                }
-                d -= 1;
-                counter[d] += 1;
-                at += self.strides[d];
-                if counter[d] < self.sizes[d] {
-                    break;
-                }
-                at -= self.strides[d] * to_i64(self.sizes[d]);
-                counter[d] = 0;
-            }
-        }
+    pub fn any_index(&self, f: impl FnMut(i64) -> bool) -> bool {
+        StridedIndex::new(&self.sizes, &self.strides, self.offset).any(f)
     }
 
     /// The storage index of every element in row-major order. The innermost dim is walked with a
-    /// plain stride loop and the outer dims with an odometer, so a gather costs one add per
+    /// plain stride loop and the outer dims with [`StridedIndex`], so a gather costs one add per
     /// element.
     pub fn storage_indices(&self) -> Vec<i64> {
         let numel = self.numel();
@@ -331,31 +205,10 @@ impl Layout {
             return out;
         }
         let (inner_size, inner_stride) = (self.sizes[nd - 1], self.strides[nd - 1]);
-        let (outer_sizes, outer_strides) = (&self.sizes[..nd - 1], &self.strides[..nd - 1]);
-        let mut counter = vec![0usize; outer_sizes.len()];
-        let mut base = self.offset;
-        loop {
-            let mut at = base;
-            for _ in 0..inner_size {
-                out.push(at);
-                at += inner_stride;
-            }
-            // Advance the odometer over the outer dims; done when it wraps past dim 0.
-            let mut d = outer_sizes.len();
-            loop {
-                if d == 0 {
-                    return out;
-                }
-                d -= 1;
-                counter[d] += 1;
-                base += outer_strides[d];
-                if counter[d] < outer_sizes[d] {
-                    break;
-                }
-                base -= outer_strides[d] * to_i64(outer_sizes[d]);
-                counter[d] = 0;
-            }
+        for base in StridedIndex::new(&self.sizes[..nd - 1], &self.strides[..nd - 1], self.offset) {
+            out.extend((0..to_i64(inner_size)).map(|i| base + i * inner_stride));
         }
+        out
     }
 
     /// ATen's `infer_size`: resolves one `-1` so the shape holds `numel` elements.
@@ -572,7 +425,7 @@ impl Layout {
             // A 0-d tensor broadcasts to any shape with stride 0 everywhere; PyTorch takes the
             // sizes as given, so a -1 there is an invalid size rather than "keep".
             let sizes = usize_sizes(sizes)
-                .filter(|s| checked_numel(s).is_some())
+                .filter(|s| numel_fits_i64(s))
                 .ok_or_else(|| Error::Shape("numel: integer multiplication overflow".into()))?;
             let strides = vec![0; sizes.len()];
             return Ok(Layout { sizes, strides, offset: self.offset });
@@ -611,7 +464,7 @@ impl Layout {
             out_strides[i] = stride;
         }
         let out_sizes = usize_sizes(&out_sizes)
-            .filter(|s| checked_numel(s).is_some())
+            .filter(|s| numel_fits_i64(s))
             .ok_or_else(|| Error::Shape("numel: integer multiplication overflow".into()))?;
         Ok(Layout { sizes: out_sizes, strides: out_strides, offset: self.offset })
     }
@@ -850,7 +703,7 @@ impl Layout {
             bail!(Shape, "numel: integer multiplication overflow");
         }
         let usizes = usize_sizes(sizes)
-            .filter(|s| checked_numel(s).is_some())
+            .filter(|s| numel_fits_i64(s))
             .ok_or_else(|| Error::Shape("numel: integer multiplication overflow".into()))?;
         let offset = offset.unwrap_or(self.offset);
         if offset < 0 {
@@ -897,40 +750,4 @@ fn slice_step(step: Option<i64>) -> Result<i64> {
 /// Sizes as usize, or `None` if any is negative.
 fn usize_sizes(sizes: &[i64]) -> Option<Vec<usize>> {
     sizes.iter().map(|&s| usize::try_from(s).ok()).collect()
-}
-
-/// The dims from innermost to outermost, by TensorIterator's insertion sort: start from
-/// `n-1, ..., 0` and move a dim inward while `should_swap(outer, inner) > 0`; a 0 answer
-/// (ambiguous) leaves the order as it is.
-fn iteration_order(n: usize, should_swap: impl Fn(usize, usize) -> i32) -> Vec<usize> {
-    let mut perm: Vec<usize> = (0..n).rev().collect();
-    for i in 1..n {
-        let mut d1 = i;
-        for d0 in (0..i).rev() {
-            match should_swap(perm[d0], perm[d1]) {
-                c if c > 0 => {
-                    perm.swap(d0, d1);
-                    d1 = d0;
-                }
-                c if c < 0 => break,
-                _ => {}
-            }
-        }
-    }
-    perm
-}
-
-/// Each operand's strides over the broadcast shape; broadcast dims get 0 (TensorIterator then
-/// ignores them when ordering dims).
-fn broadcast_strides(shape: &[usize], operands: &[&Layout]) -> Vec<Vec<i64>> {
-    let nd = shape.len();
-    operands
-        .iter()
-        .map(|l| {
-            let lead = nd - l.ndim();
-            (0..nd)
-                .map(|d| if d < lead || (l.sizes[d - lead] == 1 && shape[d] != 1) { 0 } else { l.strides[d - lead] })
-                .collect()
-        })
-        .collect()
 }

@@ -12,7 +12,7 @@ use crate::engine::elementwise::Gelu;
 use crate::error::{bail, Result};
 use crate::tensor::{Engine, Operand, OverlapRules, Tensor};
 use crate::uop::alu::Operands;
-use crate::uop::data::Scalar;
+use crate::uop::buffer::Scalar;
 use crate::uop::{BinaryOp, UnaryOp};
 
 /// Whether a name computes a new tensor or writes into its receiver.

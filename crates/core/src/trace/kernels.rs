@@ -8,7 +8,7 @@ use super::runner::Run;
 use crate::error::Result;
 use crate::schedule::{schedule_events, Schedule, ScheduleOptions, StepKernels};
 use crate::tensor::Event;
-use crate::uop::data::Data;
+use crate::uop::buffer::Data;
 
 /// Every step's schedule for a finished run, in order.
 pub fn schedule_run(run: &Run, opts: ScheduleOptions) -> Result<Vec<Schedule>> {

@@ -156,6 +156,20 @@ fn parse_error(line: usize, column: usize, message: impl Into<String>) -> Error 
     Error::Parse { line, column, message: message.into() }
 }
 
+/// Whether a digit run may start with `_` (right after a `0x`, `0o` or `0b` prefix).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LeadUnderscore {
+    Allowed,
+    Refused,
+}
+
+/// Whether a string literal's backslashes are escapes (`'...'`, `u'...'`) or kept (`r'...'`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Escapes {
+    Processed,
+    Raw,
+}
+
 impl<'a> Lexer<'a> {
     /// Line and column of byte `at`, which must not precede the last position asked for on the
     /// current line.
@@ -275,7 +289,7 @@ impl<'a> Lexer<'a> {
             return Ok(());
         }
         if c == b'\'' || c == b'"' {
-            let tok = self.string(start, false)?;
+            let tok = self.string(start, Escapes::Processed)?;
             self.push(tok, start, at);
             return Ok(());
         }
@@ -316,8 +330,8 @@ impl<'a> Lexer<'a> {
         if (next == b'\'' || next == b'"') && text.len() <= 2 {
             let prefix = text.to_ascii_lowercase();
             let raw = match prefix.as_str() {
-                "r" => Some(true),
-                "u" => Some(false),
+                "r" => Some(Escapes::Raw),
+                "u" => Some(Escapes::Processed),
                 "b" | "br" | "rb" => return Err(self.error_at(start, "bytes literals are not supported")),
                 "f" | "fr" | "rf" => return Err(self.error_at(start, "f-strings are not supported")),
                 _ => None,
@@ -443,12 +457,12 @@ impl<'a> Lexer<'a> {
     }
 
     /// Consumes `digit (_? digit)*` in the given radix; returns how many digits it saw.
-    /// `lead_underscore` allows the `_` Python permits right after a `0x` prefix.
-    fn digits(&mut self, radix: u32, lead_underscore: bool) -> Result<usize, Error> {
+    /// `lead` says whether the `_` Python permits right after a `0x` prefix is allowed.
+    fn digits(&mut self, radix: u32, lead: LeadUnderscore) -> Result<usize, Error> {
         let start = self.pos;
         let mut count = 0;
         let mut prev_underscore = false;
-        if lead_underscore && self.peek_at(self.pos) == b'_' {
+        if lead == LeadUnderscore::Allowed && self.peek_at(self.pos) == b'_' {
             self.pos += 1;
             prev_underscore = true;
         }
@@ -480,14 +494,14 @@ impl<'a> Lexer<'a> {
         };
         if let Some(radix) = prefix {
             self.pos += 2;
-            let count = self.digits(radix, true)?;
+            let count = self.digits(radix, LeadUnderscore::Allowed)?;
             if count == 0 || self.ident_follows() || self.peek_at(self.pos).is_ascii_digit() {
                 return Err(self.error_at(start, invalid_literal(radix)));
             }
             let digits = &self.src[start + 2..self.pos];
             return self.int_value(start, digits, radix).map(Tok::Int);
         }
-        let int_digits = self.digits(10, false)?;
+        let int_digits = self.digits(10, LeadUnderscore::Refused)?;
         let mut float = false;
         if self.peek_at(self.pos) == b'.' {
             self.pos += 1;
@@ -496,7 +510,7 @@ impl<'a> Lexer<'a> {
             if self.peek_at(self.pos) == b'_' {
                 return Err(self.error_at(start, invalid_literal(10)));
             }
-            self.digits(10, false)?;
+            self.digits(10, LeadUnderscore::Refused)?;
         }
         if matches!(self.peek_at(self.pos), b'e' | b'E') {
             let mut at = self.pos + 1;
@@ -505,7 +519,7 @@ impl<'a> Lexer<'a> {
             }
             if self.peek_at(at).is_ascii_digit() {
                 self.pos = at;
-                self.digits(10, false)?;
+                self.digits(10, LeadUnderscore::Refused)?;
                 float = true;
             } else {
                 return Err(self.error_at(start, invalid_literal(10)));
@@ -565,7 +579,8 @@ impl<'a> Lexer<'a> {
 
     /// A '...' or "..." literal starting with its quote at `self.pos`; `start` includes any
     /// prefix, for error positions.
-    fn string(&mut self, start: usize, raw: bool) -> Result<Tok, Error> {
+    fn string(&mut self, start: usize, escapes: Escapes) -> Result<Tok, Error> {
+        let raw = escapes == Escapes::Raw;
         let quote = self.b[self.pos];
         if self.peek_at(self.pos + 1) == quote && self.peek_at(self.pos + 2) == quote {
             return Err(self.error_at(start, "triple-quoted strings are not supported"));

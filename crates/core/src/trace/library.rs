@@ -5,12 +5,14 @@
 
 use super::context::RunContext;
 use super::elementwise::{self, operand, tensor_arg, write_value};
+use super::subscript::{copy_into, fill};
 use super::value::{Args, Value};
 use crate::dtype::DType;
+use crate::engine::reduce::{ArgExtreme, KeepDim};
 use crate::error::{bail, Result};
-use crate::tensor::{wrap_dim, Engine, Operand, OverlapRules, Tensor};
-use crate::torch::layout::IndexItem;
-use crate::uop::data::{Data, Scalar};
+use crate::strided::wrap_dim;
+use crate::tensor::{Engine, Operand, OverlapRules, Tensor};
+use crate::uop::buffer::{Data, Scalar};
 use crate::uop::{BinaryOp, ReduceOp};
 
 /// Functions callable without a receiver (`arange(3)`, `torch.arange(3)`, `F.relu(x)`).
@@ -231,7 +233,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
         }
         let first = args.req(0, "input")?;
         let t = tensor_arg(first, &format!("{name}(): argument 'input'"))?;
-        return method(run, t, name, shift(args));
+        return method(run, t, name, args.shifted());
     }
     match name {
         "arange" => {
@@ -310,7 +312,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
         }
         "max" | "min" => {
             let first = tensor_arg(args.req(0, "input")?, "input")?;
-            method(run, first, name, shift(args))
+            method(run, first, name, args.shifted())
         }
         "pad" => {
             // F.pad: pairs from the LAST dim backwards, (left, right, top, bottom, ...).
@@ -334,11 +336,6 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
         }
         _ => super::nn::function(run.engine, name, args),
     }
-}
-
-/// Drops the first positional argument (the receiver) so a function can call its method.
-fn shift(args: Args) -> Args {
-    args.shifted()
 }
 
 fn sizes(v: Vec<i64>) -> Result<Vec<usize>> {
@@ -383,88 +380,13 @@ fn tensor_from_nested(engine: &mut Engine, data: &Value, dtype: Option<DType>) -
     let mut shape = Vec::new();
     let mut flat = Vec::new();
     walk(data, 0, &mut shape, &mut flat)?;
-    crate::tensor::check_numel(&shape)?;
+    crate::limits::check_numel(&shape)?;
     let inferred = flat.iter().map(|s| s.dtype()).max().unwrap_or(DType::Float32);
     let dtype = dtype.unwrap_or(if flat.is_empty() { DType::Float32 } else { inferred });
     engine.from_data(Data::from_scalars(dtype, &flat), &shape)
 }
 
 // ------------------------------------------------------------------------------- views
-
-fn index_items(items: &[Value]) -> Result<Vec<IndexItem>> {
-    items
-        .iter()
-        .map(|v| match v {
-            Value::Scalar(Scalar::Int(i)) => Ok(IndexItem::Int(*i)),
-            Value::Scalar(Scalar::Bool(_)) => {
-                bail!(Unsupported, "indexing with a bool is advanced indexing, which is not supported")
-            }
-            Value::Slice(a, b, c) => Ok(IndexItem::Slice { start: *a, stop: *b, step: *c }),
-            Value::None => Ok(IndexItem::NewAxis),
-            Value::Ellipsis => Ok(IndexItem::Ellipsis),
-            Value::Tensor(_) | Value::List(_) => bail!(
-                Unsupported,
-                "advanced indexing (with tensors or lists) is not supported: only ints, slices, None and ..."
-            ),
-            other => bail!(
-                Type,
-                "only integers, slices (`:`), ellipsis (`...`) and None are valid indices (got {})",
-                other.type_name()
-            ),
-        })
-        .collect()
-}
-
-pub fn getitem(run: &mut RunContext, base: &Value, items: &[Value]) -> Result<Value> {
-    match base {
-        Value::Tensor(t) => {
-            // `a[(1, 2)]` is `a[1, 2]`.
-            let flat: Vec<Value> = match items {
-                [Value::Tuple(v)] => v.clone(),
-                _ => items.to_vec(),
-            };
-            let items = index_items(&flat)?;
-            Ok(Value::Tensor(run.engine.index(t, &items)?))
-        }
-        Value::Tuple(v) | Value::List(v) => {
-            let [i] = items else { bail!(Type, "tuple indices must be integers") };
-            let i = i.as_int("tuple index")?;
-            let n = v.len() as i64;
-            let j = if i < 0 { i + n } else { i };
-            if !(0..n).contains(&j) {
-                bail!(Index, "tuple index out of range");
-            }
-            Ok(v[j as usize].clone())
-        }
-        Value::Named(v) => {
-            let [i] = items else { bail!(Type, "tuple indices must be integers") };
-            let i = i.as_int("tuple index")?;
-            match v.get(i as usize) {
-                Some((_, x)) => Ok(x.clone()),
-                None => bail!(Index, "tuple index out of range"),
-            }
-        }
-        other => bail!(Type, "'{}' object is not subscriptable", other.type_name()),
-    }
-}
-
-pub fn setitem(run: &mut RunContext, base: &Value, items: &[Value], value: Value) -> Result<()> {
-    let Value::Tensor(_) = base else { bail!(Type, "'{}' object does not support item assignment", base.type_name()) };
-    let Value::Tensor(view) = getitem(run, base, items)? else { unreachable!("indexing a tensor gives a tensor") };
-    match value {
-        Value::Scalar(s) => fill(run, &view, Operand::Scalar(s), "fill_"),
-        // PyTorch's `copy_to`: equal sizes copy as they are; a 0-d value fills; anything else
-        // drops its leading size-1 dims and is expanded to the indexing result first.
-        Value::Tensor(src) if src.shape() == view.shape() => copy_into(run, &view, &src, "setitem"),
-        Value::Tensor(src) if src.shape().is_empty() => fill(run, &view, Operand::Tensor(src), "fill_"),
-        Value::Tensor(src) => {
-            let src = run.engine.setitem_source(&src, view.shape())?;
-            copy_into(run, &view, &src, "setitem")
-        }
-        other => bail!(Type, "can't assign a {} to a Tensor", other.type_name()),
-    }
-    .map(|_| ())
-}
 
 /// tinygrad's per-dim argument of shrink/pad: one pair per dim, `None` for "leave this dim".
 fn pairs(v: Value, what: &str) -> Result<Vec<Option<(i64, i64)>>> {
@@ -698,7 +620,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         // ---- reductions
         "sum" | "mean" | "amax" | "amin" | "logsumexp" => {
             let dims = args.dims(0, "dim")?;
-            let keepdim = args.bool_or(1, "keepdim", false)?;
+            let keepdim = KeepDim::from(args.bool_or(1, "keepdim", false)?);
             let _ = args.dtype()?;
             args.finish()?;
             if name == "logsumexp" && dims.is_none() {
@@ -716,7 +638,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         }
         "max" | "min" => {
             let first = args.opt(0, "dim");
-            let keepdim = args.bool_or(1, "keepdim", false)?;
+            let keepdim = KeepDim::from(args.bool_or(1, "keepdim", false)?);
             args.finish()?;
             let op = if name == "max" { ReduceOp::Max } else { ReduceOp::Min };
             match first {
@@ -725,7 +647,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                         bail!(Shape, "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
                     }
                     let axes: Vec<usize> = (0..t.shape().len()).collect();
-                    tensor(run.engine.reduce(op, &t, &axes, false)?)
+                    tensor(run.engine.reduce(op, &t, &axes, KeepDim::Drop)?)
                 }
                 Some(Value::Tensor(other)) => {
                     let bop = if name == "max" { BinaryOp::Max } else { BinaryOp::Min };
@@ -738,7 +660,8 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                     let indices = if t.shape().is_empty() {
                         run.engine.full(&[], Scalar::Int(0), Some(DType::Int64))?
                     } else {
-                        run.engine.arg_reduce(&t, d, keepdim, name == "max")?
+                        let extreme = if name == "max" { ArgExtreme::Max } else { ArgExtreme::Min };
+                        run.engine.arg_reduce(&t, d, keepdim, extreme)?
                     };
                     Ok(Value::Named(vec![("values", Value::Tensor(values)), ("indices", Value::Tensor(indices))]))
                 }
@@ -746,17 +669,17 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         }
         "argmax" | "argmin" => {
             let dim = args.opt_int(0, "dim")?;
-            let keepdim = args.bool_or(1, "keepdim", false)?;
+            let keepdim = KeepDim::from(args.bool_or(1, "keepdim", false)?);
             args.finish()?;
-            let max = name == "argmax";
+            let extreme = if name == "argmax" { ArgExtreme::Max } else { ArgExtreme::Min };
             match dim {
                 Some(d) => {
                     let d = wrap_dim(d, t.shape().len())?;
-                    tensor(run.engine.arg_reduce(&t, d, keepdim, max)?)
+                    tensor(run.engine.arg_reduce(&t, d, keepdim, extreme)?)
                 }
                 None => {
                     let flat = run.engine.reshape(&t, &[-1])?;
-                    tensor(run.engine.arg_reduce(&flat, 0, false, max)?)
+                    tensor(run.engine.arg_reduce(&flat, 0, KeepDim::Drop, extreme)?)
                 }
             }
         }
@@ -837,55 +760,4 @@ fn clamp(run: &mut RunContext, t: &Tensor, lo: Option<Value>, hi: Option<Value>)
         cur = run.engine.binary(BinaryOp::Min, &Operand::Tensor(cur), hi)?;
     }
     Ok(cur)
-}
-
-// ------------------------------------------------------------------------------- writes
-
-/// `fill_`/`zero_`/`a[i] = scalar`: any dtype is cast; overlap as PyTorch checks it for fills.
-fn fill(run: &mut RunContext, target: &Tensor, v: Operand, op: &str) -> Result<Tensor> {
-    let target = run.engine.realize(target)?;
-    let inputs: Vec<Tensor> = match &v {
-        Operand::Tensor(t) => vec![t.clone()],
-        Operand::Scalar(_) => vec![],
-    };
-    // Filling with a scalar checks nothing; with a 0-d tensor PyTorch refuses a target that
-    // repeats elements but accepts any overlap with the value.
-    let rules = match &v {
-        Operand::Scalar(_) => overlap_rules(op),
-        Operand::Tensor(_) => OverlapRules { internal: true, partial: false },
-    };
-    run.engine.check_write_overlap(&target, &inputs, rules)?;
-    let node = run.engine.value_node(&v, target.dtype(), target.shape())?;
-    let w = run.engine.write(&target, node)?;
-    run.record_write(w);
-    Ok(run.engine.resolve(&target))
-}
-
-/// `copy_` and `a[i] = tensor`: broadcast the source, cast any dtype.
-fn copy_into(run: &mut RunContext, target: &Tensor, src: &Tensor, op: &str) -> Result<Tensor> {
-    let target = run.engine.realize(target)?;
-    let src = run.engine.realize(src)?;
-    // `copy_` returns early when source and target are the same data (same storage and layout).
-    let same_data =
-        src.storage() == target.storage() && src.layout() == target.layout() && src.dtype() == target.dtype();
-    if !same_data {
-        run.engine.check_write_overlap(&target, std::slice::from_ref(&src), overlap_rules(op))?;
-    }
-    let src = &src;
-    let shape = Engine::broadcast_shapes(&[src.shape(), target.shape()])?;
-    if shape != target.shape() {
-        bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", target.shape(), shape);
-    }
-    let node = run.engine.value_node(&Operand::Tensor(src.clone()), target.dtype(), target.shape())?;
-    let w = run.engine.write(&target, node)?;
-    run.record_write(w);
-    Ok(run.engine.resolve(&target))
-}
-
-/// Which overlap checks PyTorch 2.x makes for each writing op (see `torch::overlap`).
-fn overlap_rules(op: &str) -> OverlapRules {
-    match op {
-        "fill_" | "zero_" => OverlapRules::NONE,
-        _ => OverlapRules::ALL,
-    }
 }

@@ -12,4 +12,5 @@ pub mod operators;
 pub mod parser;
 pub mod report;
 pub mod runner;
+pub mod subscript;
 pub mod value;

@@ -5,10 +5,9 @@
 //! reports PyTorch's argument errors; the ops themselves live in [`crate::engine::nn`].
 
 use super::value::{Args, Value};
-use crate::dtype::DType;
-use crate::engine::nn::{PoolKind, Window2d};
+use crate::engine::nn::{PoolKind, SoftmaxKind, Window2d};
 use crate::error::{bail, Result};
-use crate::tensor::{Engine, Tensor};
+use crate::tensor::{CopyLayout, Engine, Tensor};
 
 /// Module-level functions not in the core library (`conv2d(x, w)`, `F.softmax(x, 1)`).
 pub fn function(engine: &mut Engine, name: &str, mut args: Args) -> Result<Value> {
@@ -55,7 +54,8 @@ pub fn method(engine: &mut Engine, t: Tensor, name: &str, mut args: Args) -> Res
                 Some(d) if d != t.dtype() => engine.cast(&t, d)?,
                 _ => t,
             };
-            engine.softmax(&t, dim, name == "log_softmax")?
+            let kind = if name == "log_softmax" { SoftmaxKind::LogSoftmax } else { SoftmaxKind::Softmax };
+            engine.softmax(&t, dim, kind)?
         }
         "linear" => {
             let w = tensor(args.req(0, "weight")?, "linear", "weight", 2)?;
@@ -155,14 +155,6 @@ pub fn method(engine: &mut Engine, t: Tensor, name: &str, mut args: Args) -> Res
             };
             engine.pool2d(&t, win, kind)?
         }
-        "byte" => {
-            args.finish()?;
-            if t.dtype() == DType::UInt8 {
-                t
-            } else {
-                engine.cast(&t, DType::UInt8)?
-            }
-        }
         _ => bail!(Unsupported, "Tensor.{name}() is not supported"),
     };
     Ok(Value::Tensor(out))
@@ -260,5 +252,5 @@ fn pad_right(engine: &mut Engine, t: &Tensor, before: [usize; 2], after: [usize;
     let arg: Vec<(usize, usize)> =
         (0..n).map(|d| if d + 2 >= n { (before[d + 2 - n], after[d + 2 - n]) } else { (0, 0) }).collect();
     let tg = t.tinygrad().pad(&arg)?;
-    engine.movement_copy(t, crate::uop::Op::Pad(arg), tg, false)
+    engine.movement_copy(t, crate::uop::Op::Pad(arg), tg, CopyLayout::RowMajor)
 }

@@ -8,7 +8,7 @@ use super::value::Value;
 use crate::error::{bail, Result};
 use crate::tensor::{Operand, Tensor};
 use crate::uop::alu::Operands;
-use crate::uop::data::Scalar;
+use crate::uop::buffer::Scalar;
 use crate::uop::{BinaryOp, UnaryOp};
 
 fn int(i: i64) -> Value {

@@ -8,7 +8,7 @@
 use super::runner::{Run, Step};
 use crate::error::Error;
 use crate::tensor::{Engine, Tensor};
-use crate::uop::data::Data;
+use crate::uop::buffer::Data;
 use crate::uop::Graph;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};

@@ -9,10 +9,11 @@ use super::context::RunContext;
 use super::library;
 use super::operators;
 use super::parser;
+use super::subscript;
 use super::value::{Args, Value};
 use crate::error::{bail, Error, Result};
 use crate::tensor::{Engine, Tensor, Write};
-use crate::uop::data::Scalar;
+use crate::uop::buffer::Scalar;
 use std::collections::BTreeMap;
 
 /// The failure of a run: where it happened and what PyTorch would have raised.
@@ -152,9 +153,9 @@ impl Run {
                         // Python: tmp = base[items]; tmp op= rhs; base[items] = tmp.
                         let base = self.eval(base)?;
                         let items = self.eval_items(items)?;
-                        let view = library::getitem(&mut self.context(), &base, &items)?;
+                        let view = subscript::getitem(&mut self.context(), &base, &items)?;
                         let out = self.augmented(view, *op, rhs)?;
-                        library::setitem(&mut self.context(), &base, &items, out)?;
+                        subscript::setitem(&mut self.context(), &base, &items, out)?;
                     }
                     _ => bail!(Unsupported, "augmented assignment to this target is not supported"),
                 }
@@ -164,7 +165,7 @@ impl Run {
                 let items = self.eval_items(index)?;
                 let v = self.eval(value)?;
                 self.span = stmt.span;
-                library::setitem(&mut self.context(), &base, &items, v)?;
+                subscript::setitem(&mut self.context(), &base, &items, v)?;
             }
             StmtKind::Expr(e) => {
                 self.eval(e)?;
@@ -310,7 +311,7 @@ impl Run {
                 let v = self.eval(value)?;
                 let items = self.eval_items(items)?;
                 self.span = e.span;
-                library::getitem(&mut self.context(), &v, &items)
+                subscript::getitem(&mut self.context(), &v, &items)
             }
             ExprKind::Slice { start, stop, step } => {
                 let mut part = |x: &Option<Box<Expr>>| -> Result<Option<i64>> {

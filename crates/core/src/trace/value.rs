@@ -6,7 +6,7 @@
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::tensor::Tensor;
-use crate::uop::data::Scalar;
+use crate::uop::buffer::Scalar;
 
 #[derive(Clone, Debug)]
 pub enum Value {

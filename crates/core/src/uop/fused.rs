@@ -3,7 +3,7 @@
 //! A matmul or a convolution is a sum over a broadcast product of views: materialised first,
 //! the product of a 1024^3 matmul alone is 2^30 elements. Here a Reduce of an elementwise tree
 //! of views runs as one loop nest over the source's shape instead: the outer dims are walked by
-//! an odometer that keeps each leaf's offset up to date, and the innermost dim is read as a
+//! an [`Odometer`] that keeps each leaf's offset up to date, and the innermost dim is read as a
 //! strided row from every leaf (masked positions read as zero), evaluated with the
 //! interpreter's own elementwise ops and folded into the outputs. Nothing larger than one row
 //! and the outputs is ever held.
@@ -13,11 +13,13 @@
 //! results are deterministic and match the dense definition up to the rounding of f64 partial
 //! sums.
 
-use super::alu::{self, Arith};
-use super::data::{row_major_strides, with_data, with_dtype, Data, Elem};
+use super::alu;
+use super::arith::Arith;
+use super::buffer::{with_data, with_dtype, Data, Elem};
 use super::{BinaryOp, ReduceOp, UnaryOp};
 use crate::dtype::DType;
 use crate::shape::view::View;
+use crate::strided::{row_major_strides, Odometer};
 
 /// The elementwise part of a reduce's source; leaves index the leaf table.
 pub(crate) enum Tree {
@@ -135,27 +137,13 @@ impl Nest {
 
     /// Calls `f(index of the outer dims, offset of each stream)` for every row, row-major.
     fn for_each_row(&self, mut f: impl FnMut(&[usize], &[i64])) {
-        let mut idx = vec![0usize; self.outer.len()];
+        let mut rows = Odometer::new(&self.outer);
         let mut base: Vec<i64> = self.streams.iter().map(|s| s.offset).collect();
+        let strides: Vec<&[i64]> = self.streams.iter().map(|s| s.outer.as_slice()).collect();
         loop {
-            f(&idx, &base);
-            let mut k = self.outer.len();
-            loop {
-                if k == 0 {
-                    return;
-                }
-                k -= 1;
-                idx[k] += 1;
-                for (b, s) in base.iter_mut().zip(&self.streams) {
-                    *b += s.outer[k];
-                }
-                if idx[k] < self.outer[k] {
-                    break;
-                }
-                for (b, s) in base.iter_mut().zip(&self.streams) {
-                    *b -= s.outer[k] * self.outer[k] as i64;
-                }
-                idx[k] = 0;
+            f(rows.index(), &base);
+            if !rows.step(&mut base, &strides) {
+                return;
             }
         }
     }
@@ -562,10 +550,10 @@ mod tests {
                 build: |g, b| {
                     let x = push(g, Op::Reshape(vec![5, 6]), b[0]);
                     let x = push(g, Op::Pad(vec![(1, 1), (1, 2)]), x);
-                    let t = g.push(Op::Const(crate::uop::data::Scalar::Bool(true)), DType::Bool, vec![5, 6], vec![]);
+                    let t = g.push(Op::Const(crate::uop::buffer::Scalar::Bool(true)), DType::Bool, vec![5, 6], vec![]);
                     let t = push(g, Op::Pad(vec![(1, 1), (1, 2)]), t);
                     let fill = g.push(
-                        Op::Const(crate::uop::data::Scalar::Float(f64::NEG_INFINITY)),
+                        Op::Const(crate::uop::buffer::Scalar::Float(f64::NEG_INFINITY)),
                         DType::Float32,
                         vec![7, 9],
                         vec![],
@@ -610,7 +598,7 @@ mod tests {
                 build: |g, b| {
                     let x = push(g, Op::Reshape(vec![5, 6]), b[0]);
                     let zero =
-                        g.push(Op::Const(crate::uop::data::Scalar::Float(0.0)), DType::Float32, vec![5, 6], vec![]);
+                        g.push(Op::Const(crate::uop::buffer::Scalar::Float(0.0)), DType::Float32, vec![5, 6], vec![]);
                     let lt = bin(g, BinaryOp::CmpLt, x, zero);
                     let neg = g.push(Op::Unary(UnaryOp::Neg), DType::Float32, vec![5, 6], vec![x]);
                     let ab = g.push(Op::Where, DType::Float32, vec![5, 6], vec![lt, neg, x]);

@@ -7,8 +7,9 @@
 //! broadcast product only ever exists as a loop. Every other backend is tested against this
 //! module.
 
-use super::alu::{self, Arith};
-use super::data::{gather_view, with_data, Data, Elem};
+use super::alu;
+use super::arith::Arith;
+use super::buffer::{gather_view, with_data, Data, Elem};
 use super::fused::{self, Tree};
 use super::{Graph, Op, ReduceOp, StorageId, UOpId};
 use crate::error::{bail, Result};

@@ -7,7 +7,8 @@
 //! [`interp`] is the definition of what each op means; every backend must agree with it.
 
 pub mod alu;
-pub mod data;
+mod arith;
+pub mod buffer;
 pub mod half;
 mod fused;
 pub mod interp;
@@ -16,7 +17,7 @@ pub mod sequential;
 use crate::dtype::DType;
 use crate::shape::tracker::ShapeTracker;
 pub use alu::{BinaryOp, UnaryOp};
-use data::Scalar;
+use buffer::Scalar;
 use serde::Serialize;
 
 /// Identity of a storage (PyTorch's untyped storage; tinygrad's buffer).

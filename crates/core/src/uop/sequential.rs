@@ -6,7 +6,7 @@
 //! iteration order. This module reproduces that; every other write takes the bulk path.
 
 use super::alu;
-use super::data::Data;
+use super::buffer::Data;
 use super::interp::{self, fold_movement, Storages};
 use super::{Graph, Op, StorageId, UOpId};
 use crate::error::Result;

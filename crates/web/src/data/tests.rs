@@ -6,7 +6,7 @@ use crate::session::Session;
 use stridelab_core::data::{read_idx, Idx};
 use stridelab_core::model::{execute, HostTensor};
 use stridelab_core::onnx::read_model;
-use stridelab_core::uop::data::Data;
+use stridelab_core::uop::buffer::Data;
 
 const IMAGES: &[u8] = include_bytes!("../../../../tests/data/mnist/t10k-images-1k-idx3-ubyte.gz");
 const LABELS: &[u8] = include_bytes!("../../../../tests/data/mnist/t10k-labels-1k-idx1-ubyte.gz");

@@ -6,6 +6,7 @@
 use crate::dtype::DType;
 use crate::uop::half::{BF16, F16};
 use crate::shape::view::View;
+use crate::strided::{row_major_strides, Odometer, StridedIndex};
 use serde::Serialize;
 
 /// A scalar as a trace names it; the dtype decides how it is stored.
@@ -118,52 +119,52 @@ elem!(f64, Float64, F64, |v| v, |s| s, |v| v as f64, |s| s as i64);
 macro_rules! with_data {
     ($data:expr, |$v:ident : $T:ident| $body:expr) => {
         match $data {
-            $crate::uop::data::Data::Bool($v) => {
+            $crate::uop::buffer::Data::Bool($v) => {
                 #[allow(dead_code)]
                 type $T = bool;
                 $body
             }
-            $crate::uop::data::Data::U8($v) => {
+            $crate::uop::buffer::Data::U8($v) => {
                 #[allow(dead_code)]
                 type $T = u8;
                 $body
             }
-            $crate::uop::data::Data::I8($v) => {
+            $crate::uop::buffer::Data::I8($v) => {
                 #[allow(dead_code)]
                 type $T = i8;
                 $body
             }
-            $crate::uop::data::Data::I16($v) => {
+            $crate::uop::buffer::Data::I16($v) => {
                 #[allow(dead_code)]
                 type $T = i16;
                 $body
             }
-            $crate::uop::data::Data::I32($v) => {
+            $crate::uop::buffer::Data::I32($v) => {
                 #[allow(dead_code)]
                 type $T = i32;
                 $body
             }
-            $crate::uop::data::Data::I64($v) => {
+            $crate::uop::buffer::Data::I64($v) => {
                 #[allow(dead_code)]
                 type $T = i64;
                 $body
             }
-            $crate::uop::data::Data::F16($v) => {
+            $crate::uop::buffer::Data::F16($v) => {
                 #[allow(dead_code)]
                 type $T = $crate::uop::half::F16;
                 $body
             }
-            $crate::uop::data::Data::BF16($v) => {
+            $crate::uop::buffer::Data::BF16($v) => {
                 #[allow(dead_code)]
                 type $T = $crate::uop::half::BF16;
                 $body
             }
-            $crate::uop::data::Data::F32($v) => {
+            $crate::uop::buffer::Data::F32($v) => {
                 #[allow(dead_code)]
                 type $T = f32;
                 $body
             }
-            $crate::uop::data::Data::F64($v) => {
+            $crate::uop::buffer::Data::F64($v) => {
                 #[allow(dead_code)]
                 type $T = f64;
                 $body
@@ -378,31 +379,15 @@ impl Data {
                 return out;
             };
             let istride = strides[strides.len() - 1];
-            let mut idx = vec![0usize; outer.len()];
-            let mut base = offset;
-            loop {
+            for base in StridedIndex::new(outer, &strides[..outer.len()], offset) {
                 if istride == 1 {
                     let b = base as usize;
                     out.extend_from_slice(&v[b..b + inner]);
                 } else {
                     out.extend((0..inner as i64).map(|i| v[(base + i * istride) as usize]));
                 }
-                // Odometer over the outer dims.
-                let mut d = outer.len();
-                loop {
-                    if d == 0 {
-                        return out;
-                    }
-                    d -= 1;
-                    idx[d] += 1;
-                    base += strides[d];
-                    if idx[d] < outer[d] {
-                        break;
-                    }
-                    base -= strides[d] * outer[d] as i64;
-                    idx[d] = 0;
-                }
             }
+            out
         }
         with_data!(self, |v: T| T::wrap(typed(v, sizes, strides, offset)))
     }
@@ -454,17 +439,6 @@ pub(crate) fn gather_view<T: Copy + Default>(src: &[T], v: &View) -> Vec<T> {
     out
 }
 
-/// Row-major strides of `shape` (every dim, size-1 ones included).
-pub(crate) fn row_major_strides(shape: &[usize]) -> Vec<i64> {
-    let mut out = vec![0i64; shape.len()];
-    let mut acc = 1i64;
-    for (st, &s) in out.iter_mut().zip(shape).rev() {
-        *st = acc;
-        acc *= s as i64;
-    }
-    out
-}
-
 /// Copies a box of `sizes` from `src` (strides `sst` from `soff`) to `dst` (strides `dst_st`
 /// from `doff`): an odometer over the outer dims and a tight loop over the innermost one.
 fn copy_box<T: Copy>(src: &[T], dst: &mut [T], sizes: &[usize], sst: &[i64], soff: i64, dst_st: &[i64], doff: i64) {
@@ -476,9 +450,10 @@ fn copy_box<T: Copy>(src: &[T], dst: &mut [T], sizes: &[usize], sst: &[i64], sof
         return;
     };
     let (si, di) = (sst[sizes.len() - 1], dst_st[sizes.len() - 1]);
-    let mut idx = vec![0usize; outer.len()];
-    let (mut s, mut d) = (soff, doff);
+    let mut rows = Odometer::new(outer);
+    let mut at = [soff, doff];
     loop {
+        let [s, d] = at;
         if si == 1 && di == 1 {
             let (s0, d0) = (s as usize, d as usize);
             dst[d0..d0 + inner].copy_from_slice(&src[s0..s0 + inner]);
@@ -487,21 +462,8 @@ fn copy_box<T: Copy>(src: &[T], dst: &mut [T], sizes: &[usize], sst: &[i64], sof
                 dst[(d + j * di) as usize] = src[(s + j * si) as usize];
             }
         }
-        let mut k = outer.len();
-        loop {
-            if k == 0 {
-                return;
-            }
-            k -= 1;
-            idx[k] += 1;
-            s += sst[k];
-            d += dst_st[k];
-            if idx[k] < outer[k] {
-                break;
-            }
-            s -= sst[k] * outer[k] as i64;
-            d -= dst_st[k] * outer[k] as i64;
-            idx[k] = 0;
+        if !rows.step(&mut at, &[sst, dst_st]) {
+            return;
         }
     }
 }
