@@ -42,7 +42,8 @@ export function drawKernels(data) {
         h('span', { class: 'bar' }, h('span', { class: 'fill', style: `width:${t ? Math.max(2, (100 * t) / max) : 0}%` })),
         h('span', { class: 'mono ktime', dataset: { ns: t === null ? '' : String(t) } }, time)),
       k.reason ? h('div', { class: 'why' }, k.reason) : '',
-      h('details', {}, h('summary', {}, 'WGSL'), h('pre', { class: 'wgsl' }, k.wgsl || '')));
+      k.note ? h('div', { class: 'why note' }, k.note) : '',
+      k.wgsl ? h('details', {}, h('summary', {}, 'WGSL'), h('pre', { class: 'wgsl' }, k.wgsl)) : '');
   });
   lastTrace = data.trace;
   const dl = h('button', { id: 'kernel-trace', onclick: downloadTrace }, 'Download Chrome trace');

@@ -162,9 +162,7 @@ fn tier(dtypes: &[DType]) -> Option<DType> {
 /// higher, or when the higher tier is bool.
 fn combine(higher: Option<DType>, lower: Option<DType>) -> Option<DType> {
     match (higher, lower) {
-        (Some(h), Some(l)) if !h.is_float() && (h == DType::Bool || l.category() > h.category()) => {
-            Some(h.promote(l))
-        }
+        (Some(h), Some(l)) if !h.is_float() && (h == DType::Bool || l.category() > h.category()) => Some(h.promote(l)),
         (Some(h), _) => Some(h),
         (None, l) => l,
     }

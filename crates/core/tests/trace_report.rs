@@ -121,14 +121,14 @@ fn type_promotion() {
     check(
         "a = arange(4)\nb = a / 2\nc = a * 1.5\nd = a > 1\ne = a + True\nf = a.sum()\ng = (a > 1).sum()",
         &[
-            ("/tensors/a/dtype", json!("int32")),
+            ("/tensors/a/dtype", json!("int64")),
             ("/tensors/b/dtype", json!("float32")),
             ("/tensors/c/dtype", json!("float32")),
             ("/tensors/d/dtype", json!("bool")),
             ("/tensors/d/values", json!([0, 0, 1, 1])),
-            ("/tensors/e/dtype", json!("int32")),
+            ("/tensors/e/dtype", json!("int64")),
             ("/tensors/f/values", json!([6])),
-            ("/tensors/g/dtype", json!("int32")),
+            ("/tensors/g/dtype", json!("int64")),
         ],
     );
 }

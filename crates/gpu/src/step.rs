@@ -4,8 +4,8 @@
 //! report kernels through this module, so they check and describe them the same way.
 
 use serde::Serialize;
-use stridelab_core::codegen::{cpu, wgsl};
 use stridelab_core::codegen::ir::{Kernel, KernelKind};
+use stridelab_core::codegen::{cpu, wgsl};
 use stridelab_core::schedule::{ScheduleOptions, StepKernels};
 use stridelab_core::uop::buffer::Data;
 use web_time::Instant;
@@ -120,7 +120,8 @@ pub fn run_step_cpu(step: &StepKernels, repeats: u32, clock: &mut f64) -> Result
         .iter()
         .enumerate()
         .map(|(i, k)| {
-            let spec = match wgsl::unsupported_dtype(k) {
+            let unsupported = wgsl::unsupported_dtype(k);
+            let spec = match unsupported {
                 // No WGSL to show: the kernel's name and cost are what its timing needs.
                 Some(_) => {
                     let (read, written) = k.bytes();
@@ -130,7 +131,9 @@ pub fn run_step_cpu(step: &StepKernels, repeats: u32, clock: &mut f64) -> Result
             };
             let span: f64 = samples[i].iter().sum();
             let timing = KernelTiming::new(&spec, TimingSource::Cpu, resolution, &samples[i], starts[i], span);
-            Ok(Ran { kernel: k.clone(), timing })
+            let note =
+                unsupported.map(|d| format!("WGSL has no {d} type: this kernel runs on the CPU kernel executor"));
+            Ok(Ran { kernel: k.clone(), timing, note })
         })
         .collect()
 }

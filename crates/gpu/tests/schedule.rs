@@ -6,6 +6,7 @@
 use pollster::block_on;
 use serde_json::Value;
 use std::path::PathBuf;
+use stridelab_core::codegen::wgsl;
 use stridelab_core::schedule::ScheduleOptions;
 use stridelab_core::trace::kernels::trace_kernels;
 use stridelab_core::uop::buffer::Data;
@@ -36,7 +37,9 @@ fn check(gpu: &Gpu, src: &str) -> Option<String> {
         Ok(s) => s,
         Err(e) => return Some(format!("schedule: {e}")),
     };
-    for step in steps {
+    // A statement over a dtype WGSL lacks (int64, float64, ...) runs on the CPU kernel
+    // executor, which the core's kernel tests check against the interpreter.
+    for step in steps.into_iter().filter(|s| !s.schedule.kernels.iter().any(|k| wgsl::unsupported_dtype(k).is_some())) {
         let out = match block_on(gpu.run_schedule(&step.schedule, &step.inputs, &RunOptions::new())) {
             Ok(o) => o,
             Err(e) => return Some(format!("line {}: {e}", step.line)),
@@ -91,7 +94,7 @@ fn gpu_agrees_with_interpreter() {
         ("batched matmul", "a = arange(24.).reshape(2, 3, 4)\nb = arange(40.).reshape(2, 4, 5)\nc = a @ b"),
         (
             "int matmul over two tiles",
-            "a = arange(2400).reshape(40, 60) % 7\nb = arange(2100).reshape(60, 35) % 5\nc = a @ b",
+            "a = arange(2400, dtype=torch.int32).reshape(40, 60) % 7\nb = arange(2100, dtype=torch.int32).reshape(60, 35) % 5\nc = a @ b",
         ),
         ("two-stage sum", "a = arange(65536.) / 1000\nb = (a * 0.5).sum()"),
         ("two-stage max with a partial chunk, then a mean", "a = arange(140001.)\nb = a.max()\nc = (a / 1000).mean()"),
@@ -104,6 +107,13 @@ fn gpu_agrees_with_interpreter() {
         ("reduce boundary", "a = arange(6.).reshape(2, 3)\nb = (a - a.amax(1, keepdim=True)).exp()"),
         ("store hazard", "a = arange(6.)\nb = a.view(2, 3)\nb[0] = b[1]"),
         ("large elementwise", "a = arange(300000.)\nb = a * 0.5 + 1"),
+        // int32 kernels (int64, the default, has no WGSL type and runs on the CPU).
+        (
+            "int32 arithmetic",
+            "a = arange(-12, 12, dtype=torch.int32)\nb = (a // 5) + (a % 3) - a * 2\nc = a.pow(2) + a.abs()\nd = where(a > 0, a, -a)",
+        ),
+        ("int32 reductions", "a = arange(24, dtype=torch.int32).reshape(4, 6) - 9\nb = a.amax(1)\nc = a.amin(0)\nd = a.float().sum()"),
+        ("int32 store through a view", "a = arange(12, dtype=torch.int32).reshape(3, 4)\na[1:, ::2] = 7\nb = a.t() + 1"),
     ]
     .iter()
     .map(|(n, s)| (n.to_string(), s.to_string()))
@@ -119,4 +129,18 @@ fn gpu_agrees_with_interpreter() {
         cases.len(),
         failures.iter().take(10).cloned().collect::<Vec<_>>().join("\n\n")
     );
+}
+
+#[test]
+fn int64_statements_run_on_the_cpu_and_say_so() {
+    let Some(gpu) = gpu() else { return };
+    let (_, steps) = trace_kernels("a = arange(6)\nb = a * 3 + 1", ScheduleOptions::default()).expect("schedules");
+    let step = steps.last().expect("a step");
+    let ran = block_on(stridelab_gpu::step::run_step_gpu(&gpu, step, 1)).expect("runs");
+    assert!(!ran.is_empty());
+    for r in &ran {
+        let note = r.note.as_deref().unwrap_or("");
+        assert!(note.contains("int64") && note.contains("CPU"), "{note}");
+        assert_eq!(r.report().wgsl, "");
+    }
 }

@@ -127,7 +127,13 @@ impl Serialize for Values {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let n = self.0.len();
         let mut seq = s.serialize_seq(Some(n))?;
-        fn float<S: SerializeSeq, F: Serialize + Copy>(seq: &mut S, x: F, finite: bool, nan: bool, positive: bool) -> Result<(), S::Error> {
+        fn float<S: SerializeSeq, F: Serialize + Copy>(
+            seq: &mut S,
+            x: F,
+            finite: bool,
+            nan: bool,
+            positive: bool,
+        ) -> Result<(), S::Error> {
             if finite {
                 seq.serialize_element(&x)
             } else {
@@ -143,8 +149,12 @@ impl Serialize for Values {
         match &self.0 {
             Data::F32(v) => v.iter().try_for_each(|&x| float(&mut seq, x, x.is_finite(), x.is_nan(), x > 0.0))?,
             Data::F64(v) => v.iter().try_for_each(|&x| float(&mut seq, x, x.is_finite(), x.is_nan(), x > 0.0))?,
-            Data::F16(v) => v.iter().map(|x| x.to_f32()).try_for_each(|x| float(&mut seq, x, x.is_finite(), x.is_nan(), x > 0.0))?,
-            Data::BF16(v) => v.iter().map(|x| x.to_f32()).try_for_each(|x| float(&mut seq, x, x.is_finite(), x.is_nan(), x > 0.0))?,
+            Data::F16(v) => {
+                v.iter().map(|x| x.to_f32()).try_for_each(|x| float(&mut seq, x, x.is_finite(), x.is_nan(), x > 0.0))?
+            }
+            Data::BF16(v) => {
+                v.iter().map(|x| x.to_f32()).try_for_each(|x| float(&mut seq, x, x.is_finite(), x.is_nan(), x > 0.0))?
+            }
             Data::I64(v) => v.iter().try_for_each(|x| seq.serialize_element(x))?,
             Data::I32(v) => v.iter().try_for_each(|x| seq.serialize_element(x))?,
             Data::I16(v) => v.iter().try_for_each(|x| seq.serialize_element(x))?,

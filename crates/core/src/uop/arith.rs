@@ -161,83 +161,83 @@ int_arith!(i64);
 
 macro_rules! float_arith {
     ($t:ident) => {
-impl Arith for $t {
-    const LOWEST: Self = $t::NEG_INFINITY;
-    const HIGHEST: Self = $t::INFINITY;
-    fn add(a: Self, b: Self) -> Self {
-        a + b
-    }
-    fn sub(a: Self, b: Self) -> Self {
-        a - b
-    }
-    fn mul(a: Self, b: Self) -> Self {
-        a * b
-    }
-    fn div(a: Self, b: Self) -> Self {
-        a / b
-    }
-    fn floordiv(a: Self, b: Self) -> Self {
-        (a / b).floor()
-    }
-    fn rem(a: Self, b: Self) -> Self {
-        let r = a % b;
-        if r != 0.0 && ((r < 0.0) != (b < 0.0)) {
-            r + b
-        } else {
-            r
+        impl Arith for $t {
+            const LOWEST: Self = $t::NEG_INFINITY;
+            const HIGHEST: Self = $t::INFINITY;
+            fn add(a: Self, b: Self) -> Self {
+                a + b
+            }
+            fn sub(a: Self, b: Self) -> Self {
+                a - b
+            }
+            fn mul(a: Self, b: Self) -> Self {
+                a * b
+            }
+            fn div(a: Self, b: Self) -> Self {
+                a / b
+            }
+            fn floordiv(a: Self, b: Self) -> Self {
+                (a / b).floor()
+            }
+            fn rem(a: Self, b: Self) -> Self {
+                let r = a % b;
+                if r != 0.0 && ((r < 0.0) != (b < 0.0)) {
+                    r + b
+                } else {
+                    r
+                }
+            }
+            fn fmod(a: Self, b: Self) -> Self {
+                a % b
+            }
+            fn pow(a: Self, b: Self) -> Self {
+                a.powf(b)
+            }
+            fn and(a: Self, b: Self) -> Self {
+                <$t>::from(u8::from(a != 0.0 && b != 0.0))
+            }
+            fn or(a: Self, b: Self) -> Self {
+                <$t>::from(u8::from(a != 0.0 || b != 0.0))
+            }
+            fn xor(a: Self, b: Self) -> Self {
+                <$t>::from(u8::from((a != 0.0) != (b != 0.0)))
+            }
+            fn neg(a: Self) -> Self {
+                -a
+            }
+            fn not(a: Self) -> Self {
+                <$t>::from(u8::from(a == 0.0))
+            }
+            fn abs(a: Self) -> Self {
+                a.abs()
+            }
+            // PyTorch's sign is (0 < x) - (x < 0): NaN gives 0, -0.0 gives 0.
+            fn sign(a: Self) -> Self {
+                <$t>::from(u8::from(0.0 < a)) - <$t>::from(u8::from(a < 0.0))
+            }
+            // PyTorch's maximum/minimum propagate NaN.
+            fn max(a: Self, b: Self) -> Self {
+                if a.is_nan() || b.is_nan() {
+                    $t::NAN
+                } else {
+                    a.max(b)
+                }
+            }
+            fn min(a: Self, b: Self) -> Self {
+                if a.is_nan() || b.is_nan() {
+                    $t::NAN
+                } else {
+                    a.min(b)
+                }
+            }
+            // fmax/fmin take the other operand when one is NaN (C's fmax).
+            fn fmax(a: Self, b: Self) -> Self {
+                a.max(b)
+            }
+            fn fmin(a: Self, b: Self) -> Self {
+                a.min(b)
+            }
         }
-    }
-    fn fmod(a: Self, b: Self) -> Self {
-        a % b
-    }
-    fn pow(a: Self, b: Self) -> Self {
-        a.powf(b)
-    }
-    fn and(a: Self, b: Self) -> Self {
-        <$t>::from(u8::from(a != 0.0 && b != 0.0))
-    }
-    fn or(a: Self, b: Self) -> Self {
-        <$t>::from(u8::from(a != 0.0 || b != 0.0))
-    }
-    fn xor(a: Self, b: Self) -> Self {
-        <$t>::from(u8::from((a != 0.0) != (b != 0.0)))
-    }
-    fn neg(a: Self) -> Self {
-        -a
-    }
-    fn not(a: Self) -> Self {
-        <$t>::from(u8::from(a == 0.0))
-    }
-    fn abs(a: Self) -> Self {
-        a.abs()
-    }
-    // PyTorch's sign is (0 < x) - (x < 0): NaN gives 0, -0.0 gives 0.
-    fn sign(a: Self) -> Self {
-        <$t>::from(u8::from(0.0 < a)) - <$t>::from(u8::from(a < 0.0))
-    }
-    // PyTorch's maximum/minimum propagate NaN.
-    fn max(a: Self, b: Self) -> Self {
-        if a.is_nan() || b.is_nan() {
-            $t::NAN
-        } else {
-            a.max(b)
-        }
-    }
-    fn min(a: Self, b: Self) -> Self {
-        if a.is_nan() || b.is_nan() {
-            $t::NAN
-        } else {
-            a.min(b)
-        }
-    }
-    // fmax/fmin take the other operand when one is NaN (C's fmax).
-    fn fmax(a: Self, b: Self) -> Self {
-        a.max(b)
-    }
-    fn fmin(a: Self, b: Self) -> Self {
-        a.min(b)
-    }
-}
     };
 }
 float_arith!(f32);

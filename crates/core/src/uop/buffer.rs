@@ -4,9 +4,9 @@
 //! rounding, int32 wrapping, bool) instead of widening everything to f64.
 
 use crate::dtype::DType;
-use crate::uop::half::{BF16, F16};
 use crate::shape::view::View;
 use crate::strided::{row_major_strides, Odometer, StridedIndex};
+use crate::uop::half::{BF16, F16};
 use serde::Serialize;
 
 /// A scalar as a trace names it; the dtype decides how it is stored.
@@ -110,8 +110,18 @@ elem!(i8, Int8, I8, |v| (v as i64) as i8, |s| f64::from(s), |v| v as i8, |s| i64
 elem!(i16, Int16, I16, |v| (v as i64) as i16, |s| f64::from(s), |v| v as i16, |s| i64::from(s));
 elem!(i32, Int32, I32, |v| (v as i64) as i32, |s| f64::from(s), |v| v as i32, |s| i64::from(s));
 elem!(i64, Int64, I64, |v| v as i64, |s| s as f64, |v| v, |s| s);
-elem!(F16, Float16, F16, |v| F16::from_f32(v as f32), |s| f64::from(s.to_f32()), |v| F16::from_f32(v as f32), |s| s.to_f32() as i64);
-elem!(BF16, BFloat16, BF16, |v| BF16::from_f32(v as f32), |s| f64::from(s.to_f32()), |v| BF16::from_f32(v as f32), |s| s.to_f32() as i64);
+elem!(F16, Float16, F16, |v| F16::from_f32(v as f32), |s| f64::from(s.to_f32()), |v| F16::from_f32(v as f32), |s| s
+    .to_f32()
+    as i64);
+elem!(
+    BF16,
+    BFloat16,
+    BF16,
+    |v| BF16::from_f32(v as f32),
+    |s| f64::from(s.to_f32()),
+    |v| BF16::from_f32(v as f32),
+    |s| s.to_f32() as i64
+);
 elem!(f32, Float32, F32, |v| v as f32, |s| f64::from(s), |v| v as f32, |s| s as i64);
 elem!(f64, Float64, F64, |v| v, |s| s, |v| v as f64, |s| s as i64);
 

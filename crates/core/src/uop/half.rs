@@ -104,7 +104,9 @@ mod tests {
 
     #[test]
     fn conversions_round_to_nearest_even() {
-        for (x, bits) in [(1.0f32, 0x3c00u16), (-2.0, 0xc000), (65504.0, 0x7bff), (1e6, 0x7c00), (0.1, 0x2e66), (6e-8, 0x0001)] {
+        for (x, bits) in
+            [(1.0f32, 0x3c00u16), (-2.0, 0xc000), (65504.0, 0x7bff), (1e6, 0x7c00), (0.1, 0x2e66), (6e-8, 0x0001)]
+        {
             assert_eq!(F16::from_f32(x).0, bits, "{x}");
         }
         assert_eq!(F16(0x2e66).to_f32(), 0.099_975_586);

@@ -9,8 +9,8 @@
 pub mod alu;
 mod arith;
 pub mod buffer;
-pub mod half;
 mod fused;
+pub mod half;
 pub mod interp;
 pub mod sequential;
 
