@@ -421,7 +421,15 @@ impl Engine {
         if (st > 0.0 && b < a) || (st < 0.0 && b > a) {
             bail!(Shape, "upper bound and larger bound inconsistent with step sign");
         }
-        let n = ((b - a) / st).ceil().max(0.0);
+        // Integer bounds count exactly (an f64 difference loses them past 2^53).
+        let n = match (start, end, step) {
+            (Scalar::Int(s0), Scalar::Int(e), Scalar::Int(s1)) => {
+                let span = i128::from(e) - i128::from(s0);
+                let s1 = i128::from(s1);
+                (span / s1 + i128::from(span % s1 != 0)).max(0) as f64
+            }
+            _ => ((b - a) / st).ceil().max(0.0),
+        };
         if n > MAX_ELEMENTS as f64 {
             bail!(Limit, "arange would have {n} elements; the limit is {MAX_ELEMENTS}");
         }

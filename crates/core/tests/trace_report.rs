@@ -132,3 +132,20 @@ fn type_promotion() {
         ],
     );
 }
+
+/// Edge values that once panicked or lost precision: a 0-d flip, integer division at the
+/// bottom of int64, an int64 arange past 2^53, Python ints past 2^53.
+#[test]
+fn edge_values_compute_exactly() {
+    check(
+        "a = tensor(1.).flip(0)\nb = tensor([-9223372036854775807]) - 1\nc = b // -1\nd = b % -1\ne = torch.arange(2**60, 2**60 + 3)\nf = torch.tensor([2**62 + 1]) * 2",
+        &[
+            ("/error", Value::Null),
+            ("/tensors/a/values", json!([1.0])),
+            ("/tensors/c/values", json!([i64::MIN])),
+            ("/tensors/d/values", json!([0])),
+            ("/tensors/e/values", json!([1i64 << 60, (1i64 << 60) + 1, (1i64 << 60) + 2])),
+            ("/tensors/f/values", json!([(1i64 << 63).wrapping_add(2)])),
+        ],
+    );
+}

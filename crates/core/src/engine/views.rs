@@ -192,6 +192,10 @@ impl Engine {
         let mut axes = vec![false; n];
         for &d in dims {
             let d = wrap_dim(d, n)?;
+            // A 0-d tensor accepts dim 0 or -1 and has nothing to reverse.
+            if n == 0 {
+                continue;
+            }
             if axes[d] {
                 bail!(Index, "dim {d} appears multiple times in the list of dims");
             }
