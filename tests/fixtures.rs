@@ -244,3 +244,13 @@ fn torch_nn() {
 fn torch_elementwise() {
     assert_all(fixture_files("torch_elementwise"));
 }
+
+#[test]
+fn torch_surface_views() {
+    assert_families(fixture_files("torch_surface"), &["surface/views/"]);
+}
+
+#[test]
+fn torch_surface_scatter() {
+    assert_families(fixture_files("torch_surface"), &["surface/scatter/"]);
+}
