@@ -86,10 +86,11 @@ impl Engine {
 
     /// `t.unbind(dim)`: every index along `dim`, selected.
     pub fn unbind(&mut self, t: &Tensor, dim: i64) -> Result<Vec<Tensor>> {
-        if t.shape().is_empty() {
-            bail!(Index, "Dimension specified as {dim} but tensor has no dimensions");
-        }
+        // PyTorch wraps the dim as if a 0-d tensor had one dim, then asks for that dim's size.
         let d = wrap_dim(dim, t.shape().len())?;
+        if t.shape().is_empty() {
+            bail!(Index, "Dimension specified as 0 but tensor has no dimensions");
+        }
         let n = t.shape()[d];
         let mut out = Vec::with_capacity(n);
         for i in 0..n {

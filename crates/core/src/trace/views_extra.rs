@@ -124,7 +124,11 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
     let e = &mut *run.engine;
     match name {
         "split" => {
-            let size = args.req(0, "split_size")?;
+            // `torch.split` names it `split_size_or_sections`, `Tensor.split` `split_size`.
+            let size = match args.kw_only("split_size_or_sections") {
+                Some(v) => v,
+                None => args.req(0, "split_size")?,
+            };
             let dim = args.int_or(1, "dim", 0)?;
             args.finish()?;
             Ok(tuple(match size {
@@ -150,14 +154,14 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             Ok(tuple(e.unbind(&t, dim)?))
         }
         "tensor_split" => {
-            let v = args.req(0, "indices_or_sections")?;
+            let v = sections_arg(&mut args)?;
             let dim = args.int_or(1, "dim", 0)?;
             args.finish()?;
             let sections = sections(run, v, name)?;
             Ok(tuple(run.engine.tensor_split(&t, &sections, dim)?))
         }
         "hsplit" | "vsplit" | "dsplit" => {
-            let v = args.req(0, "indices_or_sections")?;
+            let v = sections_arg(&mut args)?;
             args.finish()?;
             let axis = match name {
                 "hsplit" => SplitAxis::Horizontal,
@@ -222,6 +226,16 @@ fn scatter(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Resul
         }
     };
     Ok(Value::Tensor(out))
+}
+
+/// The sections or indices argument, positional or under any of PyTorch's keyword names.
+fn sections_arg(args: &mut Args) -> Result<Value> {
+    for kw in ["sections", "indices", "tensor_indices_or_sections"] {
+        if let Some(v) = args.kw_only(kw) {
+            return Ok(v);
+        }
+    }
+    args.req(0, "indices_or_sections")
 }
 
 /// `tensor_split`'s second argument: an int (sections), a list of ints (indices), or a tensor
