@@ -47,6 +47,15 @@ function viewsText(views) {
   });
 }
 
+/** Which output of a multi-output op (`q, k, v = x.chunk(3)`) a chain row's tensor is. */
+function outputTag(o) {
+  if (!o) return '';
+  const node = o.multi_output_node
+    ? `one of the views of PyTorch's ${o.multi_output_node} node: autograd refuses in-place writes to it`
+    : 'a view of its own: in-place writes stay allowed under autograd';
+  return h('span', { class: 'tag view', title: node }, ` output ${o.index} of ${o.count} · ${o.op}`);
+}
+
 /** Root to tensor, one row per op, PyTorch / tinygrad / bridge side by side. */
 export function drawChain(rows, name) {
   $('#chain-name').textContent = name || '';
@@ -59,7 +68,7 @@ export function drawChain(rows, name) {
     const t = r.tensor;
     const b = t.bridge;
     return h('tr', { dataset: { row: i } },
-      h('td', { class: 'mono op' }, r.op),
+      h('td', { class: 'mono op' }, r.op, outputTag(t.torch.output_of)),
       h('td', { class: 'mono group' }, `${tuple(t.shape)} · ${tuple(t.torch.strides)} · ${t.torch.storage_offset}`),
       h('td', {}, h('span', { class: t.torch.is_view ? 'tag view' : 'tag copy' }, t.torch.is_view ? 'view' : i === 0 ? 'new' : 'copy')),
       h('td', { class: 'mono group' }, viewsText(t.views).map((v) => h('div', {}, v))),

@@ -65,6 +65,18 @@ impl Bridge {
     }
 }
 
+/// Which output of a multi-output op (as the trace called it) a tensor is: `unbind` output 2
+/// of 3. `multi_output_node` is PyTorch's autograd node when all outputs are views of one node
+/// (`SplitBackward0` for `split`/`chunk`), whose outputs refuse in-place writes under autograd;
+/// `None` where each output is a view of its own (`tensor_split`'s slices).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputOf {
+    pub op: &'static str,
+    pub index: usize,
+    pub count: usize,
+    pub multi_output_node: Option<&'static str>,
+}
+
 #[derive(Clone, Debug)]
 pub struct Tensor {
     node: UOpId,
@@ -74,6 +86,7 @@ pub struct Tensor {
     aliasing: Aliasing,
     tg: ShapeTracker,
     bridge: Bridge,
+    output_of: Option<OutputOf>,
 }
 
 impl Tensor {
@@ -107,6 +120,17 @@ impl Tensor {
     /// Replaces what the bridge reports (for ops whose bridge result differs from PyTorch's).
     pub(crate) fn set_bridge(&mut self, bridge: Bridge) {
         self.bridge = bridge;
+    }
+    /// Replaces tinygrad's tracker (for ops whose tinygrad form differs from PyTorch's).
+    pub(crate) fn set_tinygrad(&mut self, tg: ShapeTracker) {
+        self.tg = tg;
+    }
+    /// Which output of a multi-output op this tensor is, if it is one.
+    pub fn output_of(&self) -> Option<&OutputOf> {
+        self.output_of.as_ref()
+    }
+    pub(crate) fn set_output_of(&mut self, output_of: OutputOf) {
+        self.output_of = Some(output_of);
     }
 }
 
@@ -296,7 +320,7 @@ impl Engine {
             let st = ShapeTracker::from_view(View::new(layout.sizes(), Some(layout.strides()), layout.offset(), None));
             self.graph.push(Op::View(st), dtype, layout.sizes().to_vec(), vec![root])
         };
-        Tensor { node, dtype, layout, storage: s, aliasing, tg, bridge }
+        Tensor { node, dtype, layout, storage: s, aliasing, tg, bridge, output_of: None }
     }
 
     /// The tensor with its storage reference and node brought up to date (a pending storage
@@ -306,7 +330,9 @@ impl Engine {
         if s == t.storage {
             return t.clone();
         }
-        self.over_storage(s, t.dtype, t.layout.clone(), t.aliasing, t.tg.clone(), t.bridge.clone())
+        let mut out = self.over_storage(s, t.dtype, t.layout.clone(), t.aliasing, t.tg.clone(), t.bridge.clone());
+        out.output_of = t.output_of.clone();
+        out
     }
 
     /// The result of a computation: a new (pending) storage, contiguous, fresh in every model.
@@ -324,6 +350,7 @@ impl Engine {
             aliasing: Aliasing::Owner,
             tg: ShapeTracker::from_shape(&shape),
             bridge: Bridge::fresh(&shape),
+            output_of: None,
         })
     }
 

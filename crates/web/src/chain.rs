@@ -5,6 +5,9 @@
 //! definition such as `b = a.t()[1:]` is the postfix chain `a`, `.t()`, `[1:]`, and `a` in turn is
 //! followed back to its own definition. Each prefix is then evaluated as a statement of its own,
 //! right where the definition ran, so every row is exactly what the runner computes.
+//!
+//! A name bound by unpacking (`q, k, v = x.chunk(3, -1)`) ends its chain with the pick of its
+//! output (`[0]`); that row's tensor carries `torch.output_of`, which output of which op it is.
 
 use serde_json::{json, Value as Json};
 use stridelab_core::trace::ast::{Expr, ExprKind, Program, Stmt, StmtKind, UnaryOp};
@@ -23,19 +26,21 @@ pub fn chain(program: &Program, upto: usize, name: &str) -> Json {
     Json::Array(rows)
 }
 
-/// The index of the statement among the first `upto` that last defined `name` on its own: all a
-/// chain depends on, so callers can cache chains by it.
+/// The index of the statement among the first `upto` that last defined `name` by assignment (on
+/// its own or unpacked): all a chain depends on, so callers can cache chains by it.
 pub fn definition(program: &Program, upto: usize, name: &str) -> Option<usize> {
-    program.stmts[..upto.min(program.stmts.len())].iter().rposition(|s| defines_alone(s, name))
+    program.stmts[..upto.min(program.stmts.len())].iter().rposition(|s| defines(s, name))
 }
 
 fn collect(program: &Program, upto: usize, name: &str, depth: usize, rows: &mut Vec<Json>) {
     let Some(def) = definition(program, upto, name) else {
         return;
     };
-    let StmtKind::Assign { value, .. } = &program.stmts[def].kind else {
+    let StmtKind::Assign { targets, value } = &program.stmts[def].kind else {
         return;
     };
+    // `a, b = value` binds `value[0]` and `value[1]`; the last target of a name wins.
+    let picked = (targets.len() > 1).then(|| targets.iter().rposition(|t| t == name)).flatten().map(|i| pick(value, i));
     let (root, ops) = postfix(value);
     if let ExprKind::Name(base) = &root.kind {
         if depth > 0 {
@@ -49,6 +54,9 @@ fn collect(program: &Program, upto: usize, name: &str, depth: usize, rows: &mut 
         links.push((root, unparse(root)));
     }
     links.extend(ops.iter().map(|e| (*e, op_label(e))));
+    if let Some(p) = &picked {
+        links.push((p, op_label(p)));
+    }
     let mut stmts = program.stmts[..def].to_vec();
     let span = program.stmts[def].span;
     for (i, (e, _)) in links.iter().enumerate() {
@@ -77,8 +85,15 @@ fn temp(i: usize) -> String {
     format!("__chain{i}")
 }
 
-fn defines_alone(s: &Stmt, name: &str) -> bool {
-    matches!(&s.kind, StmtKind::Assign { targets, .. } if targets.len() == 1 && targets[0] == name)
+/// Whether `s` binds `name` by assignment, alone or as one of the names it unpacks into.
+fn defines(s: &Stmt, name: &str) -> bool {
+    matches!(&s.kind, StmtKind::Assign { targets, .. } if targets.iter().any(|t| t == name))
+}
+
+/// `value[i]`: the output an unpacking assignment binds to its `i`-th name.
+fn pick(value: &Expr, i: usize) -> Expr {
+    let index = Expr { span: value.span, kind: ExprKind::Int(i as i64) };
+    Expr { span: value.span, kind: ExprKind::Index { value: Box::new(value.clone()), items: vec![index] } }
 }
 
 /// Splits `a.t()[1:]` into its root `a` and the successive postfix expressions, innermost first.

@@ -76,6 +76,14 @@ pub const LESSONS: &[Lesson] = &[
         tensor: "a",
     },
     Lesson {
+        id: "chunk-qkv",
+        title: "q, k, v = x.chunk(3): three views, one storage",
+        explain: "chunk splits the last dim of x into three views with x's strides (12, 1) and offsets 0, 4 and 8; q.mul_(-1) writes cells 0-3 and 12-15 of that storage, so x changes too while k and v do not.",
+        trace: "# A fused QKV projection, split into its three parts.\nx = arange(24.).reshape(2, 12)\nq, k, v = x.chunk(3, dim=-1)\nq.mul_(-1)\n",
+        error: None,
+        tensor: "q",
+    },
+    Lesson {
         id: "flip-pad",
         title: "flip and pad: copies in PyTorch, views in tinygrad",
         explain: "PyTorch gives f and p storages of their own; tinygrad keeps them as views of a, with a negative stride and a mask for the padding.",

@@ -119,6 +119,13 @@ fn view_chains() {
             ],
         ),
         ("a = arange(6.)\nf = a.flip(0)\n", 2, "f", &[("arange(6.)", &[1], 0, false), (".flip(0)", &[1], 0, false)]),
+        // A name bound by unpacking ends with the pick of its output.
+        (
+            "x = arange(24.).reshape(2, 12)\nq, k, v = x.chunk(3, dim=-1)\n",
+            2,
+            "k",
+            &[("arange(24.)", &[1], 0, false), (".reshape(2, 12)", &[12, 1], 0, true), ("[1]", &[12, 1], 4, true)],
+        ),
         // Before `b` is defined there is no chain.
         ("a = arange(6.)\nb = a[2:]\n", 1, "b", &[]),
     ];
@@ -146,6 +153,28 @@ fn view_chains() {
             rows.iter().map(|(op, st, off, v)| (op.to_string(), json!(st), json!(off), json!(v))).collect();
         assert_eq!(got, want, "{trace}");
     }
+}
+
+#[test]
+fn chunked_lesson_shows_output_and_write() {
+    let l = lessons::LESSONS.iter().find(|l| l.id == "chunk-qkv").expect("the chunk lesson");
+    let mut s = Session::new(l.trace);
+    s.goto(s.step_count());
+    let chain = s.chain("q");
+    let last = chain.as_array().and_then(|r| r.last()).cloned().unwrap_or_default();
+    assert_eq!(
+        last["tensor"]["torch"]["output_of"],
+        json!({"op": "chunk", "index": 0, "count": 3, "multi_output_node": "SplitBackward0"})
+    );
+    let out = s.outline();
+    let storage = &out["tensors"]["x"]["torch"]["storage"];
+    for (name, offset) in [("q", 0), ("k", 4), ("v", 8)] {
+        let t = &out["tensors"][name]["torch"];
+        assert_eq!((&t["storage"], &t["strides"], &t["storage_offset"]), (storage, &json!([12, 1]), &json!(offset)));
+    }
+    let step = &s.state()["step"];
+    assert_eq!(step["writes"]["elements"], json!([0, 1, 2, 3, 12, 13, 14, 15]), "{step}");
+    assert_eq!(step["tensors_changed"], json!(["x", "q"]), "{step}");
 }
 
 #[test]

@@ -7,6 +7,7 @@ use super::context::RunContext;
 use super::elementwise::{self, operand, tensor_arg, write_value};
 use super::subscript::{copy_into, fill};
 use super::value::{Args, Value};
+use super::views_extra;
 use crate::dtype::DType;
 use crate::engine::reduce::{ArgExtreme, KeepDim};
 use crate::error::{bail, Result};
@@ -117,7 +118,10 @@ const CAST_METHODS: &[(&str, DType)] = &[
 /// Whether `torch.name`/`F.name` is a function the library has: the list above, the
 /// elementwise ops of the op table, and the creation ops defined with them.
 fn is_function(name: &str) -> bool {
-    FUNCTIONS.contains(&name) || elementwise::function_entry(name).is_some() || matches!(name, "linspace" | "logspace")
+    FUNCTIONS.contains(&name)
+        || elementwise::function_entry(name).is_some()
+        || matches!(name, "linspace" | "logspace")
+        || views_extra::is_function(name)
 }
 
 /// `torch.pi`, `torch.e`, `torch.inf`, `torch.nan` (and `math.`'s).
@@ -184,6 +188,7 @@ fn tensor_attr(run: &mut RunContext, t: Tensor, name: &str) -> Result<Value> {
         "shape" => ints(t.shape().iter().map(|&n| n as i64)),
         "ndim" => int(t.shape().len() as i64),
         "dtype" => Value::DType(t.dtype()),
+        _ if views_extra::is_attr(name) => views_extra::attr(run, t, name)?,
         _ => bail!(Unsupported, "Tensor.{name} is not supported"),
     })
 }
@@ -199,6 +204,9 @@ fn ints(v: impl Iterator<Item = i64>) -> Value {
 // ------------------------------------------------------------------------------- functions
 
 pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
+    if views_extra::is_function(name) {
+        return views_extra::function(run, name, args);
+    }
     // Functions that mirror a method take the tensor first: `torch.flip(a, (0,))`.
     if !matches!(
         name,
@@ -714,6 +722,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             let value = clamp(run, &t, lo, hi)?;
             tensor(write_value(run, &t, &value, std::slice::from_ref(&t), OverlapRules::ALL)?)
         }
+        _ if views_extra::is_method(name) => views_extra::method(run, t, name, args),
         _ => match elementwise::method_entry(name) {
             Some(entry) => elementwise::call_method(run, &t, entry, name, args),
             None => super::nn::method(run.engine, t, name, args),

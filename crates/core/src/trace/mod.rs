@@ -14,3 +14,4 @@ pub mod report;
 pub mod runner;
 pub mod subscript;
 pub mod value;
+pub mod views_extra;

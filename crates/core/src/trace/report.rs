@@ -76,6 +76,20 @@ struct TorchReport {
     storage: usize,
     is_view: bool,
     version: u64,
+    /// Which output of a multi-output op the tensor is (`q, k, v = x.chunk(3)`); absent for
+    /// every other tensor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_of: Option<OutputOfReport>,
+}
+
+#[derive(Serialize)]
+struct OutputOfReport {
+    op: &'static str,
+    index: usize,
+    count: usize,
+    /// PyTorch's autograd node when every output is a view of that one node (its outputs
+    /// refuse in-place writes under autograd); null when each output is a view of its own.
+    multi_output_node: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -258,6 +272,12 @@ fn tensor_report(engine: &mut Engine, t: &Tensor) -> Option<TensorReport> {
             storage,
             is_view: t.is_view(),
             version: engine.storage(storage).version,
+            output_of: t.output_of().map(|o| OutputOfReport {
+                op: o.op,
+                index: o.index,
+                count: o.count,
+                multi_output_node: o.multi_output_node,
+            }),
         },
         views,
         index,

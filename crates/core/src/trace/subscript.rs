@@ -44,6 +44,12 @@ pub fn getitem(run: &mut RunContext, base: &Value, items: &[Value]) -> Result<Va
             Ok(Value::Tensor(run.engine.index(t, &items)?))
         }
         Value::Tuple(v) | Value::List(v) => {
+            if let [Value::Slice(start, stop, step)] = items {
+                return slice_items(v, *start, *stop, *step).map(|s| match base {
+                    Value::List(_) => Value::List(s),
+                    _ => Value::Tuple(s),
+                });
+            }
             let [i] = items else { bail!(Type, "tuple indices must be integers") };
             let i = i.as_int("tuple index")?;
             let n = v.len() as i64;
@@ -63,6 +69,27 @@ pub fn getitem(run: &mut RunContext, base: &Value, items: &[Value]) -> Result<Va
         }
         other => bail!(Type, "'{}' object is not subscriptable", other.type_name()),
     }
+}
+
+/// Python's `items[start:stop:step]` on a tuple or list.
+fn slice_items(v: &[Value], start: Option<i64>, stop: Option<i64>, step: Option<i64>) -> Result<Vec<Value>> {
+    let n = v.len() as i64;
+    let step = step.unwrap_or(1);
+    if step == 0 {
+        bail!(Type, "slice step cannot be zero");
+    }
+    // Python's `slice.indices`: bounds wrap once, then clamp to the walk's direction.
+    let (lo, hi) = if step > 0 { (0, n) } else { (-1, n - 1) };
+    let clamp = |x: i64| if x < 0 { (x + n).max(lo) } else { x.min(hi) };
+    let start = start.map_or(if step > 0 { 0 } else { n - 1 }, clamp);
+    let stop = stop.map_or(if step > 0 { n } else { -1 }, clamp);
+    let mut out = Vec::new();
+    let mut i = start;
+    while (step > 0 && i < stop) || (step < 0 && i > stop) {
+        out.push(v[i as usize].clone());
+        i += step;
+    }
+    Ok(out)
 }
 
 pub fn setitem(run: &mut RunContext, base: &Value, items: &[Value], value: Value) -> Result<()> {
