@@ -558,8 +558,12 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                     other => bail!(Type, "to() expects a dtype, got {}", other.type_name()),
                 },
             };
+            // `copy=True` always makes a new tensor; otherwise the same dtype is the same tensor.
+            let copy = args.kw_only("copy").is_some_and(|v| matches!(v, Value::Scalar(Scalar::Bool(true))));
             args.finish()?;
-            if dtype == t.dtype() {
+            if dtype == t.dtype() && copy {
+                tensor(run.engine.copy(&t)?)
+            } else if dtype == t.dtype() {
                 tensor(t)
             } else {
                 tensor(run.engine.cast(&t, dtype)?)

@@ -136,37 +136,28 @@ pub fn inplace_binary(run: &mut RunContext, t: &Tensor, op: BinOp, rhs: Value) -
     write_binary(run, t, bop, &Operand::Tensor(t.clone()), &other)
 }
 
-/// Python's integer arithmetic, exactly (in 64 bits: a result past them is refused, not
-/// rounded); `None` for what integers do not compute exactly (true division, comparisons,
-/// negative powers), which the float path takes.
+/// Python's integer arithmetic on 64-bit two's-complement ints (what PyTorch makes of a Python
+/// int: `2**63` wraps to int64's minimum); `None` for what integers do not compute (true
+/// division, comparisons, negative powers), which the float path takes.
 fn int_binary(op: BinOp, a: i64, b: i64) -> Result<Option<i64>> {
-    let v = match op {
-        BinOp::Add => a.checked_add(b),
-        BinOp::Sub => a.checked_sub(b),
-        BinOp::Mul => a.checked_mul(b),
+    Ok(Some(match op {
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
         BinOp::FloorDiv | BinOp::Mod => {
             if b == 0 {
                 bail!(Shape, "integer division or modulo by zero");
             }
-            let (q, r) = (a.checked_div_euclid(b), a.checked_rem_euclid(b));
             // Python floors toward negative infinity: the remainder takes the divisor's sign.
-            match (q, r) {
-                (Some(q), Some(r)) if r != 0 && b < 0 => {
-                    if op == BinOp::FloorDiv {
-                        q.checked_sub(1)
-                    } else {
-                        r.checked_add(b)
-                    }
-                }
-                (Some(q), Some(r)) => Some(if op == BinOp::FloorDiv { q } else { r }),
-                _ => None,
+            let (q, r) = (a.wrapping_div_euclid(b), a.wrapping_rem_euclid(b));
+            let (q, r) = if r != 0 && b < 0 { (q.wrapping_sub(1), r.wrapping_add(b)) } else { (q, r) };
+            if op == BinOp::FloorDiv {
+                q
+            } else {
+                r
             }
         }
-        BinOp::Pow if b >= 0 => u32::try_from(b).ok().and_then(|e| a.checked_pow(e)),
+        BinOp::Pow if b >= 0 => a.wrapping_pow(u32::try_from(b).unwrap_or(u32::MAX)),
         _ => return Ok(None),
-    };
-    match v {
-        Some(v) => Ok(Some(v)),
-        None => bail!(Limit, "integer {op:?} of {a} and {b} does not fit in 64 bits"),
-    }
+    }))
 }

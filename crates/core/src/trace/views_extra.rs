@@ -244,7 +244,7 @@ fn sections(run: &mut RunContext, v: Value, name: &str) -> Result<Sections> {
     match v {
         Value::Tuple(_) | Value::List(_) => Ok(Sections::Indices(v.as_ints("indices")?)),
         Value::Tensor(s) => {
-            if s.dtype().torch_name() != "Long" {
+            if s.dtype() != crate::dtype::DType::Int64 {
                 bail!(
                     DType,
                     "{name} expected tensor_indices_or_sections to have dtype of long, but got {}",
