@@ -244,3 +244,8 @@ fn torch_nn() {
 fn torch_elementwise() {
     assert_all(fixture_files("torch_elementwise"));
 }
+
+#[test]
+fn torch_surface_copies() {
+    assert_families(fixture_files("torch_surface"), &["surface/copies/"]);
+}

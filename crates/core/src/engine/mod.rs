@@ -5,11 +5,16 @@
 //! Front ends bind their own names and arguments and call these methods; they never call each
 //! other. [`views`] holds the view and movement ops, [`matmul`] PyTorch's matmul,
 //! [`elementwise`] the composite elementwise ops written over the op table's primitives,
-//! [`reduce`] the reductions, [`concat`] `cat` and `stack`, [`nn`] the neural-network ops.
+//! [`reduce`] the reductions, [`concat`] `cat` and `stack`, [`nn`] the neural-network ops,
+//! [`copies`] the copies that look like views (`repeat`, `roll`, `rot90`, ...), [`matrix`]
+//! `tril`/`triu`, `diag`, `diag_embed` and `eye`, [`scan`] `cumsum` and `cumprod`.
 
 pub mod concat;
+pub mod copies;
 pub mod elementwise;
 pub mod matmul;
+pub mod matrix;
 pub mod nn;
 pub mod reduce;
+pub mod scan;
 pub mod views;
