@@ -343,3 +343,45 @@ impl Engine {
         self.computed_as(node, layout)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::tensor::{Engine, Tensor};
+    use crate::uop::buffer::Data;
+
+    fn arange(e: &mut Engine, shape: &[usize]) -> Tensor {
+        let n: usize = shape.iter().product();
+        e.from_data(Data::F32((0..n).map(|i| i as f32).collect()), shape).unwrap_or_else(|err| panic!("{err}"))
+    }
+
+    #[test]
+    fn roll_keeps_channels_last_when_both_pieces_suggest_it() {
+        let mut e = Engine::new();
+        let x = arange(&mut e, &[2, 2, 3, 3]);
+        let nhwc = e.permute(&x, &[0, 2, 3, 1]).unwrap_or_else(|err| panic!("{err}"));
+        let nhwc = e.contiguous(&nhwc).unwrap_or_else(|err| panic!("{err}"));
+        let cl = e.permute(&nhwc, &[0, 3, 1, 2]).unwrap_or_else(|err| panic!("{err}"));
+        let rolled = e.roll(&cl, &[1], &[2]).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(rolled.layout().strides(), &[18, 1, 6, 2]);
+        // A whole turn leaves an empty piece, which suggests no format: row-major.
+        let whole = e.roll(&cl, &[3], &[2]).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(whole.layout().strides(), &[18, 9, 3, 1]);
+        // Without dims the flattened tensor rolls: row-major.
+        let flat = e.roll(&cl, &[1], &[]).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(flat.layout().strides(), &[18, 9, 3, 1]);
+        let want: Vec<f64> = (0..36).map(|i| f64::from((i + 35) % 36)).collect();
+        let got = e.values(&flat).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!((0..got.len()).map(|i| got.get_f64(i)).collect::<Vec<_>>(), want);
+    }
+
+    #[test]
+    fn repeat_interleave_by_counts_selects_rows() {
+        let mut e = Engine::new();
+        let x = arange(&mut e, &[3, 2]);
+        let counts = e.from_data(Data::I32(vec![2, 0, 1]), &[3]).unwrap_or_else(|err| panic!("{err}"));
+        let out = e.repeat_interleave_by(&x, &counts, Some(0)).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(out.shape(), &[3, 2]);
+        let got = e.values(&out).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!((0..got.len()).map(|i| got.get_f64(i)).collect::<Vec<_>>(), vec![0.0, 1.0, 0.0, 1.0, 4.0, 5.0]);
+    }
+}

@@ -5,6 +5,10 @@
 //! interpreter and the kernels run as a loop without materialising it (as matmul's product).
 //! The graph has no product reduce, so `cumprod` is a doubling scan: log2(n) steps, each one
 //! buffer of the input's size that multiplies in the running product from 2^s places back.
+//! A step's value is closed by a sum over a unit axis (the value itself): a step reads the one
+//! before at a shifted index, and the scheduler gives a reduce read that way its own buffer,
+//! so each step is one kernel instead of a fused expression that would re-read every earlier
+//! step at every index (n loads per element).
 
 use crate::dtype::DType;
 use crate::error::Result;
@@ -46,9 +50,12 @@ impl Engine {
         let (x, out_dtype, shape, d) = self.scan_input(t, dim, dtype)?;
         let Some(d) = d else { return self.scan_copy(x, out_dtype, shape) };
         let n = shape[d];
+        // Sums of bool and uint8 count in int32; products of those wrap the same way.
+        let acc = if out_dtype.is_float() { out_dtype } else { DType::Int32 };
+        let x = self.cast_node(x, out_dtype, acc);
         let index = self.axis_index(&shape, d)?;
-        let one = self.const_node(Scalar::Int(1), out_dtype, &shape);
-        let mut y = self.graph.push(Op::Contiguous, out_dtype, shape.clone(), vec![x]);
+        let one = self.const_node(Scalar::Int(1), acc, &shape);
+        let mut y = x;
         let mut step = 1;
         while step < n {
             // back[i] = y[i - step], and 1 where i < step.
@@ -59,13 +66,22 @@ impl Engine {
             let back = self.movement(back, Op::Pad(pad));
             let s = self.const_node(Scalar::Int(step as i64), DType::Int32, &shape);
             let early = self.graph.push(Op::Binary(BinaryOp::CmpLt), DType::Bool, shape.clone(), vec![index, s]);
-            let factor = self.graph.push(Op::Where, out_dtype, shape.clone(), vec![early, one, back]);
-            let prod = self.graph.push(Op::Binary(BinaryOp::Mul), out_dtype, shape.clone(), vec![y, factor]);
-            // Each step is its own buffer, so no step re-reads a chain of earlier ones.
-            y = self.graph.push(Op::Contiguous, out_dtype, shape.clone(), vec![prod]);
+            let factor = self.graph.push(Op::Where, acc, shape.clone(), vec![early, one, back]);
+            let prod = self.graph.push(Op::Binary(BinaryOp::Mul), acc, shape.clone(), vec![y, factor]);
+            y = self.unit_sum(prod, acc, &shape)?;
             step *= 2;
         }
-        self.computed(y)
+        let node = self.cast_node(y, acc, out_dtype);
+        let node = self.graph.push(Op::Contiguous, out_dtype, shape.clone(), vec![node]);
+        self.computed(node)
+    }
+
+    /// `node` itself, as a sum over a unit axis appended to `shape`: a reduce, so a later
+    /// shifted read of it is a kernel boundary (see the module's comment).
+    fn unit_sum(&mut self, node: UOpId, dtype: DType, shape: &[usize]) -> Result<UOpId> {
+        let unit: Vec<usize> = shape.iter().copied().chain([1]).collect();
+        let x = self.movement(node, Op::Reshape(unit.clone()));
+        self.reduce_node(ReduceOp::Sum, x, dtype, &unit, &[shape.len()], KeepDim::Drop)
     }
 
     /// The scan's input cast to its output dtype, the shape, and the dim (`None` when there
@@ -88,5 +104,47 @@ impl Engine {
     fn scan_copy(&mut self, x: UOpId, dtype: DType, shape: Vec<usize>) -> Result<Tensor> {
         let node = self.graph.push(Op::Contiguous, dtype, shape, vec![x]);
         self.computed(node)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::dtype::DType;
+    use crate::tensor::Engine;
+    use crate::uop::buffer::Data;
+
+    fn values(e: &mut Engine, t: &crate::tensor::Tensor) -> Vec<f64> {
+        let d = e.values(t).unwrap_or_else(|err| panic!("{err}"));
+        (0..d.len()).map(|i| d.get_f64(i)).collect()
+    }
+
+    #[test]
+    fn scans_match_the_sequential_loop() {
+        let mut e = Engine::new();
+        let n = 37;
+        let xs: Vec<f32> = (0..n).map(|i| 1.0 + (i % 5) as f32 * 0.01 - 0.02).collect();
+        let x = e.from_data(Data::F32(xs.clone()), &[n]).unwrap_or_else(|err| panic!("{err}"));
+        let p = e.cumprod(&x, 0, None).unwrap_or_else(|err| panic!("{err}"));
+        let s = e.cumsum(&x, -1, None).unwrap_or_else(|err| panic!("{err}"));
+        let (mut prod, mut sum) = (1f64, 0f64);
+        let (got_p, got_s) = (values(&mut e, &p), values(&mut e, &s));
+        for (i, &v) in xs.iter().enumerate() {
+            prod *= f64::from(v);
+            sum += f64::from(v);
+            assert!((got_p[i] - prod).abs() <= 1e-5 * prod.abs(), "cumprod[{i}] {} != {prod}", got_p[i]);
+            assert!((got_s[i] - sum).abs() <= 1e-5 * sum.abs(), "cumsum[{i}] {} != {sum}", got_s[i]);
+        }
+    }
+
+    #[test]
+    fn integer_scans_count_in_int() {
+        let mut e = Engine::new();
+        let x =
+            e.from_data(Data::Bool(vec![true, false, true, true, true]), &[5]).unwrap_or_else(|err| panic!("{err}"));
+        let s = e.cumsum(&x, 0, None).unwrap_or_else(|err| panic!("{err}"));
+        let p = e.cumprod(&x, 0, None).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!((s.dtype(), p.dtype()), (DType::Int32, DType::Int32));
+        assert_eq!(values(&mut e, &s), vec![1.0, 1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(values(&mut e, &p), vec![1.0, 0.0, 0.0, 0.0, 0.0]);
     }
 }
