@@ -252,3 +252,9 @@ fn torch_surface_views() {
 fn torch_surface_scatter() {
     assert_families(fixture_files("torch_surface"), &["surface/scatter/"]);
 }
+
+/// The copies that look like views.
+#[test]
+fn torch_surface_copies() {
+    assert_families(fixture_files("torch_surface"), &["surface/copies/"]);
+}

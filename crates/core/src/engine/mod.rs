@@ -8,14 +8,19 @@
 //! [`reduce`] the reductions, [`concat`] `cat` and `stack`, [`nn`] the neural-network ops,
 //! [`split`] the multi-output views (`split`, `chunk`, `unbind`, `tensor_split`, ...),
 //! [`aliases`] views PyTorch names apart (`adjoint`, `H`, `atleast_2d`, ...), [`scatter`] the
-//! functional scatter ops (`select_scatter`, `slice_scatter`, ...).
+//! functional scatter ops (`select_scatter`, `slice_scatter`, ...),
+//! [`copies`] the copies that look like views (`repeat`, `roll`, `rot90`, ...), [`matrix`]
+//! `tril`/`triu`, `diag`, `diag_embed` and `eye`, [`scan`] `cumsum` and `cumprod`.
 
 pub mod aliases;
 pub mod concat;
+pub mod copies;
 pub mod elementwise;
 pub mod matmul;
+pub mod matrix;
 pub mod nn;
 pub mod reduce;
+pub mod scan;
 pub mod scatter;
 pub mod split;
 pub mod views;

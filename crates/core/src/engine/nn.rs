@@ -91,7 +91,7 @@ fn moved_shape(shape: &[usize], op: &Op) -> Vec<usize> {
 }
 
 /// PyTorch's `is_channels_last_strides_2d`: a 4-D layout whose memory order is N, H, W, C.
-fn is_channels_last(layout: &Layout) -> bool {
+pub(crate) fn is_channels_last(layout: &Layout) -> bool {
     let (sizes, strides) = (layout.sizes(), layout.strides());
     if sizes.len() != 4 || layout.is_contiguous() {
         return false;
@@ -111,7 +111,7 @@ fn is_channels_last(layout: &Layout) -> bool {
 
 /// The memory format of a dense (N, C, H, W) result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum MemoryFormat {
+pub(crate) enum MemoryFormat {
     Contiguous,
     ChannelsLast,
 }
@@ -129,7 +129,7 @@ impl MemoryFormat {
 }
 
 /// A dense (N, C, H, W) result laid out in `format`.
-fn nchw_output(shape: &[usize], format: MemoryFormat) -> Layout {
+pub(crate) fn nchw_output(shape: &[usize], format: MemoryFormat) -> Layout {
     if format == MemoryFormat::Contiguous || shape.len() != 4 {
         return Layout::contiguous(shape);
     }

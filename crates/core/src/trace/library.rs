@@ -4,9 +4,10 @@
 //! layout, tinygrad's tracker, the bridge's report) and leaves the arithmetic to the engine.
 
 use super::context::RunContext;
+use super::copies;
 use super::elementwise::{self, operand, tensor_arg, write_value};
 use super::subscript::{copy_into, fill};
-use super::value::{Args, Value};
+use super::value::{sizes, Args, Value};
 use super::views_extra;
 use crate::dtype::DType;
 use crate::engine::reduce::{ArgExtreme, KeepDim};
@@ -119,8 +120,9 @@ const CAST_METHODS: &[(&str, DType)] = &[
 /// elementwise ops of the op table, and the creation ops defined with them.
 fn is_function(name: &str) -> bool {
     FUNCTIONS.contains(&name)
+        || copies::FUNCTIONS.contains(&name)
         || elementwise::function_entry(name).is_some()
-        || matches!(name, "linspace" | "logspace")
+        || matches!(name, "linspace" | "logspace" | "eye")
         || views_extra::is_function(name)
 }
 
@@ -229,6 +231,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
             | "empty_like"
             | "cat"
             | "stack"
+            | "eye"
     ) {
         if let Some(entry) = elementwise::function_entry(name) {
             return elementwise::call_function(run, entry, name, args);
@@ -236,7 +239,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
         if matches!(name, "linspace" | "logspace") {
             return elementwise::space(run, name, args);
         }
-        if !FUNCTIONS.contains(&name) {
+        if !FUNCTIONS.contains(&name) && !copies::FUNCTIONS.contains(&name) {
             bail!(Unsupported, "torch.{name} is not supported");
         }
         let first = args.req(0, "input")?;
@@ -305,6 +308,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
             args.finish()?;
             Ok(Value::Tensor(run.engine.where_(&c, &x, &y)?))
         }
+        "eye" => copies::eye(run, args),
         "print" => Ok(Value::None),
         "len" => {
             let v = args.req(0, "obj")?;
@@ -344,15 +348,6 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
         }
         _ => super::nn::function(run.engine, name, args),
     }
-}
-
-fn sizes(v: Vec<i64>) -> Result<Vec<usize>> {
-    v.into_iter()
-        .map(|n| match usize::try_from(n) {
-            Ok(n) => Ok(n),
-            Err(_) => bail!(Shape, "Trying to create tensor with negative dimension {n}: {:?}", n),
-        })
-        .collect()
 }
 
 fn tensor_from_nested(engine: &mut Engine, data: &Value, dtype: Option<DType>) -> Result<Tensor> {
@@ -727,6 +722,19 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             tensor(write_value(run, &t, &value, std::slice::from_ref(&t), OverlapRules::ALL)?)
         }
         _ if views_extra::is_method(name) => views_extra::method(run, t, name, args),
+        "new_tensor" => {
+            let data = args.req(0, "data")?;
+            let dtype = args.dtype()?.unwrap_or(t.dtype());
+            args.finish()?;
+            tensor(match data {
+                Value::Tensor(src) => {
+                    let copy = run.engine.contiguous_copy(&src)?;
+                    run.engine.cast(&copy, dtype)?
+                }
+                other => tensor_from_nested(run.engine, &other, Some(dtype))?,
+            })
+        }
+        _ if copies::is_method(name) => copies::method(run, &t, name, args),
         _ => match elementwise::method_entry(name) {
             Some(entry) => elementwise::call_method(run, &t, entry, name, args),
             None => super::nn::method(run.engine, t, name, args),

@@ -3,6 +3,7 @@
 
 pub mod ast;
 pub mod context;
+pub mod copies;
 pub mod elementwise;
 pub mod kernels;
 pub mod lexer;

@@ -198,3 +198,11 @@ impl Args {
         Ok(())
     }
 }
+
+/// Sizes as `usize`, refusing a negative one with PyTorch's message.
+pub fn sizes(v: Vec<i64>) -> Result<Vec<usize>> {
+    if let Some(&n) = v.iter().find(|&&n| n < 0) {
+        bail!(Shape, "Trying to create tensor with negative dimension {n}: {v:?}");
+    }
+    Ok(v.into_iter().map(|n| n as usize).collect())
+}
