@@ -9,6 +9,7 @@
 
 use crate::dtype::{result_type, DType};
 use crate::error::{bail, Error, Result};
+use crate::identity::{CounterId, Identities, ObjectId};
 use crate::shape::tracker::ShapeTracker;
 use crate::shape::view::View;
 use crate::strided::strides_for_shape;
@@ -74,6 +75,10 @@ pub struct Tensor {
     aliasing: Aliasing,
     tg: ShapeTracker,
     bridge: Bridge,
+    /// The Python object, its version counter and, for a view, its `_base` (see [`crate::identity`]).
+    pub(crate) object: ObjectId,
+    pub(crate) counter: CounterId,
+    pub(crate) base: Option<std::sync::Arc<Tensor>>,
 }
 
 impl Tensor {
@@ -132,6 +137,7 @@ pub struct Engine {
     pub(crate) buffer_nodes: Vec<UOpId>,
     pending: Vec<Pending>,
     events: Vec<Event>,
+    pub(crate) ids: Identities,
 }
 
 /// What the engine ran, in order: the input a scheduler needs to turn a statement into kernels.
@@ -274,7 +280,7 @@ impl Engine {
     }
 
     /// A tensor that reads `layout` out of storage `s`.
-    fn over_storage(
+    pub(crate) fn over_storage(
         &mut self,
         s: StorageRef,
         dtype: DType,
@@ -296,7 +302,8 @@ impl Engine {
             let st = ShapeTracker::from_view(View::new(layout.sizes(), Some(layout.strides()), layout.offset(), None));
             self.graph.push(Op::View(st), dtype, layout.sizes().to_vec(), vec![root])
         };
-        Tensor { node, dtype, layout, storage: s, aliasing, tg, bridge }
+        let (object, counter) = (self.ids.fresh_object(), self.ids.fresh_counter());
+        Tensor { node, dtype, layout, storage: s, aliasing, tg, bridge, object, counter, base: None }
     }
 
     /// The tensor with its storage reference and node brought up to date (a pending storage
@@ -306,7 +313,8 @@ impl Engine {
         if s == t.storage {
             return t.clone();
         }
-        self.over_storage(s, t.dtype, t.layout.clone(), t.aliasing, t.tg.clone(), t.bridge.clone())
+        let out = self.over_storage(s, t.dtype, t.layout.clone(), t.aliasing, t.tg.clone(), t.bridge.clone());
+        Tensor { object: t.object, counter: t.counter, base: t.base.clone(), ..out }
     }
 
     /// The result of a computation: a new (pending) storage, contiguous, fresh in every model.
@@ -324,6 +332,9 @@ impl Engine {
             aliasing: Aliasing::Owner,
             tg: ShapeTracker::from_shape(&shape),
             bridge: Bridge::fresh(&shape),
+            object: self.ids.fresh_object(),
+            counter: self.ids.fresh_counter(),
+            base: None,
         })
     }
 
@@ -402,11 +413,9 @@ impl Engine {
         Ok(self.storages[s].data.len())
     }
 
+    /// PyTorch's `t._version`: the count of in-place ops on `t`'s version counter.
     pub fn version(&self, t: &Tensor) -> u64 {
-        match self.resolve_ref(t.storage) {
-            StorageRef::Realized(s) => self.storages[s].version,
-            StorageRef::Pending(_) => 0,
-        }
+        self.ids.version(t.counter)
     }
 
     // ---------------------------------------------------------------- creation
@@ -463,7 +472,9 @@ impl Engine {
         check_numel(layout.sizes())?;
         let src = self.resolve(src);
         let bridge = src.bridge.view(layout.sizes(), bridge_offset);
-        Ok(self.over_storage(src.storage, src.dtype, layout, Aliasing::View, tg, bridge))
+        let out = self.over_storage(src.storage, src.dtype, layout, Aliasing::View, tg, bridge);
+        let base = src.base.clone().unwrap_or_else(|| std::sync::Arc::new(src.clone()));
+        Ok(Tensor { counter: src.counter, base: Some(base), ..out })
     }
 
     /// A movement op PyTorch performs as a copy (flip, pad, a reshape that cannot be a view):
@@ -714,8 +725,8 @@ impl Engine {
                 self.storages[s].data.scatter(&elements, &data);
             }
         }
-        let storage = &mut self.storages[s];
-        storage.version += 1;
+        self.storages[s].version += 1;
+        self.ids.bump(target.counter);
         self.events.push(Event::Store { node: store, storage: s });
         Ok(Write { storage: s, elements })
     }
