@@ -10,6 +10,7 @@
 pub mod concat;
 pub mod elementwise;
 pub mod matmul;
+pub mod meta;
 pub mod nn;
 pub mod reduce;
 pub mod views;

@@ -5,6 +5,7 @@
 
 use super::context::RunContext;
 use super::elementwise::{self, operand, tensor_arg, write_value};
+use super::meta;
 use super::subscript::{copy_into, fill};
 use super::value::{Args, Value};
 use crate::dtype::DType;
@@ -12,6 +13,7 @@ use crate::engine::reduce::{ArgExtreme, KeepDim};
 use crate::error::{bail, Result};
 use crate::strided::wrap_dim;
 use crate::tensor::{Engine, Operand, OverlapRules, Tensor};
+use crate::torch::format::MemoryFormat;
 use crate::uop::buffer::{Data, Scalar};
 use crate::uop::{BinaryOp, ReduceOp};
 
@@ -135,6 +137,9 @@ pub fn attr(run: &mut RunContext, v: Value, name: &str) -> Result<Value> {
                 if let Some((_, d)) = DTYPES.iter().find(|(n, _)| *n == name) {
                     return Ok(Value::DType(*d));
                 }
+                if let Some(f) = MemoryFormat::from_name(name).filter(|_| m == "torch") {
+                    return Ok(Value::Format(f));
+                }
                 if let Some(c) = constant(m, name) {
                     return Ok(Value::Scalar(Scalar::Float(c)));
                 }
@@ -154,10 +159,12 @@ pub fn attr(run: &mut RunContext, v: Value, name: &str) -> Result<Value> {
 }
 
 fn tensor_attr(run: &mut RunContext, t: Tensor, name: &str) -> Result<Value> {
+    if let Some(v) = meta::attr(run, &t, name) {
+        return v;
+    }
     Ok(match name {
         "T" => Value::Tensor(run.engine.big_t(&t)?),
         "mT" => Value::Tensor(run.engine.matrix_t(&t)?),
-        "data" => Value::Tensor(run.engine.alias(&t)?),
         "shape" => ints(t.shape().iter().map(|&n| n as i64)),
         "ndim" => int(t.shape().len() as i64),
         "dtype" => Value::DType(t.dtype()),
@@ -231,10 +238,11 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
         }
         "zeros" | "ones" | "empty" => {
             let shape = sizes(args.sizes(0, "size")?)?;
-            let dtype = args.dtype()?;
+            let dtype = args.dtype()?.unwrap_or(DType::Float32);
+            let format = meta::empty_format(&mut args)?;
             args.finish()?;
-            let v = if name == "ones" { 1 } else { 0 };
-            Ok(Value::Tensor(run.engine.full(&shape, Scalar::Int(v), Some(dtype.unwrap_or(DType::Float32)))?))
+            let v = Scalar::Int(if name == "ones" { 1 } else { 0 });
+            meta::full_in_format(run, &shape, v, dtype, format)
         }
         "full" => {
             let shape = sizes(args.req(0, "size")?.as_ints("size")?)?;
@@ -251,8 +259,9 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
                 Scalar::Int(i64::from(name == "ones_like"))
             };
             let dtype = args.dtype()?.unwrap_or(t.dtype());
+            let format = args.memory_format(MemoryFormat::Preserve)?;
             args.finish()?;
-            Ok(Value::Tensor(run.engine.full_like(&t, value, dtype)?))
+            Ok(Value::Tensor(run.engine.full_like_as(&t, value, dtype, format)?))
         }
         "tensor" => {
             let data = args.req(0, "data")?;
@@ -500,14 +509,6 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             args.finish()?;
             tensor(run.engine.alias(&t)?)
         }
-        "contiguous" => {
-            args.finish()?;
-            tensor(run.engine.contiguous(&t)?)
-        }
-        "clone" => {
-            args.finish()?;
-            tensor(run.engine.copy(&t)?)
-        }
         "flip" => {
             let dims = args.sizes(0, "dims")?;
             args.finish()?;
@@ -526,7 +527,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             let arg: Vec<(i64, i64)> = arg.iter().map(|p| p.unwrap_or((0, 0))).collect();
             tensor(run.engine.pad(&t, &arg, value)?)
         }
-        "float" | "int" | "long" | "bool" | "byte" | "to" | "type" => {
+        "float" | "int" | "long" | "bool" | "byte" | "type" => {
             let dtype = match name {
                 "float" => DType::Float32,
                 "byte" => DType::UInt8,
@@ -573,10 +574,6 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         "element_size" => {
             args.finish()?;
             Ok(int(t.dtype().itemsize() as i64))
-        }
-        "is_contiguous" => {
-            args.finish()?;
-            Ok(Value::Scalar(Scalar::Bool(t.layout().is_contiguous())))
         }
         "item" => {
             args.finish()?;
@@ -706,6 +703,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             let value = clamp(run, &t, lo, hi)?;
             tensor(write_value(run, &t, &value, std::slice::from_ref(&t), OverlapRules::ALL)?)
         }
+        _ if meta::is_method(name) => meta::method(run, t, name, args),
         _ => match elementwise::method_entry(name) {
             Some(entry) => elementwise::call_method(run, &t, entry, name, args),
             None => super::nn::method(run.engine, t, name, args),
