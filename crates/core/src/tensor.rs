@@ -115,12 +115,12 @@ impl Tensor {
     }
     /// `self`'s storage and layout as the Python object `object` (an in-place metadata op:
     /// the same object, counter, `_base` and view-ness, reading differently).
-    pub(crate) fn as_object(self, object: &Tensor) -> Tensor {
+    pub(crate) fn into_object(self, object: &Tensor) -> Tensor {
         let (counter, base, aliasing) = (object.counter, object.base.clone(), object.aliasing);
         Tensor { object: object.object, counter, base, aliasing, ..self }
     }
     /// `self` as a new object that is not a view, with a counter of its own (`.data`).
-    pub(crate) fn as_fresh_owner(self, object: ObjectId, counter: CounterId) -> Tensor {
+    pub(crate) fn into_fresh_owner(self, object: ObjectId, counter: CounterId) -> Tensor {
         Tensor { object, counter, base: None, aliasing: Aliasing::Owner, ..self }
     }
     /// Whether `self` and `other` are the same Python object.

@@ -23,7 +23,7 @@ use crate::uop::Op;
 impl Engine {
     /// `new` as the in-place result of a metadata op on `t`: `t`'s object, one version later.
     fn metadata_result(&mut self, t: &Tensor, new: Tensor) -> Tensor {
-        let out = new.as_object(t);
+        let out = new.into_object(t);
         self.ids.bump(out.counter);
         out
     }
@@ -151,7 +151,7 @@ impl Engine {
     pub fn data_alias(&mut self, t: &Tensor) -> Result<Tensor> {
         let v = self.alias(t)?;
         let (object, counter) = (self.ids.fresh_object(), self.ids.fresh_counter());
-        Ok(v.as_fresh_owner(object, counter))
+        Ok(v.into_fresh_owner(object, counter))
     }
 
     /// `t._base`: the tensor a view was made from (the root of a chain of views), over the
@@ -167,7 +167,7 @@ impl Engine {
             base.tinygrad().clone(),
             base.bridge().clone(),
         );
-        Some(b.as_object(&base))
+        Some(b.into_object(&base))
     }
 
     /// `t` rebuilt over its storage's current buffer (after another alias grew the storage).
@@ -181,7 +181,7 @@ impl Engine {
             t.tinygrad().clone(),
             t.bridge().clone(),
         );
-        b.as_object(&t)
+        b.into_object(&t)
     }
 
     /// Bytes in `t`'s storage (`t.untyped_storage().nbytes()`).
