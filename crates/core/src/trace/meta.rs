@@ -60,17 +60,8 @@ fn sizes(v: Vec<i64>) -> Result<Vec<usize>> {
 pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Result<Value> {
     let out = match name {
         "contiguous" => {
-            let format = args.opt(0, "memory_format");
+            let format = format_arg(&mut args)?;
             args.finish()?;
-            let format = match format {
-                None | Some(Value::None) => MemoryFormat::Contiguous,
-                Some(Value::Format(f)) => f,
-                Some(v) => bail!(
-                    Type,
-                    "contiguous(): argument 'memory_format' must be torch.memory_format, not {}",
-                    v.type_name()
-                ),
-            };
             return Ok(Value::Tensor(run.engine.contiguous_as(&t, format)?));
         }
         "clone" => {
@@ -89,7 +80,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             return Ok(Value::Tensor(run.engine.to_as(&t, dtype, format)?));
         }
         "is_contiguous" => {
-            let format = args.memory_format(MemoryFormat::Contiguous)?;
+            let format = format_arg(&mut args)?;
             args.finish()?;
             return Ok(Value::Scalar(Scalar::Bool(t.layout().is_contiguous_as(format))));
         }
@@ -160,6 +151,21 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
     };
     run.record_rebind(&out);
     Ok(Value::Tensor(out))
+}
+
+/// `memory_format`, positional or keyword, of `contiguous` and `is_contiguous` (default
+/// contiguous).
+fn format_arg(args: &mut Args) -> Result<MemoryFormat> {
+    match args.opt(0, "memory_format") {
+        None | Some(Value::None) => Ok(MemoryFormat::Contiguous),
+        Some(Value::Format(f)) => Ok(f),
+        Some(v) => bail!(
+            Type,
+            "{}(): argument 'memory_format' must be torch.memory_format, not {}",
+            args.func(),
+            v.type_name()
+        ),
+    }
 }
 
 /// `set_()`, `set_(tensor)` and `set_(storage, offset=0, size=..., stride=...)`.
