@@ -515,13 +515,6 @@ impl Engine {
         self.computed_as(node, src.layout.empty_like_preserve())
     }
 
-    /// `contiguous()` of a non-contiguous tensor: a row-major copy.
-    pub fn contiguous_copy(&mut self, src: &Tensor) -> Result<Tensor> {
-        let src = self.resolve(src);
-        let node = self.graph.push(Op::Contiguous, src.dtype, src.shape().to_vec(), vec![src.node]);
-        self.computed(node)
-    }
-
     // ---------------------------------------------------------------- elementwise
 
     fn operand_node(&mut self, o: &Operand, dtype: DType, shape: &[usize]) -> Result<UOpId> {
