@@ -81,6 +81,9 @@ fn check_torch(exp: &Value, got: &Value) -> Option<String> {
         if shape.iter().product::<i64>() > 0 && g["torch"]["storage_offset"] != e["storage_offset"] {
             return Some(format!("{name}: storage_offset {} != {}", g["torch"]["storage_offset"], e["storage_offset"]));
         }
+        if let Some(why) = check_format(name, e, g) {
+            return Some(why);
+        }
         if let Some(v) = e["version"].as_u64() {
             if g["torch"]["version"].as_u64() != Some(v) {
                 return Some(format!("{name}: version {} != {v}", g["torch"]["version"]));
@@ -110,6 +113,24 @@ fn check_torch(exp: &Value, got: &Value) -> Option<String> {
     let (ce, cg) = (norm(classes_exp), norm(classes_got));
     if ce != cg {
         return Some(format!("storage sharing {cg:?} != {ce:?}"));
+    }
+    None
+}
+
+/// The layout flags a case recorded (`is_contiguous`, and `channels_last` for 4-D tensors):
+/// a recorded flag must be in the report (a missing one reads as null), and agree.
+fn check_format(name: &str, e: &Value, g: &Value) -> Option<String> {
+    if let Some(want) = e.get("is_contiguous").filter(|v| !v.is_null()) {
+        let got = &g["torch"]["is_contiguous"];
+        if got != want {
+            return Some(format!("{name}: is_contiguous {got} != {want}"));
+        }
+    }
+    if let Some(want) = e.get("channels_last").filter(|v| !v.is_null()) {
+        let got = &g["torch"]["channels_last"];
+        if got != want {
+            return Some(format!("{name}: channels_last {got} != {want}"));
+        }
     }
     None
 }
@@ -257,4 +278,14 @@ fn torch_surface_scatter() {
 #[test]
 fn torch_surface_copies() {
     assert_families(fixture_files("torch_surface"), &["surface/copies/"]);
+}
+
+#[test]
+fn torch_surface_format() {
+    assert_families(fixture_files("torch_surface"), &["surface/format/"]);
+}
+
+#[test]
+fn torch_surface_meta() {
+    assert_families(fixture_files("torch_surface"), &["surface/meta/"]);
 }

@@ -68,11 +68,11 @@ async function fragment(page, trace, step, tensor) {
   return page.evaluate(([t, s, n]) => window.wasmBindings.shareEncode(t, s ?? undefined, n ?? undefined, undefined), [trace, step, tensor]);
 }
 
-/** The tensor list's row for `name`: {shape, storage, strides, offset, kind}. */
+/** The tensor list's row for `name`: {shape, storage, strides, format, offset, kind}. */
 async function row(page, name) {
   return page.$eval(`#tensors tr[data-name="${name}"]`, (tr) => {
     const td = [...tr.querySelectorAll('td')].map((t) => t.textContent);
-    return { shape: td[1], storage: td[3], strides: td[4], offset: Number(td[5]), kind: td[6] };
+    return { shape: td[1], storage: td[3], strides: td[4], format: td[5], offset: Number(td[6]), kind: td[7] };
   });
 }
 
@@ -96,7 +96,7 @@ test('opens on the built-in example with every panel drawn', async () => {
   const names = await page.$$eval('#tensors tbody tr', (trs) => trs.map((t) => t.dataset.name));
   assert.deepEqual(names, ['a', 'b', 'c', 'd']);
   // b = a.t()[1:] of a 3x4 arange: strides (1, 4), offset 1, a view of a's storage.
-  assert.deepEqual(await row(page, 'b'), { shape: '(3, 3)', storage: (await row(page, 'a')).storage, strides: '(1, 4)', offset: 1, kind: 'view' });
+  assert.deepEqual(await row(page, 'b'), { shape: '(3, 3)', storage: (await row(page, 'a')).storage, strides: '(1, 4)', format: '—', offset: 1, kind: 'view' });
   assert.equal((await row(page, 'c')).kind, 'own', 'flip copies in PyTorch');
   assert.ok((await page.$$('#chain tbody tr')).length >= 3, 'view chain rows');
   assert.ok((await page.$$('#storage .cell')).length === 12, 'storage map of 12 cells');
@@ -397,7 +397,7 @@ test('picking image 17 appends a view of the file to the trace', async () => {
   assert.equal(line, `img17 = dataset("mnist-t10k-images-1k")[16:].reshape(1000, 1, 28, 28)[17:18]  # label ${mnistLabels()[17]}`);
   assert.ok((await page.inputValue('#source')).trimEnd().endsWith(line));
   const r = await row(page, 'img17');
-  assert.deepEqual(r, { shape: '(1, 1, 28, 28)', storage: r.storage, strides: '(784, 784, 28, 1)', offset: 16 + 17 * 784, kind: 'view' });
+  assert.deepEqual(r, { shape: '(1, 1, 28, 28)', storage: r.storage, strides: '(784, 784, 28, 1)', format: 'contiguous', offset: 16 + 17 * 784, kind: 'view' });
   // The stepper stands after the new statement, and Inspect shows the view's chain.
   const n = (await page.inputValue('#source')).trimEnd().split('\n').length;
   assert.match(await page.textContent('#stepinfo'), new RegExp(`line ${n}`));

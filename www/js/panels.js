@@ -24,9 +24,9 @@ export function drawStep(state) {
 
 /** Every live tensor; clicking a row selects it. */
 export function drawTensors(state, selected, onSelect) {
-  const head = h('tr', {}, ['name', 'shape', 'dtype', 'storage', 'strides', 'offset', ''].map((c) => h('th', {}, c)));
+  const head = h('tr', {}, ['name', 'shape', 'dtype', 'storage', 'strides', 'format', 'offset', ''].map((c) => h('th', {}, c)));
   const rows = Object.entries(state.tensors).map(([name, t]) => {
-    if (t.error) return h('tr', { dataset: { name } }, h('td', { class: 'mono' }, name), h('td', { colspan: 6, class: 'bad' }, t.error));
+    if (t.error) return h('tr', { dataset: { name } }, h('td', { class: 'mono' }, name), h('td', { colspan: 7, class: 'bad' }, t.error));
     const changed = state.step && state.step.tensors_changed && state.step.tensors_changed.includes(name);
     return h('tr', { dataset: { name }, class: [name === selected ? 'selected' : '', changed ? 'changed' : ''].join(' ').trim() || undefined, onclick: () => onSelect(name) },
       h('td', { class: 'mono' }, name),
@@ -34,10 +34,18 @@ export function drawTensors(state, selected, onSelect) {
       h('td', {}, t.dtype),
       h('td', { class: 'mono' }, `#${t.torch.storage}`),
       h('td', { class: 'mono' }, tuple(t.torch.strides)),
+      formatCell(t.torch),
       h('td', { class: 'mono' }, String(t.torch.storage_offset)),
       h('td', {}, h('span', { class: t.torch.is_view ? 'tag view' : 'tag copy' }, t.torch.is_view ? 'view' : 'own')));
   });
-  fill($('#tensors'), h('thead', {}, head), h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 7, class: 'dim' }, 'No tensors yet.'))));
+  fill($('#tensors'), h('thead', {}, head), h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 8, class: 'dim' }, 'No tensors yet.'))));
+}
+
+/** The memory format the core names for a tensor's strides (null: dense in no named order). */
+function formatCell(torch) {
+  const f = torch.memory_format;
+  const title = f ? `contiguous in ${f} order${torch.is_contiguous ? '' : '; is_contiguous() is False'}` : 'dense in neither row-major nor channels-last order';
+  return h('td', { class: f ? 'small' : 'small dim', title }, f ?? '—');
 }
 
 function viewsText(views) {
@@ -61,7 +69,7 @@ export function drawChain(rows, name) {
   $('#chain-name').textContent = name || '';
   const head = h('tr', {},
     h('th', {}, 'op'),
-    h('th', { class: 'group' }, 'PyTorch: shape · strides · offset'), h('th', {}, ''),
+    h('th', { class: 'group' }, 'PyTorch: shape · strides · offset'), h('th', {}, 'format'), h('th', {}, ''),
     h('th', { class: 'group' }, 'tinygrad: views'), h('th', {}, 'index · valid'),
     h('th', { class: 'group' }, 'bridge: strides · offset'));
   const body = rows.map((r, i) => {
@@ -70,13 +78,14 @@ export function drawChain(rows, name) {
     return h('tr', { dataset: { row: i } },
       h('td', { class: 'mono op' }, r.op, outputTag(t.torch.output_of)),
       h('td', { class: 'mono group' }, `${tuple(t.shape)} · ${tuple(t.torch.strides)} · ${t.torch.storage_offset}`),
+      formatCell(t.torch),
       h('td', {}, h('span', { class: t.torch.is_view ? 'tag view' : 'tag copy' }, t.torch.is_view ? 'view' : i === 0 ? 'new' : 'copy')),
       h('td', { class: 'mono group' }, viewsText(t.views).map((v) => h('div', {}, v))),
       h('td', { class: 'mono small' }, h('div', {}, t.index), t.valid && t.valid !== 'True' && t.valid !== 'true' ? h('div', { class: 'dim' }, `valid: ${t.valid}`) : ''),
       h('td', { class: `mono group ${b.matches_torch ? '' : 'diverge'}`, title: b.matches_torch ? 'agrees with PyTorch' : 'differs from PyTorch' },
         `${tuple(b.strides)} · ${b.storage_offset}`, b.matches_torch ? '' : h('span', { class: 'flag' }, ' ≠ torch')));
   });
-  fill($('#chain'), h('thead', {}, head), h('tbody', {}, body.length ? body : h('tr', {}, h('td', { colspan: 6, class: 'dim' }, name ? 'Not defined yet at this step.' : 'Select a tensor.'))));
+  fill($('#chain'), h('thead', {}, head), h('tbody', {}, body.length ? body : h('tr', {}, h('td', { colspan: 7, class: 'dim' }, name ? 'Not defined yet at this step.' : 'Select a tensor.'))));
 }
 
 // More DOM cells than this would blow the 50 ms redraw budget; the rest are summarized.

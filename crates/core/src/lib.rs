@@ -12,6 +12,7 @@ pub mod data;
 pub mod dtype;
 pub mod engine;
 pub mod error;
+pub mod identity;
 pub mod limits;
 pub mod model;
 pub mod onnx;

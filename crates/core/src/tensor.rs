@@ -9,6 +9,7 @@
 
 use crate::dtype::{result_type, DType};
 use crate::error::{bail, Error, Result};
+use crate::identity::{CounterId, Identities, ObjectId};
 use crate::shape::tracker::ShapeTracker;
 use crate::shape::view::View;
 use crate::strided::strides_for_shape;
@@ -86,7 +87,11 @@ pub struct Tensor {
     aliasing: Aliasing,
     tg: ShapeTracker,
     bridge: Bridge,
-    output_of: Option<OutputOf>,
+    output_of: Option<Box<OutputOf>>,
+    /// The Python object, its version counter and, for a view, its `_base` (see [`crate::identity`]).
+    pub(crate) object: ObjectId,
+    pub(crate) counter: CounterId,
+    pub(crate) base: Option<std::sync::Arc<Tensor>>,
 }
 
 impl Tensor {
@@ -127,10 +132,24 @@ impl Tensor {
     }
     /// Which output of a multi-output op this tensor is, if it is one.
     pub fn output_of(&self) -> Option<&OutputOf> {
-        self.output_of.as_ref()
+        self.output_of.as_deref()
     }
     pub(crate) fn set_output_of(&mut self, output_of: OutputOf) {
-        self.output_of = Some(output_of);
+        self.output_of = Some(Box::new(output_of));
+    }
+    /// `self`'s storage and layout as the Python object `object` (an in-place metadata op:
+    /// the same object, counter, `_base` and view-ness, reading differently).
+    pub(crate) fn into_object(self, object: &Tensor) -> Tensor {
+        let (counter, base, aliasing) = (object.counter, object.base.clone(), object.aliasing);
+        Tensor { object: object.object, counter, base, aliasing, ..self }
+    }
+    /// `self` as a new object that is not a view, with a counter of its own (`.data`).
+    pub(crate) fn into_fresh_owner(self, object: ObjectId, counter: CounterId) -> Tensor {
+        Tensor { object, counter, base: None, aliasing: Aliasing::Owner, ..self }
+    }
+    /// Whether `self` and `other` are the same Python object.
+    pub fn same_object(&self, other: &Tensor) -> bool {
+        self.object == other.object
     }
 }
 
@@ -156,6 +175,7 @@ pub struct Engine {
     pub(crate) buffer_nodes: Vec<UOpId>,
     pending: Vec<Pending>,
     events: Vec<Event>,
+    pub(crate) ids: Identities,
 }
 
 /// What the engine ran, in order: the input a scheduler needs to turn a statement into kernels.
@@ -298,7 +318,7 @@ impl Engine {
     }
 
     /// A tensor that reads `layout` out of storage `s`.
-    fn over_storage(
+    pub(crate) fn over_storage(
         &mut self,
         s: StorageRef,
         dtype: DType,
@@ -320,7 +340,8 @@ impl Engine {
             let st = ShapeTracker::from_view(View::new(layout.sizes(), Some(layout.strides()), layout.offset(), None));
             self.graph.push(Op::View(st), dtype, layout.sizes().to_vec(), vec![root])
         };
-        Tensor { node, dtype, layout, storage: s, aliasing, tg, bridge, output_of: None }
+        let (object, counter) = (self.ids.fresh_object(), self.ids.fresh_counter());
+        Tensor { node, dtype, layout, storage: s, aliasing, tg, bridge, object, counter, base: None, output_of: None }
     }
 
     /// The tensor with its storage reference and node brought up to date (a pending storage
@@ -330,9 +351,8 @@ impl Engine {
         if s == t.storage {
             return t.clone();
         }
-        let mut out = self.over_storage(s, t.dtype, t.layout.clone(), t.aliasing, t.tg.clone(), t.bridge.clone());
-        out.output_of = t.output_of.clone();
-        out
+        let out = self.over_storage(s, t.dtype, t.layout.clone(), t.aliasing, t.tg.clone(), t.bridge.clone());
+        Tensor { object: t.object, counter: t.counter, base: t.base.clone(), output_of: t.output_of.clone(), ..out }
     }
 
     /// The result of a computation: a new (pending) storage, contiguous, fresh in every model.
@@ -351,6 +371,9 @@ impl Engine {
             tg: ShapeTracker::from_shape(&shape),
             bridge: Bridge::fresh(&shape),
             output_of: None,
+            object: self.ids.fresh_object(),
+            counter: self.ids.fresh_counter(),
+            base: None,
         })
     }
 
@@ -429,11 +452,9 @@ impl Engine {
         Ok(self.storages[s].data.len())
     }
 
+    /// PyTorch's `t._version`: the count of in-place ops on `t`'s version counter.
     pub fn version(&self, t: &Tensor) -> u64 {
-        match self.resolve_ref(t.storage) {
-            StorageRef::Realized(s) => self.storages[s].version,
-            StorageRef::Pending(_) => 0,
-        }
+        self.ids.version(t.counter)
     }
 
     // ---------------------------------------------------------------- creation
@@ -501,7 +522,9 @@ impl Engine {
         check_numel(layout.sizes())?;
         let src = self.resolve(src);
         let bridge = src.bridge.view(layout.sizes(), bridge_offset);
-        Ok(self.over_storage(src.storage, src.dtype, layout, Aliasing::View, tg, bridge))
+        let out = self.over_storage(src.storage, src.dtype, layout, Aliasing::View, tg, bridge);
+        let base = src.base.clone().unwrap_or_else(|| std::sync::Arc::new(src.clone()));
+        Ok(Tensor { counter: src.counter, base: Some(base), ..out })
     }
 
     /// A movement op PyTorch performs as a copy (flip, pad, a reshape that cannot be a view):
@@ -526,13 +549,6 @@ impl Engine {
         let src = self.resolve(src);
         let node = self.graph.push(Op::Contiguous, src.dtype, src.shape().to_vec(), vec![src.node]);
         self.computed_as(node, src.layout.empty_like_preserve())
-    }
-
-    /// `contiguous()` of a non-contiguous tensor: a row-major copy.
-    pub fn contiguous_copy(&mut self, src: &Tensor) -> Result<Tensor> {
-        let src = self.resolve(src);
-        let node = self.graph.push(Op::Contiguous, src.dtype, src.shape().to_vec(), vec![src.node]);
-        self.computed(node)
     }
 
     // ---------------------------------------------------------------- elementwise
@@ -746,8 +762,8 @@ impl Engine {
                 self.storages[s].data.scatter(&elements, &data);
             }
         }
-        let storage = &mut self.storages[s];
-        storage.version += 1;
+        self.storages[s].version += 1;
+        self.ids.bump(target.counter);
         self.events.push(Event::Store { node: store, storage: s });
         Ok(Write { storage: s, elements })
     }

@@ -100,6 +100,14 @@ pub const LESSONS: &[Lesson] = &[
         tensor: "t",
     },
     Lesson {
+        id: "channels-last",
+        title: "channels_last: same values, N-H-W-C memory order",
+        explain: "cl holds x's values with strides (24, 1, 12, 3), so the format column reads channels_last. An elementwise result is laid out like the first operand whose strides decide the order: a = cl + 1 and b = cl + ones(...) stay channels_last, while c = ones(...) + cl is contiguous.",
+        trace: "x = arange(48.).reshape(2, 3, 2, 4)\ncl = x.contiguous(memory_format=torch.channels_last)\na = cl + 1\nb = cl + ones(2, 3, 2, 4)\nc = ones(2, 3, 2, 4) + cl\n",
+        error: None,
+        tensor: "a",
+    },
+    Lesson {
         id: "idx-header",
         title: "A file header is a storage offset",
         explain: "An IDX file opens with a 16-byte header (magic, count, rows, cols): slicing it off makes images a view of the raw bytes at storage_offset 16, with no copy.",

@@ -210,6 +210,22 @@ fn lessons_end_as_they_claim() {
 }
 
 #[test]
+fn channels_last_lesson_shows_what_it_says() {
+    let Some(l) = lessons::LESSONS.iter().find(|l| l.id == "channels-last") else { panic!("no channels-last lesson") };
+    let session = Session::new(l.trace);
+    let out = session.outline();
+    for (name, format, strides) in [
+        ("cl", "channels_last", json!([24, 1, 12, 3])),
+        ("a", "channels_last", json!([24, 1, 12, 3])),
+        ("b", "channels_last", json!([24, 1, 12, 3])),
+        ("c", "contiguous", json!([24, 8, 4, 1])),
+    ] {
+        assert_eq!(out["tensors"][name]["torch"]["memory_format"], json!(format), "{name}");
+        assert_eq!(out["tensors"][name]["torch"]["strides"], strides, "{name}");
+    }
+}
+
+#[test]
 fn forward_steps_match_replay() {
     let traces = [
         "a = zeros(3, 4)\nrow = a[1]\nrow.fill_(1.)\ncol = a[:, 2]\ncol += 5\nb = a.t().clone()\n",

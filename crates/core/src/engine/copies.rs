@@ -5,12 +5,13 @@
 //! index tensors and reduces over the lazy graph, so every backend runs them without a kernel
 //! of its own. None is a view, so tinygrad and the bridge see a fresh contiguous tensor.
 
-use super::nn::{is_channels_last, nchw_output, MemoryFormat};
+use super::nn::{is_channels_last, nchw_output};
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::limits::{check_lazy_numel, check_numel};
 use crate::strided::wrap_dim;
 use crate::tensor::{Engine, Tensor};
+use crate::torch::format::MemoryFormat;
 use crate::uop::buffer::{Data, Scalar};
 use crate::uop::{BinaryOp, Op, ReduceOp, UOpId};
 
@@ -122,12 +123,12 @@ impl Engine {
         let index: Vec<i32> = counts.iter().enumerate().flat_map(|(i, &c)| std::iter::repeat_n(i as i32, c)).collect();
         let n = index.len();
         check_numel(&[n])?;
-        self.from_data(Data::I32(index), &[n])
+        self.from_data(Data::I32(index).cast(DType::Int64), &[n])
     }
 
     /// The counts of a repeats tensor: integers, none negative.
     fn counts(&mut self, repeats: &Tensor) -> Result<Vec<usize>> {
-        if repeats.dtype() != DType::Int32 {
+        if !matches!(repeats.dtype(), DType::Int32 | DType::Int64) {
             bail!(DType, "repeats has to be Long or Int tensor");
         }
         let data = self.values(repeats)?;
@@ -323,7 +324,7 @@ impl Engine {
             1 => self.flip_transposed(&t, d1, (d0, d1)),
             2 => self.flip(&t, dims),
             3 => self.flip_transposed(&t, d0, (d0, d1)),
-            _ => self.contiguous_copy(&t),
+            _ => self.clone_as(&t, MemoryFormat::Contiguous),
         }
     }
 

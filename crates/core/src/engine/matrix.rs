@@ -72,7 +72,7 @@ impl Engine {
             1 => self.diag_embed(t, diagonal, -2, -1),
             2 => {
                 let d = self.diagonal(t, diagonal, 0, 1)?;
-                self.contiguous_copy(&d)
+                self.clone_as(&d, crate::torch::format::MemoryFormat::Contiguous)
             }
             n => bail!(Shape, "diag(): Supports 1D or 2D tensors. Got {n}D"),
         }

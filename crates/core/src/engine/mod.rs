@@ -18,6 +18,7 @@ pub mod copies;
 pub mod elementwise;
 pub mod matmul;
 pub mod matrix;
+pub mod meta;
 pub mod nn;
 pub mod reduce;
 pub mod scan;

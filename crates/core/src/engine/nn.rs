@@ -8,6 +8,7 @@ use crate::engine::reduce::KeepDim;
 use crate::error::{bail, Result};
 use crate::strided::wrap_dim;
 use crate::tensor::{Engine, Tensor};
+use crate::torch::format::MemoryFormat;
 use crate::torch::layout::Layout;
 use crate::uop::buffer::Scalar;
 use crate::uop::{BinaryOp, Op, ReduceOp, UOpId, UnaryOp};
@@ -90,41 +91,18 @@ fn moved_shape(shape: &[usize], op: &Op) -> Vec<usize> {
     }
 }
 
-/// PyTorch's `is_channels_last_strides_2d`: a 4-D layout whose memory order is N, H, W, C.
+/// PyTorch's `is_channels_last_strides_2d` for a layout that is not row-major contiguous.
 pub(crate) fn is_channels_last(layout: &Layout) -> bool {
-    let (sizes, strides) = (layout.sizes(), layout.strides());
-    if sizes.len() != 4 || layout.is_contiguous() {
-        return false;
-    }
-    let mut min = 0i64;
-    for d in [1usize, 3, 2, 0] {
-        if sizes[d] == 0 || strides[d] < min || (d == 0 && min == strides[1]) {
-            return false;
-        }
-        min = strides[d];
-        if sizes[d] > 1 {
-            min *= sizes[d] as i64;
-        }
-    }
-    true
+    !layout.is_contiguous() && layout.strides_like(MemoryFormat::ChannelsLast)
 }
 
-/// The memory format of a dense (N, C, H, W) result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MemoryFormat {
-    Contiguous,
-    ChannelsLast,
-}
-
-impl MemoryFormat {
-    /// Channels-last when an input is, as PyTorch's convolution and pooling kernels choose
-    /// their output's memory format.
-    fn suggested_by(inputs: &[&Layout]) -> MemoryFormat {
-        if inputs.iter().any(|l| is_channels_last(l)) {
-            MemoryFormat::ChannelsLast
-        } else {
-            MemoryFormat::Contiguous
-        }
+/// Channels-last when an input is, as PyTorch's convolution and pooling kernels choose their
+/// output's memory format.
+pub(crate) fn suggested_by(inputs: &[&Layout]) -> MemoryFormat {
+    if inputs.iter().any(|l| is_channels_last(l)) {
+        MemoryFormat::ChannelsLast
+    } else {
+        MemoryFormat::Contiguous
     }
 }
 
@@ -133,10 +111,7 @@ pub(crate) fn nchw_output(shape: &[usize], format: MemoryFormat) -> Layout {
     if format == MemoryFormat::Contiguous || shape.len() != 4 {
         return Layout::contiguous(shape);
     }
-    let [n, c, h, w] = [shape[0], shape[1], shape[2], shape[3]];
-    let _ = n;
-    let cl = [(h * w * c) as i64, 1, (w * c) as i64, c as i64];
-    Layout::new(shape, &cl, 0)
+    format.dense_layout(shape).unwrap_or_else(|_| Layout::contiguous(shape))
 }
 
 impl Engine {
@@ -252,6 +227,7 @@ impl Engine {
     pub fn bump_version(&mut self, t: &Tensor) -> Result<Tensor> {
         let s = self.storage_id(t)?;
         self.storages[s].version += 1;
+        self.ids.bump(t.counter);
         Ok(self.resolve(t))
     }
 
@@ -490,7 +466,7 @@ impl Engine {
             out = self.movement(out, Op::Reshape(vec![cout, oh, ow]));
             return self.computed(out);
         }
-        let format = MemoryFormat::suggested_by(&[x.layout(), w.layout()]);
+        let format = suggested_by(&[x.layout(), w.layout()]);
         self.computed_as(out, nchw_output(&out_shape, format))
     }
 
@@ -594,7 +570,7 @@ impl Engine {
                 self.graph.push(Op::Binary(BinaryOp::Div), dtype, out_shape.clone(), vec![s, div])
             }
         };
-        let format = MemoryFormat::suggested_by(&[x.layout()]);
+        let format = suggested_by(&[x.layout()]);
         self.computed_as(out, nchw_output(&out_shape, format))
     }
 

@@ -51,7 +51,7 @@ impl Engine {
         let Some(d) = d else { return self.scan_copy(x, out_dtype, shape) };
         let n = shape[d];
         // Sums of bool and uint8 count in int32; products of those wrap the same way.
-        let acc = if out_dtype.is_float() { out_dtype } else { DType::Int32 };
+        let acc = if out_dtype.is_float() { out_dtype } else { DType::Int64 };
         let x = self.cast_node(x, out_dtype, acc);
         let index = self.axis_index(&shape, d)?;
         let one = self.const_node(Scalar::Int(1), acc, &shape);
@@ -94,7 +94,7 @@ impl Engine {
     ) -> Result<(UOpId, DType, Vec<usize>, Option<usize>)> {
         let t = self.resolve(t);
         let d = wrap_dim(dim, t.shape().len())?;
-        let out_dtype = dtype.unwrap_or(if t.dtype().is_float() { t.dtype() } else { DType::Int32 });
+        let out_dtype = dtype.unwrap_or(if t.dtype().is_float() { t.dtype() } else { DType::Int64 });
         let x = self.cast_node(t.node(), t.dtype(), out_dtype);
         let d = if t.shape().is_empty() || t.numel() == 0 { None } else { Some(d) };
         Ok((x, out_dtype, t.shape().to_vec(), d))
@@ -143,7 +143,7 @@ mod tests {
             e.from_data(Data::Bool(vec![true, false, true, true, true]), &[5]).unwrap_or_else(|err| panic!("{err}"));
         let s = e.cumsum(&x, 0, None).unwrap_or_else(|err| panic!("{err}"));
         let p = e.cumprod(&x, 0, None).unwrap_or_else(|err| panic!("{err}"));
-        assert_eq!((s.dtype(), p.dtype()), (DType::Int32, DType::Int32));
+        assert_eq!((s.dtype(), p.dtype()), (DType::Int64, DType::Int64));
         assert_eq!(values(&mut e, &s), vec![1.0, 1.0, 2.0, 3.0, 4.0]);
         assert_eq!(values(&mut e, &p), vec![1.0, 0.0, 0.0, 0.0, 0.0]);
     }

@@ -100,6 +100,7 @@ impl Engine {
         // The store bumped the clone's counter; PyTorch's result is a new tensor at version 0.
         let storage = self.storage_id(&out)?;
         self.storages[storage].version = 0;
+        out.counter = self.ids.fresh_counter();
         out.set_tinygrad(ShapeTracker::from_shape(out.shape()));
         out.set_bridge(Bridge::fresh(out.shape()));
         Ok(self.resolve(&out))

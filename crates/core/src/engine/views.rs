@@ -10,6 +10,7 @@ use crate::error::{bail, Result};
 use crate::shape::tracker::ShapeTracker;
 use crate::strided::{row_major_strides, wrap_dim};
 use crate::tensor::{restride_view, CopyLayout, Engine, Tensor};
+use crate::torch::format::MemoryFormat;
 use crate::torch::layout::{IndexItem, Layout};
 use crate::uop::buffer::Scalar;
 use crate::uop::Op;
@@ -175,15 +176,10 @@ impl Engine {
         self.torch_view(t, t.layout().clone(), t.tinygrad().clone(), 0)
     }
 
-    /// `t.contiguous()`: the tensor itself when it is contiguous, otherwise a row-major copy.
-    /// (`t.clone()` is [`Engine::copy`].)
+    /// `t.contiguous()`: the tensor itself when it is contiguous, otherwise a row-major copy
+    /// ([`Engine::contiguous_as`] with the default format). (`t.clone()` is [`Engine::copy`].)
     pub fn contiguous(&mut self, t: &Tensor) -> Result<Tensor> {
-        let t = self.resolve(t);
-        if t.layout().is_contiguous() {
-            Ok(t)
-        } else {
-            self.contiguous_copy(&t)
-        }
+        self.contiguous_as(t, MemoryFormat::Contiguous)
     }
 
     /// `t.flip(dims)`: a copy in PyTorch (laid out like the source), a movement op in tinygrad.

@@ -6,6 +6,7 @@
 use super::context::RunContext;
 use super::copies;
 use super::elementwise::{self, operand, tensor_arg, write_value};
+use super::meta;
 use super::subscript::{copy_into, fill};
 use super::value::{sizes, Args, Value};
 use super::views_extra;
@@ -14,6 +15,7 @@ use crate::engine::reduce::{ArgExtreme, KeepDim};
 use crate::error::{bail, Result};
 use crate::strided::wrap_dim;
 use crate::tensor::{Engine, Operand, OverlapRules, Tensor};
+use crate::torch::format::MemoryFormat;
 use crate::uop::buffer::{Data, Scalar};
 use crate::uop::{BinaryOp, ReduceOp};
 
@@ -164,6 +166,9 @@ pub fn attr(run: &mut RunContext, v: Value, name: &str) -> Result<Value> {
                 if let Some((_, d)) = DTYPES.iter().find(|(n, _)| *n == name) {
                     return Ok(Value::DType(*d));
                 }
+                if let Some(f) = MemoryFormat::from_name(name).filter(|_| m == "torch") {
+                    return Ok(Value::Format(f));
+                }
                 if let Some(c) = constant(m, name) {
                     return Ok(Value::Scalar(Scalar::Float(c)));
                 }
@@ -183,10 +188,12 @@ pub fn attr(run: &mut RunContext, v: Value, name: &str) -> Result<Value> {
 }
 
 fn tensor_attr(run: &mut RunContext, t: Tensor, name: &str) -> Result<Value> {
+    if let Some(v) = meta::attr(run, &t, name) {
+        return v;
+    }
     Ok(match name {
         "T" => Value::Tensor(run.engine.big_t(&t)?),
         "mT" => Value::Tensor(run.engine.matrix_t(&t)?),
-        "data" => Value::Tensor(run.engine.alias(&t)?),
         "shape" => ints(t.shape().iter().map(|&n| n as i64)),
         "ndim" => int(t.shape().len() as i64),
         "dtype" => Value::DType(t.dtype()),
@@ -265,10 +272,11 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
         }
         "zeros" | "ones" | "empty" => {
             let shape = sizes(args.sizes(0, "size")?)?;
-            let dtype = args.dtype()?;
+            let dtype = args.dtype()?.unwrap_or(DType::Float32);
+            let format = meta::empty_format(&mut args)?;
             args.finish()?;
-            let v = if name == "ones" { 1 } else { 0 };
-            Ok(Value::Tensor(run.engine.full(&shape, Scalar::Int(v), Some(dtype.unwrap_or(DType::Float32)))?))
+            let v = Scalar::Int(if name == "ones" { 1 } else { 0 });
+            meta::full_in_format(run, &shape, v, dtype, format)
         }
         "full" => {
             let shape = sizes(args.req(0, "size")?.as_ints("size")?)?;
@@ -285,8 +293,9 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
                 Scalar::Int(i64::from(name == "ones_like"))
             };
             let dtype = args.dtype()?.unwrap_or(t.dtype());
+            let format = args.memory_format(MemoryFormat::Preserve)?;
             args.finish()?;
-            Ok(Value::Tensor(run.engine.full_like(&t, value, dtype)?))
+            Ok(Value::Tensor(run.engine.full_like_as(&t, value, dtype, format)?))
         }
         "tensor" => {
             let data = args.req(0, "data")?;
@@ -519,14 +528,6 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             args.finish()?;
             tensor(run.engine.alias(&t)?)
         }
-        "contiguous" => {
-            args.finish()?;
-            tensor(run.engine.contiguous(&t)?)
-        }
-        "clone" => {
-            args.finish()?;
-            tensor(run.engine.copy(&t)?)
-        }
         "flip" => {
             let dims = args.sizes(0, "dims")?;
             args.finish()?;
@@ -545,7 +546,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             let arg: Vec<(i64, i64)> = arg.iter().map(|p| p.unwrap_or((0, 0))).collect();
             tensor(run.engine.pad(&t, &arg, value)?)
         }
-        _ if name == "to" || name == "type" || CAST_METHODS.iter().any(|(n, _)| *n == name) => {
+        _ if name == "type" || CAST_METHODS.iter().any(|(n, _)| *n == name) => {
             let dtype = match CAST_METHODS.iter().find(|(n, _)| *n == name) {
                 Some(&(_, d)) => d,
                 None => match args.req(0, "dtype")? {
@@ -593,10 +594,6 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         "element_size" => {
             args.finish()?;
             Ok(int(t.dtype().itemsize() as i64))
-        }
-        "is_contiguous" => {
-            args.finish()?;
-            Ok(Value::Scalar(Scalar::Bool(t.layout().is_contiguous())))
         }
         "item" => {
             args.finish()?;
@@ -728,13 +725,14 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             args.finish()?;
             tensor(match data {
                 Value::Tensor(src) => {
-                    let copy = run.engine.contiguous_copy(&src)?;
+                    let copy = run.engine.copy(&src)?;
                     run.engine.cast(&copy, dtype)?
                 }
                 other => tensor_from_nested(run.engine, &other, Some(dtype))?,
             })
         }
         _ if copies::is_method(name) => copies::method(run, &t, name, args),
+        _ if meta::is_method(name) => meta::method(run, t, name, args),
         _ => match elementwise::method_entry(name) {
             Some(entry) => elementwise::call_method(run, &t, entry, name, args),
             None => super::nn::method(run.engine, t, name, args),

@@ -8,6 +8,7 @@ pub mod elementwise;
 pub mod kernels;
 pub mod lexer;
 pub mod library;
+pub mod meta;
 pub mod nn;
 pub mod operators;
 pub mod parser;

@@ -8,6 +8,7 @@
 use super::runner::{Run, Step};
 use crate::error::Error;
 use crate::tensor::{Engine, Tensor};
+use crate::torch::format::MemoryFormat;
 use crate::uop::buffer::Data;
 use crate::uop::Graph;
 use serde::ser::{SerializeMap, SerializeSeq};
@@ -76,6 +77,15 @@ struct TorchReport {
     storage: usize,
     is_view: bool,
     version: u64,
+    /// `t.is_contiguous()`.
+    is_contiguous: bool,
+    /// The memory format the layout is dense in (`"contiguous"`, `"channels_last"`,
+    /// `"channels_last_3d"`; the one `suggest_memory_format()` names when several fit, as for
+    /// `(2, 1, 4, 4)`), or null when it is dense in none (see `torch::format`).
+    memory_format: Option<&'static str>,
+    /// `t.is_contiguous(memory_format=torch.channels_last)` for a 4-D tensor, else null (as the
+    /// recorded fixtures have it).
+    channels_last: Option<bool>,
     /// Which output of a multi-output op the tensor is (`q, k, v = x.chunk(3)`); absent for
     /// every other tensor.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -271,7 +281,10 @@ fn tensor_report(engine: &mut Engine, t: &Tensor) -> Option<TensorReport> {
             storage_offset: l.offset(),
             storage,
             is_view: t.is_view(),
-            version: engine.storage(storage).version,
+            version: engine.version(t),
+            is_contiguous: l.is_contiguous(),
+            memory_format: l.memory_format().map(MemoryFormat::report_name),
+            channels_last: (l.ndim() == 4).then(|| l.is_contiguous_as(MemoryFormat::ChannelsLast)),
             output_of: t.output_of().map(|o| OutputOfReport {
                 op: o.op,
                 index: o.index,

@@ -7,6 +7,7 @@
 use super::ast::{BinOp, Expr, ExprKind, Program, Span, Stmt, StmtKind};
 use super::context::RunContext;
 use super::library;
+use super::meta;
 use super::operators;
 use super::parser;
 use super::subscript;
@@ -234,6 +235,17 @@ impl Run {
         self.env.insert(name.to_string(), v);
     }
 
+    /// Every name bound to an object an in-place metadata op changed now sees the change; the
+    /// other tensors over the same storage are rebuilt over its current buffer (`resize_` may
+    /// have grown it).
+    fn rebind(&mut self, rebound: Vec<Tensor>) {
+        for r in rebound {
+            for v in self.env.values_mut() {
+                rebind_value(&mut self.engine, v, &r);
+            }
+        }
+    }
+
     fn lookup(&self, name: &str, span: Span) -> Result<Value> {
         if let Some(v) = self.env.get(name) {
             return Ok(v.clone());
@@ -336,7 +348,16 @@ impl Run {
                         let recv = self.eval(value)?;
                         self.span = e.span;
                         match recv {
-                            Value::Tensor(t) => library::method(&mut self.context(), t, name, Args::new(name, pos, kw)),
+                            Value::Tensor(t) => {
+                                let mut ctx = self.context();
+                                let out = library::method(&mut ctx, t, name, Args::new(name, pos, kw));
+                                let rebound = ctx.into_rebound();
+                                self.rebind(rebound);
+                                out
+                            }
+                            Value::Storage(t) => {
+                                meta::storage_method(&mut self.context(), t, name, Args::new(name, pos, kw))
+                            }
                             Value::Module(_) => library::function(&mut self.context(), name, Args::new(name, pos, kw)),
                             other => bail!(Type, "'{}' object has no attribute '{name}'", other.type_name()),
                         }
@@ -355,6 +376,16 @@ impl Run {
                 }
             }
         }
+    }
+}
+
+/// [`Run::rebind`] for one value (tensors inside tuples and lists too).
+fn rebind_value(engine: &mut Engine, v: &mut Value, r: &Tensor) {
+    match v {
+        Value::Tensor(t) if t.same_object(r) => *t = r.clone(),
+        Value::Tensor(t) if t.storage() == r.storage() => *t = engine.refresh(t),
+        Value::Tuple(items) | Value::List(items) => items.iter_mut().for_each(|x| rebind_value(engine, x, r)),
+        _ => {}
     }
 }
 

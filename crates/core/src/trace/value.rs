@@ -6,6 +6,7 @@
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::tensor::Tensor;
+use crate::torch::format::MemoryFormat;
 use crate::uop::buffer::Scalar;
 
 #[derive(Clone, Debug)]
@@ -25,6 +26,10 @@ pub enum Value {
     Module(&'static str),
     /// A function looked up on a module, waiting for its call.
     Func(String),
+    /// `torch.channels_last` and the other memory formats.
+    Format(MemoryFormat),
+    /// `t.untyped_storage()`: the storage under the tensor (read through the tensor).
+    Storage(Tensor),
 }
 
 impl Value {
@@ -44,6 +49,8 @@ impl Value {
             Value::DType(_) => "torch.dtype",
             Value::Module(_) => "module",
             Value::Func(_) => "builtin_function_or_method",
+            Value::Format(_) => "torch.memory_format",
+            Value::Storage(_) => "UntypedStorage",
         }
     }
 
@@ -176,6 +183,22 @@ impl Args {
             None | Some(Value::None) => Ok(None),
             Some(Value::DType(d)) => Ok(Some(d)),
             Some(v) => bail!(Type, "{}(): argument 'dtype' must be torch.dtype, not {}", self.func, v.type_name()),
+        }
+    }
+
+    /// The `memory_format=` keyword, `default` when absent.
+    pub fn memory_format(&mut self, default: MemoryFormat) -> Result<MemoryFormat> {
+        match self.kw_only("memory_format") {
+            None | Some(Value::None) => Ok(default),
+            Some(Value::Format(f)) => Ok(f),
+            Some(v) => {
+                bail!(
+                    Type,
+                    "{}(): argument 'memory_format' must be torch.memory_format, not {}",
+                    self.func,
+                    v.type_name()
+                )
+            }
         }
     }
 
