@@ -147,13 +147,9 @@ fn reduce_block(
                     *s += f[l * rl..(l + 1) * rl].iter().sum::<f64>();
                 }
             }
-            ReduceOp::Sum | ReduceOp::Max | ReduceOp::Min => {
+            ReduceOp::Sum | ReduceOp::Max | ReduceOp::Min | ReduceOp::Prod => {
                 let part = interp::reduce(op, &v, &[lanes, rl], &[1])?;
-                let bop = match op {
-                    ReduceOp::Sum => crate::uop::BinaryOp::Add,
-                    ReduceOp::Max => crate::uop::BinaryOp::Max,
-                    ReduceOp::Min => crate::uop::BinaryOp::Min,
-                };
+                let bop = op.combine();
                 acc = Some(match acc {
                     None => part,
                     Some(a) => alu::binary(bop, &a, &part),

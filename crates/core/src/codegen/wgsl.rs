@@ -20,7 +20,7 @@ use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::shape::symbolic::Expr;
 use crate::uop::alu::{Class, Template};
-use crate::uop::{BinaryOp, ReduceOp};
+use crate::uop::ReduceOp;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -377,6 +377,7 @@ impl Renderer<'_> {
     fn reduce_init(&mut self, op: ReduceOp, d: DType) -> String {
         match (op, class(d)) {
             (ReduceOp::Sum, _) => zero(d).to_string(),
+            (ReduceOp::Prod, _) => self.literal(1.0, d),
             (ReduceOp::Max, Class::F) => self.literal(f64::NEG_INFINITY, d),
             (ReduceOp::Min, Class::F) => self.literal(f64::INFINITY, d),
             (ReduceOp::Max, Class::I) => "i32(-2147483648)".into(),
@@ -389,11 +390,7 @@ impl Renderer<'_> {
     }
 
     fn combine(&mut self, op: ReduceOp, d: DType, acc: &str, v: &str) -> String {
-        let b = match op {
-            ReduceOp::Sum => BinaryOp::Add,
-            ReduceOp::Max => BinaryOp::Max,
-            ReduceOp::Min => BinaryOp::Min,
-        };
+        let b = op.combine();
         self.alu(b.wgsl(class(d)), class(d), &[("{a}", acc), ("{b}", v)])
     }
 

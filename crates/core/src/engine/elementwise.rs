@@ -43,6 +43,28 @@ impl Engine {
         self.bin(BinaryOp::Mul, &t(x), &t(x))
     }
 
+    /// `value` where `mask` holds, `x` elsewhere, in x's dtype (the mask broadcasts to x).
+    pub fn masked_fill(&mut self, x: &Tensor, mask: &Tensor, value: &Operand) -> Result<Tensor> {
+        if mask.dtype() != DType::Bool {
+            bail!(DType, "masked_fill_ only supports boolean masks, but got mask with dtype {}", mask.dtype());
+        }
+        if let Operand::Tensor(v) = value {
+            if !v.shape().is_empty() {
+                bail!(
+                    Shape,
+                    "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).",
+                    v.shape().len()
+                );
+            }
+        }
+        let shape = Engine::broadcast_shapes(&[x.shape(), mask.shape()])?;
+        if shape != x.shape() {
+            bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", x.shape(), shape);
+        }
+        let picked = self.where_(&t(mask), value, &t(x))?;
+        self.cast(&picked, x.dtype())
+    }
+
     /// `x == 0` as bool.
     pub fn logical_not(&mut self, x: &Tensor) -> Result<Tensor> {
         let b = self.cast(x, DType::Bool)?;

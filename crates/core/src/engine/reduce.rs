@@ -51,8 +51,9 @@ impl Engine {
         axes: &[usize],
         keepdim: KeepDim,
     ) -> Result<UOpId> {
-        let out_dtype = if op == ReduceOp::Sum && !dtype.is_float() { DType::Int64 } else { dtype };
-        if op != ReduceOp::Sum && axes.iter().any(|&d| shape[d] == 0) {
+        let out_dtype =
+            if matches!(op, ReduceOp::Sum | ReduceOp::Prod) && !dtype.is_float() { DType::Int64 } else { dtype };
+        if matches!(op, ReduceOp::Max | ReduceOp::Min) && axes.iter().any(|&d| shape[d] == 0) {
             bail!(
                 Index,
                 "{}(): Expected reduction dim {} to have non-zero size.",
@@ -167,4 +168,17 @@ impl Engine {
         let node = self.graph.push(Op::Binary(BinaryOp::Sub), DType::Int64, bshape, vec![nn, best]);
         self.computed(node)
     }
+}
+
+/// The shape a reduction of `axes` leaves: the reduced dims kept as 1 or dropped.
+pub fn reduced_shape(shape: &[usize], axes: &[usize], keepdim: KeepDim) -> Vec<usize> {
+    shape
+        .iter()
+        .enumerate()
+        .filter_map(|(d, &n)| match (axes.contains(&d), keepdim) {
+            (false, _) => Some(n),
+            (true, KeepDim::Keep) => Some(1),
+            (true, KeepDim::Drop) => None,
+        })
+        .collect()
 }

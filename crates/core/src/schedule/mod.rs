@@ -16,7 +16,7 @@ use crate::error::{bail, Result};
 use crate::shape::tracker::ShapeTracker;
 use crate::tensor::{Engine, Event};
 use crate::uop::buffer::Data;
-use crate::uop::{Graph, Op, ReduceOp, StorageId, UOpId};
+use crate::uop::{Graph, Op, StorageId, UOpId};
 use std::collections::{BTreeMap, HashMap};
 
 /// Storage buffers a WebGPU stage may bind without asking for more (the spec's default).
@@ -447,12 +447,7 @@ pub fn split_reduce(k: Kernel, temps: &mut Vec<(DType, usize)>, max_buffers: usi
     if g * c != r {
         let cond = insts.len();
         insts.push(Inst::Index { expr: flat.lt(r as i64), dtype: DType::Bool });
-        let identity = match op {
-            ReduceOp::Sum => 0.0,
-            ReduceOp::Max => f64::NEG_INFINITY,
-            ReduceOp::Min => f64::INFINITY,
-        };
-        let identity = Data::full(dtype, 1, identity).get_f64(0);
+        let identity = Data::full(dtype, 1, op.identity()).get_f64(0);
         insts.push(Inst::Const { value: identity, dtype });
         insts.push(Inst::Where { c: cond, x: value, y: cond + 1, dtype });
         last = cond + 2;

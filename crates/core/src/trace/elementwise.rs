@@ -27,6 +27,7 @@ pub enum Mode {
 pub enum Composite {
     Square,
     LogicalNot,
+    MaskedFill,
     Reciprocal,
     Rsqrt,
     Frac,
@@ -63,6 +64,7 @@ enum Form {
 const COMPOSITES: &[(&str, Composite, Form)] = &[
     ("square", Composite::Square, Form::Method),
     ("logical_not", Composite::LogicalNot, Form::Method),
+    ("masked_fill", Composite::MaskedFill, Form::Method),
     ("reciprocal", Composite::Reciprocal, Form::Method),
     ("rsqrt", Composite::Rsqrt, Form::Method),
     ("frac", Composite::Frac, Form::Method),
@@ -274,6 +276,12 @@ fn composite_call(run: &mut RunContext, t: &Tensor, c: Composite, mode: Mode, mu
     let value = match c {
         Composite::Square => e.square(t)?,
         Composite::LogicalNot => e.logical_not(t)?,
+        Composite::MaskedFill => {
+            let mask = tensor_arg(args.req(0, "mask")?, "masked_fill(): argument 'mask'")?;
+            let value = operand(args.req(1, "value")?, "value")?;
+            inputs.push(mask.clone());
+            e.masked_fill(t, &mask, &value)?
+        }
         Composite::Reciprocal => e.reciprocal(t)?,
         Composite::Rsqrt => e.rsqrt(t)?,
         Composite::Frac => e.frac(t)?,

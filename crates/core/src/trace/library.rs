@@ -42,6 +42,9 @@ const FUNCTIONS: &[&str] = &[
     "clamp",
     "clip",
     "sum",
+    "prod",
+    "any",
+    "all",
     "mean",
     "max",
     "min",
@@ -71,6 +74,9 @@ const FUNCTIONS: &[&str] = &[
     "matmul",
     "print",
     "len",
+    "float",
+    "int",
+    "bool",
     "pad",
     "contiguous",
     "logical_not",
@@ -228,6 +234,9 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
             | "empty_strided"
             | "where"
             | "print"
+            | "float"
+            | "int"
+            | "bool"
             | "len"
             | "max"
             | "min"
@@ -319,6 +328,11 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
         }
         "eye" => copies::eye(run, args),
         "print" => Ok(Value::None),
+        "float" | "int" | "bool" => {
+            let v = args.req(0, "x")?;
+            args.finish()?;
+            python_number(run, name, v)
+        }
         "len" => {
             let v = args.req(0, "obj")?;
             args.finish()?;
@@ -625,7 +639,13 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         "sum" | "mean" | "amax" | "amin" | "logsumexp" => {
             let dims = args.dims(0, "dim")?;
             let keepdim = KeepDim::from(args.bool_or(1, "keepdim", false)?);
-            let _ = args.dtype()?;
+            // `dtype=` casts the input before it is reduced and is the result's dtype, as
+            // PyTorch has it (integers accumulate in int64 here, which wraps the same).
+            let want = args.dtype()?;
+            let t = match want {
+                Some(d) if d != t.dtype() => run.engine.cast(&t, d)?,
+                _ => t,
+            };
             args.finish()?;
             if name == "logsumexp" && dims.is_none() {
                 bail!(Type, "logsumexp() missing 1 required positional argument: \"dim\"");
@@ -638,7 +658,46 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                 "amin" => run.engine.reduce(ReduceOp::Min, &t, &axes, keepdim)?,
                 _ => run.engine.logsumexp(&t, &axes, keepdim)?,
             };
-            tensor(out)
+            match want {
+                Some(d) if d != out.dtype() => tensor(run.engine.cast(&out, d)?),
+                _ => tensor(out),
+            }
+        }
+        "any" | "all" => {
+            // any/all are the max/min of the truth values; the result is bool.
+            let dims = args.dims(0, "dim")?;
+            let keepdim = KeepDim::from(args.bool_or(1, "keepdim", false)?);
+            args.finish()?;
+            let axes = reduce_axes(t.shape().len(), dims.as_deref())?;
+            let b = run.engine.cast(&t, DType::Bool)?;
+            let op = if name == "any" { ReduceOp::Max } else { ReduceOp::Min };
+            if t.numel() == 0 {
+                // Of nothing, any is false and all is true (max/min of nothing are refused).
+                let shape: Vec<usize> = crate::engine::reduce::reduced_shape(t.shape(), &axes, keepdim);
+                return tensor(run.engine.full(&shape, Scalar::Bool(name == "all"), Some(DType::Bool))?);
+            }
+            tensor(run.engine.reduce(op, &b, &axes, keepdim)?)
+        }
+        "prod" => {
+            // One dim or none (PyTorch's prod takes no tuple of dims).
+            let dim = args.opt_int(0, "dim")?;
+            let keepdim = KeepDim::from(args.bool_or(1, "keepdim", false)?);
+            let want = args.dtype()?;
+            let t = match want {
+                Some(d) if d != t.dtype() => run.engine.cast(&t, d)?,
+                _ => t,
+            };
+            args.finish()?;
+            let axes = match dim {
+                Some(d) => reduce_axes(t.shape().len(), Some(&[d]))?,
+                None => reduce_axes(t.shape().len(), None)?,
+            };
+            let keepdim = if dim.is_some() { keepdim } else { KeepDim::Drop };
+            let out = run.engine.reduce(ReduceOp::Prod, &t, &axes, keepdim)?;
+            match want {
+                Some(d) if d != out.dtype() => tensor(run.engine.cast(&out, d)?),
+                _ => tensor(out),
+            }
         }
         "max" | "min" => {
             let first = args.opt(0, "dim");
@@ -779,4 +838,41 @@ fn clamp(run: &mut RunContext, t: &Tensor, lo: Option<Value>, hi: Option<Value>)
         cur = run.engine.binary(BinaryOp::Min, &Operand::Tensor(cur), hi)?;
     }
     Ok(cur)
+}
+
+/// Python's `float(x)`, `int(x)` and `bool(x)` of a number, a string (`float('-inf')`) or a
+/// one-element tensor.
+fn python_number(run: &mut RunContext, name: &str, v: Value) -> Result<Value> {
+    let x = match v {
+        Value::Scalar(s) => s,
+        Value::Tensor(t) if t.numel() == 1 => run.engine.values(&t)?.get_scalar(0),
+        Value::Tensor(t) => {
+            bail!(
+                Type,
+                "only a Tensor with one element can be converted to a Python scalar, not {} elements",
+                t.numel()
+            )
+        }
+        Value::Str(s) => {
+            let text = s.trim().to_ascii_lowercase();
+            let parsed = match (name, text.as_str()) {
+                ("float", "inf" | "+inf" | "infinity") => Some(Scalar::Float(f64::INFINITY)),
+                ("float", "-inf" | "-infinity") => Some(Scalar::Float(f64::NEG_INFINITY)),
+                ("float", "nan" | "+nan" | "-nan") => Some(Scalar::Float(f64::NAN)),
+                ("float", t) => t.parse::<f64>().ok().map(Scalar::Float),
+                ("int", t) => t.parse::<i64>().ok().map(Scalar::Int),
+                _ => Some(Scalar::Bool(!s.is_empty())),
+            };
+            match parsed {
+                Some(x) => x,
+                None => bail!(Type, "could not convert string to {name}: '{s}'"),
+            }
+        }
+        other => bail!(Type, "{name}() argument must be a string or a number, not '{}'", other.type_name()),
+    };
+    Ok(Value::Scalar(match name {
+        "float" => Scalar::Float(x.as_f64()),
+        "int" => Scalar::Int(x.as_i64()),
+        _ => Scalar::Bool(x.as_f64() != 0.0),
+    }))
 }

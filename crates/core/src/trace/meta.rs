@@ -76,8 +76,14 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                 Some(other) => bail!(Type, "to() expects a dtype, got {}", other.type_name()),
             };
             let format = args.memory_format(MemoryFormat::Preserve)?;
+            // `copy=True` always makes a new tensor.
+            let copy = args.kw_only("copy").is_some_and(|v| matches!(v, Value::Scalar(Scalar::Bool(true))));
             args.finish()?;
-            return Ok(Value::Tensor(run.engine.to_as(&t, dtype, format)?));
+            let out = run.engine.to_as(&t, dtype, format)?;
+            if copy && out.same_object(&t) {
+                return Ok(Value::Tensor(run.engine.clone_as(&t, format)?));
+            }
+            return Ok(Value::Tensor(out));
         }
         "is_contiguous" => {
             let format = format_arg(&mut args)?;

@@ -232,8 +232,9 @@ pub(crate) fn reduce(
     let out_n: usize = shape.iter().enumerate().filter(|(d, _)| !axes.contains(d)).map(|(_, &n)| n).product();
     let red_n: usize = axes.iter().map(|&a| shape[a]).product();
     if out_n == 0 || red_n == 0 {
-        // An empty reduction gives zeros, as the dense definition does.
-        return Data::zeros(dtype, out_n);
+        // An empty reduction gives the op's identity (0 for a sum, 1 for a product), as the
+        // dense definition does; max and min of nothing are refused before this.
+        return Data::full(dtype, out_n, op.identity());
     }
     let nest = Nest::new(shape, axes, leaves);
     let acc = leaves.len();
@@ -284,6 +285,18 @@ pub(crate) fn reduce(
                         })
                     });
                     T::wrap(out.into_iter().map(T::from_f64).collect())
+                }
+                ReduceOp::Prod => {
+                    let mut out = vec![T::from_i64(1); out_n];
+                    nest.for_each_row(|idx, base| {
+                        nest.with_row(tree, leaves, idx, base, |row: &[T]| {
+                            for (j, &x) in row.iter().enumerate() {
+                                let o = &mut out[at(base[acc], j)];
+                                *o = T::mul(*o, x);
+                            }
+                        })
+                    });
+                    T::wrap(out)
                 }
                 ReduceOp::Max | ReduceOp::Min => {
                     let (init, f): (T, fn(T, T) -> T) =

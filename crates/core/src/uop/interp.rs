@@ -313,6 +313,7 @@ pub fn reduce(op: ReduceOp, x: &Data, shape: &[usize], axes: &[usize]) -> Result
                     ReduceOp::Sum => T::from_f64(alu::sum(chunk)),
                     ReduceOp::Max => chunk.iter().copied().reduce(T::max).unwrap_or_default(),
                     ReduceOp::Min => chunk.iter().copied().reduce(T::min).unwrap_or_default(),
+                    ReduceOp::Prod => chunk.iter().copied().fold(T::from_i64(1), T::mul),
                 }
             })
             .collect();

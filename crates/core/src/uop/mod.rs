@@ -31,6 +31,30 @@ pub enum ReduceOp {
     Sum,
     Max,
     Min,
+    Prod,
+}
+
+impl ReduceOp {
+    /// The binary op that folds an element (or a partial result) into the accumulator.
+    pub fn combine(self) -> BinaryOp {
+        match self {
+            ReduceOp::Sum => BinaryOp::Add,
+            ReduceOp::Max => BinaryOp::Max,
+            ReduceOp::Min => BinaryOp::Min,
+            ReduceOp::Prod => BinaryOp::Mul,
+        }
+    }
+
+    /// The value an empty reduction gives and every accumulator starts from (in f64; the
+    /// dtype's own extreme for max and min).
+    pub fn identity(self) -> f64 {
+        match self {
+            ReduceOp::Sum => 0.0,
+            ReduceOp::Prod => 1.0,
+            ReduceOp::Max => f64::NEG_INFINITY,
+            ReduceOp::Min => f64::INFINITY,
+        }
+    }
 }
 
 /// The closed set of operations. Groups: sources (`Buffer`, `Const`), movement (six tinygrad
