@@ -7,17 +7,17 @@ use super::context::RunContext;
 use super::copies;
 use super::elementwise::{self, operand, tensor_arg, write_value};
 use super::meta;
+use super::reductions;
 use super::subscript::{copy_into, fill};
 use super::value::{sizes, Args, Value};
 use super::views_extra;
 use crate::dtype::DType;
-use crate::engine::reduce::{ArgExtreme, KeepDim};
 use crate::error::{bail, Result};
 use crate::strided::wrap_dim;
 use crate::tensor::{Engine, Operand, OverlapRules, Tensor};
 use crate::torch::format::MemoryFormat;
 use crate::uop::buffer::{Data, Scalar};
-use crate::uop::{BinaryOp, ReduceOp};
+use crate::uop::BinaryOp;
 
 /// Functions callable without a receiver (`arange(3)`, `torch.arange(3)`, `F.relu(x)`).
 const FUNCTIONS: &[&str] = &[
@@ -635,117 +635,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             args.finish()?;
             tensor(run.engine.matmul(&t, &other)?)
         }
-        // ---- reductions
-        "sum" | "mean" | "amax" | "amin" | "logsumexp" => {
-            let dims = args.dims(0, "dim")?;
-            let keepdim = KeepDim::from(args.bool_or(1, "keepdim", false)?);
-            // `dtype=` casts the input before it is reduced and is the result's dtype, as
-            // PyTorch has it (integers accumulate in int64 here, which wraps the same).
-            let want = args.dtype()?;
-            let t = match want {
-                Some(d) if d != t.dtype() => run.engine.cast(&t, d)?,
-                _ => t,
-            };
-            args.finish()?;
-            if name == "logsumexp" && dims.is_none() {
-                bail!(Type, "logsumexp() missing 1 required positional argument: \"dim\"");
-            }
-            let axes = reduce_axes(t.shape().len(), dims.as_deref())?;
-            let out = match name {
-                "sum" => run.engine.reduce(ReduceOp::Sum, &t, &axes, keepdim)?,
-                "mean" => run.engine.mean(&t, &axes, keepdim)?,
-                "amax" => run.engine.reduce(ReduceOp::Max, &t, &axes, keepdim)?,
-                "amin" => run.engine.reduce(ReduceOp::Min, &t, &axes, keepdim)?,
-                _ => run.engine.logsumexp(&t, &axes, keepdim)?,
-            };
-            match want {
-                Some(d) if d != out.dtype() => tensor(run.engine.cast(&out, d)?),
-                _ => tensor(out),
-            }
-        }
-        "any" | "all" => {
-            // any/all are the max/min of the truth values; the result is bool.
-            let dims = args.dims(0, "dim")?;
-            let keepdim = KeepDim::from(args.bool_or(1, "keepdim", false)?);
-            args.finish()?;
-            let axes = reduce_axes(t.shape().len(), dims.as_deref())?;
-            let b = run.engine.cast(&t, DType::Bool)?;
-            let op = if name == "any" { ReduceOp::Max } else { ReduceOp::Min };
-            if t.numel() == 0 {
-                // Of nothing, any is false and all is true (max/min of nothing are refused).
-                let shape: Vec<usize> = crate::engine::reduce::reduced_shape(t.shape(), &axes, keepdim);
-                return tensor(run.engine.full(&shape, Scalar::Bool(name == "all"), Some(DType::Bool))?);
-            }
-            tensor(run.engine.reduce(op, &b, &axes, keepdim)?)
-        }
-        "prod" => {
-            // One dim or none (PyTorch's prod takes no tuple of dims).
-            let dim = args.opt_int(0, "dim")?;
-            let keepdim = KeepDim::from(args.bool_or(1, "keepdim", false)?);
-            let want = args.dtype()?;
-            let t = match want {
-                Some(d) if d != t.dtype() => run.engine.cast(&t, d)?,
-                _ => t,
-            };
-            args.finish()?;
-            let axes = match dim {
-                Some(d) => reduce_axes(t.shape().len(), Some(&[d]))?,
-                None => reduce_axes(t.shape().len(), None)?,
-            };
-            let keepdim = if dim.is_some() { keepdim } else { KeepDim::Drop };
-            let out = run.engine.reduce(ReduceOp::Prod, &t, &axes, keepdim)?;
-            match want {
-                Some(d) if d != out.dtype() => tensor(run.engine.cast(&out, d)?),
-                _ => tensor(out),
-            }
-        }
-        "max" | "min" => {
-            let first = args.opt(0, "dim");
-            let keepdim = KeepDim::from(args.bool_or(1, "keepdim", false)?);
-            args.finish()?;
-            let op = if name == "max" { ReduceOp::Max } else { ReduceOp::Min };
-            match first {
-                None => {
-                    if t.numel() == 0 {
-                        bail!(Shape, "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
-                    }
-                    let axes: Vec<usize> = (0..t.shape().len()).collect();
-                    tensor(run.engine.reduce(op, &t, &axes, KeepDim::Drop)?)
-                }
-                Some(Value::Tensor(other)) => {
-                    let bop = if name == "max" { BinaryOp::Max } else { BinaryOp::Min };
-                    tensor(run.engine.binary(bop, &Operand::Tensor(t), &Operand::Tensor(other))?)
-                }
-                Some(d) => {
-                    let d = wrap_dim(d.as_int("dim")?, t.shape().len())?;
-                    let axes: Vec<usize> = if t.shape().is_empty() { vec![] } else { vec![d] };
-                    let values = run.engine.reduce(op, &t, &axes, keepdim)?;
-                    let indices = if t.shape().is_empty() {
-                        run.engine.full(&[], Scalar::Int(0), Some(DType::Int64))?
-                    } else {
-                        let extreme = if name == "max" { ArgExtreme::Max } else { ArgExtreme::Min };
-                        run.engine.arg_reduce(&t, d, keepdim, extreme)?
-                    };
-                    Ok(Value::Named(vec![("values", Value::Tensor(values)), ("indices", Value::Tensor(indices))]))
-                }
-            }
-        }
-        "argmax" | "argmin" => {
-            let dim = args.opt_int(0, "dim")?;
-            let keepdim = KeepDim::from(args.bool_or(1, "keepdim", false)?);
-            args.finish()?;
-            let extreme = if name == "argmax" { ArgExtreme::Max } else { ArgExtreme::Min };
-            match dim {
-                Some(d) => {
-                    let d = wrap_dim(d, t.shape().len())?;
-                    tensor(run.engine.arg_reduce(&t, d, keepdim, extreme)?)
-                }
-                None => {
-                    let flat = run.engine.reshape(&t, &[-1])?;
-                    tensor(run.engine.arg_reduce(&flat, 0, KeepDim::Drop, extreme)?)
-                }
-            }
-        }
+        _ if reductions::is_method(name) => reductions::method(run, t, name, args),
         // ---- in-place
         "zero_" => {
             args.finish()?;
@@ -797,25 +687,6 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             None => super::nn::method(run.engine, t, name, args),
         },
     }
-}
-
-fn reduce_axes(ndim: usize, dims: Option<&[i64]>) -> Result<Vec<usize>> {
-    let mut axes = match dims {
-        None => (0..ndim).collect::<Vec<_>>(),
-        // An empty tuple reduces everything, as PyTorch's sum(dim=()) does.
-        Some([]) => (0..ndim).collect(),
-        Some(ds) => ds.iter().map(|&d| wrap_dim(d, ndim)).collect::<Result<Vec<_>>>()?,
-    };
-    if ndim == 0 {
-        return Ok(vec![]);
-    }
-    let n = axes.len();
-    axes.sort_unstable();
-    axes.dedup();
-    if axes.len() != n {
-        bail!(Index, "dim {} appears multiple times in the list of dims", axes[0]);
-    }
-    Ok(axes)
 }
 
 fn clamp(run: &mut RunContext, t: &Tensor, lo: Option<Value>, hi: Option<Value>) -> Result<Tensor> {
