@@ -290,26 +290,8 @@ fn torch_surface_meta() {
     assert_families(fixture_files("torch_surface"), &["surface/meta/"]);
 }
 
-/// [`assert_families`] with the cases under `pending` held back: each must still fail (so the
-/// list shrinks the day one starts passing), and every other case must pass.
-fn assert_families_pending(files: Vec<PathBuf>, families: &[&str], pending: &[&str]) {
-    let (pending_passed, pending_failures) = run_cases(&files, pending);
-    assert_eq!(pending_passed, 0, "cases under {pending:?} now pass: take them off the pending list");
-    assert!(!pending_failures.is_empty(), "no cases under {pending:?}");
-    let (passed, failures) = run_cases(&files, families);
-    let is_pending = |f: &String| pending.iter().any(|p| f.contains(&format!("\"{p}")));
-    let failures: Vec<&String> = failures.iter().filter(|f| !is_pending(f)).collect();
-    assert!(
-        failures.is_empty(),
-        "{passed} passed, {} failed:\n{}",
-        failures.len(),
-        failures.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
-    );
-}
-
-/// PyTorch's dtypes; dtype views (`x.view(torch.int32)`: one storage read as another dtype)
-/// are not modelled yet, so their cases are held back.
+/// PyTorch's dtypes, promotion and dtype views.
 #[test]
 fn torch_surface_dtype() {
-    assert_families_pending(fixture_files("torch_surface"), &["surface/dtype/"], &["surface/dtype/view_"]);
+    assert_families(fixture_files("torch_surface"), &["surface/dtype/"]);
 }

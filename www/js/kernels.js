@@ -25,7 +25,7 @@ export function drawKernels(data) {
     data.line ? h('span', {}, h('b', {}, `line ${data.line} `), h('code', {}, data.source || '')) : '',
     data.verified ? h('span', { class: 'ok' }, 'outputs match the interpreter') : '');
   if (!kernels.length) {
-    fill(box, head, h('p', { class: 'dim', id: 'kernel-msg' }, 'This step ran no kernels.'));
+    fill(box, head, h('p', { class: 'dim', id: 'kernel-msg' }, data.note || 'This step ran no kernels.'));
     return;
   }
   const max = Math.max(1, ...kernels.map((k) => timeOf(k) || 0));

@@ -141,8 +141,11 @@ fn main() -> ExitCode {
             let per_step: Vec<Vec<serde_json::Value>> =
                 ran.iter().map(|rs| rs.iter().map(kernels::kernel_json).collect()).collect();
             if let Some(arr) = rep["steps"].as_array_mut() {
-                for (s, ks) in arr.iter_mut().zip(&per_step) {
+                for ((s, ks), step) in arr.iter_mut().zip(&per_step).zip(&steps_k) {
                     s["kernels"] = serde_json::Value::Array(ks.clone());
+                    if let Some(note) = &step.note {
+                        s["kernel_note"] = serde_json::Value::String(note.clone());
+                    }
                 }
             }
             rep["kernels"] = serde_json::Value::Array(per_step.into_iter().flatten().collect());

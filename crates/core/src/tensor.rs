@@ -328,7 +328,17 @@ impl Engine {
         bridge: Bridge,
     ) -> Tensor {
         let s = self.resolve_ref(s);
-        let root = self.root_node(s);
+        let mut root = self.root_node(s);
+        let root_dtype = self.graph.node(root).dtype;
+        if root_dtype != dtype {
+            // A dtype view: the storage's bytes, flat, read as `dtype`.
+            let numel: usize = self.graph.node(root).shape.iter().product();
+            if self.graph.node(root).shape.len() != 1 {
+                root = self.graph.push(Op::Reshape(vec![numel]), root_dtype, vec![numel], vec![root]);
+            }
+            let len = numel * root_dtype.itemsize() / dtype.itemsize();
+            root = self.graph.push(Op::Bitcast(dtype), dtype, vec![len], vec![root]);
+        }
         let root_numel: usize = self.graph.node(root).shape.iter().product();
         let node = if layout.is_contiguous()
             && layout.offset() == 0
@@ -436,7 +446,12 @@ impl Engine {
         check_numel(t.shape())?;
         let t = self.realize(t)?;
         let StorageRef::Realized(s) = t.storage else { unreachable!("realize leaves no pending storage") };
-        Ok(gather_layout(&self.storages[s].data, &t.layout))
+        let data = &self.storages[s].data;
+        if data.dtype() != t.dtype {
+            // A dtype view: its layout counts elements of its own dtype.
+            return Ok(gather_layout(&Data::from_le_bytes(t.dtype, &data.to_le_bytes()), &t.layout));
+        }
+        Ok(gather_layout(data, &t.layout))
     }
 
     pub fn storage_id(&mut self, t: &Tensor) -> Result<StorageId> {
@@ -447,9 +462,11 @@ impl Engine {
     }
 
     /// Elements in the storage under `t` (realizing it if needed).
+    /// The storage's length in elements of `t`'s dtype (a dtype view reads it in its own).
     pub fn storage_numel(&mut self, t: &Tensor) -> Result<usize> {
         let s = self.storage_id(t)?;
-        Ok(self.storages[s].data.len())
+        let data = &self.storages[s].data;
+        Ok(data.len() * data.dtype().itemsize() / t.dtype.itemsize())
     }
 
     /// PyTorch's `t._version`: the count of in-place ops on `t`'s version counter.
@@ -523,6 +540,19 @@ impl Engine {
         let src = self.resolve(src);
         let bridge = src.bridge.view(layout.sizes(), bridge_offset);
         let out = self.over_storage(src.storage, src.dtype, layout, Aliasing::View, tg, bridge);
+        let base = src.base.clone().unwrap_or_else(|| std::sync::Arc::new(src.clone()));
+        Ok(Tensor { counter: src.counter, base: Some(base), ..out })
+    }
+
+    /// A view of `src`'s storage read as another dtype (`x.view(torch.int32)`), with `layout`
+    /// counted in elements of `dtype`. tinygrad's column shows the layout as one view over the
+    /// reinterpreted buffer, the bridge a fresh tensor (it has no dtype views).
+    pub fn dtype_view(&mut self, src: &Tensor, dtype: DType, layout: Layout) -> Result<Tensor> {
+        check_numel(layout.sizes())?;
+        let src = self.realize(src)?;
+        let tg = ShapeTracker::from_view(restride_view(&layout));
+        let bridge = Bridge::fresh(layout.sizes());
+        let out = self.over_storage(src.storage, dtype, layout, Aliasing::View, tg, bridge);
         let base = src.base.clone().unwrap_or_else(|| std::sync::Arc::new(src.clone()));
         Ok(Tensor { counter: src.counter, base: Some(base), ..out })
     }
@@ -755,6 +785,10 @@ impl Engine {
         // written elements runs element by element, as PyTorch's loop does.
         self.realize_pending()?;
         let elements = target.layout.storage_indices();
+        let storage_dtype = self.storages[s].data.dtype();
+        if storage_dtype != target.dtype {
+            return self.write_reinterpreted(&target, s, value, &elements);
+        }
         match sequential::hazard(&self.graph, &self.storages, s, value, &target.layout)? {
             Some(h) => h.apply(&target.layout, &mut self.storages[s].data),
             None => {
@@ -766,6 +800,27 @@ impl Engine {
         self.ids.bump(target.counter);
         self.events.push(Event::Store { node: store, storage: s });
         Ok(Write { storage: s, elements })
+    }
+
+    /// A write through a dtype view: the value lands in the storage's bytes read as the view's
+    /// dtype. It is computed by the interpreter (no kernel reads a storage as another dtype yet,
+    /// so the step has no store kernel); the storage map paints every storage element whose
+    /// bytes changed.
+    fn write_reinterpreted(&mut self, target: &Tensor, s: StorageId, value: UOpId, elements: &[i64]) -> Result<Write> {
+        let data = interp::realize(&self.graph, &self.storages, value)?;
+        let storage_dtype = self.storages[s].data.dtype();
+        let mut view = Data::from_le_bytes(target.dtype, &self.storages[s].data.to_le_bytes());
+        view.scatter(elements, &data);
+        let mut bytes = view.to_le_bytes();
+        bytes.resize(self.storages[s].data.len() * storage_dtype.itemsize(), 0);
+        self.storages[s].data = Data::from_le_bytes(storage_dtype, &bytes);
+        self.storages[s].version += 1;
+        self.ids.bump(target.counter);
+        let (ts, ss) = (target.dtype.itemsize() as i64, storage_dtype.itemsize() as i64);
+        let mut touched: Vec<i64> = elements.iter().flat_map(|&e| (e * ts / ss)..=((e * ts + ts - 1) / ss)).collect();
+        touched.sort_unstable();
+        touched.dedup();
+        Ok(Write { storage: s, elements: touched })
     }
 
     /// PyTorch's memory-overlap checks for a write into `target` that reads `inputs`.

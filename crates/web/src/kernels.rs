@@ -37,6 +37,7 @@ pub async fn step_kernels(src: &str, at: usize, gpu: Option<&Gpu>, no_gpu: &str)
         "verified": true,
         "resolution_ns": resolution,
         "kernels": ran.iter().map(|r| r.report()).collect::<Vec<_>>(),
+        "note": step.note,
         "trace": trace,
     }))
 }

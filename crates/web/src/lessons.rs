@@ -22,7 +22,7 @@ pub const LESSONS: &[Lesson] = &[
     Lesson {
         id: "share",
         title: "Views share storage",
-        explain: "b and c are views of a: writing through b changes a and c, because all three read one storage.",
+        explain: "b and d are views of a: writing through b changes a and d, which read the same storage. c = a.flip(0) is a copy in PyTorch (a view in tinygrad), so it keeps its values.",
         trace: "# Views share storage; copies do not.\na = arange(12.).reshape(3, 4)\nb = a.t()[1:]\nc = a.flip(0)\nb += 100\nd = a[None, :, ::2]\n",
         error: None,
         tensor: "b",
@@ -106,6 +106,14 @@ pub const LESSONS: &[Lesson] = &[
         trace: "x = arange(48.).reshape(2, 3, 2, 4)\ncl = x.contiguous(memory_format=torch.channels_last)\na = cl + 1\nb = cl + ones(2, 3, 2, 4)\nc = ones(2, 3, 2, 4) + cl\n",
         error: None,
         tensor: "a",
+    },
+    Lesson {
+        id: "dtype-view",
+        title: "One storage read as two dtypes",
+        explain: "i = x.view(torch.int32) reads x's bytes as int32: the same storage and strides, no copy. i += 1 adds one to each float's bit pattern, so x moves by one unit in the last place and both versions step. u = x.view(torch.uint8) reads the same 12 bytes as 12 elements.",
+        trace: "x = torch.tensor([1., 2., -0.5])\ni = x.view(torch.int32)\nu = x.view(torch.uint8)\ni += 1\n",
+        error: None,
+        tensor: "i",
     },
     Lesson {
         id: "idx-header",

@@ -178,6 +178,23 @@ fn chunked_lesson_shows_output_and_write() {
 }
 
 #[test]
+fn dtype_view_lesson_shows_one_storage_two_dtypes() {
+    let l = lessons::LESSONS.iter().find(|l| l.id == "dtype-view").expect("the dtype-view lesson");
+    let mut s = Session::new(l.trace);
+    s.goto(s.step_count());
+    let out = s.outline().clone();
+    let (x, i, u) = (&out["tensors"]["x"], &out["tensors"]["i"], &out["tensors"]["u"]);
+    assert_eq!(x["torch"]["storage"], i["torch"]["storage"]);
+    assert_eq!(x["torch"]["storage"], u["torch"]["storage"]);
+    assert_eq!((&i["dtype"], &u["dtype"], &u["shape"]), (&json!("int32"), &json!("uint8"), &json!([12])));
+    // i += 1 moved every float by one unit in the last place: 1.0 became 1 + 2^-23.
+    let x0 = s.state()["step"].clone();
+    assert_eq!(x0["tensors_changed"], json!(["x", "i", "u"]), "{x0}");
+    assert_eq!(x["values"][0], json!(1.0000001_f32), "{x}");
+    assert_eq!(i["values"][0], json!(1_065_353_217), "{i}");
+}
+
+#[test]
 fn share_round_trips_and_rejects() {
     let cases: &[(&str, Option<usize>, Option<&str>)] =
         &[("a = arange(4.)\n", Some(1), Some("a")), ("x = ones(2)  # <img src=x onerror=alert(1)>\n", None, None)];

@@ -498,6 +498,12 @@ impl Lowering<'_> {
                     self.push(Inst::Cast { a, from, to: *to })
                 }
                 Op::Contiguous => self.value(node.src[0], coords, gate)?,
+                Op::Bitcast(d) => {
+                    bail!(
+                        Unsupported,
+                        "a dtype view (the storage read as {d}) has no kernel yet; the interpreter computes it"
+                    )
+                }
                 Op::Reduce(op, axes) => self.reduce(*op, axes, node.src[0], coords, gate, dtype)?,
                 Op::Buffer(_) | Op::Store(_) => {
                     unreachable!("buffers are sources and stores are roots")

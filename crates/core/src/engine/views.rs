@@ -6,6 +6,7 @@
 //! tracker with tinygrad's movement ops, and the offset the bridge reports, independently, so
 //! the models can disagree. Errors are PyTorch's, and the ops never panic on user input.
 
+use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::shape::tracker::ShapeTracker;
 use crate::strided::{row_major_strides, wrap_dim};
@@ -169,6 +170,64 @@ impl Engine {
         layout.check_storage_bounds(numel, t.dtype().itemsize())?;
         let tg = ShapeTracker::from_view(restride_view(&layout));
         self.torch_view(t, layout, tg, 0)
+    }
+
+    /// `t.view(dtype)`: the same storage read as `dtype`. Equal element sizes keep the layout;
+    /// otherwise the last dim (which must have stride 1) is split or merged by the size ratio and
+    /// every other stride and the offset scale with it, as PyTorch's `view_dtype` does.
+    pub fn view_dtype(&mut self, t: &Tensor, dtype: DType) -> Result<Tensor> {
+        let (from, to) = (t.dtype().itemsize(), dtype.itemsize());
+        let l = t.layout();
+        let why = format!("to view {} as {} (different element sizes)", t.dtype().torch_name(), dtype.torch_name());
+        let (mut sizes, mut strides, offset) =
+            (l.sizes().iter().map(|&n| n as i64).collect::<Vec<i64>>(), l.strides().to_vec(), l.offset());
+        if from != to {
+            let n = sizes.len();
+            if n == 0 {
+                bail!(View, "self.dim() cannot be 0 {why}");
+            }
+            if strides[n - 1] != 1 {
+                bail!(View, "self.stride(-1) must be 1 {why}, but got {}", strides[n - 1]);
+            }
+            if from > to {
+                let r = (from / to) as i64;
+                sizes[n - 1] *= r;
+                for s in &mut strides[..n - 1] {
+                    *s *= r;
+                }
+                return self.dtype_view_as(t, dtype, &sizes, &strides, offset * r);
+            }
+            let r = (to / from) as i64;
+            for (i, s) in strides[..n - 1].iter().enumerate() {
+                if s % r != 0 {
+                    bail!(View, "self.stride({i}) must be divisible by {r} {why}, but got {s}");
+                }
+            }
+            if sizes[n - 1] % r != 0 {
+                bail!(View, "self.size(-1) must be divisible by {r} {why}, but got {}", sizes[n - 1]);
+            }
+            if offset % r != 0 {
+                bail!(View, "self.storage_offset() must be divisible by {r} {why}, but got {offset}");
+            }
+            sizes[n - 1] /= r;
+            for s in &mut strides[..n - 1] {
+                *s /= r;
+            }
+            return self.dtype_view_as(t, dtype, &sizes, &strides, offset / r);
+        }
+        self.dtype_view_as(t, dtype, &sizes, &strides, offset)
+    }
+
+    fn dtype_view_as(
+        &mut self,
+        t: &Tensor,
+        dtype: DType,
+        sizes: &[i64],
+        strides: &[i64],
+        offset: i64,
+    ) -> Result<Tensor> {
+        let layout = t.layout().as_strided(sizes, strides, Some(offset))?;
+        self.dtype_view(t, dtype, layout)
     }
 
     /// Same storage, same layout (`detach`, `.data`).

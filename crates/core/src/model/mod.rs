@@ -135,7 +135,7 @@ impl Execution {
             }
         }
         let expected = schedule.written().into_iter().map(|s| (s, engine.storage(s).data.clone())).collect();
-        let step = StepKernels { line: 1, source: "model".to_string(), schedule, inputs, expected };
+        let step = StepKernels { line: 1, source: "model".to_string(), schedule, inputs, expected, note: None };
         Ok((outputs, step))
     }
 }

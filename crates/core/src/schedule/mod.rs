@@ -519,4 +519,6 @@ pub struct StepKernels {
     pub inputs: Vec<Data>,
     /// What the interpreter left in each storage the schedule writes.
     pub expected: BTreeMap<StorageId, Data>,
+    /// Why the statement has no kernels although it computed something, when that is so.
+    pub note: Option<String>,
 }

@@ -9,6 +9,7 @@ use crate::error::Result;
 use crate::schedule::{schedule_events, Schedule, ScheduleOptions, StepKernels};
 use crate::tensor::Event;
 use crate::uop::buffer::Data;
+use crate::uop::Op;
 
 /// Every step's schedule for a finished run, in order.
 pub fn schedule_run(run: &Run, opts: ScheduleOptions) -> Result<Vec<Schedule>> {
@@ -30,7 +31,16 @@ pub fn trace_kernels_in(mut run: Run, src: &str, opts: ScheduleOptions) -> Resul
         let before: Vec<Data> = (0..run.engine.storage_count()).map(|i| run.engine.storage(i).data.clone()).collect();
         run.run_program(&Program { stmts: vec![stmt] });
         let Some(step) = run.steps.last() else { break };
-        let schedule = schedule_events(&run.engine, step.events.clone(), opts)?;
+        // A statement that reads a storage as another dtype (a dtype view) has no kernels yet:
+        // the interpreter computed it, and the step says so instead of failing the run.
+        let dtype_view = reads_dtype_view(&run, step.events.clone());
+        let (schedule, note) = match dtype_view {
+            Some(d) => (
+                Schedule::default(),
+                Some(format!("this statement reads a storage as {d} (a dtype view), which no kernel does yet; the interpreter computed it")),
+            ),
+            None => (schedule_events(&run.engine, step.events.clone(), opts)?, None),
+        };
         // New storages start as created: made from data, or (when a kernel fills them) zeros.
         let mut inputs: Vec<Data> = (0..run.engine.storage_count())
             .map(|i| before.get(i).cloned().unwrap_or_else(|| run.engine.storage(i).data.clone()))
@@ -42,10 +52,25 @@ pub fn trace_kernels_in(mut run: Run, src: &str, opts: ScheduleOptions) -> Resul
             }
         }
         let expected = schedule.written().into_iter().map(|s| (s, run.engine.storage(s).data.clone())).collect();
-        out.push(StepKernels { line: step.line, source: step.source.clone(), schedule, inputs, expected });
+        out.push(StepKernels { line: step.line, source: step.source.clone(), schedule, inputs, expected, note });
         if run.error.is_some() {
             break;
         }
     }
     Ok((run, out))
+}
+
+/// The dtype a statement's events read some storage as through a dtype view, if any.
+fn reads_dtype_view(run: &Run, events: std::ops::Range<usize>) -> Option<crate::dtype::DType> {
+    let graph = run.engine.graph();
+    let roots: Vec<_> = run.engine.events()[events]
+        .iter()
+        .map(|e| match e {
+            Event::Realize { node, .. } | Event::Store { node, .. } => *node,
+        })
+        .collect();
+    graph.toposort(&roots).into_iter().find_map(|id| match graph.node(id).op {
+        Op::Bitcast(d) => Some(d),
+        _ => None,
+    })
 }

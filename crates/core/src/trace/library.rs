@@ -439,6 +439,13 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
     let tensor = |x: Tensor| Ok(Value::Tensor(x));
     match name {
         // ---- PyTorch view ops
+        "view" if matches!(args.peek(0), Some(Value::DType(_))) => {
+            let Some(Value::DType(d)) = args.opt(0, "dtype") else {
+                bail!(Type, "view(): argument 'dtype' must be torch.dtype")
+            };
+            args.finish()?;
+            tensor(run.engine.view_dtype(&t, d)?)
+        }
         "view" | "reshape" => {
             let shape = args.sizes(0, "shape")?;
             args.finish()?;

@@ -110,6 +110,11 @@ impl Args {
     }
 
     /// The argument at position `i` or keyword `name`, if given.
+    /// Positional argument `i` without taking it (to choose an overload).
+    pub fn peek(&self, i: usize) -> Option<&Value> {
+        self.pos.get(i).and_then(Option::as_ref)
+    }
+
     pub fn opt(&mut self, i: usize, name: &str) -> Option<Value> {
         if let Some(v) = self.pos.get_mut(i).and_then(Option::take) {
             return Some(v);

@@ -159,6 +159,7 @@ impl<'a> Interp<'a> {
                 owned(fused::reduce(*r, node.dtype, &tree, &views, &self.graph.node(src).shape, axes))
             }
             Op::Contiguous => self.eval(node.src[0])?,
+            Op::Bitcast(d) => owned(Data::from_le_bytes(*d, &self.eval(node.src[0])?.to_le_bytes())),
             Op::Store(_) => unreachable!("stores are executed by the runner, not evaluated"),
         };
         self.memo.insert(id, out.clone());

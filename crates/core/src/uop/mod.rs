@@ -83,6 +83,9 @@ pub enum Op {
     /// Reduces the listed axes to size 1 (the node's shape keeps them as 1s).
     Reduce(ReduceOp, Vec<usize>),
     Contiguous,
+    /// A whole storage's bytes read as another dtype (a dtype view: `x.view(torch.int32)`); the
+    /// source is a flat buffer, the node a flat buffer of the new dtype.
+    Bitcast(DType),
     /// Writes `src[1]` through the view into the buffer `src[0]`; the node's value is the buffer.
     Store(ShapeTracker),
 }
@@ -116,6 +119,7 @@ impl Op {
             Op::Cast(_) => "CAST",
             Op::Reduce(..) => "REDUCE",
             Op::Contiguous => "CONTIGUOUS",
+            Op::Bitcast(_) => "BITCAST",
             Op::Store(_) => "STORE",
         }
     }
@@ -218,6 +222,7 @@ impl Graph {
                 Op::Cast(d) => d.to_string(),
                 Op::Reduce(r, ax) => format!("{r:?} axes={ax:?}"),
                 Op::Where | Op::Contiguous => String::new(),
+                Op::Bitcast(d) => d.to_string(),
             };
             let src: Vec<String> = n.src.iter().map(|s| format!("%{}", s.0)).collect();
             out.push_str(&format!(
