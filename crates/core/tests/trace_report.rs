@@ -149,3 +149,20 @@ fn edge_values_compute_exactly() {
         ],
     );
 }
+
+/// `torch.result_type`, `promote_types` and `can_cast` answer as PyTorch does (the dtypes are
+/// read back through tensors made with them).
+#[test]
+fn result_type_promote_types_can_cast() {
+    check(
+        "a = torch.arange(3, dtype=torch.int8)\nx = torch.zeros(1, dtype=torch.result_type(a, torch.tensor([1], dtype=torch.uint8)))\ny = torch.zeros(1, dtype=torch.promote_types(torch.float16, torch.bfloat16))\nz = torch.zeros(1, dtype=torch.result_type(a, 1.5))\nw = torch.zeros(1, dtype=torch.result_type(a, torch.tensor(7)))\nc = torch.tensor(torch.can_cast(torch.float32, torch.int64))",
+        &[
+            ("/error", Value::Null),
+            ("/tensors/x/dtype", json!("int16")),
+            ("/tensors/y/dtype", json!("float32")),
+            ("/tensors/z/dtype", json!("float32")),
+            ("/tensors/w/dtype", json!("int8")),
+            ("/tensors/c/values", json!([0])),
+        ],
+    );
+}

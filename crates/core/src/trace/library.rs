@@ -77,6 +77,9 @@ const FUNCTIONS: &[&str] = &[
     "float",
     "int",
     "bool",
+    "result_type",
+    "promote_types",
+    "can_cast",
     "pad",
     "contiguous",
     "logical_not",
@@ -237,6 +240,9 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
             | "float"
             | "int"
             | "bool"
+            | "result_type"
+            | "promote_types"
+            | "can_cast"
             | "len"
             | "max"
             | "min"
@@ -328,6 +334,26 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
         }
         "eye" => copies::eye(run, args),
         "print" => Ok(Value::None),
+        "result_type" => {
+            let a = operand(args.req(0, "tensor")?, "tensor")?;
+            let b = operand(args.req(1, "other")?, "other")?;
+            args.finish()?;
+            Ok(Value::DType(run.engine.promote(&[&a, &b])))
+        }
+        "promote_types" | "can_cast" => {
+            let dtype = |v: Value, what: &str| match v {
+                Value::DType(d) => Ok(d),
+                other => bail!(Type, "{name}(): argument '{what}' must be torch.dtype, not {}", other.type_name()),
+            };
+            let a = dtype(args.req(0, "type1")?, "type1")?;
+            let b = dtype(args.req(1, "type2")?, "type2")?;
+            args.finish()?;
+            Ok(if name == "promote_types" {
+                Value::DType(a.promote(b))
+            } else {
+                Value::Scalar(Scalar::Bool(DType::can_cast(a, b)))
+            })
+        }
         "float" | "int" | "bool" => {
             let v = args.req(0, "x")?;
             args.finish()?;
