@@ -8,17 +8,15 @@
 //! of a statement (or before a write could change what it reads).
 
 use crate::dtype::{result_type, DType};
-use crate::error::{bail, Error, Result};
+use crate::error::{bail, Result};
 use crate::identity::{CounterId, Identities, ObjectId};
 use crate::shape::tracker::ShapeTracker;
 use crate::shape::view::View;
 use crate::strided::strides_for_shape;
 use crate::torch::layout::Layout;
-use crate::torch::overlap::{self, MemOverlap, MemOverlapStatus};
 use crate::uop::alu::Domain;
 use crate::uop::buffer::{Data, Scalar};
 use crate::uop::interp::{self, Storages};
-use crate::uop::sequential;
 use crate::uop::{BinaryOp, Graph, Op, StorageId, UOpId, UnaryOp};
 
 use crate::limits::{check_lazy_numel, check_numel, MAX_ELEMENTS};
@@ -174,7 +172,7 @@ pub struct Engine {
     pub(crate) storages: Vec<Storage>,
     pub(crate) buffer_nodes: Vec<UOpId>,
     pending: Vec<Pending>,
-    events: Vec<Event>,
+    pub(crate) events: Vec<Event>,
     pub(crate) ids: Identities,
 }
 
@@ -583,7 +581,7 @@ impl Engine {
 
     // ---------------------------------------------------------------- elementwise
 
-    fn operand_node(&mut self, o: &Operand, dtype: DType, shape: &[usize]) -> Result<UOpId> {
+    pub(crate) fn operand_node(&mut self, o: &Operand, dtype: DType, shape: &[usize]) -> Result<UOpId> {
         match o {
             Operand::Scalar(s) => Ok(self.graph.push(Op::Const(*s), dtype, shape.to_vec(), vec![])),
             Operand::Tensor(t) => {
@@ -756,103 +754,6 @@ impl Engine {
         let yn = self.operand_node(y, dtype, &shape)?;
         let node = self.graph.push(Op::Where, dtype, shape.clone(), vec![cn, xn, yn]);
         self.computed_as(node, Self::output_layout(&shape, &[c, x, y]))
-    }
-
-    // ---------------------------------------------------------------- writes
-
-    /// Writes `value` (already computed in the target's shape) through `target`'s view into
-    /// its storage and bumps the storage's version. The caller has made PyTorch's checks
-    /// ([`Engine::check_write_overlap`], shape, dtype). Returns the storage indices written.
-    pub fn write(&mut self, target: &Tensor, value: UOpId) -> Result<Write> {
-        let target = self.realize(target)?;
-        let StorageRef::Realized(s) = target.storage else { unreachable!("realize leaves no pending storage") };
-        let vshape = self.graph.node(value).shape.clone();
-        let vdtype = self.graph.node(value).dtype;
-        assert_eq!(vshape, target.shape(), "the caller broadcasts the value to the target's shape");
-        let value = self.cast_node(value, vdtype, target.dtype);
-        let st = ShapeTracker::from_view(View::new(
-            target.shape(),
-            Some(target.layout.strides()),
-            target.layout.offset(),
-            None,
-        ));
-        let buffer = self.buffer_nodes[s];
-        let store =
-            self.graph.push(Op::Store(st), target.dtype, vec![self.storages[s].data.len()], vec![buffer, value]);
-        // Everything the statement computed so far reads the storage as it was: realize it
-        // first. A value that only reads each element it writes is evaluated whole into a
-        // temporary, then stored (tinygrad's fix_store_hazard); one whose reads cross the
-        // written elements runs element by element, as PyTorch's loop does.
-        self.realize_pending()?;
-        let elements = target.layout.storage_indices();
-        let storage_dtype = self.storages[s].data.dtype();
-        if storage_dtype != target.dtype {
-            return self.write_reinterpreted(&target, s, value, &elements);
-        }
-        match sequential::hazard(&self.graph, &self.storages, s, value, &target.layout)? {
-            Some(h) => h.apply(&target.layout, &mut self.storages[s].data),
-            None => {
-                let data = interp::realize(&self.graph, &self.storages, value)?;
-                self.storages[s].data.scatter(&elements, &data);
-            }
-        }
-        self.storages[s].version += 1;
-        self.ids.bump(target.counter);
-        self.events.push(Event::Store { node: store, storage: s });
-        Ok(Write { storage: s, elements })
-    }
-
-    /// A write through a dtype view: the value lands in the storage's bytes read as the view's
-    /// dtype. It is computed by the interpreter (no kernel reads a storage as another dtype yet,
-    /// so the step has no store kernel); the storage map paints every storage element whose
-    /// bytes changed.
-    fn write_reinterpreted(&mut self, target: &Tensor, s: StorageId, value: UOpId, elements: &[i64]) -> Result<Write> {
-        let data = interp::realize(&self.graph, &self.storages, value)?;
-        let storage_dtype = self.storages[s].data.dtype();
-        let mut view = Data::from_le_bytes(target.dtype, &self.storages[s].data.to_le_bytes());
-        view.scatter(elements, &data);
-        let mut bytes = view.to_le_bytes();
-        bytes.resize(self.storages[s].data.len() * storage_dtype.itemsize(), 0);
-        self.storages[s].data = Data::from_le_bytes(storage_dtype, &bytes);
-        self.storages[s].version += 1;
-        self.ids.bump(target.counter);
-        let (ts, ss) = (target.dtype.itemsize() as i64, storage_dtype.itemsize() as i64);
-        let mut touched: Vec<i64> = elements.iter().flat_map(|&e| (e * ts / ss)..=((e * ts + ts - 1) / ss)).collect();
-        touched.sort_unstable();
-        touched.dedup();
-        Ok(Write { storage: s, elements: touched })
-    }
-
-    /// PyTorch's memory-overlap checks for a write into `target` that reads `inputs`.
-    pub fn check_write_overlap(&mut self, target: &Tensor, inputs: &[Tensor], rules: OverlapRules) -> Result<()> {
-        let target = self.realize(target)?;
-        let StorageRef::Realized(s) = target.storage else { unreachable!("realize leaves no pending storage") };
-        if rules.internal && overlap::has_internal_overlap(&target.layout) == MemOverlap::Yes {
-            return Err(Error::Overlap {
-                message: "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".into(),
-                elements: overlap::repeated_elements(&target.layout),
-            });
-        }
-        if rules.partial {
-            for input in inputs {
-                let input = self.resolve(input);
-                if input.storage != StorageRef::Realized(s) {
-                    continue;
-                }
-                if overlap::overlap_status(&target.layout, &input.layout) == MemOverlapStatus::Partial {
-                    return Err(Error::Overlap {
-                        message: "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.".into(),
-                        elements: overlap::shared_elements(&target.layout, &input.layout),
-                    });
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// The node of `o` broadcast to `shape` in `dtype`, for a value about to be written.
-    pub fn value_node(&mut self, o: &Operand, dtype: DType, shape: &[usize]) -> Result<UOpId> {
-        self.operand_node(o, dtype, shape)
     }
 }
 

@@ -25,3 +25,4 @@ pub mod scan;
 pub mod scatter;
 pub mod split;
 pub mod views;
+pub mod write;
