@@ -650,6 +650,11 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             let v = run.engine.values(&t)?;
             Ok(Value::Scalar(v.get_scalar(0)))
         }
+        "tolist" => {
+            args.finish()?;
+            let v = run.engine.values(&t)?;
+            Ok(nested_list(&v, t.shape(), &mut 0))
+        }
         // ---- elementwise
         "clamp" | "clip" => {
             let lo = args.opt(0, "min");
@@ -779,4 +784,16 @@ fn python_number(run: &mut RunContext, name: &str, v: Value) -> Result<Value> {
         "int" => Scalar::Int(x.as_i64()),
         _ => Scalar::Bool(x.as_f64() != 0.0),
     }))
+}
+
+/// `t.tolist()`: Python numbers nested as the shape (a 0-d tensor gives the number itself).
+fn nested_list(v: &Data, shape: &[usize], at: &mut usize) -> Value {
+    match shape.split_first() {
+        None => {
+            let x = Value::Scalar(v.get_scalar(*at));
+            *at += 1;
+            x
+        }
+        Some((&n, rest)) => Value::List((0..n).map(|_| nested_list(v, rest, at)).collect()),
+    }
 }
