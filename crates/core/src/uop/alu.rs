@@ -180,9 +180,30 @@ macro_rules! unary_ops {
                     $(UnaryOp::$op => unary_alu!($kind, v, $($alu)+),)*
                 }
             }
-            crate::uop::buffer::with_data!(a, |v: T| typed::<T>(op, v))
+            match a {
+                Data::Bool(v) => typed(op, v),
+                Data::U8(v) => typed(op, v),
+                Data::I32(v) => typed(op, v),
+                Data::I64(v) => typed(op, v),
+                Data::F32(v) => typed(op, v),
+                Data::F64(v) => typed(op, v),
+                // The narrow types compute in a wider one and round back, as PyTorch's kernels
+                // do for half types (and exactly, for the wrapping integers): one loop fewer
+                // per op in the page's code.
+                narrow => unary(op, &narrow.cast(wide(narrow.dtype()))).cast(narrow.dtype()),
+            }
         }
     };
+}
+
+/// The type a narrow dtype computes in: int8/int16 in int32 (wrapping back is exact for every
+/// op here), float16/bfloat16 in float32 (rounded back once per op, as PyTorch does).
+fn wide(d: DType) -> DType {
+    if d.is_float() {
+        DType::Float32
+    } else {
+        DType::Int32
+    }
 }
 
 /// One binary row's reference loop over typed slices `$a`, `$b`.
@@ -273,10 +294,29 @@ macro_rules! binary_ops {
                     $(BinaryOp::$op => binary_alu!($kind, a, b, $($alu)+),)*
                 }
             }
-            crate::uop::buffer::with_data!(a, |x: T| match T::vec(b) {
-                Some(y) => typed::<T>(op, x, y),
-                None => unreachable!("binary op on mismatched dtypes; the builder casts first"),
-            })
+            fn both<T: Arith>(op: BinaryOp, x: &[T], b: &Data) -> Data {
+                match T::vec(b) {
+                    Some(y) => typed::<T>(op, x, y),
+                    None => unreachable!("binary op on mismatched dtypes; the builder casts first"),
+                }
+            }
+            match a {
+                Data::Bool(x) => both(op, x, b),
+                Data::U8(x) => both(op, x, b),
+                Data::I32(x) => both(op, x, b),
+                Data::I64(x) => both(op, x, b),
+                Data::F32(x) => both(op, x, b),
+                Data::F64(x) => both(op, x, b),
+                narrow => {
+                    let w = wide(narrow.dtype());
+                    let out = binary(op, &narrow.cast(w), &b.cast(w));
+                    if op.is_comparison() {
+                        out
+                    } else {
+                        out.cast(narrow.dtype())
+                    }
+                }
+            }
         }
     };
 }
