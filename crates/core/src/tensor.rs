@@ -184,6 +184,9 @@ pub enum Event {
     Realize { node: UOpId, storage: StorageId },
     /// The `Store` node `node` wrote into `storage`.
     Store { node: UOpId, storage: StorageId },
+    /// The interpreter changed `storage` itself, as no kernel does (a write through a dtype view,
+    /// `resize_` growing it): schedules skip it, and a backend takes the storage as given.
+    Host { storage: StorageId },
 }
 
 #[derive(Clone, Debug)]

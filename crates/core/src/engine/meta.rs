@@ -101,6 +101,7 @@ impl Engine {
         self.storages[s].data = grown;
         // Later reads of the whole storage see the new length.
         self.buffer_nodes[s] = self.graph.push(Op::Buffer(s), dtype, vec![len], vec![]);
+        self.events.push(crate::tensor::Event::Host { storage: s });
     }
 
     /// `t.set_(src)`: `t` reads `src`'s storage with `src`'s layout, keeping its own counter.

@@ -70,6 +70,7 @@ impl Engine {
         self.storages[s].data = Data::from_le_bytes(storage_dtype, &bytes);
         self.storages[s].version += 1;
         self.ids.bump(target.counter);
+        self.events.push(Event::Host { storage: s });
         let (ts, ss) = (target.dtype().itemsize() as i64, storage_dtype.itemsize() as i64);
         let mut touched: Vec<i64> = elements.iter().flat_map(|&e| (e * ts / ss)..=((e * ts + ts - 1) / ss)).collect();
         touched.sort_unstable();

@@ -100,6 +100,8 @@ pub fn schedule_events(engine: &Engine, range: std::ops::Range<usize>, opts: Sch
                 )?;
                 realized.insert(*node, BufRef::Storage(*storage));
             }
+            // The interpreter's own change: no kernel reproduces it (see `Event::Host`).
+            Event::Host { .. } => {}
             Event::Store { node, storage } => {
                 let n = graph.node(*node);
                 let Op::Store(st) = &n.op else {

@@ -39,7 +39,7 @@ pub fn trace_kernels_in(mut run: Run, src: &str, opts: ScheduleOptions) -> Resul
                 Schedule::default(),
                 Some(format!("this statement reads a storage as {d} (a dtype view), which no kernel does yet; the interpreter computed it")),
             ),
-            None => (schedule_events(&run.engine, step.events.clone(), opts)?, None),
+            None => (schedule_events(&run.engine, step.events.clone(), opts)?, host_note(&run, step.events.clone())),
         };
         // New storages start as created: made from data, or (when a kernel fills them) zeros.
         let mut inputs: Vec<Data> = (0..run.engine.storage_count())
@@ -65,12 +65,30 @@ fn reads_dtype_view(run: &Run, events: std::ops::Range<usize>) -> Option<crate::
     let graph = run.engine.graph();
     let roots: Vec<_> = run.engine.events()[events]
         .iter()
-        .map(|e| match e {
-            Event::Realize { node, .. } | Event::Store { node, .. } => *node,
+        .filter_map(|e| match e {
+            Event::Realize { node, .. } | Event::Store { node, .. } => Some(*node),
+            Event::Host { .. } => None,
         })
         .collect();
     graph.toposort(&roots).into_iter().find_map(|id| match graph.node(id).op {
         Op::Bitcast(d) => Some(d),
         _ => None,
+    })
+}
+
+/// What the interpreter changed itself in a statement (see `Event::Host`), as the step's note.
+fn host_note(run: &Run, events: std::ops::Range<usize>) -> Option<String> {
+    let storages: Vec<String> = run.engine.events()[events]
+        .iter()
+        .filter_map(|e| match e {
+            Event::Host { storage } => Some(storage.to_string()),
+            _ => None,
+        })
+        .collect();
+    (!storages.is_empty()).then(|| {
+        format!(
+            "storage {} was changed by the interpreter itself (a write through a dtype view, or resize_ growing it), which no kernel does",
+            storages.join(", ")
+        )
     })
 }
