@@ -26,10 +26,6 @@ fn f(x: f64) -> Operand {
 }
 
 impl Engine {
-    fn bin(&mut self, op: BinaryOp, a: &Operand, b: &Operand) -> Result<Tensor> {
-        self.binary(op, a, b)
-    }
-
     /// Refuses integer and bool inputs the way PyTorch's float-only kernels do.
     fn float_only(&self, x: &Tensor, name: &str) -> Result<()> {
         if !x.dtype().is_float() {
@@ -40,7 +36,7 @@ impl Engine {
 
     /// `x * x`, in x's dtype.
     pub fn square(&mut self, x: &Tensor) -> Result<Tensor> {
-        self.bin(BinaryOp::Mul, &t(x), &t(x))
+        self.binary(BinaryOp::Mul, &t(x), &t(x))
     }
 
     /// `value` where `mask` holds, `x` elsewhere, in x's dtype (the mask broadcasts to x).
@@ -73,7 +69,7 @@ impl Engine {
 
     /// `1 / x`; integers compute in float32.
     pub fn reciprocal(&mut self, x: &Tensor) -> Result<Tensor> {
-        self.bin(BinaryOp::Div, &Operand::Scalar(Scalar::Int(1)), &t(x))
+        self.binary(BinaryOp::Div, &Operand::Scalar(Scalar::Int(1)), &t(x))
     }
 
     /// `1 / sqrt(x)`.
@@ -86,45 +82,45 @@ impl Engine {
     pub fn frac(&mut self, x: &Tensor) -> Result<Tensor> {
         self.float_only(x, "frac_cpu")?;
         let tr = self.unary(UnaryOp::Trunc, x)?;
-        self.bin(BinaryOp::Sub, &t(x), &t(&tr))
+        self.binary(BinaryOp::Sub, &t(x), &t(&tr))
     }
 
     /// `x * sigmoid(x)`.
     pub fn silu(&mut self, x: &Tensor) -> Result<Tensor> {
         self.float_only(x, "silu")?;
         let s = self.unary(UnaryOp::Sigmoid, x)?;
-        self.bin(BinaryOp::Mul, &t(x), &t(&s))
+        self.binary(BinaryOp::Mul, &t(x), &t(&s))
     }
 
     pub fn gelu(&mut self, x: &Tensor, approximate: Gelu) -> Result<Tensor> {
         self.float_only(x, "GeluKernelImpl")?;
         let inner = match approximate {
             Gelu::Exact => {
-                let z = self.bin(BinaryOp::Mul, &t(x), &f(std::f64::consts::FRAC_1_SQRT_2))?;
+                let z = self.binary(BinaryOp::Mul, &t(x), &f(std::f64::consts::FRAC_1_SQRT_2))?;
                 self.unary(UnaryOp::Erf, &z)?
             }
             Gelu::Tanh => {
                 let x3 = self.square(x)?;
-                let x3 = self.bin(BinaryOp::Mul, &t(&x3), &t(x))?;
-                let c = self.bin(BinaryOp::Mul, &t(&x3), &f(0.044715))?;
-                let s = self.bin(BinaryOp::Add, &t(x), &t(&c))?;
-                let z = self.bin(BinaryOp::Mul, &t(&s), &f((2.0 / std::f64::consts::PI).sqrt()))?;
+                let x3 = self.binary(BinaryOp::Mul, &t(&x3), &t(x))?;
+                let c = self.binary(BinaryOp::Mul, &t(&x3), &f(0.044715))?;
+                let s = self.binary(BinaryOp::Add, &t(x), &t(&c))?;
+                let z = self.binary(BinaryOp::Mul, &t(&s), &f((2.0 / std::f64::consts::PI).sqrt()))?;
                 self.unary(UnaryOp::Tanh, &z)?
             }
         };
-        let one = self.bin(BinaryOp::Add, &t(&inner), &f(1.0))?;
-        let half = self.bin(BinaryOp::Mul, &t(x), &f(0.5))?;
-        self.bin(BinaryOp::Mul, &t(&half), &t(&one))
+        let one = self.binary(BinaryOp::Add, &t(&inner), &f(1.0))?;
+        let half = self.binary(BinaryOp::Mul, &t(x), &f(0.5))?;
+        self.binary(BinaryOp::Mul, &t(&half), &t(&one))
     }
 
     /// `log(1 + exp(beta x)) / beta`, and `x` itself where `beta x > threshold`.
     pub fn softplus(&mut self, x: &Tensor, beta: f64, threshold: f64) -> Result<Tensor> {
         self.float_only(x, "softplus")?;
-        let bx = self.bin(BinaryOp::Mul, &t(x), &f(beta))?;
+        let bx = self.binary(BinaryOp::Mul, &t(x), &f(beta))?;
         let e = self.unary(UnaryOp::Exp, &bx)?;
         let l = self.unary(UnaryOp::Log1p, &e)?;
-        let soft = self.bin(BinaryOp::Div, &t(&l), &f(beta))?;
-        let linear = self.bin(BinaryOp::CmpLt, &f(threshold), &t(&bx))?;
+        let soft = self.binary(BinaryOp::Div, &t(&l), &f(beta))?;
+        let linear = self.binary(BinaryOp::CmpLt, &f(threshold), &t(&bx))?;
         self.where_(&t(&linear), &t(x), &t(&soft))
     }
 
@@ -132,16 +128,16 @@ impl Engine {
     pub fn elu(&mut self, x: &Tensor, alpha: f64) -> Result<Tensor> {
         self.float_only(x, "elu")?;
         let m = self.unary(UnaryOp::Expm1, x)?;
-        let neg = self.bin(BinaryOp::Mul, &t(&m), &f(alpha))?;
-        let pos = self.bin(BinaryOp::CmpLt, &f(0.0), &t(x))?;
+        let neg = self.binary(BinaryOp::Mul, &t(&m), &f(alpha))?;
+        let pos = self.binary(BinaryOp::CmpLt, &f(0.0), &t(x))?;
         self.where_(&t(&pos), &t(x), &t(&neg))
     }
 
     /// `x` where positive, `slope x` elsewhere.
     pub fn leaky_relu(&mut self, x: &Tensor, slope: f64) -> Result<Tensor> {
         self.float_only(x, "leaky_relu")?;
-        let neg = self.bin(BinaryOp::Mul, &t(x), &f(slope))?;
-        let pos = self.bin(BinaryOp::CmpLt, &f(0.0), &t(x))?;
+        let neg = self.binary(BinaryOp::Mul, &t(x), &f(slope))?;
+        let pos = self.binary(BinaryOp::CmpLt, &f(0.0), &t(x))?;
         self.where_(&t(&pos), &t(x), &t(&neg))
     }
 
@@ -149,68 +145,68 @@ impl Engine {
     pub fn hardtanh(&mut self, x: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
         // Integer tensors clamp to integer bounds and stay integer.
         let bound = |v: f64| if x.dtype().is_float() { f(v) } else { Operand::Scalar(Scalar::Int(v as i64)) };
-        let a = self.bin(BinaryOp::Max, &t(x), &bound(lo))?;
-        self.bin(BinaryOp::Min, &t(&a), &bound(hi))
+        let a = self.binary(BinaryOp::Max, &t(x), &bound(lo))?;
+        self.binary(BinaryOp::Min, &t(&a), &bound(hi))
     }
 
     /// `log(sigmoid(x))`, as `min(x, 0) - log1p(exp(-|x|))` (no overflow either way).
     pub fn logsigmoid(&mut self, x: &Tensor) -> Result<Tensor> {
         self.float_only(x, "log_sigmoid_forward")?;
-        let m = self.bin(BinaryOp::Min, &t(x), &f(0.0))?;
+        let m = self.binary(BinaryOp::Min, &t(x), &f(0.0))?;
         let a = self.unary(UnaryOp::Abs, x)?;
         let na = self.unary(UnaryOp::Neg, &a)?;
         let e = self.unary(UnaryOp::Exp, &na)?;
         let l = self.unary(UnaryOp::Log1p, &e)?;
-        self.bin(BinaryOp::Sub, &t(&m), &t(&l))
+        self.binary(BinaryOp::Sub, &t(&m), &t(&l))
     }
 
     /// `x tanh(softplus(x))`.
     pub fn mish(&mut self, x: &Tensor) -> Result<Tensor> {
         let sp = self.softplus(x, 1.0, 20.0)?;
         let th = self.unary(UnaryOp::Tanh, &sp)?;
-        self.bin(BinaryOp::Mul, &t(x), &t(&th))
+        self.binary(BinaryOp::Mul, &t(x), &t(&th))
     }
 
     /// `min(max(x + 3, 0), 6) / 6`.
     pub fn hardsigmoid(&mut self, x: &Tensor) -> Result<Tensor> {
         self.float_only(x, "hardsigmoid")?;
-        let s = self.bin(BinaryOp::Add, &t(x), &f(3.0))?;
+        let s = self.binary(BinaryOp::Add, &t(x), &f(3.0))?;
         let c = self.hardtanh(&s, 0.0, 6.0)?;
-        self.bin(BinaryOp::Div, &t(&c), &f(6.0))
+        self.binary(BinaryOp::Div, &t(&c), &f(6.0))
     }
 
     /// `x min(max(x + 3, 0), 6) / 6`.
     pub fn hardswish(&mut self, x: &Tensor) -> Result<Tensor> {
         self.float_only(x, "hardswish")?;
-        let s = self.bin(BinaryOp::Add, &t(x), &f(3.0))?;
+        let s = self.binary(BinaryOp::Add, &t(x), &f(3.0))?;
         let c = self.hardtanh(&s, 0.0, 6.0)?;
-        let p = self.bin(BinaryOp::Mul, &t(x), &t(&c))?;
-        self.bin(BinaryOp::Div, &t(&p), &f(6.0))
+        let p = self.binary(BinaryOp::Mul, &t(x), &t(&c))?;
+        self.binary(BinaryOp::Div, &t(&p), &f(6.0))
     }
 
     /// PyTorch's `lerp`: `a + w (b - a)` for `|w| < 0.5`, `b - (b - a)(1 - w)` otherwise, which
     /// is exact at both ends.
     pub fn lerp(&mut self, a: &Tensor, b: &Tensor, w: &Operand) -> Result<Tensor> {
         self.float_only(a, "lerp_kernel_scalar")?;
-        let d = self.bin(BinaryOp::Sub, &t(b), &t(a))?;
-        let wd = self.bin(BinaryOp::Mul, w, &t(&d))?;
-        let low = self.bin(BinaryOp::Add, &t(a), &t(&wd))?;
-        let om = self.bin(BinaryOp::Sub, &f(1.0), w)?;
-        let dm = self.bin(BinaryOp::Mul, &t(&d), &t(&om))?;
-        let high = self.bin(BinaryOp::Sub, &t(b), &t(&dm))?;
+        let d = self.binary(BinaryOp::Sub, &t(b), &t(a))?;
+        let wd = self.binary(BinaryOp::Mul, w, &t(&d))?;
+        let low = self.binary(BinaryOp::Add, &t(a), &t(&wd))?;
+        let om = self.binary(BinaryOp::Sub, &f(1.0), w)?;
+        let dm = self.binary(BinaryOp::Mul, &t(&d), &t(&om))?;
+        let high = self.binary(BinaryOp::Sub, &t(b), &t(&dm))?;
         let aw = match w {
             Operand::Tensor(w) => Operand::Tensor(self.unary(UnaryOp::Abs, w)?),
             Operand::Scalar(s) => f(s.as_f64().abs()),
         };
-        let small = self.bin(BinaryOp::CmpLt, &aw, &f(0.5))?;
+        let small = self.binary(BinaryOp::CmpLt, &aw, &f(0.5))?;
         self.where_(&t(&small), &t(&low), &t(&high))
     }
 
     /// `x + value a b`.
     pub fn addcmul(&mut self, x: &Tensor, a: &Tensor, b: &Tensor, value: Scalar) -> Result<Tensor> {
-        let p = self.bin(BinaryOp::Mul, &t(a), &t(b))?;
+        let p = self.binary(BinaryOp::Mul, &t(a), &t(b))?;
         let p = self.scaled(&p, value)?;
-        self.bin(BinaryOp::Add, &t(x), &t(&p))
+        self.binary(BinaryOp::Add, &t(x), &t(&p))
     }
 
     /// `x + value a / b`; PyTorch refuses integer division here.
@@ -221,9 +217,9 @@ impl Engine {
                 "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes."
             );
         }
-        let q = self.bin(BinaryOp::Div, &t(a), &t(b))?;
+        let q = self.binary(BinaryOp::Div, &t(a), &t(b))?;
         let q = self.scaled(&q, value)?;
-        self.bin(BinaryOp::Add, &t(x), &t(&q))
+        self.binary(BinaryOp::Add, &t(x), &t(&q))
     }
 
     /// `value x`, skipping the multiply when `value` is 1 (as PyTorch's kernels do).
@@ -231,7 +227,7 @@ impl Engine {
         if value.as_f64() == 1.0 {
             return Ok(x.clone());
         }
-        self.bin(BinaryOp::Mul, &Operand::Scalar(value), &t(x))
+        self.binary(BinaryOp::Mul, &Operand::Scalar(value), &t(x))
     }
 
     /// `torch.linspace`: `steps` points from `start` to `end`, the first half counted up from

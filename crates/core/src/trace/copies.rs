@@ -30,26 +30,14 @@ pub const FUNCTIONS: &[&str] = &[
     "diag_embed",
 ];
 
-/// The methods of this file (`x.X(...)`).
-const METHODS: &[&str] = &[
+/// The methods of this file that are no `torch.` function (`x.X(...)` only); every name in
+/// [`FUNCTIONS`] is a method too.
+const METHODS_ONLY: &[&str] = &[
     "repeat",
-    "tile",
-    "repeat_interleave",
-    "roll",
-    "narrow_copy",
-    "tril",
-    "triu",
     "tril_",
     "triu_",
-    "cumsum",
-    "cumprod",
     "cumsum_",
     "cumprod_",
-    "fliplr",
-    "flipud",
-    "rot90",
-    "diag",
-    "diag_embed",
     "new_zeros",
     "new_ones",
     "new_full",
@@ -58,7 +46,7 @@ const METHODS: &[&str] = &[
 ];
 
 pub fn is_method(name: &str) -> bool {
-    METHODS.contains(&name)
+    FUNCTIONS.contains(&name) || METHODS_ONLY.contains(&name)
 }
 
 /// `x.name(args)` for a name [`is_method`] accepts.

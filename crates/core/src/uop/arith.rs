@@ -249,64 +249,19 @@ macro_rules! half_arith {
         impl Arith for $t {
             const LOWEST: Self = $t($neg_inf);
             const HIGHEST: Self = $t($inf);
-            fn add(a: Self, b: Self) -> Self {
-                $t::from_f32(a.to_f32() + b.to_f32())
-            }
-            fn sub(a: Self, b: Self) -> Self {
-                $t::from_f32(a.to_f32() - b.to_f32())
-            }
-            fn mul(a: Self, b: Self) -> Self {
-                $t::from_f32(a.to_f32() * b.to_f32())
-            }
-            fn div(a: Self, b: Self) -> Self {
-                $t::from_f32(a.to_f32() / b.to_f32())
-            }
-            fn floordiv(a: Self, b: Self) -> Self {
-                $t::from_f32(<f32 as Arith>::floordiv(a.to_f32(), b.to_f32()))
-            }
-            fn rem(a: Self, b: Self) -> Self {
-                $t::from_f32(<f32 as Arith>::rem(a.to_f32(), b.to_f32()))
-            }
-            fn fmod(a: Self, b: Self) -> Self {
-                $t::from_f32(<f32 as Arith>::fmod(a.to_f32(), b.to_f32()))
-            }
-            fn pow(a: Self, b: Self) -> Self {
-                $t::from_f32(<f32 as Arith>::pow(a.to_f32(), b.to_f32()))
-            }
-            fn and(a: Self, b: Self) -> Self {
-                $t::from_f32(<f32 as Arith>::and(a.to_f32(), b.to_f32()))
-            }
-            fn or(a: Self, b: Self) -> Self {
-                $t::from_f32(<f32 as Arith>::or(a.to_f32(), b.to_f32()))
-            }
-            fn xor(a: Self, b: Self) -> Self {
-                $t::from_f32(<f32 as Arith>::xor(a.to_f32(), b.to_f32()))
-            }
-            fn neg(a: Self) -> Self {
-                $t::from_f32(-a.to_f32())
-            }
-            fn not(a: Self) -> Self {
-                $t::from_f32(<f32 as Arith>::not(a.to_f32()))
-            }
-            fn abs(a: Self) -> Self {
-                $t::from_f32(a.to_f32().abs())
-            }
-            fn sign(a: Self) -> Self {
-                $t::from_f32(<f32 as Arith>::sign(a.to_f32()))
-            }
-            fn max(a: Self, b: Self) -> Self {
-                $t::from_f32(<f32 as Arith>::max(a.to_f32(), b.to_f32()))
-            }
-            fn min(a: Self, b: Self) -> Self {
-                $t::from_f32(<f32 as Arith>::min(a.to_f32(), b.to_f32()))
-            }
-            fn fmax(a: Self, b: Self) -> Self {
-                $t::from_f32(a.to_f32().max(b.to_f32()))
-            }
-            fn fmin(a: Self, b: Self) -> Self {
-                $t::from_f32(a.to_f32().min(b.to_f32()))
-            }
+            half_arith!(@binary $t: add sub mul div floordiv rem fmod pow and or xor max min fmax fmin);
+            half_arith!(@unary $t: neg not abs sign);
         }
+    };
+    (@binary $t:ident: $($m:ident)*) => {
+        $(fn $m(a: Self, b: Self) -> Self {
+            $t::from_f32(<f32 as Arith>::$m(a.to_f32(), b.to_f32()))
+        })*
+    };
+    (@unary $t:ident: $($m:ident)*) => {
+        $(fn $m(a: Self) -> Self {
+            $t::from_f32(<f32 as Arith>::$m(a.to_f32()))
+        })*
     };
 }
 half_arith!(F16, 0xfc00, 0x7c00);
