@@ -225,6 +225,13 @@ fn write_trace(path: &str, backend: Backend, ran: &[Vec<kernels::Ran>]) -> Resul
 fn table(rep: &serde_json::Value) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
+    // What the trace printed comes first, as running it in Python would show it.
+    if let Some(text) = rep["output"].as_str() {
+        out.push_str(text);
+        if !text.is_empty() && !text.ends_with('\n') {
+            out.push('\n');
+        }
+    }
     let empty = serde_json::Map::new();
     let tensors = rep["tensors"].as_object().unwrap_or(&empty);
     let _ = writeln!(

@@ -28,6 +28,10 @@ pub enum Error {
     Limit(String),
     /// A share link or file that does not decode.
     Decode(String),
+    /// A trace's `assert` failed (Python's AssertionError).
+    Assertion(String),
+    /// A Python value of the right type but a wrong value (Python's ValueError).
+    Value(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -46,6 +50,8 @@ impl Error {
             Error::Unsupported(_) => "unsupported",
             Error::Limit(_) => "limit",
             Error::Decode(_) => "decode",
+            Error::Assertion(_) => "assertion",
+            Error::Value(_) => "value",
         }
     }
 
@@ -60,7 +66,9 @@ impl Error {
             | Error::Type(m)
             | Error::Unsupported(m)
             | Error::Limit(m)
-            | Error::Decode(m) => m,
+            | Error::Decode(m)
+            | Error::Assertion(m)
+            | Error::Value(m) => m,
         }
     }
 }

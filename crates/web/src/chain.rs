@@ -10,7 +10,7 @@
 //! output (`[0]`); that row's tensor carries `torch.output_of`, which output of which op it is.
 
 use serde_json::{json, Value as Json};
-use stridelab_core::trace::ast::{Expr, ExprKind, Program, Stmt, StmtKind, UnaryOp};
+use stridelab_core::trace::ast::{BoolOp, CompKind, Expr, ExprKind, FPart, Program, Stmt, StmtKind, Target, UnaryOp};
 use stridelab_core::trace::report::{report_value, ReportOptions};
 use stridelab_core::trace::runner::Run;
 
@@ -172,6 +172,7 @@ pub fn unparse(e: &Expr) -> String {
                 UnaryOp::Neg => "-",
                 UnaryOp::Pos => "+",
                 UnaryOp::Invert => "~",
+                UnaryOp::Not => "not ",
             };
             format!("{op}{}", unparse(operand))
         }
@@ -190,5 +191,60 @@ pub fn unparse(e: &Expr) -> String {
                 None => format!("{}:{}", part(start), part(stop)),
             }
         }
+        ExprKind::BoolOp { op, values } => {
+            let sep = match op {
+                BoolOp::And => " and ",
+                BoolOp::Or => " or ",
+            };
+            format!("({})", values.iter().map(unparse).collect::<Vec<_>>().join(sep))
+        }
+        ExprKind::IfExp { test, body, orelse } => {
+            format!("({} if {} else {})", unparse(body), unparse(test), unparse(orelse))
+        }
+        ExprKind::Comp { kind, elt, generators } => {
+            let mut text = unparse(elt);
+            for g in generators {
+                text.push_str(&format!(" for {} in {}", target(&g.target), unparse(&g.iter)));
+                for c in &g.ifs {
+                    text.push_str(&format!(" if {}", unparse(c)));
+                }
+            }
+            match kind {
+                CompKind::List => format!("[{text}]"),
+                CompKind::Generator => format!("({text})"),
+            }
+        }
+        ExprKind::FString(parts) => {
+            let mut text = String::new();
+            for p in parts {
+                match p {
+                    FPart::Lit(s) => text.push_str(&s.replace('{', "{{").replace('}', "}}")),
+                    FPart::Expr { expr, conv, spec, debug } => {
+                        text.push('{');
+                        match debug {
+                            Some(d) => text.push_str(d),
+                            None => text.push_str(&unparse(expr)),
+                        }
+                        if let Some(c) = conv {
+                            text.push('!');
+                            text.push(*c);
+                        }
+                        if !spec.is_empty() {
+                            text.push(':');
+                            text.push_str(spec);
+                        }
+                        text.push('}');
+                    }
+                }
+            }
+            format!("f{text:?}")
+        }
+    }
+}
+
+fn target(t: &Target) -> String {
+    match t {
+        Target::Name(n) => n.clone(),
+        Target::Tuple(items) => format!("({})", items.iter().map(target).collect::<Vec<_>>().join(", ")),
     }
 }

@@ -72,13 +72,18 @@ impl Session {
             return;
         }
         let Some(p) = &self.program else { return };
-        if k > self.at && self.run.error.is_none() {
+        if p.is_flat() && k > self.at && self.run.error.is_none() {
             // Forward steps continue the run: the same statements in the same order reach the
             // same state as a replay, at the cost of the new statements only.
             self.run.run_program(&Program { stmts: p.stmts[self.at..k].to_vec() });
-        } else {
+        } else if p.is_flat() {
             let mut run = Run::with_files(sample_files());
             run.run_program(&Program { stmts: p.stmts[..k].to_vec() });
+            self.run = run;
+        } else {
+            // With blocks, step k is the k-th statement executed: the run replays up to it.
+            let mut run = Run::with_files(sample_files()).stop_after(k);
+            run.run_program(p);
             self.run = run;
         }
         self.at = k;
@@ -176,11 +181,12 @@ impl Session {
     /// name written to (`a += ...`, `a[...] = ...`) or whose method ran (`a.add_(...)`).
     fn error_storage(&self) -> Option<usize> {
         let e = self.run.error.as_ref()?;
-        let stmt = self.program.as_ref()?.stmts.iter().find(|s| s.span.line == e.line)?;
+        let stmt = self.program.as_ref()?.statement_at(e.line)?;
         let target = match &stmt.kind {
             StmtKind::AugAssign { target, .. } | StmtKind::SetItem { target, .. } => target,
             StmtKind::Expr(e) => e,
             StmtKind::Assign { value, .. } => value,
+            _ => return None,
         };
         let name = chain::root_name(target)?;
         match self.tensor(name)?.storage() {
@@ -194,10 +200,16 @@ impl Session {
         let Some(p) = &self.program else {
             return json!([]);
         };
-        let Some(def) = chain::definition(p, self.at, name) else {
+        // The chain follows definitions among whole top-level statements.
+        let upto = if p.is_flat() {
+            self.at
+        } else {
+            self.run.steps.last().map_or(0, |s| p.top_level_before(s.line))
+        };
+        let Some(def) = chain::definition(p, upto, name) else {
             return json!([]);
         };
-        self.chains.entry((name.to_string(), def)).or_insert_with(|| chain::chain(p, self.at, name)).clone()
+        self.chains.entry((name.to_string(), def)).or_insert_with(|| chain::chain(p, upto, name)).clone()
     }
 }
 

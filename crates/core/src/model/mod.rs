@@ -230,5 +230,7 @@ fn in_node(e: crate::Error, at: &str) -> crate::Error {
         E::Unsupported(s) => E::Unsupported(m(s)),
         E::Limit(s) => E::Limit(m(s)),
         E::Decode(s) => E::Decode(m(s)),
+        E::Assertion(s) => E::Assertion(m(s)),
+        E::Value(s) => E::Value(m(s)),
     }
 }

@@ -1,4 +1,5 @@
-//! The syntax tree of a trace: a torch-flavoured subset of Python, one statement per line.
+//! The syntax tree of a trace: the subset of Python that tensor snippets are written in (simple
+//! statements, indented blocks, small functions, comprehensions and f-strings).
 //!
 //! Every node keeps the line and column it started at, so that an error raised while running a
 //! statement can point at the exact expression, as the editor in the playground shows it.
@@ -15,6 +16,42 @@ pub struct Span {
 #[derive(Clone, Debug, PartialEq, Default, Serialize)]
 pub struct Program {
     pub stmts: Vec<Stmt>,
+}
+
+impl Program {
+    /// Whether every statement is a simple one at the top level, so that step `k` is statement
+    /// `k` (blocks and functions make steps the statements executed, not the ones written).
+    pub fn is_flat(&self) -> bool {
+        self.stmts.iter().all(|s| s.kind.blocks().is_empty())
+    }
+
+    /// The innermost statement that starts on `line`.
+    pub fn statement_at(&self, line: usize) -> Option<&Stmt> {
+        fn find(stmts: &[Stmt], line: usize) -> Option<&Stmt> {
+            for s in stmts {
+                for b in s.kind.blocks() {
+                    if let Some(inner) = find(b, line) {
+                        return Some(inner);
+                    }
+                }
+                if s.span.line == line {
+                    return Some(s);
+                }
+            }
+            None
+        }
+        find(&self.stmts, line)
+    }
+
+    /// How many top-level statements have certainly finished when a step on `line` runs: those
+    /// that start before it, less the last one if it is a block (the step may be inside it).
+    pub fn top_level_before(&self, line: usize) -> usize {
+        let before = &self.stmts[..self.stmts.iter().take_while(|s| s.span.line < line).count()];
+        match before.last() {
+            Some(s) if !s.kind.blocks().is_empty() => before.len() - 1,
+            _ => before.len(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -35,6 +72,83 @@ pub enum StmtKind {
     SetItem { target: Expr, index: Vec<Expr>, value: Expr },
     /// A bare expression, usually a method call such as `a.add_(1)`.
     Expr(Expr),
+    /// `if test:` with its body; `orelse` holds the `else:` body, or one `If` for an `elif`.
+    If { test: Expr, body: Vec<Stmt>, orelse: Vec<Stmt> },
+    /// `for target in iter:`.
+    For { target: Target, iter: Expr, body: Vec<Stmt> },
+    /// `while test:`.
+    While { test: Expr, body: Vec<Stmt> },
+    /// `with a as x, b:`: each context manager with its optional name.
+    With { items: Vec<(Expr, Option<String>)>, body: Vec<Stmt> },
+    /// `def name(params):`; shared, since the function value keeps its body.
+    Def(FuncDef),
+    Return(Option<Expr>),
+    Pass,
+    Break,
+    Continue,
+    /// `assert test, message`.
+    Assert { test: Expr, msg: Option<Expr> },
+    /// `del a, b` (names only).
+    Del(Vec<String>),
+}
+
+impl StmtKind {
+    /// The statements a compound statement runs (empty for a simple one).
+    pub fn blocks(&self) -> Vec<&[Stmt]> {
+        match self {
+            StmtKind::If { body, orelse, .. } => vec![body, orelse],
+            StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::With { body, .. } => vec![body],
+            StmtKind::Def(f) => vec![&f.body],
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// A function defined in the trace.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FuncDef {
+    pub name: String,
+    /// Parameters in order, each with its default (evaluated when the `def` runs, as Python does).
+    pub params: Vec<(String, Option<Expr>)>,
+    pub body: Vec<Stmt>,
+}
+
+/// What a `for` loop or a comprehension binds: a name or a (nested) tuple of names.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Target {
+    Name(String),
+    Tuple(Vec<Target>),
+}
+
+/// `for target in iter if cond ...` inside a comprehension.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Comprehension {
+    pub target: Target,
+    pub iter: Expr,
+    pub ifs: Vec<Expr>,
+}
+
+/// One piece of an f-string.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum FPart {
+    Lit(String),
+    /// `{expr!conv:spec}`; `debug` is the `expr=` text a self-documenting field prints first.
+    Expr { expr: Expr, conv: Option<char>, spec: String, debug: Option<String> },
+}
+
+/// Python's `and` and `or`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum BoolOp {
+    And,
+    Or,
+}
+
+/// What a comprehension builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum CompKind {
+    List,
+    /// A generator expression, built eagerly as a tuple-like sequence.
+    Generator,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -62,6 +176,11 @@ pub enum BinOp {
     And,
     Or,
     Xor,
+    /// `in`, `not in`, `is`, `is not`: Python-level comparisons the runner evaluates itself.
+    In,
+    NotIn,
+    Is,
+    IsNot,
 }
 
 impl BinOp {
@@ -85,6 +204,10 @@ impl BinOp {
             BinOp::And => "&",
             BinOp::Or => "|",
             BinOp::Xor => "^",
+            BinOp::In => "in",
+            BinOp::NotIn => "not in",
+            BinOp::Is => "is",
+            BinOp::IsNot => "is not",
         }
     }
 }
@@ -94,6 +217,8 @@ pub enum UnaryOp {
     Neg,
     Pos,
     Invert,
+    /// Python's `not`.
+    Not,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -133,6 +258,24 @@ pub enum ExprKind {
         value: Box<Expr>,
         items: Vec<Expr>,
     },
+    /// `a and b`, `a or b` (short-circuit, Python's truth).
+    BoolOp {
+        op: BoolOp,
+        values: Vec<Expr>,
+    },
+    /// `body if test else orelse`.
+    IfExp {
+        test: Box<Expr>,
+        body: Box<Expr>,
+        orelse: Box<Expr>,
+    },
+    /// `[elt for ...]` or `(elt for ...)`.
+    Comp {
+        kind: CompKind,
+        elt: Box<Expr>,
+        generators: Vec<Comprehension>,
+    },
+    FString(Vec<FPart>),
     /// `start:stop:step` inside an index.
     Slice {
         start: Option<Box<Expr>>,

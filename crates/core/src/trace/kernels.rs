@@ -2,12 +2,13 @@
 //! with the storages the kernels start from and what the interpreter left, so any kernel
 //! backend can run a trace's steps and be checked against the reference.
 
-use super::ast::Program;
 use super::parser;
-use super::runner::Run;
-use crate::error::Result;
+use super::runner::{Run, Step, StepObserver};
+use crate::error::{Error, Result};
 use crate::schedule::{schedule_events, Schedule, ScheduleOptions, StepKernels};
-use crate::tensor::Event;
+use crate::tensor::{Engine, Event};
+use std::cell::RefCell;
+use std::rc::Rc;
 use crate::uop::buffer::Data;
 use crate::uop::Op;
 
@@ -26,44 +27,74 @@ pub fn trace_kernels(src: &str, opts: ScheduleOptions) -> Result<(Run, Vec<StepK
 /// `dataset(name)` statements can read their files.
 pub fn trace_kernels_in(mut run: Run, src: &str, opts: ScheduleOptions) -> Result<(Run, Vec<StepKernels>)> {
     let program = parser::parse(src)?;
-    let mut out = Vec::new();
-    for stmt in program.stmts {
-        let before: Vec<Data> = (0..run.engine.storage_count()).map(|i| run.engine.storage(i).data.clone()).collect();
-        run.run_program(&Program { stmts: vec![stmt] });
-        let Some(step) = run.steps.last() else { break };
-        // A statement that reads a storage as another dtype (a dtype view) has no kernels yet:
-        // the interpreter computed it, and the step says so instead of failing the run.
-        let dtype_view = reads_dtype_view(&run, step.events.clone());
-        let (schedule, note) = match dtype_view {
-            Some(d) => (
-                Schedule::default(),
-                Some(format!("this statement reads a storage as {d} (a dtype view), which no kernel does yet; the interpreter computed it")),
-            ),
-            None => (schedule_events(&run.engine, step.events.clone(), opts)?, host_note(&run, step.events.clone())),
-        };
-        // New storages start as created: made from data, or (when a kernel fills them) zeros.
-        let mut inputs: Vec<Data> = (0..run.engine.storage_count())
-            .map(|i| before.get(i).cloned().unwrap_or_else(|| run.engine.storage(i).data.clone()))
-            .collect();
-        for e in &run.engine.events()[step.events.clone()] {
-            if let Event::Realize { storage, .. } = e {
-                let d = &inputs[*storage];
-                inputs[*storage] = Data::zeros(d.dtype(), d.len());
-            }
+    let shared = Rc::new(RefCell::new(Collector { opts, before: Vec::new(), out: Vec::new(), error: None }));
+    run.observe(Box::new(Observer(shared.clone())));
+    run.run_program(&program);
+    run.unobserve();
+    let c = shared.replace(Collector { opts, before: Vec::new(), out: Vec::new(), error: None });
+    match c.error {
+        Some(e) => Err(e),
+        None => Ok((run, c.out)),
+    }
+}
+
+/// Builds each step's kernels as the run takes it: the storages as the step found them, its
+/// schedule, and what it left in the storages it wrote.
+struct Collector {
+    opts: ScheduleOptions,
+    before: Vec<Data>,
+    out: Vec<StepKernels>,
+    error: Option<Error>,
+}
+
+struct Observer(Rc<RefCell<Collector>>);
+
+impl StepObserver for Observer {
+    fn before(&mut self, engine: &Engine) {
+        let mut c = self.0.borrow_mut();
+        c.before = (0..engine.storage_count()).map(|i| engine.storage(i).data.clone()).collect();
+    }
+
+    fn after(&mut self, engine: &Engine, step: &Step) {
+        let mut c = self.0.borrow_mut();
+        if c.error.is_some() {
+            return;
         }
-        let expected = schedule.written().into_iter().map(|s| (s, run.engine.storage(s).data.clone())).collect();
-        out.push(StepKernels { line: step.line, source: step.source.clone(), schedule, inputs, expected, note });
-        if run.error.is_some() {
-            break;
+        match step_kernels(engine, step, &c.before, c.opts) {
+            Ok(k) => c.out.push(k),
+            Err(e) => c.error = Some(e),
         }
     }
-    Ok((run, out))
+}
+
+fn step_kernels(engine: &Engine, step: &Step, before: &[Data], opts: ScheduleOptions) -> Result<StepKernels> {
+    // A statement that reads a storage as another dtype (a dtype view) has no kernels yet:
+    // the interpreter computed it, and the step says so instead of failing the run.
+    let (schedule, note) = match reads_dtype_view(engine, step.events.clone()) {
+        Some(d) => (
+            Schedule::default(),
+            Some(format!("this statement reads a storage as {d} (a dtype view), which no kernel does yet; the interpreter computed it")),
+        ),
+        None => (schedule_events(engine, step.events.clone(), opts)?, host_note(engine, step.events.clone())),
+    };
+    // New storages start as created: made from data, or (when a kernel fills them) zeros.
+    let mut inputs: Vec<Data> = (0..engine.storage_count())
+        .map(|i| before.get(i).cloned().unwrap_or_else(|| engine.storage(i).data.clone()))
+        .collect();
+    for e in &engine.events()[step.events.clone()] {
+        if let Event::Realize { storage, .. } = e {
+            let d = &inputs[*storage];
+            inputs[*storage] = Data::zeros(d.dtype(), d.len());
+        }
+    }
+    let expected = schedule.written().into_iter().map(|s| (s, engine.storage(s).data.clone())).collect();
+    Ok(StepKernels { line: step.line, source: step.source.clone(), schedule, inputs, expected, note })
 }
 
 /// The dtype a statement's events read some storage as through a dtype view, if any.
-fn reads_dtype_view(run: &Run, events: std::ops::Range<usize>) -> Option<crate::dtype::DType> {
-    let graph = run.engine.graph();
-    let roots: Vec<_> = run.engine.events()[events]
+fn reads_dtype_view(engine: &Engine, events: std::ops::Range<usize>) -> Option<crate::dtype::DType> {
+    let graph = engine.graph();
+    let roots: Vec<_> = engine.events()[events]
         .iter()
         .filter_map(|e| match e {
             Event::Realize { node, .. } | Event::Store { node, .. } => Some(*node),
@@ -77,8 +108,8 @@ fn reads_dtype_view(run: &Run, events: std::ops::Range<usize>) -> Option<crate::
 }
 
 /// What the interpreter changed itself in a statement (see `Event::Host`), as the step's note.
-fn host_note(run: &Run, events: std::ops::Range<usize>) -> Option<String> {
-    let storages: Vec<String> = run.engine.events()[events]
+fn host_note(engine: &Engine, events: std::ops::Range<usize>) -> Option<String> {
+    let storages: Vec<String> = engine.events()[events]
         .iter()
         .filter_map(|e| match e {
             Event::Host { storage } => Some(storage.to_string()),

@@ -29,11 +29,34 @@ pub(crate) enum Tok {
     None,
     Kw(&'static str),
     Op(Op),
+    /// An f-string: literal text and `{...}` fields, whose expressions the parser reads.
+    FStr(Vec<FPiece>),
     /// The end of a logical line.
     Newline,
+    /// The next logical line is indented deeper than the current block.
+    Indent,
+    /// The next logical line closes one block.
+    Dedent,
     Eof,
     /// Lexing stopped here; the error itself is [`Lexed::error`].
     Error,
+}
+
+/// One piece of an f-string as lexed.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum FPiece {
+    Lit(String),
+    /// `{expr=!conv:spec}`: the expression's byte range in the source and where it starts.
+    Field {
+        start: usize,
+        end: usize,
+        line: usize,
+        column: usize,
+        conv: Option<char>,
+        spec: String,
+        /// The field's text through its `=` (`"x = "` in `{x = }`), for self-documenting fields.
+        debug: Option<String>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,6 +130,8 @@ pub(crate) fn tokenize(src: &str) -> Lexed {
         // A token every 4 bytes is typical of traces; the guess only saves reallocations.
         tokens: Vec::with_capacity(src.len() / 4 + 2),
         line_open: false,
+        line_begin: 0,
+        indents: vec![0],
     };
     match lx.run() {
         Ok(()) => {
@@ -150,6 +175,10 @@ struct Lexer<'a> {
     tokens: Vec<Token>,
     /// Whether the current logical line already has a token.
     line_open: bool,
+    /// The byte where the current physical line begins.
+    line_begin: usize,
+    /// The indentation widths of the open blocks, outermost (0) first.
+    indents: Vec<usize>,
 }
 
 fn parse_error(line: usize, column: usize, message: impl Into<String>) -> Error {
@@ -188,6 +217,7 @@ impl<'a> Lexer<'a> {
 
     /// Bookkeeping after the `\n` at byte `at`.
     fn new_line(&mut self, at: usize) {
+        self.line_begin = at + 1;
         self.line += 1;
         self.col_pos = at + 1;
         self.col = 1;
@@ -216,9 +246,13 @@ impl<'a> Lexer<'a> {
                 if let Some(&(open, line, column)) = self.brackets.last() {
                     return Err(parse_error(line, column, format!("'{}' was never closed", open as char)));
                 }
+                let at = self.position(len);
                 if self.line_open {
-                    let at = self.position(len);
                     self.push(Tok::Newline, len, at);
+                }
+                while self.indents.len() > 1 {
+                    self.indents.pop();
+                    self.tokens.push(Token { tok: Tok::Dedent, start: len, end: len, line: at.0, column: at.1 });
                 }
                 return Ok(());
             }
@@ -252,10 +286,7 @@ impl<'a> Lexer<'a> {
             }
             if line_start {
                 line_start = false;
-                let (_, column) = self.position(self.pos);
-                if column != 1 {
-                    return Err(self.error_at(self.pos, "unexpected indent"));
-                }
+                self.indentation()?;
             }
             if self.b[self.pos] == b'\\' {
                 let mut at = self.pos + 1;
@@ -276,6 +307,35 @@ impl<'a> Lexer<'a> {
             }
             self.token()?;
         }
+    }
+
+    /// Opens or closes blocks at the first token of a logical line, as Python's tokenizer does:
+    /// a deeper line opens one block, a shallower one closes blocks down to a width it opened.
+    fn indentation(&mut self) -> Result<(), Error> {
+        let mut width = 0;
+        for &x in &self.b[self.line_begin..self.pos] {
+            width = match x {
+                b'\t' => (width / 8 + 1) * 8,
+                b'\x0c' => 0,
+                _ => width + 1,
+            };
+        }
+        let at = self.position(self.pos);
+        let token = |tok| Token { tok, start: self.pos, end: self.pos, line: at.0, column: at.1 };
+        let top = self.indents.last().copied().unwrap_or(0);
+        if width > top {
+            self.indents.push(width);
+            self.tokens.push(token(Tok::Indent));
+        } else if width < top {
+            while self.indents.last().is_some_and(|&w| w > width) {
+                self.indents.pop();
+                self.tokens.push(token(Tok::Dedent));
+            }
+            if self.indents.last() != Some(&width) {
+                return Err(self.error_at(self.pos, "unindent does not match any outer indentation level"));
+            }
+        }
+        Ok(())
     }
 
     /// Lexes the one token that starts at `self.pos` (not whitespace, comment or newline).
@@ -333,7 +393,12 @@ impl<'a> Lexer<'a> {
                 "r" => Some(Escapes::Raw),
                 "u" => Some(Escapes::Processed),
                 "b" | "br" | "rb" => return Err(self.error_at(start, "bytes literals are not supported")),
-                "f" | "fr" | "rf" => return Err(self.error_at(start, "f-strings are not supported")),
+                "f" | "fr" | "rf" => {
+                    let escapes = if prefix.contains('r') { Escapes::Raw } else { Escapes::Processed };
+                    let tok = self.fstring(start, escapes)?;
+                    self.push(tok, start, at);
+                    return Ok(());
+                }
                 _ => None,
             };
             if let Some(raw) = raw {
@@ -678,6 +743,159 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
+    }
+
+    /// An f-string starting with its quote at `self.pos`: literal runs (with `{{`, `}}` and the
+    /// common escapes) and fields, whose expression text the parser tokenizes on its own.
+    fn fstring(&mut self, start: usize, escapes: Escapes) -> Result<Tok, Error> {
+        let quote = self.b[self.pos];
+        if self.peek_at(self.pos + 1) == quote && self.peek_at(self.pos + 2) == quote {
+            return Err(self.error_at(start, "triple-quoted strings are not supported"));
+        }
+        let (line, column) = self.position(start);
+        let unterminated = || parse_error(line, column, "unterminated f-string literal");
+        self.pos += 1;
+        let mut parts = Vec::new();
+        let mut lit = String::new();
+        loop {
+            let Some(&x) = self.b.get(self.pos) else { return Err(unterminated()) };
+            match x {
+                b'\n' => return Err(unterminated()),
+                _ if x == quote => {
+                    self.pos += 1;
+                    break;
+                }
+                b'{' | b'}' if self.peek_at(self.pos + 1) == x => {
+                    lit.push(x as char);
+                    self.pos += 2;
+                }
+                b'}' => return Err(self.error_at(self.pos, "f-string: single '}' is not allowed")),
+                b'{' => {
+                    if !lit.is_empty() {
+                        parts.push(FPiece::Lit(std::mem::take(&mut lit)));
+                    }
+                    parts.push(self.fstring_field(quote)?);
+                }
+                b'\\' if escapes == Escapes::Processed => {
+                    let next = self.peek_at(self.pos + 1);
+                    let c = match next {
+                        b'n' => Some('\n'),
+                        b't' => Some('\t'),
+                        b'r' => Some('\r'),
+                        b'\\' | b'\'' | b'"' => Some(next as char),
+                        _ => None,
+                    };
+                    match c {
+                        Some(c) => {
+                            lit.push(c);
+                            self.pos += 2;
+                        }
+                        None => {
+                            lit.push('\\');
+                            self.pos += 1;
+                        }
+                    }
+                }
+                _ => {
+                    let ch = self.src[self.pos..].chars().next().unwrap_or('\0');
+                    lit.push(ch);
+                    self.pos += ch.len_utf8();
+                }
+            }
+        }
+        if !lit.is_empty() {
+            parts.push(FPiece::Lit(lit));
+        }
+        Ok(Tok::FStr(parts))
+    }
+
+    /// One `{...}` field of an f-string, `self.pos` on its `{`.
+    fn fstring_field(&mut self, quote: u8) -> Result<FPiece, Error> {
+        let open = self.pos;
+        self.pos += 1;
+        let start = self.pos;
+        let mut depth = 0usize;
+        let mut inner_quote: Option<u8> = None;
+        let mut debug_end = None;
+        let end = loop {
+            let Some(&x) = self.b.get(self.pos) else {
+                return Err(self.error_at(open, "f-string: expecting '}'"));
+            };
+            if x == b'\n' || (x == quote && inner_quote.is_none()) {
+                return Err(self.error_at(open, "f-string: expecting '}'"));
+            }
+            if let Some(q) = inner_quote {
+                if x == q {
+                    inner_quote = None;
+                }
+                self.pos += 1;
+                continue;
+            }
+            match x {
+                b'\'' | b'"' => inner_quote = Some(x),
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' => depth = depth.saturating_sub(1),
+                b'}' if depth > 0 => depth -= 1,
+                b'}' | b':' if depth == 0 => break self.pos,
+                b'!' if depth == 0 && self.peek_at(self.pos + 1) != b'=' => break self.pos,
+                b'=' if depth == 0 => {
+                    let prev = if self.pos > start { self.b[self.pos - 1] } else { b' ' };
+                    let next = self.peek_at(self.pos + 1);
+                    if !matches!(prev, b'=' | b'!' | b'<' | b'>') && next != b'=' {
+                        let mut at = self.pos + 1;
+                        while matches!(self.peek_at(at), b' ' | b'\t') {
+                            at += 1;
+                        }
+                        if matches!(self.peek_at(at), b'}' | b'!' | b':') {
+                            debug_end = Some(at);
+                            let expr_end = self.pos;
+                            self.pos = at;
+                            break expr_end;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            self.pos += 1;
+        };
+        let debug = debug_end.map(|d| self.src[start..d].to_string());
+        // The expression without the blanks around it (the parser sees it as a line of its own).
+        let text = &self.src[start..end];
+        let lead = text.len() - text.trim_start().len();
+        let (e_start, e_end) = (start + lead, start + text.trim_end().len());
+        if e_start >= e_end {
+            return Err(self.error_at(open, "f-string: empty expression not allowed"));
+        }
+        let (line, column) = self.position(e_start);
+        let mut conv = None;
+        if self.peek_at(self.pos) == b'!' {
+            conv = match self.peek_at(self.pos + 1) {
+                c @ (b'r' | b's' | b'a') => Some(c as char),
+                _ => return Err(self.error_at(self.pos, "f-string: invalid conversion character: expected 's', 'r', or 'a'")),
+            };
+            self.pos += 2;
+        }
+        let mut spec = String::new();
+        if self.peek_at(self.pos) == b':' {
+            self.pos += 1;
+            while let Some(&x) = self.b.get(self.pos) {
+                match x {
+                    b'}' => break,
+                    b'{' => return Err(self.error_at(self.pos, "nested fields in f-string format specs are not supported")),
+                    b'\n' => return Err(self.error_at(open, "f-string: expecting '}'")),
+                    _ if x == quote => return Err(self.error_at(open, "f-string: expecting '}'")),
+                    _ => {}
+                }
+                let ch = self.src[self.pos..].chars().next().unwrap_or('\0');
+                spec.push(ch);
+                self.pos += ch.len_utf8();
+            }
+        }
+        if self.peek_at(self.pos) != b'}' {
+            return Err(self.error_at(open, "f-string: expecting '}'"));
+        }
+        self.pos += 1;
+        Ok(FPiece::Field { start: e_start, end: e_end, line, column, conv, spec, debug })
     }
 
     fn hex_escape(&mut self, esc: usize, n: usize, line: usize, column: usize) -> Result<u32, Error> {

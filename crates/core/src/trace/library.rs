@@ -203,7 +203,7 @@ fn tensor_attr(run: &mut RunContext, t: Tensor, name: &str) -> Result<Value> {
     Ok(match name {
         "T" => Value::Tensor(run.engine.big_t(&t)?),
         "mT" => Value::Tensor(run.engine.matrix_t(&t)?),
-        "shape" => ints(t.shape().iter().map(|&n| n as i64)),
+        "shape" => size(t.shape()),
         "ndim" => int(t.shape().len() as i64),
         "dtype" => Value::DType(t.dtype()),
         _ if views_extra::is_attr(name) => views_extra::attr(run, t, name)?,
@@ -213,6 +213,11 @@ fn tensor_attr(run: &mut RunContext, t: Tensor, name: &str) -> Result<Value> {
 
 fn int(i: i64) -> Value {
     Value::Scalar(Scalar::Int(i))
+}
+
+/// `torch.Size` of a shape.
+fn size(shape: &[usize]) -> Value {
+    Value::Size(shape.iter().map(|&n| int(n as i64)).collect())
 }
 
 fn ints(v: impl Iterator<Item = i64>) -> Value {
@@ -623,6 +628,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             };
             match dim {
                 Some(d) => Ok(int(vals[wrap_dim(d, vals.len())?])),
+                None if name == "size" => Ok(size(t.shape())),
                 None => Ok(ints(vals.into_iter())),
             }
         }

@@ -1,10 +1,11 @@
-//! The trace language: a torch-flavoured subset of Python that users type or paste, and the
-//! runner that executes it statement by statement.
+//! The trace language: the subset of Python that PyTorch snippets are written in, as users type
+//! or paste them, and the runner that executes it statement by statement.
 
 pub mod ast;
 pub mod context;
 pub mod copies;
 pub mod elementwise;
+mod exec;
 pub mod kernels;
 pub mod lexer;
 pub mod library;
@@ -12,6 +13,7 @@ pub mod meta;
 pub mod nn;
 pub mod operators;
 pub mod parser;
+pub mod python;
 pub mod reductions;
 pub mod report;
 pub mod runner;

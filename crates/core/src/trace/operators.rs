@@ -49,11 +49,14 @@ fn ast_binary(op: BinOp) -> Option<(BinaryOp, Operands)> {
         BinOp::And => (BinaryOp::And, InOrder),
         BinOp::Or => (BinaryOp::Or, InOrder),
         BinOp::Xor => (BinaryOp::Xor, InOrder),
-        BinOp::MatMul => return None,
+        BinOp::MatMul | BinOp::In | BinOp::NotIn | BinOp::Is | BinOp::IsNot => return None,
     })
 }
 
 pub fn binary(run: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Value> {
+    if matches!(op, BinOp::In | BinOp::NotIn | BinOp::Is | BinOp::IsNot) {
+        bail!(Unsupported, "'{}' is evaluated by the runner, not as a tensor op", op.symbol());
+    }
     let Some((bop, order)) = ast_binary(op) else {
         let a = tensor_arg(a, "matmul input")?;
         let b = tensor_arg(b, "matmul other")?;
@@ -120,7 +123,9 @@ fn scalar_binary(op: BinOp, x: Scalar, y: Scalar) -> Result<Value> {
                 _ => i ^ j,
             }))
         }
-        BinOp::MatMul => bail!(Type, "unsupported operand type(s) for @: 'int' and 'int'"),
+        BinOp::MatMul | BinOp::In | BinOp::NotIn | BinOp::Is | BinOp::IsNot => {
+            bail!(Type, "unsupported operand type(s) for {}: 'int' and 'int'", op.symbol())
+        }
     }
 }
 

@@ -28,6 +28,9 @@ pub struct ReportOptions {
 pub struct Report<'a> {
     version: u32,
     error: Option<ErrorReport<'a>>,
+    /// Everything `print` wrote, in order (each step also carries its own part).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    output: String,
     tensors: Named,
     #[serde(skip_serializing_if = "Option::is_none")]
     steps: Option<Vec<StepReport<'a>>>,
@@ -125,6 +128,12 @@ struct StepReport<'a> {
     defines: &'a [String],
     writes: Option<WriteReport<'a>>,
     tensors_changed: &'a [String],
+    /// The loops the statement ran in, outermost first: `[line, iteration]` (1-based).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    iterations: &'a [(usize, usize)],
+    /// What `print` wrote while the statement ran.
+    #[serde(skip_serializing_if = "str::is_empty")]
+    output: &'a str,
 }
 
 #[derive(Serialize)]
@@ -232,6 +241,7 @@ pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
     Report {
         version: SCHEMA_VERSION,
         error,
+        output: run.steps.iter().map(|s| s.output.as_str()).collect(),
         tensors: Named(tensors),
         steps: opts.steps.then(|| run.steps.iter().map(step_report).collect()),
         graph: opts.graph.then(|| run.engine.graph()),
@@ -248,7 +258,15 @@ fn step_report(s: &Step) -> StepReport<'_> {
             vec![]
         },
     });
-    StepReport { line: s.line, source: &s.source, defines: &s.defines, writes, tensors_changed: &s.tensors_changed }
+    StepReport {
+        line: s.line,
+        source: &s.source,
+        defines: &s.defines,
+        writes,
+        tensors_changed: &s.tensors_changed,
+        iterations: &s.iterations,
+        output: &s.output,
+    }
 }
 
 fn tensor_report(engine: &mut Engine, t: &Tensor) -> Option<TensorReport> {

@@ -1,21 +1,30 @@
 //! Runs a parsed trace statement by statement, as Python with PyTorch would.
 //!
-//! Each statement's results are realized when it ends, so every step has concrete values and
-//! storages to show; within a statement tensors stay lazy, so a chain of ops becomes one graph.
-//! The run stops at the first failing statement and says where (line and column).
+//! Each executed statement is a step: its results are realized when it ends, so every step has
+//! concrete values and storages to show; within a statement tensors stay lazy, so a chain of ops
+//! becomes one graph. A loop body run five times gives five steps, each knowing its iteration; a
+//! call to a function the trace defines runs inside the calling statement's step. The run stops
+//! at the first failing statement and says where (line and column). Statement execution and
+//! control flow are in `exec.rs`, Python's own builtins in `python.rs`.
 
-use super::ast::{BinOp, Expr, ExprKind, Program, Span, Stmt, StmtKind};
+use super::ast::{BinOp, BoolOp, Expr, ExprKind, Program, Span, Stmt, UnaryOp};
 use super::context::RunContext;
 use super::library;
 use super::meta;
 use super::operators;
 use super::parser;
+use super::python;
 use super::subscript;
 use super::value::{Args, Value};
 use crate::error::{bail, Error, Result};
 use crate::tensor::{Engine, Tensor, Write};
 use crate::uop::buffer::Scalar;
 use std::collections::BTreeMap;
+
+/// The most statements a run executes (loop bodies count once per iteration).
+pub const MAX_EXECUTED: usize = 10_000;
+/// The deepest nesting of calls to functions the trace defines.
+pub const MAX_CALL_DEPTH: usize = 64;
 
 /// The failure of a run: where it happened and what PyTorch would have raised.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,21 +44,61 @@ pub struct Step {
     pub tensors_changed: Vec<String>,
     /// The engine events (realizations and stores) this statement caused: `events[a..b]`.
     pub events: std::ops::Range<usize>,
+    /// The loops the statement ran inside, outermost first: each loop's line and the 1-based
+    /// iteration.
+    pub iterations: Vec<(usize, usize)>,
+    /// What `print` wrote while the statement ran.
+    pub output: String,
+}
+
+/// Watches a run step by step: called before each step starts and after it is recorded (the
+/// kernel view snapshots storages here).
+pub trait StepObserver {
+    fn before(&mut self, engine: &Engine);
+    fn after(&mut self, engine: &Engine, step: &Step);
+}
+
+/// The names a function call or a comprehension binds, and whether names of the frames below
+/// it are visible (a comprehension sees its function's locals; a call does not see its caller's).
+pub(super) struct Frame {
+    pub(super) vars: BTreeMap<String, Value>,
+    pub(super) scope: Scope,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Scope {
+    Function,
+    Comprehension,
 }
 
 /// The state of a run: the engine, the names bound so far and the steps taken.
 pub struct Run {
     pub engine: Engine,
-    env: BTreeMap<String, Value>,
+    pub(super) env: BTreeMap<String, Value>,
     /// Names in order of first binding, so reports list tensors as the trace introduced them.
     order: Vec<String>,
     pub steps: Vec<Step>,
     pub error: Option<TraceError>,
-    writes: Vec<Write>,
-    span: Span,
-    events_start: usize,
+    pub(super) writes: Vec<Write>,
+    pub(super) span: Span,
+    pub(super) events_start: usize,
     /// Named byte blobs the host provides for `dataset(name)` (dataset files, by name).
     files: BTreeMap<String, Vec<u8>>,
+    /// Function and comprehension scopes, innermost last; globals are `env`.
+    pub(super) frames: Vec<Frame>,
+    /// Statements executed so far (see [`MAX_EXECUTED`]).
+    pub(super) executed: usize,
+    /// The loops being run, outermost first: (line, 1-based iteration).
+    pub(super) loops: Vec<(usize, usize)>,
+    /// What `print` wrote during the current step.
+    pub(super) output: String,
+    /// Whether autograd would record (`torch.no_grad()` and friends switch it off in a block).
+    pub(super) grad_enabled: bool,
+    /// Stop (without error) once this many steps are recorded: stepping replays a prefix.
+    stop_after: Option<usize>,
+    pub(super) observer: Option<Box<dyn StepObserver>>,
+    /// The innermost statement that failed, where the error is reported.
+    pub(super) failing: Option<Span>,
 }
 
 impl Default for Run {
@@ -70,7 +119,36 @@ impl Run {
             span: Span::default(),
             events_start: 0,
             files: BTreeMap::new(),
+            frames: Vec::new(),
+            executed: 0,
+            loops: Vec::new(),
+            output: String::new(),
+            grad_enabled: true,
+            stop_after: None,
+            observer: None,
+            failing: None,
         }
+    }
+
+    /// Stops the run, without error, once `steps` steps are recorded (stepping to step k).
+    pub fn stop_after(mut self, steps: usize) -> Self {
+        self.stop_after = Some(steps);
+        self
+    }
+
+    /// Calls `observer` around every step.
+    pub fn observe(&mut self, observer: Box<dyn StepObserver>) {
+        self.observer = Some(observer);
+    }
+
+    /// Stops calling the observer.
+    pub fn unobserve(&mut self) {
+        self.observer = None;
+    }
+
+    /// Whether the run has recorded as many steps as it was asked to stop after.
+    pub(super) fn should_stop(&self) -> bool {
+        self.stop_after.is_some_and(|k| self.steps.len() >= k)
     }
 
     /// A run whose `dataset(name)` can read the given files (name -> raw or gzip'd bytes).
@@ -100,15 +178,9 @@ impl Run {
     }
 
     pub fn run_program(&mut self, program: &Program) {
-        for stmt in &program.stmts {
-            if let Err(error) = self.run_stmt(stmt) {
-                let column =
-                    if self.span.line == stmt.span.line { Some(self.span.column) } else { Some(stmt.span.column) };
-                self.error = Some(TraceError { line: stmt.span.line, column, error });
-                // Leave the names as they were before the failing statement finished, realized.
-                self.finish_statement(stmt, Vec::new());
-                return;
-            }
+        if let Err(error) = self.exec_block(&program.stmts) {
+            let at = self.failing.take().unwrap_or(self.span);
+            self.error = Some(TraceError { line: at.line, column: Some(at.column), error });
         }
     }
 
@@ -123,61 +195,18 @@ impl Run {
             .collect()
     }
 
-    fn run_stmt(&mut self, stmt: &Stmt) -> Result<()> {
-        self.span = stmt.span;
+    /// Starts a step: its writes, events and printed text are counted from here.
+    pub(super) fn begin_statement(&mut self) {
         self.writes.clear();
+        self.output.clear();
         self.events_start = self.engine.events().len();
-        let mut defines = Vec::new();
-        match &stmt.kind {
-            StmtKind::Assign { targets, value } => {
-                let v = self.eval(value)?;
-                if targets.len() == 1 {
-                    self.bind(&targets[0], v);
-                } else {
-                    let items = unpack(v, targets.len())?;
-                    for (t, v) in targets.iter().zip(items) {
-                        self.bind(t, v);
-                    }
-                }
-                defines.extend(targets.iter().cloned());
-            }
-            StmtKind::AugAssign { target, op, value } => {
-                let rhs = self.eval(value)?;
-                match &target.kind {
-                    ExprKind::Name(name) => {
-                        let cur = self.lookup(name, target.span)?;
-                        let out = self.augmented(cur, *op, rhs)?;
-                        self.bind(name, out);
-                        defines.push(name.clone());
-                    }
-                    ExprKind::Index { value: base, items } => {
-                        // Python: tmp = base[items]; tmp op= rhs; base[items] = tmp.
-                        let base = self.eval(base)?;
-                        let items = self.eval_items(items)?;
-                        let view = subscript::getitem(&mut self.context(), &base, &items)?;
-                        let out = self.augmented(view, *op, rhs)?;
-                        subscript::setitem(&mut self.context(), &base, &items, out)?;
-                    }
-                    _ => bail!(Unsupported, "augmented assignment to this target is not supported"),
-                }
-            }
-            StmtKind::SetItem { target, index, value } => {
-                let base = self.eval(target)?;
-                let items = self.eval_items(index)?;
-                let v = self.eval(value)?;
-                self.span = stmt.span;
-                subscript::setitem(&mut self.context(), &base, &items, v)?;
-            }
-            StmtKind::Expr(e) => {
-                self.eval(e)?;
-            }
+        if let Some(o) = self.observer.as_mut() {
+            o.before(&self.engine);
         }
-        self.finish_statement(stmt, defines);
-        Ok(())
     }
 
     /// Realizes what the statement left pending and records the step.
-    fn finish_statement(&mut self, stmt: &Stmt, defines: Vec<String>) {
+    pub(super) fn finish_statement(&mut self, stmt: &Stmt, defines: Vec<String>) {
         let names: Vec<String> = self.env.keys().cloned().collect();
         for name in names {
             if let Some(Value::Tensor(t)) = self.env.get(&name) {
@@ -204,7 +233,12 @@ impl Run {
             writes: merge_writes(writes),
             tensors_changed,
             events,
+            iterations: self.loops.clone(),
+            output: std::mem::take(&mut self.output),
         });
+        if let (Some(o), Some(step)) = (self.observer.as_mut(), self.steps.last()) {
+            o.after(&self.engine, step);
+        }
     }
 
     /// Names whose elements include a written storage cell.
@@ -228,11 +262,31 @@ impl Run {
         out
     }
 
-    fn bind(&mut self, name: &str, v: Value) {
+    /// Binds `name` in the innermost function scope, or globally.
+    pub(super) fn bind(&mut self, name: &str, v: Value) {
+        if let Some(f) = self.frames.last_mut() {
+            f.vars.insert(name.to_string(), v);
+            return;
+        }
         if !self.env.contains_key(name) {
             self.order.push(name.to_string());
         }
         self.env.insert(name.to_string(), v);
+    }
+
+    /// `del name`.
+    pub(super) fn unbind(&mut self, name: &str) -> Result<()> {
+        let removed = match self.frames.last_mut() {
+            Some(f) => f.vars.remove(name),
+            None => {
+                self.order.retain(|n| n != name);
+                self.env.remove(name)
+            }
+        };
+        match removed {
+            Some(_) => Ok(()),
+            None => bail!(Name, "name '{name}' is not defined"),
+        }
     }
 
     /// Every name bound to an object an in-place metadata op changed now sees the change; the
@@ -247,8 +301,19 @@ impl Run {
     }
 
     fn lookup(&self, name: &str, span: Span) -> Result<Value> {
+        for f in self.frames.iter().rev() {
+            if let Some(v) = f.vars.get(name) {
+                return Ok(v.clone());
+            }
+            if f.scope == Scope::Function {
+                break;
+            }
+        }
         if let Some(v) = self.env.get(name) {
             return Ok(v.clone());
+        }
+        if let Some(v) = python::builtin(name) {
+            return Ok(v);
         }
         if let Some(v) = library::builtin(name) {
             return Ok(v);
@@ -277,18 +342,18 @@ impl Run {
     }
 
     /// The engine and the statement's writes, lent to the op library for one call.
-    fn context(&mut self) -> RunContext<'_> {
+    pub(super) fn context(&mut self) -> RunContext<'_> {
         RunContext::new(&mut self.engine, &mut self.writes)
     }
 
-    fn augmented(&mut self, cur: Value, op: BinOp, rhs: Value) -> Result<Value> {
+    pub(super) fn augmented(&mut self, cur: Value, op: BinOp, rhs: Value) -> Result<Value> {
         match cur {
             Value::Tensor(t) => operators::inplace_binary(&mut self.context(), &t, op, rhs).map(Value::Tensor),
             other => operators::binary(&mut self.context(), op, other, rhs),
         }
     }
 
-    fn eval_items(&mut self, items: &[Expr]) -> Result<Vec<Value>> {
+    pub(super) fn eval_items(&mut self, items: &[Expr]) -> Result<Vec<Value>> {
         items.iter().map(|e| self.eval(e)).collect()
     }
 
@@ -303,6 +368,11 @@ impl Run {
             ExprKind::Ellipsis => Ok(Value::Ellipsis),
             ExprKind::Tuple(v) => Ok(Value::Tuple(self.eval_items(v)?)),
             ExprKind::List(v) => Ok(Value::List(self.eval_items(v)?)),
+            ExprKind::Unary { op: UnaryOp::Not, operand } => {
+                let v = self.eval(operand)?;
+                self.span = e.span;
+                Ok(Value::Scalar(Scalar::Bool(!python::truth(&mut self.context(), &v)?)))
+            }
             ExprKind::Unary { op, operand } => {
                 let v = self.eval(operand)?;
                 self.span = e.span;
@@ -312,8 +382,34 @@ impl Run {
                 let a = self.eval(lhs)?;
                 let b = self.eval(rhs)?;
                 self.span = e.span;
-                operators::binary(&mut self.context(), *op, a, b)
+                match op {
+                    BinOp::In | BinOp::NotIn | BinOp::Is | BinOp::IsNot => {
+                        python::compare(&mut self.context(), *op, a, b)
+                    }
+                    _ => python::binary(&mut self.context(), *op, a, b),
+                }
             }
+            ExprKind::BoolOp { op, values } => {
+                let mut last = Value::None;
+                for v in values {
+                    last = self.eval(v)?;
+                    let t = python::truth(&mut self.context(), &last)?;
+                    if t == (*op == BoolOp::Or) {
+                        break;
+                    }
+                }
+                Ok(last)
+            }
+            ExprKind::IfExp { test, body, orelse } => {
+                let t = self.eval(test)?;
+                if python::truth(&mut self.context(), &t)? {
+                    self.eval(body)
+                } else {
+                    self.eval(orelse)
+                }
+            }
+            ExprKind::Comp { kind, elt, generators } => self.comprehension(*kind, elt, generators),
+            ExprKind::FString(parts) => self.fstring(parts),
             ExprKind::Attr { value, name } => {
                 let v = self.eval(value)?;
                 self.span = e.span;
@@ -323,7 +419,10 @@ impl Run {
                 let v = self.eval(value)?;
                 let items = self.eval_items(items)?;
                 self.span = e.span;
-                subscript::getitem(&mut self.context(), &v, &items)
+                match v {
+                    Value::Size(_) | Value::Str(_) | Value::Range(..) => python::getitem(v, &items),
+                    v => subscript::getitem(&mut self.context(), &v, &items),
+                }
             }
             ExprKind::Slice { start, stop, step } => {
                 let mut part = |x: &Option<Box<Expr>>| -> Result<Option<i64>> {
@@ -345,6 +444,11 @@ impl Run {
                 }
                 match &func.kind {
                     ExprKind::Attr { value, name } => {
+                        if let ExprKind::Name(list) = &value.kind {
+                            if let Some(out) = self.list_method(list, name, &pos)? {
+                                return Ok(out);
+                            }
+                        }
                         let recv = self.eval(value)?;
                         self.span = e.span;
                         match recv {
@@ -358,8 +462,9 @@ impl Run {
                             Value::Storage(t) => {
                                 meta::storage_method(&mut self.context(), t, name, Args::new(name, pos, kw))
                             }
-                            Value::Module(_) => library::function(&mut self.context(), name, Args::new(name, pos, kw)),
-                            other => bail!(Type, "'{}' object has no attribute '{name}'", other.type_name()),
+                            Value::Module("math") => python::math(&mut self.context(), name, Args::new(name, pos, kw)),
+                            Value::Module(_) => self.call_function(name, Args::new(name, pos, kw)),
+                            other => python::method(&mut self.context(), other, name, Args::new(name, pos, kw)),
                         }
                     }
                     _ => {
@@ -367,15 +472,93 @@ impl Run {
                         self.span = e.span;
                         match f {
                             Value::Func(name) if name == "dataset" => self.dataset(Args::new(&name, pos, kw)),
-                            Value::Func(name) => {
-                                library::function(&mut self.context(), &name, Args::new(&name, pos, kw))
-                            }
+                            Value::Func(name) => self.call_function(&name, Args::new(&name, pos, kw)),
+                            Value::Builtin(name) => self.call_builtin(name, Args::new(name, pos, kw)),
+                            Value::Function(f) => self.call_user(&f, pos, kw),
                             other => bail!(Type, "'{}' object is not callable", other.type_name()),
                         }
                     }
                 }
             }
         }
+    }
+}
+
+impl Run {
+    /// `xs.append(v)` and the other methods that change a list bound to a name, in place;
+    /// `None` when `name` is not a list or `method` not one of them.
+    fn list_method(&mut self, name: &str, method: &str, pos: &[Value]) -> Result<Option<Value>> {
+        if !matches!(method, "append" | "extend" | "insert" | "pop" | "clear" | "remove") {
+            return Ok(None);
+        }
+        let frame = self.frames.iter().rposition(|f| f.vars.contains_key(name));
+        let slot = match frame {
+            Some(i) => self.frames[i].vars.get_mut(name),
+            None => self.env.get_mut(name),
+        };
+        let Some(Value::List(items)) = slot else { return Ok(None) };
+        let arity = |n: usize| -> Result<()> {
+            if pos.len() != n {
+                bail!(Type, "list.{method}() takes exactly {n} argument{} ({} given)", if n == 1 { "" } else { "s" }, pos.len());
+            }
+            Ok(())
+        };
+        match method {
+            "append" => {
+                arity(1)?;
+                if items.len() >= super::exec::MAX_SEQUENCE {
+                    bail!(Limit, "a list may hold at most {} items", super::exec::MAX_SEQUENCE);
+                }
+                items.push(pos[0].clone());
+            }
+            "extend" => {
+                arity(1)?;
+                match &pos[0] {
+                    Value::List(v) | Value::Tuple(v) | Value::Size(v) => items.extend(v.iter().cloned()),
+                    other => bail!(Type, "'{}' object is not iterable", other.type_name()),
+                }
+            }
+            "insert" => {
+                arity(2)?;
+                let n = items.len() as i64;
+                let i = pos[0].as_int("index")?;
+                let i = if i < 0 { (i + n).max(0) } else { i.min(n) };
+                items.insert(i as usize, pos[1].clone());
+            }
+            "pop" => {
+                let n = items.len() as i64;
+                let i = match pos {
+                    [] => n - 1,
+                    [i] => i.as_int("index")?,
+                    _ => bail!(Type, "pop expected at most 1 argument, got {}", pos.len()),
+                };
+                let j = if i < 0 { i + n } else { i };
+                if !(0..n).contains(&j) {
+                    bail!(Index, "pop index out of range");
+                }
+                return Ok(Some(items.remove(j as usize)));
+            }
+            "clear" => {
+                arity(0)?;
+                items.clear();
+            }
+            _ => {
+                arity(1)?;
+                let at = items.iter().position(|x| match (x, &pos[0]) {
+                    (Value::Scalar(a), Value::Scalar(b)) => a.as_f64() == b.as_f64(),
+                    (Value::Str(a), Value::Str(b)) => a == b,
+                    (Value::Tensor(a), Value::Tensor(b)) => a.same_object(b),
+                    _ => false,
+                });
+                match at {
+                    Some(i) => {
+                        items.remove(i);
+                    }
+                    None => bail!(Value, "list.remove(x): x not in list"),
+                }
+            }
+        }
+        Ok(Some(Value::None))
     }
 }
 
@@ -390,9 +573,9 @@ fn rebind_value(engine: &mut Engine, v: &mut Value, r: &Tensor) {
 }
 
 /// Python's unpacking of `a, b = value`.
-fn unpack(v: Value, n: usize) -> Result<Vec<Value>> {
+pub(super) fn unpack(v: Value, n: usize) -> Result<Vec<Value>> {
     let items = match v {
-        Value::Tuple(v) | Value::List(v) => v,
+        Value::Tuple(v) | Value::List(v) | Value::Size(v) => v,
         Value::Named(v) => v.into_iter().map(|(_, x)| x).collect(),
         other => bail!(Type, "cannot unpack non-iterable {} object", other.type_name()),
     };
@@ -404,7 +587,7 @@ fn unpack(v: Value, n: usize) -> Result<Vec<Value>> {
 
 /// One entry per storage, its elements sorted and unique: a step usually writes one storage,
 /// but `a.add_(1).mul_(2)` writes it twice and an overlapping view repeats elements.
-fn merge_writes(writes: Vec<Write>) -> Vec<Write> {
+pub(super) fn merge_writes(writes: Vec<Write>) -> Vec<Write> {
     let mut out: Vec<Write> = Vec::new();
     for w in writes {
         match out.iter_mut().find(|o| o.storage == w.storage) {

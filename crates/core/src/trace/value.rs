@@ -30,6 +30,23 @@ pub enum Value {
     Format(MemoryFormat),
     /// `t.untyped_storage()`: the storage under the tensor (read through the tensor).
     Storage(Tensor),
+    /// `torch.Size`: `t.shape`, `t.size()`.
+    Size(Vec<Value>),
+    /// `range(start, stop, step)`.
+    Range(i64, i64, i64),
+    /// One of Python's builtins (`print`, `range`, `len`, ...) or `math`'s functions.
+    Builtin(&'static str),
+    /// A function the trace defined.
+    Function(std::rc::Rc<Function>),
+    /// `torch.no_grad()` and the other grad-mode switches, as `with` uses them.
+    Context(super::python::GradMode),
+}
+
+/// A function the trace defined with `def`, with its defaults as evaluated when `def` ran.
+#[derive(Debug)]
+pub struct Function {
+    pub def: std::rc::Rc<super::ast::FuncDef>,
+    pub defaults: Vec<Option<Value>>,
 }
 
 impl Value {
@@ -51,6 +68,11 @@ impl Value {
             Value::Func(_) => "builtin_function_or_method",
             Value::Format(_) => "torch.memory_format",
             Value::Storage(_) => "UntypedStorage",
+            Value::Size(_) => "torch.Size",
+            Value::Range(..) => "range",
+            Value::Builtin(_) => "builtin_function_or_method",
+            Value::Function(_) => "function",
+            Value::Context(_) => "torch.autograd.grad_mode",
         }
     }
 
@@ -72,14 +94,14 @@ impl Value {
     /// Ints from an int, a tuple/list of ints (or a `torch.Size`).
     pub fn as_ints(&self, what: &str) -> Result<Vec<i64>> {
         match self {
-            Value::Tuple(v) | Value::List(v) => v.iter().map(|x| x.as_int(what)).collect(),
+            Value::Tuple(v) | Value::List(v) | Value::Size(v) => v.iter().map(|x| x.as_int(what)).collect(),
             other => Ok(vec![other.as_int(what)?]),
         }
     }
 
     pub fn items(&self) -> Option<&[Value]> {
         match self {
-            Value::Tuple(v) | Value::List(v) => Some(v),
+            Value::Tuple(v) | Value::List(v) | Value::Size(v) => Some(v),
             _ => None,
         }
     }
@@ -205,6 +227,13 @@ impl Args {
                 )
             }
         }
+    }
+
+    /// The arguments not yet taken: positional, then keyword (for varargs signatures).
+    pub fn into_parts(self) -> (Vec<Value>, Vec<(String, Value)>) {
+        let pos = self.pos.into_iter().flatten().collect();
+        let kw = self.kw.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))).collect();
+        (pos, kw)
     }
 
     /// The same call without its first positional argument (a function's receiver).

@@ -3,9 +3,9 @@
 //! carrying its tree height so the nesting limit costs nothing to check.
 
 use super::{binary_op, starts_expr, too_deep, Node, Parser, Pending, PendingOp, CMP, MAX_NESTING, POW, UNARY};
-use crate::error::Result;
-use crate::trace::ast::{BinOp, Expr, ExprKind, Span, UnaryOp};
-use crate::trace::lexer::{Op, Tok};
+use crate::error::{Error, Result};
+use crate::trace::ast::{BinOp, BoolOp, CompKind, Comprehension, Expr, ExprKind, FPart, Span, UnaryOp};
+use crate::trace::lexer::{self, FPiece, Op, Tok};
 
 impl<'a> Parser<'a> {
     /// `a`, or `a, b, ...` as a tuple (the right side of `x = 1, 2`, or unpacking targets).
@@ -28,20 +28,192 @@ impl<'a> Parser<'a> {
         self.node(span, ExprKind::Tuple(items), height + 1)
     }
 
-    /// One expression, refusing the boolean and conditional forms by name.
+    /// One expression: `a if c else b`, `or`, `and`, `not`, then the operators.
     pub(super) fn test(&mut self) -> Result<Node> {
         match self.peek() {
-            Tok::Kw(_) | Tok::Op(Op::Star | Op::DoubleStar | Op::LBrace) => return Err(self.unexpected()),
+            Tok::Kw(k) if *k != "not" => return Err(self.unexpected()),
+            Tok::Op(Op::Star | Op::DoubleStar | Op::LBrace) => return Err(self.unexpected()),
             _ => {}
         }
-        let e = self.operators()?;
-        match self.peek() {
-            Tok::Kw("if") => Err(self.error_here("conditional expressions are not supported")),
-            Tok::Kw("for") | Tok::Kw("async") => Err(self.error_here("comprehensions are not supported")),
-            Tok::Kw("and" | "or" | "not" | "in" | "is") => Err(self.unexpected()),
-            Tok::Op(Op::Walrus | Op::Shl | Op::Shr) => Err(self.unexpected()),
-            _ => Ok(e),
+        let body = self.or_test()?;
+        if matches!(self.peek(), Tok::Kw("if")) {
+            let span = body.expr.span;
+            self.bump();
+            self.enter(span)?;
+            let test = self.or_test();
+            let test = test.and_then(|t| {
+                if !matches!(self.peek(), Tok::Kw("else")) {
+                    return Err(self.error_here("expected 'else' after 'if' expression"));
+                }
+                self.bump();
+                Ok((t, self.test()?))
+            });
+            self.leave();
+            let (test, orelse) = test?;
+            let height = body.height.max(test.height).max(orelse.height) + 1;
+            let kind =
+                ExprKind::IfExp { test: Box::new(test.expr), body: Box::new(body.expr), orelse: Box::new(orelse.expr) };
+            return self.node(span, kind, height);
         }
+        match self.peek() {
+            Tok::Kw("async") => Err(self.error_here("async comprehensions are not supported")),
+            Tok::Op(Op::Walrus | Op::Shl | Op::Shr) => Err(self.unexpected()),
+            _ => Ok(body),
+        }
+    }
+
+    /// `a or b or ...` over `and` chains (no conditional expression: a comprehension's parts).
+    pub(super) fn or_test(&mut self) -> Result<Node> {
+        self.bool_chain(BoolOp::Or)
+    }
+
+    fn bool_chain(&mut self, op: BoolOp) -> Result<Node> {
+        let kw = match op {
+            BoolOp::And => "and",
+            BoolOp::Or => "or",
+        };
+        let operand = |p: &mut Self| if op == BoolOp::Or { p.bool_chain(BoolOp::And) } else { p.not_test() };
+        let first = operand(self)?;
+        if !matches!(self.peek(), Tok::Kw(k) if *k == kw) {
+            return Ok(first);
+        }
+        let span = first.expr.span;
+        let mut height = first.height;
+        let mut values = vec![first.expr];
+        while matches!(self.peek(), Tok::Kw(k) if *k == kw) {
+            self.bump();
+            let next = operand(self)?;
+            height = height.max(next.height);
+            values.push(next.expr);
+            if values.len() > MAX_NESTING {
+                return Err(self.error_at(span, too_deep()));
+            }
+        }
+        self.node(span, ExprKind::BoolOp { op, values }, height + 1)
+    }
+
+    fn not_test(&mut self) -> Result<Node> {
+        if !matches!(self.peek(), Tok::Kw("not")) {
+            return self.operators();
+        }
+        let span = Self::span(self.bump());
+        self.enter(span)?;
+        let operand = self.not_test();
+        self.leave();
+        let operand = operand?;
+        let height = operand.height + 1;
+        self.node(span, ExprKind::Unary { op: UnaryOp::Not, operand: Box::new(operand.expr) }, height)
+    }
+
+    /// `for target in iter if cond ...` clauses after a comprehension's element.
+    fn comprehension(&mut self, span: Span, kind: CompKind, elt: Node) -> Result<Node> {
+        let mut height = elt.height;
+        let mut generators = Vec::new();
+        while matches!(self.peek(), Tok::Kw("for")) {
+            self.bump();
+            let target = self.targets()?;
+            if !matches!(self.peek(), Tok::Kw("in")) {
+                return Err(self.error_here("expected 'in'"));
+            }
+            self.bump();
+            let iter = self.or_test()?;
+            height = height.max(iter.height);
+            let mut ifs = Vec::new();
+            while matches!(self.peek(), Tok::Kw("if")) {
+                self.bump();
+                let cond = self.or_test()?;
+                height = height.max(cond.height);
+                ifs.push(cond.expr);
+            }
+            generators.push(Comprehension { target, iter: iter.expr, ifs });
+        }
+        self.node(span, ExprKind::Comp { kind, elt: Box::new(elt.expr), generators }, height + 1)
+    }
+
+    /// Adjacent string literals, joined; an f-string among them makes the whole an f-string.
+    fn strings(&mut self, span: Span) -> Result<Node> {
+        let mut parts: Vec<FPart> = Vec::new();
+        let mut formatted = false;
+        let mut height = 0;
+        loop {
+            match self.peek() {
+                Tok::Str(s) => parts.push(FPart::Lit(s.clone())),
+                Tok::FStr(pieces) => {
+                    formatted = true;
+                    for piece in pieces {
+                        match piece {
+                            FPiece::Lit(s) => parts.push(FPart::Lit(s.clone())),
+                            FPiece::Field { start, end, line, column, conv, spec, debug } => {
+                                let expr = self.field_expr(*start, *end, Span { line: *line, column: *column })?;
+                                height = height.max(expr.height);
+                                parts.push(FPart::Expr {
+                                    expr: expr.expr,
+                                    conv: *conv,
+                                    spec: spec.clone(),
+                                    debug: debug.clone(),
+                                });
+                            }
+                        }
+                    }
+                }
+                _ => break,
+            }
+            self.bump();
+        }
+        // Neighbouring literal runs merge, so the tree holds each run once.
+        let mut merged: Vec<FPart> = Vec::with_capacity(parts.len());
+        for p in parts {
+            match (merged.last_mut(), p) {
+                (Some(FPart::Lit(a)), FPart::Lit(b)) => a.push_str(&b),
+                (_, p) => merged.push(p),
+            }
+        }
+        if !formatted {
+            let text = match merged.pop() {
+                Some(FPart::Lit(s)) => s,
+                _ => String::new(),
+            };
+            return self.node(span, ExprKind::Str(text), 0);
+        }
+        self.node(span, ExprKind::FString(merged), height + 1)
+    }
+
+    /// An f-string field's expression, tokenized and parsed on its own, its positions moved to
+    /// where the field sits in the trace.
+    fn field_expr(&self, start: usize, end: usize, at: Span) -> Result<Node> {
+        let text = &self.src[start..end];
+        let shift = |line: usize, column: usize| {
+            if line == 1 {
+                (at.line, at.column + column - 1)
+            } else {
+                (at.line + line - 1, column)
+            }
+        };
+        let mut lexed = lexer::tokenize(text);
+        if let Some(Error::Parse { line, column, message }) = lexed.error.take() {
+            let (line, column) = shift(line, column);
+            return Err(Error::Parse { line, column, message });
+        }
+        for t in &mut lexed.tokens {
+            (t.line, t.column) = shift(t.line, t.column);
+        }
+        let mut sub = Parser {
+            src: text,
+            toks: &lexed.tokens,
+            lex_error: None,
+            pos: 0,
+            depth: self.depth + 1,
+            ops: Vec::new(),
+            vals: Vec::new(),
+            count: 0,
+            funcs: 0,
+            loops: 0,
+        };
+        let node = sub.expr_list()?;
+        if !matches!(sub.peek(), Tok::Newline | Tok::Eof) {
+            return Err(sub.unexpected());
+        }
+        Ok(node)
     }
 
     /// Operators by shunting-yard over the parser's shared stacks, so that chains of operators
@@ -64,6 +236,10 @@ impl<'a> Parser<'a> {
             self.vals.push(operand);
             let (op, prec) = match *self.peek() {
                 Tok::Op(Op::DoubleStar) => (BinOp::Pow, POW),
+                Tok::Kw("in") => (BinOp::In, CMP),
+                Tok::Kw("not") if matches!(self.peek2(), Tok::Kw("in")) => (BinOp::NotIn, CMP),
+                Tok::Kw("is") if matches!(self.peek2(), Tok::Kw("not")) => (BinOp::IsNot, CMP),
+                Tok::Kw("is") => (BinOp::Is, CMP),
                 Tok::Op(op) => match binary_op(op) {
                     Some(found) => found,
                     None => break,
@@ -86,6 +262,9 @@ impl<'a> Parser<'a> {
                 }
             }
             let span = Self::span(self.bump());
+            if matches!(op, BinOp::NotIn | BinOp::IsNot) {
+                self.bump();
+            }
             self.push_op(op_base, Pending { op: PendingOp::Binary(op), prec, span })?;
         }
         while self.ops.len() > op_base {
@@ -192,7 +371,11 @@ impl<'a> Parser<'a> {
                 height = height.max(value.height);
                 kwargs.push((name.to_string(), value.expr));
             } else {
-                let arg = self.test()?;
+                let mut arg = self.test()?;
+                if matches!(self.peek(), Tok::Kw("for")) {
+                    let span = arg.expr.span;
+                    arg = self.comprehension(span, CompKind::Generator, arg)?;
+                }
                 if matches!(self.peek(), Tok::Op(Op::Assign)) {
                     return Err(
                         self.error_at(arg.expr.span, "expression cannot contain assignment, perhaps you meant \"==\"?")
@@ -266,16 +449,8 @@ impl<'a> Parser<'a> {
             Tok::False => ExprKind::Bool(false),
             Tok::None => ExprKind::None,
             Tok::Op(Op::Ellipsis) => ExprKind::Ellipsis,
-            Tok::Str(s) => {
-                // Adjacent literals concatenate, as in Python.
-                let mut s = s.clone();
-                self.bump();
-                while let Tok::Str(more) = self.peek() {
-                    s.push_str(more);
-                    self.bump();
-                }
-                return self.node(span, ExprKind::Str(s), 0);
-            }
+            // Adjacent literals concatenate, as in Python.
+            Tok::Str(_) | Tok::FStr(_) => return self.strings(span),
             Tok::Op(Op::LParen) => {
                 self.bump();
                 self.enter(span)?;
@@ -286,9 +461,9 @@ impl<'a> Parser<'a> {
             Tok::Op(Op::LBracket) => {
                 self.bump();
                 self.enter(span)?;
-                let (items, height) = self.items(Op::RBracket, ']')?;
+                let node = self.list_display(span);
                 self.leave();
-                return self.node(span, ExprKind::List(items), height + 1);
+                return node;
             }
             _ => return Err(self.unexpected()),
         };
@@ -306,6 +481,11 @@ impl<'a> Parser<'a> {
         if self.eat(Op::RParen) {
             return Ok(first);
         }
+        if matches!(self.peek(), Tok::Kw("for")) {
+            let node = self.comprehension(span, CompKind::Generator, first)?;
+            self.expect_close(Op::RParen, ')')?;
+            return Ok(node);
+        }
         if !self.eat(Op::Comma) {
             return Err(self.close_error(')'));
         }
@@ -315,6 +495,29 @@ impl<'a> Parser<'a> {
         items.extend(rest);
         height = height.max(h);
         self.node(span, ExprKind::Tuple(items), height + 1)
+    }
+
+    /// After `[`: a list of items, or a list comprehension.
+    fn list_display(&mut self, span: Span) -> Result<Node> {
+        if self.eat(Op::RBracket) {
+            return self.node(span, ExprKind::List(Vec::new()), 1);
+        }
+        let first = self.test()?;
+        if matches!(self.peek(), Tok::Kw("for")) {
+            let node = self.comprehension(span, CompKind::List, first)?;
+            self.expect_close(Op::RBracket, ']')?;
+            return Ok(node);
+        }
+        let mut height = first.height;
+        let mut items = vec![first.expr];
+        if self.eat(Op::Comma) {
+            let (rest, h) = self.items(Op::RBracket, ']')?;
+            items.extend(rest);
+            height = height.max(h);
+        } else {
+            self.expect_close(Op::RBracket, ']')?;
+        }
+        self.node(span, ExprKind::List(items), height + 1)
     }
 
     /// Comma-separated expressions through the closing `close`, trailing comma allowed.

@@ -1,7 +1,7 @@
 //! Builds the syntax tree of a trace from its tokens: the statement and expression subset of
 //! Python that a tensor-aliasing snippet needs, with Python's precedence and error wording.
 //!
-//! Anything outside the subset (blocks, `lambda`, attribute assignment, ...) is refused here with
+//! Anything outside the subset (`class`, `try`, `lambda`, attribute assignment, ...) is refused here with
 //! a message that names it, so the runner never meets a construct it cannot execute. Recursion is
 //! bounded: both the parser's own nesting and the height of the tree it builds stop at
 //! [`MAX_NESTING`], so neither parsing nor any later walk of the tree can overflow the stack.
@@ -11,10 +11,11 @@ use crate::trace::ast::{BinOp, Expr, ExprKind, Program, Span, Stmt, StmtKind, Un
 use crate::trace::lexer::{self, Op, Tok, Token};
 
 mod expr;
+mod stmt;
 
 /// The largest source accepted, in bytes.
 pub const MAX_SOURCE_BYTES: usize = 1 << 20;
-/// The most statements a trace may have.
+/// The most statements a trace may have (written; executed ones have their own limit).
 pub const MAX_STATEMENTS: usize = 10_000;
 /// The deepest nesting of brackets and operators, and the tallest expression tree.
 pub const MAX_NESTING: usize = 200;
@@ -34,6 +35,9 @@ pub fn parse(src: &str) -> Result<Program> {
         depth: 0,
         ops: Vec::new(),
         vals: Vec::new(),
+        count: 0,
+        funcs: 0,
+        loops: 0,
     };
     parser.program()
 }
@@ -89,7 +93,7 @@ fn binary_op(op: Op) -> Option<(BinOp, u8)> {
 /// Whether `tok` can begin an expression (including the ones refused with a message).
 fn starts_expr(tok: &Tok) -> bool {
     match tok {
-        Tok::Name | Tok::Int(_) | Tok::Float(_) | Tok::Str(_) | Tok::True | Tok::False => true,
+        Tok::Name | Tok::Int(_) | Tok::Float(_) | Tok::Str(_) | Tok::FStr(_) | Tok::True | Tok::False => true,
         Tok::None => true,
         Tok::Kw(k) => matches!(*k, "not" | "lambda" | "await" | "yield"),
         Tok::Op(op) => matches!(
@@ -104,7 +108,7 @@ fn starts_expr(tok: &Tok) -> bool {
                 | Op::Star
                 | Op::DoubleStar
         ),
-        Tok::Newline | Tok::Eof | Tok::Error => false,
+        Tok::Newline | Tok::Indent | Tok::Dedent | Tok::Eof | Tok::Error => false,
     }
 }
 
@@ -112,7 +116,10 @@ fn starts_expr(tok: &Tok) -> bool {
 fn describe(kind: &ExprKind) -> &'static str {
     match kind {
         ExprKind::Call { .. } => "function call",
-        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) => "literal",
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::FString(_) => "literal",
+        ExprKind::BoolOp { .. } | ExprKind::Unary { op: UnaryOp::Not, .. } => "expression",
+        ExprKind::IfExp { .. } => "conditional expression",
+        ExprKind::Comp { .. } => "comprehension",
         ExprKind::Bool(true) => "True",
         ExprKind::Bool(false) => "False",
         ExprKind::None => "None",
@@ -139,6 +146,11 @@ struct Parser<'a> {
     /// it found), so an expression allocates nothing but its own nodes.
     ops: Vec<Pending>,
     vals: Vec<Node>,
+    /// Statements parsed so far, nested ones included.
+    count: usize,
+    /// How many `def` and loop bodies enclose the current position (for `return` and `break`).
+    funcs: usize,
+    loops: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -262,38 +274,63 @@ impl<'a> Parser<'a> {
     }
 
     fn program(&mut self) -> Result<Program> {
+        let stmts = self.statements(Block::Top)?;
+        Ok(Program { stmts })
+    }
+
+    /// Statements through the end of the trace (top level) or of the block (its Dedent).
+    fn statements(&mut self, block: Block) -> Result<Vec<Stmt>> {
         let mut stmts = Vec::new();
         loop {
             match self.peek() {
-                Tok::Eof => return Ok(Program { stmts }),
+                Tok::Eof => return Ok(stmts),
+                Tok::Dedent if block == Block::Nested => {
+                    self.bump();
+                    return Ok(stmts);
+                }
                 Tok::Newline => {
                     self.bump();
                     continue;
                 }
+                Tok::Indent => return Err(self.error_here("unexpected indent")),
                 _ => {}
             }
-            // One logical line: statements separated by ';', an optional trailing ';'.
-            loop {
-                if let Some(stmt) = self.statement()? {
-                    if stmts.len() == MAX_STATEMENTS {
-                        bail!(Limit, "trace has more than {MAX_STATEMENTS} statements");
-                    }
-                    stmts.push(stmt);
-                }
-                match self.peek() {
-                    Tok::Op(Op::Semi) => {
+            if let Some(stmt) = self.compound()? {
+                self.counted(&mut stmts, stmt)?;
+                continue;
+            }
+            self.simple_line(&mut stmts)?;
+        }
+    }
+
+    fn counted(&mut self, stmts: &mut Vec<Stmt>, stmt: Stmt) -> Result<()> {
+        if self.count == MAX_STATEMENTS {
+            bail!(Limit, "trace has more than {MAX_STATEMENTS} statements");
+        }
+        self.count += 1;
+        stmts.push(stmt);
+        Ok(())
+    }
+
+    /// One logical line of simple statements separated by ';', an optional trailing ';'.
+    fn simple_line(&mut self, stmts: &mut Vec<Stmt>) -> Result<()> {
+        loop {
+            if let Some(stmt) = self.statement()? {
+                self.counted(stmts, stmt)?;
+            }
+            match self.peek() {
+                Tok::Op(Op::Semi) => {
+                    self.bump();
+                    if matches!(self.peek(), Tok::Newline | Tok::Eof) {
                         self.bump();
-                        if matches!(self.peek(), Tok::Newline | Tok::Eof) {
-                            self.bump();
-                            break;
-                        }
+                        return Ok(());
                     }
-                    Tok::Newline | Tok::Eof => {
-                        self.bump();
-                        break;
-                    }
-                    _ => return Err(self.unexpected()),
                 }
+                Tok::Newline | Tok::Eof => {
+                    self.bump();
+                    return Ok(());
+                }
+                _ => return Err(self.unexpected()),
             }
         }
     }
@@ -308,6 +345,10 @@ impl<'a> Parser<'a> {
                 return Ok(None);
             }
             Tok::Kw(k) if !starts_expr(self.peek()) => {
+                if let Some(kind) = self.keyword_statement(k)? {
+                    let source = self.source(first, self.pos);
+                    return Ok(Some(Stmt { span, source, kind }));
+                }
                 return Err(self.error_here(unsupported_keyword(k)));
             }
             _ => {}
@@ -486,6 +527,13 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// Where a run of statements ends: the end of the trace, or the Dedent closing a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Block {
+    Top,
+    Nested,
+}
+
 fn too_deep() -> String {
     format!("expression is nested too deeply (more than {MAX_NESTING} levels)")
 }
@@ -493,10 +541,7 @@ fn too_deep() -> String {
 fn unsupported_keyword(k: &str) -> String {
     match k {
         "lambda" => "lambda is not supported".into(),
-        "and" | "or" | "not" => format!("'{k}' is not supported; use '&', '|' or '~' on tensors"),
-        "in" | "is" => format!("'{k}' is not supported"),
-        "if" | "for" | "while" | "def" | "class" | "with" | "try" | "return" | "del" | "pass" | "raise" | "assert"
-        | "global" | "nonlocal" | "break" | "continue" | "async" => {
+        "class" | "try" | "raise" | "global" | "nonlocal" | "async" | "yield" | "await" => {
             format!("'{k}' statements are not supported")
         }
         _ => "invalid syntax".into(),

@@ -1,0 +1,947 @@
+//! Python's own semantics on trace values: truth, iteration, `in` and `is`, comparisons and
+//! arithmetic of strings and sequences, the builtins (`print`, `range`, `len`, `enumerate`,
+//! `zip`, `min`, `max`, `sum`, `abs`, `round`, ...), `math`, and the methods of str, list and
+//! tuple values. A tensor reaching a builtin goes to the op library where PyTorch's own function
+//! applies, or is iterated as Python iterates it (its rows, as views).
+
+mod format;
+mod tensor_str;
+
+pub use format::{float_repr, format, format_field, repr, str};
+pub use tensor_str::render as render_tensor;
+
+use super::ast::BinOp;
+use super::context::RunContext;
+use super::exec::MAX_SEQUENCE;
+use super::library;
+use super::operators;
+use super::value::{Args, Value};
+use crate::error::{bail, Result};
+use crate::tensor::Tensor;
+use crate::uop::buffer::Scalar;
+
+/// What a grad-mode context manager sets while its block runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GradMode {
+    On,
+    Off,
+    Set(bool),
+}
+
+impl GradMode {
+    /// Grad mode inside the block.
+    pub fn enter(self, _outside: bool) -> bool {
+        match self {
+            GradMode::On => true,
+            GradMode::Off => false,
+            GradMode::Set(b) => b,
+        }
+    }
+}
+
+/// Python's builtins the trace language has.
+const BUILTINS: &[&str] = &[
+    "print",
+    "range",
+    "len",
+    "enumerate",
+    "zip",
+    "list",
+    "tuple",
+    "min",
+    "max",
+    "sum",
+    "abs",
+    "round",
+    "str",
+    "repr",
+    "sorted",
+    "reversed",
+    "any",
+    "all",
+    "float",
+    "int",
+    "bool",
+    "isinstance",
+    "divmod",
+    "pow",
+];
+
+/// A builtin by its bare name.
+pub fn builtin(name: &str) -> Option<Value> {
+    BUILTINS.iter().find(|b| **b == name).map(|b| Value::Builtin(b))
+}
+
+fn int(i: i64) -> Value {
+    Value::Scalar(Scalar::Int(i))
+}
+
+fn boolean(b: bool) -> Value {
+    Value::Scalar(Scalar::Bool(b))
+}
+
+/// The single value of a one-element tensor.
+fn item(ctx: &mut RunContext, t: &Tensor) -> Result<Scalar> {
+    Ok(ctx.engine.values(t)?.get_scalar(0))
+}
+
+/// Python's truth of a value (`if`, `while`, `and`, `not`, `bool()`).
+pub fn truth(ctx: &mut RunContext, v: &Value) -> Result<bool> {
+    Ok(match v {
+        Value::Scalar(Scalar::Bool(b)) => *b,
+        Value::Scalar(Scalar::Int(i)) => *i != 0,
+        Value::Scalar(Scalar::Float(f)) => *f != 0.0,
+        Value::None => false,
+        Value::Str(s) => !s.is_empty(),
+        Value::Tuple(v) | Value::List(v) | Value::Size(v) => !v.is_empty(),
+        Value::Named(v) => !v.is_empty(),
+        Value::Range(a, b, s) => range_len(*a, *b, *s) > 0,
+        Value::Tensor(t) => match t.numel() {
+            0 => bail!(Value, "Boolean value of Tensor with no values is ambiguous"),
+            1 => match item(ctx, t)? {
+                Scalar::Bool(b) => b,
+                Scalar::Int(i) => i != 0,
+                Scalar::Float(f) => f != 0.0,
+            },
+            _ => bail!(Value, "Boolean value of Tensor with more than one value is ambiguous"),
+        },
+        _ => true,
+    })
+}
+
+pub fn range_len(a: i64, b: i64, s: i64) -> usize {
+    let n = if s > 0 { (b - a + s - 1).div_euclid(s) } else { (a - b - s - 1).div_euclid(-s) };
+    usize::try_from(n.max(0)).unwrap_or(0)
+}
+
+/// `a is b`: the same object (tensors), or the same singleton or small value.
+fn identical(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::None, Value::None) | (Value::Ellipsis, Value::Ellipsis) => true,
+        (Value::Tensor(x), Value::Tensor(y)) => x.same_object(y),
+        (Value::Scalar(x), Value::Scalar(y)) => std::mem::discriminant(x) == std::mem::discriminant(y) && x == y,
+        (Value::DType(x), Value::DType(y)) => x == y,
+        (Value::Module(x), Value::Module(y)) => x == y,
+        (Value::Builtin(x), Value::Builtin(y)) => x == y,
+        (Value::Function(x), Value::Function(y)) => std::rc::Rc::ptr_eq(x, y),
+        _ => false,
+    }
+}
+
+/// Python's `==` where it is not a tensor op: numbers, strings, sequences, None, dtypes.
+fn equal(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<Option<bool>> {
+    Ok(Some(match (a, b) {
+        (Value::Tensor(_), _) | (_, Value::Tensor(_)) => return Ok(None),
+        (Value::Scalar(x), Value::Scalar(y)) => x.as_f64() == y.as_f64() && (x.as_i64() == y.as_i64() || x.as_f64().fract() != 0.0 || x.as_f64().is_nan() || !x.as_f64().is_finite()),
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::Tuple(x) | Value::Size(x), Value::Tuple(y) | Value::Size(y)) | (Value::List(x), Value::List(y)) => {
+            if x.len() != y.len() {
+                return Ok(Some(false));
+            }
+            for (p, q) in x.iter().zip(y) {
+                if !identical(p, q) && !equal_truth(ctx, p, q)? {
+                    return Ok(Some(false));
+                }
+            }
+            true
+        }
+        (Value::Range(a, b, s), Value::Range(c, d, t)) => (a, b, s) == (c, d, t),
+        (Value::Slice(a, b, c), Value::Slice(d, e, f)) => (a, b, c) == (d, e, f),
+        _ => identical(a, b),
+    }))
+}
+
+/// `bool(a == b)`, through the tensor op when one side is a tensor.
+fn equal_truth(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<bool> {
+    match equal(ctx, a, b)? {
+        Some(e) => Ok(e),
+        None => {
+            let v = operators::binary(ctx, BinOp::Eq, a.clone(), b.clone())?;
+            truth(ctx, &v)
+        }
+    }
+}
+
+/// `in`, `not in`, `is`, `is not`.
+pub fn compare(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Value> {
+    let r = match op {
+        BinOp::Is => identical(&a, &b),
+        BinOp::IsNot => !identical(&a, &b),
+        BinOp::In | BinOp::NotIn => {
+            let found = match &b {
+                Value::Str(s) => match &a {
+                    Value::Str(x) => s.contains(x.as_str()),
+                    other => bail!(Type, "'in <string>' requires string as left operand, not {}", other.type_name()),
+                },
+                Value::Range(x, y, s) => {
+                    let i = a.as_int("range membership")?;
+                    let n = range_len(*x, *y, *s) as i64;
+                    (i - x) % s == 0 && (0..n).contains(&((i - x) / s))
+                }
+                // Tensor.__contains__: (element == self).any().
+                Value::Tensor(t) => {
+                    let eq = operators::binary(ctx, BinOp::Eq, b.clone(), a.clone())?;
+                    let Value::Tensor(eq) = eq else { bail!(Type, "bad comparison") };
+                    let _ = t;
+                    let values = ctx.engine.values(&eq)?;
+                    (0..values.len()).any(|i| values.get_f64(i) != 0.0)
+                }
+                other => {
+                    let items = sequence(ctx, other.clone())?;
+                    let mut found = false;
+                    for x in &items {
+                        if identical(x, &a) || equal_truth(ctx, x, &a)? {
+                            found = true;
+                            break;
+                        }
+                    }
+                    found
+                }
+            };
+            found == (op == BinOp::In)
+        }
+        _ => bail!(Type, "'{}' is not an object comparison", op.symbol()),
+    };
+    Ok(boolean(r))
+}
+
+/// A binary operator: Python's own meaning on strings and sequences, the op library's on
+/// numbers and tensors.
+pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Value> {
+    let repeat = |items: &[Value], n: i64| -> Result<Vec<Value>> {
+        let n = usize::try_from(n).unwrap_or(0);
+        if items.len().saturating_mul(n) > MAX_SEQUENCE {
+            bail!(Limit, "a sequence may hold at most {MAX_SEQUENCE} items");
+        }
+        Ok(items.iter().cloned().cycle().take(items.len() * n).collect())
+    };
+    match (op, &a, &b) {
+        (BinOp::Add, Value::Str(x), Value::Str(y)) => return Ok(Value::Str(format!("{x}{y}"))),
+        (BinOp::Mul, Value::Str(x), Value::Scalar(Scalar::Int(n))) | (BinOp::Mul, Value::Scalar(Scalar::Int(n)), Value::Str(x)) => {
+            let n = usize::try_from(*n).unwrap_or(0);
+            if x.len().saturating_mul(n) > MAX_SEQUENCE {
+                bail!(Limit, "a string may hold at most {MAX_SEQUENCE} characters");
+            }
+            return Ok(Value::Str(x.repeat(n)));
+        }
+        (BinOp::Add, Value::List(x), Value::List(y)) => return Ok(Value::List(x.iter().chain(y).cloned().collect())),
+        (BinOp::Add, Value::Size(x), Value::Tuple(y) | Value::Size(y)) => {
+            return Ok(Value::Size(x.iter().chain(y).cloned().collect()))
+        }
+        (BinOp::Add, Value::Tuple(x), Value::Size(y)) => return Ok(Value::Tuple(x.iter().chain(y).cloned().collect())),
+        (BinOp::Mul, Value::List(x), Value::Scalar(Scalar::Int(n))) => return Ok(Value::List(repeat(x, *n)?)),
+        (BinOp::Mul, Value::Tuple(x), Value::Scalar(Scalar::Int(n))) => return Ok(Value::Tuple(repeat(x, *n)?)),
+        (BinOp::Eq | BinOp::Ne, _, _) => {
+            if let Some(e) = equal(ctx, &a, &b)? {
+                return Ok(boolean(e == (op == BinOp::Eq)));
+            }
+        }
+        (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, Value::Str(x), Value::Str(y)) => {
+            let r = match op {
+                BinOp::Lt => x < y,
+                BinOp::Le => x <= y,
+                BinOp::Gt => x > y,
+                _ => x >= y,
+            };
+            return Ok(boolean(r));
+        }
+        (BinOp::Mod, Value::Str(_), _) => bail!(Unsupported, "'%' string formatting is not supported; use an f-string"),
+        _ => {}
+    }
+    operators::binary(ctx, op, a, b)
+}
+
+/// An iterator over a value, as a `for` loop or a comprehension walks it.
+pub enum Iter {
+    Range { next: i64, left: usize, step: i64 },
+    Items(std::vec::IntoIter<Value>),
+    /// A tensor's rows, each a view (`t[i]`).
+    Rows { t: Tensor, i: usize, n: usize },
+}
+
+impl Iter {
+    pub fn next(&mut self, ctx: &mut RunContext) -> Result<Option<Value>> {
+        Ok(match self {
+            Iter::Range { next, left, step } => {
+                if *left == 0 {
+                    return Ok(None);
+                }
+                let v = *next;
+                *left -= 1;
+                *next = next.wrapping_add(*step);
+                Some(int(v))
+            }
+            Iter::Items(it) => it.next(),
+            Iter::Rows { t, i, n } => {
+                if *i >= *n {
+                    return Ok(None);
+                }
+                let row = ctx.engine.select(t, 0, *i as i64)?;
+                *i += 1;
+                Some(Value::Tensor(row))
+            }
+        })
+    }
+}
+
+/// Starts iterating over `v`.
+pub fn iterate(_ctx: &mut RunContext, v: Value) -> Result<Iter> {
+    Ok(match v {
+        Value::Range(a, b, s) => Iter::Range { next: a, left: range_len(a, b, s), step: s },
+        Value::Tuple(v) | Value::List(v) | Value::Size(v) => Iter::Items(v.into_iter()),
+        Value::Named(v) => Iter::Items(v.into_iter().map(|(_, x)| x).collect::<Vec<_>>().into_iter()),
+        Value::Str(s) => Iter::Items(s.chars().map(|c| Value::Str(c.to_string())).collect::<Vec<_>>().into_iter()),
+        Value::Tensor(t) => match t.shape().first() {
+            Some(&n) => Iter::Rows { t, i: 0, n },
+            None => bail!(Type, "iteration over a 0-d tensor"),
+        },
+        other => bail!(Type, "'{}' object is not iterable", other.type_name()),
+    })
+}
+
+/// Every item of an iterable (for unpacking and the builtins that take one).
+pub fn sequence(ctx: &mut RunContext, v: Value) -> Result<Vec<Value>> {
+    if let Value::Tuple(v) | Value::List(v) | Value::Size(v) = v {
+        return Ok(v);
+    }
+    let mut it = iterate(ctx, v)?;
+    let mut out = Vec::new();
+    while let Some(x) = it.next(ctx)? {
+        if out.len() >= MAX_SEQUENCE {
+            bail!(Limit, "a sequence may hold at most {MAX_SEQUENCE} items");
+        }
+        out.push(x);
+    }
+    Ok(out)
+}
+
+/// `v[items]` for a torch.Size, a str or a range.
+pub fn getitem(v: Value, items: &[Value]) -> Result<Value> {
+    let [i] = items else { bail!(Type, "{} indices must be integers or slices", v.type_name()) };
+    let seq: Vec<Value> = match &v {
+        Value::Size(x) => x.clone(),
+        Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
+        Value::Range(a, b, s) => {
+            let n = range_len(*a, *b, *s);
+            if n > MAX_SEQUENCE {
+                bail!(Limit, "a range may be indexed only when it has at most {MAX_SEQUENCE} items");
+            }
+            (0..n as i64).map(|k| int(a + k * s)).collect()
+        }
+        other => bail!(Type, "'{}' object is not subscriptable", other.type_name()),
+    };
+    let n = seq.len() as i64;
+    match i {
+        Value::Slice(start, stop, step) => {
+            let step = step.unwrap_or(1);
+            if step == 0 {
+                bail!(Value, "slice step cannot be zero");
+            }
+            let clamp = |x: i64, lo: i64, hi: i64| x.clamp(lo, hi);
+            let norm = |x: i64| if x < 0 { x + n } else { x };
+            let (lo, hi) = if step > 0 { (0, n) } else { (-1, n - 1) };
+            let s = start.map_or(if step > 0 { 0 } else { n - 1 }, |x| clamp(norm(x), lo, hi));
+            let e = stop.map_or(if step > 0 { n } else { -1 }, |x| clamp(norm(x), lo, hi));
+            let mut out = Vec::new();
+            let mut k = s;
+            while (step > 0 && k < e) || (step < 0 && k > e) {
+                out.push(seq[k as usize].clone());
+                k += step;
+            }
+            Ok(match v {
+                Value::Size(_) => Value::Size(out),
+                Value::Str(_) => Value::Str(out.iter().filter_map(|c| if let Value::Str(s) = c { Some(s.as_str()) } else { None }).collect()),
+                _ => Value::List(out),
+            })
+        }
+        i => {
+            let k = i.as_int(&format!("{} index", v.type_name()))?;
+            let j = if k < 0 { k + n } else { k };
+            if !(0..n).contains(&j) {
+                bail!(Index, "{} index out of range", v.type_name());
+            }
+            Ok(seq[j as usize].clone())
+        }
+    }
+}
+
+/// A number from a Python value for `math` (a one-element tensor gives its item).
+fn number(ctx: &mut RunContext, v: &Value, what: &str) -> Result<f64> {
+    match v {
+        Value::Scalar(s) => Ok(s.as_f64()),
+        Value::Tensor(t) if t.numel() == 1 => Ok(item(ctx, t)?.as_f64()),
+        Value::Tensor(_) => bail!(Type, "only one element tensors can be converted to Python scalars"),
+        other => bail!(Type, "{what} must be a real number, not {}", other.type_name()),
+    }
+}
+
+/// The text `print(*args, sep=' ', end='\n')` writes.
+pub fn print_text(ctx: &mut RunContext, args: Args) -> Result<String> {
+    let (pos, kw) = args.into_parts();
+    let mut sep = " ".to_string();
+    let mut end = "\n".to_string();
+    for (k, v) in kw {
+        let text = |v: Value| match v {
+            Value::Str(s) => Ok(s),
+            Value::None => Ok(String::new()),
+            other => bail!(Type, "{k} must be None or a string, not {}", other.type_name()),
+        };
+        match k.as_str() {
+            "sep" => sep = text(v)?,
+            "end" => end = text(v)?,
+            "flush" => {}
+            _ => bail!(Type, "print() got an unexpected keyword argument '{k}'"),
+        }
+    }
+    let mut parts = Vec::with_capacity(pos.len());
+    for v in &pos {
+        parts.push(str(ctx, v)?);
+    }
+    Ok(format!("{}{end}", parts.join(&sep)))
+}
+
+/// Whether `a < b` in Python's ordering (numbers, strings, one-element tensors).
+fn less(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<bool> {
+    let v = binary(ctx, BinOp::Lt, a.clone(), b.clone())?;
+    truth(ctx, &v)
+}
+
+/// Calls one of Python's builtins (`print` is the runner's, which owns the output).
+pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<Value> {
+    let tensor_first = matches!(args.peek(0), Some(Value::Tensor(_)));
+    match name {
+        "range" => {
+            let a = args.int(0, "start")?;
+            let b = args.opt_int(1, "stop")?;
+            let s = args.opt_int(2, "step")?.unwrap_or(1);
+            args.finish()?;
+            if s == 0 {
+                bail!(Value, "range() arg 3 must not be zero");
+            }
+            Ok(match b {
+                Some(b) => Value::Range(a, b, s),
+                None => Value::Range(0, a, s),
+            })
+        }
+        "len" => {
+            let v = args.req(0, "obj")?;
+            args.finish()?;
+            match v {
+                Value::Str(s) => Ok(int(s.chars().count() as i64)),
+                Value::Size(v) => Ok(int(v.len() as i64)),
+                Value::Named(v) => Ok(int(v.len() as i64)),
+                Value::Range(a, b, s) => Ok(int(range_len(a, b, s) as i64)),
+                v => library::function(ctx, "len", Args::new("len", vec![v], vec![])),
+            }
+        }
+        "enumerate" => {
+            let v = args.req(0, "iterable")?;
+            let start = args.int_or(1, "start", 0)?;
+            args.finish()?;
+            let items = sequence(ctx, v)?;
+            Ok(Value::List(items.into_iter().enumerate().map(|(i, x)| Value::Tuple(vec![int(start + i as i64), x])).collect()))
+        }
+        "zip" => {
+            let (pos, kw) = args.into_parts();
+            if let Some((k, _)) = kw.first() {
+                bail!(Type, "zip() got an unexpected keyword argument '{k}'");
+            }
+            let mut seqs = Vec::with_capacity(pos.len());
+            for v in pos {
+                seqs.push(sequence(ctx, v)?);
+            }
+            let n = seqs.iter().map(Vec::len).min().unwrap_or(0);
+            Ok(Value::List((0..n).map(|i| Value::Tuple(seqs.iter().map(|s| s[i].clone()).collect())).collect()))
+        }
+        "list" | "tuple" => {
+            let v = args.opt(0, "iterable");
+            args.finish()?;
+            let items = match v {
+                Some(v) => sequence(ctx, v)?,
+                None => Vec::new(),
+            };
+            Ok(if name == "list" { Value::List(items) } else { Value::Tuple(items) })
+        }
+        "sorted" | "reversed" => {
+            let v = args.req(0, "iterable")?;
+            let reverse = if name == "sorted" { args.bool_or(usize::MAX, "reverse", false)? } else { true };
+            args.finish()?;
+            let mut items = sequence(ctx, v)?;
+            if name == "sorted" {
+                // Insertion sort through Python's `<` (stable, as Python's sort is).
+                for i in 1..items.len() {
+                    let mut j = i;
+                    while j > 0 && less(ctx, &items[j], &items[j - 1])? {
+                        items.swap(j, j - 1);
+                        j -= 1;
+                    }
+                }
+            }
+            if reverse {
+                items.reverse();
+            }
+            Ok(Value::List(items))
+        }
+        "min" | "max" if tensor_first && (args.len_pos() == 1 || args.len_pos() == 2 && matches!(args.peek(1), Some(Value::Scalar(Scalar::Int(_))))) => {
+            library::function(ctx, name, args)
+        }
+        "min" | "max" => {
+            let default = args.kw_only("default");
+            let (pos, kw) = args.into_parts();
+            if let Some((k, _)) = kw.first() {
+                bail!(Type, "{name}() got an unexpected keyword argument '{k}'");
+            }
+            let items = match pos.len() {
+                0 => bail!(Type, "{name} expected at least 1 argument, got 0"),
+                1 => sequence(ctx, pos.into_iter().next().unwrap_or(Value::None))?,
+                _ => pos,
+            };
+            let mut best: Option<Value> = None;
+            for x in items {
+                best = Some(match best {
+                    None => x,
+                    Some(b) => {
+                        let better = if name == "max" { less(ctx, &b, &x)? } else { less(ctx, &x, &b)? };
+                        if better {
+                            x
+                        } else {
+                            b
+                        }
+                    }
+                });
+            }
+            match best.or(default) {
+                Some(v) => Ok(v),
+                None => bail!(Value, "{name}() iterable argument is empty"),
+            }
+        }
+        "sum" => {
+            let v = args.req(0, "iterable")?;
+            let mut acc = args.opt(1, "start").unwrap_or(int(0));
+            args.finish()?;
+            for x in sequence(ctx, v)? {
+                acc = binary(ctx, BinOp::Add, acc, x)?;
+            }
+            Ok(acc)
+        }
+        "abs" => {
+            let v = args.req(0, "x")?;
+            args.finish()?;
+            match v {
+                Value::Scalar(Scalar::Int(i)) => Ok(int(i.wrapping_abs())),
+                Value::Scalar(Scalar::Bool(b)) => Ok(int(i64::from(b))),
+                Value::Scalar(Scalar::Float(f)) => Ok(Value::Scalar(Scalar::Float(f.abs()))),
+                v => library::function(ctx, "abs", Args::new("abs", vec![v], vec![])),
+            }
+        }
+        "round" => {
+            let v = args.req(0, "number")?;
+            let nd = args.opt_int(1, "ndigits")?;
+            args.finish()?;
+            match (v, nd) {
+                (Value::Scalar(Scalar::Float(f)), None) => {
+                    if !f.is_finite() {
+                        bail!(Value, "cannot convert float {} to integer", float_repr(f));
+                    }
+                    Ok(int(f.round_ties_even() as i64))
+                }
+                (Value::Scalar(Scalar::Float(f)), Some(n)) => {
+                    // Rounding the exact binary value to n decimals, as Python does.
+                    let n = n.clamp(-300, 300);
+                    let r = if n >= 0 {
+                        format!("{f:.*}", n as usize).parse::<f64>().unwrap_or(f)
+                    } else {
+                        let p = 10f64.powi((-n) as i32);
+                        (f / p).round_ties_even() * p
+                    };
+                    Ok(Value::Scalar(Scalar::Float(r)))
+                }
+                (Value::Scalar(s @ (Scalar::Int(_) | Scalar::Bool(_))), _) => Ok(int(s.as_i64())),
+                (v @ Value::Tensor(_), nd) => {
+                    let kw = nd.map(|n| vec![("decimals".to_string(), int(n))]).unwrap_or_default();
+                    library::function(ctx, "round", Args::new("round", vec![v], kw))
+                }
+                (v, _) => bail!(Type, "type {} doesn't define __round__ method", v.type_name()),
+            }
+        }
+        "str" | "repr" => {
+            let v = args.opt(0, "object").unwrap_or(Value::Str(String::new()));
+            args.finish()?;
+            Ok(Value::Str(if name == "str" { str(ctx, &v)? } else { repr(ctx, &v)? }))
+        }
+        "float" | "int" => match args.peek(0) {
+            Some(Value::Str(s)) => {
+                let text = s.trim().to_string();
+                args.req(0, "x")?;
+                args.finish()?;
+                parse_number(name, &text)
+            }
+            _ => library::function(ctx, name, args),
+        },
+        "bool" => {
+            let v = args.opt(0, "x");
+            args.finish()?;
+            match v {
+                None => Ok(boolean(false)),
+                Some(v) => Ok(boolean(truth(ctx, &v)?)),
+            }
+        }
+        "any" | "all" if tensor_first => library::function(ctx, name, args),
+        "any" | "all" => {
+            let v = args.req(0, "iterable")?;
+            args.finish()?;
+            let want = name == "any";
+            for x in sequence(ctx, v)? {
+                if truth(ctx, &x)? == want {
+                    return Ok(boolean(want));
+                }
+            }
+            Ok(boolean(!want))
+        }
+        "isinstance" => {
+            let v = args.req(0, "obj")?;
+            let types = args.req(1, "class_or_tuple")?;
+            args.finish()?;
+            let types = match types {
+                Value::Tuple(t) => t,
+                t => vec![t],
+            };
+            let mut hit = false;
+            for t in &types {
+                hit |= match (t, &v) {
+                    (Value::Builtin("int"), Value::Scalar(Scalar::Int(_) | Scalar::Bool(_)))
+                    | (Value::Builtin("float"), Value::Scalar(Scalar::Float(_)))
+                    | (Value::Builtin("bool"), Value::Scalar(Scalar::Bool(_)))
+                    | (Value::Builtin("str"), Value::Str(_))
+                    | (Value::Builtin("list"), Value::List(_))
+                    | (Value::Builtin("tuple"), Value::Tuple(_) | Value::Size(_) | Value::Named(_)) => true,
+                    (Value::Builtin(_), _) => false,
+                    (other, _) => bail!(Type, "isinstance() arg 2 must be a type, a tuple of types, or a union, not {}", other.type_name()),
+                };
+            }
+            Ok(boolean(hit))
+        }
+        "divmod" => {
+            let a = args.req(0, "a")?;
+            let b = args.req(1, "b")?;
+            args.finish()?;
+            let q = binary(ctx, BinOp::FloorDiv, a.clone(), b.clone())?;
+            let r = binary(ctx, BinOp::Mod, a, b)?;
+            Ok(Value::Tuple(vec![q, r]))
+        }
+        "pow" => {
+            let a = args.req(0, "base")?;
+            let b = args.req(1, "exp")?;
+            args.finish()?;
+            binary(ctx, BinOp::Pow, a, b)
+        }
+        _ => bail!(Unsupported, "{name}() is not supported"),
+    }
+}
+
+fn parse_number(name: &str, text: &str) -> Result<Value> {
+    let clean = text.replace('_', "");
+    if name == "int" {
+        return match clean.parse::<i64>() {
+            Ok(i) => Ok(int(i)),
+            Err(_) => bail!(Value, "invalid literal for int() with base 10: '{text}'"),
+        };
+    }
+    let lower = clean.to_ascii_lowercase();
+    let v = match lower.trim_start_matches(['+', '-']) {
+        "inf" | "infinity" => Some(f64::INFINITY),
+        "nan" => Some(f64::NAN),
+        _ => clean.parse::<f64>().ok(),
+    };
+    match v {
+        Some(x) if lower.starts_with('-') && !x.is_sign_negative() => Ok(Value::Scalar(Scalar::Float(-x))),
+        Some(x) => Ok(Value::Scalar(Scalar::Float(x))),
+        None => bail!(Value, "could not convert string to float: '{text}'"),
+    }
+}
+
+/// `math.name(...)`.
+pub fn math(ctx: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
+    let float = |x: f64| Ok(Value::Scalar(Scalar::Float(x)));
+    let domain = || -> Result<Value> { bail!(Value, "math domain error") };
+    let one = |ctx: &mut RunContext, args: &mut Args| -> Result<f64> {
+        let v = args.req(0, "x")?;
+        number(ctx, &v, "must be real number")
+    };
+    let v = match name {
+        "floor" | "ceil" | "trunc" => {
+            let x = one(ctx, &mut args)?;
+            if !x.is_finite() {
+                bail!(Value, "cannot convert float {} to integer", float_repr(x));
+            }
+            let r = match name {
+                "floor" => x.floor(),
+                "ceil" => x.ceil(),
+                _ => x.trunc(),
+            };
+            Ok(int(r as i64))
+        }
+        "sqrt" => {
+            let x = one(ctx, &mut args)?;
+            if x < 0.0 {
+                domain()
+            } else {
+                float(x.sqrt())
+            }
+        }
+        "log" => {
+            let x = one(ctx, &mut args)?;
+            let base = match args.opt(1, "base") {
+                Some(b) => Some(number(ctx, &b, "base")?),
+                None => None,
+            };
+            if x <= 0.0 || base.is_some_and(|b| b <= 0.0 || b == 1.0) {
+                domain()
+            } else {
+                float(base.map_or(x.ln(), |b| x.ln() / b.ln()))
+            }
+        }
+        "log2" | "log10" | "log1p" => {
+            let x = one(ctx, &mut args)?;
+            let (ok, r) = match name {
+                "log2" => (x > 0.0, x.log2()),
+                "log10" => (x > 0.0, x.log10()),
+                _ => (x > -1.0, x.ln_1p()),
+            };
+            if ok {
+                float(r)
+            } else {
+                domain()
+            }
+        }
+        "exp" | "expm1" | "sin" | "cos" | "tan" | "atan" | "sinh" | "cosh" | "tanh" | "fabs" | "degrees"
+        | "radians" | "asin" | "acos" => {
+            let x = one(ctx, &mut args)?;
+            if matches!(name, "asin" | "acos") && !(-1.0..=1.0).contains(&x) {
+                return domain();
+            }
+            float(match name {
+                "exp" => x.exp(),
+                "expm1" => x.exp_m1(),
+                "sin" => x.sin(),
+                "cos" => x.cos(),
+                "tan" => x.tan(),
+                "atan" => x.atan(),
+                "asin" => x.asin(),
+                "acos" => x.acos(),
+                "sinh" => x.sinh(),
+                "cosh" => x.cosh(),
+                "tanh" => x.tanh(),
+                "fabs" => x.abs(),
+                "degrees" => x.to_degrees(),
+                _ => x.to_radians(),
+            })
+        }
+        "isnan" | "isinf" | "isfinite" => {
+            let x = one(ctx, &mut args)?;
+            Ok(boolean(match name {
+                "isnan" => x.is_nan(),
+                "isinf" => x.is_infinite(),
+                _ => x.is_finite(),
+            }))
+        }
+        "pow" | "atan2" | "hypot" | "copysign" | "fmod" => {
+            let x = one(ctx, &mut args)?;
+            let y = args.req(1, "y")?;
+            let y = number(ctx, &y, "must be real number")?;
+            float(match name {
+                "pow" => x.powf(y),
+                "atan2" => x.atan2(y),
+                "hypot" => x.hypot(y),
+                "copysign" => x.copysign(y),
+                _ => {
+                    if y == 0.0 {
+                        return domain();
+                    }
+                    x % y
+                }
+            })
+        }
+        "prod" | "fsum" => {
+            let v = args.req(0, "iterable")?;
+            let start = if name == "prod" { args.opt(1, "start").unwrap_or(int(1)) } else { int(0) };
+            args.finish()?;
+            let mut acc = start;
+            for x in sequence(ctx, v)? {
+                acc = binary(ctx, if name == "prod" { BinOp::Mul } else { BinOp::Add }, acc, x)?;
+            }
+            if name == "fsum" {
+                let x = number(ctx, &acc, "fsum")?;
+                return float(x);
+            }
+            return Ok(acc);
+        }
+        "gcd" => {
+            let (mut a, mut b) = (args.int(0, "a")?.unsigned_abs(), args.int(1, "b")?.unsigned_abs());
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            Ok(int(i64::try_from(a).unwrap_or(i64::MAX)))
+        }
+        "factorial" => {
+            let n = args.int(0, "n")?;
+            if n < 0 {
+                bail!(Value, "factorial() not defined for negative values");
+            }
+            let mut acc: i64 = 1;
+            for k in 2..=n {
+                acc = match acc.checked_mul(k) {
+                    Some(a) => a,
+                    None => bail!(Limit, "factorial({n}) does not fit in 64 bits"),
+                };
+            }
+            Ok(int(acc))
+        }
+        _ => bail!(Unsupported, "math.{name} is not supported"),
+    }?;
+    args.finish()?;
+    Ok(v)
+}
+
+/// Methods of values that are not tensors (`", ".join(names)`, `s.upper()`, `shape.numel()`).
+pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> Result<Value> {
+    match (&recv, name) {
+        (Value::Str(s), "join") => {
+            let items = sequence(ctx, args.req(0, "iterable")?)?;
+            args.finish()?;
+            let mut parts = Vec::with_capacity(items.len());
+            for (i, x) in items.into_iter().enumerate() {
+                match x {
+                    Value::Str(t) => parts.push(t),
+                    other => bail!(Type, "sequence item {i}: expected str instance, {} found", other.type_name()),
+                }
+            }
+            Ok(Value::Str(parts.join(s)))
+        }
+        (Value::Str(s), "upper" | "lower" | "strip" | "lstrip" | "rstrip" | "title") => {
+            args.finish()?;
+            Ok(Value::Str(match name {
+                "upper" => s.to_uppercase(),
+                "lower" => s.to_lowercase(),
+                "strip" => s.trim().to_string(),
+                "lstrip" => s.trim_start().to_string(),
+                "rstrip" => s.trim_end().to_string(),
+                _ => s.split(' ').map(|w| {
+                    let mut c = w.chars();
+                    c.next().map_or(String::new(), |f| f.to_uppercase().chain(c.flat_map(char::to_lowercase)).collect())
+                }).collect::<Vec<_>>().join(" "),
+            }))
+        }
+        (Value::Str(s), "startswith" | "endswith" | "replace" | "split" | "count") => {
+            let a = match args.opt(0, "arg") {
+                Some(Value::Str(a)) => Some(a),
+                None | Some(Value::None) => None,
+                Some(other) => bail!(Type, "must be str, not {}", other.type_name()),
+            };
+            let out = match (name, a) {
+                ("startswith", Some(a)) => boolean(s.starts_with(&a)),
+                ("endswith", Some(a)) => boolean(s.ends_with(&a)),
+                ("count", Some(a)) => int(s.matches(&a).count() as i64),
+                ("replace", Some(a)) => {
+                    let b = match args.req(1, "new")? {
+                        Value::Str(b) => b,
+                        other => bail!(Type, "replace() argument 2 must be str, not {}", other.type_name()),
+                    };
+                    Value::Str(s.replace(&a, &b))
+                }
+                ("split", Some(a)) => Value::List(s.split(&a).map(|p| Value::Str(p.to_string())).collect()),
+                ("split", None) => Value::List(s.split_whitespace().map(|p| Value::Str(p.to_string())).collect()),
+                _ => bail!(Type, "{name}() takes at least 1 argument (0 given)"),
+            };
+            args.finish()?;
+            Ok(out)
+        }
+        (Value::Str(s), "format") => {
+            let (pos, kw) = args.into_parts();
+            str_format(ctx, s, &pos, &kw)
+        }
+        (Value::Size(v), "numel") => {
+            args.finish()?;
+            let mut n: i64 = 1;
+            for x in v {
+                n = n.saturating_mul(x.as_int("size")?);
+            }
+            Ok(int(n))
+        }
+        (Value::Tuple(v) | Value::List(v) | Value::Size(v), "index" | "count") => {
+            let x = args.req(0, "value")?;
+            args.finish()?;
+            let mut hits = Vec::new();
+            for (i, y) in v.iter().enumerate() {
+                if identical(y, &x) || equal_truth(ctx, y, &x)? {
+                    hits.push(i);
+                }
+            }
+            match (name, hits.first()) {
+                ("count", _) => Ok(int(hits.len() as i64)),
+                (_, Some(&i)) => Ok(int(i as i64)),
+                _ => bail!(Value, "{} is not in {}", repr(ctx, &x)?, recv.type_name()),
+            }
+        }
+        (Value::List(v), "copy") => {
+            args.finish()?;
+            Ok(Value::List(v.clone()))
+        }
+        (Value::Scalar(Scalar::Float(f)), "is_integer") => {
+            args.finish()?;
+            Ok(boolean(f.is_finite() && f.fract() == 0.0))
+        }
+        (Value::DType(d), "is_floating_point") => {
+            args.finish()?;
+            Ok(boolean(d.is_float()))
+        }
+        _ => bail!(Type, "'{}' object has no attribute '{name}'", recv.type_name()),
+    }
+}
+
+/// `"...{}...{0}...{name:spec}".format(...)`.
+fn str_format(ctx: &mut RunContext, s: &str, pos: &[Value], kw: &[(String, Value)]) -> Result<Value> {
+    let mut out = String::new();
+    let mut auto = 0usize;
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                out.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                out.push('}');
+            }
+            '{' => {
+                let mut field = String::new();
+                loop {
+                    match chars.next() {
+                        Some('}') => break,
+                        Some(x) => field.push(x),
+                        None => bail!(Value, "Single '{{' encountered in format string"),
+                    }
+                }
+                let (key, spec) = field.split_once(':').unwrap_or((field.as_str(), ""));
+                let (key, conv) = match key.split_once('!') {
+                    Some((k, c)) => (k, c.chars().next()),
+                    None => (key, None),
+                };
+                let v = if key.is_empty() {
+                    auto += 1;
+                    pos.get(auto - 1)
+                } else if let Ok(i) = key.parse::<usize>() {
+                    pos.get(i)
+                } else {
+                    kw.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+                };
+                let Some(v) = v else { bail!(Index, "Replacement index {key} out of range for positional args tuple") };
+                out.push_str(&format_field(ctx, v, conv, spec)?);
+            }
+            '}' => bail!(Value, "Single '}}' encountered in format string"),
+            c => out.push(c),
+        }
+    }
+    Ok(Value::Str(out))
+}
