@@ -54,6 +54,13 @@ fn check_torch(exp: &Value, got: &Value) -> Option<String> {
             return Some(format!("error kind: expected {kind}, got {}", got["error"]["kind"]));
         }
     }
+    // What the program printed, exactly (cases recorded with `output`).
+    if let Some(out) = exp["output"].as_str() {
+        let got_out = got["output"].as_str().unwrap_or("");
+        if got_out != out {
+            return Some(format!("output:\n{got_out}\n!= expected\n{out}"));
+        }
+    }
     let mut classes_exp: Vec<(i64, Vec<String>)> = Vec::new();
     let mut classes_got: Vec<(i64, Vec<String>)> = Vec::new();
     let empty = serde_json::Map::new();
@@ -294,4 +301,11 @@ fn torch_surface_meta() {
 #[test]
 fn torch_surface_dtype() {
     assert_families(fixture_files("torch_surface"), &["surface/dtype/"]);
+}
+
+/// The Python snippets are written in: blocks, functions, comprehensions, f-strings and what
+/// `print` writes (tensors as PyTorch prints them).
+#[test]
+fn torch_python() {
+    assert_families(fixture_files("torch_python"), &["python/"]);
 }

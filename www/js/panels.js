@@ -11,6 +11,10 @@ export function drawStep(state) {
     return;
   }
   const parts = [h('div', { class: 'mono src' }, h('span', { class: 'dim' }, `line ${s.line}  `), s.source)];
+  // Inside loops: which iteration of which loop (outermost first).
+  if (s.iterations && s.iterations.length) {
+    parts.push(h('div', { class: 'dim', id: 'step-iter' }, s.iterations.map(([line, i]) => `iteration ${i} of the loop on line ${line}`).join(', ')));
+  }
   if (s.defines && s.defines.length) parts.push(h('div', {}, h('b', {}, 'defines '), h('span', { class: 'mono' }, s.defines.join(', '))));
   if (s.writes) {
     const n = s.writes.elements.length;
@@ -19,6 +23,8 @@ export function drawStep(state) {
   } else {
     parts.push(h('div', { class: 'dim' }, 'writes nothing'));
   }
+  // What print wrote during this statement, as Python would show it.
+  if (s.output) parts.push(h('pre', { class: 'mono output', id: 'step-output' }, s.output.replace(/\n$/, '')));
   fill($('#stepinfo'), parts);
 }
 

@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use stridelab_core::trace::ast::{Expr, ExprKind, Program, Stmt, StmtKind, UnaryOp};
+use stridelab_core::trace::ast::{BoolOp, CompKind, Expr, ExprKind, FPart, Program, Stmt, StmtKind, Target, UnaryOp};
 use stridelab_core::trace::parser::parse;
 use stridelab_core::Error;
 
@@ -26,6 +26,7 @@ fn expr(e: &Expr, spans: bool) -> String {
                 UnaryOp::Neg => "neg",
                 UnaryOp::Pos => "pos",
                 UnaryOp::Invert => "inv",
+                UnaryOp::Not => "not",
             };
             format!("({op} {})", expr(operand, spans))
         }
@@ -47,12 +48,57 @@ fn expr(e: &Expr, spans: bool) -> String {
         ExprKind::Slice { start, stop, step } => {
             format!("(: {} {} {})", opt(start), opt(stop), opt(step))
         }
+        ExprKind::BoolOp { op, values } => {
+            format!("({} {})", if *op == BoolOp::And { "and" } else { "or" }, list(values))
+        }
+        ExprKind::IfExp { test, body, orelse } => {
+            format!("(ifexp {} {} {})", expr(test, spans), expr(body, spans), expr(orelse, spans))
+        }
+        ExprKind::Comp { kind, elt, generators } => {
+            let mut s =
+                format!("({} {}", if *kind == CompKind::List { "listcomp" } else { "genexp" }, expr(elt, spans));
+            for g in generators {
+                s += &format!(" (for {} {}", target(&g.target), expr(&g.iter, spans));
+                for c in &g.ifs {
+                    s += &format!(" (if {})", expr(c, spans));
+                }
+                s += ")";
+            }
+            s + ")"
+        }
+        ExprKind::FString(parts) => {
+            let parts: Vec<String> = parts
+                .iter()
+                .map(|p| match p {
+                    FPart::Lit(t) => format!("{t:?}"),
+                    FPart::Expr { expr: e, conv, spec, debug } => format!(
+                        "{{{}{}{}{}}}",
+                        debug.as_deref().map(|d| format!("{d:?} ")).unwrap_or_default(),
+                        expr(e, spans),
+                        conv.map(|c| format!("!{c}")).unwrap_or_default(),
+                        if spec.is_empty() { String::new() } else { format!(":{spec}") }
+                    ),
+                })
+                .collect();
+            format!("(f {})", parts.join(" "))
+        }
     };
     if spans {
         format!("{body}@{}:{}", e.span.line, e.span.column)
     } else {
         body
     }
+}
+
+fn target(t: &Target) -> String {
+    match t {
+        Target::Name(n) => n.clone(),
+        Target::Tuple(items) => format!("({})", items.iter().map(target).collect::<Vec<_>>().join(" ")),
+    }
+}
+
+fn block(stmts: &[Stmt], spans: bool) -> String {
+    format!("{{{}}}", stmts.iter().map(|s| stmt(s, spans)).collect::<Vec<_>>().join("; "))
 }
 
 fn stmt(s: &Stmt, spans: bool) -> String {
@@ -71,6 +117,47 @@ fn stmt(s: &Stmt, spans: bool) -> String {
             format!("(setitem {} [{items}] {})", expr(target, spans), expr(value, spans))
         }
         StmtKind::Expr(e) => expr(e, spans),
+        StmtKind::If { test, body, orelse } => {
+            format!("(if {} {} {})", expr(test, spans), block(body, spans), block(orelse, spans))
+        }
+        StmtKind::For { target: t, iter, body } => {
+            format!("(for {} {} {})", target(t), expr(iter, spans), block(body, spans))
+        }
+        StmtKind::While { test, body } => format!("(while {} {})", expr(test, spans), block(body, spans)),
+        StmtKind::With { items, body } => {
+            let items: Vec<String> = items
+                .iter()
+                .map(|(e, n)| {
+                    format!("{}{}", expr(e, spans), n.as_ref().map(|n| format!(" as {n}")).unwrap_or_default())
+                })
+                .collect();
+            format!("(with [{}] {})", items.join(" "), block(body, spans))
+        }
+        StmtKind::Def(f) => {
+            let params: Vec<String> = f
+                .params
+                .iter()
+                .map(|(p, d)| match d {
+                    Some(d) => format!("{p}={}", expr(d, spans)),
+                    None => p.clone(),
+                })
+                .collect();
+            format!("(def {} [{}] {})", f.name, params.join(" "), block(&f.body, spans))
+        }
+        StmtKind::Return(v) => {
+            format!("(return{})", v.as_ref().map(|e| format!(" {}", expr(e, spans))).unwrap_or_default())
+        }
+        StmtKind::Pass => "pass".to_string(),
+        StmtKind::Break => "break".to_string(),
+        StmtKind::Continue => "continue".to_string(),
+        StmtKind::Assert { test, msg } => {
+            format!(
+                "(assert {}{})",
+                expr(test, spans),
+                msg.as_ref().map(|m| format!(" {}", expr(m, spans))).unwrap_or_default()
+            )
+        }
+        StmtKind::Del(names) => format!("(del {})", names.join(" ")),
     };
     if spans {
         format!("{body}@{}:{}", s.span.line, s.span.column)
@@ -175,15 +262,74 @@ fn statements() {
 }
 
 #[test]
+fn blocks() {
+    check(&[
+        ("if a:\n    b\nelif c:\n    d\nelse:\n    e", "(if a {b} {(if c {d} {e})})"),
+        ("if a: b; c\nd", "(if a {b; c} {}) | d"),
+        (
+            "for i in range(3):\n    x[i] += i\n\n    # c\n    y = i",
+            "(for i (call range 3) {(+= (idx x i) i); (= y i)})",
+        ),
+        ("for i, (a, b) in enumerate(z):\n  pass", "(for (i (a b)) (call enumerate z) {pass})"),
+        (
+            "while n < 3:\n    n += 1\n    if n: break\n    continue",
+            "(while (< n 3) {(+= n 1); (if n {break} {}); continue})",
+        ),
+        (
+            "with torch.no_grad(), g() as h:\n    x.sub_(1)",
+            "(with [(call (. torch no_grad)) (call g) as h] {(call (. x sub_) 1)})",
+        ),
+        ("def f(a, b=2, *, c=3): pass", "err 1:15 *args"),
+        ("def f(a: int, b=2) -> int:\n    return a * b", "(def f [a b=2] {(return (* a b))})"),
+        ("def f():\n    return", "(def f [] {(return)})"),
+        ("assert a, 'm'\ndel a, b", "(assert a \"m\") | (del a b)"),
+        ("if a:\n\tb\n\tc", "(if a {b; c} {})"),
+        ("if a:\n    if b:\n        c\nd", "(if a {(if b {c} {})} {}) | d"),
+    ]);
+}
+
+#[test]
+fn python_expressions() {
+    check(&[
+        ("a and b or not c", "(or (and a b) (not c))"),
+        ("not a == b", "(not (== a b))"),
+        ("a in b", "(in a b)"),
+        ("a not in b", "(not in a b)"),
+        ("a is not None", "(is not a None)"),
+        ("x = a if b else c if d else e", "(= x (ifexp b a (ifexp d c e)))"),
+        ("[x * 2 for x in y if x for z in w]", "(listcomp (* x 2) (for x y (if x)) (for z w))"),
+        ("sum(t for t in ts)", "(call sum (genexp t (for t ts)))"),
+        ("(a for a, b in p)", "(genexp a (for (a b) p))"),
+        ("f'a{x}b{y!r:>4}{{z}}'", "(f \"a\" {x} \"b\" {y!r:>4} \"{z}\")"),
+        ("f'{x = }' 'tail'", "(f {\"x = \" x} \"tail\")"),
+        ("'a' f'{1 + 2:.2f}'", "(f \"a\" {(+ 1 2):.2f})"),
+        ("f'{d[\"k\"]}'", "(f {(idx d \"k\")})"),
+    ]);
+}
+
+#[test]
 fn refused_statements() {
     check(&[
-        ("def f(): pass", "err 1:1 'def' statements are not supported"),
-        ("for i in x: a", "err 1:1 'for' statements are not supported"),
-        ("if a: b", "err 1:1 'if' statements are not supported"),
-        ("while a: b", "err 1:1 'while'"),
-        ("return a", "err 1:1 'return'"),
-        ("del a", "err 1:1 'del'"),
-        ("pass", "err 1:1 'pass'"),
+        ("class A: pass", "err 1:1 'class' statements are not supported"),
+        ("try: a", "err 1:1 'try' statements are not supported"),
+        ("return a", "err 1:1 'return' outside function"),
+        ("break", "err 1:1 'break' outside loop"),
+        ("def f():\n    break", "err 2:5 'break' outside loop"),
+        ("for i in x:\n    def f():\n        continue", "err 3:9 'continue' outside loop"),
+        ("for i in x:\na", "err 2:1 expected an indented block after 'for' statement on line 1"),
+        ("if a:\n    b\n  c", "err 3:3 unindent does not match any outer indentation level"),
+        ("if a:\n    b\nelse:\nc", "err 4:1 expected an indented block after 'else' statement on line 3"),
+        ("for i in x: a\nelse: b", "err 2:1 'else' after a loop is not supported"),
+        ("def f(*a): pass", "err 1:7 *args"),
+        ("def f(a=1, b): pass", "err 1:12 parameter without a default follows parameter with a default"),
+        ("def f(a, a): pass", "err 1:10 duplicate argument 'a'"),
+        ("del a[0]", "err 1:5 deleting subscript is not supported"),
+        ("x = f'{}'", "err 1:7 f-string: empty expression not allowed"),
+        ("x = f'{a'", "err 1:7 f-string: expecting '}'"),
+        ("x = f'a}'", "err 1:8 f-string: single '}' is not allowed"),
+        ("x = f'{a!z}'", "err 1:9 invalid conversion character"),
+        ("x = f'{a +}'", "err 1:11 invalid syntax"),
+        ("x = a if b", "err 1:11 expected 'else' after 'if' expression"),
         ("f = lambda x: x", "err 1:5 lambda is not supported"),
         ("a.b = 1", "err 1:1 attribute assignment is not supported"),
         ("a.b += 1", "err 1:1 attribute assignment is not supported"),
@@ -294,13 +440,6 @@ fn refused_expressions() {
     check(&[
         ("a < b < c", "err 1:7 chained comparisons"),
         ("a == b != c", "err 1:8 chained comparisons"),
-        ("a and b", "err 1:3 'and' is not supported"),
-        ("a or b", "err 1:3 'or' is not supported"),
-        ("x = not a", "err 1:5 'not' is not supported"),
-        ("a in b", "err 1:3 'in' is not supported"),
-        ("a is None", "err 1:3 'is' is not supported"),
-        ("a if b else c", "err 1:3 conditional expressions are not supported"),
-        ("[x for x in y]", "err 1:4 comprehensions are not supported"),
         ("{1: 2}", "err 1:1 dict and set displays are not supported"),
         ("f(*a)", "err 1:3 *args and **kwargs are not supported"),
         ("f(**k)", "err 1:3 *args and **kwargs are not supported"),
@@ -323,7 +462,6 @@ fn refused_expressions() {
         ("x = \n", "err 1:5 invalid syntax"),
         ("a +", "err 1:4 invalid syntax"),
         ("1j", "err 1:1 complex numbers are not supported"),
-        ("f'x'", "err 1:1 f-strings are not supported"),
         ("b'x'", "err 1:1 bytes literals are not supported"),
         ("'''x'''", "err 1:1 triple-quoted strings are not supported"),
         ("x = 9223372036854775808", "err 1:5 does not fit in 64 bits"),

@@ -55,6 +55,10 @@ fn stmt_exprs(s: &Stmt) -> Vec<&Expr> {
             v
         }
         StmtKind::Expr(e) => vec![e],
+        StmtKind::If { test, .. } | StmtKind::While { test, .. } | StmtKind::Assert { test, .. } => vec![test],
+        StmtKind::For { iter, .. } => vec![iter],
+        StmtKind::Return(Some(e)) => vec![e],
+        _ => Vec::new(),
     }
 }
 
@@ -281,6 +285,7 @@ fn strip_stmt(s: &mut Stmt) {
             index.iter_mut().for_each(strip_expr);
         }
         StmtKind::Expr(e) => strip_expr(e),
+        _ => unreachable!("only simple statements are generated"),
     }
 }
 
@@ -446,6 +451,7 @@ fn print(x: &Expr) -> String {
                 UnaryOp::Neg => "-",
                 UnaryOp::Pos => "+",
                 UnaryOp::Invert => "~",
+                UnaryOp::Not => "not ",
             };
             format!("({op}({}))", print(operand))
         }
@@ -466,6 +472,7 @@ fn print(x: &Expr) -> String {
                 None => format!("{}:{}", part(start), part(stop)),
             }
         }
+        _ => unreachable!("not generated"),
     }
 }
 
@@ -479,5 +486,6 @@ fn print_stmt(s: &Stmt) -> String {
             format!("{}[{}] = {}", print(target), print_list(index), print(value))
         }
         StmtKind::Expr(x) => print(x),
+        _ => unreachable!("only simple statements are generated"),
     }
 }

@@ -201,11 +201,7 @@ impl Session {
             return json!([]);
         };
         // The chain follows definitions among whole top-level statements.
-        let upto = if p.is_flat() {
-            self.at
-        } else {
-            self.run.steps.last().map_or(0, |s| p.top_level_before(s.line))
-        };
+        let upto = if p.is_flat() { self.at } else { self.run.steps.last().map_or(0, |s| p.top_level_before(s.line)) };
         let Some(def) = chain::definition(p, upto, name) else {
             return json!([]);
         };

@@ -65,21 +65,46 @@ pub struct Stmt {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum StmtKind {
     /// `name = expr` or `a, b = expr` (several targets unpack a tuple).
-    Assign { targets: Vec<String>, value: Expr },
+    Assign {
+        targets: Vec<String>,
+        value: Expr,
+    },
     /// `target op= value`, where target is a name or a subscript (`a[1:] *= 2`).
-    AugAssign { target: Expr, op: BinOp, value: Expr },
+    AugAssign {
+        target: Expr,
+        op: BinOp,
+        value: Expr,
+    },
     /// `target[index] = value`.
-    SetItem { target: Expr, index: Vec<Expr>, value: Expr },
+    SetItem {
+        target: Expr,
+        index: Vec<Expr>,
+        value: Expr,
+    },
     /// A bare expression, usually a method call such as `a.add_(1)`.
     Expr(Expr),
     /// `if test:` with its body; `orelse` holds the `else:` body, or one `If` for an `elif`.
-    If { test: Expr, body: Vec<Stmt>, orelse: Vec<Stmt> },
+    If {
+        test: Expr,
+        body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
+    },
     /// `for target in iter:`.
-    For { target: Target, iter: Expr, body: Vec<Stmt> },
+    For {
+        target: Target,
+        iter: Expr,
+        body: Vec<Stmt>,
+    },
     /// `while test:`.
-    While { test: Expr, body: Vec<Stmt> },
+    While {
+        test: Expr,
+        body: Vec<Stmt>,
+    },
     /// `with a as x, b:`: each context manager with its optional name.
-    With { items: Vec<(Expr, Option<String>)>, body: Vec<Stmt> },
+    With {
+        items: Vec<(Expr, Option<String>)>,
+        body: Vec<Stmt>,
+    },
     /// `def name(params):`; shared, since the function value keeps its body.
     Def(FuncDef),
     Return(Option<Expr>),
@@ -87,7 +112,10 @@ pub enum StmtKind {
     Break,
     Continue,
     /// `assert test, message`.
-    Assert { test: Expr, msg: Option<Expr> },
+    Assert {
+        test: Expr,
+        msg: Option<Expr>,
+    },
     /// `del a, b` (names only).
     Del(Vec<String>),
 }
@@ -133,7 +161,12 @@ pub struct Comprehension {
 pub enum FPart {
     Lit(String),
     /// `{expr!conv:spec}`; `debug` is the `expr=` text a self-documenting field prints first.
-    Expr { expr: Expr, conv: Option<char>, spec: String, debug: Option<String> },
+    Expr {
+        expr: Expr,
+        conv: Option<char>,
+        spec: String,
+        debug: Option<String>,
+    },
 }
 
 /// Python's `and` and `or`.

@@ -10,7 +10,7 @@
 use super::ast::{CompKind, Comprehension, Expr, ExprKind, FPart, FuncDef, Stmt, StmtKind, Target};
 use super::library;
 use super::python::{self, GradMode, Iter};
-use super::runner::{unpack, Frame, Run, Scope, MAX_CALL_DEPTH, MAX_EXECUTED};
+use super::runner::{realize_value, unpack, Frame, Run, Scope, MAX_CALL_DEPTH, MAX_EXECUTED};
 use super::subscript;
 use super::value::{Args, Function, Value};
 use crate::error::{bail, Result};
@@ -147,7 +147,11 @@ impl Run {
                     let mut defaults = Vec::with_capacity(def.params.len());
                     for (_, d) in &def.params {
                         defaults.push(match d {
-                            Some(e) => Some(r.eval(e)?),
+                            Some(e) => {
+                                let mut v = r.eval(e)?;
+                                realize_value(&mut r.engine, &mut v)?;
+                                Some(v)
+                            }
                             None => None,
                         });
                     }
@@ -169,7 +173,9 @@ impl Run {
             self.loops.push((stmt.span.line, i));
             let next = self.step(stmt, |r| {
                 if items.is_none() {
-                    let v = r.eval(iter)?;
+                    // The iterable outlives this step, so nothing in it may stay lazy.
+                    let mut v = r.eval(iter)?;
+                    realize_value(&mut r.engine, &mut v)?;
                     items = Some(python::iterate(&mut r.context(), v)?);
                 }
                 let Some(it) = items.as_mut() else { return Ok((false, Vec::new())) };

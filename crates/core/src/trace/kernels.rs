@@ -7,10 +7,10 @@ use super::runner::{Run, Step, StepObserver};
 use crate::error::{Error, Result};
 use crate::schedule::{schedule_events, Schedule, ScheduleOptions, StepKernels};
 use crate::tensor::{Engine, Event};
-use std::cell::RefCell;
-use std::rc::Rc;
 use crate::uop::buffer::Data;
 use crate::uop::Op;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// Every step's schedule for a finished run, in order.
 pub fn schedule_run(run: &Run, opts: ScheduleOptions) -> Result<Vec<Schedule>> {

@@ -871,7 +871,11 @@ impl<'a> Lexer<'a> {
         if self.peek_at(self.pos) == b'!' {
             conv = match self.peek_at(self.pos + 1) {
                 c @ (b'r' | b's' | b'a') => Some(c as char),
-                _ => return Err(self.error_at(self.pos, "f-string: invalid conversion character: expected 's', 'r', or 'a'")),
+                _ => {
+                    return Err(
+                        self.error_at(self.pos, "f-string: invalid conversion character: expected 's', 'r', or 'a'")
+                    )
+                }
             };
             self.pos += 2;
         }
@@ -881,7 +885,9 @@ impl<'a> Lexer<'a> {
             while let Some(&x) = self.b.get(self.pos) {
                 match x {
                     b'}' => break,
-                    b'{' => return Err(self.error_at(self.pos, "nested fields in f-string format specs are not supported")),
+                    b'{' => {
+                        return Err(self.error_at(self.pos, "nested fields in f-string format specs are not supported"))
+                    }
                     b'\n' => return Err(self.error_at(open, "f-string: expecting '}'")),
                     _ if x == quote => return Err(self.error_at(open, "f-string: expecting '}'")),
                     _ => {}

@@ -105,6 +105,8 @@ fn scalar_binary(op: BinOp, x: Scalar, y: Scalar) -> Result<Value> {
             let q = (a / b).floor();
             Ok(num(if op == BinOp::FloorDiv { q } else { a - q * b }))
         }
+        // An int to a negative int power is a float in Python (`2 ** -1` is 0.5).
+        BinOp::Pow if b < 0.0 => Ok(Value::Scalar(Scalar::Float(a.powf(b)))),
         BinOp::Pow => Ok(num(a.powf(b))),
         BinOp::Eq => boolean(a == b),
         BinOp::Ne => boolean(a != b),

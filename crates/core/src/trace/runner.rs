@@ -209,17 +209,10 @@ impl Run {
     pub(super) fn finish_statement(&mut self, stmt: &Stmt, defines: Vec<String>) {
         let names: Vec<String> = self.env.keys().cloned().collect();
         for name in names {
-            if let Some(Value::Tensor(t)) = self.env.get(&name) {
-                let t = t.clone();
-                match self.engine.realize(&t) {
-                    Ok(r) => {
-                        self.env.insert(name, Value::Tensor(r));
-                    }
-                    // A computation that fails to realize has no value to show; drop the name.
-                    Err(_) => {
-                        self.env.remove(&name);
-                    }
-                }
+            let Some(mut v) = self.env.remove(&name) else { continue };
+            // A computation that fails to realize has no value to show; the name is dropped.
+            if realize_value(&mut self.engine, &mut v).is_ok() {
+                self.env.insert(name, v);
             }
         }
         self.engine.end_statement();
@@ -499,7 +492,12 @@ impl Run {
         let Some(Value::List(items)) = slot else { return Ok(None) };
         let arity = |n: usize| -> Result<()> {
             if pos.len() != n {
-                bail!(Type, "list.{method}() takes exactly {n} argument{} ({} given)", if n == 1 { "" } else { "s" }, pos.len());
+                bail!(
+                    Type,
+                    "list.{method}() takes exactly {n} argument{} ({} given)",
+                    if n == 1 { "" } else { "s" },
+                    pos.len()
+                );
             }
             Ok(())
         };
@@ -560,6 +558,26 @@ impl Run {
         }
         Ok(Some(Value::None))
     }
+}
+
+/// Realizes every tensor in `v` (inside tuples and lists too): nothing lazy outlives its
+/// statement.
+pub(super) fn realize_value(engine: &mut Engine, v: &mut Value) -> Result<()> {
+    match v {
+        Value::Tensor(t) => *t = engine.realize(t)?,
+        Value::Tuple(items) | Value::List(items) => {
+            for x in items {
+                realize_value(engine, x)?;
+            }
+        }
+        Value::Named(fields) => {
+            for (_, x) in fields {
+                realize_value(engine, x)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// [`Run::rebind`] for one value (tensors inside tuples and lists too).

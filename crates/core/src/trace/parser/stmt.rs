@@ -97,7 +97,8 @@ impl<'a> Parser<'a> {
         let span = Self::span(self.bump());
         let test = self.test()?.expr;
         let header = self.header_end(first)?;
-        let body = self.suite(if header.starts_with("elif") { "'elif' statement" } else { "'if' statement" }, span.line)?;
+        let body =
+            self.suite(if header.starts_with("elif") { "'elif' statement" } else { "'if' statement" }, span.line)?;
         let orelse = match self.peek() {
             Tok::Kw("elif") => vec![self.if_stmt()?],
             Tok::Kw("else") => {
@@ -221,7 +222,8 @@ impl<'a> Parser<'a> {
             "return" if self.funcs == 0 => return Err(self.error_here("'return' outside function")),
             "return" => {
                 self.bump();
-                let value = if crate::trace::parser::starts_expr(self.peek()) { Some(self.expr_list()?.expr) } else { None };
+                let value =
+                    if crate::trace::parser::starts_expr(self.peek()) { Some(self.expr_list()?.expr) } else { None };
                 return Ok(Some(StmtKind::Return(value)));
             }
             "assert" => {

@@ -137,6 +137,13 @@ pub fn str(ctx: &mut RunContext, v: &Value) -> Result<String> {
 
 /// `format(v, spec)`, as an f-string field applies it.
 pub fn format(ctx: &mut RunContext, v: &Value, spec: &str) -> Result<String> {
+    // Tensor.__format__: a 0-d tensor formats as its item (an empty spec too).
+    if let Value::Tensor(t) = v {
+        if t.shape().is_empty() {
+            let item = Value::Scalar(ctx.engine.values(t)?.get_scalar(0));
+            return format(ctx, &item, spec);
+        }
+    }
     if spec.is_empty() {
         return str(ctx, v);
     }
@@ -144,11 +151,6 @@ pub fn format(ctx: &mut RunContext, v: &Value, spec: &str) -> Result<String> {
     match v {
         Value::Scalar(s) => parsed.number(*s),
         Value::Str(s) => parsed.text(s),
-        // Tensor.__format__: a 0-d tensor formats as its item, others refuse a spec.
-        Value::Tensor(t) if t.shape().is_empty() => {
-            let item = ctx.engine.values(t)?.get_scalar(0);
-            parsed.number(item)
-        }
         other => bail!(Type, "unsupported format string passed to {}.__format__", other.type_name()),
     }
 }
@@ -251,6 +253,12 @@ impl Spec {
             Scalar::Bool(b) => Some(i64::from(b)),
             Scalar::Float(_) => None,
         };
+        if int.is_some()
+            && matches!(self.ty, None | Some('d' | 'n' | 'x' | 'X' | 'o' | 'b'))
+            && self.precision.is_some()
+        {
+            bail!(Value, "Precision not allowed in integer format specifier");
+        }
         let (negative, body) = match (int, self.ty) {
             (Some(i), None | Some('d') | Some('n')) => (i < 0, group(&i.unsigned_abs().to_string(), self.grouping)),
             (Some(i), Some(r @ ('x' | 'X' | 'o' | 'b'))) => {
@@ -291,7 +299,8 @@ impl Spec {
         let upper = matches!(ty, Some('E' | 'F' | 'G'));
         if !x.is_finite() {
             let t = if x.is_nan() { "nan" } else { "inf" };
-            return Ok(if upper { t.to_uppercase() } else { t.to_string() });
+            let t = if upper { t.to_uppercase() } else { t.to_string() };
+            return Ok(if ty == Some('%') { format!("{t}%") } else { t });
         }
         let out = match ty {
             Some('f' | 'F') => group_float(&format!("{x:.*}", self.precision.unwrap_or(6)), self.grouping),

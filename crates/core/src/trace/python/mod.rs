@@ -65,6 +65,8 @@ const BUILTINS: &[&str] = &[
     "isinstance",
     "divmod",
     "pow",
+    "slice",
+    "format",
 ];
 
 /// A builtin by its bare name.
@@ -97,13 +99,13 @@ pub fn truth(ctx: &mut RunContext, v: &Value) -> Result<bool> {
         Value::Named(v) => !v.is_empty(),
         Value::Range(a, b, s) => range_len(*a, *b, *s) > 0,
         Value::Tensor(t) => match t.numel() {
-            0 => bail!(Value, "Boolean value of Tensor with no values is ambiguous"),
+            0 => bail!(Shape, "Boolean value of Tensor with no values is ambiguous"),
             1 => match item(ctx, t)? {
                 Scalar::Bool(b) => b,
                 Scalar::Int(i) => i != 0,
                 Scalar::Float(f) => f != 0.0,
             },
-            _ => bail!(Value, "Boolean value of Tensor with more than one value is ambiguous"),
+            _ => bail!(Shape, "Boolean value of Tensor with more than one value is ambiguous"),
         },
         _ => true,
     })
@@ -132,7 +134,13 @@ fn identical(a: &Value, b: &Value) -> bool {
 fn equal(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<Option<bool>> {
     Ok(Some(match (a, b) {
         (Value::Tensor(_), _) | (_, Value::Tensor(_)) => return Ok(None),
-        (Value::Scalar(x), Value::Scalar(y)) => x.as_f64() == y.as_f64() && (x.as_i64() == y.as_i64() || x.as_f64().fract() != 0.0 || x.as_f64().is_nan() || !x.as_f64().is_finite()),
+        (Value::Scalar(x), Value::Scalar(y)) => {
+            x.as_f64() == y.as_f64()
+                && (x.as_i64() == y.as_i64()
+                    || x.as_f64().fract() != 0.0
+                    || x.as_f64().is_nan()
+                    || !x.as_f64().is_finite())
+        }
         (Value::Str(x), Value::Str(y)) => x == y,
         (Value::Tuple(x) | Value::Size(x), Value::Tuple(y) | Value::Size(y)) | (Value::List(x), Value::List(y)) => {
             if x.len() != y.len() {
@@ -217,7 +225,8 @@ pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
     };
     match (op, &a, &b) {
         (BinOp::Add, Value::Str(x), Value::Str(y)) => return Ok(Value::Str(format!("{x}{y}"))),
-        (BinOp::Mul, Value::Str(x), Value::Scalar(Scalar::Int(n))) | (BinOp::Mul, Value::Scalar(Scalar::Int(n)), Value::Str(x)) => {
+        (BinOp::Mul, Value::Str(x), Value::Scalar(Scalar::Int(n)))
+        | (BinOp::Mul, Value::Scalar(Scalar::Int(n)), Value::Str(x)) => {
             let n = usize::try_from(*n).unwrap_or(0);
             if x.len().saturating_mul(n) > MAX_SEQUENCE {
                 bail!(Limit, "a string may hold at most {MAX_SEQUENCE} characters");
@@ -253,10 +262,18 @@ pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
 
 /// An iterator over a value, as a `for` loop or a comprehension walks it.
 pub enum Iter {
-    Range { next: i64, left: usize, step: i64 },
+    Range {
+        next: i64,
+        left: usize,
+        step: i64,
+    },
     Items(std::vec::IntoIter<Value>),
     /// A tensor's rows, each a view (`t[i]`).
-    Rows { t: Tensor, i: usize, n: usize },
+    Rows {
+        t: Tensor,
+        i: usize,
+        n: usize,
+    },
 }
 
 impl Iter {
@@ -350,7 +367,9 @@ pub fn getitem(v: Value, items: &[Value]) -> Result<Value> {
             }
             Ok(match v {
                 Value::Size(_) => Value::Size(out),
-                Value::Str(_) => Value::Str(out.iter().filter_map(|c| if let Value::Str(s) = c { Some(s.as_str()) } else { None }).collect()),
+                Value::Str(_) => Value::Str(
+                    out.iter().filter_map(|c| if let Value::Str(s) = c { Some(s.as_str()) } else { None }).collect(),
+                ),
                 _ => Value::List(out),
             })
         }
@@ -439,7 +458,9 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
             let start = args.int_or(1, "start", 0)?;
             args.finish()?;
             let items = sequence(ctx, v)?;
-            Ok(Value::List(items.into_iter().enumerate().map(|(i, x)| Value::Tuple(vec![int(start + i as i64), x])).collect()))
+            Ok(Value::List(
+                items.into_iter().enumerate().map(|(i, x)| Value::Tuple(vec![int(start + i as i64), x])).collect(),
+            ))
         }
         "zip" => {
             let (pos, kw) = args.into_parts();
@@ -482,7 +503,11 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
             }
             Ok(Value::List(items))
         }
-        "min" | "max" if tensor_first && (args.len_pos() == 1 || args.len_pos() == 2 && matches!(args.peek(1), Some(Value::Scalar(Scalar::Int(_))))) => {
+        "min" | "max"
+            if tensor_first
+                && (args.len_pos() == 1
+                    || args.len_pos() == 2 && matches!(args.peek(1), Some(Value::Scalar(Scalar::Int(_))))) =>
+        {
             library::function(ctx, name, args)
         }
         "min" | "max" => {
@@ -616,7 +641,11 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                     | (Value::Builtin("list"), Value::List(_))
                     | (Value::Builtin("tuple"), Value::Tuple(_) | Value::Size(_) | Value::Named(_)) => true,
                     (Value::Builtin(_), _) => false,
-                    (other, _) => bail!(Type, "isinstance() arg 2 must be a type, a tuple of types, or a union, not {}", other.type_name()),
+                    (other, _) => bail!(
+                        Type,
+                        "isinstance() arg 2 must be a type, a tuple of types, or a union, not {}",
+                        other.type_name()
+                    ),
                 };
             }
             Ok(boolean(hit))
@@ -628,6 +657,30 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
             let q = binary(ctx, BinOp::FloorDiv, a.clone(), b.clone())?;
             let r = binary(ctx, BinOp::Mod, a, b)?;
             Ok(Value::Tuple(vec![q, r]))
+        }
+        "format" => {
+            let v = args.req(0, "value")?;
+            let spec = match args.opt(1, "format_spec") {
+                None => String::new(),
+                Some(Value::Str(s)) => s,
+                Some(other) => bail!(Type, "format() argument 2 must be str, not {}", other.type_name()),
+            };
+            args.finish()?;
+            Ok(Value::Str(format(ctx, &v, &spec)?))
+        }
+        "slice" => {
+            let part = |v: Option<Value>| -> Result<Option<i64>> {
+                match v {
+                    None | Some(Value::None) => Ok(None),
+                    Some(v) => v.as_int("slice indices").map(Some),
+                }
+            };
+            let (a, b, c) = (args.opt(0, "start"), args.opt(1, "stop"), args.opt(2, "step"));
+            args.finish()?;
+            Ok(match (a, b, c) {
+                (stop, None, None) => Value::Slice(None, part(stop)?, None),
+                (a, b, c) => Value::Slice(part(a)?, part(b)?, part(c)?),
+            })
         }
         "pow" => {
             let a = args.req(0, "base")?;
@@ -826,10 +879,15 @@ pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> 
                 "strip" => s.trim().to_string(),
                 "lstrip" => s.trim_start().to_string(),
                 "rstrip" => s.trim_end().to_string(),
-                _ => s.split(' ').map(|w| {
-                    let mut c = w.chars();
-                    c.next().map_or(String::new(), |f| f.to_uppercase().chain(c.flat_map(char::to_lowercase)).collect())
-                }).collect::<Vec<_>>().join(" "),
+                _ => s
+                    .split(' ')
+                    .map(|w| {
+                        let mut c = w.chars();
+                        c.next()
+                            .map_or(String::new(), |f| f.to_uppercase().chain(c.flat_map(char::to_lowercase)).collect())
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" "),
             }))
         }
         (Value::Str(s), "startswith" | "endswith" | "replace" | "split" | "count") => {

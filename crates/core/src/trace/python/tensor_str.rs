@@ -114,7 +114,9 @@ fn nested(
             let rows: Vec<String> = shown(shape[0], summarize)
                 .into_iter()
                 .map(|i| match i {
-                    Some(i) => nested(data, &shape[1..], &strides[1..], base + i * strides[0], indent + 1, summarize, f),
+                    Some(i) => {
+                        nested(data, &shape[1..], &strides[1..], base + i * strides[0], indent + 1, summarize, f)
+                    }
                     None => "...".to_string(),
                 })
                 .collect();
@@ -147,7 +149,8 @@ impl Formatter {
         }
         let (min, max) = finite.iter().fold((f64::INFINITY, 0f64), |(lo, hi), x| (lo.min(x.abs()), hi.max(x.abs())));
         f.int_mode = finite.iter().all(|x| x.ceil() == *x);
-        f.sci_mode = if f.int_mode { max / min > 1000.0 || max > 1e8 } else { max / min > 1000.0 || max > 1e8 || min < 1e-4 };
+        f.sci_mode =
+            if f.int_mode { max / min > 1000.0 || max > 1e8 } else { max / min > 1000.0 || max > 1e8 || min < 1e-4 };
         let len = |x: f64| -> usize {
             if f.sci_mode {
                 sci(x, PRECISION).len()
