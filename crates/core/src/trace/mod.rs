@@ -5,6 +5,7 @@ pub mod ast;
 pub mod context;
 pub mod copies;
 pub mod elementwise;
+pub mod indexing;
 pub mod kernels;
 pub mod lexer;
 pub mod library;
