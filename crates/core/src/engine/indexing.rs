@@ -55,8 +55,8 @@ impl Combine {
             "sum" | "add" => Combine::Sum,
             "prod" | "multiply" => Combine::Prod,
             "mean" => Combine::Mean,
-            "amax" => Combine::Amax,
-            "amin" => Combine::Amin,
+            "amax" | "max" => Combine::Amax,
+            "amin" | "min" => Combine::Amin,
             _ => return None,
         })
     }
@@ -534,6 +534,37 @@ impl Engine {
     /// `t[items] = value` / `t.index_put_(indices, value, accumulate)`: PyTorch's checks, then
     /// one store into `t`'s storage that changes only the indexed cells.
     pub fn index_put(&mut self, t: &Tensor, items: &[Index], value: &Operand, accumulate: bool) -> Result<Write> {
+        match self.index_put_parts(t, items, value, accumulate)? {
+            None => {
+                let target = self.realize(t)?;
+                self.bump_empty_write(&target);
+                Ok(Write { storage: self.storage_id(&target)?, elements: vec![] })
+            }
+            Some((target, node, hit_of)) => self.write_hits(&target, node, hit_of),
+        }
+    }
+
+    /// `t.index_put(indices, value, accumulate)`: a clone laid out like `t`, with the put.
+    pub fn index_put_functional(&mut self, t: &Tensor, items: &[Index], value: &Operand, accumulate: bool) -> Result<Tensor> {
+        let t = self.realize(t)?;
+        let layout = t.layout().empty_like_preserve();
+        let node = match self.index_put_parts(&t, items, value, accumulate)? {
+            None => t.node(),
+            Some((_, node, _)) => node,
+        };
+        self.index_copy_result(node, layout)
+    }
+
+    /// The target (the basic part of the index as a view), its new value, and which of its
+    /// row-major positions the index hit; `None` when nothing is written.
+    #[allow(clippy::type_complexity)]
+    fn index_put_parts(
+        &mut self,
+        t: &Tensor,
+        items: &[Index],
+        value: &Operand,
+        accumulate: bool,
+    ) -> Result<Option<(Tensor, UOpId, Box<dyn Fn(usize) -> bool>)>> {
         let r = self.resolve_index(t, items)?;
         let target = self.realize(&r.sliced)?;
         let a = Self::arrange(&r);
@@ -572,8 +603,7 @@ impl Engine {
             s => s.clone(),
         };
         if target.numel() == 0 || a.positions.is_empty() {
-            self.bump_empty_write(&target);
-            return Ok(Write { storage: self.storage_id(&target)?, elements: vec![] });
+            return Ok(None);
         }
         // The value in the arrangement's order: broadcast to the read's shape, then flattened.
         let vnode = self.operand_node(&value, dtype, &a.out_shape)?;
@@ -591,18 +621,16 @@ impl Engine {
             inverse[p] = i;
         }
         if a.perm.iter().enumerate().any(|(i, &p)| i != p) {
-            node = self.movement(node, Op::Permute(inverse.clone()));
+            node = self.movement(node, Op::Permute(inverse));
         }
         let shape = target.shape().to_vec();
-        let (flat_shape, before, perm) = (a.flat_shape.clone(), a.before, a.perm.clone());
+        let (k, before, perm) = (r.dims.len(), a.before, a.perm);
         let hit_of = move |i: usize| {
             let c = coords(i, &shape);
             let pc: Vec<usize> = perm.iter().map(|&d| c[d]).collect();
-            let k = pc.len() + 1 - flat_shape.len();
-            let f = flat(&pc[before..before + k], &pshape[before..before + k]);
-            hit[f]
+            hit[flat(&pc[before..before + k], &pshape[before..before + k])]
         };
-        self.write_hits(&target, node, hit_of)
+        Ok(Some((target, node, Box::new(hit_of))))
     }
 
     /// An in-place op that writes nothing still counts as one (PyTorch bumps the version).
@@ -696,7 +724,8 @@ impl Engine {
             bail!(Shape, "masked_scatter_: expected mask to be broadcastable to self, got shape {:?}", mask.shape());
         }
         if pos.len() > source.numel() {
-            bail!(Shape, "masked_scatter: expected source to have at least as many elements as ones in mask");
+            self.partial_masked_scatter(t, &pos, source)?;
+            bail!(Shape, "Number of elements of source < number of ones in mask");
         }
         let n = t.numel();
         let t = self.resolve(t);
@@ -710,6 +739,22 @@ impl Engine {
         };
         let (node, hit) = self.scatter_node(old, t.dtype(), &[n], 0, vals, &pos, Combine::Replace, true)?;
         Ok((self.movement(node, Op::Reshape(t.shape().to_vec())), hit))
+    }
+
+    /// What PyTorch's CPU kernel leaves when the source runs short: the positions it reached
+    /// hold the source's elements, and the op fails without counting as a write. The
+    /// interpreter changes the storage itself (an [`Event::Host`](crate::tensor::Event)).
+    fn partial_masked_scatter(&mut self, t: &Tensor, pos: &[usize], source: &Tensor) -> Result<()> {
+        let target = self.realize(t)?;
+        self.realize_pending()?;
+        let StorageRef::Realized(s) = target.storage() else { return Ok(()) };
+        let k = source.numel();
+        let elements = target.layout().storage_indices();
+        let idx: Vec<i64> = pos[..k].iter().map(|&p| elements[p]).collect();
+        let src = self.values(source)?;
+        self.storages[s].data.scatter(&idx, &src);
+        self.events.push(crate::tensor::Event::Host { storage: s });
+        Ok(())
     }
 
     pub fn masked_scatter(&mut self, t: &Tensor, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
@@ -790,8 +835,8 @@ impl Engine {
     pub fn gather(&mut self, t: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
         let t = self.resolve(t);
         let d = wrap_dim(dim, t.shape().len().max(1))?;
-        if !matches!(index.dtype(), DType::Int64) {
-            bail!(DType, "gather(): Expected dtype int64 for index");
+        if !matches!(index.dtype(), DType::Int64 | DType::Int32) {
+            bail!(DType, "gather(): Expected dtype int32/int64 for index");
         }
         Self::check_dim_index(&t, d, index, None, "gather")?;
         let pos = self.dim_positions(&t, d, index, "gather")?;
@@ -891,8 +936,8 @@ impl Engine {
     ) -> Result<(UOpId, Vec<bool>)> {
         let t = self.resolve(t);
         let d = wrap_dim(dim, t.shape().len().max(1))?;
-        if index.dtype() != DType::Int64 {
-            bail!(DType, "{op}(): Expected dtype int64 for index");
+        if !matches!(index.dtype(), DType::Int64 | DType::Int32) {
+            bail!(DType, "{op}(): Expected dtype int32/int64 for index");
         }
         let src_t = if let Operand::Tensor(s) = src { Some(s) } else { None };
         Self::check_dim_index(&t, d, index, src_t, op)?;
@@ -1036,6 +1081,19 @@ impl Engine {
     /// `t.put_(index, source, accumulate)`: flat positions of `t` (negative wraps).
     pub fn put_(&mut self, t: &Tensor, index: &Tensor, source: &Tensor, accumulate: bool) -> Result<Write> {
         let target = self.realize(t)?;
+        let (node, hit) = self.put_parts(&target, index, source, accumulate)?;
+        self.write_hits(&target, node, |i| hit[i])
+    }
+
+    /// `t.put(index, source, accumulate)`: a clone laid out like `t`, with the put.
+    pub fn put(&mut self, t: &Tensor, index: &Tensor, source: &Tensor, accumulate: bool) -> Result<Tensor> {
+        let t = self.realize(t)?;
+        let (node, _) = self.put_parts(&t, index, source, accumulate)?;
+        let layout = t.layout().empty_like_preserve();
+        self.index_copy_result(node, layout)
+    }
+
+    fn put_parts(&mut self, target: &Tensor, index: &Tensor, source: &Tensor, accumulate: bool) -> Result<(UOpId, Vec<bool>)> {
         if index.dtype() != DType::Int64 {
             bail!(DType, "put_(): Expected a long tensor for index, but got {}", index.dtype().torch_name());
         }
@@ -1069,8 +1127,7 @@ impl Engine {
         let vals = self.movement(src.node(), Op::Reshape(vec![src.numel()]));
         let combine = if accumulate { Combine::Sum } else { Combine::Replace };
         let (node, hit) = self.scatter_node(old, target.dtype(), &[target.numel()], 0, vals, &pos, combine, true)?;
-        let node = self.movement(node, Op::Reshape(target.shape().to_vec()));
-        self.write_hits(&target, node, |i| hit[i])
+        Ok((self.movement(node, Op::Reshape(target.shape().to_vec())), hit))
     }
 
     // ------------------------------------------------------------------ data-dependent shapes
@@ -1080,7 +1137,7 @@ impl Engine {
     pub fn nonzero(&mut self, t: &Tensor) -> Result<Tensor> {
         let (rows, k, n) = self.nonzero_rows(t)?;
         if k == 0 || n == 0 {
-            return self.full(&[n, k], Scalar::Int(0), Some(DType::Int64));
+            return self.empty_strided(DType::Int64, &[n, k], &[1, n as i64]);
         }
         // Column-major: the storage holds each coordinate's column in turn.
         let mut cols = vec![0i64; n * k];
@@ -1093,12 +1150,6 @@ impl Engine {
         let node = self.movement(data.node(), Op::Permute(vec![1, 0]));
         let node = self.graph.push(Op::Contiguous, DType::Int64, vec![n, k], vec![node]);
         self.computed_as(node, Layout::new(&[n, k], &[1, n as i64], 0))
-    }
-
-    /// `torch.argwhere(t)`: the nonzero coordinates, row-major.
-    pub fn argwhere(&mut self, t: &Tensor) -> Result<Tensor> {
-        let (rows, k, n) = self.nonzero_rows(t)?;
-        self.from_data(Data::I64(rows), &[n, k])
     }
 
     /// The coordinates of each nonzero element, row after row, the rank and the count.
@@ -1334,6 +1385,11 @@ impl Engine {
         let eq = self.graph.push(Op::Binary(BinaryOp::CmpEq), DType::Bool, out.clone(), vec![x, iota]);
         let node = self.cast_node(eq, DType::Bool, DType::Int64);
         let node = self.graph.push(Op::Contiguous, DType::Int64, out, vec![node]);
-        self.computed(node)
+        // PyTorch zero-fills a new tensor, then scatters the ones into it: two in-place ops.
+        let out = self.computed(node)?;
+        let out = self.realize(&out)?;
+        self.bump_empty_write(&out);
+        self.bump_empty_write(&out);
+        Ok(out)
     }
 }

@@ -61,6 +61,21 @@ pub fn is_method(name: &str) -> bool {
     METHODS.contains(&name)
 }
 
+/// The items with each 0-d integer tensor read as the int it holds (PyTorch indexes with it
+/// as with an int: a view).
+pub fn scalar_tensor_items(run: &mut RunContext, items: &[Value]) -> Result<Vec<Value>> {
+    items
+        .iter()
+        .map(|v| match v {
+            Value::Tensor(t) if t.shape().is_empty() && matches!(t.dtype(), DType::Int64 | DType::Int32) => {
+                Ok(Value::Scalar(run.engine.values(t)?.get_scalar(0)))
+            }
+            Value::Tuple(v) => Ok(Value::Tuple(scalar_tensor_items(run, v)?)),
+            other => Ok(other.clone()),
+        })
+        .collect()
+}
+
 /// Whether a subscript's items make it advanced indexing (a tensor other than a 0-d integer
 /// one, a list, a bool).
 pub fn is_advanced(items: &[Value]) -> bool {
@@ -146,6 +161,10 @@ pub fn getitem(run: &mut RunContext, t: &Tensor, items: &[Value]) -> Result<Valu
 
 /// `t[items] = value` with an advanced index: `index_put_` into `t`'s storage.
 pub fn setitem(run: &mut RunContext, t: &Tensor, items: &[Value], value: Value) -> Result<()> {
+    // `x[False] = v` alone writes nothing and is no write (PyTorch returns early).
+    if let [Value::Scalar(Scalar::Bool(false))] = items {
+        return Ok(());
+    }
     let items = index_items(run, items)?;
     let value = match value {
         Value::Scalar(s) => Operand::Scalar(s),
@@ -345,7 +364,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                     let v = operand(args.req(2, "value")?, "value")?;
                     if let Operand::Tensor(x) = &v {
                         if !x.shape().is_empty() {
-                            bail!(Index, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).", x.shape().len());
+                            bail!(Shape, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).", x.shape().len());
                         }
                     }
                     (v, Combine::Replace)
@@ -388,20 +407,25 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                     other => bail!(Type, "index_put(): argument 'indices' must be tuple of Tensors, not {}", other.type_name()),
                 }
             }
-            let target = if inplace { t.clone() } else { run.engine.copy(&t)? };
-            let w = run.engine.index_put(&target, &items, &Operand::Tensor(values), accumulate)?;
+            let values = Operand::Tensor(values);
+            if !inplace {
+                return tensor(run.engine.index_put_functional(&t, &items, &values, accumulate)?);
+            }
+            let w = run.engine.index_put(&t, &items, &values, accumulate)?;
             run.record_write(w);
-            tensor(run.engine.resolve(&target))
+            tensor(run.engine.resolve(&t))
         }
         "put" => {
             let index = index_arg(&mut args, 0, "index", name)?;
             let source = index_arg(&mut args, 1, "source", name)?;
             let accumulate = args.bool_or(2, "accumulate", false)?;
             args.finish()?;
-            let target = if inplace { t.clone() } else { run.engine.copy(&t)? };
-            let w = run.engine.put_(&target, &index, &source, accumulate)?;
+            if !inplace {
+                return tensor(run.engine.put(&t, &index, &source, accumulate)?);
+            }
+            let w = run.engine.put_(&t, &index, &source, accumulate)?;
             run.record_write(w);
-            tensor(run.engine.resolve(&target))
+            tensor(run.engine.resolve(&t))
         }
         "take" => {
             let index = index_arg(&mut args, 0, "index", name)?;
@@ -419,7 +443,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         }
         "argwhere" => {
             args.finish()?;
-            tensor(run.engine.argwhere(&t)?)
+            tensor(run.engine.nonzero(&t)?)
         }
         "sort" | "argsort" | "msort" => {
             let (dim, descending) = if base == "msort" {

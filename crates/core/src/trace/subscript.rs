@@ -35,6 +35,13 @@ fn index_items(items: &[Value]) -> Result<Vec<IndexItem>> {
 }
 
 pub fn getitem(run: &mut RunContext, base: &Value, items: &[Value]) -> Result<Value> {
+    let scalar_items;
+    let items = if matches!(base, Value::Tensor(_)) {
+        scalar_items = indexing::scalar_tensor_items(run, items)?;
+        scalar_items.as_slice()
+    } else {
+        items
+    };
     match base {
         Value::Tensor(t) if indexing::is_advanced(items) => indexing::getitem(run, t, items),
         Value::Tensor(t) => {
@@ -97,6 +104,7 @@ fn slice_items(v: &[Value], start: Option<i64>, stop: Option<i64>, step: Option<
 
 pub fn setitem(run: &mut RunContext, base: &Value, items: &[Value], value: Value) -> Result<()> {
     let Value::Tensor(t) = base else { bail!(Type, "'{}' object does not support item assignment", base.type_name()) };
+    let items = &indexing::scalar_tensor_items(run, items)?;
     if indexing::is_advanced(items) {
         return indexing::setitem(run, t, items, value);
     }
