@@ -183,6 +183,9 @@ pub struct Engine {
     pending: Vec<Pending>,
     pub(crate) events: Vec<Event>,
     pub(crate) ids: Identities,
+    /// Notes on what the engine did, each at the event count when it was made (so a step,
+    /// which owns a range of events, finds its own).
+    notes: Vec<(usize, &'static str)>,
 }
 
 /// What the engine ran, in order: the input a scheduler needs to turn a statement into kernels.
@@ -251,6 +254,20 @@ impl Engine {
     /// Everything realized or stored so far, in order.
     pub fn events(&self) -> &[Event] {
         &self.events
+    }
+
+    /// Notes a fact about the op being run (PyTorch leaves its result undefined, ...); it
+    /// belongs to the event the op logs next.
+    pub(crate) fn note(&mut self, text: &'static str) {
+        self.notes.push((self.events.len(), text));
+    }
+
+    /// The notes made while the events `range` were logged.
+    pub fn notes_within(&self, range: std::ops::Range<usize>) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> =
+            self.notes.iter().filter(|(at, _)| range.contains(at)).map(|&(_, n)| n).collect();
+        out.dedup();
+        out
     }
 
     /// Runs the computation `node` into a fresh storage and logs it.

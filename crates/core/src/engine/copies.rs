@@ -15,7 +15,6 @@ use crate::torch::format::MemoryFormat;
 use crate::uop::buffer::{Data, Scalar};
 use crate::uop::{BinaryOp, Op, UOpId};
 
-
 impl Engine {
     /// An int32 node of `shape` holding each element's index along `axis`.
     pub(crate) fn axis_index(&mut self, shape: &[usize], axis: usize) -> Result<UOpId> {

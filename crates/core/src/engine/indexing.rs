@@ -28,6 +28,9 @@ use crate::uop::{BinaryOp, Op, ReduceOp, UOpId};
 pub const ADVANCED_INDEX_COPY: &str =
     "advanced indexing (an index tensor, list or bool) copies: no strides express data-dependent positions";
 
+/// The note a write with repeated positions and no accumulation leaves on its step.
+pub const DUPLICATE_INDEX_NOTE: &str = "the index repeats a position: PyTorch documents the result of index_put_ (accumulate=False) and scatter_ with duplicate indices as undefined; its CPU kernels, as here, keep the last value written";
+
 /// One item of a subscript: a basic item, a Python bool, or an index tensor (ints or a mask).
 #[derive(Clone, Debug)]
 pub enum Index {
@@ -213,6 +216,9 @@ impl Engine {
         if pos.is_empty() || shape.contains(&0) {
             return Ok((old, hit));
         }
+        if combine == Combine::Replace && count.iter().any(|&c| c > 1) {
+            self.note(DUPLICATE_INDEX_NOTE);
+        }
         let vdtype = self.graph.node(values).dtype;
         let values = self.cast_node(values, vdtype, dtype);
         let mut vshape = shape.to_vec();
@@ -314,7 +320,10 @@ impl Engine {
         if target.storage() != input.storage() || input.numel() == 0 || target.numel() == 0 {
             return Ok(());
         }
-        if matches!(overlap::overlap_status(target.layout(), input.layout()), MemOverlapStatus::Partial | MemOverlapStatus::Full) {
+        if matches!(
+            overlap::overlap_status(target.layout(), input.layout()),
+            MemOverlapStatus::Partial | MemOverlapStatus::Full
+        ) {
             return Err(Error::Overlap {
                 message: "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.".into(),
                 elements: overlap::shared_elements(target.layout(), input.layout()),
@@ -471,7 +480,8 @@ impl Engine {
         let strides = row_major_strides(indexed);
         let m: usize = r.bshape.iter().product();
         let positions = (0..m).map(|b| (0..k).map(|j| r.index[j][b] * strides[j] as usize).sum()).collect();
-        let flat_shape = pshape[..before].iter().copied().chain([f]).chain(pshape[before + k..].iter().copied()).collect();
+        let flat_shape =
+            pshape[..before].iter().copied().chain([f]).chain(pshape[before + k..].iter().copied()).collect();
         let out_shape = pshape[..before]
             .iter()
             .copied()
@@ -489,8 +499,12 @@ impl Engine {
         let b = r.bshape.len();
         let pstrides: Vec<i64> = a.perm.iter().map(|&d| src.strides()[d]).collect();
         let after = &pstrides[a.before + k..];
-        let restrided: Vec<i64> =
-            pstrides[..a.before].iter().copied().chain(std::iter::repeat_n(0, b)).chain(after.iter().copied()).collect();
+        let restrided: Vec<i64> = pstrides[..a.before]
+            .iter()
+            .copied()
+            .chain(std::iter::repeat_n(0, b))
+            .chain(after.iter().copied())
+            .collect();
         let src_l = Layout::new(&a.out_shape, &restrided, 0);
         let mut layouts = vec![src_l];
         for l in &r.layouts {
@@ -545,7 +559,13 @@ impl Engine {
     }
 
     /// `t.index_put(indices, value, accumulate)`: a clone laid out like `t`, with the put.
-    pub fn index_put_functional(&mut self, t: &Tensor, items: &[Index], value: &Operand, accumulate: bool) -> Result<Tensor> {
+    pub fn index_put_functional(
+        &mut self,
+        t: &Tensor,
+        items: &[Index],
+        value: &Operand,
+        accumulate: bool,
+    ) -> Result<Tensor> {
         let t = self.realize(t)?;
         let layout = t.layout().empty_like_preserve();
         let node = match self.index_put_parts(&t, items, value, accumulate)? {
@@ -709,7 +729,11 @@ impl Engine {
     /// elements in order. Returns the node (of `t`'s shape) and which positions were hit.
     fn masked_scatter_node(&mut self, t: &Tensor, mask: &Tensor, source: &Tensor) -> Result<(UOpId, Vec<bool>)> {
         if mask.dtype() != DType::Bool {
-            bail!(DType, "masked_scatter_ only supports boolean masks, but got mask with dtype {}", mask.dtype().torch_name());
+            bail!(
+                DType,
+                "masked_scatter_ only supports boolean masks, but got mask with dtype {}",
+                mask.dtype().torch_name()
+            );
         }
         if source.dtype() != t.dtype() {
             bail!(
@@ -732,11 +756,7 @@ impl Engine {
         let old = self.movement(t.node(), Op::Reshape(vec![n]));
         let src = self.resolve(source);
         let sflat = self.movement(src.node(), Op::Reshape(vec![src.numel()]));
-        let vals = if pos.is_empty() {
-            sflat
-        } else {
-            self.movement(sflat, Op::Shrink(vec![(0, pos.len())]))
-        };
+        let vals = if pos.is_empty() { sflat } else { self.movement(sflat, Op::Shrink(vec![(0, pos.len())])) };
         let (node, hit) = self.scatter_node(old, t.dtype(), &[n], 0, vals, &pos, Combine::Replace, true)?;
         Ok((self.movement(node, Op::Reshape(t.shape().to_vec())), hit))
     }
@@ -779,7 +799,11 @@ impl Engine {
             return Ok(());
         }
         if ind != nd {
-            bail!(Index, "Index tensor must have the same number of dimensions as {} tensor", if op == "gather" { "input" } else { "self" });
+            bail!(
+                Index,
+                "Index tensor must have the same number of dimensions as {} tensor",
+                if op == "gather" { "input" } else { "self" }
+            );
         }
         let tsh: Vec<usize> = if t.shape().is_empty() { vec![1] } else { t.shape().to_vec() };
         let ish: Vec<usize> = if index.shape().is_empty() { vec![1] } else { index.shape().to_vec() };
@@ -1059,14 +1083,30 @@ impl Engine {
     }
 
     /// `index_add`, `index_copy`, `index_fill` out of place: a clone laid out like `t`.
-    pub fn index_dim(&mut self, t: &Tensor, dim: i64, index: &Tensor, source: &Operand, combine: Combine, op: &str) -> Result<Tensor> {
+    pub fn index_dim(
+        &mut self,
+        t: &Tensor,
+        dim: i64,
+        index: &Tensor,
+        source: &Operand,
+        combine: Combine,
+        op: &str,
+    ) -> Result<Tensor> {
         let (node, _, _) = self.index_dim_parts(t, dim, index, source, combine, op)?;
         let layout = t.layout().empty_like_preserve();
         self.index_copy_result(node, layout)
     }
 
     /// `index_add_`, `index_copy_`, `index_fill_`.
-    pub fn index_dim_(&mut self, t: &Tensor, dim: i64, index: &Tensor, source: &Operand, combine: Combine, op: &str) -> Result<Write> {
+    pub fn index_dim_(
+        &mut self,
+        t: &Tensor,
+        dim: i64,
+        index: &Tensor,
+        source: &Operand,
+        combine: Combine,
+        op: &str,
+    ) -> Result<Write> {
         let target = self.realize(t)?;
         self.no_internal_overlap(&target)?;
         if let Operand::Tensor(s) = source {
@@ -1093,7 +1133,13 @@ impl Engine {
         self.index_copy_result(node, layout)
     }
 
-    fn put_parts(&mut self, target: &Tensor, index: &Tensor, source: &Tensor, accumulate: bool) -> Result<(UOpId, Vec<bool>)> {
+    fn put_parts(
+        &mut self,
+        target: &Tensor,
+        index: &Tensor,
+        source: &Tensor,
+        accumulate: bool,
+    ) -> Result<(UOpId, Vec<bool>)> {
         if index.dtype() != DType::Int64 {
             bail!(DType, "put_(): Expected a long tensor for index, but got {}", index.dtype().torch_name());
         }

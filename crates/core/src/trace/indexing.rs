@@ -119,7 +119,10 @@ fn list_tensor(run: &mut RunContext, v: &[Value]) -> Result<Tensor> {
 /// but numbers: a sequence, a slice, None, `...` or a tensor.
 fn sequence_as_tuple(v: &[Value]) -> bool {
     v.iter().any(|x| {
-        matches!(x, Value::List(_) | Value::Tuple(_) | Value::Tensor(_) | Value::Slice(..) | Value::None | Value::Ellipsis)
+        matches!(
+            x,
+            Value::List(_) | Value::Tuple(_) | Value::Tensor(_) | Value::Slice(..) | Value::None | Value::Ellipsis
+        )
     })
 }
 
@@ -169,6 +172,13 @@ pub fn setitem(run: &mut RunContext, t: &Tensor, items: &[Value], value: Value) 
     let value = match value {
         Value::Scalar(s) => Operand::Scalar(s),
         Value::Tensor(v) => {
+            // `a[idx] op= v` reads a copy, changes it in place and puts it back: the copy is
+            // a temporary, and its write is no part of what the step shows.
+            if v.copy_reason() == Some(crate::engine::indexing::ADVANCED_INDEX_COPY) {
+                if let crate::tensor::StorageRef::Realized(s) = v.storage() {
+                    run.forget_writes(s);
+                }
+            }
             // PyTorch drops the value's leading size-1 dims first (`slicePrefix1sSize`).
             let keep = v.shape().iter().position(|&n| n != 1).unwrap_or(v.shape().len());
             if keep > 0 {
@@ -337,7 +347,8 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                         Some(Value::Str(s)) => s,
                         _ => bail!(Type, "{name}() missing required argument 'reduce'"),
                     };
-                    let Some(c) = Combine::from_name(&reduce).filter(|_| reduce != "add" && reduce != "multiply") else {
+                    let Some(c) = Combine::from_name(&reduce).filter(|_| reduce != "add" && reduce != "multiply")
+                    else {
                         bail!(Shape, "reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
                     };
                     let include_self = args.bool_or(4, "include_self", true)?;
@@ -376,7 +387,11 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                         None => Operand::Tensor(src),
                         Some(a) => {
                             let a = a.as_scalar("alpha")?;
-                            let scaled = run.engine.binary(crate::uop::BinaryOp::Mul, &Operand::Tensor(src.clone()), &Operand::Scalar(a))?;
+                            let scaled = run.engine.binary(
+                                crate::uop::BinaryOp::Mul,
+                                &Operand::Tensor(src.clone()),
+                                &Operand::Scalar(a),
+                            )?;
                             let scaled = run.engine.cast(&scaled, src.dtype())?;
                             Operand::Tensor(scaled)
                         }
@@ -398,13 +413,19 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             let values = tensor_arg(args.req(1, "values")?, "index_put(): argument 'values'")?;
             let accumulate = args.bool_or(2, "accumulate", false)?;
             args.finish()?;
-            let Some(list) = indices.items() else { bail!(Type, "index_put(): argument 'indices' must be tuple of Tensors") };
+            let Some(list) = indices.items() else {
+                bail!(Type, "index_put(): argument 'indices' must be tuple of Tensors")
+            };
             let mut items = Vec::new();
             for v in list {
                 match v {
                     Value::Tensor(x) => items.push(Index::Tensor(x.clone())),
                     Value::None => items.push(Index::Item(IndexItem::Slice { start: None, stop: None, step: None })),
-                    other => bail!(Type, "index_put(): argument 'indices' must be tuple of Tensors, not {}", other.type_name()),
+                    other => bail!(
+                        Type,
+                        "index_put(): argument 'indices' must be tuple of Tensors, not {}",
+                        other.type_name()
+                    ),
                 }
             }
             let values = Operand::Tensor(values);

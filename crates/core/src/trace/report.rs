@@ -90,6 +90,10 @@ struct TorchReport {
     /// every other tensor.
     #[serde(skip_serializing_if = "Option::is_none")]
     output_of: Option<OutputOfReport>,
+    /// Why the tensor is a copy where a view might be expected (advanced indexing); absent
+    /// otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    copy_reason: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -125,6 +129,9 @@ struct StepReport<'a> {
     defines: &'a [String],
     writes: Option<WriteReport<'a>>,
     tensors_changed: &'a [String],
+    /// What the engine noted about the statement (duplicate indices in a write, ...).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -233,12 +240,12 @@ pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
         version: SCHEMA_VERSION,
         error,
         tensors: Named(tensors),
-        steps: opts.steps.then(|| run.steps.iter().map(step_report).collect()),
+        steps: opts.steps.then(|| run.steps.iter().map(|s| step_report(s, &run.engine)).collect()),
         graph: opts.graph.then(|| run.engine.graph()),
     }
 }
 
-fn step_report(s: &Step) -> StepReport<'_> {
+fn step_report<'a>(s: &'a Step, engine: &Engine) -> StepReport<'a> {
     let writes = s.writes.first().map(|w| WriteReport {
         storage: w.storage,
         elements: &w.elements,
@@ -248,7 +255,15 @@ fn step_report(s: &Step) -> StepReport<'_> {
             vec![]
         },
     });
-    StepReport { line: s.line, source: &s.source, defines: &s.defines, writes, tensors_changed: &s.tensors_changed }
+    let notes = engine.notes_within(s.events.clone());
+    StepReport {
+        line: s.line,
+        source: &s.source,
+        defines: &s.defines,
+        writes,
+        tensors_changed: &s.tensors_changed,
+        notes,
+    }
 }
 
 fn tensor_report(engine: &mut Engine, t: &Tensor) -> Option<TensorReport> {
@@ -291,6 +306,7 @@ fn tensor_report(engine: &mut Engine, t: &Tensor) -> Option<TensorReport> {
                 count: o.count,
                 multi_output_node: o.multi_output_node,
             }),
+            copy_reason: t.copy_reason(),
         },
         views,
         index,
