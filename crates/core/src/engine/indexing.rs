@@ -88,6 +88,15 @@ struct Arrangement {
     positions: Vec<usize>,
 }
 
+/// The lazy-size limit of a one-hot gather or scatter, saying what made it so large.
+fn one_hot_limit(wide: &[usize]) -> Result<()> {
+    check_lazy_numel(wide).map_err(|e| {
+        Error::Limit(format!(
+            "{e}: an index op compares every source position with every indexed one (shape {wide:?}); index fewer elements at once"
+        ))
+    })
+}
+
 fn ints_of(d: &Data) -> Vec<i64> {
     (0..d.len()).map(|i| d.get_scalar(i).as_i64()).collect()
 }
@@ -156,7 +165,7 @@ impl Engine {
         ones.insert(axis + 1, 1);
         let mut wide = ones.clone();
         wide[axis + 1] = m;
-        check_lazy_numel(&wide)?;
+        one_hot_limit(&wide)?;
         let x = self.movement(node, Op::Reshape(ones));
         let x = self.movement(x, Op::Expand(wide.clone()));
         let picks = self.line(index, &wide, axis + 1)?;
@@ -235,7 +244,7 @@ impl Engine {
                 ones.insert(axis + 1, 1);
                 let mut wide = ones.clone();
                 wide[axis + 1] = f;
-                check_lazy_numel(&wide)?;
+                one_hot_limit(&wide)?;
                 let x = self.movement(values, Op::Reshape(ones));
                 let x = self.movement(x, Op::Expand(wide.clone()));
                 let p = self.line(pos, &wide, axis)?;
@@ -902,6 +911,7 @@ impl Engine {
     }
 
     /// `scatter`'s value: `t` with `values` (index-shaped, already in `t`'s dtype) combined in.
+    #[allow(clippy::too_many_arguments)]
     fn scatter_dim_node(
         &mut self,
         t: &Tensor,
@@ -1059,8 +1069,8 @@ impl Engine {
                         ssh[d.min(ssh.len() - 1)]
                     );
                 }
-                for k in 0..shape.len() {
-                    if k != d && ssh.get(k) != Some(&shape[k]) {
+                for (k, n) in shape.iter().enumerate() {
+                    if k != d && ssh.get(k) != Some(n) {
                         bail!(Index, "{op}(): Source/destination tensor must have same slice shapes.");
                     }
                 }
@@ -1437,5 +1447,56 @@ impl Engine {
         self.bump_empty_write(&out);
         self.bump_empty_write(&out);
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Index;
+    use crate::tensor::{Engine, Operand, Tensor};
+    use crate::torch::layout::IndexItem;
+    use crate::uop::buffer::{Data, Scalar};
+
+    fn arange(e: &mut Engine, shape: &[usize]) -> Tensor {
+        let n: usize = shape.iter().product();
+        e.from_data(Data::F32((0..n).map(|i| i as f32).collect()), shape).unwrap_or_else(|err| panic!("{err}"))
+    }
+
+    fn longs(e: &mut Engine, v: &[i64]) -> Index {
+        Index::Tensor(e.from_data(Data::I64(v.to_vec()), &[v.len()]).unwrap_or_else(|err| panic!("{err}")))
+    }
+
+    #[test]
+    fn separated_indices_move_to_the_front() {
+        let mut e = Engine::new();
+        let a = arange(&mut e, &[2, 3, 4]);
+        let all = Index::Item(IndexItem::Slice { start: None, stop: None, step: None });
+        let items = [longs(&mut e, &[0, 1]), all, longs(&mut e, &[0, 2])];
+        let y = e.advanced_index(&a, &items).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(y.shape(), &[2, 3]);
+        let got = e.values(&y).unwrap_or_else(|err| panic!("{err}")).to_f64_vec();
+        assert_eq!(got, vec![0.0, 4.0, 8.0, 14.0, 18.0, 22.0]);
+    }
+
+    #[test]
+    fn writes_record_only_the_indexed_cells() {
+        let mut e = Engine::new();
+        let x = arange(&mut e, &[6]);
+        let items = [longs(&mut e, &[4, 1, 4])];
+        let w = e.index_put(&x, &items, &Operand::Scalar(Scalar::Int(0)), false).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(w.elements, vec![1, 4]);
+        assert_eq!(e.version(&x), 1);
+        let got = e.values(&x).unwrap_or_else(|err| panic!("{err}")).to_f64_vec();
+        assert_eq!(got, vec![0.0, 0.0, 2.0, 3.0, 0.0, 5.0]);
+    }
+
+    #[test]
+    fn a_one_hot_too_large_is_a_limit_error() {
+        let mut e = Engine::new();
+        let x = arange(&mut e, &[70_000]);
+        let pos: Vec<i64> = (0..70_000).collect();
+        let items = [longs(&mut e, &pos)];
+        let err = e.advanced_index(&x, &items).err().map(|e| e.kind());
+        assert_eq!(err, Some("limit"));
     }
 }
