@@ -223,7 +223,7 @@ fn assert_families(files: Vec<PathBuf>, families: &[&str]) {
     assert!(!files.is_empty(), "no fixture files found");
     let (passed, failures) = run_cases(&files, families);
     assert!(passed > 0 || !failures.is_empty(), "no cases of {families:?} found");
-    let shown: Vec<&String> = failures.iter().take(25).collect();
+    let shown: Vec<&String> = failures.iter().take(60).collect();
     assert!(
         failures.is_empty(),
         "{} passed, {} failed:\n{}",
@@ -308,4 +308,10 @@ fn torch_surface_dtype() {
 #[test]
 fn torch_python() {
     assert_families(fixture_files("torch_python"), &["python/"]);
+}
+
+/// Advanced indexing and the index ops (`gather`, `scatter*`, `index_*`, `masked_*`, `sort`, ...).
+#[test]
+fn torch_indexing() {
+    assert_families(fixture_files("torch_indexing"), &["indexing/"]);
 }

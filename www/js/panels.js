@@ -42,7 +42,7 @@ export function drawTensors(state, selected, onSelect) {
       h('td', { class: 'mono' }, tuple(t.torch.strides)),
       formatCell(t.torch),
       h('td', { class: 'mono' }, String(t.torch.storage_offset)),
-      h('td', {}, h('span', { class: t.torch.is_view ? 'tag view' : 'tag copy' }, t.torch.is_view ? 'view' : 'own')));
+      h('td', {}, h('span', { class: t.torch.is_view ? 'tag view' : 'tag copy', title: t.torch.copy_reason || '' }, t.torch.is_view ? 'view' : t.torch.copy_reason ? 'copy' : 'own')));
   });
   fill($('#tensors'), h('thead', {}, head), h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 8, class: 'dim' }, 'No tensors yet.'))));
 }
@@ -85,7 +85,7 @@ export function drawChain(rows, name) {
       h('td', { class: 'mono op' }, r.op, outputTag(t.torch.output_of)),
       h('td', { class: 'mono group' }, `${tuple(t.shape)} · ${tuple(t.torch.strides)} · ${t.torch.storage_offset}`),
       formatCell(t.torch),
-      h('td', {}, h('span', { class: t.torch.is_view ? 'tag view' : 'tag copy' }, t.torch.is_view ? 'view' : i === 0 ? 'new' : 'copy')),
+      h('td', {}, h('span', { class: t.torch.is_view ? 'tag view' : 'tag copy', title: t.torch.copy_reason || '' }, t.torch.is_view ? 'view' : i === 0 && !t.torch.copy_reason ? 'new' : 'copy')),
       h('td', { class: 'mono group' }, viewsText(t.views).map((v) => h('div', {}, v))),
       h('td', { class: 'mono small' }, h('div', {}, t.index), t.valid && t.valid !== 'True' && t.valid !== 'true' ? h('div', { class: 'dim' }, `valid: ${t.valid}`) : ''),
       h('td', { class: `mono group ${b.matches_torch ? '' : 'diverge'}`, title: b.matches_torch ? 'agrees with PyTorch' : 'differs from PyTorch' },

@@ -86,6 +86,8 @@ pub struct Tensor {
     tg: ShapeTracker,
     bridge: Bridge,
     output_of: Option<Box<OutputOf>>,
+    /// Why a new storage was made where a view might be expected (advanced indexing's copy).
+    copy_reason: Option<&'static str>,
     /// The Python object, its version counter and, for a view, its `_base` (see [`crate::identity`]).
     pub(crate) object: ObjectId,
     pub(crate) counter: CounterId,
@@ -135,6 +137,13 @@ impl Tensor {
     pub(crate) fn set_output_of(&mut self, output_of: OutputOf) {
         self.output_of = Some(Box::new(output_of));
     }
+    /// Why the tensor is a copy, where the op says (advanced indexing).
+    pub fn copy_reason(&self) -> Option<&'static str> {
+        self.copy_reason
+    }
+    pub(crate) fn set_copy_reason(&mut self, why: &'static str) {
+        self.copy_reason = Some(why);
+    }
     /// `self`'s storage and layout as the Python object `object` (an in-place metadata op:
     /// the same object, counter, `_base` and view-ness, reading differently).
     pub(crate) fn into_object(self, object: &Tensor) -> Tensor {
@@ -174,6 +183,9 @@ pub struct Engine {
     pending: Vec<Pending>,
     pub(crate) events: Vec<Event>,
     pub(crate) ids: Identities,
+    /// Notes on what the engine did, each at the event count when it was made (so a step,
+    /// which owns a range of events, finds its own).
+    notes: Vec<(usize, &'static str)>,
 }
 
 /// What the engine ran, in order: the input a scheduler needs to turn a statement into kernels.
@@ -242,6 +254,20 @@ impl Engine {
     /// Everything realized or stored so far, in order.
     pub fn events(&self) -> &[Event] {
         &self.events
+    }
+
+    /// Notes a fact about the op being run (PyTorch leaves its result undefined, ...); it
+    /// belongs to the event the op logs next.
+    pub(crate) fn note(&mut self, text: &'static str) {
+        self.notes.push((self.events.len(), text));
+    }
+
+    /// The notes made while the events `range` were logged.
+    pub fn notes_within(&self, range: std::ops::Range<usize>) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> =
+            self.notes.iter().filter(|(at, _)| range.contains(at)).map(|&(_, n)| n).collect();
+        out.dedup();
+        out
     }
 
     /// Runs the computation `node` into a fresh storage and logs it.
@@ -352,7 +378,20 @@ impl Engine {
             self.graph.push(Op::View(st), dtype, layout.sizes().to_vec(), vec![root])
         };
         let (object, counter) = (self.ids.fresh_object(), self.ids.fresh_counter());
-        Tensor { node, dtype, layout, storage: s, aliasing, tg, bridge, object, counter, base: None, output_of: None }
+        Tensor {
+            node,
+            dtype,
+            layout,
+            storage: s,
+            aliasing,
+            tg,
+            bridge,
+            object,
+            counter,
+            base: None,
+            output_of: None,
+            copy_reason: None,
+        }
     }
 
     /// The tensor with its storage reference and node brought up to date (a pending storage
@@ -363,7 +402,14 @@ impl Engine {
             return t.clone();
         }
         let out = self.over_storage(s, t.dtype, t.layout.clone(), t.aliasing, t.tg.clone(), t.bridge.clone());
-        Tensor { object: t.object, counter: t.counter, base: t.base.clone(), output_of: t.output_of.clone(), ..out }
+        Tensor {
+            object: t.object,
+            counter: t.counter,
+            base: t.base.clone(),
+            output_of: t.output_of.clone(),
+            copy_reason: t.copy_reason,
+            ..out
+        }
     }
 
     /// The result of a computation: a new (pending) storage, contiguous, fresh in every model.
@@ -382,6 +428,7 @@ impl Engine {
             tg: ShapeTracker::from_shape(&shape),
             bridge: Bridge::fresh(&shape),
             output_of: None,
+            copy_reason: None,
             object: self.ids.fresh_object(),
             counter: self.ids.fresh_counter(),
             base: None,

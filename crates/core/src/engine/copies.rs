@@ -8,14 +8,12 @@
 use super::nn::{is_channels_last, nchw_output};
 use crate::dtype::DType;
 use crate::error::{bail, Result};
-use crate::limits::{check_lazy_numel, check_numel};
+use crate::limits::check_numel;
 use crate::strided::wrap_dim;
 use crate::tensor::{Engine, Tensor};
 use crate::torch::format::MemoryFormat;
 use crate::uop::buffer::{Data, Scalar};
-use crate::uop::{BinaryOp, Op, ReduceOp, UOpId};
-
-use super::reduce::KeepDim;
+use crate::uop::{BinaryOp, Op, UOpId};
 
 impl Engine {
     /// An int32 node of `shape` holding each element's index along `axis`.
@@ -152,9 +150,8 @@ impl Engine {
         }
     }
 
-    /// `index_select(axis, index)` of a node with host-known indices, as a one-hot sum: output
-    /// position `j` adds the input at `k` where `index[j] == k`, a reduce over a lazy
-    /// (input, output) product that no backend materialises. Row-major.
+    /// `index_select(axis, index)` of a node with host-known indices (the gather primitive of
+    /// `engine/indexing.rs`), row-major.
     fn select_along(
         &mut self,
         node: UOpId,
@@ -163,33 +160,13 @@ impl Engine {
         axis: usize,
         index: &[usize],
     ) -> Result<Tensor> {
-        let m = index.len();
         let mut out = shape.to_vec();
-        out[axis] = m;
+        out[axis] = index.len();
         check_numel(&out)?;
         if out.contains(&0) {
             return self.empty_copy(&out, dtype);
         }
-        // Axis `axis` runs over the input (k), axis `axis + 1` over the output (j).
-        let mut ones = shape.to_vec();
-        ones.insert(axis + 1, 1);
-        let mut wide = ones.clone();
-        wide[axis + 1] = m;
-        check_lazy_numel(&wide)?;
-        let x = self.movement(node, Op::Reshape(ones.clone()));
-        let x = self.movement(x, Op::Expand(wide.clone()));
-        let picks = self.from_data(Data::I32(index.iter().map(|&i| i as i32).collect()), &[m])?;
-        let mut line = vec![1; wide.len()];
-        line[axis + 1] = m;
-        let picks = self.movement(picks.node(), Op::Reshape(line.clone()));
-        let picks = self.broadcast_node(picks, DType::Int32, &line, &wide)?;
-        let k = self.axis_index(&wide, axis)?;
-        let hit = self.graph.push(Op::Binary(BinaryOp::CmpEq), DType::Bool, wide.clone(), vec![k, picks]);
-        let zero = self.graph.push(Op::Const(Scalar::Int(0)), dtype, wide.clone(), vec![]);
-        let picked = self.graph.push(Op::Where, dtype, wide.clone(), vec![hit, x, zero]);
-        let sum = self.reduce_node(ReduceOp::Sum, picked, dtype, &wide, &[axis], KeepDim::Drop)?;
-        let sum_dtype = self.graph.node(sum).dtype;
-        let node = self.cast_node(sum, sum_dtype, dtype);
+        let node = self.gather_node(node, dtype, shape, axis, index)?;
         let node = self.graph.push(Op::Contiguous, dtype, out, vec![node]);
         self.computed(node)
     }

@@ -10,12 +10,14 @@
 //! [`aliases`] views PyTorch names apart (`adjoint`, `H`, `atleast_2d`, ...), [`scatter`] the
 //! functional scatter ops (`select_scatter`, `slice_scatter`, ...),
 //! [`copies`] the copies that look like views (`repeat`, `roll`, `rot90`, ...), [`matrix`]
-//! `tril`/`triu`, `diag`, `diag_embed` and `eye`, [`scan`] `cumsum` and `cumprod`.
+//! `tril`/`triu`, `diag`, `diag_embed` and `eye`, [`scan`] `cumsum` and `cumprod`, [`indexing`] advanced indexing and the index ops
+//! (`gather`, `scatter*`, `index_*`, `masked_*`, `sort`, `nonzero`, ...).
 
 pub mod aliases;
 pub mod concat;
 pub mod copies;
 pub mod elementwise;
+pub mod indexing;
 pub mod matmul;
 pub mod matrix;
 pub mod meta;

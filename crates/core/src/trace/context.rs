@@ -21,6 +21,12 @@ impl<'a> RunContext<'a> {
         self.writes.push(w);
     }
 
+    /// Drops the statement's records of writes into `storage`: a temporary no name shows
+    /// (the copy `a[idx] += v` reads, adds to and puts back).
+    pub fn forget_writes(&mut self, storage: crate::uop::StorageId) {
+        self.writes.retain(|w| w.storage != storage);
+    }
+
     /// Notes that an in-place metadata op changed the object `t` (every name bound to it must
     /// see the new layout).
     pub fn record_rebind(&mut self, t: &Tensor) {

@@ -135,6 +135,7 @@ fn is_function(name: &str) -> bool {
         || elementwise::function_entry(name).is_some()
         || matches!(name, "linspace" | "logspace" | "eye")
         || views_extra::is_function(name)
+        || super::indexing::is_function(name)
 }
 
 /// `torch.pi`, `torch.e`, `torch.inf`, `torch.nan` (and `math.`'s).
@@ -229,6 +230,9 @@ fn ints(v: impl Iterator<Item = i64>) -> Value {
 pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
     if views_extra::is_function(name) {
         return views_extra::function(run, name, args);
+    }
+    if super::indexing::is_function(name) || (name == "where" && super::indexing::is_where_tuple(&args)) {
+        return super::indexing::function(run, name, args);
     }
     // Functions that mirror a method take the tensor first: `torch.flip(a, (0,))`.
     if !matches!(
@@ -712,6 +716,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             tensor(write_value(run, &t, &value, std::slice::from_ref(&t), OverlapRules::ALL)?)
         }
         _ if views_extra::is_method(name) => views_extra::method(run, t, name, args),
+        _ if super::indexing::is_method(name) => super::indexing::method(run, t, name, args),
         "new_tensor" => {
             let data = args.req(0, "data")?;
             let dtype = args.dtype()?.unwrap_or(t.dtype());

@@ -6,6 +6,7 @@ pub mod context;
 pub mod copies;
 pub mod elementwise;
 mod exec;
+pub mod indexing;
 pub mod kernels;
 pub mod lexer;
 pub mod library;

@@ -93,6 +93,10 @@ struct TorchReport {
     /// every other tensor.
     #[serde(skip_serializing_if = "Option::is_none")]
     output_of: Option<OutputOfReport>,
+    /// Why the tensor is a copy where a view might be expected (advanced indexing); absent
+    /// otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    copy_reason: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -134,6 +138,9 @@ struct StepReport<'a> {
     /// What `print` wrote while the statement ran.
     #[serde(skip_serializing_if = "str::is_empty")]
     output: &'a str,
+    /// What the engine noted about the statement (duplicate indices in a write, ...).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -243,12 +250,12 @@ pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
         error,
         output: run.steps.iter().map(|s| s.output.as_str()).collect(),
         tensors: Named(tensors),
-        steps: opts.steps.then(|| run.steps.iter().map(step_report).collect()),
+        steps: opts.steps.then(|| run.steps.iter().map(|s| step_report(s, &run.engine)).collect()),
         graph: opts.graph.then(|| run.engine.graph()),
     }
 }
 
-fn step_report(s: &Step) -> StepReport<'_> {
+fn step_report<'a>(s: &'a Step, engine: &Engine) -> StepReport<'a> {
     let writes = s.writes.first().map(|w| WriteReport {
         storage: w.storage,
         elements: &w.elements,
@@ -258,6 +265,7 @@ fn step_report(s: &Step) -> StepReport<'_> {
             vec![]
         },
     });
+    let notes = engine.notes_within(s.events.clone());
     StepReport {
         line: s.line,
         source: &s.source,
@@ -266,6 +274,7 @@ fn step_report(s: &Step) -> StepReport<'_> {
         tensors_changed: &s.tensors_changed,
         iterations: &s.iterations,
         output: &s.output,
+        notes,
     }
 }
 
@@ -309,6 +318,7 @@ fn tensor_report(engine: &mut Engine, t: &Tensor) -> Option<TensorReport> {
                 count: o.count,
                 multi_output_node: o.multi_output_node,
             }),
+            copy_reason: t.copy_reason(),
         },
         views,
         index,

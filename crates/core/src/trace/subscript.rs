@@ -1,7 +1,9 @@
-//! Subscripts and writes: `a[items]` (basic indexing as a view), `a[items] = v`, and the writes
-//! they and `fill_`/`zero_`/`copy_` make, with PyTorch's overlap checks.
+//! Subscripts and writes: `a[items]` (basic indexing as a view; advanced indexing, a copy, is
+//! `trace/indexing.rs`'s), `a[items] = v`, and the writes they and `fill_`/`zero_`/`copy_`
+//! make, with PyTorch's overlap checks.
 
 use super::context::RunContext;
+use super::indexing;
 use super::value::Value;
 use crate::error::{bail, Result};
 use crate::tensor::{Engine, Operand, OverlapRules, Tensor};
@@ -33,7 +35,15 @@ fn index_items(items: &[Value]) -> Result<Vec<IndexItem>> {
 }
 
 pub fn getitem(run: &mut RunContext, base: &Value, items: &[Value]) -> Result<Value> {
+    let scalar_items;
+    let items = if matches!(base, Value::Tensor(_)) {
+        scalar_items = indexing::scalar_tensor_items(run, items)?;
+        scalar_items.as_slice()
+    } else {
+        items
+    };
     match base {
+        Value::Tensor(t) if indexing::is_advanced(items) => indexing::getitem(run, t, items),
         Value::Tensor(t) => {
             // `a[(1, 2)]` is `a[1, 2]`.
             let flat: Vec<Value> = match items {
@@ -93,7 +103,11 @@ fn slice_items(v: &[Value], start: Option<i64>, stop: Option<i64>, step: Option<
 }
 
 pub fn setitem(run: &mut RunContext, base: &Value, items: &[Value], value: Value) -> Result<()> {
-    let Value::Tensor(_) = base else { bail!(Type, "'{}' object does not support item assignment", base.type_name()) };
+    let Value::Tensor(t) = base else { bail!(Type, "'{}' object does not support item assignment", base.type_name()) };
+    let items = &indexing::scalar_tensor_items(run, items)?;
+    if indexing::is_advanced(items) {
+        return indexing::setitem(run, t, items, value);
+    }
     let Value::Tensor(view) = getitem(run, base, items)? else { unreachable!("indexing a tensor gives a tensor") };
     match value {
         Value::Scalar(s) => fill(run, &view, Operand::Scalar(s), "fill_"),

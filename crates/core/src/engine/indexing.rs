@@ -1,0 +1,1502 @@
+//! Advanced indexing and the index ops (`index_select`, `gather`, `scatter*`, `index_*`,
+//! `masked_*`, `put_`, `take`, ...), with PyTorch's rules.
+//!
+//! Index values are data: they are realized on the host, checked there (bounds, dtypes,
+//! shapes, with PyTorch's messages) and turned into positions along one axis. Every read is
+//! then one primitive, [`Engine::gather_node`]: a one-hot compare of the positions with an
+//! iota, summed over the source axis (a reduce over a lazy product no backend materialises,
+//! as tinygrad builds gathers). Every write is the other, [`Engine::scatter_node`]: the new
+//! value of the target is `where(hit, picked, old)` (the last write wins) or `old` combined
+//! with a one-hot reduce of the contributions (sum, prod, mean, amax, amin), stored through the
+//! target's view by [`Engine::write`]; the write record keeps only the cells an index hit.
+//!
+//! Reads copy (a new storage: no strides express data-dependent positions); writes are
+//! `index_put_` into the original storage, through views too.
+
+use super::reduce::KeepDim;
+use crate::dtype::DType;
+use crate::error::{bail, Error, Result};
+use crate::limits::{check_lazy_numel, check_numel};
+use crate::strided::{row_major_strides, wrap_dim};
+use crate::tensor::{Engine, Operand, StorageRef, Tensor, Write};
+use crate::torch::layout::{IndexItem, Layout};
+use crate::torch::overlap::{self, MemOverlap, MemOverlapStatus};
+use crate::uop::buffer::{Data, Scalar};
+use crate::uop::{BinaryOp, Op, ReduceOp, UOpId};
+
+/// Why an advanced-indexing result is a copy, as the step and the view chain say it.
+pub const ADVANCED_INDEX_COPY: &str =
+    "advanced indexing (an index tensor, list or bool) copies: no strides express data-dependent positions";
+
+/// The note a write with repeated positions and no accumulation leaves on its step.
+pub const DUPLICATE_INDEX_NOTE: &str = "the index repeats a position: PyTorch documents the result of index_put_ (accumulate=False) and scatter_ with duplicate indices as undefined; its CPU kernels, as here, keep the last value written";
+
+/// One item of a subscript: a basic item, a Python bool, or an index tensor (ints or a mask).
+#[derive(Clone, Debug)]
+pub enum Index {
+    Item(IndexItem),
+    Bool(bool),
+    Tensor(Tensor),
+}
+
+/// How a scatter combines the values that land on one position with what was there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Combine {
+    /// The last value written wins (PyTorch's CPU order; PyTorch documents duplicates as undefined).
+    Replace,
+    Sum,
+    Prod,
+    Mean,
+    Amax,
+    Amin,
+}
+
+impl Combine {
+    /// `scatter_reduce`'s `reduce=` names.
+    pub fn from_name(name: &str) -> Option<Combine> {
+        Some(match name {
+            "sum" | "add" => Combine::Sum,
+            "prod" | "multiply" => Combine::Prod,
+            "mean" => Combine::Mean,
+            "amax" | "max" => Combine::Amax,
+            "amin" | "min" => Combine::Amin,
+            _ => return None,
+        })
+    }
+}
+
+/// An advanced index resolved on the host: the basic part applied as a view (`sliced`), and
+/// for each indexed dim of it the wrapped positions broadcast to `bshape` (row-major).
+struct Resolved {
+    sliced: Tensor,
+    dims: Vec<usize>,
+    index: Vec<Vec<usize>>,
+    layouts: Vec<Layout>,
+    bshape: Vec<usize>,
+}
+
+/// Where the indexed dims go: in place when adjacent, else to the front (PyTorch's
+/// `transposeToFront`); `perm` brings the sliced tensor into that order.
+struct Arrangement {
+    perm: Vec<usize>,
+    before: usize,
+    /// The permuted shape with the indexed dims flattened into one axis at `before`.
+    flat_shape: Vec<usize>,
+    /// The read's shape: `before` dims, the broadcast index shape, the rest.
+    out_shape: Vec<usize>,
+    /// Position along the flattened axis of each broadcast index element.
+    positions: Vec<usize>,
+}
+
+/// The lazy-size limit of a one-hot gather or scatter, saying what made it so large.
+fn one_hot_limit(wide: &[usize]) -> Result<()> {
+    check_lazy_numel(wide).map_err(|e| {
+        Error::Limit(format!(
+            "{e}: an index op compares every source position with every indexed one (shape {wide:?}); index fewer elements at once"
+        ))
+    })
+}
+
+fn ints_of(d: &Data) -> Vec<i64> {
+    (0..d.len()).map(|i| d.get_scalar(i).as_i64()).collect()
+}
+
+/// Values of `shape` (row-major) broadcast to `to` (row-major).
+fn broadcast_host<T: Copy>(v: &[T], shape: &[usize], to: &[usize]) -> Vec<T> {
+    let n: usize = to.iter().product();
+    if shape == to {
+        return v.to_vec();
+    }
+    let pad = to.len() - shape.len();
+    let src_strides = row_major_strides(shape);
+    let mut out = Vec::with_capacity(n);
+    let mut idx = vec![0usize; to.len()];
+    for _ in 0..n {
+        let mut at = 0i64;
+        for (d, &s) in shape.iter().enumerate() {
+            if s != 1 {
+                at += idx[d + pad] as i64 * src_strides[d];
+            }
+        }
+        out.push(v[at as usize]);
+        for d in (0..to.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < to[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    out
+}
+
+/// The row-major coordinates of flat position `i` in `shape`.
+fn coords(mut i: usize, shape: &[usize]) -> Vec<usize> {
+    let mut c = vec![0; shape.len()];
+    for d in (0..shape.len()).rev() {
+        if shape[d] > 0 {
+            c[d] = i % shape[d];
+            i /= shape[d];
+        }
+    }
+    c
+}
+
+fn flat(c: &[usize], shape: &[usize]) -> usize {
+    c.iter().zip(shape).fold(0, |acc, (&i, &n)| acc * n + i)
+}
+
+impl Engine {
+    // ------------------------------------------------------------------ the two primitives
+
+    /// `node` (of `shape`) read at `index[j]` along `axis`: out[.., j, ..] = in[.., index[j], ..],
+    /// as a one-hot sum over the input axis (axis `axis` runs over the input, `axis + 1` over
+    /// the output). Returns a node of `shape` with `axis` sized `index.len()`, in `dtype`.
+    pub(crate) fn gather_node(
+        &mut self,
+        node: UOpId,
+        dtype: DType,
+        shape: &[usize],
+        axis: usize,
+        index: &[usize],
+    ) -> Result<UOpId> {
+        let m = index.len();
+        let mut ones = shape.to_vec();
+        ones.insert(axis + 1, 1);
+        let mut wide = ones.clone();
+        wide[axis + 1] = m;
+        one_hot_limit(&wide)?;
+        let x = self.movement(node, Op::Reshape(ones));
+        let x = self.movement(x, Op::Expand(wide.clone()));
+        let picks = self.line(index, &wide, axis + 1)?;
+        let k = self.axis_index(&wide, axis)?;
+        let hit = self.graph.push(Op::Binary(BinaryOp::CmpEq), DType::Bool, wide.clone(), vec![k, picks]);
+        let zero = self.graph.push(Op::Const(Scalar::Int(0)), dtype, wide.clone(), vec![]);
+        let picked = self.graph.push(Op::Where, dtype, wide.clone(), vec![hit, x, zero]);
+        let sum = self.reduce_node(ReduceOp::Sum, picked, dtype, &wide, &[axis], KeepDim::Drop)?;
+        let sum_dtype = self.graph.node(sum).dtype;
+        Ok(self.cast_node(sum, sum_dtype, dtype))
+    }
+
+    /// An int32 node of `shape` holding `values[i]` at position `i` along `axis`.
+    fn line(&mut self, values: &[usize], shape: &[usize], axis: usize) -> Result<UOpId> {
+        let n = values.len();
+        let t = self.from_data(Data::I32(values.iter().map(|&i| i as i32).collect()), &[n])?;
+        let mut line = vec![1; shape.len()];
+        line[axis] = n;
+        let node = self.movement(t.node(), Op::Reshape(line.clone()));
+        self.broadcast_node(node, DType::Int32, &line, shape)
+    }
+
+    /// A bool node of `shape` that holds along `axis` whether each position is in `hit`.
+    fn hit_line(&mut self, hit: &[bool], shape: &[usize], axis: usize) -> Result<UOpId> {
+        let n = hit.len();
+        let t = self.from_data(Data::Bool(hit.to_vec()), &[n])?;
+        let mut line = vec![1; shape.len()];
+        line[axis] = n;
+        let node = self.movement(t.node(), Op::Reshape(line.clone()));
+        self.broadcast_node(node, DType::Bool, &line, shape)
+    }
+
+    /// `old` (of `shape`, in `dtype`) with `values` (of `shape` but `pos.len()` along `axis`)
+    /// combined into position `pos[m]` along `axis`. Returns the new node and which positions
+    /// along `axis` an index hit.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn scatter_node(
+        &mut self,
+        old: UOpId,
+        dtype: DType,
+        shape: &[usize],
+        axis: usize,
+        values: UOpId,
+        pos: &[usize],
+        combine: Combine,
+        include_self: bool,
+    ) -> Result<(UOpId, Vec<bool>)> {
+        let f = shape[axis];
+        let mut hit = vec![false; f];
+        let mut count = vec![0usize; f];
+        let mut winner = vec![0usize; f];
+        for (m, &p) in pos.iter().enumerate() {
+            hit[p] = true;
+            count[p] += 1;
+            winner[p] = m;
+        }
+        if pos.is_empty() || shape.contains(&0) {
+            return Ok((old, hit));
+        }
+        if combine == Combine::Replace && count.iter().any(|&c| c > 1) {
+            self.note(DUPLICATE_INDEX_NOTE);
+        }
+        let vdtype = self.graph.node(values).dtype;
+        let values = self.cast_node(values, vdtype, dtype);
+        let mut vshape = shape.to_vec();
+        vshape[axis] = pos.len();
+        let hit_node = self.hit_line(&hit, shape, axis)?;
+        let node = match combine {
+            Combine::Replace => {
+                let picked = self.gather_node(values, dtype, &vshape, axis, &winner)?;
+                self.graph.push(Op::Where, dtype, shape.to_vec(), vec![hit_node, picked, old])
+            }
+            _ => {
+                // Axis `axis` runs over the contributions (m), `axis + 1` over the target (f).
+                let mut ones = vshape.clone();
+                ones.insert(axis + 1, 1);
+                let mut wide = ones.clone();
+                wide[axis + 1] = f;
+                one_hot_limit(&wide)?;
+                let x = self.movement(values, Op::Reshape(ones));
+                let x = self.movement(x, Op::Expand(wide.clone()));
+                let p = self.line(pos, &wide, axis)?;
+                let j = self.axis_index(&wide, axis + 1)?;
+                let onehot = self.graph.push(Op::Binary(BinaryOp::CmpEq), DType::Bool, wide.clone(), vec![p, j]);
+                let (op, fill) = match combine {
+                    Combine::Prod => (ReduceOp::Prod, None),
+                    Combine::Amax => (ReduceOp::Max, Some(self.gather_node(values, dtype, &vshape, axis, &winner)?)),
+                    Combine::Amin => (ReduceOp::Min, Some(self.gather_node(values, dtype, &vshape, axis, &winner)?)),
+                    _ => (ReduceOp::Sum, None),
+                };
+                // Where no contribution lands, the reduce reads its identity (or, for max and
+                // min, one of the position's own contributions), so the order does not matter.
+                let other = match fill {
+                    Some(g) => {
+                        let mut gones = shape.to_vec();
+                        gones.insert(axis, 1);
+                        let g = self.movement(g, Op::Reshape(gones));
+                        self.movement(g, Op::Expand(wide.clone()))
+                    }
+                    None => {
+                        let identity = if op == ReduceOp::Prod { 1 } else { 0 };
+                        self.graph.push(Op::Const(Scalar::Int(identity)), dtype, wide.clone(), vec![])
+                    }
+                };
+                let picked = self.graph.push(Op::Where, dtype, wide.clone(), vec![onehot, x, other]);
+                let red = self.reduce_node(op, picked, dtype, &wide, &[axis], KeepDim::Drop)?;
+                let red_dtype = self.graph.node(red).dtype;
+                let red = self.cast_node(red, red_dtype, dtype);
+                let combined = if include_self {
+                    let bin = match combine {
+                        Combine::Prod => BinaryOp::Mul,
+                        Combine::Amax => BinaryOp::Max,
+                        Combine::Amin => BinaryOp::Min,
+                        _ => BinaryOp::Add,
+                    };
+                    self.graph.push(Op::Binary(bin), dtype, shape.to_vec(), vec![old, red])
+                } else {
+                    red
+                };
+                let combined = if combine == Combine::Mean {
+                    let n: Vec<usize> = count.iter().map(|&c| (c + usize::from(include_self)).max(1)).collect();
+                    let counts = self.line(&n, shape, axis)?;
+                    let counts = self.cast_node(counts, DType::Int32, dtype);
+                    let div = if dtype.is_float() { BinaryOp::Div } else { BinaryOp::FloorDiv };
+                    self.graph.push(Op::Binary(div), dtype, shape.to_vec(), vec![combined, counts])
+                } else {
+                    combined
+                };
+                self.graph.push(Op::Where, dtype, shape.to_vec(), vec![hit_node, combined, old])
+            }
+        };
+        Ok((node, hit))
+    }
+
+    /// Writes `node` (of `target`'s shape) into `target`'s storage; the record keeps the cells
+    /// whose row-major position `hit` marks (`hit_of` maps a row-major position to its flag).
+    fn write_hits(&mut self, target: &Tensor, node: UOpId, hit_of: impl Fn(usize) -> bool) -> Result<Write> {
+        let w = self.write(target, node)?;
+        let elements = if w.elements.len() == target.numel() {
+            w.elements.iter().enumerate().filter(|(i, _)| hit_of(*i)).map(|(_, &e)| e).collect()
+        } else {
+            w.elements
+        };
+        Ok(Write { storage: w.storage, elements })
+    }
+
+    /// PyTorch's `assert_no_internal_overlap` for an in-place index op.
+    fn no_internal_overlap(&mut self, target: &Tensor) -> Result<()> {
+        if overlap::has_internal_overlap(target.layout()) == MemOverlap::Yes {
+            return Err(Error::Overlap {
+                message: "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".into(),
+                elements: overlap::repeated_elements(target.layout()),
+            });
+        }
+        Ok(())
+    }
+
+    /// PyTorch's `assert_no_overlap(target, input)`: partial and full overlap both refuse.
+    fn no_overlap(&mut self, target: &Tensor, input: &Tensor) -> Result<()> {
+        let (target, input) = (self.realize(target)?, self.realize(input)?);
+        if target.storage() != input.storage() || input.numel() == 0 || target.numel() == 0 {
+            return Ok(());
+        }
+        if matches!(
+            overlap::overlap_status(target.layout(), input.layout()),
+            MemOverlapStatus::Partial | MemOverlapStatus::Full
+        ) {
+            return Err(Error::Overlap {
+                message: "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.".into(),
+                elements: overlap::shared_elements(target.layout(), input.layout()),
+            });
+        }
+        Ok(())
+    }
+
+    /// A computed copy marked as advanced indexing's.
+    fn index_copy_result(&mut self, node: UOpId, layout: Layout) -> Result<Tensor> {
+        let node = self.graph.push(Op::Contiguous, self.graph.node(node).dtype, layout.sizes().to_vec(), vec![node]);
+        let mut out = self.computed_as(node, layout)?;
+        out.set_copy_reason(ADVANCED_INDEX_COPY);
+        Ok(out)
+    }
+
+    /// The integer values of an index tensor, refusing other dtypes with PyTorch's words.
+    fn index_values(&mut self, index: &Tensor, what: &str) -> Result<Vec<i64>> {
+        if !matches!(index.dtype(), DType::Int64 | DType::Int32) {
+            bail!(DType, "{what}(): Expected dtype int64 for index");
+        }
+        Ok(ints_of(&self.values(index)?))
+    }
+
+    // ------------------------------------------------------------------ advanced indexing
+
+    /// Applies the basic items as a view and resolves the index tensors on the host.
+    fn resolve_index(&mut self, t: &Tensor, items: &[Index]) -> Result<Resolved> {
+        let nd = t.shape().len();
+        let mut consumed = 0;
+        for it in items {
+            consumed += match it {
+                Index::Item(IndexItem::Int(_) | IndexItem::Slice { .. }) => 1,
+                Index::Tensor(x) if matches!(x.dtype(), DType::Bool | DType::UInt8) => x.shape().len(),
+                Index::Tensor(_) => 1,
+                _ => 0,
+            };
+        }
+        if consumed > nd {
+            bail!(Index, "too many indices for tensor of dimension {nd}");
+        }
+        let full = IndexItem::Slice { start: None, stop: None, step: None };
+        let mut cur = self.resolve(t);
+        let mut dim = 0usize;
+        let mut seen_ellipsis = false;
+        // (dim of the sliced tensor, positions, index shape, index layout)
+        let mut adv: Vec<(usize, Vec<i64>, Vec<usize>, Layout)> = Vec::new();
+        for it in items {
+            let basic = |e: &mut Engine, cur: &Tensor, dim: usize, item: IndexItem| {
+                let mut v = vec![full.clone(); dim];
+                v.push(item);
+                e.index(cur, &v)
+            };
+            match it {
+                Index::Item(IndexItem::Ellipsis) => {
+                    if !seen_ellipsis {
+                        dim += nd - consumed;
+                        seen_ellipsis = true;
+                    }
+                }
+                Index::Item(item @ IndexItem::Int(_)) => cur = basic(self, &cur, dim, item.clone())?,
+                Index::Item(item) => {
+                    cur = basic(self, &cur, dim, item.clone())?;
+                    dim += 1;
+                }
+                Index::Bool(b) => {
+                    cur = self.unsqueeze(&cur, dim as i64)?;
+                    let n = usize::from(*b);
+                    adv.push((dim, vec![0; n], vec![n], Layout::contiguous(&[n])));
+                    dim += 1;
+                }
+                Index::Tensor(x) => match x.dtype() {
+                    DType::Bool | DType::UInt8 if x.shape().is_empty() => {
+                        let b = self.values(x)?.get_f64(0) != 0.0;
+                        cur = self.unsqueeze(&cur, dim as i64)?;
+                        let n = usize::from(b);
+                        adv.push((dim, vec![0; n], vec![n], Layout::contiguous(&[n])));
+                        dim += 1;
+                    }
+                    DType::Bool | DType::UInt8 => {
+                        let k = x.shape().len();
+                        for j in 0..k {
+                            if x.shape()[j] != cur.shape()[dim + j] {
+                                bail!(
+                                    Index,
+                                    "The shape of the mask {:?} at index {j} does not match the shape of the indexed tensor {:?} at index {}",
+                                    x.shape(),
+                                    cur.shape(),
+                                    dim + j
+                                );
+                            }
+                        }
+                        let mask = self.values(x)?;
+                        let on: Vec<usize> = (0..mask.len()).filter(|&i| mask.get_f64(i) != 0.0).collect();
+                        let n = on.len();
+                        for j in 0..k {
+                            let v = on.iter().map(|&i| coords(i, x.shape())[j] as i64).collect();
+                            adv.push((dim + j, v, vec![n], Layout::contiguous(&[n])));
+                        }
+                        dim += k;
+                    }
+                    DType::Int64 | DType::Int32 => {
+                        let v = ints_of(&self.values(x)?);
+                        adv.push((dim, v, x.shape().to_vec(), x.layout().clone()));
+                        dim += 1;
+                    }
+                    _ => bail!(Index, "tensors used as indices must be long, int, byte or bool tensors"),
+                },
+            }
+        }
+        let shapes: Vec<&[usize]> = adv.iter().map(|a| a.2.as_slice()).collect();
+        let bshape = Engine::broadcast_shapes(&shapes).map_err(|_| {
+            let list: Vec<String> = shapes.iter().map(|s| format!("{s:?}")).collect();
+            Error::Index(format!(
+                "shape mismatch: indexing tensors could not be broadcast together with shapes {}",
+                list.join(", ")
+            ))
+        })?;
+        check_numel(&bshape)?;
+        let mut dims = Vec::new();
+        let mut index = Vec::new();
+        let mut layouts = Vec::new();
+        for (d, v, shape, layout) in adv {
+            let n = cur.shape()[d] as i64;
+            let mut wrapped = Vec::with_capacity(v.len());
+            for &i in &v {
+                if i < -n || i >= n {
+                    bail!(Index, "index {i} is out of bounds for dimension {d} with size {n}");
+                }
+                wrapped.push(if i < 0 { i + n } else { i } as usize);
+            }
+            index.push(broadcast_host(&wrapped, &shape, &bshape));
+            let sizes: Vec<i64> = bshape.iter().map(|&n| n as i64).collect();
+            layouts.push(layout.expand(&sizes)?.empty_like_preserve());
+            dims.push(d);
+        }
+        Ok(Resolved { sliced: cur, dims, index, layouts, bshape })
+    }
+
+    fn arrange(r: &Resolved) -> Arrangement {
+        let shape = r.sliced.shape();
+        let nd = shape.len();
+        let adjacent = r.dims.windows(2).all(|w| w[1] == w[0] + 1);
+        let perm: Vec<usize> = if adjacent {
+            (0..nd).collect()
+        } else {
+            r.dims.iter().copied().chain((0..nd).filter(|d| !r.dims.contains(d))).collect()
+        };
+        let before = if adjacent { r.dims[0] } else { 0 };
+        let k = r.dims.len();
+        let pshape: Vec<usize> = perm.iter().map(|&d| shape[d]).collect();
+        let indexed = &pshape[before..before + k];
+        let f: usize = indexed.iter().product();
+        let strides = row_major_strides(indexed);
+        let m: usize = r.bshape.iter().product();
+        let positions = (0..m).map(|b| (0..k).map(|j| r.index[j][b] * strides[j] as usize).sum()).collect();
+        let flat_shape =
+            pshape[..before].iter().copied().chain([f]).chain(pshape[before + k..].iter().copied()).collect();
+        let out_shape = pshape[..before]
+            .iter()
+            .copied()
+            .chain(r.bshape.iter().copied())
+            .chain(pshape[before + k..].iter().copied())
+            .collect();
+        Arrangement { perm, before, flat_shape, out_shape, positions }
+    }
+
+    /// TensorIterator's layout of the read: the source restrided (stride 0 on the index
+    /// dims) and the index tensors reshaped into place, as PyTorch's `index` builds it.
+    fn index_output_layout(r: &Resolved, a: &Arrangement) -> Layout {
+        let src = r.sliced.layout();
+        let k = r.dims.len();
+        let b = r.bshape.len();
+        let pstrides: Vec<i64> = a.perm.iter().map(|&d| src.strides()[d]).collect();
+        let after = &pstrides[a.before + k..];
+        let restrided: Vec<i64> = pstrides[..a.before]
+            .iter()
+            .copied()
+            .chain(std::iter::repeat_n(0, b))
+            .chain(after.iter().copied())
+            .collect();
+        let src_l = Layout::new(&a.out_shape, &restrided, 0);
+        let mut layouts = vec![src_l];
+        for l in &r.layouts {
+            let strides: Vec<i64> = std::iter::repeat_n(0, a.before)
+                .chain(l.strides().iter().copied())
+                .chain(std::iter::repeat_n(0, after.len()))
+                .collect();
+            layouts.push(Layout::new(&a.out_shape, &strides, 0));
+        }
+        let refs: Vec<&Layout> = layouts.iter().collect();
+        Layout::elementwise_output(&a.out_shape, &refs)
+    }
+
+    /// The node of the sliced tensor permuted and flattened as the arrangement says.
+    fn flattened_node(&mut self, r: &Resolved, a: &Arrangement) -> UOpId {
+        let mut node = r.sliced.node();
+        if a.perm.iter().enumerate().any(|(i, &p)| i != p) {
+            node = self.movement(node, Op::Permute(a.perm.clone()));
+        }
+        self.movement(node, Op::Reshape(a.flat_shape.clone()))
+    }
+
+    /// `t[items]` with at least one index tensor, list or bool: a copy.
+    pub fn advanced_index(&mut self, t: &Tensor, items: &[Index]) -> Result<Tensor> {
+        let r = self.resolve_index(t, items)?;
+        let a = Self::arrange(&r);
+        check_numel(&a.out_shape)?;
+        let layout = Self::index_output_layout(&r, &a);
+        let dtype = r.sliced.dtype();
+        if a.out_shape.contains(&0) {
+            let mut out = self.empty_copy(&a.out_shape, dtype)?;
+            out.set_copy_reason(ADVANCED_INDEX_COPY);
+            return Ok(out);
+        }
+        let node = self.flattened_node(&r, &a);
+        let g = self.gather_node(node, dtype, &a.flat_shape, a.before, &a.positions)?;
+        let node = self.movement(g, Op::Reshape(a.out_shape.clone()));
+        self.index_copy_result(node, layout)
+    }
+
+    /// `t[items] = value` / `t.index_put_(indices, value, accumulate)`: PyTorch's checks, then
+    /// one store into `t`'s storage that changes only the indexed cells.
+    pub fn index_put(&mut self, t: &Tensor, items: &[Index], value: &Operand, accumulate: bool) -> Result<Write> {
+        match self.index_put_parts(t, items, value, accumulate)? {
+            None => {
+                let target = self.realize(t)?;
+                self.bump_empty_write(&target);
+                Ok(Write { storage: self.storage_id(&target)?, elements: vec![] })
+            }
+            Some((target, node, hit_of)) => self.write_hits(&target, node, hit_of),
+        }
+    }
+
+    /// `t.index_put(indices, value, accumulate)`: a clone laid out like `t`, with the put.
+    pub fn index_put_functional(
+        &mut self,
+        t: &Tensor,
+        items: &[Index],
+        value: &Operand,
+        accumulate: bool,
+    ) -> Result<Tensor> {
+        let t = self.realize(t)?;
+        let layout = t.layout().empty_like_preserve();
+        let node = match self.index_put_parts(&t, items, value, accumulate)? {
+            None => t.node(),
+            Some((_, node, _)) => node,
+        };
+        self.index_copy_result(node, layout)
+    }
+
+    /// The target (the basic part of the index as a view), its new value, and which of its
+    /// row-major positions the index hit; `None` when nothing is written.
+    #[allow(clippy::type_complexity)]
+    fn index_put_parts(
+        &mut self,
+        t: &Tensor,
+        items: &[Index],
+        value: &Operand,
+        accumulate: bool,
+    ) -> Result<Option<(Tensor, UOpId, Box<dyn Fn(usize) -> bool>)>> {
+        let r = self.resolve_index(t, items)?;
+        let target = self.realize(&r.sliced)?;
+        let a = Self::arrange(&r);
+        let dtype = target.dtype();
+        let value = match value {
+            Operand::Tensor(v) => {
+                // A single mask with a one-element value is PyTorch's masked_fill_ (no checks).
+                let masked = items.iter().filter(|i| !matches!(i, Index::Item(_))).count() == 1
+                    && items.iter().any(|i| matches!(i, Index::Tensor(x) if x.dtype() == DType::Bool))
+                    && v.numel() == 1
+                    && !accumulate;
+                if masked {
+                    Operand::Scalar(self.values(v)?.get_scalar(0))
+                } else {
+                    self.no_overlap(&target, v)?;
+                    if v.dtype() != dtype {
+                        bail!(
+                            DType,
+                            "Index put requires the source and destination dtypes match, got {} for the destination and {} for the source.",
+                            dtype.torch_name(),
+                            v.dtype().torch_name()
+                        );
+                    }
+                    let fits = Engine::broadcast_shapes(&[v.shape(), &a.out_shape]).is_ok_and(|s| s == a.out_shape);
+                    if !fits {
+                        bail!(
+                            Shape,
+                            "shape mismatch: value tensor of shape {:?} cannot be broadcast to indexing result of shape {:?}",
+                            v.shape(),
+                            a.out_shape
+                        );
+                    }
+                    Operand::Tensor(self.resolve(v))
+                }
+            }
+            s => s.clone(),
+        };
+        if target.numel() == 0 || a.positions.is_empty() {
+            return Ok(None);
+        }
+        // The value in the arrangement's order: broadcast to the read's shape, then flattened.
+        let vnode = self.operand_node(&value, dtype, &a.out_shape)?;
+        let mut vflat = a.flat_shape.clone();
+        vflat[a.before] = a.positions.len();
+        let vnode = self.movement(vnode, Op::Reshape(vflat));
+        let old = self.flattened_node(&r, &a);
+        let combine = if accumulate { Combine::Sum } else { Combine::Replace };
+        let (node, hit) = self.scatter_node(old, dtype, &a.flat_shape, a.before, vnode, &a.positions, combine, true)?;
+        // Back to the sliced tensor's shape and order.
+        let pshape: Vec<usize> = a.perm.iter().map(|&d| target.shape()[d]).collect();
+        let mut node = self.movement(node, Op::Reshape(pshape.clone()));
+        let mut inverse = vec![0; a.perm.len()];
+        for (i, &p) in a.perm.iter().enumerate() {
+            inverse[p] = i;
+        }
+        if a.perm.iter().enumerate().any(|(i, &p)| i != p) {
+            node = self.movement(node, Op::Permute(inverse));
+        }
+        let shape = target.shape().to_vec();
+        let (k, before, perm) = (r.dims.len(), a.before, a.perm);
+        let hit_of = move |i: usize| {
+            let c = coords(i, &shape);
+            let pc: Vec<usize> = perm.iter().map(|&d| c[d]).collect();
+            hit[flat(&pc[before..before + k], &pshape[before..before + k])]
+        };
+        Ok(Some((target, node, Box::new(hit_of))))
+    }
+
+    /// An in-place op that writes nothing still counts as one (PyTorch bumps the version).
+    fn bump_empty_write(&mut self, target: &Tensor) {
+        if let StorageRef::Realized(s) = target.storage() {
+            self.storages[s].version += 1;
+        }
+        self.ids.bump(target.counter);
+    }
+
+    // ------------------------------------------------------------------ dim-wise ops
+
+    /// `t.index_select(dim, index)`: a row-major copy of the rows `index` names along `dim`.
+    pub fn index_select(&mut self, t: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
+        let t = self.resolve(t);
+        let nd = t.shape().len();
+        let d = wrap_dim(dim, nd.max(1))?;
+        if index.shape().len() > 1 {
+            bail!(Index, "index_select(): Index is supposed to be a vector");
+        }
+        if !matches!(index.dtype(), DType::Int64 | DType::Int32) {
+            bail!(DType, "index_select(): Expected dtype int32 or int64 for index");
+        }
+        let v = ints_of(&self.values(index)?);
+        let shape: Vec<usize> = if nd == 0 { vec![1] } else { t.shape().to_vec() };
+        let n = shape[d] as i64;
+        let mut pos = Vec::with_capacity(v.len());
+        for &i in &v {
+            if i < 0 || i >= n {
+                bail!(Index, "index out of range in self");
+            }
+            pos.push(i as usize);
+        }
+        let mut out = shape.clone();
+        out[d] = pos.len();
+        let out = if nd == 0 { vec![] } else { out };
+        check_numel(&out)?;
+        if out.contains(&0) {
+            return self.empty_copy(&out, t.dtype());
+        }
+        let node = self.movement(t.node(), Op::Reshape(shape.clone()));
+        let g = self.gather_node(node, t.dtype(), &shape, d, &pos)?;
+        let g = self.movement(g, Op::Reshape(out.clone()));
+        self.index_copy_result(g, Layout::contiguous(&out))
+    }
+
+    /// The row-major positions of `t` (flattened) that `mask` (broadcast with it) selects, and
+    /// the broadcast shape.
+    fn mask_positions(&mut self, t: &Tensor, mask: &Tensor, what: &str) -> Result<(Vec<usize>, Vec<usize>)> {
+        if mask.dtype() != DType::Bool {
+            bail!(DType, "{what}: expected BoolTensor for mask");
+        }
+        let shape = Engine::broadcast_shapes(&[t.shape(), mask.shape()])?;
+        let m = self.values(mask)?;
+        let on: Vec<bool> = (0..m.len()).map(|i| m.get_f64(i) != 0.0).collect();
+        let on = broadcast_host(&on, mask.shape(), &shape);
+        Ok((on.iter().enumerate().filter(|(_, &b)| b).map(|(i, _)| i).collect(), shape))
+    }
+
+    /// `t.masked_select(mask)`: the selected elements, 1-D.
+    pub fn masked_select(&mut self, t: &Tensor, mask: &Tensor) -> Result<Tensor> {
+        let t = self.resolve(t);
+        let (pos, shape) = self.mask_positions(&t, mask, "masked_select")?;
+        let n: usize = shape.iter().product();
+        let out = vec![pos.len()];
+        if pos.is_empty() {
+            return self.empty_copy(&out, t.dtype());
+        }
+        let node = self.operand_node(&Operand::Tensor(t.clone()), t.dtype(), &shape)?;
+        let node = self.movement(node, Op::Reshape(vec![n]));
+        let g = self.gather_node(node, t.dtype(), &[n], 0, &pos)?;
+        self.index_copy_result(g, Layout::contiguous(&out))
+    }
+
+    /// `t.masked_scatter(mask, source)`'s value: the selected positions take `source`'s
+    /// elements in order. Returns the node (of `t`'s shape) and which positions were hit.
+    fn masked_scatter_node(&mut self, t: &Tensor, mask: &Tensor, source: &Tensor) -> Result<(UOpId, Vec<bool>)> {
+        if mask.dtype() != DType::Bool {
+            bail!(
+                DType,
+                "masked_scatter_ only supports boolean masks, but got mask with dtype {}",
+                mask.dtype().torch_name()
+            );
+        }
+        if source.dtype() != t.dtype() {
+            bail!(
+                DType,
+                "masked_scatter: expected self and source to have same dtypes but got{} and{}",
+                t.dtype().torch_name(),
+                source.dtype().torch_name()
+            );
+        }
+        let (pos, shape) = self.mask_positions(t, mask, "masked_scatter")?;
+        if shape != t.shape() {
+            bail!(Shape, "masked_scatter_: expected mask to be broadcastable to self, got shape {:?}", mask.shape());
+        }
+        if pos.len() > source.numel() {
+            self.partial_masked_scatter(t, &pos, source)?;
+            bail!(Shape, "Number of elements of source < number of ones in mask");
+        }
+        let n = t.numel();
+        let t = self.resolve(t);
+        let old = self.movement(t.node(), Op::Reshape(vec![n]));
+        let src = self.resolve(source);
+        let sflat = self.movement(src.node(), Op::Reshape(vec![src.numel()]));
+        let vals = if pos.is_empty() { sflat } else { self.movement(sflat, Op::Shrink(vec![(0, pos.len())])) };
+        let (node, hit) = self.scatter_node(old, t.dtype(), &[n], 0, vals, &pos, Combine::Replace, true)?;
+        Ok((self.movement(node, Op::Reshape(t.shape().to_vec())), hit))
+    }
+
+    /// What PyTorch's CPU kernel leaves when the source runs short: the positions it reached
+    /// hold the source's elements, and the op fails without counting as a write. The
+    /// interpreter changes the storage itself (an [`Event::Host`](crate::tensor::Event)).
+    fn partial_masked_scatter(&mut self, t: &Tensor, pos: &[usize], source: &Tensor) -> Result<()> {
+        let target = self.realize(t)?;
+        self.realize_pending()?;
+        let StorageRef::Realized(s) = target.storage() else { return Ok(()) };
+        let k = source.numel();
+        let elements = target.layout().storage_indices();
+        let idx: Vec<i64> = pos[..k].iter().map(|&p| elements[p]).collect();
+        let src = self.values(source)?;
+        self.storages[s].data.scatter(&idx, &src);
+        self.events.push(crate::tensor::Event::Host { storage: s });
+        Ok(())
+    }
+
+    pub fn masked_scatter(&mut self, t: &Tensor, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
+        let (node, _) = self.masked_scatter_node(t, mask, source)?;
+        let layout = t.layout().empty_like_preserve();
+        self.index_copy_result(node, layout)
+    }
+
+    pub fn masked_scatter_(&mut self, t: &Tensor, mask: &Tensor, source: &Tensor) -> Result<Write> {
+        let target = self.realize(t)?;
+        self.no_internal_overlap(&target)?;
+        let (node, hit) = self.masked_scatter_node(&target, mask, source)?;
+        self.write_hits(&target, node, |i| hit[i])
+    }
+
+    /// `gather`'s and `scatter`'s shape rules: same rank, and `index` no larger than `other`
+    /// apart from `dim` (and no larger than `self` for scatter).
+    fn check_dim_index(t: &Tensor, dim: usize, index: &Tensor, src: Option<&Tensor>, op: &str) -> Result<()> {
+        let nd = t.shape().len().max(1);
+        let ind = index.shape().len().max(1);
+        if index.numel() == 0 {
+            return Ok(());
+        }
+        if ind != nd {
+            bail!(
+                Index,
+                "Index tensor must have the same number of dimensions as {} tensor",
+                if op == "gather" { "input" } else { "self" }
+            );
+        }
+        let tsh: Vec<usize> = if t.shape().is_empty() { vec![1] } else { t.shape().to_vec() };
+        let ish: Vec<usize> = if index.shape().is_empty() { vec![1] } else { index.shape().to_vec() };
+        for d in 0..nd {
+            if d != dim && ish[d] > tsh[d] {
+                bail!(
+                    Shape,
+                    "Size does not match at dimension {d} expected index {:?} to be no larger than self {:?} apart from dimension {dim}",
+                    index.shape(),
+                    t.shape()
+                );
+            }
+        }
+        if let Some(s) = src {
+            let ssh: Vec<usize> = if s.shape().is_empty() { vec![1] } else { s.shape().to_vec() };
+            if ssh.len() != nd {
+                bail!(Index, "Index tensor must have the same number of dimensions as src tensor");
+            }
+            for d in 0..nd {
+                if ish[d] > ssh[d] {
+                    bail!(
+                        Shape,
+                        "Size does not match at dimension {d} expected index {:?} to be no larger than src {:?}",
+                        index.shape(),
+                        s.shape()
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// For each element of `index` (row-major), the flat position in `t` it names along `dim`.
+    fn dim_positions(&mut self, t: &Tensor, dim: usize, index: &Tensor, op: &str) -> Result<Vec<usize>> {
+        let v = self.index_values(index, op)?;
+        let tsh: Vec<usize> = if t.shape().is_empty() { vec![1] } else { t.shape().to_vec() };
+        let ish: Vec<usize> = if index.shape().is_empty() { vec![1] } else { index.shape().to_vec() };
+        let n = tsh[dim] as i64;
+        let mut out = Vec::with_capacity(v.len());
+        for (e, &i) in v.iter().enumerate() {
+            let i = if i < 0 && i >= -n { i + n } else { i };
+            if i < 0 || i >= n {
+                bail!(Index, "index {} is out of bounds for dimension {dim} with size {n}", v[e]);
+            }
+            let mut c = coords(e, &ish);
+            c[dim] = i as usize;
+            out.push(flat(&c, &tsh));
+        }
+        Ok(out)
+    }
+
+    /// `torch.gather(t, dim, index)`: out[i][j] = t[index[i][j]][j] (for dim 0); index's shape.
+    pub fn gather(&mut self, t: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
+        let t = self.resolve(t);
+        let d = wrap_dim(dim, t.shape().len().max(1))?;
+        if !matches!(index.dtype(), DType::Int64 | DType::Int32) {
+            bail!(DType, "gather(): Expected dtype int32/int64 for index");
+        }
+        Self::check_dim_index(&t, d, index, None, "gather")?;
+        let pos = self.dim_positions(&t, d, index, "gather")?;
+        let out = index.shape().to_vec();
+        if pos.is_empty() {
+            return self.empty_copy(&out, t.dtype());
+        }
+        let n = t.numel();
+        let node = self.movement(t.node(), Op::Reshape(vec![n]));
+        let g = self.gather_node(node, t.dtype(), &[n], 0, &pos)?;
+        let g = self.movement(g, Op::Reshape(out.clone()));
+        let layout = index.layout().empty_like_preserve();
+        self.index_copy_result(g, layout)
+    }
+
+    /// `t.take(index)`: `t` flattened, read at `index` (negative wraps); index's shape.
+    pub fn take(&mut self, t: &Tensor, index: &Tensor) -> Result<Tensor> {
+        let t = self.resolve(t);
+        if index.dtype() != DType::Int64 {
+            bail!(DType, "take(): Expected a long tensor for index, but got {}", index.dtype().torch_name());
+        }
+        let v = ints_of(&self.values(index)?);
+        let n = t.numel() as i64;
+        let mut pos = Vec::with_capacity(v.len());
+        for &i in &v {
+            if i < -n || i >= n {
+                bail!(Index, "out of range: tried to access index {i} on a tensor of {n} elements.");
+            }
+            pos.push(if i < 0 { i + n } else { i } as usize);
+        }
+        let out = index.shape().to_vec();
+        if pos.is_empty() {
+            return self.empty_copy(&out, t.dtype());
+        }
+        let node = self.movement(t.node(), Op::Reshape(vec![t.numel()]));
+        let g = self.gather_node(node, t.dtype(), &[t.numel()], 0, &pos)?;
+        let g = self.movement(g, Op::Reshape(out.clone()));
+        self.index_copy_result(g, Layout::contiguous(&out))
+    }
+
+    /// `scatter`'s value: `t` with `values` (index-shaped, already in `t`'s dtype) combined in.
+    #[allow(clippy::too_many_arguments)]
+    fn scatter_dim_node(
+        &mut self,
+        t: &Tensor,
+        dim: usize,
+        index: &Tensor,
+        values: UOpId,
+        combine: Combine,
+        include_self: bool,
+        op: &str,
+    ) -> Result<(UOpId, Vec<bool>)> {
+        let pos = self.dim_positions(t, dim, index, op)?;
+        let n = t.numel();
+        let old = self.movement(t.node(), Op::Reshape(vec![n]));
+        let values = self.movement(values, Op::Reshape(vec![pos.len()]));
+        let (node, hit) = self.scatter_node(old, t.dtype(), &[n], 0, values, &pos, combine, include_self)?;
+        Ok((self.movement(node, Op::Reshape(t.shape().to_vec())), hit))
+    }
+
+    /// The src (a tensor sliced to index's shape, or a scalar broadcast to it) of a scatter.
+    fn scatter_source(&mut self, t: &Tensor, index: &Tensor, src: &Operand, op: &str) -> Result<UOpId> {
+        let ish = index.shape().to_vec();
+        match src {
+            Operand::Scalar(_) => self.operand_node(src, t.dtype(), &ish),
+            Operand::Tensor(s) => {
+                if s.dtype() != t.dtype() {
+                    bail!(DType, "{op}(): Expected self.dtype to be equal to src.dtype");
+                }
+                let s = self.resolve(s);
+                if s.shape() == ish.as_slice() || ish.is_empty() {
+                    return Ok(if ish.is_empty() && !s.shape().is_empty() {
+                        let n = s.numel().min(1);
+                        let f = self.movement(s.node(), Op::Reshape(vec![s.numel()]));
+                        let f = self.movement(f, Op::Shrink(vec![(0, n)]));
+                        self.movement(f, Op::Reshape(vec![]))
+                    } else {
+                        s.node()
+                    });
+                }
+                let cut: Vec<(usize, usize)> = ish.iter().map(|&n| (0, n)).collect();
+                Ok(self.movement(s.node(), Op::Shrink(cut)))
+            }
+        }
+    }
+
+    /// The node and hits of `t.scatter*_(dim, index, src)`.
+    #[allow(clippy::too_many_arguments)]
+    fn scatter_parts(
+        &mut self,
+        t: &Tensor,
+        dim: i64,
+        index: &Tensor,
+        src: &Operand,
+        combine: Combine,
+        include_self: bool,
+        op: &str,
+    ) -> Result<(UOpId, Vec<bool>)> {
+        let t = self.resolve(t);
+        let d = wrap_dim(dim, t.shape().len().max(1))?;
+        if !matches!(index.dtype(), DType::Int64 | DType::Int32) {
+            bail!(DType, "{op}(): Expected dtype int32/int64 for index");
+        }
+        let src_t = if let Operand::Tensor(s) = src { Some(s) } else { None };
+        Self::check_dim_index(&t, d, index, src_t, op)?;
+        if index.numel() == 0 {
+            let n = t.numel();
+            return Ok((t.node(), vec![false; n]));
+        }
+        let values = self.scatter_source(&t, index, src, op)?;
+        self.scatter_dim_node(&t, d, index, values, combine, include_self, op)
+    }
+
+    /// The out-of-place scatter ops: a clone (laid out like `t`) with the scatter applied.
+    #[allow(clippy::too_many_arguments)]
+    pub fn scatter(
+        &mut self,
+        t: &Tensor,
+        dim: i64,
+        index: &Tensor,
+        src: &Operand,
+        combine: Combine,
+        include_self: bool,
+        op: &str,
+    ) -> Result<Tensor> {
+        let (node, _) = self.scatter_parts(t, dim, index, src, combine, include_self, op)?;
+        let layout = t.layout().empty_like_preserve();
+        self.index_copy_result(node, layout)
+    }
+
+    /// The in-place scatter ops (`scatter_`, `scatter_add_`, `scatter_reduce_`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn scatter_(
+        &mut self,
+        t: &Tensor,
+        dim: i64,
+        index: &Tensor,
+        src: &Operand,
+        combine: Combine,
+        include_self: bool,
+        op: &str,
+    ) -> Result<Write> {
+        let target = self.realize(t)?;
+        self.no_internal_overlap(&target)?;
+        self.no_overlap(&target, index)?;
+        if let Operand::Tensor(s) = src {
+            self.no_overlap(&target, s)?;
+        }
+        let (node, hit) = self.scatter_parts(&target, dim, index, src, combine, include_self, op)?;
+        self.write_hits(&target, node, |i| hit[i])
+    }
+
+    /// `index_add`/`index_copy`/`index_fill`'s value: along `dim`, position `index[m]` takes
+    /// (or adds) the m-th slice of `source`.
+    #[allow(clippy::too_many_arguments)]
+    fn index_dim_parts(
+        &mut self,
+        t: &Tensor,
+        dim: i64,
+        index: &Tensor,
+        source: &Operand,
+        combine: Combine,
+        op: &str,
+    ) -> Result<(UOpId, Vec<bool>, usize)> {
+        let t = self.resolve(t);
+        let nd = t.shape().len();
+        let d = wrap_dim(dim, nd.max(1))?;
+        if index.shape().len() > 1 {
+            bail!(Index, "{op}(): Index is supposed to be a vector");
+        }
+        if !matches!(index.dtype(), DType::Int64 | DType::Int32) {
+            bail!(DType, "{op}(): Expected dtype int32/int64 for index");
+        }
+        let shape: Vec<usize> = if nd == 0 { vec![1] } else { t.shape().to_vec() };
+        let v = ints_of(&self.values(index)?);
+        let n = shape[d] as i64;
+        let mut pos = Vec::with_capacity(v.len());
+        if let Operand::Tensor(s) = source {
+            if s.dtype() != t.dtype() {
+                bail!(
+                    DType,
+                    "{op}(): self ({}) and source ({}) must have the same scalar type",
+                    t.dtype().torch_name(),
+                    s.dtype().torch_name()
+                );
+            }
+            let ssh: Vec<usize> = if s.shape().is_empty() { vec![1] } else { s.shape().to_vec() };
+            if combine != Combine::Replace || op.starts_with("index_copy") {
+                if ssh.len() != shape.len() && !(s.shape().is_empty() && nd <= 1) {
+                    bail!(Index, "{op}(): Source/destination tensor must have same slice shapes.");
+                }
+                if ssh[d.min(ssh.len() - 1)] != v.len() {
+                    bail!(
+                        Index,
+                        "{op}(): Number of indices ({}) should be equal to source.size(dim): ({}), for dim: {d}",
+                        v.len(),
+                        ssh[d.min(ssh.len() - 1)]
+                    );
+                }
+                for (k, n) in shape.iter().enumerate() {
+                    if k != d && ssh.get(k) != Some(n) {
+                        bail!(Index, "{op}(): Source/destination tensor must have same slice shapes.");
+                    }
+                }
+            }
+        }
+        for &i in &v {
+            let j = if i < 0 && op.starts_with("index_fill") { i + n } else { i };
+            if j < 0 || j >= n {
+                bail!(Index, "index out of range in self");
+            }
+            pos.push(j as usize);
+        }
+        let old = self.movement(t.node(), Op::Reshape(shape.clone()));
+        let mut vshape = shape.clone();
+        vshape[d] = pos.len();
+        let values = self.operand_node(source, t.dtype(), &vshape)?;
+        let (node, hit) = self.scatter_node(old, t.dtype(), &shape, d, values, &pos, combine, true)?;
+        let node = self.movement(node, Op::Reshape(t.shape().to_vec()));
+        Ok((node, hit, d))
+    }
+
+    /// `index_add`, `index_copy`, `index_fill` out of place: a clone laid out like `t`.
+    pub fn index_dim(
+        &mut self,
+        t: &Tensor,
+        dim: i64,
+        index: &Tensor,
+        source: &Operand,
+        combine: Combine,
+        op: &str,
+    ) -> Result<Tensor> {
+        let (node, _, _) = self.index_dim_parts(t, dim, index, source, combine, op)?;
+        let layout = t.layout().empty_like_preserve();
+        self.index_copy_result(node, layout)
+    }
+
+    /// `index_add_`, `index_copy_`, `index_fill_`.
+    pub fn index_dim_(
+        &mut self,
+        t: &Tensor,
+        dim: i64,
+        index: &Tensor,
+        source: &Operand,
+        combine: Combine,
+        op: &str,
+    ) -> Result<Write> {
+        let target = self.realize(t)?;
+        self.no_internal_overlap(&target)?;
+        if let Operand::Tensor(s) = source {
+            self.no_overlap(&target, s)?;
+        }
+        self.no_overlap(&target, index)?;
+        let (node, hit, d) = self.index_dim_parts(&target, dim, index, source, combine, op)?;
+        let shape: Vec<usize> = if target.shape().is_empty() { vec![1] } else { target.shape().to_vec() };
+        self.write_hits(&target, node, |i| hit[coords(i, &shape)[d]])
+    }
+
+    /// `t.put_(index, source, accumulate)`: flat positions of `t` (negative wraps).
+    pub fn put_(&mut self, t: &Tensor, index: &Tensor, source: &Tensor, accumulate: bool) -> Result<Write> {
+        let target = self.realize(t)?;
+        let (node, hit) = self.put_parts(&target, index, source, accumulate)?;
+        self.write_hits(&target, node, |i| hit[i])
+    }
+
+    /// `t.put(index, source, accumulate)`: a clone laid out like `t`, with the put.
+    pub fn put(&mut self, t: &Tensor, index: &Tensor, source: &Tensor, accumulate: bool) -> Result<Tensor> {
+        let t = self.realize(t)?;
+        let (node, _) = self.put_parts(&t, index, source, accumulate)?;
+        let layout = t.layout().empty_like_preserve();
+        self.index_copy_result(node, layout)
+    }
+
+    fn put_parts(
+        &mut self,
+        target: &Tensor,
+        index: &Tensor,
+        source: &Tensor,
+        accumulate: bool,
+    ) -> Result<(UOpId, Vec<bool>)> {
+        if index.dtype() != DType::Int64 {
+            bail!(DType, "put_(): Expected a long tensor for index, but got {}", index.dtype().torch_name());
+        }
+        if source.dtype() != target.dtype() {
+            bail!(
+                DType,
+                "put_(): self and source expected to have the same dtype, but got self.dtype = {} and source.dtype = {}",
+                target.dtype().torch_name(),
+                source.dtype().torch_name()
+            );
+        }
+        if index.numel() != source.numel() {
+            bail!(
+                Shape,
+                "put_(): Expected source and index to have the same number of elements, but got source.numel() = {}, index.numel() = {}",
+                source.numel(),
+                index.numel()
+            );
+        }
+        let v = ints_of(&self.values(index)?);
+        let n = target.numel() as i64;
+        let mut pos = Vec::with_capacity(v.len());
+        for &i in &v {
+            if i < -n || i >= n {
+                bail!(Index, "out of range: tried to access index {i} on a tensor of {n} elements.");
+            }
+            pos.push(if i < 0 { i + n } else { i } as usize);
+        }
+        let old = self.movement(target.node(), Op::Reshape(vec![target.numel()]));
+        let src = self.resolve(source);
+        let vals = self.movement(src.node(), Op::Reshape(vec![src.numel()]));
+        let combine = if accumulate { Combine::Sum } else { Combine::Replace };
+        let (node, hit) = self.scatter_node(old, target.dtype(), &[target.numel()], 0, vals, &pos, combine, true)?;
+        Ok((self.movement(node, Op::Reshape(target.shape().to_vec())), hit))
+    }
+
+    // ------------------------------------------------------------------ data-dependent shapes
+
+    /// `t.nonzero()`: int64 `[n, ndim]` laid out as PyTorch's kernel writes it, transposed
+    /// (strides `[1, n]`).
+    pub fn nonzero(&mut self, t: &Tensor) -> Result<Tensor> {
+        let (rows, k, n) = self.nonzero_rows(t)?;
+        if k == 0 || n == 0 {
+            return self.empty_strided(DType::Int64, &[n, k], &[1, n as i64]);
+        }
+        // Column-major: the storage holds each coordinate's column in turn.
+        let mut cols = vec![0i64; n * k];
+        for i in 0..n {
+            for j in 0..k {
+                cols[j * n + i] = rows[i * k + j];
+            }
+        }
+        let data = self.from_data(Data::I64(cols), &[k, n])?;
+        let node = self.movement(data.node(), Op::Permute(vec![1, 0]));
+        let node = self.graph.push(Op::Contiguous, DType::Int64, vec![n, k], vec![node]);
+        self.computed_as(node, Layout::new(&[n, k], &[1, n as i64], 0))
+    }
+
+    /// The coordinates of each nonzero element, row after row, the rank and the count.
+    fn nonzero_rows(&mut self, t: &Tensor) -> Result<(Vec<i64>, usize, usize)> {
+        let v = self.values(t)?;
+        let shape = t.shape().to_vec();
+        let mut rows = Vec::new();
+        let mut count = 0;
+        for i in 0..v.len() {
+            let nz = match v.get_scalar(i) {
+                Scalar::Float(f) => f != 0.0,
+                Scalar::Int(i) => i != 0,
+                Scalar::Bool(b) => b,
+            };
+            if nz {
+                count += 1;
+                rows.extend(coords(i, &shape).into_iter().map(|c| c as i64));
+            }
+        }
+        check_numel(&[count, shape.len()])?;
+        Ok((rows, shape.len(), count))
+    }
+
+    /// `sort`'s permutation of each row along `dim` (stable; NaN sorts as the largest).
+    fn sort_order(&mut self, t: &Tensor, d: usize, descending: bool) -> Result<(Vec<usize>, Vec<usize>)> {
+        let v = self.values(t)?.to_f64_vec();
+        let shape: Vec<usize> = if t.shape().is_empty() { vec![1] } else { t.shape().to_vec() };
+        let n = shape[d];
+        let mut perm_flat = vec![0usize; v.len()];
+        let mut idx_along = vec![0usize; v.len()];
+        let key = |x: f64| if x.is_nan() { f64::INFINITY } else { x };
+        let cmp = |a: f64, b: f64| {
+            let (an, bn) = (a.is_nan(), b.is_nan());
+            match (an, bn) {
+                (true, true) => std::cmp::Ordering::Equal,
+                (true, false) => std::cmp::Ordering::Greater,
+                (false, true) => std::cmp::Ordering::Less,
+                _ => key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal),
+            }
+        };
+        let mut outer = shape.clone();
+        outer[d] = 1;
+        let no: usize = outer.iter().product();
+        for o in 0..no {
+            let mut c = coords(o, &outer);
+            let line: Vec<usize> = (0..n)
+                .map(|i| {
+                    c[d] = i;
+                    flat(&c, &shape)
+                })
+                .collect();
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by(|&a, &b| {
+                let o = cmp(v[line[a]], v[line[b]]);
+                if descending {
+                    o.reverse()
+                } else {
+                    o
+                }
+            });
+            for (i, &k) in order.iter().enumerate() {
+                perm_flat[line[i]] = line[k];
+                idx_along[line[i]] = k;
+            }
+        }
+        Ok((perm_flat, idx_along))
+    }
+
+    /// `t.sort(dim, descending)`: values and int64 indices, laid out like `t` (dense).
+    pub fn sort(&mut self, t: &Tensor, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
+        let t = self.resolve(t);
+        let d = wrap_dim(dim, t.shape().len().max(1))?;
+        let layout = t.layout().empty_like_preserve();
+        if t.numel() == 0 {
+            let v = self.full_like(&t, Scalar::Int(0), t.dtype())?;
+            let i = self.full_like(&t, Scalar::Int(0), DType::Int64)?;
+            return Ok((v, i));
+        }
+        let (perm, along) = self.sort_order(&t, d, descending)?;
+        let n = t.numel();
+        let node = self.movement(t.node(), Op::Reshape(vec![n]));
+        let g = self.gather_node(node, t.dtype(), &[n], 0, &perm)?;
+        let g = self.movement(g, Op::Reshape(t.shape().to_vec()));
+        let values = self.index_copy_result(g, layout.clone())?;
+        let idx = self.from_data(Data::I64(along.iter().map(|&i| i as i64).collect()), &[n])?;
+        let node = self.movement(idx.node(), Op::Reshape(t.shape().to_vec()));
+        let node = self.graph.push(Op::Contiguous, DType::Int64, t.shape().to_vec(), vec![node]);
+        let indices = self.computed_as(node, layout)?;
+        Ok((values, indices))
+    }
+
+    /// `t.topk(k, dim, largest, sorted)`: the first `k` of a stable sort; row-major outputs.
+    pub fn topk(&mut self, t: &Tensor, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Tensor)> {
+        let t = self.resolve(t);
+        let d = wrap_dim(dim, t.shape().len().max(1))?;
+        let shape: Vec<usize> = if t.shape().is_empty() { vec![1] } else { t.shape().to_vec() };
+        if k < 0 || k as usize > shape[d] {
+            bail!(Index, "selected index k out of range");
+        }
+        let k = k as usize;
+        let mut out = shape.clone();
+        out[d] = k;
+        let out = if t.shape().is_empty() { vec![] } else { out };
+        if out.contains(&0) || t.numel() == 0 {
+            let v = self.empty_copy(&out, t.dtype())?;
+            let i = self.empty_copy(&out, DType::Int64)?;
+            return Ok((v, i));
+        }
+        let (perm, along) = self.sort_order(&t, d, largest)?;
+        let keep: Vec<usize> = (0..t.numel()).filter(|&i| coords(i, &shape)[d] < k).collect();
+        let pos: Vec<usize> = keep.iter().map(|&i| perm[i]).collect();
+        let idx: Vec<i64> = keep.iter().map(|&i| along[i] as i64).collect();
+        let n = t.numel();
+        let node = self.movement(t.node(), Op::Reshape(vec![n]));
+        let g = self.gather_node(node, t.dtype(), &[n], 0, &pos)?;
+        let g = self.movement(g, Op::Reshape(out.clone()));
+        let values = self.index_copy_result(g, Layout::contiguous(&out))?;
+        let indices = self.from_data(Data::I64(idx), &out)?;
+        Ok((values, indices))
+    }
+
+    /// `torch.unique(t, sorted, return_inverse, return_counts)` over the flattened tensor:
+    /// the sorted distinct values, each element's position among them, and the counts.
+    pub fn unique(&mut self, t: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
+        let t = self.resolve(t);
+        let v = self.values(&t)?.to_f64_vec();
+        let mut order: Vec<usize> = (0..v.len()).collect();
+        order.sort_by(|&a, &b| v[a].partial_cmp(&v[b]).unwrap_or(std::cmp::Ordering::Equal));
+        let mut firsts: Vec<usize> = Vec::new();
+        let mut counts: Vec<i64> = Vec::new();
+        let mut inverse = vec![0i64; v.len()];
+        for &i in &order {
+            let same = firsts.last().is_some_and(|&f| v[f] == v[i] || (v[f].is_nan() && v[i].is_nan()));
+            if !same {
+                firsts.push(i);
+                counts.push(0);
+            }
+            *counts.last_mut().unwrap_or(&mut 0) += 1;
+            inverse[i] = firsts.len() as i64 - 1;
+        }
+        let u = firsts.len();
+        let values = if u == 0 {
+            self.empty_copy(&[0], t.dtype())?
+        } else {
+            let n = t.numel();
+            let node = self.movement(t.node(), Op::Reshape(vec![n]));
+            let g = self.gather_node(node, t.dtype(), &[n], 0, &firsts)?;
+            self.index_copy_result(g, Layout::contiguous(&[u]))?
+        };
+        let inverse = self.from_data(Data::I64(inverse), t.shape())?;
+        let counts = self.from_data(Data::I64(counts), &[u])?;
+        Ok((values, inverse, counts))
+    }
+
+    /// `torch.bincount(t, weights, minlength)`: counts (int64), or sums of the weights
+    /// (float32 weights stay float32, others sum in float64), as a scatter-add.
+    pub fn bincount(&mut self, t: &Tensor, weights: Option<&Tensor>, minlength: i64) -> Result<Tensor> {
+        if t.shape().len() != 1 {
+            bail!(Shape, "bincount only supports 1-d non-negative integral inputs.");
+        }
+        if t.dtype().is_float() || t.dtype() == DType::Bool {
+            bail!(DType, "\"bincount_cpu\" not implemented for '{}'", t.dtype().torch_name());
+        }
+        if minlength < 0 {
+            bail!(Shape, "minlength should be >= 0");
+        }
+        let v = ints_of(&self.values(t)?);
+        if v.iter().any(|&i| i < 0) {
+            bail!(Shape, "bincount only supports 1-d non-negative integral inputs.");
+        }
+        if let Some(w) = weights {
+            if w.shape() != t.shape() {
+                bail!(Shape, "weights should be 1-d and have the same length as input");
+            }
+        }
+        let len = v.iter().map(|&i| i as usize + 1).max().unwrap_or(0).max(minlength as usize);
+        check_numel(&[len])?;
+        let pos: Vec<usize> = v.iter().map(|&i| i as usize).collect();
+        let (dtype, values) = match weights {
+            None => (DType::Int64, None),
+            Some(w) => {
+                let dtype = if w.dtype() == DType::Float32 { DType::Float32 } else { DType::Float64 };
+                (dtype, Some(self.resolve(w)))
+            }
+        };
+        let zeros = self.full(&[len], Scalar::Int(0), Some(dtype))?;
+        if pos.is_empty() || len == 0 {
+            return Ok(zeros);
+        }
+        let vals = match values {
+            Some(w) => self.cast_node(w.node(), w.dtype(), dtype),
+            None => self.graph.push(Op::Const(Scalar::Int(1)), dtype, vec![pos.len()], vec![]),
+        };
+        let (node, _) = self.scatter_node(zeros.node(), dtype, &[len], 0, vals, &pos, Combine::Sum, true)?;
+        let node = self.graph.push(Op::Contiguous, dtype, vec![len], vec![node]);
+        self.computed(node)
+    }
+
+    /// `F.one_hot(t, num_classes)`: int64, a compare of `t` with an iota along a new last dim.
+    pub fn one_hot(&mut self, t: &Tensor, num_classes: i64) -> Result<Tensor> {
+        if t.dtype() != DType::Int64 {
+            bail!(DType, "one_hot is only applicable to index tensor of type LongTensor.");
+        }
+        let v = ints_of(&self.values(t)?);
+        if v.iter().any(|&i| i < 0) {
+            bail!(Shape, "Class values must be non-negative.");
+        }
+        let classes = if num_classes == -1 {
+            if v.is_empty() {
+                bail!(Shape, "Can not infer total number of classes from empty tensor.");
+            }
+            v.iter().max().copied().unwrap_or(0) + 1
+        } else {
+            if v.iter().any(|&i| i >= num_classes) {
+                bail!(Shape, "Class values must be smaller than num_classes.");
+            }
+            num_classes
+        };
+        let t = self.resolve(t);
+        let mut out = t.shape().to_vec();
+        out.push(classes as usize);
+        check_numel(&out)?;
+        if out.contains(&0) {
+            return self.empty_copy(&out, DType::Int64);
+        }
+        let axis = out.len() - 1;
+        let mut ones = t.shape().to_vec();
+        ones.push(1);
+        let x = self.movement(t.node(), Op::Reshape(ones));
+        let x = self.movement(x, Op::Expand(out.clone()));
+        let iota = self.axis_index(&out, axis)?;
+        let iota = self.cast_node(iota, DType::Int32, DType::Int64);
+        let eq = self.graph.push(Op::Binary(BinaryOp::CmpEq), DType::Bool, out.clone(), vec![x, iota]);
+        let node = self.cast_node(eq, DType::Bool, DType::Int64);
+        let node = self.graph.push(Op::Contiguous, DType::Int64, out, vec![node]);
+        // PyTorch zero-fills a new tensor, then scatters the ones into it: two in-place ops.
+        let out = self.computed(node)?;
+        let out = self.realize(&out)?;
+        self.bump_empty_write(&out);
+        self.bump_empty_write(&out);
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Index;
+    use crate::tensor::{Engine, Operand, Tensor};
+    use crate::torch::layout::IndexItem;
+    use crate::uop::buffer::{Data, Scalar};
+
+    fn arange(e: &mut Engine, shape: &[usize]) -> Tensor {
+        let n: usize = shape.iter().product();
+        e.from_data(Data::F32((0..n).map(|i| i as f32).collect()), shape).unwrap_or_else(|err| panic!("{err}"))
+    }
+
+    fn longs(e: &mut Engine, v: &[i64]) -> Index {
+        Index::Tensor(e.from_data(Data::I64(v.to_vec()), &[v.len()]).unwrap_or_else(|err| panic!("{err}")))
+    }
+
+    #[test]
+    fn separated_indices_move_to_the_front() {
+        let mut e = Engine::new();
+        let a = arange(&mut e, &[2, 3, 4]);
+        let all = Index::Item(IndexItem::Slice { start: None, stop: None, step: None });
+        let items = [longs(&mut e, &[0, 1]), all, longs(&mut e, &[0, 2])];
+        let y = e.advanced_index(&a, &items).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(y.shape(), &[2, 3]);
+        let got = e.values(&y).unwrap_or_else(|err| panic!("{err}")).to_f64_vec();
+        assert_eq!(got, vec![0.0, 4.0, 8.0, 14.0, 18.0, 22.0]);
+    }
+
+    #[test]
+    fn writes_record_only_the_indexed_cells() {
+        let mut e = Engine::new();
+        let x = arange(&mut e, &[6]);
+        let items = [longs(&mut e, &[4, 1, 4])];
+        let w = e.index_put(&x, &items, &Operand::Scalar(Scalar::Int(0)), false).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(w.elements, vec![1, 4]);
+        assert_eq!(e.version(&x), 1);
+        let got = e.values(&x).unwrap_or_else(|err| panic!("{err}")).to_f64_vec();
+        assert_eq!(got, vec![0.0, 0.0, 2.0, 3.0, 0.0, 5.0]);
+    }
+
+    #[test]
+    fn a_one_hot_too_large_is_a_limit_error() {
+        let mut e = Engine::new();
+        let x = arange(&mut e, &[70_000]);
+        let pos: Vec<i64> = (0..70_000).collect();
+        let items = [longs(&mut e, &pos)];
+        let err = e.advanced_index(&x, &items).err().map(|e| e.kind());
+        assert_eq!(err, Some("limit"));
+    }
+}
