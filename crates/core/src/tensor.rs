@@ -174,6 +174,8 @@ pub struct Engine {
     pending: Vec<Pending>,
     pub(crate) events: Vec<Event>,
     pub(crate) ids: Identities,
+    /// The random number generators of the run (see [`crate::random`]).
+    pub(crate) generators: crate::random::Generators,
 }
 
 /// What the engine ran, in order: the input a scheduler needs to turn a statement into kernels.

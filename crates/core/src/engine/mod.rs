@@ -10,7 +10,8 @@
 //! [`aliases`] views PyTorch names apart (`adjoint`, `H`, `atleast_2d`, ...), [`scatter`] the
 //! functional scatter ops (`select_scatter`, `slice_scatter`, ...),
 //! [`copies`] the copies that look like views (`repeat`, `roll`, `rot90`, ...), [`matrix`]
-//! `tril`/`triu`, `diag`, `diag_embed` and `eye`, [`scan`] `cumsum` and `cumprod`.
+//! `tril`/`triu`, `diag`, `diag_embed` and `eye`, [`scan`] `cumsum` and `cumprod`, [`random`]
+//! the random tensors (numbers drawn on the host, entering the graph as buffers).
 
 pub mod aliases;
 pub mod concat;
@@ -20,6 +21,7 @@ pub mod matmul;
 pub mod matrix;
 pub mod meta;
 pub mod nn;
+pub mod random;
 pub mod reduce;
 pub mod scan;
 pub mod scatter;
