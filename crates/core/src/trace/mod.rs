@@ -12,6 +12,7 @@ pub mod meta;
 pub mod nn;
 pub mod operators;
 pub mod parser;
+pub mod random;
 pub mod reductions;
 pub mod report;
 pub mod runner;

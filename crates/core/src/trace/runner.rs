@@ -10,6 +10,7 @@ use super::library;
 use super::meta;
 use super::operators;
 use super::parser;
+use super::random;
 use super::subscript;
 use super::value::{Args, Value};
 use crate::error::{bail, Error, Result};
@@ -359,6 +360,9 @@ impl Run {
                                 meta::storage_method(&mut self.context(), t, name, Args::new(name, pos, kw))
                             }
                             Value::Module(_) => library::function(&mut self.context(), name, Args::new(name, pos, kw)),
+                            Value::Generator(g) => {
+                                random::generator_method(&mut self.context(), g, name, Args::new(name, pos, kw))
+                            }
                             other => bail!(Type, "'{}' object has no attribute '{name}'", other.type_name()),
                         }
                     }

@@ -30,6 +30,8 @@ pub enum Value {
     Format(MemoryFormat),
     /// `t.untyped_storage()`: the storage under the tensor (read through the tensor).
     Storage(Tensor),
+    /// A `torch.Generator` (the default one too): which of the run's generators.
+    Generator(crate::random::GeneratorId),
 }
 
 impl Value {
@@ -51,6 +53,7 @@ impl Value {
             Value::Func(_) => "builtin_function_or_method",
             Value::Format(_) => "torch.memory_format",
             Value::Storage(_) => "UntypedStorage",
+            Value::Generator(_) => "Generator",
         }
     }
 
