@@ -295,3 +295,9 @@ fn torch_surface_meta() {
 fn torch_surface_dtype() {
     assert_families(fixture_files("torch_surface"), &["surface/dtype/"]);
 }
+
+/// PyTorch's CPU random numbers: seeds, generators, every random factory and in-place draw.
+#[test]
+fn torch_random() {
+    assert_all(fixture_files("torch_random"));
+}

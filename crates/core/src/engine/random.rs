@@ -54,6 +54,14 @@ impl Engine {
         self.write_constant(&target, logical)
     }
 
+    /// `torch.bernoulli(p)`: a fresh contiguous tensor in `p`'s dtype, each element drawn
+    /// with its probability.
+    pub fn bernoulli(&mut self, p: &Tensor, gen: GeneratorId) -> Result<Tensor> {
+        let layout = Layout::contiguous(p.shape());
+        let logical = self.bernoulli_draws(&layout, p.dtype(), p, gen)?;
+        self.fresh_in_layout(logical, layout)
+    }
+
     /// `bernoulli_(p)` with a tensor of probabilities, broadcast to `target`; the kernel visits
     /// the elements in TensorIterator's order over both.
     pub fn bernoulli_tensor_(&mut self, target: &Tensor, p: &Tensor, gen: GeneratorId) -> Result<Write> {
@@ -68,23 +76,23 @@ impl Engine {
             );
         }
         self.check_write_overlap(&target, &[], OverlapRules { internal: true, partial: false })?;
+        let logical = self.bernoulli_draws(target.layout(), target.dtype(), p, gen)?;
+        self.write_constant(&target, logical)
+    }
+
+    /// The draws of `bernoulli_(p)` into a tensor laid out as `layout`, row-major.
+    fn bernoulli_draws(&mut self, layout: &Layout, dtype: DType, p: &Tensor, gen: GeneratorId) -> Result<Data> {
         let p_data = self.values(p)?;
         let p_layout = self.resolve(p).layout().clone();
-        let order = visiting_order(target.shape(), &[target.layout(), &p_layout]);
+        let order = visiting_order(layout.sizes(), &[layout, &p_layout]);
         // Each visited element's probability (p broadcast to the target's shape, row-major).
-        let expanded = broadcast_row_major(&p_data.to_f64_vec(), p.shape(), target.shape());
+        let expanded = broadcast_row_major(&p_data.to_f64_vec(), p.shape(), layout.sizes());
         let probs: Vec<f64> = order.iter().map(|&i| expanded[i]).collect();
         if probs.iter().any(|p| !(0.0..=1.0).contains(p)) {
             bail!(Index, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.");
         }
-        let drawn = random::sample_bernoulli(
-            self.generators.get_mut(gen),
-            target.dtype(),
-            &probs,
-            p.dtype() == DType::Float64,
-        );
-        let logical = in_row_major(&drawn, &order);
-        self.write_constant(&target, logical)
+        let drawn = random::sample_bernoulli(self.generators.get_mut(gen), dtype, &probs, p.dtype() == DType::Float64);
+        Ok(in_row_major(&drawn, &order))
     }
 
     /// Writes `logical` (row-major over `target`'s shape) through `target`'s view.

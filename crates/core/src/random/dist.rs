@@ -44,8 +44,10 @@ impl Distribution {
 
     /// PyTorch's checks of the parameters and the dtype, before anything is drawn.
     pub fn check(self, dtype: DType) -> Result<()> {
-        let continuous =
-            matches!(self, Distribution::Uniform { .. } | Distribution::Normal { .. } | Distribution::Exponential { .. });
+        let continuous = matches!(
+            self,
+            Distribution::Uniform { .. } | Distribution::Normal { .. } | Distribution::Exponential { .. }
+        );
         if continuous && !dtype.is_float() {
             if let Distribution::Exponential { .. } = self {
                 bail!(
@@ -265,7 +267,13 @@ fn ints(dtype: DType, n: usize, mut f: impl FnMut() -> i64) -> Data {
 /// messages.
 pub fn cpp_double(x: f64) -> String {
     if !x.is_finite() {
-        return if x.is_nan() { "nan".into() } else if x > 0.0 { "inf".into() } else { "-inf".into() };
+        return if x.is_nan() {
+            "nan".into()
+        } else if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
     }
     if x == 0.0 {
         return if x.is_sign_negative() { "-0".into() } else { "0".into() };

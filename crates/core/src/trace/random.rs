@@ -94,7 +94,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
             let (gen, dtype) = factory_kwargs(&mut args)?;
             args.finish()?;
             if n < 0 {
-                bail!(Index, "n must be non-negative, got{n}");
+                bail!(Shape, "Trying to create tensor with negative dimension {n}: [{n}]");
             }
             tensor(run.engine.randperm(gen, n as usize, dtype.unwrap_or(DType::Int64)))
         }
@@ -202,7 +202,9 @@ fn generator(args: &mut Args) -> Result<GeneratorId> {
     match args.kw_only("generator") {
         None | Some(Value::None) => Ok(Generators::DEFAULT),
         Some(Value::Generator(g)) => Ok(g),
-        Some(v) => bail!(Type, "{}(): argument 'generator' must be torch.Generator, not {}", args.func(), v.type_name()),
+        Some(v) => {
+            bail!(Type, "{}(): argument 'generator' must be torch.Generator, not {}", args.func(), v.type_name())
+        }
     }
 }
 
@@ -353,11 +355,7 @@ fn bernoulli(run: &mut RunContext, t: Tensor, mut args: Args) -> Result<Value> {
     args.finish()?;
     let layout = Layout::contiguous(t.shape());
     match p {
-        None | Some(Value::None) => {
-            let out = run.engine.full_like_as(&t, Scalar::Int(0), t.dtype(), MemoryFormat::Contiguous)?;
-            run.engine.bernoulli_tensor_(&out, &t, gen)?;
-            tensor(Ok(run.engine.resolve(&out)))
-        }
+        None | Some(Value::None) => tensor(run.engine.bernoulli(&t, gen)),
         Some(p) => {
             let p = p.as_scalar("p")?.as_f64();
             tensor(run.engine.random(gen, layout, t.dtype(), Distribution::Bernoulli { p }))
@@ -401,7 +399,12 @@ fn dropout(run: &mut RunContext, mut args: Args) -> Result<Value> {
         if !t.dtype().is_float() {
             bail!(DType, "result type Float can't be cast to the desired output type {}", t.dtype().torch_name());
         }
-        let scaled = run.engine.binary(BinaryOp::Div, &Operand::Tensor(noise), &Operand::Scalar(Scalar::Float(1.0 - pf)))?;
+        // `noise.div_(1 - p)`: each kept element becomes 1 / (1 - p) computed in the dtype's
+        // math type (float32 below float64) and rounded to the dtype, which multiplying the
+        // 0/1 mask by that quotient gives exactly.
+        let scale = if t.dtype() == DType::Float64 { 1.0 / (1.0 - pf) } else { f64::from(1.0 / (1.0 - pf) as f32) };
+        let scaled =
+            run.engine.binary(BinaryOp::Mul, &Operand::Tensor(noise), &Operand::Scalar(Scalar::Float(scale)))?;
         Operand::Tensor(scaled)
     };
     let product = run.engine.binary(BinaryOp::Mul, &Operand::Tensor(t.clone()), &mask)?;
@@ -417,6 +420,12 @@ fn python_number(s: Scalar) -> String {
         Scalar::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e16 => format!("{f:.1}"),
         Scalar::Float(f) => format!("{f}"),
         Scalar::Int(i) => i.to_string(),
-        Scalar::Bool(b) => if b { "True".into() } else { "False".into() },
+        Scalar::Bool(b) => {
+            if b {
+                "True".into()
+            } else {
+                "False".into()
+            }
+        }
     }
 }
