@@ -7,7 +7,7 @@
 //! The constants are the C source's double literals rounded to float, as C rounds them.
 #![allow(clippy::excessive_precision)]
 
-const SQRTHF: f32 = 0.707106781186547524_f64 as f32;
+const SQRTHF: f32 = std::f64::consts::FRAC_1_SQRT_2 as f32;
 const LOG_P: [f32; 9] = [
     7.0376836292E-2_f64 as f32,
     -1.1514610310E-1_f64 as f32,

@@ -172,7 +172,7 @@ fn normal_double(g: &mut Generator) -> f64 {
 /// transformed as one more block. float32 draws all `n` uniforms first; float16 and bfloat16
 /// (computing in float32) draw block by block; float64 computes in double.
 fn normal_blocks(g: &mut Generator, dtype: DType, n: usize, mean: f64, std: f64) -> Data {
-    let tail = n % 16 != 0;
+    let tail = !n.is_multiple_of(16);
     if dtype == DType::Float64 {
         let mut d: Vec<f64> = (0..n).map(|_| uniform53(g)).collect();
         for i in (0..n - 15).step_by(16) {
