@@ -315,3 +315,9 @@ fn torch_python() {
 fn torch_indexing() {
     assert_families(fixture_files("torch_indexing"), &["indexing/"]);
 }
+
+/// PyTorch's CPU random numbers: seeds, generators, every random factory and in-place draw.
+#[test]
+fn torch_random() {
+    assert_all(fixture_files("torch_random"));
+}

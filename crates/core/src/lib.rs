@@ -16,6 +16,7 @@ pub mod identity;
 pub mod limits;
 pub mod model;
 pub mod onnx;
+pub mod random;
 pub mod schedule;
 pub mod shape;
 pub mod share;

@@ -186,6 +186,8 @@ pub struct Engine {
     /// Notes on what the engine did, each at the event count when it was made (so a step,
     /// which owns a range of events, finds its own).
     notes: Vec<(usize, &'static str)>,
+    /// The random number generators of the run (see [`crate::random`]).
+    pub(crate) generators: crate::random::Generators,
 }
 
 /// What the engine ran, in order: the input a scheduler needs to turn a statement into kernels.

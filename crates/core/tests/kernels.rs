@@ -138,7 +138,14 @@ fn ir_executor_agrees_with_interpreter_on_fixtures() {
     let mut failures = Vec::new();
     let mut total = 0;
     for file in
-        ["torch_ops.json", "torch_inplace.json", "torch_elementwise.json", "torch_surface.json", "torch_indexing.json"]
+        [
+            "torch_ops.json",
+            "torch_inplace.json",
+            "torch_elementwise.json",
+            "torch_surface.json",
+            "torch_indexing.json",
+            "torch_random.json",
+        ]
     {
         let cases = fixture_sources(file);
         assert!(!cases.is_empty(), "{file} has no cases");

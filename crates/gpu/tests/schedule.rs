@@ -123,6 +123,7 @@ fn gpu_agrees_with_interpreter() {
     cases.extend(fixture("torch_elementwise.json"));
     cases.extend(fixture("torch_surface.json"));
     cases.extend(fixture("torch_indexing.json"));
+    cases.extend(fixture("torch_random.json"));
     let failures: Vec<String> = cases.iter().filter_map(|(n, s)| check(&gpu, s).map(|e| format!("{n}: {e}"))).collect();
     assert!(
         failures.is_empty(),

@@ -11,7 +11,8 @@
 //! functional scatter ops (`select_scatter`, `slice_scatter`, ...),
 //! [`copies`] the copies that look like views (`repeat`, `roll`, `rot90`, ...), [`matrix`]
 //! `tril`/`triu`, `diag`, `diag_embed` and `eye`, [`scan`] `cumsum` and `cumprod`, [`indexing`] advanced indexing and the index ops
-//! (`gather`, `scatter*`, `index_*`, `masked_*`, `sort`, `nonzero`, ...).
+//! (`gather`, `scatter*`, `index_*`, `masked_*`, `sort`, `nonzero`, ...), [`random`] the random
+//! tensors (numbers drawn on the host, entering the graph as buffers).
 
 pub mod aliases;
 pub mod concat;
@@ -22,6 +23,7 @@ pub mod matmul;
 pub mod matrix;
 pub mod meta;
 pub mod nn;
+pub mod random;
 pub mod reduce;
 pub mod scan;
 pub mod scatter;

@@ -7,6 +7,7 @@ use super::context::RunContext;
 use super::copies;
 use super::elementwise::{self, operand, tensor_arg, write_value};
 use super::meta;
+use super::random;
 use super::reductions;
 use super::subscript::{copy_into, fill};
 use super::value::{sizes, Args, Value};
@@ -136,6 +137,7 @@ fn is_function(name: &str) -> bool {
         || matches!(name, "linspace" | "logspace" | "eye")
         || views_extra::is_function(name)
         || super::indexing::is_function(name)
+        || random::is_function(name)
 }
 
 /// `torch.pi`, `torch.e`, `torch.inf`, `torch.nan` (and `math.`'s).
@@ -233,6 +235,9 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
     }
     if super::indexing::is_function(name) || (name == "where" && super::indexing::is_where_tuple(&args)) {
         return super::indexing::function(run, name, args);
+    }
+    if random::is_function(name) {
+        return random::function(run, name, args);
     }
     // Functions that mirror a method take the tensor first: `torch.flip(a, (0,))`.
     if !matches!(
@@ -471,6 +476,9 @@ fn pairs(v: Value, what: &str) -> Result<Vec<Option<(i64, i64)>>> {
 
 pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Result<Value> {
     let t = run.engine.resolve(&t);
+    if random::is_method(name) {
+        return random::method(run, t, name, args);
+    }
     let tensor = |x: Tensor| Ok(Value::Tensor(x));
     match name {
         // ---- PyTorch view ops

@@ -15,6 +15,7 @@ pub mod nn;
 pub mod operators;
 pub mod parser;
 pub mod python;
+pub mod random;
 pub mod reductions;
 pub mod report;
 pub mod runner;

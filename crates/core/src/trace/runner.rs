@@ -14,6 +14,7 @@ use super::meta;
 use super::operators;
 use super::parser;
 use super::python;
+use super::random;
 use super::subscript;
 use super::value::{Args, Value};
 use crate::error::{bail, Error, Result};
@@ -457,6 +458,9 @@ impl Run {
                             }
                             Value::Module("math") => python::math(&mut self.context(), name, Args::new(name, pos, kw)),
                             Value::Module(_) => self.call_function(name, Args::new(name, pos, kw)),
+                            Value::Generator(g) => {
+                                random::generator_method(&mut self.context(), g, name, Args::new(name, pos, kw))
+                            }
                             other => python::method(&mut self.context(), other, name, Args::new(name, pos, kw)),
                         }
                     }

@@ -30,6 +30,8 @@ pub enum Value {
     Format(MemoryFormat),
     /// `t.untyped_storage()`: the storage under the tensor (read through the tensor).
     Storage(Tensor),
+    /// A `torch.Generator` (the default one too): which of the run's generators.
+    Generator(crate::random::GeneratorId),
     /// `torch.Size`: `t.shape`, `t.size()`.
     Size(Vec<Value>),
     /// `range(start, stop, step)`.
@@ -73,6 +75,7 @@ impl Value {
             Value::Builtin(_) => "builtin_function_or_method",
             Value::Function(_) => "function",
             Value::Context(_) => "torch.autograd.grad_mode",
+            Value::Generator(_) => "Generator",
         }
     }
 

@@ -124,6 +124,7 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
         Value::Range(a, b, s) => format!("range({a}, {b}, {s})"),
         Value::Format(f) => format!("torch.{}", f.name()),
         Value::Storage(_) => "<torch.storage.UntypedStorage>".into(),
+        Value::Generator(_) => "<torch._C.Generator object>".into(),
     })
 }
 

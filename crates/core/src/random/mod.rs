@@ -1,0 +1,102 @@
+//! PyTorch's CPU random numbers, bit for bit: the generator (a Mersenne Twister plus the
+//! Box–Muller value it keeps for the next `normal` draw), the table of generators a trace has
+//! made, and the distributions drawn from them ([`dist`]).
+//!
+//! Numbers are drawn here, on the host, in the order PyTorch's CPU kernels draw them; the
+//! engine puts them into the graph as constant buffers, so every backend gets the same values
+//! as buffers and none runs a random number generator of its own.
+
+pub mod cephes;
+pub mod dist;
+pub mod mt19937;
+
+pub use dist::{randperm, sample, sample_bernoulli, Distribution};
+
+use mt19937::Mt19937;
+
+/// The seed of PyTorch's default CPU generator before any `manual_seed`
+/// (`default_rng_seed_val`); a trace without `manual_seed` starts from it, so a share link
+/// replays the same numbers. (The PyTorch process itself seeds its default generator from the
+/// clock at startup; `torch.manual_seed(67280421310721)` gives these numbers there.)
+pub const DEFAULT_SEED: u64 = 67_280_421_310_721;
+
+/// One `torch.Generator` (the default one included).
+#[derive(Clone, Debug)]
+pub struct Generator {
+    engine: Mt19937,
+    seed: u64,
+    /// The second value of the last Box–Muller pair drawn by the per-element `normal` path.
+    next_double_normal: Option<f64>,
+}
+
+impl Generator {
+    pub fn new(seed: u64) -> Generator {
+        Generator { engine: Mt19937::new(seed), seed, next_double_normal: None }
+    }
+
+    /// `manual_seed`: a fresh engine, and no cached normal value.
+    pub fn manual_seed(&mut self, seed: u64) {
+        *self = Generator::new(seed);
+    }
+
+    /// `initial_seed()`.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// 32 random bits (`CPUGeneratorImpl::random`).
+    pub fn random(&mut self) -> u32 {
+        self.engine.next_u32()
+    }
+
+    /// 64 random bits: two draws, the first the high half (`random64`).
+    pub fn random64(&mut self) -> u64 {
+        let hi = u64::from(self.engine.next_u32());
+        let lo = u64::from(self.engine.next_u32());
+        (hi << 32) | lo
+    }
+
+    pub(crate) fn take_double_normal(&mut self) -> Option<f64> {
+        self.next_double_normal.take()
+    }
+
+    pub(crate) fn set_double_normal(&mut self, v: f64) {
+        self.next_double_normal = Some(v);
+    }
+}
+
+/// Which generator: an index into a run's [`Generators`]. A trace's generator value holds
+/// one, so `g2 = g` names the same generator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GeneratorId(usize);
+
+/// The generators of one run: the default one first, then each `torch.Generator()`.
+#[derive(Clone, Debug)]
+pub struct Generators {
+    slots: Vec<Generator>,
+}
+
+impl Default for Generators {
+    fn default() -> Self {
+        Generators { slots: vec![Generator::new(DEFAULT_SEED)] }
+    }
+}
+
+impl Generators {
+    /// PyTorch's default CPU generator.
+    pub const DEFAULT: GeneratorId = GeneratorId(0);
+
+    /// `torch.Generator()`: a new generator with PyTorch's default seed.
+    pub fn create(&mut self) -> GeneratorId {
+        self.slots.push(Generator::new(DEFAULT_SEED));
+        GeneratorId(self.slots.len() - 1)
+    }
+
+    pub fn get(&self, id: GeneratorId) -> &Generator {
+        &self.slots[id.0]
+    }
+
+    pub fn get_mut(&mut self, id: GeneratorId) -> &mut Generator {
+        &mut self.slots[id.0]
+    }
+}
