@@ -137,16 +137,14 @@ fn fixture_sources(file: &str) -> Vec<(String, String)> {
 fn ir_executor_agrees_with_interpreter_on_fixtures() {
     let mut failures = Vec::new();
     let mut total = 0;
-    for file in
-        [
-            "torch_ops.json",
-            "torch_inplace.json",
-            "torch_elementwise.json",
-            "torch_surface.json",
-            "torch_indexing.json",
-            "torch_random.json",
-        ]
-    {
+    for file in [
+        "torch_ops.json",
+        "torch_inplace.json",
+        "torch_elementwise.json",
+        "torch_surface.json",
+        "torch_indexing.json",
+        "torch_random.json",
+    ] {
         let cases = fixture_sources(file);
         assert!(!cases.is_empty(), "{file} has no cases");
         for (name, src) in cases {

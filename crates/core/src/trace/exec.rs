@@ -22,7 +22,8 @@ pub(super) enum Flow {
     Normal,
     Break,
     Continue,
-    Return(Value),
+    /// Boxed: a `Value` is large and returns are rare beside the other flows.
+    Return(Box<Value>),
     /// The run reached the step it was asked to stop after.
     Stop,
 }
@@ -275,10 +276,10 @@ impl Run {
             StmtKind::Pass => Flow::Normal,
             StmtKind::Break => Flow::Break,
             StmtKind::Continue => Flow::Continue,
-            StmtKind::Return(v) => Flow::Return(match v {
+            StmtKind::Return(v) => Flow::Return(Box::new(match v {
                 Some(e) => self.eval(e)?,
                 None => Value::None,
-            }),
+            })),
             StmtKind::Assert { test, msg } => {
                 let v = self.eval(test)?;
                 if !python::truth(&mut self.context(), &v)? {
@@ -345,7 +346,7 @@ impl Run {
         self.frames.pop();
         self.span = span;
         match flow? {
-            Flow::Return(v) => Ok(v),
+            Flow::Return(v) => Ok(*v),
             _ => Ok(Value::None),
         }
     }

@@ -416,7 +416,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
 fn tensor_from_nested(engine: &mut Engine, data: &Value, dtype: Option<DType>) -> Result<Tensor> {
     fn walk(v: &Value, depth: usize, shape: &mut Vec<usize>, out: &mut Vec<Scalar>) -> Result<()> {
         match v {
-            Value::List(items) | Value::Tuple(items) => {
+            Value::List(items) | Value::Tuple(items) | Value::Size(items) => {
                 if shape.len() == depth {
                     shape.push(items.len());
                 } else if shape.len() < depth || shape[depth] != items.len() {

@@ -503,13 +503,9 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
             }
             Ok(Value::List(items))
         }
-        "min" | "max"
-            if tensor_first
-                && (args.len_pos() == 1
-                    || args.len_pos() == 2 && matches!(args.peek(1), Some(Value::Scalar(Scalar::Int(_))))) =>
-        {
-            library::function(ctx, name, args)
-        }
+        // On a tensor the bare name is PyTorch's function, as traces have always read it
+        // (`sum(a)` is `torch.sum(a)`); on Python values it is Python's builtin.
+        "min" | "max" | "sum" if tensor_first => library::function(ctx, name, args),
         "min" | "max" => {
             let default = args.kw_only("default");
             let (pos, kw) = args.into_parts();
