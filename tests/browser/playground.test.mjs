@@ -165,6 +165,24 @@ test('stepping through in-place writes marks the written cells and who saw them'
   await page.close();
 });
 
+test('a loop steps once per iteration, saying which, with what print wrote', async () => {
+  const trace = 'x = torch.zeros(3, 4)\nfor i, row in enumerate(x):\n    row[i:] += i + 1\n    print(f"row {i}: {x._version}")\n';
+  const { page, errors } = await open(base);
+  await page.goto(`${base}#${await fragment(page, trace, 0, 'x')}`);
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '0 / 11');
+  while (Number((await page.textContent('#stepno')).split(' ')[0]) < 7) await page.keyboard.press('ArrowRight');
+  assert.equal(await page.textContent('#step-iter'), 'iteration 2 of the loop on line 2');
+  assert.equal(await page.textContent('#step-output'), 'row 1: 4');
+  // The write one step back marked row 1's cells 5..7 of x's storage.
+  await page.click('#prev');
+  await page.click('#tensors tr[data-name="x"]');
+  const written = await page.$$eval('#storage .cell.wr', (cs) => cs.map((e) => Number(e.dataset.cell)));
+  assert.deepEqual(written, [5, 6, 7]);
+  await shot(page, 'loop-step6');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('hovering a tensor element lights its storage cell, and the reverse', async () => {
   const trace = 'a = arange(12.).reshape(3, 4)\nb = a.t()[1:]\n';
   const { page } = await open(base);

@@ -123,4 +123,45 @@ pub const LESSONS: &[Lesson] = &[
         error: None,
         tensor: "images",
     },
+    Lesson {
+        id: "advanced-index",
+        title: "Advanced indexing: reads copy, writes go through",
+        explain: "x[idx] with a tensor index reads into a new storage, so y += 100 leaves x alone. x[idx] = -1 is index_put_ into x's own storage, and so is v[v > 3] = 0 through the view v = x[::2]: step through and watch which cells of x each write marks.",
+        trace: "x = torch.arange(8.)
+idx = torch.tensor([1, 3])
+y = x[idx]          # a copy: new storage
+y += 100            # x does not change
+x[idx] = -1         # index_put_ into x
+v = x[::2]          # a view of x
+v[v > 3] = 0        # a mask write through the view lands in x
+",
+        error: None,
+        tensor: "x",
+    },
+    Lesson {
+        id: "seeded-randn",
+        title: "A seeded randn from a bug report",
+        explain: "torch.manual_seed(0) makes randn draw exactly the numbers PyTorch's CPU generator draws. w = x.t() is a view, so clamp_ through w zeroes the negative cells of x; print shows x as PyTorch prints it.",
+        trace: "import torch
+torch.manual_seed(0)
+x = torch.randn(4, 4)
+w = x.t()
+w.clamp_(min=0)
+print(x)
+",
+        error: None,
+        tensor: "x",
+    },
+    Lesson {
+        id: "loop-views",
+        title: "A loop writing through views, one step per iteration",
+        explain: "Each executed statement is a step, and the step says which iteration it is. row is a view of x, so row[i:] += i + 1 lands in x; it is a read, an add_ and a copy back (setitem), so x's version moves by two each time.",
+        trace: "x = torch.zeros(3, 4)
+for i, row in enumerate(x):
+    row[i:] += i + 1
+    print(f\"after row {i}: x._version = {x._version}\")
+",
+        error: None,
+        tensor: "x",
+    },
 ];

@@ -293,3 +293,38 @@ fn cpu_kernels() {
         check_cpu_kernels(trace, at, n, line);
     }
 }
+
+/// The advanced-indexing lesson: the read is a storage of its own, both writes land in x.
+#[test]
+fn advanced_index_lesson_reads_copy_and_writes_through() {
+    let l = lessons::LESSONS.iter().find(|l| l.id == "advanced-index").expect("the advanced-index lesson");
+    let mut s = Session::new(l.trace);
+    let out = s.state();
+    let x = &out["tensors"]["x"];
+    let y = &out["tensors"]["y"];
+    assert_ne!(x["torch"]["storage"], y["torch"]["storage"], "y = x[idx] is a copy");
+    assert_eq!(x["values"], serde_json::json!([0.0, -1.0, 2.0, -1.0, 0.0, 5.0, 0.0, 7.0]));
+    assert_eq!(y["values"], serde_json::json!([101.0, 103.0]));
+    assert_eq!(out["tensors"]["v"]["torch"]["storage"], x["torch"]["storage"]);
+}
+
+/// The loop lesson: steps are executed statements, each knowing its iteration and its output.
+#[test]
+fn loop_lesson_steps_each_iteration() {
+    let l = lessons::LESSONS.iter().find(|l| l.id == "loop-views").expect("the loop lesson");
+    let mut s = Session::new(l.trace);
+    // x; then per row: the for binding, the write, the print; then the final for test.
+    assert_eq!(s.step_count(), 1 + 3 * 3 + 1);
+    s.goto(7);
+    let out = s.state();
+    assert_eq!(out["step"]["iterations"], serde_json::json!([[2, 2]]));
+    assert_eq!(out["step"]["output"], "after row 1: x._version = 4\n");
+    assert_eq!(
+        out["tensors"]["x"]["values"],
+        serde_json::json!([1.0, 1.0, 1.0, 1.0, 0.0, 2.0, 2.0, 2.0, 0.0, 0.0, 0.0, 0.0])
+    );
+    // Back and forth lands on the same state.
+    s.goto(2);
+    s.goto(7);
+    assert_eq!(s.state()["tensors"]["x"], out["tensors"]["x"]);
+}

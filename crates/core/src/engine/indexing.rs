@@ -672,19 +672,34 @@ impl Engine {
 
     // ------------------------------------------------------------------ dim-wise ops
 
+    /// What every dim-wise index op checks first: `t`'s shape (a 0-d tensor as one element), the
+    /// wrapped dim, and the values of `index`, a vector of int32 or int64 (`dtypes` is how the
+    /// op's message names them).
+    fn dim_index(
+        &mut self,
+        t: &Tensor,
+        dim: i64,
+        index: &Tensor,
+        op: &str,
+        dtypes: &str,
+    ) -> Result<(Vec<usize>, usize, Vec<i64>)> {
+        let nd = t.shape().len();
+        let d = wrap_dim(dim, nd.max(1))?;
+        if index.shape().len() > 1 {
+            bail!(Index, "{op}(): Index is supposed to be a vector");
+        }
+        if !matches!(index.dtype(), DType::Int64 | DType::Int32) {
+            bail!(DType, "{op}(): Expected dtype {dtypes} for index");
+        }
+        let shape: Vec<usize> = if nd == 0 { vec![1] } else { t.shape().to_vec() };
+        Ok((shape, d, ints_of(&self.values(index)?)))
+    }
+
     /// `t.index_select(dim, index)`: a row-major copy of the rows `index` names along `dim`.
     pub fn index_select(&mut self, t: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
         let t = self.resolve(t);
         let nd = t.shape().len();
-        let d = wrap_dim(dim, nd.max(1))?;
-        if index.shape().len() > 1 {
-            bail!(Index, "index_select(): Index is supposed to be a vector");
-        }
-        if !matches!(index.dtype(), DType::Int64 | DType::Int32) {
-            bail!(DType, "index_select(): Expected dtype int32 or int64 for index");
-        }
-        let v = ints_of(&self.values(index)?);
-        let shape: Vec<usize> = if nd == 0 { vec![1] } else { t.shape().to_vec() };
+        let (shape, d, v) = self.dim_index(&t, dim, index, "index_select", "int32 or int64")?;
         let n = shape[d] as i64;
         let mut pos = Vec::with_capacity(v.len());
         for &i in &v {
@@ -1036,15 +1051,7 @@ impl Engine {
     ) -> Result<(UOpId, Vec<bool>, usize)> {
         let t = self.resolve(t);
         let nd = t.shape().len();
-        let d = wrap_dim(dim, nd.max(1))?;
-        if index.shape().len() > 1 {
-            bail!(Index, "{op}(): Index is supposed to be a vector");
-        }
-        if !matches!(index.dtype(), DType::Int64 | DType::Int32) {
-            bail!(DType, "{op}(): Expected dtype int32/int64 for index");
-        }
-        let shape: Vec<usize> = if nd == 0 { vec![1] } else { t.shape().to_vec() };
-        let v = ints_of(&self.values(index)?);
+        let (shape, d, v) = self.dim_index(&t, dim, index, op, "int32/int64")?;
         let n = shape[d] as i64;
         let mut pos = Vec::with_capacity(v.len());
         if let Operand::Tensor(s) = source {

@@ -91,29 +91,10 @@ impl Run {
                 };
                 self.exec_block(if taken { body } else { orelse })
             }
-            StmtKind::While { test, body } => {
-                let mut i = 0;
-                loop {
-                    i += 1;
-                    self.loops.push((stmt.span.line, i));
-                    let go = self.step(stmt, |r| {
-                        let v = r.eval(test)?;
-                        Ok((python::truth(&mut r.context(), &v)?, Vec::new()))
-                    });
-                    let flow = match go {
-                        Ok(Some(true)) => self.exec_block(body),
-                        Ok(Some(false)) => Ok(Flow::Break),
-                        Ok(None) => Ok(Flow::Stop),
-                        Err(e) => Err(e),
-                    };
-                    self.loops.pop();
-                    match flow? {
-                        Flow::Normal | Flow::Continue => {}
-                        Flow::Break => return Ok(Flow::Normal),
-                        other => return Ok(other),
-                    }
-                }
-            }
+            StmtKind::While { test, body } => self.run_loop(stmt, body, |r| {
+                let v = r.eval(test)?;
+                Ok((python::truth(&mut r.context(), &v)?, Vec::new()))
+            }),
             StmtKind::For { target, iter, body } => self.exec_for(stmt, target, iter, body),
             StmtKind::With { items, body } => {
                 let Some(saved) = self.step(stmt, |r| {
@@ -168,27 +149,34 @@ impl Run {
 
     fn exec_for(&mut self, stmt: &Stmt, target: &Target, iter: &Expr, body: &[Stmt]) -> Result<Flow> {
         let mut items: Option<Iter> = None;
+        self.run_loop(stmt, body, |r| {
+            if items.is_none() {
+                // The iterable outlives this step, so nothing in it may stay lazy.
+                let mut v = r.eval(iter)?;
+                realize_value(&mut r.engine, &mut v)?;
+                items = Some(python::iterate(&mut r.context(), v)?);
+            }
+            let Some(it) = items.as_mut() else { return Ok((false, Vec::new())) };
+            match it.next(&mut r.context())? {
+                Some(v) => Ok((true, r.assign_target(target, v)?)),
+                None => Ok((false, Vec::new())),
+            }
+        })
+    }
+
+    /// A loop: its header is a step each time it runs (`header` says whether to run the body
+    /// again, and what it bound), the body runs in between, each pass numbered in `loops`.
+    fn run_loop(
+        &mut self,
+        stmt: &Stmt,
+        body: &[Stmt],
+        mut header: impl FnMut(&mut Self) -> Result<(bool, Vec<String>)>,
+    ) -> Result<Flow> {
         let mut i = 0;
         loop {
             i += 1;
             self.loops.push((stmt.span.line, i));
-            let next = self.step(stmt, |r| {
-                if items.is_none() {
-                    // The iterable outlives this step, so nothing in it may stay lazy.
-                    let mut v = r.eval(iter)?;
-                    realize_value(&mut r.engine, &mut v)?;
-                    items = Some(python::iterate(&mut r.context(), v)?);
-                }
-                let Some(it) = items.as_mut() else { return Ok((false, Vec::new())) };
-                match it.next(&mut r.context())? {
-                    Some(v) => {
-                        let defines = r.assign_target(target, v)?;
-                        Ok((true, defines))
-                    }
-                    None => Ok((false, Vec::new())),
-                }
-            });
-            let flow = match next {
+            let flow = match self.step(stmt, &mut header) {
                 Ok(Some(true)) => self.exec_block(body),
                 Ok(Some(false)) => Ok(Flow::Break),
                 Ok(None) => Ok(Flow::Stop),
