@@ -9,10 +9,10 @@
 
 use super::ast::{CompKind, Comprehension, Expr, ExprKind, FPart, FuncDef, Stmt, StmtKind, Target};
 use super::library;
-use super::python::{self, GradMode, Iter};
+use super::python::{self, Iter};
 use super::runner::{realize_value, unpack, Frame, Run, Scope, MAX_CALL_DEPTH, MAX_EXECUTED};
 use super::subscript;
-use super::value::{Args, Function, Value};
+use super::value::{Args, Function, GradMode, Value, MAX_SEQUENCE};
 use crate::error::{bail, Result};
 use crate::uop::buffer::Scalar;
 use std::rc::Rc;
@@ -27,9 +27,6 @@ pub(super) enum Flow {
     /// The run reached the step it was asked to stop after.
     Stop,
 }
-
-/// The most items a comprehension, `range` or other sequence may hold when built whole.
-pub const MAX_SEQUENCE: usize = 1 << 20;
 
 impl Run {
     pub(super) fn exec_block(&mut self, stmts: &[Stmt]) -> Result<Flow> {

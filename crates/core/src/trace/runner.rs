@@ -508,8 +508,8 @@ impl Run {
         match method {
             "append" => {
                 arity(1)?;
-                if items.len() >= super::exec::MAX_SEQUENCE {
-                    bail!(Limit, "a list may hold at most {} items", super::exec::MAX_SEQUENCE);
+                if items.len() >= super::value::MAX_SEQUENCE {
+                    bail!(Limit, "a list may hold at most {} items", super::value::MAX_SEQUENCE);
                 }
                 items.push(pos[0].clone());
             }

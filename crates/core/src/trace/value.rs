@@ -41,8 +41,30 @@ pub enum Value {
     /// A function the trace defined.
     Function(std::rc::Rc<Function>),
     /// `torch.no_grad()` and the other grad-mode switches, as `with` uses them.
-    Context(super::python::GradMode),
+    Context(GradMode),
 }
+
+/// What a grad-mode context manager sets while its block runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GradMode {
+    On,
+    Off,
+    Set(bool),
+}
+
+impl GradMode {
+    /// Grad mode inside the block.
+    pub fn enter(self, _outside: bool) -> bool {
+        match self {
+            GradMode::On => true,
+            GradMode::Off => false,
+            GradMode::Set(b) => b,
+        }
+    }
+}
+
+/// The most items a list, tuple, string, comprehension or `range` may hold when built whole.
+pub const MAX_SEQUENCE: usize = 1 << 20;
 
 /// A function the trace defined with `def`, with its defaults as evaluated when `def` ran.
 #[derive(Debug)]

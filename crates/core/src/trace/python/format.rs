@@ -4,7 +4,7 @@
 
 use super::super::context::RunContext;
 use super::super::value::Value;
-use super::tensor_str;
+use super::tensor_str::{self, sci};
 use crate::error::{bail, Result};
 use crate::uop::buffer::Scalar;
 
@@ -332,14 +332,6 @@ impl Spec {
             _ => format!("{}{sign}{body}", fill(n)),
         }
     }
-}
-
-/// `d.ddde+XX`, Python's scientific form (at least two exponent digits).
-pub fn sci(x: f64, precision: usize) -> String {
-    let s = format!("{x:.precision$e}");
-    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-    let e: i32 = e.parse().unwrap_or(0);
-    format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
 }
 
 /// Python's `g`: fixed or scientific by the exponent, trailing zeros dropped unless `alt`;

@@ -12,32 +12,12 @@ pub use tensor_str::render as render_tensor;
 
 use super::ast::BinOp;
 use super::context::RunContext;
-use super::exec::MAX_SEQUENCE;
 use super::library;
 use super::operators;
-use super::value::{Args, Value};
+use super::value::{Args, Value, MAX_SEQUENCE};
 use crate::error::{bail, Result};
 use crate::tensor::Tensor;
 use crate::uop::buffer::Scalar;
-
-/// What a grad-mode context manager sets while its block runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GradMode {
-    On,
-    Off,
-    Set(bool),
-}
-
-impl GradMode {
-    /// Grad mode inside the block.
-    pub fn enter(self, _outside: bool) -> bool {
-        match self {
-            GradMode::On => true,
-            GradMode::Off => false,
-            GradMode::Set(b) => b,
-        }
-    }
-}
 
 /// Python's builtins the trace language has.
 const BUILTINS: &[&str] = &[

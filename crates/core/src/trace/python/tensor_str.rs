@@ -3,7 +3,6 @@
 //! finite non-zero values), columns right-aligned to the widest, rows wrapped at 80 characters,
 //! tensors over 1000 elements summarized with 3 edge items, and the dtype (or size) suffix.
 
-use super::format::sci;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::{Engine, Tensor};
@@ -193,4 +192,12 @@ fn plain(v: Scalar) -> String {
         Scalar::Int(i) => i.to_string(),
         Scalar::Float(x) => x.to_string(),
     }
+}
+
+/// `d.ddde+XX`, Python's scientific form (at least two exponent digits).
+pub fn sci(x: f64, precision: usize) -> String {
+    let s = format!("{x:.precision$e}");
+    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+    let e: i32 = e.parse().unwrap_or(0);
+    format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
 }
