@@ -32,6 +32,9 @@ pub enum Error {
     Assertion(String),
     /// A Python value of the right type but a wrong value (Python's ValueError).
     Value(String),
+    /// One of autograd's refusals (a saved tensor changed, an in-place op on a leaf, a second
+    /// backward through freed buffers, ...).
+    Autograd(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -52,6 +55,7 @@ impl Error {
             Error::Decode(_) => "decode",
             Error::Assertion(_) => "assertion",
             Error::Value(_) => "value",
+            Error::Autograd(_) => "autograd",
         }
     }
 
@@ -68,7 +72,8 @@ impl Error {
             | Error::Limit(m)
             | Error::Decode(m)
             | Error::Assertion(m)
-            | Error::Value(m) => m,
+            | Error::Value(m)
+            | Error::Autograd(m) => m,
         }
     }
 }

@@ -6,6 +6,7 @@
 //! [`shape`], and whose computation is a lazy graph in [`uop`], realized by the reference
 //! interpreter. [`share`] turns a trace into a link and back.
 
+pub mod autograd;
 pub mod capture;
 pub mod codegen;
 pub mod data;

@@ -94,6 +94,12 @@ pub struct Tensor {
     pub(crate) base: Option<std::sync::Arc<Tensor>>,
 }
 
+impl crate::autograd::Object for Tensor {
+    fn object(&self) -> ObjectId {
+        self.object
+    }
+}
+
 impl Tensor {
     pub fn node(&self) -> UOpId {
         self.node
@@ -188,6 +194,8 @@ pub struct Engine {
     notes: Vec<(usize, &'static str)>,
     /// The random number generators of the run (see [`crate::random`]).
     pub(crate) generators: crate::random::Generators,
+    /// Autograd's graph and per-tensor state (see [`crate::autograd`]).
+    pub(crate) ag: crate::autograd::Autograd<Tensor>,
 }
 
 /// What the engine ran, in order: the input a scheduler needs to turn a statement into kernels.
@@ -486,6 +494,9 @@ impl Engine {
 
     /// Forgets pending computations nobody can reach any more (the end of a statement).
     pub fn end_statement(&mut self) {
+        // What autograd keeps must outlive the statement: realize it first. A value that fails
+        // to compute leaves its node unusable, and a backward through it fails then.
+        let _ = self.autograd_end_statement();
         // Ids of pending entries are only held by tensors of the finished statement, which
         // the caller has realized or dropped; start a fresh table.
         self.pending.clear();
@@ -591,7 +602,12 @@ impl Engine {
         let bridge = src.bridge.view(layout.sizes(), bridge_offset);
         let out = self.over_storage(src.storage, src.dtype, layout, Aliasing::View, tg, bridge);
         let base = src.base.clone().unwrap_or_else(|| std::sync::Arc::new(src.clone()));
-        Ok(Tensor { counter: src.counter, base: Some(base), ..out })
+        let out = Tensor { counter: src.counter, base: Some(base), ..out };
+        let name = self.ag.take_view_name();
+        let op = crate::autograd::GradOp::NamedView { name, input: src.layout.clone(), output: out.layout.clone() };
+        self.record(&out, op, &[Some(&src)], Vec::new(), &[]);
+        self.note_view(&src, &out);
+        Ok(out)
     }
 
     /// A view of `src`'s storage read as another dtype (`x.view(torch.int32)`), with `layout`
@@ -612,6 +628,7 @@ impl Engine {
     /// `layout` says whether the copy is laid out like the source (flip) or row-major.
     pub fn movement_copy(&mut self, src: &Tensor, op: Op, tg: ShapeTracker, layout: CopyLayout) -> Result<Tensor> {
         let src = self.resolve(src);
+        let op_copy = op.clone();
         let st = interp::apply_movement(&ShapeTracker::from_shape(src.shape()), &op)?;
         let moved = self.graph.push(op, src.dtype, st.shape().to_vec(), vec![src.node]);
         let node = self.graph.push(Op::Contiguous, src.dtype, st.shape().to_vec(), vec![moved]);
@@ -621,6 +638,9 @@ impl Engine {
         };
         let mut out = self.computed_as(node, layout)?;
         out.tg = tg;
+        let name = self.ag.take_view_name();
+        let op = crate::autograd::GradOp::Movement { name, op: op_copy, input: src.shape().to_vec() };
+        self.record(&out, op, &[Some(&src)], Vec::new(), &[]);
         Ok(out)
     }
 
@@ -628,7 +648,9 @@ impl Engine {
     pub fn copy(&mut self, src: &Tensor) -> Result<Tensor> {
         let src = self.resolve(src);
         let node = self.graph.push(Op::Contiguous, src.dtype, src.shape().to_vec(), vec![src.node]);
-        self.computed_as(node, src.layout.empty_like_preserve())
+        let out = self.computed_as(node, src.layout.empty_like_preserve())?;
+        self.record(&out, crate::autograd::GradOp::Clone, &[Some(&src)], Vec::new(), &[]);
+        Ok(out)
     }
 
     // ---------------------------------------------------------------- elementwise
@@ -735,7 +757,9 @@ impl Engine {
         let dtype = self.compute_dtype(op, a, b)?;
         let (node, _, shape) = self.binary_node(op, a, b, dtype)?;
         let layout = Self::output_layout(&shape, &[a, b]);
-        self.computed_as(node, layout)
+        let out = self.computed_as(node, layout)?;
+        self.record_binary(op, a, b, &out);
+        Ok(out)
     }
 
     /// TensorIterator's output layout for operands broadcast to `shape`.
@@ -785,7 +809,9 @@ impl Engine {
         let dtype = Self::unary_dtype(op, a.dtype)?;
         let x = self.cast_node(a.node, a.dtype, dtype);
         let node = self.graph.push(Op::Unary(op), dtype, a.shape().to_vec(), vec![x]);
-        self.computed_as(node, Layout::elementwise_output(a.shape(), &[&a.layout]))
+        let out = self.computed_as(node, Layout::elementwise_output(a.shape(), &[&a.layout]))?;
+        self.record_unary(op, &a, &out);
+        Ok(out)
     }
 
     pub fn cast(&mut self, a: &Tensor, dtype: DType) -> Result<Tensor> {
@@ -794,7 +820,9 @@ impl Engine {
         }
         let a = self.resolve(a);
         let node = self.cast_node(a.node, a.dtype, dtype);
-        self.computed_as(node, a.layout.empty_like_preserve())
+        let out = self.computed_as(node, a.layout.empty_like_preserve())?;
+        self.record(&out, crate::autograd::GradOp::Cast { from: a.dtype }, &[Some(&a)], Vec::new(), &[]);
+        Ok(out)
     }
 
     pub fn where_(&mut self, c: &Operand, x: &Operand, y: &Operand) -> Result<Tensor> {
@@ -805,7 +833,14 @@ impl Engine {
         let xn = self.operand_node(x, dtype, &shape)?;
         let yn = self.operand_node(y, dtype, &shape)?;
         let node = self.graph.push(Op::Where, dtype, shape.clone(), vec![cn, xn, yn]);
-        self.computed_as(node, Self::output_layout(&shape, &[c, x, y]))
+        let out = self.computed_as(node, Self::output_layout(&shape, &[c, x, y]))?;
+        let tensor = |o: &Operand| match o {
+            Operand::Tensor(t) => Some(t.clone()),
+            Operand::Scalar(_) => None,
+        };
+        let (ct, xt, yt) = (tensor(c), tensor(x), tensor(y));
+        self.record(&out, crate::autograd::GradOp::Where, &[xt.as_ref(), yt.as_ref()], vec![ct, xt.clone(), yt.clone()], &[0]);
+        Ok(out)
     }
 }
 

@@ -12,6 +12,17 @@ impl Engine {
     /// `cat`: every input is padded with zeros to its slot along `dim` and the pads are summed,
     /// tinygrad's construction; the result is a new row-major storage.
     pub fn cat(&mut self, tensors: &[Tensor], dim: i64) -> Result<Tensor> {
+        let out = self.cat_forward(tensors, dim)?;
+        if let Some(first) = tensors.iter().find(|t| t.shape() != [0]) {
+            let d = crate::strided::wrap_dim(dim, first.shape().len())?;
+            let sizes: Vec<usize> = tensors.iter().map(|t| if t.shape() == [0] { 0 } else { t.shape()[d] }).collect();
+            let inputs: Vec<Option<&Tensor>> = tensors.iter().map(Some).collect();
+            self.record(&out, crate::autograd::GradOp::Cat { dim: d, sizes }, &inputs, Vec::new(), &[]);
+        }
+        Ok(out)
+    }
+
+    fn cat_forward(&mut self, tensors: &[Tensor], dim: i64) -> Result<Tensor> {
         if tensors.is_empty() {
             bail!(Type, "torch.cat(): expected a non-empty list of Tensors");
         }
@@ -91,6 +102,14 @@ impl Engine {
 
     /// `stack`: each input gains a size-1 dim at `dim`, then they are concatenated there.
     pub fn stack(&mut self, tensors: &[Tensor], dim: i64) -> Result<Tensor> {
+        let out = self.stack_forward(tensors, dim)?;
+        let d = crate::strided::wrap_dim(dim, out.shape().len())?;
+        let inputs: Vec<Option<&Tensor>> = tensors.iter().map(Some).collect();
+        self.record(&out, crate::autograd::GradOp::Stack { dim: d }, &inputs, Vec::new(), &[]);
+        Ok(out)
+    }
+
+    fn stack_forward(&mut self, tensors: &[Tensor], dim: i64) -> Result<Tensor> {
         let Some(first) = tensors.first() else { bail!(Shape, "stack expects a non-empty TensorList") };
         for (i, t) in tensors.iter().enumerate().skip(1) {
             if t.shape() != first.shape() {

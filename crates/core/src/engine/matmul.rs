@@ -56,6 +56,16 @@ impl Engine {
             // PyTorch computes this as mm of the unsqueezed vector, then squeeze_ in place.
             out = self.bump_version(&out)?;
         }
+        let name = match (an, bn) {
+            (2, 2) => "MmBackward0",
+            (1, 1) => "DotBackward0",
+            (2, 1) => "MvBackward0",
+            (1, 2) => "SqueezeBackward4",
+            _ => "UnsafeViewBackward0",
+        };
+        let (a, b) = (self.resolve(a), self.resolve(b));
+        let op = crate::autograd::GradOp::Matmul { name };
+        self.record(&out, op, &[Some(&a), Some(&b)], vec![Some(a.clone()), Some(b.clone())], &[0, 1]);
         Ok(out)
     }
 }

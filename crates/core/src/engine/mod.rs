@@ -15,9 +15,11 @@
 //! tensors (numbers drawn on the host, entering the graph as buffers).
 
 pub mod aliases;
+pub mod autograd;
 pub mod concat;
 pub mod copies;
 pub mod elementwise;
+pub mod grad;
 pub mod indexing;
 pub mod matmul;
 pub mod matrix;

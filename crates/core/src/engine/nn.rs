@@ -235,6 +235,17 @@ impl Engine {
 
     /// `softmax` / `log_softmax` over `dim`: max-shifted exponentials, as both libraries do.
     pub fn softmax(&mut self, x: &Tensor, dim: i64, kind: SoftmaxKind) -> Result<Tensor> {
+        let x = self.resolve(x);
+        let out = self.softmax_forward(&x, dim, kind)?;
+        if !x.shape().is_empty() && x.numel() > 0 {
+            let dim = wrap_dim(dim, x.shape().len())?;
+            let op = crate::autograd::GradOp::Softmax { dim, log: kind == SoftmaxKind::LogSoftmax };
+            self.record(&out, op, &[Some(&x)], vec![Some(out.clone())], &[0]);
+        }
+        Ok(out)
+    }
+
+    fn softmax_forward(&mut self, x: &Tensor, dim: i64, kind: SoftmaxKind) -> Result<Tensor> {
         let log = kind == SoftmaxKind::LogSoftmax;
         let x = self.resolve(x);
         let shape = x.shape().to_vec();
@@ -280,6 +291,17 @@ impl Engine {
 
     /// `F.linear`: `x @ weight.T + bias`, as a broadcast multiply summed over the last dim.
     pub fn linear(&mut self, x: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+        let out = self.linear_forward(x, weight, bias)?;
+        if weight.shape().len() == 2 {
+            let (x, w) = (self.resolve(x), self.resolve(weight));
+            let b = bias.map(|b| self.resolve(b));
+            let op = crate::autograd::GradOp::Linear { bias: b.is_some() && x.shape().len() == 2 };
+            self.record(&out, op, &[Some(&x), Some(&w), b.as_ref()], vec![Some(x.clone()), Some(w.clone()), b.clone()], &[0, 1]);
+        }
+        Ok(out)
+    }
+
+    fn linear_forward(&mut self, x: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
         let x = self.resolve(x);
         let w = self.resolve(weight);
         let (xs, ws) = (x.shape().to_vec(), w.shape().to_vec());

@@ -1,6 +1,7 @@
 //! Reductions: `sum`, `mean`, `amax`/`amin`, `logsumexp` and `argmax`/`argmin`, as graph
 //! builders over the engine's lazy graph (sums of bool and int count in int, as PyTorch's do).
 
+use crate::autograd::GradOp;
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::tensor::{Bridge, Engine, Operand, Tensor};
@@ -39,7 +40,21 @@ impl Engine {
     pub fn reduce(&mut self, op: ReduceOp, a: &Tensor, axes: &[usize], keepdim: KeepDim) -> Result<Tensor> {
         let a = self.resolve(a);
         let node = self.reduce_node(op, a.node(), a.dtype(), a.shape(), axes, keepdim)?;
-        self.computed(node)
+        let out = self.computed(node)?;
+        let grad = GradOp::Reduce {
+            op,
+            axes: axes.to_vec(),
+            keepdim: keepdim == KeepDim::Keep,
+            input: a.shape().to_vec(),
+            all: axes.len() == a.shape().len() && keepdim == KeepDim::Drop,
+        };
+        // Sum saves nothing; the extremes save the input and the result.
+        let (operands, saved): (Vec<Option<Tensor>>, &[usize]) = match op {
+            ReduceOp::Sum => (Vec::new(), &[]),
+            _ => (vec![Some(a.clone()), Some(out.clone())], &[0, 1]),
+        };
+        self.record(&out, grad, &[Some(&a)], operands, saved);
+        Ok(out)
     }
 
     pub(crate) fn reduce_node(
@@ -98,7 +113,15 @@ impl Engine {
         let shape = self.graph.node(s).shape.clone();
         let c = self.graph.push(Op::Const(Scalar::Float(count as f64)), a.dtype(), shape.clone(), vec![]);
         let node = self.graph.push(Op::Binary(BinaryOp::Div), a.dtype(), shape, vec![s, c]);
-        self.computed(node)
+        let out = self.computed(node)?;
+        let grad = GradOp::Mean {
+            axes: axes.to_vec(),
+            keepdim: keepdim == KeepDim::Keep,
+            input: a.shape().to_vec(),
+            all: axes.len() == a.shape().len() && keepdim == KeepDim::Drop,
+        };
+        self.record(&out, grad, &[Some(&a)], Vec::new(), &[]);
+        Ok(out)
     }
 
     /// `logsumexp` over ALL the given axes: max-shifted for stability, with infinite maxima

@@ -96,6 +96,7 @@ impl Engine {
         for i in 0..n {
             let mut piece = self.select(t, d as i64, i as i64)?;
             piece.set_output_of(OutputOf { op: "unbind", index: i, count: n, multi_output_node: Some(UNBIND_NODE) });
+            self.rename_grad_fn(&piece, UNBIND_NODE);
             out.push(piece);
         }
         Ok(out)
@@ -194,6 +195,9 @@ impl Engine {
         for (index, &length) in lengths.iter().enumerate() {
             let mut piece = self.narrow(t, dim, start, length)?;
             piece.set_output_of(OutputOf { op, index, count: lengths.len(), multi_output_node });
+            if let Some(name) = multi_output_node {
+                self.rename_grad_fn(&piece, name);
+            }
             out.push(piece);
             start += length;
         }

@@ -19,6 +19,7 @@ use crate::uop::Op;
 impl Engine {
     /// `t.view(shape)`: always a view; PyTorch's error when the strides cannot express it.
     pub fn view(&mut self, t: &Tensor, shape: &[i64]) -> Result<Tensor> {
+        self.ag.name_view("ViewBackward0");
         let sizes = Layout::infer_size(shape, t.numel())?;
         let tg = t.tinygrad().reshape(&sizes)?;
         let layout = t.layout().view(shape)?;
@@ -30,13 +31,20 @@ impl Engine {
         let sizes = Layout::infer_size(shape, t.numel())?;
         let tg = t.tinygrad().reshape(&sizes)?;
         match t.layout().reshape(shape)? {
-            Some(layout) => self.torch_view(t, layout, tg, 0),
-            None => self.movement_copy(t, Op::Reshape(sizes), tg, CopyLayout::RowMajor),
+            Some(layout) => {
+                self.ag.name_view("ViewBackward0");
+                self.torch_view(t, layout, tg, 0)
+            }
+            None => {
+                self.ag.name_view("UnsafeViewBackward0");
+                self.movement_copy(t, Op::Reshape(sizes), tg, CopyLayout::RowMajor)
+            }
         }
     }
 
     /// `t.flatten(start_dim, end_dim)`: a view or, like reshape, a copy.
     pub fn flatten(&mut self, t: &Tensor, start_dim: i64, end_dim: i64) -> Result<Tensor> {
+        self.ag.name_view("ViewBackward0");
         let layout = t.layout().flatten(start_dim, end_dim)?;
         let sizes = flatten_sizes(t.shape(), start_dim, end_dim)?;
         self.reshaped(t, layout, sizes)
@@ -44,6 +52,7 @@ impl Engine {
 
     /// `t.unflatten(dim, sizes)`: a view or, like reshape, a copy.
     pub fn unflatten(&mut self, t: &Tensor, dim: i64, sizes: &[i64]) -> Result<Tensor> {
+        self.ag.name_view("ViewBackward0");
         let layout = t.layout().unflatten(dim, sizes)?;
         let new_sizes = match &layout {
             Some(l) => l.sizes().to_vec(),
@@ -58,6 +67,11 @@ impl Engine {
 
     /// `t.squeeze(dims)`: `None` drops every size-1 dim.
     pub fn squeeze(&mut self, t: &Tensor, dims: Option<&[i64]>) -> Result<Tensor> {
+        self.ag.name_view(match dims {
+            None => "SqueezeBackward0",
+            Some([_]) => "SqueezeBackward1",
+            Some(_) => "SqueezeBackward2",
+        });
         let layout = t.layout().squeeze(dims)?;
         let sizes = layout.sizes().to_vec();
         self.reshaped(t, Some(layout), sizes)
@@ -65,6 +79,7 @@ impl Engine {
 
     /// `t.unsqueeze(dim)`.
     pub fn unsqueeze(&mut self, t: &Tensor, dim: i64) -> Result<Tensor> {
+        self.ag.name_view("UnsqueezeBackward0");
         let layout = t.layout().unsqueeze(dim)?;
         let sizes = layout.sizes().to_vec();
         self.reshaped(t, Some(layout), sizes)
@@ -72,26 +87,31 @@ impl Engine {
 
     /// `t.permute(dims)`.
     pub fn permute(&mut self, t: &Tensor, dims: &[i64]) -> Result<Tensor> {
+        self.ag.name_view("PermuteBackward0");
         self.permuted(t, |l| l.permute(dims))
     }
 
     /// `t.transpose(dim0, dim1)` (also `swapaxes`, `swapdims`).
     pub fn transpose(&mut self, t: &Tensor, dim0: i64, dim1: i64) -> Result<Tensor> {
+        self.ag.name_view("TransposeBackward0");
         self.permuted(t, |l| l.transpose(dim0, dim1))
     }
 
     /// `t.t()`: the transpose of a tensor of at most two dims.
     pub fn t_2d(&mut self, t: &Tensor) -> Result<Tensor> {
+        self.ag.name_view("TBackward0");
         self.permuted(t, |l| l.t())
     }
 
     /// `t.T`: every dim reversed.
     pub fn big_t(&mut self, t: &Tensor) -> Result<Tensor> {
+        self.ag.name_view("PermuteBackward0");
         self.permuted(t, |l| l.big_t())
     }
 
     /// `t.mT`: the last two dims swapped, for matrices and batches of matrices.
     pub fn matrix_t(&mut self, t: &Tensor) -> Result<Tensor> {
+        self.ag.name_view("TransposeBackward0");
         if t.shape().len() < 2 {
             bail!(
                 Index,
@@ -104,11 +124,13 @@ impl Engine {
 
     /// `t.movedim(source, destination)` (also `moveaxis`).
     pub fn movedim(&mut self, t: &Tensor, source: &[i64], destination: &[i64]) -> Result<Tensor> {
+        self.ag.name_view("PermuteBackward0");
         self.permuted(t, |l| l.movedim(source, destination))
     }
 
     /// `t.expand(sizes)`: `-1` keeps a dim, new leading dims broadcast with stride 0.
     pub fn expand(&mut self, t: &Tensor, sizes: &[i64]) -> Result<Tensor> {
+        self.ag.name_view("ExpandBackward0");
         let layout = t.layout().expand(sizes)?;
         let new = layout.sizes().to_vec();
         let lead = new.len() - t.shape().len();
@@ -119,6 +141,7 @@ impl Engine {
 
     /// `t.narrow(dim, start, length)`.
     pub fn narrow(&mut self, t: &Tensor, dim: i64, start: i64, length: i64) -> Result<Tensor> {
+        self.ag.name_view("SliceBackward0");
         let layout = t.layout().narrow(dim, start, length)?;
         let d = wrap_dim(dim, t.shape().len())?;
         let s = if start < 0 { start + t.shape()[d] as i64 } else { start };
@@ -131,6 +154,7 @@ impl Engine {
 
     /// `t.select(dim, index)`: the dim is dropped.
     pub fn select(&mut self, t: &Tensor, dim: i64, index: i64) -> Result<Tensor> {
+        self.ag.name_view("SelectBackward0");
         let layout = t.layout().select(dim, index)?;
         let d = wrap_dim(dim, t.shape().len())?;
         let i = if index < 0 { index + t.shape()[d] as i64 } else { index } as usize;
@@ -144,6 +168,7 @@ impl Engine {
     /// `t.diagonal(offset, dim1, dim2)`: tinygrad has no movement op for it, so its tracker
     /// gets the strided view pushed.
     pub fn diagonal(&mut self, t: &Tensor, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
+        self.ag.name_view("DiagonalBackward0");
         let layout = t.layout().diagonal(offset, dim1, dim2)?;
         let tg = t.tinygrad().push(restride_view(&Layout::contiguous(t.shape()).diagonal(offset, dim1, dim2)?))?;
         self.torch_view(t, layout, tg, 0)
@@ -152,6 +177,7 @@ impl Engine {
     /// `t.unfold(dimension, size, step)`: windows as a new last dim (a pushed strided view in
     /// tinygrad's tracker).
     pub fn unfold(&mut self, t: &Tensor, dimension: i64, size: i64, step: i64) -> Result<Tensor> {
+        self.ag.name_view("UnfoldBackward0");
         let layout = t.layout().unfold(dimension, size, step)?;
         let tg = t.tinygrad().push(restride_view(&Layout::contiguous(t.shape()).unfold(dimension, size, step)?))?;
         self.torch_view(t, layout, tg, 0)
@@ -232,6 +258,7 @@ impl Engine {
 
     /// Same storage, same layout (`detach`, `.data`).
     pub fn alias(&mut self, t: &Tensor) -> Result<Tensor> {
+        self.ag.name_view("AliasBackward0");
         self.torch_view(t, t.layout().clone(), t.tinygrad().clone(), 0)
     }
 
@@ -243,6 +270,7 @@ impl Engine {
 
     /// `t.flip(dims)`: a copy in PyTorch (laid out like the source), a movement op in tinygrad.
     pub fn flip(&mut self, t: &Tensor, dims: &[i64]) -> Result<Tensor> {
+        self.ag.name_view("FlipBackward0");
         let n = t.shape().len();
         let mut axes = vec![false; n];
         for &d in dims {
@@ -291,6 +319,7 @@ impl Engine {
     /// Zero padding, one `(before, after)` pair per dim (tinygrad's `pad`; `F.pad` once its
     /// pairs are put in dim order): a row-major copy in PyTorch.
     pub fn pad(&mut self, t: &Tensor, arg: &[(i64, i64)], value: Option<Scalar>) -> Result<Tensor> {
+        self.ag.name_view("ConstantPadNdBackward0");
         if arg.len() != t.shape().len() {
             bail!(
                 Shape,
@@ -368,6 +397,14 @@ impl Engine {
         } else {
             t.tinygrad().shrink(&shrink)?.reshape(&out_shape)?
         };
+        // PyTorch applies the items one by one; the grad_fn is the last one's.
+        self.ag.name_view(match expanded.iter().rev().find(|i| !matches!(i, IndexItem::Slice { start: None, stop: None, step: None })) {
+            Some(IndexItem::Int(_)) => "SelectBackward0",
+            Some(IndexItem::NewAxis) => "UnsqueezeBackward0",
+            Some(_) => "SliceBackward0",
+            None if expanded.is_empty() => "AliasBackward0",
+            None => "SliceBackward0",
+        });
         self.torch_view(t, layout, tg, bridge_offset)
     }
 

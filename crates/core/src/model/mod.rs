@@ -232,5 +232,6 @@ fn in_node(e: crate::Error, at: &str) -> crate::Error {
         E::Decode(s) => E::Decode(m(s)),
         E::Assertion(s) => E::Assertion(m(s)),
         E::Value(s) => E::Value(m(s)),
+        E::Autograd(s) => E::Autograd(m(s)),
     }
 }

@@ -81,6 +81,12 @@ pub enum StmtKind {
         index: Vec<Expr>,
         value: Expr,
     },
+    /// `target.name = value` (`x.grad = None`, `x.requires_grad = True`).
+    SetAttr {
+        target: Expr,
+        name: String,
+        value: Expr,
+    },
     /// A bare expression, usually a method call such as `a.add_(1)`.
     Expr(Expr),
     /// `if test:` with its body; `orelse` holds the `else:` body, or one `If` for an `elif`.

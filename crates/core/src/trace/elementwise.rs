@@ -403,10 +403,36 @@ pub(crate) fn write_binary(
             target.dtype().torch_name()
         );
     }
+    // Autograd: an in-place op records its node and rebases the target's history; `out=`
+    // refuses inputs that require grad, as PyTorch does.
+    let inplace = matches!(a, Operand::Tensor(t) if t.same_object(&target));
+    let input_refs: Vec<&Tensor> = inputs.iter().collect();
+    let tracked = run.engine.inplace_tracked(&target, &input_refs);
+    if tracked && !inplace {
+        bail!(
+            Autograd,
+            "{}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.",
+            op.name()
+        );
+    }
+    let old = if tracked { Some(run.engine.begin_inplace(&target)?) } else { None };
     let (node, _, _) = run.engine.binary_node(op, a, b, dtype)?;
     let w = run.engine.write(&target, node)?;
     run.record_write(w);
-    Ok(run.engine.resolve(&target))
+    let target = run.engine.resolve(&target);
+    if let Some(old) = old {
+        let other = match b {
+            Operand::Tensor(t) => Some(t),
+            Operand::Scalar(_) => None,
+        };
+        let scalar = match b {
+            Operand::Scalar(v) => Some((*v, crate::autograd::Side::Right)),
+            Operand::Tensor(_) => None,
+        };
+        let grad = crate::autograd::GradOp::Binary { op, scalar };
+        run.engine.finish_inplace(&target, grad, old, &[other]);
+    }
+    Ok(target)
 }
 
 fn op_shape(o: &Operand) -> &[usize] {
@@ -436,9 +462,20 @@ pub(crate) fn write_value(
         );
     }
     let value = run.engine.resolve(value);
+    // A value computed from the target (`exp_`, `relu_`) carries the node that becomes the
+    // target's history.
+    let input_refs: Vec<&Tensor> = inputs.iter().chain(std::iter::once(&value)).collect();
+    let tracked = run.engine.inplace_tracked(&target, &input_refs);
+    if tracked {
+        run.engine.check_inplace(&target)?;
+    }
     let w = run.engine.write(&target, value.node())?;
     run.record_write(w);
-    Ok(run.engine.resolve(&target))
+    let target = run.engine.resolve(&target);
+    if tracked {
+        run.engine.rebase_onto(&target, &value);
+    }
+    Ok(target)
 }
 
 /// `torch.linspace(start, end, steps)` and `torch.logspace(start, end, steps, base)`.

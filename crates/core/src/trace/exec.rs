@@ -95,12 +95,15 @@ impl Run {
             StmtKind::For { target, iter, body } => self.exec_for(stmt, target, iter, body),
             StmtKind::With { items, body } => {
                 let Some(saved) = self.step(stmt, |r| {
-                    let saved = r.grad_enabled;
+                    let saved = r.engine.grad_enabled();
                     let mut defines = Vec::new();
                     for (ctx, name) in items {
                         let v = r.eval(ctx)?;
                         match &v {
-                            Value::Context(mode) => r.grad_enabled = mode.enter(r.grad_enabled),
+                            Value::Context(mode) => {
+                                let on = mode.enter(r.engine.grad_enabled());
+                                r.engine.set_grad_enabled(on);
+                            }
                             other => bail!(
                                 Unsupported,
                                 "'{}' object does not support the context manager protocol here (only torch.no_grad(), torch.enable_grad(), torch.set_grad_enabled(b) and torch.inference_mode())",
@@ -118,7 +121,7 @@ impl Run {
                     return Ok(Flow::Stop);
                 };
                 let flow = self.exec_block(body);
-                self.grad_enabled = saved;
+                self.engine.set_grad_enabled(saved);
                 flow
             }
             StmtKind::Def(def) => {
@@ -256,6 +259,15 @@ impl Run {
             }
             StmtKind::Expr(e) => {
                 self.eval(e)?;
+                Flow::Normal
+            }
+            StmtKind::SetAttr { target, name, value } => {
+                let base = self.eval(target)?;
+                let v = self.eval(value)?;
+                match base {
+                    Value::Tensor(t) => super::autograd::setattr(&mut self.context(), &t, name, v)?,
+                    other => bail!(Unsupported, "assigning attributes of a {} is not supported", other.type_name()),
+                }
                 Flow::Normal
             }
             StmtKind::Pass => Flow::Normal,
@@ -406,14 +418,22 @@ impl Run {
                 let b = args.bool_or(0, "mode", true)?;
                 args.finish()?;
                 // Called as a function it switches at once; as a context it also restores.
-                self.grad_enabled = b;
+                self.engine.set_grad_enabled(b);
                 return Ok(Value::Context(GradMode::Set(b)));
             }
             "is_grad_enabled" => {
                 args.finish()?;
-                return Ok(Value::Scalar(Scalar::Bool(self.grad_enabled)));
+                return Ok(Value::Scalar(Scalar::Bool(self.engine.grad_enabled())));
             }
-            _ => return library::function(&mut self.context(), name, args),
+            _ => {
+                let (pos, mut kw) = args.into_parts();
+                let requires_grad = super::autograd::take_requires_grad(&mut kw)?;
+                let inputs = super::autograd::tensors_in(pos.iter().chain(kw.iter().map(|(_, v)| v)));
+                let mut ctx = self.context();
+                let out = library::function(&mut ctx, name, Args::new(name, pos, kw))?;
+                super::autograd::after_call(&mut ctx, name, &inputs, &out, requires_grad)?;
+                return Ok(out);
+            }
         };
         args.finish()?;
         Ok(Value::Context(mode))

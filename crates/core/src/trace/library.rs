@@ -590,7 +590,9 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         }
         "detach" => {
             args.finish()?;
-            tensor(run.engine.alias(&t)?)
+            let d = run.engine.alias(&t)?;
+            run.engine.forget(&d);
+            tensor(d)
         }
         "flip" => {
             let dims = args.sizes(0, "dims")?;

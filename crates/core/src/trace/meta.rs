@@ -112,7 +112,9 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         }
         "detach_" => {
             args.finish()?;
-            run.engine.detach_inplace(&t)?
+            let d = run.engine.detach_inplace(&t)?;
+            run.engine.forget(&d);
+            d
         }
         "t_" => {
             args.finish()?;
@@ -206,7 +208,10 @@ fn set(run: &mut RunContext, t: &Tensor, mut args: Args) -> Result<Tensor> {
 pub fn attr(run: &mut RunContext, t: &Tensor, name: &str) -> Option<Result<Value>> {
     let itemsize = to_i64(t.dtype().itemsize());
     Some(match name {
-        "data" => run.engine.data_alias(t).map(Value::Tensor),
+        "data" => run.engine.data_alias(t).map(|d| {
+            run.engine.forget(&d);
+            Value::Tensor(d)
+        }),
         "_base" => Ok(run.engine.base_of(t).map_or(Value::None, Value::Tensor)),
         "_version" => Ok(int(i64::try_from(run.engine.version(t)).unwrap_or(i64::MAX))),
         "nbytes" => Ok(int(to_i64(t.numel()).saturating_mul(itemsize))),

@@ -2,6 +2,7 @@
 //! or paste them, and the runner that executes it statement by statement.
 
 pub mod ast;
+pub mod autograd;
 pub mod context;
 pub mod copies;
 pub mod elementwise;

@@ -31,6 +31,10 @@ pub struct Report<'a> {
     /// Everything `print` wrote, in order (each step also carries its own part).
     #[serde(skip_serializing_if = "String::is_empty")]
     output: String,
+    /// The first statement after which a tensor saved for backward had been changed in place
+    /// (a backward through it would fail), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stale_line: Option<usize>,
     tensors: Named,
     #[serde(skip_serializing_if = "Option::is_none")]
     steps: Option<Vec<StepReport<'a>>>,
@@ -71,6 +75,18 @@ struct TensorReport {
     index: String,
     valid: String,
     bridge: BridgeReport,
+    /// Present for tensors autograd knows about (requires grad, has a history or a `.grad`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    autograd: Option<AutogradReport>,
+}
+
+#[derive(Serialize)]
+struct AutogradReport {
+    requires_grad: bool,
+    is_leaf: bool,
+    grad_fn: Option<String>,
+    grad: Option<Values>,
+    grad_shape: Option<Vec<usize>>,
 }
 
 #[derive(Serialize)]
@@ -138,6 +154,9 @@ struct StepReport<'a> {
     /// What `print` wrote while the statement ran.
     #[serde(skip_serializing_if = "str::is_empty")]
     output: &'a str,
+    /// The saved tensors this statement made stale: a backward through their nodes will fail.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    stale: &'a [String],
     /// What the engine noted about the statement (duplicate indices in a write, ...).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     notes: Vec<&'static str>,
@@ -249,6 +268,7 @@ pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
         version: SCHEMA_VERSION,
         error,
         output: run.steps.iter().map(|s| s.output.as_str()).collect(),
+        stale_line: run.steps.iter().find(|s| !s.stale.is_empty()).map(|s| s.line),
         tensors: Named(tensors),
         steps: opts.steps.then(|| run.steps.iter().map(|s| step_report(s, &run.engine)).collect()),
         graph: opts.graph.then(|| run.engine.graph()),
@@ -274,8 +294,25 @@ fn step_report<'a>(s: &'a Step, engine: &Engine) -> StepReport<'a> {
         tensors_changed: &s.tensors_changed,
         iterations: &s.iterations,
         output: &s.output,
+        stale: &s.stale,
         notes,
     }
+}
+
+fn autograd_report(engine: &mut Engine, t: &Tensor) -> Option<AutogradReport> {
+    let ag = engine.autograd();
+    let requires_grad = ag.requires_grad(t);
+    let grad = engine.grad(t);
+    if !requires_grad && grad.is_none() {
+        return None;
+    }
+    let grad_fn = engine.grad_fn_name(t).map(str::to_string);
+    let is_leaf = grad_fn.is_none();
+    let (grad, grad_shape) = match grad {
+        Some(g) => (engine.values(&g).ok().map(Values), Some(g.shape().to_vec())),
+        None => (None, None),
+    };
+    Some(AutogradReport { requires_grad, is_leaf, grad_fn, grad, grad_shape })
 }
 
 fn tensor_report(engine: &mut Engine, t: &Tensor) -> Option<TensorReport> {
@@ -303,6 +340,7 @@ fn tensor_report(engine: &mut Engine, t: &Tensor) -> Option<TensorReport> {
         shape: t.shape().to_vec(),
         dtype: t.dtype().name(),
         values: Values(values),
+        autograd: autograd_report(engine, t),
         torch: TorchReport {
             strides: l.strides().to_vec(),
             storage_offset: l.offset(),

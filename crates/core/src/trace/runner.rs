@@ -9,6 +9,7 @@
 
 use super::ast::{BinOp, BoolOp, Expr, ExprKind, Program, Span, Stmt, UnaryOp};
 use super::context::RunContext;
+use super::autograd;
 use super::library;
 use super::meta;
 use super::operators;
@@ -50,6 +51,9 @@ pub struct Step {
     pub iterations: Vec<(usize, usize)>,
     /// What `print` wrote while the statement ran.
     pub output: String,
+    /// The time machine: each saved tensor this statement made stale, as a sentence ("this
+    /// write changes a tensor saved by SigmoidBackward0; a backward through it will fail").
+    pub stale: Vec<String>,
 }
 
 /// Watches a run step by step: called before each step starts and after it is recorded (the
@@ -93,13 +97,13 @@ pub struct Run {
     pub(super) loops: Vec<(usize, usize)>,
     /// What `print` wrote during the current step.
     pub(super) output: String,
-    /// Whether autograd would record (`torch.no_grad()` and friends switch it off in a block).
-    pub(super) grad_enabled: bool,
     /// Stop (without error) once this many steps are recorded: stepping replays a prefix.
     stop_after: Option<usize>,
     pub(super) observer: Option<Box<dyn StepObserver>>,
     /// The innermost statement that failed, where the error is reported.
     pub(super) failing: Option<Span>,
+    /// The stale saved tensors already reported (a step reports the ones it made stale).
+    stale_seen: Vec<String>,
 }
 
 impl Default for Run {
@@ -124,10 +128,10 @@ impl Run {
             executed: 0,
             loops: Vec::new(),
             output: String::new(),
-            grad_enabled: true,
             stop_after: None,
             observer: None,
             failing: None,
+            stale_seen: Vec::new(),
         }
     }
 
@@ -219,6 +223,7 @@ impl Run {
         self.engine.end_statement();
         let writes = std::mem::take(&mut self.writes);
         let tensors_changed = self.observers(&writes);
+        let stale = self.newly_stale();
         let events = self.events_start..self.engine.events().len();
         self.steps.push(Step {
             line: stmt.span.line,
@@ -229,10 +234,31 @@ impl Run {
             events,
             iterations: self.loops.clone(),
             output: std::mem::take(&mut self.output),
+            stale,
         });
         if let (Some(o), Some(step)) = (self.observer.as_mut(), self.steps.last()) {
             o.after(&self.engine, step);
         }
+    }
+
+    /// Saved tensors that became stale in this statement (reachable from a bound tensor).
+    fn newly_stale(&mut self) -> Vec<String> {
+        let live: Vec<Tensor> = self.env.values().filter_map(|v| if let Value::Tensor(t) = v { Some(t.clone()) } else { None }).collect();
+        let refs: Vec<&Tensor> = live.iter().collect();
+        let now: Vec<String> = self
+            .engine
+            .stale_saved(&refs)
+            .into_iter()
+            .map(|(node, t)| {
+                format!(
+                    "this write changes a tensor saved by {node} (shape {:?}); a backward through it will fail",
+                    t.shape()
+                )
+            })
+            .collect();
+        let fresh: Vec<String> = now.iter().filter(|m| !self.stale_seen.contains(*m)).cloned().collect();
+        self.stale_seen = now;
+        fresh
     }
 
     /// Names whose elements include a written storage cell.
@@ -407,7 +433,15 @@ impl Run {
             ExprKind::Attr { value, name } => {
                 let v = self.eval(value)?;
                 self.span = e.span;
-                library::attr(&mut self.context(), v, name)
+                match v {
+                    Value::Tensor(t) => match autograd::attr(&mut self.context(), &t, name) {
+                        Some(r) => r,
+                        None => library::attr(&mut self.context(), Value::Tensor(t), name),
+                    },
+                    Value::GradFn(n) => self.grad_fn_attr(n, name),
+                    Value::Module("torch") if name == "autograd" => Ok(Value::Module("autograd")),
+                    v => library::attr(&mut self.context(), v, name),
+                }
             }
             ExprKind::Index { value, items } => {
                 let v = self.eval(value)?;
@@ -447,11 +481,32 @@ impl Run {
                         self.span = e.span;
                         match recv {
                             Value::Tensor(t) => {
+                                let mut kw = kw;
+                                let requires_grad = autograd::take_requires_grad(&mut kw)?;
+                                let inputs = autograd::tensors_in(
+                                    std::iter::once(&Value::Tensor(t.clone())).chain(&pos).chain(kw.iter().map(|(_, v)| v)),
+                                );
                                 let mut ctx = self.context();
-                                let out = library::method(&mut ctx, t, name, Args::new(name, pos, kw));
+                                let mut args = Some(Args::new(name, pos, kw));
+                                let out = match autograd::method(&mut ctx, &t, name, &mut args) {
+                                    Some(r) => r,
+                                    None => {
+                                        let args = args.unwrap_or_else(|| Args::new(name, Vec::new(), Vec::new()));
+                                        library::method(&mut ctx, t, name, args)
+                                    }
+                                };
+                                let out = out.and_then(|v| {
+                                    autograd::after_call(&mut ctx, name, &inputs, &v, requires_grad)?;
+                                    Ok(v)
+                                });
                                 let rebound = ctx.into_rebound();
                                 self.rebind(rebound);
                                 out
+                            }
+                            Value::Module("autograd") => autograd::function(&mut self.context(), name, Args::new(name, pos, kw)),
+                            Value::GradFn(n) if name == "name" => {
+                                Args::new(name, pos, kw).finish()?;
+                                Ok(Value::Str(self.engine.autograd().node(n).name.clone()))
                             }
                             Value::Storage(t) => {
                                 meta::storage_method(&mut self.context(), t, name, Args::new(name, pos, kw))
@@ -482,6 +537,27 @@ impl Run {
 }
 
 impl Run {
+    /// `grad_fn.next_functions` and `grad_fn.name`.
+    fn grad_fn_attr(&self, n: crate::autograd::NodeId, name: &str) -> Result<Value> {
+        let node = self.engine.autograd().node(n);
+        match name {
+            "next_functions" => Ok(Value::Tuple(
+                node.next
+                    .iter()
+                    .map(|e| {
+                        let f = match e {
+                            Some(crate::autograd::Edge::Node(m)) => Value::GradFn(*m),
+                            Some(crate::autograd::Edge::Leaf(_)) => Value::Str("AccumulateGrad".into()),
+                            None => Value::None,
+                        };
+                        Value::Tuple(vec![f, Value::Scalar(Scalar::Int(0))])
+                    })
+                    .collect(),
+            )),
+            _ => bail!(Type, "'{}' object has no attribute '{name}'", node.name),
+        }
+    }
+
     /// `xs.append(v)` and the other methods that change a list bound to a name, in place;
     /// `None` when `name` is not a list or `method` not one of them.
     fn list_method(&mut self, name: &str, method: &str, pos: &[Value]) -> Result<Option<Value>> {

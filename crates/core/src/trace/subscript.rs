@@ -140,10 +140,24 @@ pub(super) fn fill(run: &mut RunContext, target: &Tensor, v: Operand, op: &str) 
         Operand::Tensor(_) => OverlapRules { internal: true, partial: false },
     };
     run.engine.check_write_overlap(&target, &inputs, rules)?;
+    let input_refs: Vec<&Tensor> = inputs.iter().collect();
+    let old = if run.engine.inplace_tracked(&target, &input_refs) { Some(run.engine.begin_inplace(&target)?) } else { None };
     let node = run.engine.value_node(&v, target.dtype(), target.shape())?;
     let w = run.engine.write(&target, node)?;
     run.record_write(w);
-    Ok(run.engine.resolve(&target))
+    let target = run.engine.resolve(&target);
+    if let Some(old) = old {
+        let src = match &v {
+            Operand::Tensor(t) => Some(t),
+            Operand::Scalar(_) => None,
+        };
+        let op = match src {
+            Some(t) => crate::autograd::GradOp::Copy { src_shape: t.shape().to_vec(), src_dtype: t.dtype() },
+            None => crate::autograd::GradOp::Fill,
+        };
+        run.engine.finish_inplace(&target, op, old, &[src]);
+    }
+    Ok(target)
 }
 
 /// `copy_` and `a[i] = tensor`: broadcast the source, cast any dtype.
@@ -161,10 +175,17 @@ pub(super) fn copy_into(run: &mut RunContext, target: &Tensor, src: &Tensor, op:
     if shape != target.shape() {
         bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", target.shape(), shape);
     }
+    let tracked = run.engine.inplace_tracked(&target, &[src]);
+    let old = if tracked { Some(run.engine.begin_inplace(&target)?) } else { None };
     let node = run.engine.value_node(&Operand::Tensor(src.clone()), target.dtype(), target.shape())?;
     let w = run.engine.write(&target, node)?;
     run.record_write(w);
-    Ok(run.engine.resolve(&target))
+    let target = run.engine.resolve(&target);
+    if let Some(old) = old {
+        let op = crate::autograd::GradOp::Copy { src_shape: src.shape().to_vec(), src_dtype: src.dtype() };
+        run.engine.finish_inplace(&target, op, old, &[Some(src)]);
+    }
+    Ok(target)
 }
 
 /// Which overlap checks PyTorch 2.x makes for each writing op (see `torch::overlap`).

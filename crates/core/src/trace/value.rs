@@ -42,6 +42,8 @@ pub enum Value {
     Function(std::rc::Rc<Function>),
     /// `torch.no_grad()` and the other grad-mode switches, as `with` uses them.
     Context(GradMode),
+    /// A tensor's `grad_fn`: one backward node.
+    GradFn(crate::autograd::NodeId),
 }
 
 /// What a grad-mode context manager sets while its block runs.
@@ -97,6 +99,7 @@ impl Value {
             Value::Builtin(_) => "builtin_function_or_method",
             Value::Function(_) => "function",
             Value::Context(_) => "torch.autograd.grad_mode",
+            Value::GradFn(_) => "Node",
             Value::Generator(_) => "Generator",
         }
     }

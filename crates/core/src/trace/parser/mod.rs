@@ -414,7 +414,7 @@ impl<'a> Parser<'a> {
                 }
                 Ok(StmtKind::Assign { targets, value })
             }
-            ExprKind::Attr { .. } => Err(self.error_at(lhs.span, "attribute assignment is not supported")),
+            ExprKind::Attr { value: target, name } => Ok(StmtKind::SetAttr { target: *target, name, value }),
             ref other => {
                 let mut message = format!("cannot assign to {}", describe(other));
                 if matches!(other, ExprKind::Call { .. } | ExprKind::Binary { .. }) {

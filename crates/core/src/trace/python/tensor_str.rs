@@ -15,11 +15,21 @@ const PRECISION: usize = 4;
 
 pub fn tensor_repr(engine: &mut Engine, t: &Tensor) -> Result<String> {
     let data = engine.values(t)?;
-    Ok(render(&data, t.shape(), t.dtype()))
+    // Autograd's suffix: the node that made the tensor, or that a leaf requires grad.
+    let grad = match engine.grad_fn_name(t) {
+        Some(n) => Some(format!("grad_fn=<{n}>")),
+        None if engine.autograd().requires_grad(t) => Some("requires_grad=True".to_string()),
+        None => None,
+    };
+    Ok(render_with(&data, t.shape(), t.dtype(), grad))
 }
 
 /// The text of a tensor of `shape` whose elements, row-major, are `data`.
 pub fn render(data: &Data, shape: &[usize], dtype: DType) -> String {
+    render_with(data, shape, dtype, None)
+}
+
+fn render_with(data: &Data, shape: &[usize], dtype: DType, grad: Option<String>) -> String {
     let prefix = "tensor(";
     let indent = prefix.len();
     let numel: usize = shape.iter().product();
@@ -43,6 +53,7 @@ pub fn render(data: &Data, shape: &[usize], dtype: DType) -> String {
     if !matches!(dtype, DType::Float32 | DType::Int64 | DType::Bool) {
         suffixes.push(format!("dtype=torch.{}", dtype.name()));
     }
+    suffixes.extend(grad);
     let mut out = format!("{prefix}{body}");
     let mut last_line = out.len() - out.rfind('\n').map_or(0, |i| i + 1) + 1;
     for s in suffixes {

@@ -1,0 +1,179 @@
+//! Reverse-mode autograd with PyTorch's semantics: which tensors require grad, the backward
+//! node (`grad_fn`) each differentiable op records with PyTorch's name, the tensors each node
+//! saves (and the version of each when saved), `backward()` and `torch.autograd.grad`, `.grad`
+//! accumulation on leaves, and autograd's alias errors (an in-place write on a leaf or on a view
+//! of one, on an output of a multi-output view op, a saved tensor modified before backward, a
+//! second backward through freed saved tensors).
+//!
+//! Nodes are recorded by the engine's differentiable ops (one node per public op: an op built
+//! from other ops records itself only); gradients are computed with the engine's own ops, so
+//! they are graph nodes that fuse and run on every backend. A saved tensor shares its storage
+//! with the tensor it was saved from: a backward reads what is there now, as PyTorch does (so
+//! `y.data.zero_()`, which bypasses the version counter, silently changes the gradient).
+//!
+//! Per-tensor state lives here, keyed by the Python object ([`ObjectId`]), so every name bound
+//! to a tensor sees it; the engine's tensors carry no autograd fields. This module holds the
+//! graph's types (generic over the tensor, so it imports nothing above it); recording, backward
+//! and the formulas are the engine's (`engine/autograd.rs`, `engine/grad.rs`).
+
+
+mod op;
+
+pub use op::{GradOp, Side};
+
+use crate::identity::{CounterId, ObjectId};
+use std::collections::HashMap;
+
+/// What autograd needs to know of a tensor: which Python object it is.
+pub trait Object {
+    fn object(&self) -> ObjectId;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(u32);
+
+impl NodeId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Where a gradient flows: into another node, or into a leaf's `.grad` (AccumulateGrad).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Edge {
+    Node(NodeId),
+    Leaf(ObjectId),
+}
+
+/// A tensor a node keeps for its backward, with its version when saved.
+#[derive(Clone, Debug)]
+pub struct Saved<T> {
+    pub tensor: T,
+    pub counter: CounterId,
+    pub version: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Node<T> {
+    /// PyTorch's class name (`MulBackward0`, `CopySlices`, ...).
+    pub name: String,
+    pub op: GradOp,
+    /// One edge per differentiable input (None where the input needs no gradient).
+    pub next: Vec<Option<Edge>>,
+    /// What the backward formula reads: inputs and outputs as the formula needs them.
+    pub operands: Vec<Option<T>>,
+    /// The subset PyTorch saves, whose versions backward checks.
+    pub saved: Vec<Saved<T>>,
+    /// The output's shape and dtype (the gradient flowing in has them).
+    pub shape: Vec<usize>,
+    /// Its saved tensors were freed by a backward without `retain_graph`.
+    pub freed: bool,
+}
+
+/// Autograd's state for one tensor object.
+#[derive(Clone, Debug)]
+pub struct Meta<T> {
+    pub requires_grad: bool,
+    pub grad_fn: Option<NodeId>,
+    pub grad: Option<T>,
+    pub retains_grad: bool,
+    /// A view made under `no_grad` of a tensor that requires grad.
+    pub no_grad_view: bool,
+}
+
+/// The run's autograd state.
+#[derive(Clone, Debug)]
+pub struct Autograd<T> {
+    pub(crate) meta: HashMap<ObjectId, Meta<T>>,
+    pub(crate) nodes: Vec<Node<T>>,
+    /// Grad mode (`torch.no_grad()` turns it off).
+    pub enabled: bool,
+    /// Ops nested inside a recording op record nothing themselves.
+    pub(crate) depth: u32,
+    /// Nodes recorded since the statement began (their operands are realized when it ends).
+    pub(crate) statement_start: usize,
+    /// The node name the next view or movement copy records (set by the public view op).
+    pub(crate) view_name: Option<&'static str>,
+}
+
+impl<T> Default for Autograd<T> {
+    fn default() -> Self {
+        Autograd { meta: HashMap::new(), nodes: Vec::new(), enabled: true, depth: 0, statement_start: 0, view_name: None }
+    }
+}
+
+impl<T: Object + Clone> Autograd<T> {
+    pub fn meta(&self, t: &T) -> Option<&Meta<T>> {
+        self.meta.get(&t.object())
+    }
+
+    pub fn requires_grad(&self, t: &T) -> bool {
+        self.meta.get(&t.object()).is_some_and(|m| m.requires_grad)
+    }
+
+    pub fn grad_fn(&self, t: &T) -> Option<NodeId> {
+        self.meta.get(&t.object()).and_then(|m| m.grad_fn)
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node<T> {
+        &self.nodes[id.0 as usize]
+    }
+
+    /// `t.is_leaf`: no recorded history.
+    pub fn is_leaf(&self, t: &T) -> bool {
+        self.grad_fn(t).is_none()
+    }
+
+    /// The edge a gradient for `t` takes.
+    pub(crate) fn edge(&self, t: &T) -> Option<Edge> {
+        let m = self.meta.get(&t.object())?;
+        if !m.requires_grad {
+            return None;
+        }
+        Some(match m.grad_fn {
+            Some(n) => Edge::Node(n),
+            None => Edge::Leaf(t.object()),
+        })
+    }
+
+    pub(crate) fn meta_mut(&mut self, t: &T) -> &mut Meta<T> {
+        self.meta_mut_by(t.object())
+    }
+
+    /// Names the node the next view or movement copy records (`TBackward0`, ...).
+    pub(crate) fn name_view(&mut self, name: &'static str) {
+        if self.depth == 0 {
+            self.view_name = Some(name);
+        }
+    }
+
+    pub(crate) fn take_view_name(&mut self) -> Option<&'static str> {
+        self.view_name.take()
+    }
+}
+
+impl<T> Default for Meta<T> {
+    fn default() -> Self {
+        Meta { requires_grad: false, grad_fn: None, grad: None, retains_grad: false, no_grad_view: false }
+    }
+}
+
+impl<T> Autograd<T> {
+    /// The id the next node pushed will have.
+    pub(crate) fn next_id(&self) -> NodeId {
+        // A run records at most a few million nodes (statements and limits bound it).
+        NodeId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX))
+    }
+
+    pub(crate) fn meta_mut_by(&mut self, o: ObjectId) -> &mut Meta<T> {
+        self.meta.entry(o).or_insert_with(Meta::default)
+    }
+}
+
+/// The op a node class is named after: `AddBackward0` → `Add`, `CopySlices` stays.
+pub fn op_name(node: &str) -> &str {
+    match node.find("Backward") {
+        Some(i) => &node[..i],
+        None => node,
+    }
+}

@@ -1,0 +1,609 @@
+//! Recording autograd's graph and running it backward: the engine's side of [`crate::autograd`]
+//! (when a node is recorded, the in-place rules and their errors, `backward()` and
+//! `torch.autograd.grad`, `.grad` accumulation, and which saved tensors a write made stale).
+
+use crate::autograd::{op_name, Autograd, Edge, GradOp, Node, NodeId, Saved, Side};
+use crate::error::{bail, Error, Result};
+use crate::identity::ObjectId;
+use crate::tensor::{Engine, Tensor};
+use std::collections::HashMap;
+
+/// The description PyTorch gives a tensor in autograd's messages: `[torch.FloatTensor [2, 3]]`.
+fn describe(t: &Tensor) -> String {
+    let kind = match t.dtype() {
+        crate::dtype::DType::Float64 => "DoubleTensor",
+        crate::dtype::DType::Float16 => "HalfTensor",
+        crate::dtype::DType::BFloat16 => "BFloat16Tensor",
+        _ => "FloatTensor",
+    };
+    let dims: Vec<String> = t.shape().iter().map(|n| n.to_string()).collect();
+    format!("[torch.{kind} [{}]]", dims.join(", "))
+}
+
+impl Engine {
+    pub fn autograd(&self) -> &Autograd<Tensor> {
+        &self.ag
+    }
+
+    pub fn set_grad_enabled(&mut self, on: bool) {
+        self.ag.enabled = on;
+    }
+
+    pub fn grad_enabled(&self) -> bool {
+        self.ag.enabled
+    }
+
+    /// `requires_grad=` on a factory and `t.requires_grad_(b)`: only leaves of floating dtype.
+    pub fn set_requires_grad(&mut self, t: &Tensor, on: bool) -> Result<()> {
+        if on && !t.dtype().is_float() {
+            bail!(Autograd, "only Tensors of floating point and complex dtype can require gradients");
+        }
+        if !self.ag.is_leaf(t) {
+            if !on {
+                bail!(
+                    Autograd,
+                    "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+                );
+            }
+            return Ok(());
+        }
+        self.ag.meta_mut(t).requires_grad = on;
+        Ok(())
+    }
+
+    /// `t.retain_grad()`.
+    pub fn retain_grad(&mut self, t: &Tensor) -> Result<()> {
+        if !self.ag.requires_grad(t) {
+            bail!(Autograd, "can't retain_grad on Tensor that has requires_grad=False");
+        }
+        if !self.ag.is_leaf(t) {
+            self.ag.meta_mut(t).retains_grad = true;
+        }
+        Ok(())
+    }
+
+    /// `t.grad`.
+    pub fn grad(&self, t: &Tensor) -> Option<Tensor> {
+        self.ag.meta(t).and_then(|m| m.grad.clone())
+    }
+
+    /// `t.grad = g` (None clears it).
+    pub fn set_grad(&mut self, t: &Tensor, g: Option<Tensor>) -> Result<()> {
+        if let Some(g) = &g {
+            if g.shape() != t.shape() {
+                bail!(Shape, "assigned grad has data of a different size");
+            }
+            if g.dtype() != t.dtype() {
+                bail!(DType, "assigned grad has data of a different type");
+            }
+        }
+        self.ag.meta_mut(t).grad = g;
+        Ok(())
+    }
+
+    /// The name of `t`'s grad_fn.
+    pub fn grad_fn_name(&self, t: &Tensor) -> Option<&str> {
+        self.ag.grad_fn(t).map(|n| self.ag.node(n).name.as_str())
+    }
+
+    /// A view's autograd state: it shares its base's history through a view node (recorded by
+    /// the view op) and remembers whether it was made under `no_grad`.
+    pub(crate) fn note_view(&mut self, base: &Tensor, view: &Tensor) {
+        if !self.ag.enabled && self.ag.depth == 0 && self.ag.requires_grad(base) {
+            let m = self.ag.meta_mut(view);
+            m.no_grad_view = true;
+        }
+    }
+
+    /// Runs `f` without recording (the ops an op is built from, and gradients themselves).
+    pub(crate) fn untracked<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        self.ag.depth += 1;
+        let r = f(self);
+        self.ag.depth -= 1;
+        r
+    }
+
+    /// Records the node for `out = op(inputs)` when grad mode is on, this is the outermost op,
+    /// and some input requires grad. `operands` are what the formula reads; `saved` the indices
+    /// of those PyTorch saves (checked for in-place changes at backward).
+    pub(crate) fn record(
+        &mut self,
+        out: &Tensor,
+        op: GradOp,
+        inputs: &[Option<&Tensor>],
+        operands: Vec<Option<Tensor>>,
+        saved: &[usize],
+    ) {
+        if !self.ag.enabled || self.ag.depth > 0 || !out.dtype().is_float() {
+            return;
+        }
+        let next: Vec<Option<Edge>> = inputs.iter().map(|t| t.and_then(|t| self.ag.edge(t))).collect();
+        if next.iter().all(Option::is_none) {
+            return;
+        }
+        let saved = saved
+            .iter()
+            .filter_map(|&i| operands.get(i).cloned().flatten())
+            .map(|t| Saved { counter: t.counter, version: self.ids.version(t.counter), tensor: t })
+            .collect();
+        let id = self.ag.next_id();
+        self.ag.nodes.push(Node {
+            name: op.name(),
+            op,
+            next,
+            operands,
+            saved,
+            shape: out.shape().to_vec(),
+            freed: false,
+        });
+        let m = self.ag.meta_mut(out);
+        m.requires_grad = true;
+        m.grad_fn = Some(id);
+    }
+
+    /// Records a binary elementwise op, saving what PyTorch's formula saves.
+    pub(crate) fn record_binary(&mut self, op: crate::uop::BinaryOp, a: &crate::tensor::Operand, b: &crate::tensor::Operand, out: &Tensor) {
+        use crate::tensor::Operand;
+        use crate::uop::BinaryOp as B;
+        if !matches!(op, B::Add | B::Sub | B::Mul | B::Div | B::Pow | B::Max | B::Min) {
+            return;
+        }
+        let (ta, tb) = match (a, b) {
+            (Operand::Tensor(x), Operand::Tensor(y)) => (Some(x.clone()), Some(y.clone())),
+            (Operand::Tensor(x), Operand::Scalar(_)) => (Some(x.clone()), None),
+            (Operand::Scalar(_), Operand::Tensor(y)) => (None, Some(y.clone())),
+            _ => return,
+        };
+        let scalar = match (a, b) {
+            (Operand::Scalar(v), _) => Some((*v, Side::Left)),
+            (_, Operand::Scalar(v)) => Some((*v, Side::Right)),
+            _ => None,
+        };
+        let saved: Vec<usize> = match op {
+            B::Mul | B::Div | B::Max | B::Min => vec![0, 1],
+            B::Pow if scalar.is_none() => vec![0, 1, 2],
+            B::Pow => vec![0, 1],
+            _ => vec![],
+        };
+        let operands = vec![ta.clone(), tb.clone(), Some(out.clone())];
+        // Pow keeps its result only when the exponent is a tensor; the formula recomputes it
+        // otherwise.
+        let operands = if op == B::Pow && tb.is_some() { operands } else { vec![ta.clone(), tb.clone(), None] };
+        self.record(out, GradOp::Binary { op, scalar }, &[ta.as_ref(), tb.as_ref()], operands, &saved);
+    }
+
+    /// Records a unary elementwise op, saving its input or its result as PyTorch does.
+    pub(crate) fn record_unary(&mut self, op: crate::uop::UnaryOp, x: &Tensor, out: &Tensor) {
+        use crate::uop::UnaryOp as U;
+        let saved: &[usize] = match op {
+            U::Exp | U::Sqrt | U::Relu | U::Sigmoid | U::Tanh | U::Tan | U::Expm1 | U::Exp2 => &[1],
+            U::Neg | U::Floor | U::Ceil | U::Round | U::Trunc | U::Sign => &[],
+            U::Not => return,
+            _ => &[0],
+        };
+        let operands = vec![Some(x.clone()), Some(out.clone())];
+        self.record(out, GradOp::Unary(op), &[Some(x)], operands, saved);
+    }
+
+    /// The checks an in-place op on `t` makes first, with PyTorch's messages.
+    pub fn check_inplace(&self, t: &Tensor) -> Result<()> {
+        if !self.ag.enabled || self.ag.depth > 0 {
+            return Ok(());
+        }
+        let base = t.base.as_deref();
+        let leaf_requiring = |x: &Tensor| self.ag.requires_grad(x) && self.ag.is_leaf(x);
+        if base.is_none() && leaf_requiring(t) {
+            bail!(Autograd, "a leaf Variable that requires grad is being used in an in-place operation.");
+        }
+        if let Some(b) = base {
+            if self.ag.requires_grad(t) || self.ag.requires_grad(b) {
+                if leaf_requiring(b) {
+                    bail!(Autograd, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+                }
+                if let Some(o) = t.output_of().filter(|o| o.multi_output_node.is_some()) {
+                    bail!(
+                        Autograd,
+                        "Output {} of {} is a view and is being modified inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one.",
+                        o.index,
+                        op_name(o.multi_output_node.unwrap_or(""))
+                    );
+                }
+                if self.ag.meta(t).is_some_and(|m| m.no_grad_view) {
+                    bail!(
+                        Autograd,
+                        "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// After an in-place op wrote `new` (computed out of place from `old`, the target's value
+    /// before) into `target`: the target's history becomes the op's node. For a view, the base's
+    /// history becomes `CopySlices` of it, and the view's an `AsStridedBackward0` of the base.
+    pub fn rebase_inplace(&mut self, target: &Tensor, new: &Tensor) {
+        if !self.ag.enabled || self.ag.depth > 0 {
+            return;
+        }
+        let Some(fn_node) = self.ag.grad_fn(new) else { return };
+        match target.base.as_deref() {
+            None => {
+                let m = self.ag.meta_mut(target);
+                m.requires_grad = true;
+                m.grad_fn = Some(fn_node);
+            }
+            Some(base) => {
+                let base = base.clone();
+                let base_edge = self.ag.edge(&base);
+                let mut next = vec![base_edge];
+                next.extend(self.ag.node(fn_node).next.iter().skip(1).copied());
+                let op = GradOp::CopySlices { base: base.layout().clone(), view: target.layout().clone(), func: fn_node };
+                let id = self.ag.next_id();
+                self.ag.nodes.push(Node {
+                    name: "CopySlices".into(),
+                    op,
+                    next,
+                    operands: Vec::new(),
+                    saved: Vec::new(),
+                    shape: base.shape().to_vec(),
+                    freed: false,
+                });
+                let m = self.ag.meta_mut(&base);
+                m.requires_grad = true;
+                m.grad_fn = Some(id);
+                let view_op = GradOp::View { input: base.layout().clone(), output: target.layout().clone() };
+                let vid = self.ag.next_id();
+                self.ag.nodes.push(Node {
+                    name: "AsStridedBackward0".into(),
+                    op: view_op,
+                    next: vec![Some(Edge::Node(id))],
+                    operands: Vec::new(),
+                    saved: Vec::new(),
+                    shape: target.shape().to_vec(),
+                    freed: false,
+                });
+                let m = self.ag.meta_mut(target);
+                m.requires_grad = true;
+                m.grad_fn = Some(vid);
+            }
+        }
+    }
+
+    /// Gives `t`'s node PyTorch's name for the op that made it (a multi-output view's node).
+    pub(crate) fn rename_grad_fn(&mut self, t: &Tensor, name: &str) {
+        if let Some(n) = self.ag.grad_fn(t) {
+            self.ag.nodes[n.index()].name = name.to_string();
+        }
+    }
+
+    /// Whether an in-place write into `target` from `inputs` is something autograd records.
+    pub fn inplace_tracked(&self, target: &Tensor, inputs: &[&Tensor]) -> bool {
+        self.ag.enabled
+            && self.ag.depth == 0
+            && (self.ag.requires_grad(target)
+                || target.base.as_deref().is_some_and(|b| self.ag.requires_grad(b))
+                || inputs.iter().any(|t| self.ag.requires_grad(t)))
+    }
+
+    /// The start of a tracked in-place write into `target`: PyTorch's refusals, then a copy of
+    /// the values it holds now (what the op's formula reads as its old value).
+    pub fn begin_inplace(&mut self, target: &Tensor) -> Result<Tensor> {
+        self.check_inplace(target)?;
+        let old = self.untracked(|e| e.copy(target))?;
+        self.realize(&old)
+    }
+
+    /// The end of a tracked in-place write of `op` into `target`: the node is recorded on a
+    /// fresh handle (inputs: the target's old history, then `others`), then the target's
+    /// history becomes it (`CopySlices` for a view).
+    pub fn finish_inplace(&mut self, target: &Tensor, op: GradOp, old: Tensor, others: &[Option<&Tensor>]) {
+        let handle = self.fresh_handle(target);
+        let mut inputs: Vec<Option<&Tensor>> = vec![Some(target)];
+        inputs.extend_from_slice(others);
+        let mut operands: Vec<Option<Tensor>> = vec![Some(old)];
+        operands.extend(others.iter().map(|t| t.cloned()));
+        operands.push(None);
+        let saved: Vec<usize> = match &op {
+            GradOp::Binary { op: crate::uop::BinaryOp::Mul | crate::uop::BinaryOp::Div, .. } => vec![0, 1],
+            _ => Vec::new(),
+        };
+        self.record(&handle, op, &inputs, operands, &saved);
+        self.rebase_inplace(target, &handle);
+    }
+
+    /// The same tensor under a new Python object (where an in-place op's node is recorded
+    /// before the target takes it over).
+    fn fresh_handle(&mut self, t: &Tensor) -> Tensor {
+        let object = self.ids.fresh_object();
+        t.clone().into_fresh_owner(object, t.counter)
+    }
+
+    /// After `target` took `value`'s values (`exp_`, `relu_`, ...): its history becomes the
+    /// node that computed `value`.
+    pub fn rebase_onto(&mut self, target: &Tensor, value: &Tensor) {
+        if self.ag.grad_fn(value).is_some() {
+            self.rebase_inplace(target, value);
+        }
+    }
+
+    /// `t.detach()` and `.data`: a tensor outside the graph.
+    pub fn forget(&mut self, t: &Tensor) {
+        self.ag.meta.remove(&t.object);
+    }
+
+    /// Realizes what this statement's nodes keep, so nothing they read is pending afterwards.
+    pub(crate) fn autograd_end_statement(&mut self) -> Result<()> {
+        let start = self.ag.statement_start;
+        let mut nodes = std::mem::take(&mut self.ag.nodes);
+        let mut result = Ok(());
+        for n in nodes.iter_mut().skip(start) {
+            for t in n.operands.iter_mut().flatten() {
+                match self.realize(t) {
+                    Ok(r) => *t = r,
+                    Err(e) => result = Err(e),
+                }
+            }
+            for s in &mut n.saved {
+                if let Ok(r) = self.realize(&s.tensor) {
+                    s.tensor = r;
+                }
+            }
+        }
+        self.ag.statement_start = nodes.len();
+        self.ag.view_name = None;
+        self.ag.nodes = nodes;
+        let objects: Vec<ObjectId> = self.ag.meta.keys().copied().collect();
+        for o in objects {
+            if let Some(g) = self.ag.meta.get(&o).and_then(|m| m.grad.clone()) {
+                let r = self.realize(&g)?;
+                if let Some(m) = self.ag.meta.get_mut(&o) {
+                    m.grad = Some(r);
+                }
+            }
+        }
+        result
+    }
+
+    /// `root.backward(gradient, retain_graph)`: gradients accumulate into the leaves' `.grad`.
+    pub fn backward(&mut self, root: &Tensor, gradient: Option<&Tensor>, retain_graph: bool) -> Result<()> {
+        let grads = self.run_backward(root, gradient, retain_graph, None)?;
+        for (leaf, g) in grads {
+            self.accumulate(leaf, g)?;
+        }
+        Ok(())
+    }
+
+    /// `torch.autograd.grad(root, inputs, gradient, retain_graph)`: the gradients, nothing
+    /// accumulated.
+    pub fn grad_of(
+        &mut self,
+        root: &Tensor,
+        inputs: &[Tensor],
+        gradient: Option<&Tensor>,
+        retain_graph: bool,
+        allow_unused: bool,
+    ) -> Result<Vec<Option<Tensor>>> {
+        for t in inputs {
+            if !self.ag.requires_grad(t) {
+                bail!(Autograd, "One of the differentiated Tensors does not require grad");
+            }
+        }
+        let want: Vec<Edge> = inputs.iter().filter_map(|t| self.ag.edge(t)).collect();
+        let grads = self.run_backward(root, gradient, retain_graph, Some(&want))?;
+        let mut out = Vec::with_capacity(inputs.len());
+        for (t, e) in inputs.iter().zip(&want) {
+            let g = grads.iter().find(|(o, _)| Edge::Leaf(*o) == *e || self.captured_for(*e, *o)).map(|(_, g)| g.clone());
+            if g.is_none() && !allow_unused {
+                bail!(
+                    Autograd,
+                    "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior."
+                );
+            }
+            let _ = t;
+            out.push(g);
+        }
+        Ok(out)
+    }
+
+    fn captured_for(&self, e: Edge, o: ObjectId) -> bool {
+        matches!(e, Edge::Node(n) if self.ag.meta.get(&o).and_then(|m| m.grad_fn) == Some(n))
+    }
+
+    /// Walks the graph from `root`; returns the gradient of each leaf reached (and of each
+    /// non-leaf that retains its grad or that `capture` names, keyed by its object).
+    fn run_backward(
+        &mut self,
+        root: &Tensor,
+        gradient: Option<&Tensor>,
+        retain_graph: bool,
+        capture: Option<&[Edge]>,
+    ) -> Result<Vec<(ObjectId, Tensor)>> {
+        let Some(edge) = self.ag.edge(root) else {
+            bail!(Autograd, "element 0 of tensors does not require grad and does not have a grad_fn");
+        };
+        let seed = match gradient {
+            Some(g) => {
+                if g.shape() != root.shape() {
+                    bail!(
+                        Shape,
+                        "Mismatch in shape: grad_output[0] has a shape of torch.Size([{}]) and output[0] has a shape of torch.Size([{}]).",
+                        g.shape().iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "),
+                        root.shape().iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")
+                    );
+                }
+                g.clone()
+            }
+            None => {
+                if root.numel() != 1 {
+                    bail!(Autograd, "grad can be implicitly created only for scalar outputs");
+                }
+                self.untracked(|e| e.full(root.shape(), crate::uop::buffer::Scalar::Int(1), Some(root.dtype())))?
+            }
+        };
+        let mut leaves: Vec<(ObjectId, Tensor)> = Vec::new();
+        let root_node = match edge {
+            Edge::Leaf(o) => {
+                leaves.push((o, seed));
+                return Ok(leaves);
+            }
+            Edge::Node(n) => n,
+        };
+        // Topological order: a node runs once every node feeding it a gradient has.
+        let order = self.topo_order(root_node);
+        let mut pending: HashMap<NodeId, Tensor> = HashMap::new();
+        pending.insert(root_node, seed);
+        let retained: HashMap<NodeId, ObjectId> =
+            self.ag.meta.iter().filter(|(_, m)| m.retains_grad).filter_map(|(o, m)| m.grad_fn.map(|n| (n, *o))).collect();
+        let captured: HashMap<NodeId, ObjectId> = match capture {
+            Some(edges) => self
+                .ag
+                .meta
+                .iter()
+                .filter_map(|(o, m)| m.grad_fn.filter(|n| edges.contains(&Edge::Node(*n))).map(|n| (n, *o)))
+                .collect(),
+            None => HashMap::new(),
+        };
+        for id in order {
+            let Some(g) = pending.remove(&id) else { continue };
+            if let Some(&o) = retained.get(&id) {
+                if capture.is_none() {
+                    let g = self.realize(&g)?;
+                    self.ag.meta_mut_by(o).grad = Some(g);
+                }
+            }
+            if let Some(&o) = captured.get(&id) {
+                leaves.push((o, g.clone()));
+                continue;
+            }
+            let node: Node<Tensor> = self.ag.node(id).clone();
+            if node.freed {
+                bail!(
+                    Autograd,
+                    "Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward."
+                );
+            }
+            self.check_saved(&node)?;
+            let grads = self.untracked(|e| e.vjp(&node, &g))?;
+            for (edge, g) in node.next.iter().zip(grads) {
+                let (Some(edge), Some(g)) = (edge, g) else { continue };
+                match edge {
+                    Edge::Leaf(o) => {
+                        if capture.is_some_and(|c| c.contains(edge)) || capture.is_none() {
+                            match leaves.iter_mut().find(|(l, _)| l == o) {
+                                Some((_, acc)) => *acc = self.untracked(|e| e.add_tensors(acc, &g))?,
+                                None => leaves.push((*o, g)),
+                            }
+                        }
+                    }
+                    Edge::Node(n) => {
+                        let g = match pending.remove(n) {
+                            Some(acc) => self.untracked(|e| e.add_tensors(&acc, &g))?,
+                            None => g,
+                        };
+                        pending.insert(*n, g);
+                    }
+                }
+            }
+            if !retain_graph && !node.saved.is_empty() {
+                let n = &mut self.ag.nodes[id.index()];
+                n.freed = true;
+                n.saved.clear();
+            }
+        }
+        Ok(leaves)
+    }
+
+    /// Nodes reachable from `root`, each after every node that feeds it.
+    fn topo_order(&self, root: NodeId) -> Vec<NodeId> {
+        let mut indegree: HashMap<NodeId, usize> = HashMap::new();
+        let mut stack = vec![root];
+        let mut seen = std::collections::HashSet::new();
+        seen.insert(root);
+        while let Some(n) = stack.pop() {
+            for e in self.ag.node(n).next.iter().flatten() {
+                if let Edge::Node(m) = e {
+                    *indegree.entry(*m).or_default() += 1;
+                    if seen.insert(*m) {
+                        stack.push(*m);
+                    }
+                }
+            }
+        }
+        let mut order = Vec::with_capacity(seen.len());
+        let mut ready = vec![root];
+        while let Some(n) = ready.pop() {
+            order.push(n);
+            for e in self.ag.node(n).next.iter().flatten() {
+                if let Edge::Node(m) = e {
+                    if let Some(d) = indegree.get_mut(m) {
+                        *d -= 1;
+                        if *d == 0 {
+                            ready.push(*m);
+                        }
+                    }
+                }
+            }
+        }
+        order
+    }
+
+    /// PyTorch's check that no saved tensor changed since it was saved.
+    fn check_saved(&self, node: &Node<Tensor>) -> Result<()> {
+        for s in &node.saved {
+            let now = self.ids.version(s.counter);
+            if now != s.version {
+                // PyTorch 2.15 names the op that made the tensor (`Add`, not `AddBackward0`).
+                let which = match self.ag.grad_fn(&s.tensor) {
+                    Some(n) => format!(", which is output 0 of {},", op_name(&self.ag.node(n).name)),
+                    None => String::new(),
+                };
+                return Err(Error::Autograd(format!(
+                    "one of the variables needed for gradient computation has been modified by an inplace operation: {}{which} is at version {now}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).",
+                    describe(&s.tensor),
+                    s.version
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds `g` into the leaf's `.grad`: the first gradient becomes `.grad`, later ones are
+    /// added in place (`.grad` keeps its storage, its version moves).
+    fn accumulate(&mut self, leaf: ObjectId, g: Tensor) -> Result<()> {
+        let g = self.realize(&g)?;
+        let current = self.ag.meta.get(&leaf).and_then(|m| m.grad.clone());
+        match current {
+            None => self.ag.meta_mut_by(leaf).grad = Some(g),
+            Some(acc) => {
+                let sum = self.untracked(|e| e.add_tensors(&acc, &g))?;
+                self.write(&acc, sum.node())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Saved tensors of every node reachable from a live tensor that a write has made stale:
+    /// `(node name, saved tensor)` pairs; a backward through any of them would fail.
+    pub fn stale_saved(&self, roots: &[&Tensor]) -> Vec<(String, Tensor)> {
+        let mut out = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack: Vec<NodeId> = roots.iter().filter_map(|t| self.ag.grad_fn(t)).collect();
+        while let Some(n) = stack.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            let node = self.ag.node(n);
+            for s in &node.saved {
+                if self.ids.version(s.counter) != s.version {
+                    out.push((node.name.clone(), s.tensor.clone()));
+                }
+            }
+            stack.extend(node.next.iter().flatten().filter_map(|e| match e {
+                Edge::Node(m) => Some(*m),
+                Edge::Leaf(_) => None,
+            }));
+        }
+        out
+    }
+}

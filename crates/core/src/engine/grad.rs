@@ -1,0 +1,452 @@
+//! The backward formulas: for each differentiable op the gradient of each input given the
+//! gradient of the output, written with the engine's own ops, so gradients are graph nodes
+//! that fuse and run on every backend (`tools/autograd/derivatives.yaml` is the reference for
+//! what each node reads).
+
+use crate::autograd::{GradOp, Node};
+use crate::engine::reduce::KeepDim;
+use crate::error::{bail, Result};
+use crate::shape::tracker::ShapeTracker;
+use crate::tensor::{restride_view, Engine, Operand, Tensor};
+use crate::torch::layout::Layout;
+use crate::uop::buffer::Scalar;
+use crate::uop::{BinaryOp, ReduceOp, UnaryOp};
+
+fn t(x: &Tensor) -> Operand {
+    Operand::Tensor(x.clone())
+}
+
+fn s(x: f64) -> Operand {
+    Operand::Scalar(Scalar::Float(x))
+}
+
+fn dims(shape: &[usize]) -> Vec<i64> {
+    shape.iter().map(|&n| n as i64).collect()
+}
+
+impl Engine {
+    pub(crate) fn add_tensors(&mut self, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        self.binary(BinaryOp::Add, &t(a), &t(b))
+    }
+
+    fn mul(&mut self, a: &Operand, b: &Operand) -> Result<Tensor> {
+        self.binary(BinaryOp::Mul, a, b)
+    }
+
+    /// `g` summed down to `shape` (the broadcast a forward op did, undone).
+    fn sum_to(&mut self, g: &Tensor, shape: &[usize]) -> Result<Tensor> {
+        if g.shape() == shape {
+            return Ok(g.clone());
+        }
+        let lead = g.shape().len() - shape.len();
+        let mut axes: Vec<usize> = (0..lead).collect();
+        for (d, &n) in shape.iter().enumerate() {
+            if n == 1 && g.shape()[lead + d] != 1 {
+                axes.push(lead + d);
+            }
+        }
+        let r = self.reduce(ReduceOp::Sum, g, &axes, KeepDim::Keep)?;
+        self.reshape(&r, &dims(shape))
+    }
+
+    /// `g` (reduced over `axes`, maybe without them) spread back over `input`.
+    fn unreduce(&mut self, g: &Tensor, axes: &[usize], keepdim: bool, input: &[usize]) -> Result<Tensor> {
+        let kept: Vec<usize> = input.iter().enumerate().map(|(d, &n)| if axes.contains(&d) { 1 } else { n }).collect();
+        let g = if keepdim { g.clone() } else { self.reshape(g, &dims(&kept))? };
+        self.expand(&g, &dims(input))
+    }
+
+    /// The gradient of a view's input from the gradient of the view: written through the
+    /// view's layout into zeros over the whole storage, then read through the input's layout.
+    fn view_backward(&mut self, g: &Tensor, input: &Layout, output: &Layout) -> Result<Tensor> {
+        if input.is_contiguous() && output.is_contiguous() && input.offset() == output.offset() {
+            return self.reshape(g, &dims(input.sizes()));
+        }
+        // Broadcast dims (stride 0) gather their gradient first, so the write hits each cell once.
+        let mut g = g.clone();
+        let mut sizes = output.sizes().to_vec();
+        let strides = output.strides().to_vec();
+        let spread: Vec<usize> = (0..sizes.len()).filter(|&d| strides[d] == 0 && sizes[d] > 1).collect();
+        if !spread.is_empty() {
+            g = self.reduce(ReduceOp::Sum, &g, &spread, KeepDim::Keep)?;
+            for &d in &spread {
+                sizes[d] = 1;
+            }
+        }
+        let output = Layout::new(&sizes, &strides, output.offset());
+        if crate::torch::overlap::has_internal_overlap(&output) == crate::torch::overlap::MemOverlap::Yes {
+            bail!(Unsupported, "the gradient of a view whose elements overlap is not supported");
+        }
+        let extent = |l: &Layout| -> i64 {
+            l.offset() + l.sizes().iter().zip(l.strides()).map(|(&n, &st)| (n as i64 - 1).max(0) * st.max(0)).sum::<i64>() + 1
+        };
+        let len = extent(input).max(extent(&output)).max(1) as usize;
+        let zeros = self.full(&[len], Scalar::Int(0), Some(g.dtype()))?;
+        let zeros = self.realize(&zeros)?;
+        let target = self.torch_view(&zeros, output.clone(), ShapeTracker::from_view(restride_view(&output)), 0)?;
+        let g = self.reshape(&g, &dims(&sizes))?;
+        let g = self.copy(&g)?;
+        self.write(&target, g.node())?;
+        let back = self.torch_view(&zeros, input.clone(), ShapeTracker::from_view(restride_view(input)), 0)?;
+        self.copy(&back)
+    }
+
+    /// The gradients of a node's inputs (one per edge) from the gradient `g` of its output.
+    pub(crate) fn vjp(&mut self, node: &Node<Tensor>, g: &Tensor) -> Result<Vec<Option<Tensor>>> {
+        let op = |i: usize| node.operands.get(i).cloned().flatten();
+        Ok(match &node.op {
+            GradOp::Binary { op: bop, scalar } => {
+                let (a, b) = (op(0), op(1));
+                let ta = a.as_ref().map(t).unwrap_or_else(|| Operand::Scalar(scalar.map_or(Scalar::Int(0), |x| x.0)));
+                let tb = b.as_ref().map(t).unwrap_or_else(|| Operand::Scalar(scalar.map_or(Scalar::Int(0), |x| x.0)));
+                let (ga, gb) = match bop {
+                    BinaryOp::Add => (Some(g.clone()), Some(g.clone())),
+                    BinaryOp::Sub => (Some(g.clone()), Some(self.unary(UnaryOp::Neg, g)?)),
+                    BinaryOp::Mul => (Some(self.mul(&t(g), &tb)?), Some(self.mul(&t(g), &ta)?)),
+                    BinaryOp::Div => {
+                        let ga = self.binary(BinaryOp::Div, &t(g), &tb)?;
+                        // -g * a / b^2
+                        let q = self.binary(BinaryOp::Div, &ta, &tb)?;
+                        let q = self.binary(BinaryOp::Div, &t(&q), &tb)?;
+                        let gb = self.mul(&t(g), &t(&q))?;
+                        (Some(ga), Some(self.unary(UnaryOp::Neg, &gb)?))
+                    }
+                    BinaryOp::Pow => {
+                        // d/da = b * a^(b-1); d/db = out * ln(a)
+                        let bm1 = self.binary(BinaryOp::Sub, &tb, &s(1.0))?;
+                        let p = self.binary(BinaryOp::Pow, &ta, &t(&bm1))?;
+                        let da = self.mul(&tb, &t(&p))?;
+                        let ga = self.mul(&t(g), &t(&da))?;
+                        let gb = match b.is_some() {
+                            true => {
+                                let out = match op(2) {
+                                    Some(o) => o,
+                                    None => self.binary(BinaryOp::Pow, &ta, &tb)?,
+                                };
+                                let ln = match &ta {
+                                    Operand::Tensor(x) => self.unary(UnaryOp::Log, x)?,
+                                    Operand::Scalar(v) => self.full(&[], Scalar::Float(v.as_f64().ln()), Some(g.dtype()))?,
+                                };
+                                let d = self.mul(&t(&out), &t(&ln))?;
+                                Some(self.mul(&t(g), &t(&d))?)
+                            }
+                            false => None,
+                        };
+                        (Some(ga), gb)
+                    }
+                    BinaryOp::Max | BinaryOp::Min => {
+                        // Ties split the gradient in half, as PyTorch's maximum/minimum do.
+                        let wins = if *bop == BinaryOp::Max { BinaryOp::CmpLt } else { BinaryOp::CmpLt };
+                        let (lo, hi) = if *bop == BinaryOp::Max { (&tb, &ta) } else { (&ta, &tb) };
+                        let a_wins = self.binary(wins, lo, hi)?;
+                        let tie = self.binary(BinaryOp::CmpEq, &ta, &tb)?;
+                        let half = self.mul(&t(g), &s(0.5))?;
+                        let zero = Operand::Scalar(Scalar::Int(0));
+                        let g_or_half = self.where_(&t(&tie), &t(&half), &t(g))?;
+                        let a_gets = self.where_(&t(&a_wins), &t(g), &zero)?;
+                        let a_gets = self.where_(&t(&tie), &t(&g_or_half), &t(&a_gets))?;
+                        let b_not = self.binary(BinaryOp::Or, &t(&a_wins), &t(&tie))?;
+                        let b_gets = self.where_(&t(&b_not), &zero, &t(g))?;
+                        let b_gets = self.where_(&t(&tie), &t(&g_or_half), &t(&b_gets))?;
+                        (Some(a_gets), Some(b_gets))
+                    }
+                    other => bail!(Unsupported, "the gradient of {} is not supported", other.name()),
+                };
+                let fit = |e: &mut Self, x: Option<Tensor>, side: &Option<Tensor>| -> Result<Option<Tensor>> {
+                    match (x, side) {
+                        (Some(x), Some(s)) => {
+                            let x = e.sum_to(&x, s.shape())?;
+                            Ok(Some(if x.dtype() != s.dtype() { e.cast(&x, s.dtype())? } else { x }))
+                        }
+                        _ => Ok(None),
+                    }
+                };
+                vec![fit(self, ga, &a)?, fit(self, gb, &b)?]
+            }
+            GradOp::Unary(u) => {
+                let (Some(x), out) = (op(0), op(1)) else { return Ok(vec![None]) };
+                let out = match out {
+                    Some(o) => o,
+                    None => self.unary(*u, &x)?,
+                };
+                vec![Some(self.unary_vjp(*u, &x, &out, g)?)]
+            }
+            GradOp::Where => {
+                let Some(c) = op(0) else { return Ok(vec![None, None]) };
+                let zero = Operand::Scalar(Scalar::Int(0));
+                let gx = self.where_(&t(&c), &t(g), &zero)?;
+                let gy = self.where_(&t(&c), &zero, &t(g))?;
+                let shapes: Vec<Option<Vec<usize>>> = vec![op(1).map(|x| x.shape().to_vec()), op(2).map(|x| x.shape().to_vec())];
+                let gx = match &shapes[0] {
+                    Some(sh) => self.sum_to(&gx, sh)?,
+                    None => gx,
+                };
+                let gy = match &shapes[1] {
+                    Some(sh) => self.sum_to(&gy, sh)?,
+                    None => gy,
+                };
+                vec![Some(gx), Some(gy)]
+            }
+            GradOp::Reduce { op: rop, axes, keepdim, input, .. } => match rop {
+                ReduceOp::Sum => vec![Some(self.unreduce(g, axes, *keepdim, input)?)],
+                ReduceOp::Max | ReduceOp::Min => {
+                    let (Some(x), Some(out)) = (op(0), op(1)) else { return Ok(vec![None]) };
+                    let out = self.unreduce(&out, axes, *keepdim, input)?;
+                    let hit = self.binary(BinaryOp::CmpEq, &t(&x), &t(&out))?;
+                    let hit = self.cast(&hit, g.dtype())?;
+                    let count = self.reduce(ReduceOp::Sum, &hit, axes, KeepDim::Keep)?;
+                    let count = self.expand(&count, &dims(input))?;
+                    let gg = self.unreduce(g, axes, *keepdim, input)?;
+                    let share = self.binary(BinaryOp::Div, &t(&gg), &t(&count))?;
+                    vec![Some(self.mul(&t(&share), &t(&hit))?)]
+                }
+                ReduceOp::Prod => bail!(Unsupported, "the gradient of prod is not supported"),
+            },
+            GradOp::Mean { axes, keepdim, input, .. } => {
+                let n: usize = axes.iter().map(|&d| input[d]).product();
+                let gg = self.unreduce(g, axes, *keepdim, input)?;
+                vec![Some(self.binary(BinaryOp::Div, &t(&gg), &Operand::Scalar(Scalar::Int(n as i64)))?)]
+            }
+            GradOp::Matmul { .. } => {
+                let (Some(a), Some(b)) = (op(0), op(1)) else { return Ok(vec![None, None]) };
+                let a2 = if a.shape().len() == 1 { self.unsqueeze(&a, 0)? } else { a.clone() };
+                let b2 = if b.shape().len() == 1 { self.unsqueeze(&b, -1)? } else { b.clone() };
+                let mut gshape = g.shape().to_vec();
+                if a.shape().len() == 1 {
+                    let at = gshape.len() + usize::from(b.shape().len() != 1) - 1;
+                    gshape.insert(at.min(gshape.len()), 1);
+                }
+                if b.shape().len() == 1 {
+                    gshape.push(1);
+                }
+                let g2 = self.reshape(g, &dims(&gshape))?;
+                let bt = self.matrix_t(&b2)?;
+                let ga = self.matmul(&g2, &bt)?;
+                let at = self.matrix_t(&a2)?;
+                let gb = self.matmul(&at, &g2)?;
+                let ga = self.sum_to(&ga, a2.shape())?;
+                let gb = self.sum_to(&gb, b2.shape())?;
+                vec![Some(self.reshape(&ga, &dims(a.shape()))?), Some(self.reshape(&gb, &dims(b.shape()))?)]
+            }
+            GradOp::Linear { bias } => {
+                let (Some(x), Some(w)) = (op(0), op(1)) else { return Ok(vec![None, None, None]) };
+                let gx = self.matmul(g, &w)?;
+                let outf = *w.shape().first().unwrap_or(&1);
+                let inf = *x.shape().last().unwrap_or(&1);
+                let g2 = self.reshape(g, &[-1, outf as i64])?;
+                let x2 = self.reshape(&x, &[-1, inf as i64])?;
+                let g2t = self.matrix_t(&g2)?;
+                let gw = self.matmul(&g2t, &x2)?;
+                let gw = self.reshape(&gw, &dims(w.shape()))?;
+                let _ = bias;
+                let gb = match op(2) {
+                    Some(b) => Some(self.sum_to(g, b.shape())?),
+                    None => None,
+                };
+                vec![Some(gx), Some(gw), gb]
+            }
+            GradOp::Softmax { dim, log } => {
+                let Some(out) = op(0) else { return Ok(vec![None]) };
+                let gx = if *log {
+                    let e = self.unary(UnaryOp::Exp, &out)?;
+                    let sg = self.reduce(ReduceOp::Sum, g, &[*dim], KeepDim::Keep)?;
+                    let p = self.mul(&t(&e), &t(&sg))?;
+                    self.binary(BinaryOp::Sub, &t(g), &t(&p))?
+                } else {
+                    let gy = self.mul(&t(g), &t(&out))?;
+                    let sg = self.reduce(ReduceOp::Sum, &gy, &[*dim], KeepDim::Keep)?;
+                    let d = self.binary(BinaryOp::Sub, &t(g), &t(&sg))?;
+                    self.mul(&t(&out), &t(&d))?
+                };
+                vec![Some(gx)]
+            }
+            GradOp::View { input, output } | GradOp::NamedView { input, output, .. } => {
+                vec![Some(self.view_backward(g, input, output)?)]
+            }
+            GradOp::Movement { op: mop, input, .. } => {
+                use crate::uop::Op;
+                let gi = match mop {
+                    Op::Reshape(_) => self.reshape(g, &dims(input))?,
+                    Op::Permute(p) => {
+                        let mut inv = vec![0i64; p.len()];
+                        for (i, &d) in p.iter().enumerate() {
+                            inv[d] = i as i64;
+                        }
+                        self.permute(g, &inv)?
+                    }
+                    Op::Flip(axes) => {
+                        let ds: Vec<i64> = axes.iter().enumerate().filter(|(_, &f)| f).map(|(d, _)| d as i64).collect();
+                        self.flip(g, &ds)?
+                    }
+                    Op::Pad(arg) => {
+                        let arg: Vec<(i64, i64)> =
+                            arg.iter().zip(input).map(|(&(lo, _), &n)| (lo as i64, (lo + n) as i64)).collect();
+                        let s = self.shrink(g, &arg)?;
+                        self.copy(&s)?
+                    }
+                    Op::Shrink(arg) => {
+                        let arg: Vec<(i64, i64)> =
+                            arg.iter().zip(input).map(|(&(lo, hi), &n)| (lo as i64, (n - hi) as i64)).collect();
+                        self.pad(g, &arg, None)?
+                    }
+                    Op::Expand(_) => self.sum_to(g, input)?,
+                    other => bail!(Unsupported, "the gradient of {} is not supported", other.name()),
+                };
+                vec![Some(gi)]
+            }
+            GradOp::Clone => vec![Some(g.clone())],
+            GradOp::Cast { from } => vec![Some(self.cast(g, *from)?)],
+            GradOp::Cat { dim, sizes } => {
+                let mut out = Vec::with_capacity(sizes.len());
+                let mut at = 0;
+                for &n in sizes {
+                    let part = self.narrow(g, *dim as i64, at as i64, n as i64)?;
+                    out.push(Some(self.copy(&part)?));
+                    at += n;
+                }
+                out
+            }
+            GradOp::Stack { dim } => {
+                let n = g.shape()[*dim];
+                let mut out = Vec::with_capacity(n);
+                for i in 0..n {
+                    let part = self.select(g, *dim as i64, i as i64)?;
+                    out.push(Some(self.copy(&part)?));
+                }
+                out
+            }
+            GradOp::Fill => vec![None],
+            GradOp::Copy { src_shape, src_dtype } => {
+                let gs = self.sum_to(g, src_shape)?;
+                let gs = if gs.dtype() != *src_dtype { self.cast(&gs, *src_dtype)? } else { gs };
+                vec![None, Some(gs)]
+            }
+            GradOp::CopySlices { base, view, func } => {
+                // The base's old value gets g outside the view; inside, what the in-place op
+                // passes back to the view's old value. Its other inputs get the rest.
+                let func = self.ag.node(*func).clone();
+                let gv = self.view_backward_inverse(g, base, view)?;
+                let res = self.vjp(&func, &gv)?;
+                let mut out = Vec::with_capacity(res.len());
+                let inside = match res.first().cloned().flatten() {
+                    Some(r) => r,
+                    None => self.full(view.sizes(), Scalar::Int(0), Some(g.dtype()))?,
+                };
+                out.push(Some(self.replace_view(g, base, view, &inside)?));
+                out.extend(res.into_iter().skip(1));
+                out
+            }
+        })
+    }
+
+    /// `g` (laid out like `base`) read through `view`: the gradient of the view's elements.
+    fn view_backward_inverse(&mut self, g: &Tensor, base: &Layout, view: &Layout) -> Result<Tensor> {
+        let gs = self.view_backward(g, base, base)?;
+        let zeros_len = gs.numel();
+        let _ = zeros_len;
+        // Scatter g into a storage shaped like the base's storage, then read the view.
+        let extent = |l: &Layout| -> i64 {
+            l.offset() + l.sizes().iter().zip(l.strides()).map(|(&n, &st)| (n as i64 - 1).max(0) * st.max(0)).sum::<i64>() + 1
+        };
+        let len = extent(base).max(extent(view)).max(1) as usize;
+        let zeros = self.full(&[len], Scalar::Int(0), Some(g.dtype()))?;
+        let zeros = self.realize(&zeros)?;
+        let target = self.torch_view(&zeros, base.clone(), ShapeTracker::from_view(restride_view(base)), 0)?;
+        let g = self.copy(g)?;
+        self.write(&target, g.node())?;
+        let v = self.torch_view(&zeros, view.clone(), ShapeTracker::from_view(restride_view(view)), 0)?;
+        self.copy(&v)
+    }
+
+    /// `g` (laid out like `base`) with the view's cells replaced by `inside`.
+    fn replace_view(&mut self, g: &Tensor, base: &Layout, view: &Layout, inside: &Tensor) -> Result<Tensor> {
+        let extent = |l: &Layout| -> i64 {
+            l.offset() + l.sizes().iter().zip(l.strides()).map(|(&n, &st)| (n as i64 - 1).max(0) * st.max(0)).sum::<i64>() + 1
+        };
+        let len = extent(base).max(extent(view)).max(1) as usize;
+        let zeros = self.full(&[len], Scalar::Int(0), Some(g.dtype()))?;
+        let zeros = self.realize(&zeros)?;
+        let target = self.torch_view(&zeros, base.clone(), ShapeTracker::from_view(restride_view(base)), 0)?;
+        let g = self.copy(g)?;
+        self.write(&target, g.node())?;
+        let v = self.torch_view(&zeros, view.clone(), ShapeTracker::from_view(restride_view(view)), 0)?;
+        let inside = self.copy(inside)?;
+        self.write(&v, inside.node())?;
+        let back = self.torch_view(&zeros, base.clone(), ShapeTracker::from_view(restride_view(base)), 0)?;
+        self.copy(&back)
+    }
+
+    /// d(op)/dx times `g`, reading what PyTorch saves (the input or the result).
+    fn unary_vjp(&mut self, op: UnaryOp, x: &Tensor, out: &Tensor, g: &Tensor) -> Result<Tensor> {
+        use UnaryOp as U;
+        let d = match op {
+            U::Neg => return self.unary(U::Neg, g),
+            U::Exp => out.clone(),
+            U::Log => return self.binary(BinaryOp::Div, &t(g), &t(x)),
+            U::Sqrt => {
+                let two = self.mul(&t(out), &s(2.0))?;
+                return self.binary(BinaryOp::Div, &t(g), &t(&two));
+            }
+            U::Abs | U::Sign if op == U::Abs => self.unary(U::Sign, x)?,
+            U::Relu => {
+                let pos = self.binary(BinaryOp::CmpLt, &Operand::Scalar(Scalar::Int(0)), &t(out))?;
+                let zero = Operand::Scalar(Scalar::Int(0));
+                return self.where_(&t(&pos), &t(g), &zero);
+            }
+            U::Sigmoid => {
+                let one_minus = self.binary(BinaryOp::Sub, &s(1.0), &t(out))?;
+                self.mul(&t(out), &t(&one_minus))?
+            }
+            U::Tanh => {
+                let sq = self.mul(&t(out), &t(out))?;
+                self.binary(BinaryOp::Sub, &s(1.0), &t(&sq))?
+            }
+            U::Sin => self.unary(U::Cos, x)?,
+            U::Cos => {
+                let sn = self.unary(U::Sin, x)?;
+                self.unary(U::Neg, &sn)?
+            }
+            U::Tan => {
+                let sq = self.mul(&t(out), &t(out))?;
+                self.binary(BinaryOp::Add, &s(1.0), &t(&sq))?
+            }
+            U::Sinh => self.unary(U::Cosh, x)?,
+            U::Cosh => self.unary(U::Sinh, x)?,
+            U::Atan => {
+                let sq = self.mul(&t(x), &t(x))?;
+                let den = self.binary(BinaryOp::Add, &s(1.0), &t(&sq))?;
+                return self.binary(BinaryOp::Div, &t(g), &t(&den));
+            }
+            U::Asin | U::Acos => {
+                let sq = self.mul(&t(x), &t(x))?;
+                let den = self.binary(BinaryOp::Sub, &s(1.0), &t(&sq))?;
+                let den = self.unary(U::Sqrt, &den)?;
+                let q = self.binary(BinaryOp::Div, &t(g), &t(&den))?;
+                return if op == U::Acos { self.unary(U::Neg, &q) } else { Ok(q) };
+            }
+            U::Expm1 => self.binary(BinaryOp::Add, &t(out), &s(1.0))?,
+            U::Log1p => {
+                let den = self.binary(BinaryOp::Add, &t(x), &s(1.0))?;
+                return self.binary(BinaryOp::Div, &t(g), &t(&den));
+            }
+            U::Log2 | U::Log10 => {
+                let k = if op == U::Log2 { std::f64::consts::LN_2 } else { std::f64::consts::LN_10 };
+                let den = self.mul(&t(x), &s(k))?;
+                return self.binary(BinaryOp::Div, &t(g), &t(&den));
+            }
+            U::Exp2 => self.mul(&t(out), &s(std::f64::consts::LN_2))?,
+            U::Erf | U::Erfc => {
+                let sq = self.mul(&t(x), &t(x))?;
+                let neg = self.unary(U::Neg, &sq)?;
+                let e = self.unary(U::Exp, &neg)?;
+                let k = 2.0 / std::f64::consts::PI.sqrt() * if op == U::Erfc { -1.0 } else { 1.0 };
+                self.mul(&t(&e), &s(k))?
+            }
+            U::Floor | U::Ceil | U::Round | U::Trunc | U::Sign => {
+                return self.full(g.shape(), Scalar::Int(0), Some(g.dtype()));
+            }
+            other => bail!(Unsupported, "the gradient of {} is not supported", other.name()),
+        };
+        self.mul(&t(g), &t(&d))
+    }
+}
