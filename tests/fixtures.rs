@@ -61,6 +61,14 @@ fn check_torch(exp: &Value, got: &Value) -> Option<String> {
             return Some(format!("output:\n{got_out}\n!= expected\n{out}"));
         }
     }
+    // The first line after which a saved tensor of the live graph was modified in place
+    // (cases recorded with `stale_line`; an absent report field reads as null).
+    if let Some(want) = exp.get("stale_line") {
+        let got_line = got.get("stale_line").unwrap_or(&Value::Null);
+        if got_line.as_u64() != want.as_u64() {
+            return Some(format!("stale_line: expected {want}, got {got_line}"));
+        }
+    }
     let mut classes_exp: Vec<(i64, Vec<String>)> = Vec::new();
     let mut classes_got: Vec<(i64, Vec<String>)> = Vec::new();
     let empty = serde_json::Map::new();
@@ -89,6 +97,9 @@ fn check_torch(exp: &Value, got: &Value) -> Option<String> {
             return Some(format!("{name}: storage_offset {} != {}", g["torch"]["storage_offset"], e["storage_offset"]));
         }
         if let Some(why) = check_format(name, e, g) {
+            return Some(why);
+        }
+        if let Some(why) = check_autograd(name, e, g) {
             return Some(why);
         }
         if let Some(v) = e["version"].as_u64() {
@@ -138,6 +149,46 @@ fn check_format(name: &str, e: &Value, g: &Value) -> Option<String> {
         if got != want {
             return Some(format!("{name}: channels_last {got} != {want}"));
         }
+    }
+    None
+}
+
+/// The autograd state a case recorded (`autograd`: `requires_grad`, `is_leaf`, `grad_fn`,
+/// `grad`, `grad_shape`) against the report's `tensors[name].autograd`; a missing field reads as
+/// null. When reading the tensor's node raised (`grad_fn_error`: a multi-output or no_grad view
+/// after an in-place write), the report must carry an error there too, and `is_leaf` / `grad_fn`
+/// are not compared.
+fn check_autograd(name: &str, e: &Value, g: &Value) -> Option<String> {
+    let want = e.get("autograd").filter(|v| v.is_object())?;
+    let have = &g["autograd"];
+    if have.is_null() {
+        return Some(format!("{name}: no autograd record"));
+    }
+    let field = |v: &Value, key: &str| v.get(key).cloned().unwrap_or(Value::Null);
+    let mut keys = vec!["requires_grad"];
+    if want["grad_fn_error"].is_string() {
+        if !have["grad_fn_error"].is_string() {
+            return Some(format!("{name}: autograd.grad_fn_error: expected {}, got none", want["grad_fn_error"]));
+        }
+    } else {
+        keys.extend(["is_leaf", "grad_fn"]);
+    }
+    for key in keys {
+        if field(have, key) != field(want, key) {
+            return Some(format!("{name}: autograd.{key} {} != {}", field(have, key), field(want, key)));
+        }
+    }
+    match (want["grad"].is_null(), have["grad"].is_null()) {
+        (true, true) => {}
+        (false, false) => {
+            if !close(&floats(&have["grad"]), &floats(&want["grad"])) {
+                return Some(format!("{name}: autograd.grad {} != {}", have["grad"], want["grad"]));
+            }
+        }
+        _ => return Some(format!("{name}: autograd.grad {} != {}", have["grad"], want["grad"])),
+    }
+    if !want["grad_shape"].is_null() && ints(&have["grad_shape"]) != ints(&want["grad_shape"]) {
+        return Some(format!("{name}: autograd.grad_shape {} != {}", have["grad_shape"], want["grad_shape"]));
     }
     None
 }
@@ -320,4 +371,37 @@ fn torch_indexing() {
 #[test]
 fn torch_random() {
     assert_all(fixture_files("torch_random"));
+}
+
+/// The autograd fields of the recorded format are compared (the core does not report them
+/// yet, so no fixture file replays them here).
+#[test]
+fn autograd_fields_checked() {
+    let exp: Value = serde_json::from_str(
+        r#"{"error_line": null, "error": null, "error_kind": null, "stale_line": 3, "tensors": {"x": {
+            "shape": [2], "values": [1.0, 2.0], "strides": [1], "storage_offset": 0, "storage_class": 0,
+            "autograd": {"requires_grad": true, "is_leaf": true, "grad_fn": null, "grad": [2.0, 4.0], "grad_shape": [2]}}}}"#,
+    )
+    .unwrap_or_default();
+    assert!(exp.is_object());
+    let got = |autograd: &str, stale: &str| -> Value {
+        serde_json::from_str(&format!(
+            r#"{{"error": null, "stale_line": {stale}, "tensors": {{"x": {{"shape": [2], "values": [1.0, 2.0],
+                "torch": {{"strides": [1], "storage_offset": 0, "storage": 0}}, "autograd": {autograd}}}}}}}"#
+        ))
+        .unwrap_or_default()
+    };
+    let good =
+        r#"{"requires_grad": true, "is_leaf": true, "grad_fn": null, "grad": [2.0, 4.00001], "grad_shape": [2]}"#;
+    assert_eq!(check_torch(&exp, &got(good, "3")), None);
+    assert!(check_torch(&exp, &got(good, "null")).is_some_and(|w| w.contains("stale_line")));
+    for bad in [
+        r#"{"requires_grad": false, "is_leaf": true, "grad_fn": null, "grad": [2.0, 4.0], "grad_shape": [2]}"#,
+        r#"{"requires_grad": true, "is_leaf": true, "grad_fn": "MulBackward0", "grad": [2.0, 4.0], "grad_shape": [2]}"#,
+        r#"{"requires_grad": true, "is_leaf": true, "grad_fn": null, "grad": [2.0, 5.0], "grad_shape": [2]}"#,
+        r#"{"requires_grad": true, "is_leaf": true, "grad_fn": null, "grad": null, "grad_shape": null}"#,
+        "null",
+    ] {
+        assert!(check_torch(&exp, &got(bad, "3")).is_some_and(|w| w.contains("autograd")), "{bad}");
+    }
 }
