@@ -405,3 +405,10 @@ fn autograd_fields_checked() {
         assert!(check_torch(&exp, &got(bad, "3")).is_some_and(|w| w.contains("autograd")), "{bad}");
     }
 }
+
+/// Autograd recorded from PyTorch: gradients, grad_fn names, versions, autograd's errors and
+/// the first statement after which a saved tensor is stale.
+#[test]
+fn torch_autograd() {
+    assert_families(fixture_files("torch_autograd"), &["autograd/"]);
+}

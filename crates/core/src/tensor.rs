@@ -839,7 +839,13 @@ impl Engine {
             Operand::Scalar(_) => None,
         };
         let (ct, xt, yt) = (tensor(c), tensor(x), tensor(y));
-        self.record(&out, crate::autograd::GradOp::Where, &[xt.as_ref(), yt.as_ref()], vec![ct, xt.clone(), yt.clone()], &[0]);
+        self.record(
+            &out,
+            crate::autograd::GradOp::Where,
+            &[xt.as_ref(), yt.as_ref()],
+            vec![ct, xt.clone(), yt.clone()],
+            &[0],
+        );
         Ok(out)
     }
 }

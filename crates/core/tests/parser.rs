@@ -103,10 +103,10 @@ fn block(stmts: &[Stmt], spans: bool) -> String {
 
 fn stmt(s: &Stmt, spans: bool) -> String {
     let body = match &s.kind {
-        StmtKind::Assign { targets, value } if targets.len() == 1 => {
+        StmtKind::Assign { targets, value, unpack: false } => {
             format!("(= {} {})", targets[0], expr(value, spans))
         }
-        StmtKind::Assign { targets, value } => {
+        StmtKind::Assign { targets, value, .. } => {
             format!("(= ({}) {})", targets.join(" "), expr(value, spans))
         }
         StmtKind::AugAssign { target, op, value } => {
@@ -341,7 +341,7 @@ fn refused_statements() {
         ("a + b = 1", "err 1:1 cannot assign to expression"),
         ("a, b += 1", "err 1:1 'tuple' is an illegal expression for augmented assignment"),
         ("f() += 1", "err 1:1 'function call' is an illegal expression"),
-        ("a, = x", "err 1:1 unpacking into one name is not supported"),
+        ("a, = x", "(= (a) x)"),
         ("() = x", "err 1:1 unpacking into an empty target is not supported"),
         ("a, b[0] = x", "err 1:4 cannot unpack into subscript"),
         ("a, (b, c) = x", "err 1:4 cannot unpack into tuple"),

@@ -408,7 +408,11 @@ fn target() -> impl Strategy<Value = Expr> {
 
 fn stmt() -> impl Strategy<Value = Stmt> {
     let kind = prop_oneof![
-        (prop::collection::vec(name(), 1..4), expr()).prop_map(|(targets, value)| StmtKind::Assign { targets, value }),
+        (prop::collection::vec(name(), 1..4), expr()).prop_map(|(targets, value)| StmtKind::Assign {
+            unpack: targets.len() > 1,
+            targets,
+            value
+        }),
         (target(), prop::sample::select(&BINOPS[..8]), expr())
             .prop_map(|(target, op, value)| { StmtKind::AugAssign { target, op, value } }),
         (name(), prop::collection::vec(expr(), 1..3), expr())
@@ -478,7 +482,7 @@ fn print(x: &Expr) -> String {
 
 fn print_stmt(s: &Stmt) -> String {
     match &s.kind {
-        StmtKind::Assign { targets, value } => format!("{} = {}", targets.join(", "), print(value)),
+        StmtKind::Assign { targets, value, .. } => format!("{} = {}", targets.join(", "), print(value)),
         StmtKind::AugAssign { target, op, value } => {
             format!("{} {}= {}", print(target), op.symbol(), print(value))
         }

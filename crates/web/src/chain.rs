@@ -36,11 +36,11 @@ fn collect(program: &Program, upto: usize, name: &str, depth: usize, rows: &mut 
     let Some(def) = definition(program, upto, name) else {
         return;
     };
-    let StmtKind::Assign { targets, value } = &program.stmts[def].kind else {
+    let StmtKind::Assign { targets, value, unpack } = &program.stmts[def].kind else {
         return;
     };
     // `a, b = value` binds `value[0]` and `value[1]`; the last target of a name wins.
-    let picked = (targets.len() > 1).then(|| targets.iter().rposition(|t| t == name)).flatten().map(|i| pick(value, i));
+    let picked = unpack.then(|| targets.iter().rposition(|t| t == name)).flatten().map(|i| pick(value, i));
     let (root, ops) = postfix(value);
     if let ExprKind::Name(base) = &root.kind {
         if depth > 0 {
@@ -63,7 +63,7 @@ fn collect(program: &Program, upto: usize, name: &str, depth: usize, rows: &mut 
         stmts.push(Stmt {
             span,
             source: unparse(e),
-            kind: StmtKind::Assign { targets: vec![temp(i)], value: (*e).clone() },
+            kind: StmtKind::Assign { targets: vec![temp(i)], value: (*e).clone(), unpack: false },
         });
     }
     // The page's registered files, so prefixes that read `dataset(name)` evaluate as they ran.

@@ -16,7 +16,6 @@
 //! graph's types (generic over the tensor, so it imports nothing above it); recording, backward
 //! and the formulas are the engine's (`engine/autograd.rs`, `engine/grad.rs`).
 
-
 mod op;
 
 pub use op::{GradOp, Side};
@@ -68,6 +67,9 @@ pub struct Node<T> {
     pub shape: Vec<usize>,
     /// Its saved tensors were freed by a backward without `retain_graph`.
     pub freed: bool,
+    /// Whether a backward frees something it holds: saved tensors, or a Python scalar PyTorch
+    /// wrapped into a saved tensor (`x * 2` saves the 2).
+    pub holds_saved: bool,
 }
 
 /// Autograd's state for one tensor object.
@@ -79,6 +81,12 @@ pub struct Meta<T> {
     pub retains_grad: bool,
     /// A view made under `no_grad` of a tensor that requires grad.
     pub no_grad_view: bool,
+    /// For a differentiable view: the tensor whose history it shares (the nearest base that
+    /// required grad when the view was made), as PyTorch's view metadata keeps it.
+    pub diff_base: Option<T>,
+    /// A view of an output of a multi-output view op (`unbind`, `split`, `chunk`), which
+    /// PyTorch refuses to modify in place.
+    pub multi_output: bool,
 }
 
 /// The run's autograd state.
@@ -98,7 +106,14 @@ pub struct Autograd<T> {
 
 impl<T> Default for Autograd<T> {
     fn default() -> Self {
-        Autograd { meta: HashMap::new(), nodes: Vec::new(), enabled: true, depth: 0, statement_start: 0, view_name: None }
+        Autograd {
+            meta: HashMap::new(),
+            nodes: Vec::new(),
+            enabled: true,
+            depth: 0,
+            statement_start: 0,
+            view_name: None,
+        }
     }
 }
 
@@ -154,7 +169,15 @@ impl<T: Object + Clone> Autograd<T> {
 
 impl<T> Default for Meta<T> {
     fn default() -> Self {
-        Meta { requires_grad: false, grad_fn: None, grad: None, retains_grad: false, no_grad_view: false }
+        Meta {
+            requires_grad: false,
+            grad_fn: None,
+            grad: None,
+            retains_grad: false,
+            no_grad_view: false,
+            diff_base: None,
+            multi_output: false,
+        }
     }
 }
 

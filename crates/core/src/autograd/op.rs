@@ -18,40 +18,86 @@ pub enum Side {
 #[derive(Clone, Debug)]
 pub enum GradOp {
     /// Operands `[a, b, out]` (None for a scalar side).
-    Binary { op: BinaryOp, scalar: Option<(Scalar, Side)> },
+    Binary {
+        op: BinaryOp,
+        scalar: Option<(Scalar, Side)>,
+    },
     /// Operands `[x, out]`.
     Unary(UnaryOp),
     /// Operands `[condition]`; inputs `[x, y]`.
     Where,
     /// `sum`/`amax`/`amin` over `axes` of an input of shape `input`; operands `[x, out]` for
     /// the extremes.
-    Reduce { op: ReduceOp, axes: Vec<usize>, keepdim: bool, input: Vec<usize>, all: bool },
-    Mean { axes: Vec<usize>, keepdim: bool, input: Vec<usize>, all: bool },
+    Reduce {
+        op: ReduceOp,
+        axes: Vec<usize>,
+        keepdim: bool,
+        input: Vec<usize>,
+        all: bool,
+    },
+    Mean {
+        axes: Vec<usize>,
+        keepdim: bool,
+        input: Vec<usize>,
+        all: bool,
+    },
     /// Operands `[a, b]`; the node's name depends on the operands' dims.
-    Matmul { name: &'static str },
+    Matmul {
+        name: &'static str,
+    },
     /// `F.linear`; operands and inputs `[x, w, bias]`; `bias` names the node `AddmmBackward0`.
-    Linear { bias: bool },
+    Linear {
+        bias: bool,
+    },
     /// Operands `[out]`.
-    Softmax { dim: usize, log: bool },
+    Softmax {
+        dim: usize,
+        log: bool,
+    },
     /// A view: the input's and the output's layouts over one storage.
-    View { input: Layout, output: Layout },
+    View {
+        input: Layout,
+        output: Layout,
+    },
     /// A named view (`ViewBackward0`, `TBackward0`, ...; `AsStridedBackward0` when unnamed).
-    NamedView { name: Option<&'static str>, input: Layout, output: Layout },
+    NamedView {
+        name: Option<&'static str>,
+        input: Layout,
+        output: Layout,
+    },
     /// A movement PyTorch performs as a copy (`flip`, `pad`, a reshape that cannot be a view),
     /// undone on the gradient; `input` is the source's shape.
-    Movement { name: Option<&'static str>, op: crate::uop::Op, input: Vec<usize> },
+    Movement {
+        name: Option<&'static str>,
+        op: crate::uop::Op,
+        input: Vec<usize>,
+    },
     Clone,
     /// `to(dtype)`: the gradient is cast back.
-    Cast { from: DType },
+    Cast {
+        from: DType,
+    },
     /// `cat` along `dim` of inputs with these sizes there.
-    Cat { dim: usize, sizes: Vec<usize> },
-    Stack { dim: usize },
+    Cat {
+        dim: usize,
+        sizes: Vec<usize>,
+    },
+    Stack {
+        dim: usize,
+    },
     /// `fill_`/`zero_`: the old value gets no gradient.
     Fill,
     /// `copy_(src)`: inputs `[old, src]`; `src`'s shape and dtype.
-    Copy { src_shape: Vec<usize>, src_dtype: DType },
+    Copy {
+        src_shape: Vec<usize>,
+        src_dtype: DType,
+    },
     /// An in-place op `func` on the view `view` of a base laid out as `base`.
-    CopySlices { base: Layout, view: Layout, func: NodeId },
+    CopySlices {
+        base: Layout,
+        view: Layout,
+        func: NodeId,
+    },
 }
 
 impl GradOp {
@@ -70,12 +116,14 @@ impl GradOp {
                     BinaryOp::Min => "Minimum",
                     other => return format!("{other:?}Backward0"),
                 };
+                // A Python scalar is wrapped into a tensor, so `x * 2` is MulBackward0; the
+                // scalar overloads name rsub and the pow variants.
                 let n = match (op, scalar) {
                     (BinaryOp::Pow, None) => 1,
                     (BinaryOp::Pow, Some((_, Side::Right))) => 0,
                     (BinaryOp::Pow, Some((_, Side::Left))) => 2,
-                    (_, Some(_)) => 1,
-                    (_, None) => 0,
+                    (BinaryOp::Sub, Some((_, Side::Left))) => 1,
+                    _ => 0,
                 };
                 format!("{base}Backward{n}")
             }
@@ -84,7 +132,9 @@ impl GradOp {
             GradOp::Reduce { op: ReduceOp::Sum, all, .. } => if *all { "SumBackward0" } else { "SumBackward1" }.into(),
             GradOp::Reduce { op: ReduceOp::Max, all, .. } => if *all { "MaxBackward1" } else { "AmaxBackward0" }.into(),
             GradOp::Reduce { op: ReduceOp::Min, all, .. } => if *all { "MinBackward1" } else { "AminBackward0" }.into(),
-            GradOp::Reduce { op: ReduceOp::Prod, all, .. } => if *all { "ProdBackward0" } else { "ProdBackward1" }.into(),
+            GradOp::Reduce { op: ReduceOp::Prod, all, .. } => {
+                if *all { "ProdBackward0" } else { "ProdBackward1" }.into()
+            }
             GradOp::Mean { all, .. } => if *all { "MeanBackward0" } else { "MeanBackward1" }.into(),
             GradOp::Matmul { name } => (*name).into(),
             GradOp::Linear { bias } => if *bias { "AddmmBackward0" } else { "MmBackward0" }.into(),
@@ -111,4 +161,3 @@ impl GradOp {
         }
     }
 }
-

@@ -89,9 +89,20 @@ impl Engine {
     /// A view's autograd state: it shares its base's history through a view node (recorded by
     /// the view op) and remembers whether it was made under `no_grad`.
     pub(crate) fn note_view(&mut self, base: &Tensor, view: &Tensor) {
-        if !self.ag.enabled && self.ag.depth == 0 && self.ag.requires_grad(base) {
-            let m = self.ag.meta_mut(view);
-            m.no_grad_view = true;
+        if self.ag.depth > 0 || !self.ag.requires_grad(base) {
+            return;
+        }
+        // The view shares the history of its source's differentiable base, or of the source.
+        let src_meta = self.ag.meta(base).cloned();
+        let diff_base = src_meta.as_ref().and_then(|m| m.diff_base.clone()).unwrap_or_else(|| base.clone());
+        let multi = src_meta.is_some_and(|m| m.multi_output);
+        let no_grad = !self.ag.enabled;
+        let m = self.ag.meta_mut(view);
+        m.diff_base = Some(diff_base);
+        m.multi_output |= multi;
+        m.no_grad_view |= no_grad;
+        if no_grad {
+            m.requires_grad = true;
         }
     }
 
@@ -114,6 +125,19 @@ impl Engine {
         operands: Vec<Option<Tensor>>,
         saved: &[usize],
     ) {
+        self.record_holding(out, op, inputs, operands, saved, false);
+    }
+
+    /// [`Engine::record`]; `scalar_saved` says the node also saves a wrapped Python scalar.
+    pub(crate) fn record_holding(
+        &mut self,
+        out: &Tensor,
+        op: GradOp,
+        inputs: &[Option<&Tensor>],
+        operands: Vec<Option<Tensor>>,
+        saved: &[usize],
+        scalar_saved: bool,
+    ) {
         if !self.ag.enabled || self.ag.depth > 0 || !out.dtype().is_float() {
             return;
         }
@@ -121,11 +145,12 @@ impl Engine {
         if next.iter().all(Option::is_none) {
             return;
         }
-        let saved = saved
+        let saved: Vec<Saved<Tensor>> = saved
             .iter()
             .filter_map(|&i| operands.get(i).cloned().flatten())
             .map(|t| Saved { counter: t.counter, version: self.ids.version(t.counter), tensor: t })
             .collect();
+        let holds_saved = scalar_saved || !saved.is_empty();
         let id = self.ag.next_id();
         self.ag.nodes.push(Node {
             name: op.name(),
@@ -135,6 +160,7 @@ impl Engine {
             saved,
             shape: out.shape().to_vec(),
             freed: false,
+            holds_saved,
         });
         let m = self.ag.meta_mut(out);
         m.requires_grad = true;
@@ -142,7 +168,13 @@ impl Engine {
     }
 
     /// Records a binary elementwise op, saving what PyTorch's formula saves.
-    pub(crate) fn record_binary(&mut self, op: crate::uop::BinaryOp, a: &crate::tensor::Operand, b: &crate::tensor::Operand, out: &Tensor) {
+    pub(crate) fn record_binary(
+        &mut self,
+        op: crate::uop::BinaryOp,
+        a: &crate::tensor::Operand,
+        b: &crate::tensor::Operand,
+        out: &Tensor,
+    ) {
         use crate::tensor::Operand;
         use crate::uop::BinaryOp as B;
         if !matches!(op, B::Add | B::Sub | B::Mul | B::Div | B::Pow | B::Max | B::Min) {
@@ -159,17 +191,54 @@ impl Engine {
             (_, Operand::Scalar(v)) => Some((*v, Side::Right)),
             _ => None,
         };
-        let saved: Vec<usize> = match op {
-            B::Mul | B::Div | B::Max | B::Min => vec![0, 1],
-            B::Pow if scalar.is_none() => vec![0, 1, 2],
-            B::Pow => vec![0, 1],
-            _ => vec![],
-        };
+        // Autograd saves what the gradients it will compute need: `mul` saves `other` for
+        // `self`'s gradient and `self` for `other`'s.
+        let needs = |t: &Option<Tensor>| t.as_ref().is_some_and(|t| self.ag.requires_grad(t));
+        let (need_a, need_b) = (needs(&ta), needs(&tb));
+        let mut saved: Vec<usize> = Vec::new();
+        let mut scalar_saved = false;
+        match op {
+            B::Mul => {
+                if need_a {
+                    saved.push(1);
+                    scalar_saved |= tb.is_none();
+                }
+                if need_b {
+                    saved.push(0);
+                    scalar_saved |= ta.is_none();
+                }
+            }
+            B::Div => {
+                if need_a || need_b {
+                    saved.push(1);
+                    scalar_saved |= tb.is_none();
+                }
+                if need_b {
+                    saved.push(0);
+                }
+            }
+            B::Max | B::Min => saved.extend([0, 1]),
+            B::Pow if scalar.is_none() => {
+                saved.extend([0, 1]);
+                if need_b {
+                    saved.push(2);
+                }
+            }
+            B::Pow => saved.extend([0, 1, 2]),
+            _ => {}
+        }
         let operands = vec![ta.clone(), tb.clone(), Some(out.clone())];
         // Pow keeps its result only when the exponent is a tensor; the formula recomputes it
         // otherwise.
         let operands = if op == B::Pow && tb.is_some() { operands } else { vec![ta.clone(), tb.clone(), None] };
-        self.record(out, GradOp::Binary { op, scalar }, &[ta.as_ref(), tb.as_ref()], operands, &saved);
+        self.record_holding(
+            out,
+            GradOp::Binary { op, scalar },
+            &[ta.as_ref(), tb.as_ref()],
+            operands,
+            &saved,
+            scalar_saved,
+        );
     }
 
     /// Records a unary elementwise op, saving its input or its result as PyTorch does.
@@ -190,31 +259,30 @@ impl Engine {
         if !self.ag.enabled || self.ag.depth > 0 {
             return Ok(());
         }
-        let base = t.base.as_deref();
+        let meta = self.ag.meta(t);
         let leaf_requiring = |x: &Tensor| self.ag.requires_grad(x) && self.ag.is_leaf(x);
-        if base.is_none() && leaf_requiring(t) {
-            bail!(Autograd, "a leaf Variable that requires grad is being used in an in-place operation.");
-        }
-        if let Some(b) = base {
-            if self.ag.requires_grad(t) || self.ag.requires_grad(b) {
-                if leaf_requiring(b) {
-                    bail!(Autograd, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
-                }
-                if let Some(o) = t.output_of().filter(|o| o.multi_output_node.is_some()) {
-                    bail!(
-                        Autograd,
-                        "Output {} of {} is a view and is being modified inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one.",
-                        o.index,
-                        op_name(o.multi_output_node.unwrap_or(""))
-                    );
-                }
-                if self.ag.meta(t).is_some_and(|m| m.no_grad_view) {
-                    bail!(
-                        Autograd,
-                        "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
-                    );
-                }
+        let Some(base) = meta.and_then(|m| m.diff_base.as_ref()) else {
+            if leaf_requiring(t) {
+                bail!(Autograd, "a leaf Variable that requires grad is being used in an in-place operation.");
             }
+            return Ok(());
+        };
+        if leaf_requiring(base) {
+            bail!(Autograd, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+        }
+        if meta.is_some_and(|m| m.multi_output) {
+            let index = t.output_of().map_or(0, |o| o.index);
+            let op = self.grad_fn_name(t).map_or("", op_name);
+            bail!(
+                Autograd,
+                "Output {index} of {op} is a view and is being modified inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one."
+            );
+        }
+        if meta.is_some_and(|m| m.no_grad_view) {
+            bail!(
+                Autograd,
+                "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+            );
         }
         Ok(())
     }
@@ -227,7 +295,8 @@ impl Engine {
             return;
         }
         let Some(fn_node) = self.ag.grad_fn(new) else { return };
-        match target.base.as_deref() {
+        let diff_base = self.ag.meta(target).and_then(|m| m.diff_base.clone());
+        match diff_base.as_ref() {
             None => {
                 let m = self.ag.meta_mut(target);
                 m.requires_grad = true;
@@ -238,7 +307,8 @@ impl Engine {
                 let base_edge = self.ag.edge(&base);
                 let mut next = vec![base_edge];
                 next.extend(self.ag.node(fn_node).next.iter().skip(1).copied());
-                let op = GradOp::CopySlices { base: base.layout().clone(), view: target.layout().clone(), func: fn_node };
+                let op =
+                    GradOp::CopySlices { base: base.layout().clone(), view: target.layout().clone(), func: fn_node };
                 let id = self.ag.next_id();
                 self.ag.nodes.push(Node {
                     name: "CopySlices".into(),
@@ -248,6 +318,7 @@ impl Engine {
                     saved: Vec::new(),
                     shape: base.shape().to_vec(),
                     freed: false,
+                    holds_saved: false,
                 });
                 let m = self.ag.meta_mut(&base);
                 m.requires_grad = true;
@@ -262,6 +333,7 @@ impl Engine {
                     saved: Vec::new(),
                     shape: target.shape().to_vec(),
                     freed: false,
+                    holds_saved: false,
                 });
                 let m = self.ag.meta_mut(target);
                 m.requires_grad = true;
@@ -275,6 +347,9 @@ impl Engine {
         if let Some(n) = self.ag.grad_fn(t) {
             self.ag.nodes[n.index()].name = name.to_string();
         }
+        if self.ag.requires_grad(t) {
+            self.ag.meta_mut(t).multi_output = true;
+        }
     }
 
     /// Whether an in-place write into `target` from `inputs` is something autograd records.
@@ -282,7 +357,7 @@ impl Engine {
         self.ag.enabled
             && self.ag.depth == 0
             && (self.ag.requires_grad(target)
-                || target.base.as_deref().is_some_and(|b| self.ag.requires_grad(b))
+                || self.ag.meta(target).and_then(|m| m.diff_base.as_ref()).is_some_and(|b| self.ag.requires_grad(b))
                 || inputs.iter().any(|t| self.ag.requires_grad(t)))
     }
 
@@ -393,7 +468,8 @@ impl Engine {
         let grads = self.run_backward(root, gradient, retain_graph, Some(&want))?;
         let mut out = Vec::with_capacity(inputs.len());
         for (t, e) in inputs.iter().zip(&want) {
-            let g = grads.iter().find(|(o, _)| Edge::Leaf(*o) == *e || self.captured_for(*e, *o)).map(|(_, g)| g.clone());
+            let g =
+                grads.iter().find(|(o, _)| Edge::Leaf(*o) == *e || self.captured_for(*e, *o)).map(|(_, g)| g.clone());
             if g.is_none() && !allow_unused {
                 bail!(
                     Autograd,
@@ -453,8 +529,13 @@ impl Engine {
         let order = self.topo_order(root_node);
         let mut pending: HashMap<NodeId, Tensor> = HashMap::new();
         pending.insert(root_node, seed);
-        let retained: HashMap<NodeId, ObjectId> =
-            self.ag.meta.iter().filter(|(_, m)| m.retains_grad).filter_map(|(o, m)| m.grad_fn.map(|n| (n, *o))).collect();
+        let retained: HashMap<NodeId, ObjectId> = self
+            .ag
+            .meta
+            .iter()
+            .filter(|(_, m)| m.retains_grad)
+            .filter_map(|(o, m)| m.grad_fn.map(|n| (n, *o)))
+            .collect();
         let captured: HashMap<NodeId, ObjectId> = match capture {
             Some(edges) => self
                 .ag
@@ -468,8 +549,7 @@ impl Engine {
             let Some(g) = pending.remove(&id) else { continue };
             if let Some(&o) = retained.get(&id) {
                 if capture.is_none() {
-                    let g = self.realize(&g)?;
-                    self.ag.meta_mut_by(o).grad = Some(g);
+                    self.accumulate(o, g.clone())?;
                 }
             }
             if let Some(&o) = captured.get(&id) {
@@ -477,7 +557,7 @@ impl Engine {
                 continue;
             }
             let node: Node<Tensor> = self.ag.node(id).clone();
-            if node.freed {
+            if node.freed && node.holds_saved {
                 bail!(
                     Autograd,
                     "Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward."
@@ -505,7 +585,7 @@ impl Engine {
                     }
                 }
             }
-            if !retain_graph && !node.saved.is_empty() {
+            if !retain_graph && node.holds_saved {
                 let n = &mut self.ag.nodes[id.index()];
                 n.freed = true;
                 n.saved.clear();

@@ -78,7 +78,9 @@ impl Engine {
             bail!(Unsupported, "the gradient of a view whose elements overlap is not supported");
         }
         let extent = |l: &Layout| -> i64 {
-            l.offset() + l.sizes().iter().zip(l.strides()).map(|(&n, &st)| (n as i64 - 1).max(0) * st.max(0)).sum::<i64>() + 1
+            l.offset()
+                + l.sizes().iter().zip(l.strides()).map(|(&n, &st)| (n as i64 - 1).max(0) * st.max(0)).sum::<i64>()
+                + 1
         };
         let len = extent(input).max(extent(&output)).max(1) as usize;
         let zeros = self.full(&[len], Scalar::Int(0), Some(g.dtype()))?;
@@ -125,7 +127,9 @@ impl Engine {
                                 };
                                 let ln = match &ta {
                                     Operand::Tensor(x) => self.unary(UnaryOp::Log, x)?,
-                                    Operand::Scalar(v) => self.full(&[], Scalar::Float(v.as_f64().ln()), Some(g.dtype()))?,
+                                    Operand::Scalar(v) => {
+                                        self.full(&[], Scalar::Float(v.as_f64().ln()), Some(g.dtype()))?
+                                    }
                                 };
                                 let d = self.mul(&t(&out), &t(&ln))?;
                                 Some(self.mul(&t(g), &t(&d))?)
@@ -176,7 +180,8 @@ impl Engine {
                 let zero = Operand::Scalar(Scalar::Int(0));
                 let gx = self.where_(&t(&c), &t(g), &zero)?;
                 let gy = self.where_(&t(&c), &zero, &t(g))?;
-                let shapes: Vec<Option<Vec<usize>>> = vec![op(1).map(|x| x.shape().to_vec()), op(2).map(|x| x.shape().to_vec())];
+                let shapes: Vec<Option<Vec<usize>>> =
+                    vec![op(1).map(|x| x.shape().to_vec()), op(2).map(|x| x.shape().to_vec())];
                 let gx = match &shapes[0] {
                     Some(sh) => self.sum_to(&gx, sh)?,
                     None => gx,
@@ -346,7 +351,9 @@ impl Engine {
         let _ = zeros_len;
         // Scatter g into a storage shaped like the base's storage, then read the view.
         let extent = |l: &Layout| -> i64 {
-            l.offset() + l.sizes().iter().zip(l.strides()).map(|(&n, &st)| (n as i64 - 1).max(0) * st.max(0)).sum::<i64>() + 1
+            l.offset()
+                + l.sizes().iter().zip(l.strides()).map(|(&n, &st)| (n as i64 - 1).max(0) * st.max(0)).sum::<i64>()
+                + 1
         };
         let len = extent(base).max(extent(view)).max(1) as usize;
         let zeros = self.full(&[len], Scalar::Int(0), Some(g.dtype()))?;
@@ -361,7 +368,9 @@ impl Engine {
     /// `g` (laid out like `base`) with the view's cells replaced by `inside`.
     fn replace_view(&mut self, g: &Tensor, base: &Layout, view: &Layout, inside: &Tensor) -> Result<Tensor> {
         let extent = |l: &Layout| -> i64 {
-            l.offset() + l.sizes().iter().zip(l.strides()).map(|(&n, &st)| (n as i64 - 1).max(0) * st.max(0)).sum::<i64>() + 1
+            l.offset()
+                + l.sizes().iter().zip(l.strides()).map(|(&n, &st)| (n as i64 - 1).max(0) * st.max(0)).sum::<i64>()
+                + 1
         };
         let len = extent(base).max(extent(view)).max(1) as usize;
         let zeros = self.full(&[len], Scalar::Int(0), Some(g.dtype()))?;

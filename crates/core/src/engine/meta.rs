@@ -79,6 +79,9 @@ impl Engine {
     /// `t.resize_(sizes)`: contiguous strides at `t`'s offset; the storage grows in place to
     /// hold them and keeps its elements; it never shrinks.
     pub fn resize_inplace(&mut self, t: &Tensor, sizes: &[usize]) -> Result<Tensor> {
+        if self.ag.requires_grad(t) {
+            bail!(Autograd, "cannot resize variables that require grad");
+        }
         crate::limits::check_numel(sizes)?;
         let layout = Layout::new(sizes, Layout::contiguous(sizes).strides(), t.layout().offset());
         let s = self.storage_id(t)?;

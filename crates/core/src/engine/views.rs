@@ -398,13 +398,16 @@ impl Engine {
             t.tinygrad().shrink(&shrink)?.reshape(&out_shape)?
         };
         // PyTorch applies the items one by one; the grad_fn is the last one's.
-        self.ag.name_view(match expanded.iter().rev().find(|i| !matches!(i, IndexItem::Slice { start: None, stop: None, step: None })) {
-            Some(IndexItem::Int(_)) => "SelectBackward0",
-            Some(IndexItem::NewAxis) => "UnsqueezeBackward0",
-            Some(_) => "SliceBackward0",
-            None if expanded.is_empty() => "AliasBackward0",
-            None => "SliceBackward0",
-        });
+        self.ag.name_view(
+            match expanded.iter().rev().find(|i| !matches!(i, IndexItem::Slice { start: None, stop: None, step: None }))
+            {
+                Some(IndexItem::Int(_)) => "SelectBackward0",
+                Some(IndexItem::NewAxis) => "UnsqueezeBackward0",
+                Some(_) => "SliceBackward0",
+                None if expanded.is_empty() => "AliasBackward0",
+                None => "SliceBackward0",
+            },
+        );
         self.torch_view(t, layout, tg, bridge_offset)
     }
 

@@ -68,6 +68,8 @@ pub enum StmtKind {
     Assign {
         targets: Vec<String>,
         value: Expr,
+        /// Whether the targets unpack a sequence (`a, b = x`, and `a, = x` with one target).
+        unpack: bool,
     },
     /// `target op= value`, where target is a name or a subscript (`a[1:] *= 2`).
     AugAssign {

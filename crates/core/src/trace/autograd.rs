@@ -69,7 +69,13 @@ pub fn tensors_in<'a>(values: impl IntoIterator<Item = &'a Value>) -> Vec<Tensor
 
 /// After a call: `requires_grad=` applied to the result, and the check that a differentiable
 /// op whose input requires grad recorded a node.
-pub fn after_call(run: &mut RunContext, name: &str, inputs: &[Tensor], out: &Value, requires_grad: Option<bool>) -> Result<()> {
+pub fn after_call(
+    run: &mut RunContext,
+    name: &str,
+    inputs: &[Tensor],
+    out: &Value,
+    requires_grad: Option<bool>,
+) -> Result<()> {
     if let Some(b) = requires_grad {
         if let Value::Tensor(t) = out {
             run.engine.set_requires_grad(t, b)?;
@@ -136,33 +142,31 @@ pub fn method(run: &mut RunContext, t: &Tensor, name: &str, args: &mut Option<Ar
         return None;
     }
     let mut args = args.take()?;
-    Some((|| {
-        match name {
-            "requires_grad_" => {
-                let b = args.bool_or(0, "requires_grad", true)?;
-                args.finish()?;
-                run.engine.set_requires_grad(t, b)?;
-                Ok(Value::Tensor(t.clone()))
-            }
-            "retain_grad" => {
-                args.finish()?;
-                run.engine.retain_grad(t)?;
-                Ok(Value::None)
-            }
-            _ => {
-                let gradient = match args.opt(0, "gradient") {
-                    None | Some(Value::None) => None,
-                    Some(v) => Some(tensor_arg(v, "backward(): argument 'gradient'")?),
-                };
-                let retain = match args.opt(1, "retain_graph") {
-                    None | Some(Value::None) => false,
-                    Some(v) => v.as_int("retain_graph")? != 0,
-                };
-                let _ = args.opt(2, "create_graph");
-                args.finish()?;
-                run.engine.backward(t, gradient.as_ref(), retain)?;
-                Ok(Value::None)
-            }
+    Some((|| match name {
+        "requires_grad_" => {
+            let b = args.bool_or(0, "requires_grad", true)?;
+            args.finish()?;
+            run.engine.set_requires_grad(t, b)?;
+            Ok(Value::Tensor(t.clone()))
+        }
+        "retain_grad" => {
+            args.finish()?;
+            run.engine.retain_grad(t)?;
+            Ok(Value::None)
+        }
+        _ => {
+            let gradient = match args.opt(0, "gradient") {
+                None | Some(Value::None) => None,
+                Some(v) => Some(tensor_arg(v, "backward(): argument 'gradient'")?),
+            };
+            let retain = match args.opt(1, "retain_graph") {
+                None | Some(Value::None) => false,
+                Some(v) => v.as_int("retain_graph")? != 0,
+            };
+            let _ = args.opt(2, "create_graph");
+            args.finish()?;
+            run.engine.backward(t, gradient.as_ref(), retain)?;
+            Ok(Value::None)
         }
     })())
 }

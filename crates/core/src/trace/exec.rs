@@ -214,9 +214,9 @@ impl Run {
     fn simple(&mut self, stmt: &Stmt) -> Result<(Flow, Vec<String>)> {
         let mut defines = Vec::new();
         let flow = match &stmt.kind {
-            StmtKind::Assign { targets, value } => {
+            StmtKind::Assign { targets, value, unpack: unpacks } => {
                 let v = self.eval(value)?;
-                if targets.len() == 1 {
+                if !unpacks {
                     self.bind(&targets[0], v);
                 } else {
                     let v = python::sequence(&mut self.context(), v)?;

@@ -75,8 +75,7 @@ struct TensorReport {
     index: String,
     valid: String,
     bridge: BridgeReport,
-    /// Present for tensors autograd knows about (requires grad, has a history or a `.grad`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Whether it requires grad, is a leaf, its `grad_fn` and its `.grad`.
     autograd: Option<AutogradReport>,
 }
 
@@ -303,9 +302,6 @@ fn autograd_report(engine: &mut Engine, t: &Tensor) -> Option<AutogradReport> {
     let ag = engine.autograd();
     let requires_grad = ag.requires_grad(t);
     let grad = engine.grad(t);
-    if !requires_grad && grad.is_none() {
-        return None;
-    }
     let grad_fn = engine.grad_fn_name(t).map(str::to_string);
     let is_leaf = grad_fn.is_none();
     let (grad, grad_shape) = match grad {

@@ -8,8 +8,8 @@
 //! control flow are in `exec.rs`, Python's own builtins in `python.rs`.
 
 use super::ast::{BinOp, BoolOp, Expr, ExprKind, Program, Span, Stmt, UnaryOp};
-use super::context::RunContext;
 use super::autograd;
+use super::context::RunContext;
 use super::library;
 use super::meta;
 use super::operators;
@@ -243,7 +243,8 @@ impl Run {
 
     /// Saved tensors that became stale in this statement (reachable from a bound tensor).
     fn newly_stale(&mut self) -> Vec<String> {
-        let live: Vec<Tensor> = self.env.values().filter_map(|v| if let Value::Tensor(t) = v { Some(t.clone()) } else { None }).collect();
+        let live: Vec<Tensor> =
+            self.env.values().filter_map(|v| if let Value::Tensor(t) = v { Some(t.clone()) } else { None }).collect();
         let refs: Vec<&Tensor> = live.iter().collect();
         let now: Vec<String> = self
             .engine
@@ -484,7 +485,9 @@ impl Run {
                                 let mut kw = kw;
                                 let requires_grad = autograd::take_requires_grad(&mut kw)?;
                                 let inputs = autograd::tensors_in(
-                                    std::iter::once(&Value::Tensor(t.clone())).chain(&pos).chain(kw.iter().map(|(_, v)| v)),
+                                    std::iter::once(&Value::Tensor(t.clone()))
+                                        .chain(&pos)
+                                        .chain(kw.iter().map(|(_, v)| v)),
                                 );
                                 let mut ctx = self.context();
                                 let mut args = Some(Args::new(name, pos, kw));
@@ -503,7 +506,9 @@ impl Run {
                                 self.rebind(rebound);
                                 out
                             }
-                            Value::Module("autograd") => autograd::function(&mut self.context(), name, Args::new(name, pos, kw)),
+                            Value::Module("autograd") => {
+                                autograd::function(&mut self.context(), name, Args::new(name, pos, kw))
+                            }
                             Value::GradFn(n) if name == "name" => {
                                 Args::new(name, pos, kw).finish()?;
                                 Ok(Value::Str(self.engine.autograd().node(n).name.clone()))

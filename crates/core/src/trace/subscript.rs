@@ -141,7 +141,8 @@ pub(super) fn fill(run: &mut RunContext, target: &Tensor, v: Operand, op: &str) 
     };
     run.engine.check_write_overlap(&target, &inputs, rules)?;
     let input_refs: Vec<&Tensor> = inputs.iter().collect();
-    let old = if run.engine.inplace_tracked(&target, &input_refs) { Some(run.engine.begin_inplace(&target)?) } else { None };
+    let old =
+        if run.engine.inplace_tracked(&target, &input_refs) { Some(run.engine.begin_inplace(&target)?) } else { None };
     let node = run.engine.value_node(&v, target.dtype(), target.shape())?;
     let w = run.engine.write(&target, node)?;
     run.record_write(w);

@@ -393,12 +393,11 @@ impl<'a> Parser<'a> {
     #[inline(never)]
     fn assign(&self, lhs: Expr, value: Expr) -> Result<StmtKind> {
         match lhs.kind {
-            ExprKind::Name(name) => Ok(StmtKind::Assign { targets: vec![name], value }),
+            ExprKind::Name(name) => Ok(StmtKind::Assign { targets: vec![name], value, unpack: false }),
             ExprKind::Index { value: target, items } => Ok(StmtKind::SetItem { target: *target, index: items, value }),
             ExprKind::Tuple(items) | ExprKind::List(items) => {
-                if items.len() < 2 {
-                    let what = if items.is_empty() { "an empty target" } else { "one name" };
-                    return Err(self.error_at(lhs.span, format!("unpacking into {what} is not supported")));
+                if items.is_empty() {
+                    return Err(self.error_at(lhs.span, "unpacking into an empty target is not supported"));
                 }
                 let mut targets = Vec::with_capacity(items.len());
                 for item in items {
@@ -412,7 +411,7 @@ impl<'a> Parser<'a> {
                         }
                     }
                 }
-                Ok(StmtKind::Assign { targets, value })
+                Ok(StmtKind::Assign { targets, value, unpack: true })
             }
             ExprKind::Attr { value: target, name } => Ok(StmtKind::SetAttr { target: *target, name, value }),
             ref other => {
