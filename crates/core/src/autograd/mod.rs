@@ -18,7 +18,7 @@
 
 mod op;
 
-pub use op::{GradOp, Side};
+pub use op::{GradOp, IndexSlot, Side};
 
 use crate::identity::{CounterId, ObjectId};
 use std::collections::HashMap;
@@ -87,6 +87,11 @@ pub struct Meta<T> {
     /// A view of an output of a multi-output view op (`unbind`, `split`, `chunk`), which
     /// PyTorch refuses to modify in place.
     pub multi_output: bool,
+    /// A leaf that requires grad: the tensor itself, whose layout its `.grad` takes.
+    pub leaf: Option<T>,
+    /// For a view: the version of its storage family when its `grad_fn` was last set; an
+    /// in-place write through the base or another view since makes PyTorch regenerate it.
+    pub view_version: u64,
 }
 
 /// The run's autograd state.
@@ -177,6 +182,8 @@ impl<T> Default for Meta<T> {
             no_grad_view: false,
             diff_base: None,
             multi_output: false,
+            leaf: None,
+            view_version: 0,
         }
     }
 }

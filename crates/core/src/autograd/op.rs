@@ -14,6 +14,15 @@ pub enum Side {
     Right,
 }
 
+/// One item of an advanced index as a node keeps it: index tensors are the node's operands.
+#[derive(Clone, Debug)]
+pub enum IndexSlot {
+    Item(crate::torch::layout::IndexItem),
+    Bool(bool),
+    /// The node's operand at this position.
+    Tensor(usize),
+}
+
 /// One differentiable op, with what its backward needs to know beyond the tensors it reads.
 #[derive(Clone, Debug)]
 pub enum GradOp {
@@ -92,6 +101,17 @@ pub enum GradOp {
         src_shape: Vec<usize>,
         src_dtype: DType,
     },
+    /// `t[items]` with index tensors, of an input of shape `input`.
+    Index {
+        items: Vec<IndexSlot>,
+        input: Vec<usize>,
+    },
+    /// `t[items] = v` / `index_put_`; inputs `[old, value]`.
+    IndexPut {
+        items: Vec<IndexSlot>,
+        accumulate: bool,
+        value_shape: Vec<usize>,
+    },
     /// An in-place op `func` on the view `view` of a base laid out as `base`.
     CopySlices {
         base: Layout,
@@ -110,6 +130,8 @@ impl GradOp {
                     BinaryOp::Sub if matches!(scalar, Some((_, Side::Left))) => "Rsub",
                     BinaryOp::Sub => "Sub",
                     BinaryOp::Mul => "Mul",
+                    // `2 / x` is `x.reciprocal() * 2`.
+                    BinaryOp::Div if matches!(scalar, Some((_, Side::Left))) => "Mul",
                     BinaryOp::Div => "Div",
                     BinaryOp::Pow => "Pow",
                     BinaryOp::Max => "Maximum",
@@ -158,6 +180,8 @@ impl GradOp {
             GradOp::Fill => "FillBackward0".into(),
             GradOp::Copy { .. } => "CopyBackwards".into(),
             GradOp::CopySlices { .. } => "CopySlices".into(),
+            GradOp::Index { .. } => "IndexBackward0".into(),
+            GradOp::IndexPut { .. } => "IndexPutBackward0".into(),
         }
     }
 }

@@ -47,7 +47,9 @@ impl Engine {
             }
             return Ok(());
         }
-        self.ag.meta_mut(t).requires_grad = on;
+        let m = self.ag.meta_mut(t);
+        m.requires_grad = on;
+        m.leaf = Some(t.clone());
         Ok(())
     }
 
@@ -97,10 +99,12 @@ impl Engine {
         let diff_base = src_meta.as_ref().and_then(|m| m.diff_base.clone()).unwrap_or_else(|| base.clone());
         let multi = src_meta.is_some_and(|m| m.multi_output);
         let no_grad = !self.ag.enabled;
+        let version = self.ids.version(view.counter);
         let m = self.ag.meta_mut(view);
         m.diff_base = Some(diff_base);
         m.multi_output |= multi;
         m.no_grad_view |= no_grad;
+        m.view_version = version;
         if no_grad {
             m.requires_grad = true;
         }
@@ -140,6 +144,9 @@ impl Engine {
     ) {
         if !self.ag.enabled || self.ag.depth > 0 || !out.dtype().is_float() {
             return;
+        }
+        for t in inputs.iter().flatten() {
+            self.refresh_view(t);
         }
         let next: Vec<Option<Edge>> = inputs.iter().map(|t| t.and_then(|t| self.ag.edge(t))).collect();
         if next.iter().all(Option::is_none) {
@@ -335,15 +342,63 @@ impl Engine {
                     freed: false,
                     holds_saved: false,
                 });
+                let version = self.ids.version(target.counter);
                 let m = self.ag.meta_mut(target);
                 m.requires_grad = true;
                 m.grad_fn = Some(vid);
+                m.view_version = version;
+            }
+        }
+    }
+
+    /// A view whose base (or a sibling view) was written in place since its `grad_fn` was set
+    /// gets a new one, `AsStridedBackward0` of the base's current history, as PyTorch
+    /// regenerates it.
+    pub fn refresh_view(&mut self, t: &Tensor) {
+        let Some(m) = self.ag.meta(t) else { return };
+        let Some(base) = m.diff_base.clone() else { return };
+        let now = self.ids.version(t.counter);
+        if m.view_version == now || m.no_grad_view {
+            return;
+        }
+        let next = vec![self.ag.edge(&base)];
+        let id = self.ag.next_id();
+        self.ag.nodes.push(Node {
+            name: "AsStridedBackward0".into(),
+            op: GradOp::View { input: base.layout().clone(), output: t.layout().clone() },
+            next,
+            operands: Vec::new(),
+            saved: Vec::new(),
+            shape: t.shape().to_vec(),
+            freed: false,
+            holds_saved: false,
+        });
+        let m = self.ag.meta_mut(t);
+        m.grad_fn = Some(id);
+        m.requires_grad = true;
+        m.view_version = now;
+    }
+
+    /// A tensor's saved copies of `from` are `to` from now on (an in-place op whose formula
+    /// reads its result saved the value it computed; the result is the target it wrote).
+    pub fn retarget_saved(&mut self, t: &Tensor, from: &Tensor, to: &Tensor) {
+        let Some(n) = self.ag.grad_fn(t) else { return };
+        let version = self.ids.version(to.counter);
+        let node = &mut self.ag.nodes[n.index()];
+        for s in &mut node.saved {
+            if s.tensor.same_object(from) {
+                *s = Saved { tensor: to.clone(), counter: to.counter, version };
+            }
+        }
+        for o in node.operands.iter_mut().flatten() {
+            if o.same_object(from) {
+                *o = to.clone();
             }
         }
     }
 
     /// Gives `t`'s node PyTorch's name for the op that made it (a multi-output view's node).
-    pub(crate) fn rename_grad_fn(&mut self, t: &Tensor, name: &str) {
+    pub fn rename_grad_fn(&mut self, t: &Tensor, name: &str) {
         if let Some(n) = self.ag.grad_fn(t) {
             self.ag.nodes[n.index()].name = name.to_string();
         }
@@ -373,12 +428,26 @@ impl Engine {
     /// fresh handle (inputs: the target's old history, then `others`), then the target's
     /// history becomes it (`CopySlices` for a view).
     pub fn finish_inplace(&mut self, target: &Tensor, op: GradOp, old: Tensor, others: &[Option<&Tensor>]) {
+        self.finish_inplace_with(target, op, old, others, Vec::new());
+    }
+
+    /// [`Engine::finish_inplace`] with more operands for the formula (an index's tensors),
+    /// after `[old, others.., None]`.
+    pub fn finish_inplace_with(
+        &mut self,
+        target: &Tensor,
+        op: GradOp,
+        old: Tensor,
+        others: &[Option<&Tensor>],
+        extra: Vec<Option<Tensor>>,
+    ) {
         let handle = self.fresh_handle(target);
         let mut inputs: Vec<Option<&Tensor>> = vec![Some(target)];
         inputs.extend_from_slice(others);
         let mut operands: Vec<Option<Tensor>> = vec![Some(old)];
         operands.extend(others.iter().map(|t| t.cloned()));
         operands.push(None);
+        operands.extend(extra);
         let saved: Vec<usize> = match &op {
             GradOp::Binary { op: crate::uop::BinaryOp::Mul | crate::uop::BinaryOp::Div, .. } => vec![0, 1],
             _ => Vec::new(),
@@ -495,6 +564,7 @@ impl Engine {
         retain_graph: bool,
         capture: Option<&[Edge]>,
     ) -> Result<Vec<(ObjectId, Tensor)>> {
+        self.refresh_view(root);
         let Some(edge) = self.ag.edge(root) else {
             bail!(Autograd, "element 0 of tensors does not require grad and does not have a grad_fn");
         };
@@ -651,10 +721,28 @@ impl Engine {
     /// Adds `g` into the leaf's `.grad`: the first gradient becomes `.grad`, later ones are
     /// added in place (`.grad` keeps its storage, its version moves).
     fn accumulate(&mut self, leaf: ObjectId, g: Tensor) -> Result<()> {
-        let g = self.realize(&g)?;
         let current = self.ag.meta.get(&leaf).and_then(|m| m.grad.clone());
         match current {
-            None => self.ag.meta_mut_by(leaf).grad = Some(g),
+            None => {
+                // A fresh `.grad` of its own, laid out like the leaf (PyTorch's gradient layout
+                // contract); two leaves never share one.
+                let like = self.ag.meta.get(&leaf).and_then(|m| m.leaf.clone());
+                let fresh = self.untracked(|e| match &like {
+                    Some(l) if l.shape() == g.shape() => {
+                        let zero = crate::uop::buffer::Scalar::Int(0);
+                        let z = e.full_like_as(l, zero, g.dtype(), crate::torch::format::MemoryFormat::Preserve)?;
+                        let z = e.realize(&z)?;
+                        let g = e.resolve(&g);
+                        e.write(&z, g.node())?;
+                        Ok(e.resolve(&z))
+                    }
+                    _ => {
+                        let c = e.clone_as(&g, crate::torch::format::MemoryFormat::Contiguous)?;
+                        e.realize(&c)
+                    }
+                })?;
+                self.ag.meta_mut_by(leaf).grad = Some(fresh);
+            }
             Some(acc) => {
                 let sum = self.untracked(|e| e.add_tensors(&acc, &g))?;
                 self.write(&acc, sum.node())?;

@@ -59,7 +59,11 @@ impl Engine {
     /// The gradient of a view's input from the gradient of the view: written through the
     /// view's layout into zeros over the whole storage, then read through the input's layout.
     fn view_backward(&mut self, g: &Tensor, input: &Layout, output: &Layout) -> Result<Tensor> {
-        if input.is_contiguous() && output.is_contiguous() && input.offset() == output.offset() {
+        if input.is_contiguous()
+            && output.is_contiguous()
+            && input.offset() == output.offset()
+            && input.numel() == output.numel()
+        {
             return self.reshape(g, &dims(input.sizes()));
         }
         // Broadcast dims (stride 0) gather their gradient first, so the write hits each cell once.
@@ -320,6 +324,31 @@ impl Engine {
                 }
                 out
             }
+            GradOp::Index { items, input } => {
+                let items = index_items(items, &node.operands)?;
+                let zeros = self.full(input, Scalar::Int(0), Some(g.dtype()))?;
+                let zeros = self.realize(&zeros)?;
+                self.index_put(&zeros, &items, &t(g), true)?;
+                vec![Some(self.resolve(&zeros))]
+            }
+            GradOp::IndexPut { items, accumulate, value_shape } => {
+                let items = index_items(items, &node.operands)?;
+                // The old value's cells the put replaced get nothing (with accumulate, all of g).
+                let g_old = self.copy(g)?;
+                let g_old = self.realize(&g_old)?;
+                if !*accumulate {
+                    self.index_put(&g_old, &items, &Operand::Scalar(Scalar::Int(0)), false)?;
+                }
+                let g_old = self.resolve(&g_old);
+                let g_value = match node.operands.get(1).cloned().flatten() {
+                    Some(_) => {
+                        let picked = self.advanced_index(g, &items)?;
+                        Some(self.sum_to(&picked, value_shape)?)
+                    }
+                    None => None,
+                };
+                vec![Some(g_old), g_value]
+            }
             GradOp::Fill => vec![None],
             GradOp::Copy { src_shape, src_dtype } => {
                 let gs = self.sum_to(g, src_shape)?;
@@ -458,4 +487,26 @@ impl Engine {
         };
         self.mul(&t(g), &t(&d))
     }
+}
+
+/// A node's index slots as engine index items, its tensors taken from the operands.
+fn index_items(
+    slots: &[crate::autograd::IndexSlot],
+    operands: &[Option<Tensor>],
+) -> Result<Vec<crate::engine::indexing::Index>> {
+    use crate::autograd::IndexSlot;
+    use crate::engine::indexing::Index;
+    slots
+        .iter()
+        .map(|s| {
+            Ok(match s {
+                IndexSlot::Item(i) => Index::Item(i.clone()),
+                IndexSlot::Bool(b) => Index::Bool(*b),
+                IndexSlot::Tensor(k) => match operands.get(*k).cloned().flatten() {
+                    Some(t) => Index::Tensor(t),
+                    None => bail!(Unsupported, "an index tensor of this node was not kept"),
+                },
+            })
+        })
+        .collect()
 }

@@ -538,6 +538,15 @@ impl Engine {
 
     /// `t[items]` with at least one index tensor, list or bool: a copy.
     pub fn advanced_index(&mut self, t: &Tensor, items: &[Index]) -> Result<Tensor> {
+        let out = self.advanced_index_forward(t, items)?;
+        let (slots, operands) = index_slots(items, 0);
+        let op = crate::autograd::GradOp::Index { items: slots, input: t.shape().to_vec() };
+        let t = self.resolve(t);
+        self.record(&out, op, &[Some(&t)], operands, &[]);
+        Ok(out)
+    }
+
+    fn advanced_index_forward(&mut self, t: &Tensor, items: &[Index]) -> Result<Tensor> {
         let r = self.resolve_index(t, items)?;
         let a = Self::arrange(&r);
         check_numel(&a.out_shape)?;
@@ -557,6 +566,24 @@ impl Engine {
     /// `t[items] = value` / `t.index_put_(indices, value, accumulate)`: PyTorch's checks, then
     /// one store into `t`'s storage that changes only the indexed cells.
     pub fn index_put(&mut self, t: &Tensor, items: &[Index], value: &Operand, accumulate: bool) -> Result<Write> {
+        let value_t = match value {
+            Operand::Tensor(v) => Some(v.clone()),
+            Operand::Scalar(_) => None,
+        };
+        let tracked: Vec<&Tensor> = value_t.iter().collect();
+        let old = if self.inplace_tracked(t, &tracked) { Some(self.begin_inplace(t)?) } else { None };
+        let w = self.index_put_untracked(t, items, value, accumulate)?;
+        if let Some(old) = old {
+            let target = self.resolve(t);
+            let (slots, extra) = index_slots(items, 3);
+            let value_shape = value_t.as_ref().map_or(Vec::new(), |v| v.shape().to_vec());
+            let op = crate::autograd::GradOp::IndexPut { items: slots, accumulate, value_shape };
+            self.finish_inplace_with(&target, op, old, &[value_t.as_ref()], extra.into_iter().skip(3).collect());
+        }
+        Ok(w)
+    }
+
+    fn index_put_untracked(&mut self, t: &Tensor, items: &[Index], value: &Operand, accumulate: bool) -> Result<Write> {
         match self.index_put_parts(t, items, value, accumulate)? {
             None => {
                 let target = self.realize(t)?;
@@ -1506,4 +1533,22 @@ mod tests {
         let err = e.advanced_index(&x, &items).err().map(|e| e.kind());
         assert_eq!(err, Some("limit"));
     }
+}
+
+/// An index as a node keeps it: its tensors become operands numbered from `first`.
+fn index_slots(items: &[Index], first: usize) -> (Vec<crate::autograd::IndexSlot>, Vec<Option<Tensor>>) {
+    use crate::autograd::IndexSlot;
+    let mut operands: Vec<Option<Tensor>> = vec![None; first];
+    let slots = items
+        .iter()
+        .map(|i| match i {
+            Index::Item(it) => IndexSlot::Item(it.clone()),
+            Index::Bool(b) => IndexSlot::Bool(*b),
+            Index::Tensor(t) => {
+                operands.push(Some(t.clone()));
+                IndexSlot::Tensor(operands.len() - 1)
+            }
+        })
+        .collect();
+    (slots, operands)
 }

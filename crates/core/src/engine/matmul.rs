@@ -65,7 +65,13 @@ impl Engine {
         };
         let (a, b) = (self.resolve(a), self.resolve(b));
         let op = crate::autograd::GradOp::Matmul { name };
-        self.record(&out, op, &[Some(&a), Some(&b)], vec![Some(a.clone()), Some(b.clone())], &[0, 1]);
+        // `a` is saved for `b`'s gradient and `b` for `a`'s.
+        let saved: Vec<usize> = [(0, &b), (1, &a)]
+            .into_iter()
+            .filter(|(_, other)| self.autograd().requires_grad(other))
+            .map(|(i, _)| i)
+            .collect();
+        self.record(&out, op, &[Some(&a), Some(&b)], vec![Some(a.clone()), Some(b.clone())], &saved);
         Ok(out)
     }
 }

@@ -296,13 +296,13 @@ impl Engine {
             let (x, w) = (self.resolve(x), self.resolve(weight));
             let b = bias.map(|b| self.resolve(b));
             let op = crate::autograd::GradOp::Linear { bias: b.is_some() && x.shape().len() == 2 };
-            self.record(
-                &out,
-                op,
-                &[Some(&x), Some(&w), b.as_ref()],
-                vec![Some(x.clone()), Some(w.clone()), b.clone()],
-                &[0, 1],
-            );
+            let saved: Vec<usize> = [(0, &w), (1, &x)]
+                .into_iter()
+                .filter(|(_, other)| self.autograd().requires_grad(other))
+                .map(|(i, _)| i)
+                .collect();
+            let operands = vec![Some(x.clone()), Some(w.clone()), b.clone()];
+            self.record(&out, op, &[Some(&x), Some(&w), b.as_ref()], operands, &saved);
         }
         Ok(out)
     }

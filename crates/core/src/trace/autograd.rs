@@ -40,6 +40,33 @@ const NOT_DIFFERENTIABLE: &[&str] = &[
     "trunc",
 ];
 
+/// Ops the engine builds from others, with the node PyTorch names for them (the gradient is
+/// the composition's; only the name of the last node differs).
+const COMPOSITE_NODES: &[(&str, &str)] = &[
+    ("reciprocal", "ReciprocalBackward0"),
+    ("square", "PowBackward0"),
+    ("rsqrt", "RsqrtBackward0"),
+    ("clamp", "ClampBackward1"),
+    ("clip", "ClampBackward1"),
+    ("clamp_min", "ClampMinBackward0"),
+    ("clamp_max", "ClampMaxBackward0"),
+    ("silu", "SiluBackward0"),
+    ("gelu", "GeluBackward0"),
+    ("softplus", "SoftplusBackward0"),
+    ("elu", "EluBackward0"),
+    ("leaky_relu", "LeakyReluBackward0"),
+    ("hardtanh", "HardtanhBackward0"),
+    ("logsigmoid", "LogSigmoidBackward0"),
+    ("mish", "MishBackward0"),
+    ("hardsigmoid", "HardsigmoidBackward0"),
+    ("hardswish", "HardswishBackward0"),
+    ("lerp", "LerpBackward1"),
+    ("addcmul", "AddcmulBackward0"),
+    ("addcdiv", "AddcdivBackward0"),
+    ("amax", "AmaxBackward0"),
+    ("amin", "AminBackward0"),
+];
+
 /// Takes `requires_grad=` out of a call's keywords.
 pub fn take_requires_grad(kw: &mut Vec<(String, Value)>) -> Result<Option<bool>> {
     let Some(i) = kw.iter().position(|(k, _)| k == "requires_grad") else { return Ok(None) };
@@ -91,6 +118,20 @@ pub fn after_call(
     }
     let mut results = Vec::new();
     collect(out, &mut results);
+    if let (Some((_, node)), [r]) = (COMPOSITE_NODES.iter().find(|(n, _)| *n == name), results.as_slice()) {
+        if !inputs.iter().any(|t| t.same_object(r)) {
+            run.engine.rename_grad_fn(r, node);
+        }
+    }
+    // `max(dim)` and `min(dim)` return values and indices: the values' node is MaxBackward0.
+    if let (Value::Named(_), Some(values)) = (out, results.first()) {
+        match name {
+            "max" => run.engine.rename_grad_fn(values, "MaxBackward0"),
+            "min" => run.engine.rename_grad_fn(values, "MinBackward0"),
+            _ => {}
+        }
+    }
+    let ag = run.engine.autograd();
     for r in results {
         if r.dtype().is_float() && !ag.requires_grad(&r) && !inputs.iter().any(|t| t.same_object(&r)) {
             bail!(
@@ -113,6 +154,9 @@ fn collect(v: &Value, out: &mut Vec<Tensor>) {
 
 /// Autograd's tensor attributes; `None` for any other name.
 pub fn attr(run: &mut RunContext, t: &Tensor, name: &str) -> Option<Result<Value>> {
+    if name == "grad_fn" || name == "is_leaf" {
+        run.engine.refresh_view(t);
+    }
     let ag = run.engine.autograd();
     Some(Ok(match name {
         "requires_grad" => Value::Scalar(Scalar::Bool(ag.requires_grad(t))),

@@ -474,6 +474,7 @@ pub(crate) fn write_value(
     let target = run.engine.resolve(&target);
     if tracked {
         run.engine.rebase_onto(&target, &value);
+        run.engine.retarget_saved(&target, &value, &target);
     }
     Ok(target)
 }

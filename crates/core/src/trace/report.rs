@@ -299,6 +299,7 @@ fn step_report<'a>(s: &'a Step, engine: &Engine) -> StepReport<'a> {
 }
 
 fn autograd_report(engine: &mut Engine, t: &Tensor) -> Option<AutogradReport> {
+    engine.refresh_view(t);
     let ag = engine.autograd();
     let requires_grad = ag.requires_grad(t);
     let grad = engine.grad(t);
