@@ -111,6 +111,8 @@ pub enum GradOp {
         items: Vec<IndexSlot>,
         accumulate: bool,
         value_shape: Vec<usize>,
+        /// `IndexPutBackward0`, or the fill PyTorch dispatches a scalar put to.
+        name: &'static str,
     },
     /// An in-place op `func` on the view `view` of a base laid out as `base`.
     CopySlices {
@@ -181,7 +183,7 @@ impl GradOp {
             GradOp::Copy { .. } => "CopyBackwards".into(),
             GradOp::CopySlices { .. } => "CopySlices".into(),
             GradOp::Index { .. } => "IndexBackward0".into(),
-            GradOp::IndexPut { .. } => "IndexPutBackward0".into(),
+            GradOp::IndexPut { name, .. } => (*name).into(),
         }
     }
 }

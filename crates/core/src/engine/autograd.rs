@@ -572,7 +572,7 @@ impl Engine {
             Some(g) => {
                 if g.shape() != root.shape() {
                     bail!(
-                        Shape,
+                        Autograd,
                         "Mismatch in shape: grad_output[0] has a shape of torch.Size([{}]) and output[0] has a shape of torch.Size([{}]).",
                         g.shape().iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "),
                         root.shape().iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")

@@ -78,8 +78,8 @@ impl Engine {
             }
         }
         let output = Layout::new(&sizes, &strides, output.offset());
-        if crate::torch::overlap::has_internal_overlap(&output) == crate::torch::overlap::MemOverlap::Yes {
-            bail!(Unsupported, "the gradient of a view whose elements overlap is not supported");
+        if crate::torch::overlap::has_internal_overlap(&output) != crate::torch::overlap::MemOverlap::No {
+            return self.overlapping_view_backward(&g, input, &output);
         }
         let extent = |l: &Layout| -> i64 {
             l.offset()
@@ -93,6 +93,31 @@ impl Engine {
         let g = self.reshape(&g, &dims(&sizes))?;
         let g = self.copy(&g)?;
         self.write(&target, g.node())?;
+        let back = self.torch_view(&zeros, input.clone(), ShapeTracker::from_view(restride_view(input)), 0)?;
+        self.copy(&back)
+    }
+
+    /// [`Engine::view_backward`] for a view whose elements may share storage cells (`unfold`,
+    /// `as_strided` with overlapping windows): the gradient of every view element is added
+    /// into its cell, then the input's elements read theirs.
+    fn overlapping_view_backward(&mut self, g: &Tensor, input: &Layout, output: &Layout) -> Result<Tensor> {
+        use crate::engine::indexing::Index;
+        let cells = output.storage_indices();
+        let len =
+            cells.iter().copied().max().unwrap_or(0).max(input.storage_indices().into_iter().max().unwrap_or(0)) + 1;
+        let zeros = self.full(&[len as usize], Scalar::Int(0), Some(g.dtype()))?;
+        let zeros = self.realize(&zeros)?;
+        let positions = self.from_data(
+            crate::uop::buffer::Data::from_scalars(
+                crate::dtype::DType::Int64,
+                &cells.iter().map(|&c| Scalar::Int(c)).collect::<Vec<_>>(),
+            ),
+            &[cells.len()],
+        )?;
+        let flat = self.reshape(g, &[-1])?;
+        let flat = self.copy(&flat)?;
+        self.index_put(&zeros, &[Index::Tensor(positions)], &t(&flat), true)?;
+        let zeros = self.resolve(&zeros);
         let back = self.torch_view(&zeros, input.clone(), ShapeTracker::from_view(restride_view(input)), 0)?;
         self.copy(&back)
     }
@@ -331,7 +356,7 @@ impl Engine {
                 self.index_put(&zeros, &items, &t(g), true)?;
                 vec![Some(self.resolve(&zeros))]
             }
-            GradOp::IndexPut { items, accumulate, value_shape } => {
+            GradOp::IndexPut { items, accumulate, value_shape, .. } => {
                 let items = index_items(items, &node.operands)?;
                 // The old value's cells the put replaced get nothing (with accumulate, all of g).
                 let g_old = self.copy(g)?;

@@ -577,7 +577,16 @@ impl Engine {
             let target = self.resolve(t);
             let (slots, extra) = index_slots(items, 3);
             let value_shape = value_t.as_ref().map_or(Vec::new(), |v| v.shape().to_vec());
-            let op = crate::autograd::GradOp::IndexPut { items: slots, accumulate, value_shape };
+            // A scalar put through one index tensor is PyTorch's index_fill_ (masked_fill_ for
+            // a mask).
+            let tensors: Vec<&Tensor> =
+                items.iter().filter_map(|i| if let Index::Tensor(t) = i { Some(t) } else { None }).collect();
+            let name = match (value_t.is_none() && !accumulate, tensors.as_slice()) {
+                (true, [m]) if m.dtype() == crate::dtype::DType::Bool => "MaskedFillBackward0",
+                (true, [_]) => "IndexFillBackward0",
+                _ => "IndexPutBackward0",
+            };
+            let op = crate::autograd::GradOp::IndexPut { items: slots, accumulate, value_shape, name };
             self.finish_inplace_with(&target, op, old, &[value_t.as_ref()], extra.into_iter().skip(3).collect());
         }
         Ok(w)
