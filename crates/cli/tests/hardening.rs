@@ -60,7 +60,7 @@ fn nan_and_inf_results_agree_across_backends() {
             assert_eq!(code, Some(0), "{backend} {trace}: {err}");
             let v: Value = serde_json::from_str(&out).unwrap();
             assert!(v["error"].is_null(), "{backend}: {}", v["error"]);
-            let last = v["tensors"].as_object().unwrap().values().last().unwrap();
+            let last = v["tensors"].as_object().unwrap().values().next_back().unwrap();
             assert!(last["values"][0].is_string(), "{backend}: {last}");
         }
     }
@@ -166,4 +166,34 @@ fn float_text_is_the_same_with_and_without_a_backend() {
     let (_, plain_table, _) = common::stridelab(&["run", "-"], trace);
     assert!(plain_table.contains("values [1.0, 0.01]"), "{plain_table}");
     assert!(table.starts_with(&plain_table), "{table}\n---\n{plain_table}");
+}
+
+#[test]
+fn cat_of_many_tensors_is_linear_in_its_output() {
+    // 64 parts of 2^20 (256 MiB of output) and 16,000 small parts, under a 1.5 GB address-space
+    // limit: each part is added into its slot, never padded to the whole output.
+    let trace = "a = torch.cat([torch.ones(1048576) for i in range(64)]).sum()\n\
+                 b = torch.cat([torch.arange(3.) for i in range(16000)]).sum()\n";
+    let cmd = format!("ulimit -v 1500000 && exec '{}' run --json -", env!("CARGO_BIN_EXE_stridelab"));
+    let Ok(mut child) = Command::new("sh")
+        .args(["-c", &cmd])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    else {
+        eprintln!("skipped: no sh");
+        return;
+    };
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(trace.as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(v["error"].is_null(), "{}", v["error"]);
+    assert_eq!(v["tensors"]["a"]["values"][0], 67108864.0);
+    assert_eq!(v["tensors"]["b"]["values"][0], 48000.0);
 }
