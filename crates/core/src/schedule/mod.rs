@@ -5,7 +5,8 @@
 //! expressions; a store writes through its view. A node becomes a kernel boundary only for a
 //! reason that can be said in one sentence, and that sentence is attached to the kernel:
 //! the realize point of a statement, a store, a reduce that another reduce reads or that is
-//! broadcast back, a store that would read what it overwrites, or the buffer-binding limit.
+//! broadcast back, a store that would read what it overwrites, the buffer-binding limit, or a
+//! chain deeper than [`MAX_FUSED_DEPTH`] computing ops.
 //! One more split is made for the hardware: a long reduce to few outputs would run on few GPU
 //! threads, so it becomes partial reduces over chunks into a temporary plus a kernel that
 //! combines them (see [`split_reduce`]).
