@@ -1,6 +1,7 @@
 //! Kernels for the CLI: schedules every statement, runs the kernels on the chosen backend,
 //! checks the results against the interpreter's, and reports each kernel with its timing.
 
+use crate::error::{Error, Result};
 use serde_json::Value;
 use stridelab_core::schedule::StepKernels;
 pub use stridelab_gpu::step::{schedule_options, Ran};
@@ -13,11 +14,9 @@ pub enum Backend {
 }
 
 /// The GPU for `backend`, when it needs one.
-pub fn device(backend: Backend) -> Result<Option<Gpu>, String> {
+pub fn device(backend: Backend) -> Result<Option<Gpu>> {
     match backend {
-        Backend::Wgpu => {
-            pollster::block_on(stridelab_gpu::acquire(&Default::default())).map(Some).map_err(|e| format!("wgpu: {e}"))
-        }
+        Backend::Wgpu => Ok(Some(pollster::block_on(stridelab_gpu::acquire(&Default::default()))?)),
         Backend::Cpu => Ok(None),
     }
 }
@@ -29,7 +28,7 @@ pub fn kernel_json(r: &Ran) -> Value {
 
 /// Runs every step's kernels; `Err` on a backend failure or a result that differs from the
 /// interpreter's.
-pub fn run_steps(steps: &[StepKernels], gpu: Option<&Gpu>, repeats: u32) -> Result<Vec<Vec<Ran>>, String> {
+pub fn run_steps(steps: &[StepKernels], gpu: Option<&Gpu>, repeats: u32) -> Result<Vec<Vec<Ran>>> {
     let mut clock = 0.0;
     steps
         .iter()
@@ -37,7 +36,8 @@ pub fn run_steps(steps: &[StepKernels], gpu: Option<&Gpu>, repeats: u32) -> Resu
             Some(g) => pollster::block_on(step::run_step_gpu(g, step, repeats)),
             None => step::run_step_cpu(step, repeats, &mut clock),
         })
-        .collect()
+        .collect::<Result<_, _>>()
+        .map_err(Error::from)
 }
 
 /// A plain-text table of the kernels, then each kernel's WGSL.

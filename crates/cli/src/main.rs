@@ -1,12 +1,13 @@
 //! The `stridelab` command line: runs traces, prints what each tensor is in storage, and turns
 //! traces into share links and back. A thin shell over `stridelab-core`: no tensor logic here.
 
+mod error;
 mod kernels;
 mod model;
 
 use clap::{Parser, Subcommand};
+use error::{read_file, read_limited, write_stdout, Error, Result};
 use kernels::Backend;
-use std::io::{Read, Write};
 use std::process::ExitCode;
 use stridelab_core::share::{self, SharedTrace};
 use stridelab_core::trace::kernels::trace_kernels;
@@ -81,16 +82,19 @@ enum Command {
     },
 }
 
-fn read_input(input: &str) -> Result<String, String> {
-    if input == "-" {
-        let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).map_err(|e| format!("reading standard input: {e}"))?;
-        return Ok(s);
-    }
-    if share::looks_like_link(input) && !std::path::Path::new(input).exists() {
-        return share::decode(input).map(|s| s.trace).map_err(|e| e.to_string());
-    }
-    std::fs::read_to_string(input).map_err(|e| format!("{input}: {e}"))
+/// Trace text is at most this long; [`read_input`] stops reading past it.
+const MAX_TRACE_BYTES: usize = stridelab_core::trace::parser::MAX_SOURCE_BYTES;
+
+fn read_input(input: &str) -> Result<String> {
+    let bytes = if input == "-" {
+        read_limited("standard input", std::io::stdin().lock(), MAX_TRACE_BYTES)?
+    } else if share::looks_like_link(input) && !std::path::Path::new(input).exists() {
+        return Ok(share::decode(input)?.trace);
+    } else {
+        read_file(input, MAX_TRACE_BYTES)?
+    };
+    let what = if input == "-" { "standard input" } else { input };
+    String::from_utf8(bytes).map_err(|_| Error::new("decode", format!("{what}: not UTF-8 text")))
 }
 
 fn main() -> ExitCode {
@@ -98,127 +102,114 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Model(cmd) => model::main(cmd),
         Command::Run { input, json, steps, graph, files, backend, repeats, trace_out } => {
-            let src = match read_input(&input) {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!("stridelab: {e}");
-                    return ExitCode::from(2);
-                }
-            };
-            let files = match model::dataset_files(&files) {
-                Ok(f) => f,
-                Err(e) => {
-                    eprintln!("stridelab: {e}");
-                    return ExitCode::from(2);
-                }
-            };
-            let opts = ReportOptions { steps, graph };
-            let Some(backend) = backend else {
-                let mut run = Run::with_files(files).run_text(&src);
-                let rep = report::report(&mut run, opts);
-                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-                let written = if json {
-                    serde_json::to_writer(&mut out, &rep).map_err(std::io::Error::from).and_then(|_| writeln!(out))
-                } else {
-                    let value = serde_json::to_value(&rep).unwrap_or_default();
-                    write!(out, "{}", table(&value))
-                };
-                if let Err(e) = written.and_then(|_| out.flush()) {
-                    eprintln!("stridelab: writing the report: {e}");
-                    return ExitCode::from(2);
-                }
-                // A trace that stops on an error still ran as asked: the error is part of the report.
-                return ExitCode::SUCCESS;
-            };
-            let (mut run, steps_k, ran) = match scheduled(&src, backend, repeats) {
-                Ok(x) => x,
-                Err(e) => {
-                    eprintln!("stridelab: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            let mut rep = serde_json::to_value(report::report(&mut run, opts)).unwrap_or_default();
-            let per_step: Vec<Vec<serde_json::Value>> =
-                ran.iter().map(|rs| rs.iter().map(kernels::kernel_json).collect()).collect();
-            if let Some(arr) = rep["steps"].as_array_mut() {
-                for ((s, ks), step) in arr.iter_mut().zip(&per_step).zip(&steps_k) {
-                    s["kernels"] = serde_json::Value::Array(ks.clone());
-                    if let Some(note) = &step.note {
-                        s["kernel_note"] = serde_json::Value::String(note.clone());
-                    }
-                }
+            match run(&input, ReportOptions { steps, graph }, &files, backend, repeats, trace_out, json) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => e.report(json),
             }
-            rep["kernels"] = serde_json::Value::Array(per_step.into_iter().flatten().collect());
-            if let Some(path) = trace_out {
-                if let Err(e) = write_trace(&path, backend, &ran) {
-                    eprintln!("stridelab: {e}");
-                    return ExitCode::FAILURE;
-                }
-            }
-            if json {
-                println!("{rep}");
-            } else {
-                print!("{}", table(&rep));
-                print!("{}", kernels::table(&steps_k, &ran));
-            }
-            ExitCode::SUCCESS
         }
         Command::Kernels { input, backend, repeats, trace_out } => {
-            let result = read_input(&input).and_then(|src| scheduled(&src, backend, repeats));
+            let result = read_input(&input).and_then(|src| {
+                let (_, steps_k, ran) = scheduled(&src, backend, repeats)?;
+                if let Some(path) = trace_out {
+                    write_trace(&path, backend, &ran)?;
+                }
+                write_stdout(&kernels::table(&steps_k, &ran))
+            });
             match result {
-                Ok((_, steps_k, ran)) => {
-                    if let Some(path) = trace_out {
-                        if let Err(e) = write_trace(&path, backend, &ran) {
-                            eprintln!("stridelab: {e}");
-                            return ExitCode::FAILURE;
-                        }
-                    }
-                    print!("{}", kernels::table(&steps_k, &ran));
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("stridelab: {e}");
-                    ExitCode::FAILURE
-                }
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => e.report(false),
             }
         }
-        Command::Url { input, base, step, tensor } => match read_input(&input) {
-            Ok(trace) => {
-                println!("{}", share::link(&SharedTrace { trace, step, tensor, backend: None }, &base));
-                ExitCode::SUCCESS
+        Command::Url { input, base, step, tensor } => {
+            let result = read_input(&input).and_then(|trace| {
+                let link = share::checked_link(&SharedTrace { trace, step, tensor, backend: None }, &base)?;
+                write_stdout(&format!("{link}\n"))
+            });
+            match result {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => e.report(false),
             }
-            Err(e) => {
-                eprintln!("stridelab: {e}");
-                ExitCode::from(2)
-            }
-        },
+        }
     }
+}
+
+/// `stridelab run`: the report, with the kernels each statement became when a backend is given.
+fn run(
+    input: &str,
+    opts: ReportOptions,
+    files: &[String],
+    backend: Option<Backend>,
+    repeats: u32,
+    trace_out: Option<String>,
+    json: bool,
+) -> Result<()> {
+    let src = read_input(input)?;
+    let files = model::dataset_files(files)?;
+    let Some(backend) = backend else {
+        let mut run = Run::with_files(files).run_text(&src);
+        let rep = report::report(&mut run, opts);
+        // A trace that stops on an error still ran as asked: the error is part of the report.
+        return if json {
+            let text = serde_json::to_string(&rep).map_err(|e| Error::new("io", e.to_string()).failed())?;
+            write_stdout(&format!("{text}\n"))
+        } else {
+            write_stdout(&table(&report_value(&rep)?))
+        };
+    };
+    let (mut run, steps_k, ran) = scheduled(&src, backend, repeats)?;
+    let mut rep = report_value(&report::report(&mut run, opts))?;
+    let per_step: Vec<Vec<serde_json::Value>> =
+        ran.iter().map(|rs| rs.iter().map(kernels::kernel_json).collect()).collect();
+    if let Some(arr) = rep["steps"].as_array_mut() {
+        for ((s, ks), step) in arr.iter_mut().zip(&per_step).zip(&steps_k) {
+            s["kernels"] = serde_json::Value::Array(ks.clone());
+            if let Some(note) = &step.note {
+                s["kernel_note"] = serde_json::Value::String(note.clone());
+            }
+        }
+    }
+    rep["kernels"] = serde_json::Value::Array(per_step.into_iter().flatten().collect());
+    if let Some(path) = trace_out {
+        write_trace(&path, backend, &ran)?;
+    }
+    if json {
+        write_stdout(&format!("{rep}\n"))
+    } else {
+        write_stdout(&format!("{}{}", table(&rep), kernels::table(&steps_k, &ran)))
+    }
+}
+
+/// The report as a JSON value, its numbers as the report writes them: a float32 value keeps its
+/// shortest float32 text (`0.01`), as in a plain `--json` run, rather than its float64 widening.
+fn report_value(rep: &report::Report<'_>) -> Result<serde_json::Value> {
+    let text = serde_json::to_string(rep).map_err(|e| Error::new("io", e.to_string()).failed())?;
+    serde_json::from_str(&text).map_err(|e| Error::new("io", e.to_string()).failed())
 }
 
 type Scheduled = (Run, Vec<stridelab_core::schedule::StepKernels>, Vec<Vec<kernels::Ran>>);
 
 /// Runs the trace statement by statement, schedules each statement and runs its kernels.
-fn scheduled(src: &str, backend: Backend, repeats: u32) -> Result<Scheduled, String> {
+fn scheduled(src: &str, backend: Backend, repeats: u32) -> Result<Scheduled> {
     let gpu = kernels::device(backend)?;
     let (run, steps) = match trace_kernels(src, kernels::schedule_options(gpu.as_ref())) {
         Ok(x) => x,
         // A trace that does not parse has no kernels; its report carries the error.
         Err(stridelab_core::Error::Parse { .. }) => (Run::run_source(src), Vec::new()),
-        Err(e) => return Err(e.to_string()),
+        Err(e) => return Err(Error::from(e).failed()),
     };
     let ran = kernels::run_steps(&steps, gpu.as_ref(), repeats)?;
     Ok((run, steps, ran))
 }
 
-fn write_trace(path: &str, backend: Backend, ran: &[Vec<kernels::Ran>]) -> Result<(), String> {
+fn write_trace(path: &str, backend: Backend, ran: &[Vec<kernels::Ran>]) -> Result<()> {
     let timings: Vec<stridelab_gpu::KernelTiming> = ran.iter().flatten().map(|r| r.timing.clone()).collect();
     let name = match backend {
         Backend::Cpu => "stridelab cpu",
         Backend::Wgpu => "stridelab wgpu",
     };
-    let trace =
-        serde_json::to_string(&stridelab_gpu::chrome_trace(name, &timings)).map_err(|e| format!("{path}: {e}"))?;
-    std::fs::write(path, trace).map_err(|e| format!("{path}: {e}"))
+    let trace = serde_json::to_string(&stridelab_gpu::chrome_trace(name, &timings))
+        .map_err(|e| Error::new("io", format!("{path}: {e}")).failed())?;
+    std::fs::write(path, trace).map_err(|e| Error::io(path, &e).failed())
 }
 
 /// The human-readable report: one block per tensor, then the error if the run stopped.

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
+use crate::error::{read_file, write_stdout, Error, Result};
 use crate::kernels::{self, Backend};
 use clap::{Args, Subcommand};
 use serde_json::{json, Map, Value};
@@ -21,17 +22,25 @@ const SAMPLES: [(&str, &[u8]); 3] = [
     ("cifar-sample", include_bytes!("../../../tests/data/cifar/sample_batch.bin")),
 ];
 
+/// The largest dataset file read (`--file`, `--mnist`, `--cifar`): the readers refuse more
+/// decoded bytes than this, so a larger file cannot be one they take.
+const MAX_DATA_BYTES: usize = stridelab_core::data::MAX_DECODED_LEN;
+/// The largest ONNX model or capture weights file read.
+const MAX_MODEL_BYTES: usize = 1 << 30;
+/// The largest capture manifest read.
+const MAX_MANIFEST_BYTES: usize = 64 << 20;
+
 /// The samples plus each `NAME=PATH` given with `--file` (a later name replaces a sample's).
-pub fn dataset_files(specs: &[String]) -> Result<BTreeMap<String, Vec<u8>>, String> {
+pub fn dataset_files(specs: &[String]) -> Result<BTreeMap<String, Vec<u8>>> {
     let mut files: BTreeMap<String, Vec<u8>> = SAMPLES.iter().map(|(n, b)| (n.to_string(), b.to_vec())).collect();
     for spec in specs {
         let Some((name, path)) = spec.split_once('=') else {
-            return Err(format!("--file {spec:?}: expected NAME=PATH"));
+            return Err(Error::usage(format!("--file {spec:?}: expected NAME=PATH")));
         };
         if name.is_empty() {
-            return Err(format!("--file {spec:?}: the name is empty"));
+            return Err(Error::usage(format!("--file {spec:?}: the name is empty")));
         }
-        let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+        let bytes = read_file(path, MAX_DATA_BYTES)?;
         files.insert(name.to_string(), bytes);
     }
     Ok(files)
@@ -97,6 +106,10 @@ pub enum ModelCommand {
 }
 
 pub fn main(cmd: ModelCommand) -> ExitCode {
+    let json = match &cmd {
+        ModelCommand::Run { json, .. } | ModelCommand::Replay { json, .. } => *json,
+        ModelCommand::Capture { .. } => false,
+    };
     let result = match cmd {
         ModelCommand::Run { model, images, backend, json } => run(&model, &images, backend, json),
         ModelCommand::Capture { model, out, batch } => capture(&model, &out, batch),
@@ -106,40 +119,33 @@ pub fn main(cmd: ModelCommand) -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("stridelab: {e}");
-            ExitCode::from(2)
-        }
+        Err(e) => e.report(json),
     }
-}
-
-fn read(path: &str) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("{path}: {e}"))
 }
 
 fn file_name(path: &str) -> &str {
     std::path::Path::new(path).file_name().and_then(|n| n.to_str()).unwrap_or(path)
 }
 
-fn images(images: &Images) -> Result<HostTensor, String> {
+fn images(images: &Images) -> Result<HostTensor> {
     let first = images.first;
-    match (images.mnist.as_deref(), images.cifar.as_deref()) {
-        (Some(p), _) => model::idx_images(file_name(p), &read(p)?, first),
-        (None, Some(p)) => model::cifar_images(file_name(p), &read(p)?, first),
-        (None, None) => return Err("give --mnist IMAGES or --cifar FILE".into()),
-    }
-    .map_err(|e| e.to_string())
+    Ok(match (images.mnist.as_deref(), images.cifar.as_deref()) {
+        (Some(p), _) => model::idx_images(file_name(p), &read_file(p, MAX_DATA_BYTES)?, first)?,
+        (None, Some(p)) => model::cifar_images(file_name(p), &read_file(p, MAX_DATA_BYTES)?, first)?,
+        (None, None) => return Err(Error::usage("give --mnist IMAGES or --cifar FILE")),
+    })
 }
 
-fn capture(model_path: &str, out: &str, batch: usize) -> Result<(), String> {
-    let bytes = read(model_path)?;
-    let (manifest, weights) = capture_onnx(file_name(model_path), &bytes, batch).map_err(|e| e.to_string())?;
-    std::fs::create_dir_all(out).map_err(|e| format!("{out}: {e}"))?;
-    let text = serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())?;
+fn capture(model_path: &str, out: &str, batch: usize) -> Result<()> {
+    let bytes = read_file(model_path, MAX_MODEL_BYTES)?;
+    let (manifest, weights) = capture_onnx(file_name(model_path), &bytes, batch)?;
+    std::fs::create_dir_all(out).map_err(|e| Error::io(out, &e))?;
+    let text = serde_json::to_string_pretty(&manifest).map_err(|e| Error::new("io", e.to_string()))?;
     let dir = std::path::Path::new(out);
-    std::fs::write(dir.join("manifest.json"), text + "\n").map_err(|e| format!("{out}/manifest.json: {e}"))?;
+    std::fs::write(dir.join("manifest.json"), text + "\n")
+        .map_err(|e| Error::io(&format!("{out}/manifest.json"), &e))?;
     std::fs::write(dir.join(&manifest.weights.file), weights)
-        .map_err(|e| format!("{out}/{}: {e}", manifest.weights.file))?;
+        .map_err(|e| Error::io(&format!("{out}/{}", manifest.weights.file), &e))?;
     eprintln!(
         "stridelab: wrote {out}/manifest.json ({} kernels, {} buffers) and {out}/{}",
         manifest.kernels.len(),
@@ -149,43 +155,45 @@ fn capture(model_path: &str, out: &str, batch: usize) -> Result<(), String> {
     Ok(())
 }
 
-fn replay(dir: &str, images_from: &Images, backend: Backend, reference: bool, json: bool) -> Result<(), String> {
+fn replay(dir: &str, images_from: &Images, backend: Backend, reference: bool, json: bool) -> Result<()> {
     if reference && backend != Backend::Cpu {
-        return Err("--reference runs the interpreter, which is the cpu backend".to_string());
+        return Err(Error::usage("--reference runs the interpreter, which is the cpu backend"));
     }
     let path = std::path::Path::new(dir);
-    let text = read(&path.join("manifest.json").to_string_lossy())?;
-    let head: Value = serde_json::from_slice(&text).map_err(|e| format!("{dir}/manifest.json: {e}"))?;
+    let text = read_file(&path.join("manifest.json").to_string_lossy(), MAX_MANIFEST_BYTES)?;
+    let head: Value =
+        serde_json::from_slice(&text).map_err(|e| Error::new("decode", format!("{dir}/manifest.json: {e}")))?;
     let weights_file = head["weights"]["file"].as_str().unwrap_or(capture::WEIGHTS_FILE);
     if weights_file.contains('/') || weights_file.contains('\\') || weights_file.starts_with('.') {
-        return Err(format!(
-            "{dir}/manifest.json: weights file {weights_file:?} must be a plain name in the capture directory"
+        return Err(Error::new(
+            "decode",
+            format!("{dir}/manifest.json: weights file {weights_file:?} must be a plain name in the capture directory"),
         ));
     }
-    let weights = read(&path.join(weights_file).to_string_lossy())?;
-    let cap = capture::Capture::load(&text, &weights).map_err(|e| e.to_string())?;
+    let weights = read_file(&path.join(weights_file).to_string_lossy(), MAX_MODEL_BYTES)?;
+    let cap = capture::Capture::load(&text, &weights)?;
     let x = images(images_from)?;
     let [input] = cap.manifest().inputs.as_slice() else {
-        return Err(format!(
+        return Err(Error::usage(format!(
             "{dir}: the capture takes {} inputs; image runs feed exactly one",
             cap.manifest().inputs.len()
-        ));
+        )));
     };
     let input = &cap.manifest().buffers[*input];
     let (outputs, kernels) = match kernels::device(backend)? {
         Some(gpu) => {
             if x.shape() != input.shape.as_slice() {
-                return Err(format!(
+                return Err(Error::usage(format!(
                     "capture input {:?} was captured as {} {:?}, got {} {:?}",
                     input.name,
                     input.dtype,
                     input.shape,
                     x.dtype(),
                     x.shape()
-                ));
+                )));
             }
-            let model = pollster::block_on(GpuModel::prepare(&gpu, &cap)).map_err(|e| format!("wgpu: {e}"))?;
-            let r = pollster::block_on(model.run(&gpu, &[x.into_data()])).map_err(|e| format!("wgpu: {e}"))?;
+            let model = pollster::block_on(GpuModel::prepare(&gpu, &cap))?;
+            let r = pollster::block_on(model.run(&gpu, &[x.into_data()]))?;
             let kernels = r
                 .timings
                 .iter()
@@ -199,10 +207,10 @@ fn replay(dir: &str, images_from: &Images, backend: Backend, reference: bool, js
         }
         None => {
             let which = if reference { capture::CpuKernels::Reference } else { capture::CpuKernels::Fast };
-            let mut plan = cap.cpu_plan(which).map_err(|e| e.to_string())?;
+            let mut plan = cap.cpu_plan(which)?;
             let start = std::time::Instant::now();
             let mut clock = || start.elapsed().as_secs_f64() * 1e3;
-            let r = plan.run(&[(&input.name, x)], &mut clock).map_err(|e| e.to_string())?;
+            let r = plan.run(&[(&input.name, x)], &mut clock)?;
             let kernels = r
                 .timings
                 .iter()
@@ -220,12 +228,10 @@ fn replay(dir: &str, images_from: &Images, backend: Backend, reference: bool, js
         }
     };
     if json {
-        println!("{}", outputs_json(&outputs, kernels));
+        write_stdout(&format!("{}\n", outputs_json(&outputs, kernels)))
     } else {
-        print!("{}", outputs_text(&outputs));
-        print!("{}", kernels_text(&kernels));
+        write_stdout(&format!("{}{}", outputs_text(&outputs), kernels_text(&kernels)))
     }
-    Ok(())
 }
 
 /// One line per kernel with its time (or why there is none), then the total.
@@ -248,24 +254,26 @@ fn kernels_text(kernels: &[Value]) -> String {
     s
 }
 
-fn run(model_path: &str, images_from: &Images, backend: Backend, json: bool) -> Result<(), String> {
-    let m = onnx::read_model(file_name(model_path), &read(model_path)?).map_err(|e| e.to_string())?;
+fn run(model_path: &str, images_from: &Images, backend: Backend, json: bool) -> Result<()> {
+    let m = onnx::read_model(file_name(model_path), &read_file(model_path, MAX_MODEL_BYTES)?)?;
     let images = images(images_from)?;
     let [input] = m.inputs() else {
-        return Err(format!("{model_path}: the model takes {} inputs; image runs feed exactly one", m.inputs().len()));
+        return Err(Error::usage(format!(
+            "{model_path}: the model takes {} inputs; image runs feed exactly one",
+            m.inputs().len()
+        )));
     };
-    let mut exec = model::build(&m, &[(input.name(), images)]).map_err(|e| e.to_string())?;
+    let mut exec = model::build(&m, &[(input.name(), images)])?;
     // The interpreter defines the outputs; the backend runs the scheduled kernels and must
     // agree with it (run_steps checks every written storage).
     let gpu = kernels::device(backend)?;
-    let (outputs, step) = exec.scheduled(kernels::schedule_options(gpu.as_ref())).map_err(|e| e.to_string())?;
+    let (outputs, step) = exec.scheduled(kernels::schedule_options(gpu.as_ref()))?;
     let ran = kernels::run_steps(std::slice::from_ref(&step), gpu.as_ref(), 1)?;
     let ran: Vec<&kernels::Ran> = ran.iter().flatten().collect();
     if json {
         let ks = ran.iter().map(|r| kernels::kernel_json(r)).collect();
-        println!("{}", outputs_json(&outputs, ks));
+        write_stdout(&format!("{}\n", outputs_json(&outputs, ks)))
     } else {
-        print!("{}", outputs_text(&outputs));
         let ks: Vec<Value> = ran
             .iter()
             .map(|r| {
@@ -274,9 +282,8 @@ fn run(model_path: &str, images_from: &Images, backend: Backend, json: bool) -> 
                         "ms": t.time_ns().map(|ns| ns / 1e6), "source": t.source() })
             })
             .collect();
-        print!("{}", kernels_text(&ks));
+        write_stdout(&format!("{}{}", outputs_text(&outputs), kernels_text(&ks)))
     }
-    Ok(())
 }
 
 /// The run's JSON report: every output's shape and row-major values, and the kernels run.

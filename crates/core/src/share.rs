@@ -84,6 +84,16 @@ pub fn link(s: &SharedTrace, base: &str) -> String {
     out
 }
 
+/// [`link`], refused with a `limit` error when [`decode`] would refuse the link: a payload over
+/// 1 MiB (a trace over the 1 MiB a run accepts always is).
+pub fn checked_link(s: &SharedTrace, base: &str) -> Result<String> {
+    let len = payload_v1(s).len();
+    if len > MAX_PAYLOAD {
+        bail!(Limit, "the link's payload would be {len} bytes, over the {} MiB a link may carry", MAX_PAYLOAD >> 20);
+    }
+    Ok(link(s, base))
+}
+
 /// Reads a link back. Accepts a full URL, `#v1....` or `v1....`; surrounding whitespace is
 /// ignored, since links are copied out of chats and terminals.
 pub fn decode(link_or_fragment: &str) -> Result<SharedTrace> {

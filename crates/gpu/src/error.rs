@@ -27,6 +27,10 @@ pub enum Error {
     /// The device reported an error that the checks above did not foresee (out of memory, a
     /// driver validation failure, a lost device).
     Device(String),
+    /// A backend's result differs from the reference interpreter's.
+    Differs(String),
+    /// One of the above, raised by a statement's kernels: the statement's line.
+    AtLine { line: usize, error: Box<Error> },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -43,6 +47,8 @@ impl Error {
             Error::Buffer(_) => "buffer",
             Error::Invalid(_) => "invalid",
             Error::Device(_) => "device",
+            Error::Differs(_) => "differs",
+            Error::AtLine { error, .. } => error.kind(),
         }
     }
 
@@ -66,6 +72,8 @@ impl fmt::Display for Error {
             Error::Buffer(m) => write!(f, "buffer: {m}"),
             Error::Invalid(m) => write!(f, "invalid argument: {m}"),
             Error::Device(m) => write!(f, "device error: {m}"),
+            Error::Differs(m) => f.write_str(m),
+            Error::AtLine { line, error } => write!(f, "line {line}: {error}"),
         }
     }
 }

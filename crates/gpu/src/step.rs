@@ -11,7 +11,7 @@ use stridelab_core::uop::buffer::Data;
 use web_time::Instant;
 
 use crate::exec::kernel_spec;
-use crate::{Gpu, KernelSpec, KernelTiming, RunOptions, Spread, TimingSource};
+use crate::{Error, Gpu, KernelSpec, KernelTiming, Result, RunOptions, Spread, TimingSource};
 
 /// One executed kernel: the IR and how long it took.
 pub struct Ran {
@@ -22,13 +22,87 @@ pub struct Ran {
 }
 
 /// Equal up to float rounding: kernels may reassociate sums, so floats get a relative tolerance;
-/// NaN matches NaN.
+/// NaN matches NaN and an infinity matches the same infinity.
 pub fn same(a: &Data, b: &Data) -> bool {
-    a.dtype() == b.dtype()
-        && a.len() == b.len()
-        && a.to_f64_vec().iter().zip(b.to_f64_vec()).all(|(x, y)| {
-            (x.is_nan() && y.is_nan()) || *x == y || (a.dtype().is_float() && (x - y).abs() <= 1e-5 * y.abs().max(1e-6))
-        })
+    matches!(compare(a, b), Comparison::Same)
+}
+
+/// How a backend's result compares with the interpreter's.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Comparison {
+    /// Every element equal up to float rounding (NaN to NaN, an infinity to itself).
+    Same,
+    /// Equal wherever the interpreter's value is finite; `count` elements where the interpreter
+    /// has NaN or an infinity hold something else. WGSL lets a shader assume no NaN or infinity
+    /// occurs, so what a GPU computes there is unspecified.
+    NonFinite { count: usize },
+    /// Different dtypes or lengths.
+    Mismatch,
+    /// The first element that differs where the interpreter's value is finite.
+    Differs { index: usize, got: f64, want: f64 },
+}
+
+/// Compares `got` (a backend's result) with `want` (the interpreter's), element by element.
+pub fn compare(got: &Data, want: &Data) -> Comparison {
+    if got.dtype() != want.dtype() || got.len() != want.len() {
+        return Comparison::Mismatch;
+    }
+    let float = want.dtype().is_float();
+    let mut non_finite = 0;
+    for (index, (x, y)) in got.to_f64_vec().into_iter().zip(want.to_f64_vec()).enumerate() {
+        let equal = (x.is_nan() && y.is_nan())
+            || x == y
+            || (float && x.is_finite() && y.is_finite() && (x - y).abs() <= 1e-5 * y.abs().max(1e-6));
+        if equal {
+            continue;
+        }
+        if !y.is_finite() {
+            non_finite += 1;
+            continue;
+        }
+        return Comparison::Differs { index, got: x, want: y };
+    }
+    if non_finite > 0 {
+        Comparison::NonFinite { count: non_finite }
+    } else {
+        Comparison::Same
+    }
+}
+
+/// Checks a step's written storages; `Ok(Some(note))` when they agree only up to values WGSL
+/// leaves unspecified (NaN, infinities), `Err` with the storage and element that differ.
+fn check_step<'a>(
+    step: &StepKernels,
+    backend: &str,
+    got: impl Fn(usize) -> Option<&'a Data>,
+) -> Result<Option<String>> {
+    let mut unspecified = 0;
+    for (id, want) in &step.expected {
+        let line = step.line;
+        match got(*id).map(|g| compare(g, want)) {
+            Some(Comparison::Same) => {}
+            Some(Comparison::NonFinite { count }) => unspecified += count,
+            Some(Comparison::Differs { index, got, want }) => {
+                return Err(Error::Differs(format!(
+                    "line {line}: the {backend} result in storage {id} differs from the interpreter's \
+                     at element {index}: {got} instead of {want}"
+                )))
+            }
+            Some(Comparison::Mismatch) | None => {
+                return Err(Error::Differs(format!(
+                    "line {line}: the {backend} result in storage {id} differs from the interpreter's"
+                )))
+            }
+        }
+    }
+    Ok((unspecified > 0).then(|| {
+        format!(
+            "{unspecified} {} NaN or infinite in the interpreter's result and {} other values on \
+             {backend} (WGSL leaves them unspecified); the report shows the interpreter's values",
+            if unspecified == 1 { "element is" } else { "elements are" },
+            if unspecified == 1 { "holds" } else { "hold" },
+        )
+    }))
 }
 
 /// The schedule's limits: the adapter's storage buffers per stage when running on one.
@@ -41,7 +115,7 @@ pub fn schedule_options(gpu: Option<&Gpu>) -> ScheduleOptions {
 
 /// Runs the step's kernels on `gpu` (each `repeats` times) and checks every written storage
 /// against the interpreter; `Err` says which line and storage differ or why the GPU failed.
-pub async fn run_step_gpu(gpu: &Gpu, step: &StepKernels, repeats: u32) -> Result<Vec<Ran>, String> {
+pub async fn run_step_gpu(gpu: &Gpu, step: &StepKernels, repeats: u32) -> Result<Vec<Ran>> {
     // WGSL has no 64-bit or 16-bit-float types: such a statement runs whole on the CPU kernel
     // executor, and every kernel says so, rather than computing in a narrower type.
     if let Some(d) = step.schedule.kernels.iter().find_map(wgsl::unsupported_dtype) {
@@ -57,32 +131,22 @@ pub async fn run_step_gpu(gpu: &Gpu, step: &StepKernels, repeats: u32) -> Result
     let out = gpu
         .run_schedule(&step.schedule, &step.inputs, &opts)
         .await
-        .map_err(|e| format!("line {}: wgpu: {e}", step.line))?;
-    for (id, want) in &step.expected {
-        match out.outputs.get(id) {
-            Some(got) if same(got, want) => {}
-            _ => {
-                return Err(format!(
-                    "line {}: the wgpu result in storage {id} differs from the CPU interpreter's",
-                    step.line
-                ))
-            }
-        }
-    }
+        .map_err(|e| Error::AtLine { line: step.line, error: Box::new(e) })?;
+    let note = check_step(step, "wgpu", |id| out.outputs.get(&id))?;
     Ok(step
         .schedule
         .kernels
         .iter()
         .cloned()
         .zip(out.timings)
-        .map(|(kernel, timing)| Ran { kernel, timing, note: None })
+        .map(|(kernel, timing)| Ran { kernel, timing, note: note.clone() })
         .collect())
 }
 
 /// Runs the step's kernels on the CPU IR executor with host-clock timing, `repeats` times from the
 /// same inputs, and checks the first run's storages against the interpreter. `clock` is the running
 /// start time (ns) across steps, for the trace's timeline.
-pub fn run_step_cpu(step: &StepKernels, repeats: u32, clock: &mut f64) -> Result<Vec<Ran>, String> {
+pub fn run_step_cpu(step: &StepKernels, repeats: u32, clock: &mut f64) -> Result<Vec<Ran>> {
     let s = &step.schedule;
     let resolution = crate::run::clock_step_ns();
     let mut samples = vec![Vec::new(); s.kernels.len()];
@@ -95,7 +159,10 @@ pub fn run_step_cpu(step: &StepKernels, repeats: u32, clock: &mut f64) -> Result
             cpu::Buffers { storages: &mut storages, temps: s.temps.iter().map(|&(d, n)| Data::zeros(d, n)).collect() };
         for (i, k) in s.kernels.iter().enumerate() {
             let t = Instant::now();
-            cpu::execute(k, &mut bufs).map_err(|e| format!("line {}: {}: {e}", step.line, k.name))?;
+            cpu::execute(k, &mut bufs).map_err(|e| Error::AtLine {
+                line: step.line,
+                error: Box::new(Error::kernel(&k.name, e.to_string())),
+            })?;
             let ns = t.elapsed().as_nanos() as f64;
             if rep == 0 {
                 starts[i] = *clock;
@@ -108,14 +175,7 @@ pub fn run_step_cpu(step: &StepKernels, repeats: u32, clock: &mut f64) -> Result
         }
     }
     let storages = result.unwrap_or_default();
-    for (id, want) in &step.expected {
-        if !storages.get(*id).is_some_and(|got| same(got, want)) {
-            return Err(format!(
-                "line {}: the CPU kernel result in storage {id} differs from the interpreter's",
-                step.line
-            ));
-        }
-    }
+    let checked = check_step(step, "CPU kernel", |id| storages.get(id))?;
     s.kernels
         .iter()
         .enumerate()
@@ -127,12 +187,13 @@ pub fn run_step_cpu(step: &StepKernels, repeats: u32, clock: &mut f64) -> Result
                     let (read, written) = k.bytes();
                     KernelSpec::new(&k.name, String::new(), "main").with_cost(read, written, k.flops())
                 }
-                None => kernel_spec(k, &|_| 0).map_err(|e| e.to_string())?,
+                None => kernel_spec(k, &|_| 0)?,
             };
             let span: f64 = samples[i].iter().sum();
             let timing = KernelTiming::new(&spec, TimingSource::Cpu, resolution, &samples[i], starts[i], span);
-            let note =
-                unsupported.map(|d| format!("WGSL has no {d} type: this kernel runs on the CPU kernel executor"));
+            let note = unsupported
+                .map(|d| format!("WGSL has no {d} type: this kernel runs on the CPU kernel executor"))
+                .or_else(|| checked.clone());
             Ok(Ran { kernel: k.clone(), timing, note })
         })
         .collect()

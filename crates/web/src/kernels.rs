@@ -23,8 +23,11 @@ pub async fn step_kernels(src: &str, at: usize, gpu: Option<&Gpu>, no_gpu: &str)
         return Ok(json!({"line": null, "kernels": [], "backend": backend_name(gpu), "trace": trace}));
     };
     let (ran, adapter) = match gpu {
-        Some(g) => (run_step_gpu(g, step, 1).await?, json!(g.describe())),
-        None => (run_step_cpu(step, CPU_REPEATS, &mut 0.0)?, json!({"name": "CPU IR executor (wasm)", "why": no_gpu})),
+        Some(g) => (run_step_gpu(g, step, 1).await.map_err(|e| e.to_string())?, json!(g.describe())),
+        None => (
+            run_step_cpu(step, CPU_REPEATS, &mut 0.0).map_err(|e| e.to_string())?,
+            json!({"name": "CPU IR executor (wasm)", "why": no_gpu}),
+        ),
     };
     let timings: Vec<_> = ran.iter().map(|r| r.timing.clone()).collect();
     let resolution = timings.first().map(|t| t.resolution_ns());

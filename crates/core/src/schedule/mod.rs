@@ -5,7 +5,8 @@
 //! expressions; a store writes through its view. A node becomes a kernel boundary only for a
 //! reason that can be said in one sentence, and that sentence is attached to the kernel:
 //! the realize point of a statement, a store, a reduce that another reduce reads or that is
-//! broadcast back, a store that would read what it overwrites, or the buffer-binding limit.
+//! broadcast back, a store that would read what it overwrites, the buffer-binding limit, or a
+//! chain deeper than [`MAX_FUSED_DEPTH`] computing ops.
 //! One more split is made for the hardware: a long reduce to few outputs would run on few GPU
 //! threads, so it becomes partial reduces over chunks into a temporary plus a kernel that
 //! combines them (see [`split_reduce`]).
@@ -140,21 +141,54 @@ enum Root {
 
 /// Nodes of the kernel rooted at `root`: everything reachable without crossing a source.
 fn group(graph: &Graph, root: UOpId, sources: &HashMap<UOpId, BufRef>) -> Vec<UOpId> {
-    let mut seen = vec![root];
+    let mut seen = std::collections::HashSet::from([root]);
     let mut stack = vec![root];
     while let Some(id) = stack.pop() {
         if id != root && ir::source_of(graph, id, sources).is_some() {
             continue;
         }
         for &s in &graph.node(id).src {
-            if !seen.contains(&s) {
-                seen.push(s);
+            if seen.insert(s) {
                 stack.push(s);
             }
         }
     }
+    let mut seen: Vec<UOpId> = seen.into_iter().collect();
     seen.sort_unstable();
     seen
+}
+
+/// The longest chain of computing (non-movement) nodes one kernel may fuse. A deeper chain is
+/// cut into kernels of at most this depth: lowering a kernel walks its chain, and a graph a user
+/// built (an ONNX chain of 20,000 nodes) must not set the depth of that walk.
+pub const MAX_FUSED_DEPTH: usize = 128;
+
+/// The deepest computing node of the kernel at most [`MAX_FUSED_DEPTH`] below `root`, when the
+/// kernel is deeper than that. `nodes` is [`group`]'s answer, in id order (sources first: the
+/// graph is append-only, so a node's sources have smaller ids).
+fn too_deep(graph: &Graph, root: UOpId, nodes: &[UOpId], inner: &dyn Fn(UOpId) -> bool) -> Option<(UOpId, usize)> {
+    let mut depth: HashMap<UOpId, usize> = HashMap::from([(root, 0)]);
+    let mut deepest = 0;
+    for &id in nodes.iter().rev() {
+        let Some(&d) = depth.get(&id) else { continue };
+        if id != root && !inner(id) {
+            continue;
+        }
+        let step = usize::from(!graph.node(id).op.is_movement());
+        for &s in &graph.node(id).src {
+            let e = depth.entry(s).or_default();
+            *e = (*e).max(d + step);
+            deepest = deepest.max(*e);
+        }
+    }
+    if deepest <= MAX_FUSED_DEPTH {
+        return None;
+    }
+    depth
+        .into_iter()
+        .filter(|&(id, d)| d <= MAX_FUSED_DEPTH && id != root && inner(id) && !graph.node(id).op.is_movement())
+        .max_by_key(|&(id, d)| (d, id))
+        .map(|(id, _)| (id, deepest))
 }
 
 /// Distinct buffers the kernel under `root` reads.
@@ -179,6 +213,9 @@ fn boundary(
 ) -> Result<Option<(UOpId, String)>> {
     let nodes = group(graph, root, sources);
     let inner = |id: UOpId| id != root && ir::source_of(graph, id, sources).is_none();
+    if let Some((id, deepest)) = too_deep(graph, root, &nodes, &inner) {
+        return Ok(Some((id, format!("depth limit: the fused chain is {deepest} ops deep (at most {MAX_FUSED_DEPTH} per kernel), so this part is computed into its own buffer first"))));
+    }
     // Reduces read through a broadcasting view would be recomputed per broadcast element.
     for &id in &nodes {
         let n = graph.node(id);

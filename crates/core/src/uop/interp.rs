@@ -11,7 +11,7 @@ use super::alu;
 use super::arith::Arith;
 use super::buffer::{gather_view, with_data, Data, Elem};
 use super::fused::{self, Tree};
-use super::{Graph, Op, ReduceOp, StorageId, UOpId};
+use super::{BinaryOp, Graph, Op, ReduceOp, StorageId, UOpId};
 use crate::error::{bail, Result};
 use crate::limits::{checked_numel, MAX_ELEMENTS};
 use crate::shape::tracker::ShapeTracker;
@@ -32,7 +32,7 @@ impl Storages for Vec<Data> {
 
 /// Evaluates `root` to a dense buffer in row-major order of its shape.
 pub fn realize(graph: &Graph, storages: &dyn Storages, root: UOpId) -> Result<Data> {
-    let mut it = Interp { graph, storages, memo: HashMap::new() };
+    let mut it = Interp { graph, storages, memo: HashMap::new(), uses: HashMap::new() };
     let out = it.eval(root)?;
     // Drop the memo's references first so the result is moved out, not copied.
     drop(it);
@@ -93,17 +93,169 @@ pub fn apply_movement(st: &ShapeTracker, op: &Op) -> Result<ShapeTracker> {
     }
 }
 
+/// How deep an elementwise tree under a reduce is fused; a deeper node is computed on its own
+/// and read as a leaf, so no evaluation recurses as deep as a graph a user built.
+const MAX_FUSED_DEPTH: usize = 32;
+
 struct Interp<'a> {
     graph: &'a Graph,
     storages: &'a dyn Storages,
     memo: HashMap<UOpId, Val<'a>>,
+    /// For each computed node, how many more times a node evaluated later reads it; at zero
+    /// its value leaves the memo, so a chain holds one intermediate at a time (and an
+    /// accumulator that nothing else reads is updated in place).
+    uses: HashMap<UOpId, usize>,
 }
 
 impl<'a> Interp<'a> {
-    fn eval(&mut self, id: UOpId) -> Result<Val<'a>> {
-        if let Some(v) = self.memo.get(&id) {
+    /// Evaluates `root` and everything it reads, in post order with an explicit stack: the
+    /// depth of the graph (a chain of 20,000 ops, a `cat` of 20,000 tensors) never becomes
+    /// the depth of the call stack.
+    fn eval(&mut self, root: UOpId) -> Result<Val<'a>> {
+        if let Some(v) = self.memo.get(&root) {
             return Ok(v.clone());
         }
+        let mut order = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![(root, false)];
+        while let Some((id, expanded)) = stack.pop() {
+            if expanded {
+                order.push(id);
+                continue;
+            }
+            if !seen.insert(id) || self.memo.contains_key(&id) {
+                continue;
+            }
+            stack.push((id, true));
+            for d in self.deps(id)? {
+                *self.uses.entry(d).or_default() += 1;
+                if !seen.contains(&d) && !self.memo.contains_key(&d) {
+                    stack.push((d, false));
+                }
+            }
+        }
+        for id in order {
+            if !self.memo.contains_key(&id) {
+                let v = self.eval_node(id)?;
+                self.memo.insert(id, v);
+            }
+        }
+        match self.memo.get(&root) {
+            Some(v) => Ok(v.clone()),
+            None => self.eval_node(root),
+        }
+    }
+
+    /// The value of `id` for one reader: from the memo (evaluated first if missing), and out of
+    /// the memo when this was its last reader.
+    fn child(&mut self, id: UOpId) -> Result<Val<'a>> {
+        let last = match self.uses.get_mut(&id) {
+            Some(n) if *n > 1 => {
+                *n -= 1;
+                false
+            }
+            Some(_) => {
+                self.uses.remove(&id);
+                true
+            }
+            None => false,
+        };
+        match if last { self.memo.remove(&id) } else { self.memo.get(&id).cloned() } {
+            Some(v) => Ok(v),
+            None => self.eval(id),
+        }
+    }
+
+    /// The nodes [`Interp::eval_node`] reads for `id`, each once per read, as it reads them.
+    fn deps(&self, id: UOpId) -> Result<Vec<UOpId>> {
+        let node = self.graph.node(id);
+        Ok(match &node.op {
+            Op::Buffer(_) | Op::Const(_) | Op::Store(_) => Vec::new(),
+            op if op.is_movement() => vec![fold_movement(self.graph, id)?.0],
+            Op::Binary(BinaryOp::Add) => match self.padded_addend(id)? {
+                Some((base, _)) => vec![node.src[0], base],
+                None => node.src.clone(),
+            },
+            Op::Reduce(..) => {
+                let mut out = Vec::new();
+                self.fused_deps(node.src[0], 0, &mut out)?;
+                out
+            }
+            _ => node.src.clone(),
+        })
+    }
+
+    /// What [`Interp::fused_tree`] evaluates under a reduce.
+    fn fused_deps(&self, id: UOpId, depth: usize, out: &mut Vec<UOpId>) -> Result<()> {
+        let node = self.graph.node(id);
+        match &node.op {
+            Op::Unary(_) | Op::Binary(_) | Op::Where | Op::Cast(_) if depth >= MAX_FUSED_DEPTH => out.push(id),
+            Op::Unary(_) | Op::Binary(_) | Op::Where | Op::Cast(_) => {
+                for &s in &node.src {
+                    self.fused_deps(s, depth + 1, out)?;
+                }
+            }
+            Op::Const(_) => {}
+            _ => {
+                let (base, st) = fold_movement(self.graph, id)?;
+                if !matches!((&self.graph.node(base).op, st.views()), (Op::Const(_), [_])) {
+                    out.push(base);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// For `a + b` where `b` reads a buffer through one padded view (`cat`'s construction) and
+    /// every dtype and shape agrees: `b`'s base and its tracker. Such an add only touches the
+    /// padded view's valid box, so a `cat` of n parts costs its output once, not n times.
+    fn padded_addend(&self, id: UOpId) -> Result<Option<(UOpId, ShapeTracker)>> {
+        let node = self.graph.node(id);
+        let (a, b) = (self.graph.node(node.src[0]), self.graph.node(node.src[1]));
+        if !b.op.is_movement() || a.dtype != node.dtype || b.dtype != node.dtype || a.shape != node.shape {
+            return Ok(None);
+        }
+        let (base, st) = fold_movement(self.graph, node.src[1])?;
+        let padded = matches!(st.views(), [v] if v.mask().is_some());
+        Ok((padded && !matches!(self.graph.node(base).op, Op::Const(_))).then_some((base, st)))
+    }
+
+    /// `acc + b` over `b`'s valid box only (the rest of `b` reads as zero, which leaves `acc`
+    /// as it is), in place when nothing else reads `acc`.
+    fn add_padded(&mut self, acc: UOpId, base: UOpId, st: &ShapeTracker) -> Result<Val<'a>> {
+        let acc = self.child(acc)?;
+        let base = self.child(base)?;
+        let mut acc = match acc {
+            Val::Owned(rc) => Rc::try_unwrap(rc).unwrap_or_else(|rc| (*rc).clone()),
+            Val::Borrowed(d) => d.clone(),
+        };
+        let [view] = st.views() else { unreachable!("padded_addend checked for one view") };
+        let mask: Vec<(usize, usize)> = match view.mask() {
+            Some(m) => m.to_vec(),
+            None => st.shape().iter().map(|&n| (0, n)).collect(),
+        };
+        let dims: Vec<usize> = mask.iter().map(|&(b, e)| e.saturating_sub(b)).collect();
+        if dims.contains(&0) {
+            return Ok(Val::Owned(Rc::new(acc)));
+        }
+        let values = gather(&base, &st.shrink(&mask)?);
+        let strides = crate::strided::row_major_strides(st.shape());
+        let offset: i64 = mask.iter().zip(&strides).map(|(&(b, _), &s)| b as i64 * s).sum();
+        let at: Vec<i64> = if dims.is_empty() {
+            vec![offset]
+        } else {
+            let (&inner, outer) = dims.split_last().unwrap_or((&1, &[]));
+            crate::strided::StridedIndex::new(outer, &strides[..outer.len()], offset)
+                .flat_map(|o| (0..inner as i64).map(move |i| o + i))
+                .collect()
+        };
+        let old = acc.gather(&at.iter().map(|&i| Some(i)).collect::<Vec<_>>());
+        acc.scatter(&at, &alu::binary(BinaryOp::Add, &old, &values));
+        Ok(Val::Owned(Rc::new(acc)))
+    }
+
+    /// One node's value; what it reads is in the memo already (see [`Interp::eval`]).
+    fn eval_node(&mut self, id: UOpId) -> Result<Val<'a>> {
         let node = self.graph.node(id);
         // Lazy nodes may be far larger than a buffer may be; everything but a storage read or
         // a pass-through is materialised here, so this is where the buffer limit applies.
@@ -128,7 +280,7 @@ impl<'a> Interp<'a> {
             | Op::Flip(_)
             | Op::View(_) => {
                 let (base, st) = fold_movement(self.graph, id)?;
-                let src = self.eval(base)?;
+                let src = self.child(base)?;
                 if is_identity(&st, src.len()) {
                     src
                 } else {
@@ -136,41 +288,49 @@ impl<'a> Interp<'a> {
                 }
             }
             Op::Unary(u) => {
-                let a = self.eval(node.src[0])?;
+                let a = self.child(node.src[0])?;
                 owned(alu::unary(*u, &a))
             }
+            Op::Binary(BinaryOp::Add) if self.padded_addend(id)?.is_some() => {
+                let Some((base, st)) = self.padded_addend(id)? else { unreachable!("checked by the guard") };
+                self.add_padded(node.src[0], base, &st)?
+            }
             Op::Binary(b) => {
-                let x = self.eval(node.src[0])?;
-                let y = self.eval(node.src[1])?;
+                let x = self.child(node.src[0])?;
+                let y = self.child(node.src[1])?;
                 owned(alu::binary(*b, &x, &y))
             }
             Op::Where => {
-                let c = self.eval(node.src[0])?;
-                let x = self.eval(node.src[1])?;
-                let y = self.eval(node.src[2])?;
+                let c = self.child(node.src[0])?;
+                let x = self.child(node.src[1])?;
+                let y = self.child(node.src[2])?;
                 owned(alu::select(&c, &x, &y))
             }
-            Op::Cast(d) => owned(self.eval(node.src[0])?.cast(*d)),
+            Op::Cast(d) => owned(self.child(node.src[0])?.cast(*d)),
             Op::Reduce(r, axes) => {
                 let src = node.src[0];
                 let mut leaves = Vec::new();
-                let tree = self.fused_tree(src, &mut leaves)?;
+                let tree = self.fused_tree(src, 0, &mut leaves)?;
                 let views: Vec<(&Data, View)> = leaves.iter().map(|(d, v)| (&**d, v.clone())).collect();
                 owned(fused::reduce(*r, node.dtype, &tree, &views, &self.graph.node(src).shape, axes))
             }
-            Op::Contiguous => self.eval(node.src[0])?,
-            Op::Bitcast(d) => owned(Data::from_le_bytes(*d, &self.eval(node.src[0])?.to_le_bytes())),
+            Op::Contiguous => self.child(node.src[0])?,
+            Op::Bitcast(d) => owned(Data::from_le_bytes(*d, &self.child(node.src[0])?.to_le_bytes())),
             Op::Store(_) => unreachable!("stores are executed by the runner, not evaluated"),
         };
-        self.memo.insert(id, out.clone());
         Ok(out)
     }
 
     /// The elementwise tree under a reduce, down to its leaves: each leaf is a computed (or
     /// stored) value read through one view of the reduce source's shape.
-    fn fused_tree(&mut self, id: UOpId, leaves: &mut Vec<(Val<'a>, View)>) -> Result<Tree> {
+    fn fused_tree(&mut self, id: UOpId, depth: usize, leaves: &mut Vec<(Val<'a>, View)>) -> Result<Tree> {
         let node = self.graph.node(id);
-        let mut sub = |i: usize| self.fused_tree(node.src[i], leaves).map(Box::new);
+        if depth >= MAX_FUSED_DEPTH && matches!(node.op, Op::Unary(_) | Op::Binary(_) | Op::Where | Op::Cast(_)) {
+            let data = self.child(id)?;
+            leaves.push((data, View::contiguous(&node.shape)));
+            return Ok(Tree::Leaf(leaves.len() - 1));
+        }
+        let mut sub = |i: usize| self.fused_tree(node.src[i], depth + 1, leaves).map(Box::new);
         Ok(match &node.op {
             Op::Unary(u) => Tree::Unary(*u, sub(0)?),
             Op::Binary(b) => Tree::Binary(*b, sub(0)?, sub(1)?),
@@ -193,7 +353,7 @@ impl<'a> Interp<'a> {
                         leaves.push((Val::Owned(Rc::new(Data::full_scalar(base_node.dtype, 1, *c))), view));
                     }
                     _ => {
-                        let data = self.eval(base)?;
+                        let data = self.child(base)?;
                         leaves.push(single_view(data, &st)?);
                     }
                 }

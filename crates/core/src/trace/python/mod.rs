@@ -203,8 +203,19 @@ pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
         }
         Ok(items.iter().cloned().cycle().take(items.len() * n).collect())
     };
+    // A sum of two sequences is bounded like a repetition: `t = t + t` forty times is refused,
+    // not built.
+    let joined = |x: usize, y: usize| -> Result<()> {
+        if x.saturating_add(y) > MAX_SEQUENCE {
+            bail!(Limit, "a sequence may hold at most {MAX_SEQUENCE} items");
+        }
+        Ok(())
+    };
     match (op, &a, &b) {
-        (BinOp::Add, Value::Str(x), Value::Str(y)) => return Ok(Value::Str(format!("{x}{y}"))),
+        (BinOp::Add, Value::Str(x), Value::Str(y)) => {
+            joined(x.len(), y.len())?;
+            return Ok(Value::Str(format!("{x}{y}")));
+        }
         (BinOp::Mul, Value::Str(x), Value::Scalar(Scalar::Int(n)))
         | (BinOp::Mul, Value::Scalar(Scalar::Int(n)), Value::Str(x)) => {
             let n = usize::try_from(*n).unwrap_or(0);
@@ -213,11 +224,18 @@ pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
             }
             return Ok(Value::Str(x.repeat(n)));
         }
-        (BinOp::Add, Value::List(x), Value::List(y)) => return Ok(Value::List(x.iter().chain(y).cloned().collect())),
-        (BinOp::Add, Value::Size(x), Value::Tuple(y) | Value::Size(y)) => {
-            return Ok(Value::Size(x.iter().chain(y).cloned().collect()))
+        (BinOp::Add, Value::List(x), Value::List(y)) => {
+            joined(x.len(), y.len())?;
+            return Ok(Value::List(x.iter().chain(y).cloned().collect()));
         }
-        (BinOp::Add, Value::Tuple(x), Value::Size(y)) => return Ok(Value::Tuple(x.iter().chain(y).cloned().collect())),
+        (BinOp::Add, Value::Size(x), Value::Tuple(y) | Value::Size(y)) => {
+            joined(x.len(), y.len())?;
+            return Ok(Value::Size(x.iter().chain(y).cloned().collect()));
+        }
+        (BinOp::Add, Value::Tuple(x), Value::Size(y) | Value::Tuple(y)) => {
+            joined(x.len(), y.len())?;
+            return Ok(Value::Tuple(x.iter().chain(y).cloned().collect()));
+        }
         (BinOp::Mul, Value::List(x), Value::Scalar(Scalar::Int(n))) => return Ok(Value::List(repeat(x, *n)?)),
         (BinOp::Mul, Value::Tuple(x), Value::Scalar(Scalar::Int(n))) => return Ok(Value::Tuple(repeat(x, *n)?)),
         (BinOp::Eq | BinOp::Ne, _, _) => {
