@@ -158,6 +158,9 @@ fn stmt(s: &Stmt, spans: bool) -> String {
             )
         }
         StmtKind::Del(names) => format!("(del {})", names.join(" ")),
+        StmtKind::SetAttr { target, name, value } => {
+            format!("(setattr {} {name} {})", expr(target, spans), expr(value, spans))
+        }
     };
     if spans {
         format!("{body}@{}:{}", s.span.line, s.span.column)
@@ -331,7 +334,7 @@ fn refused_statements() {
         ("x = f'{a +}'", "err 1:11 invalid syntax"),
         ("x = a if b", "err 1:11 expected 'else' after 'if' expression"),
         ("f = lambda x: x", "err 1:5 lambda is not supported"),
-        ("a.b = 1", "err 1:1 attribute assignment is not supported"),
+        ("a.b = 1", "(setattr a b 1)"),
         ("a.b += 1", "err 1:1 attribute assignment is not supported"),
         ("a = b = c", "err 1:7 chained assignment"),
         ("a[0] = b[0] = 1", "err 1:13 chained assignment"),

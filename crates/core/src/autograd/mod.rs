@@ -196,7 +196,7 @@ impl<T> Autograd<T> {
     }
 
     pub(crate) fn meta_mut_by(&mut self, o: ObjectId) -> &mut Meta<T> {
-        self.meta.entry(o).or_insert_with(Meta::default)
+        self.meta.entry(o).or_default()
     }
 }
 

@@ -379,6 +379,30 @@ impl Engine {
         m.view_version = now;
     }
 
+    /// PyTorch's refusal to use a view whose history cannot be regenerated: an output of a
+    /// multi-output view op, or a view made under `no_grad`, after its base (or another view of
+    /// it) was written in place.
+    pub fn stale_view_error(&self, t: &Tensor) -> Option<Error> {
+        let m = self.ag.meta(t)?;
+        m.diff_base.as_ref()?;
+        if m.view_version == self.ids.version(t.counter) {
+            return None;
+        }
+        if m.multi_output {
+            let index = t.output_of().map_or(0, |o| o.index);
+            let op = self.grad_fn_name(t).map_or("", op_name);
+            return Some(Error::Autograd(format!(
+                "Output {index} of {op} is a view and its base or another view of its base has been modified inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one."
+            )));
+        }
+        if m.no_grad_view {
+            return Some(Error::Autograd(
+                "A view was created in no_grad mode and its base or another view of its base has been modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).".into(),
+            ));
+        }
+        None
+    }
+
     /// A tensor's saved copies of `from` are `to` from now on (an in-place op whose formula
     /// reads its result saved the value it computed; the result is the target it wrote).
     pub fn retarget_saved(&mut self, t: &Tensor, from: &Tensor, to: &Tensor) {

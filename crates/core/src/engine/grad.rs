@@ -169,9 +169,8 @@ impl Engine {
                     }
                     BinaryOp::Max | BinaryOp::Min => {
                         // Ties split the gradient in half, as PyTorch's maximum/minimum do.
-                        let wins = if *bop == BinaryOp::Max { BinaryOp::CmpLt } else { BinaryOp::CmpLt };
                         let (lo, hi) = if *bop == BinaryOp::Max { (&tb, &ta) } else { (&ta, &tb) };
-                        let a_wins = self.binary(wins, lo, hi)?;
+                        let a_wins = self.binary(BinaryOp::CmpLt, lo, hi)?;
                         let tie = self.binary(BinaryOp::CmpEq, &ta, &tb)?;
                         let half = self.mul(&t(g), &s(0.5))?;
                         let zero = Operand::Scalar(Scalar::Int(0));

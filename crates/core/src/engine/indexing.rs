@@ -1493,6 +1493,24 @@ impl Engine {
     }
 }
 
+/// An index as a node keeps it: its tensors become operands numbered from `first`.
+fn index_slots(items: &[Index], first: usize) -> (Vec<crate::autograd::IndexSlot>, Vec<Option<Tensor>>) {
+    use crate::autograd::IndexSlot;
+    let mut operands: Vec<Option<Tensor>> = vec![None; first];
+    let slots = items
+        .iter()
+        .map(|i| match i {
+            Index::Item(it) => IndexSlot::Item(it.clone()),
+            Index::Bool(b) => IndexSlot::Bool(*b),
+            Index::Tensor(t) => {
+                operands.push(Some(t.clone()));
+                IndexSlot::Tensor(operands.len() - 1)
+            }
+        })
+        .collect();
+    (slots, operands)
+}
+
 #[cfg(test)]
 mod tests {
     use super::Index;
@@ -1542,22 +1560,4 @@ mod tests {
         let err = e.advanced_index(&x, &items).err().map(|e| e.kind());
         assert_eq!(err, Some("limit"));
     }
-}
-
-/// An index as a node keeps it: its tensors become operands numbered from `first`.
-fn index_slots(items: &[Index], first: usize) -> (Vec<crate::autograd::IndexSlot>, Vec<Option<Tensor>>) {
-    use crate::autograd::IndexSlot;
-    let mut operands: Vec<Option<Tensor>> = vec![None; first];
-    let slots = items
-        .iter()
-        .map(|i| match i {
-            Index::Item(it) => IndexSlot::Item(it.clone()),
-            Index::Bool(b) => IndexSlot::Bool(*b),
-            Index::Tensor(t) => {
-                operands.push(Some(t.clone()));
-                IndexSlot::Tensor(operands.len() - 1)
-            }
-        })
-        .collect();
-    (slots, operands)
 }

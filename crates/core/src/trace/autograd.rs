@@ -112,6 +112,11 @@ pub fn after_call(
     if !run.engine.grad_enabled() || NOT_DIFFERENTIABLE.contains(&name) {
         return Ok(());
     }
+    for t in inputs {
+        if let Some(e) = run.engine.stale_view_error(t) {
+            return Err(e);
+        }
+    }
     let ag = run.engine.autograd();
     if !inputs.iter().any(|t| ag.requires_grad(t)) {
         return Ok(());
@@ -155,6 +160,9 @@ fn collect(v: &Value, out: &mut Vec<Tensor>) {
 /// Autograd's tensor attributes; `None` for any other name.
 pub fn attr(run: &mut RunContext, t: &Tensor, name: &str) -> Option<Result<Value>> {
     if name == "grad_fn" || name == "is_leaf" {
+        if let Some(e) = run.engine.stale_view_error(t) {
+            return Some(Err(e));
+        }
         run.engine.refresh_view(t);
     }
     let ag = run.engine.autograd();

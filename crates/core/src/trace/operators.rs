@@ -65,8 +65,8 @@ pub fn binary(run: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
     match (a, b) {
         (Value::Scalar(x), Value::Scalar(y)) => scalar_binary(op, x, y),
         (Value::Tuple(x), Value::Tuple(y)) if op == BinOp::Add => {
-            if x.len().saturating_add(y.len()) > super::exec::MAX_SEQUENCE {
-                bail!(Limit, "a sequence may hold at most {} items", super::exec::MAX_SEQUENCE);
+            if x.len().saturating_add(y.len()) > super::value::MAX_SEQUENCE {
+                bail!(Limit, "a sequence may hold at most {} items", super::value::MAX_SEQUENCE);
             }
             Ok(Value::Tuple(x.into_iter().chain(y).collect()))
         }

@@ -82,10 +82,14 @@ struct TensorReport {
 #[derive(Serialize)]
 struct AutogradReport {
     requires_grad: bool,
-    is_leaf: bool,
+    is_leaf: Option<bool>,
     grad_fn: Option<String>,
     grad: Option<Values>,
     grad_shape: Option<Vec<usize>>,
+    /// What reading `grad_fn` raises, where PyTorch refuses it (and `is_leaf`, `grad_fn` are
+    /// then null).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    grad_fn_error: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -299,6 +303,17 @@ fn step_report<'a>(s: &'a Step, engine: &Engine) -> StepReport<'a> {
 }
 
 fn autograd_report(engine: &mut Engine, t: &Tensor) -> Option<AutogradReport> {
+    if let Some(e) = engine.stale_view_error(t) {
+        let requires_grad = engine.autograd().requires_grad(t);
+        return Some(AutogradReport {
+            requires_grad,
+            is_leaf: None,
+            grad_fn: None,
+            grad: None,
+            grad_shape: None,
+            grad_fn_error: Some(e.message().to_string()),
+        });
+    }
     engine.refresh_view(t);
     let ag = engine.autograd();
     let requires_grad = ag.requires_grad(t);
@@ -309,7 +324,7 @@ fn autograd_report(engine: &mut Engine, t: &Tensor) -> Option<AutogradReport> {
         Some(g) => (engine.values(&g).ok().map(Values), Some(g.shape().to_vec())),
         None => (None, None),
     };
-    Some(AutogradReport { requires_grad, is_leaf, grad_fn, grad, grad_shape })
+    Some(AutogradReport { requires_grad, is_leaf: Some(is_leaf), grad_fn, grad, grad_shape, grad_fn_error: None })
 }
 
 fn tensor_report(engine: &mut Engine, t: &Tensor) -> Option<TensorReport> {
