@@ -183,6 +183,25 @@ test('a loop steps once per iteration, saying which, with what print wrote', asy
   await page.close();
 });
 
+test('the time machine: a write that breaks backward is flagged at the write, and backward fails', async () => {
+  const trace = 'x = torch.tensor([0.5, 1.0, 1.5], requires_grad=True)\ny = x.sigmoid()\ny.mul_(2)\ny.sum().backward()\n';
+  const { page, errors } = await open(base);
+  await page.goto(`${base}#${await fragment(page, trace, 3, 'y')}`);
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '3 / 4');
+  const stale = await page.textContent('#stepinfo .stale');
+  assert.match(stale, /saved by SigmoidBackward0/);
+  const cell = await page.$eval('#tensors tr[data-name="y"] td:last-child', (td) => td.textContent);
+  assert.equal(cell, 'MulBackward0');
+  await shot(page, 'autograd-stale-at-write');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '4 / 4');
+  const body = await page.textContent('body');
+  assert.match(body, /is at version 1; expected version 0 instead/);
+  await shot(page, 'autograd-error-at-backward');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('hovering a tensor element lights its storage cell, and the reverse', async () => {
   const trace = 'a = arange(12.).reshape(3, 4)\nb = a.t()[1:]\n';
   const { page } = await open(base);

@@ -23,6 +23,8 @@ export function drawStep(state) {
   } else {
     parts.push(h('div', { class: 'dim' }, 'writes nothing'));
   }
+  // The time machine: saved tensors this write made stale, before any backward() runs.
+  for (const w of s.stale || []) parts.push(h('div', { class: 'bad stale' }, w));
   // What print wrote during this statement, as Python would show it.
   if (s.output) parts.push(h('pre', { class: 'mono output', id: 'step-output' }, s.output.replace(/\n$/, '')));
   fill($('#stepinfo'), parts);
@@ -30,9 +32,9 @@ export function drawStep(state) {
 
 /** Every live tensor; clicking a row selects it. */
 export function drawTensors(state, selected, onSelect) {
-  const head = h('tr', {}, ['name', 'shape', 'dtype', 'storage', 'strides', 'format', 'offset', ''].map((c) => h('th', {}, c)));
+  const head = h('tr', {}, ['name', 'shape', 'dtype', 'storage', 'strides', 'format', 'offset', '', 'autograd'].map((c) => h('th', {}, c)));
   const rows = Object.entries(state.tensors).map(([name, t]) => {
-    if (t.error) return h('tr', { dataset: { name } }, h('td', { class: 'mono' }, name), h('td', { colspan: 7, class: 'bad' }, t.error));
+    if (t.error) return h('tr', { dataset: { name } }, h('td', { class: 'mono' }, name), h('td', { colspan: 8, class: 'bad' }, t.error));
     const changed = state.step && state.step.tensors_changed && state.step.tensors_changed.includes(name);
     return h('tr', { dataset: { name }, class: [name === selected ? 'selected' : '', changed ? 'changed' : ''].join(' ').trim() || undefined, onclick: () => onSelect(name) },
       h('td', { class: 'mono' }, name),
@@ -42,9 +44,19 @@ export function drawTensors(state, selected, onSelect) {
       h('td', { class: 'mono' }, tuple(t.torch.strides)),
       formatCell(t.torch),
       h('td', { class: 'mono' }, String(t.torch.storage_offset)),
-      h('td', {}, h('span', { class: t.torch.is_view ? 'tag view' : 'tag copy', title: t.torch.copy_reason || '' }, t.torch.is_view ? 'view' : t.torch.copy_reason ? 'copy' : 'own')));
+      h('td', {}, h('span', { class: t.torch.is_view ? 'tag view' : 'tag copy', title: t.torch.copy_reason || '' }, t.torch.is_view ? 'view' : t.torch.copy_reason ? 'copy' : 'own')),
+      autogradCell(t.autograd));
   });
-  fill($('#tensors'), h('thead', {}, head), h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 8, class: 'dim' }, 'No tensors yet.'))));
+  fill($('#tensors'), h('thead', {}, head), h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 9, class: 'dim' }, 'No tensors yet.'))));
+}
+
+/** Autograd's view of a tensor: its grad_fn, or that it is a leaf requiring grad (and has .grad). */
+function autogradCell(a) {
+  if (!a || (!a.requires_grad && !a.grad)) return h('td', { class: 'small dim' }, '');
+  if (a.grad_fn_error) return h('td', { class: 'small bad', title: a.grad_fn_error }, 'grad_fn refused');
+  const text = a.grad_fn ? a.grad_fn : 'leaf';
+  const title = a.grad_fn ? `grad_fn=<${a.grad_fn}>` : `requires_grad=True${a.grad ? `; .grad = [${a.grad.slice(0, 6).join(', ')}${a.grad.length > 6 ? ', …' : ''}]` : ''}`;
+  return h('td', { class: 'small mono', title }, text);
 }
 
 /** The memory format the core names for a tensor's strides (null: dense in no named order). */

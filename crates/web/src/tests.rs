@@ -328,3 +328,20 @@ fn loop_lesson_steps_each_iteration() {
     s.goto(7);
     assert_eq!(s.state()["tensors"]["x"], out["tensors"]["x"]);
 }
+
+/// The saved-version lesson: the write's step says a saved tensor is stale, before backward.
+#[test]
+fn saved_version_lesson_predicts_the_backward_error() {
+    let l = lessons::LESSONS.iter().find(|l| l.id == "saved-version").expect("the saved-version lesson");
+    let mut s = Session::new(l.trace);
+    s.goto(3);
+    let out = s.state();
+    let stale = out["step"]["stale"].as_array().cloned().unwrap_or_default();
+    assert_eq!(stale.len(), 1, "{}", out["step"]);
+    assert!(stale[0].as_str().unwrap_or("").contains("SigmoidBackward0"), "{stale:?}");
+    s.goto(4);
+    let out = s.state();
+    assert_eq!(out["error"]["kind"], "autograd");
+    assert!(out["error"]["message"].as_str().unwrap_or("").contains("is at version 1; expected version 0"));
+    assert_eq!(out["tensors"]["y"]["autograd"]["grad_fn"], "MulBackward0");
+}

@@ -81,19 +81,10 @@ impl Engine {
         if crate::torch::overlap::has_internal_overlap(&output) != crate::torch::overlap::MemOverlap::No {
             return self.overlapping_view_backward(&g, input, &output);
         }
-        let extent = |l: &Layout| -> i64 {
-            l.offset()
-                + l.sizes().iter().zip(l.strides()).map(|(&n, &st)| (n as i64 - 1).max(0) * st.max(0)).sum::<i64>()
-                + 1
-        };
-        let len = extent(input).max(extent(&output)).max(1) as usize;
-        let zeros = self.full(&[len], Scalar::Int(0), Some(g.dtype()))?;
-        let zeros = self.realize(&zeros)?;
-        let target = self.torch_view(&zeros, output.clone(), ShapeTracker::from_view(restride_view(&output)), 0)?;
+        let zeros = self.scratch(g.dtype(), &[input, &output])?;
         let g = self.reshape(&g, &dims(&sizes))?;
-        let g = self.copy(&g)?;
-        self.write(&target, g.node())?;
-        let back = self.torch_view(&zeros, input.clone(), ShapeTracker::from_view(restride_view(input)), 0)?;
+        self.write_through(&zeros, &output, &g)?;
+        let back = self.through(&zeros, input)?;
         self.copy(&back)
     }
 
@@ -397,44 +388,46 @@ impl Engine {
         })
     }
 
-    /// `g` (laid out like `base`) read through `view`: the gradient of the view's elements.
-    fn view_backward_inverse(&mut self, g: &Tensor, base: &Layout, view: &Layout) -> Result<Tensor> {
-        let gs = self.view_backward(g, base, base)?;
-        let zeros_len = gs.numel();
-        let _ = zeros_len;
-        // Scatter g into a storage shaped like the base's storage, then read the view.
+    /// Zeros over a scratch storage long enough for every layout given (a gradient's storage
+    /// space, where views of it are written and read).
+    fn scratch(&mut self, dtype: crate::dtype::DType, layouts: &[&Layout]) -> Result<Tensor> {
         let extent = |l: &Layout| -> i64 {
             l.offset()
                 + l.sizes().iter().zip(l.strides()).map(|(&n, &st)| (n as i64 - 1).max(0) * st.max(0)).sum::<i64>()
                 + 1
         };
-        let len = extent(base).max(extent(view)).max(1) as usize;
-        let zeros = self.full(&[len], Scalar::Int(0), Some(g.dtype()))?;
-        let zeros = self.realize(&zeros)?;
-        let target = self.torch_view(&zeros, base.clone(), ShapeTracker::from_view(restride_view(base)), 0)?;
-        let g = self.copy(g)?;
-        self.write(&target, g.node())?;
-        let v = self.torch_view(&zeros, view.clone(), ShapeTracker::from_view(restride_view(view)), 0)?;
+        let len = layouts.iter().map(|l| extent(l)).max().unwrap_or(1).max(1) as usize;
+        let zeros = self.full(&[len], Scalar::Int(0), Some(dtype))?;
+        self.realize(&zeros)
+    }
+
+    /// `storage` read through `layout`.
+    fn through(&mut self, storage: &Tensor, layout: &Layout) -> Result<Tensor> {
+        self.torch_view(storage, layout.clone(), ShapeTracker::from_view(restride_view(layout)), 0)
+    }
+
+    /// Writes `value` into `storage` through `layout`.
+    fn write_through(&mut self, storage: &Tensor, layout: &Layout, value: &Tensor) -> Result<()> {
+        let target = self.through(storage, layout)?;
+        let value = self.copy(value)?;
+        self.write(&target, value.node())?;
+        Ok(())
+    }
+
+    /// `g` (laid out like `base`) read through `view`: the gradient of the view's elements.
+    fn view_backward_inverse(&mut self, g: &Tensor, base: &Layout, view: &Layout) -> Result<Tensor> {
+        let zeros = self.scratch(g.dtype(), &[base, view])?;
+        self.write_through(&zeros, base, g)?;
+        let v = self.through(&zeros, view)?;
         self.copy(&v)
     }
 
     /// `g` (laid out like `base`) with the view's cells replaced by `inside`.
     fn replace_view(&mut self, g: &Tensor, base: &Layout, view: &Layout, inside: &Tensor) -> Result<Tensor> {
-        let extent = |l: &Layout| -> i64 {
-            l.offset()
-                + l.sizes().iter().zip(l.strides()).map(|(&n, &st)| (n as i64 - 1).max(0) * st.max(0)).sum::<i64>()
-                + 1
-        };
-        let len = extent(base).max(extent(view)).max(1) as usize;
-        let zeros = self.full(&[len], Scalar::Int(0), Some(g.dtype()))?;
-        let zeros = self.realize(&zeros)?;
-        let target = self.torch_view(&zeros, base.clone(), ShapeTracker::from_view(restride_view(base)), 0)?;
-        let g = self.copy(g)?;
-        self.write(&target, g.node())?;
-        let v = self.torch_view(&zeros, view.clone(), ShapeTracker::from_view(restride_view(view)), 0)?;
-        let inside = self.copy(inside)?;
-        self.write(&v, inside.node())?;
-        let back = self.torch_view(&zeros, base.clone(), ShapeTracker::from_view(restride_view(base)), 0)?;
+        let zeros = self.scratch(g.dtype(), &[base, view])?;
+        self.write_through(&zeros, base, g)?;
+        self.write_through(&zeros, view, inside)?;
+        let back = self.through(&zeros, base)?;
         self.copy(&back)
     }
 
