@@ -936,21 +936,28 @@ impl Engine {
         self.index_copy_result(g, layout)
     }
 
+    /// The row-major positions `index` names in a tensor of `n` elements (`take`, `put_`):
+    /// negative ones wrap, out-of-range ones are PyTorch's error.
+    fn flat_positions(&mut self, index: &Tensor, n: usize) -> Result<Vec<usize>> {
+        let n = n as i64;
+        ints_of(&self.values(index)?)
+            .into_iter()
+            .map(|i| {
+                if i < -n || i >= n {
+                    bail!(Index, "out of range: tried to access index {i} on a tensor of {n} elements.");
+                }
+                Ok(if i < 0 { i + n } else { i } as usize)
+            })
+            .collect()
+    }
+
     /// `t.take(index)`: `t` flattened, read at `index` (negative wraps); index's shape.
     pub fn take(&mut self, t: &Tensor, index: &Tensor) -> Result<Tensor> {
         let t = self.resolve(t);
         if index.dtype() != DType::Int64 {
             bail!(DType, "take(): Expected a long tensor for index, but got {}", index.dtype().torch_name());
         }
-        let v = ints_of(&self.values(index)?);
-        let n = t.numel() as i64;
-        let mut pos = Vec::with_capacity(v.len());
-        for &i in &v {
-            if i < -n || i >= n {
-                bail!(Index, "out of range: tried to access index {i} on a tensor of {n} elements.");
-            }
-            pos.push(if i < 0 { i + n } else { i } as usize);
-        }
+        let pos = self.flat_positions(index, t.numel())?;
         let out = index.shape().to_vec();
         if pos.is_empty() {
             return self.empty_copy(&out, t.dtype());
@@ -1212,15 +1219,7 @@ impl Engine {
                 index.numel()
             );
         }
-        let v = ints_of(&self.values(index)?);
-        let n = target.numel() as i64;
-        let mut pos = Vec::with_capacity(v.len());
-        for &i in &v {
-            if i < -n || i >= n {
-                bail!(Index, "out of range: tried to access index {i} on a tensor of {n} elements.");
-            }
-            pos.push(if i < 0 { i + n } else { i } as usize);
-        }
+        let pos = self.flat_positions(index, target.numel())?;
         let old = self.movement(target.node(), Op::Reshape(vec![target.numel()]));
         let src = self.resolve(source);
         let vals = self.movement(src.node(), Op::Reshape(vec![src.numel()]));
