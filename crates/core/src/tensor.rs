@@ -196,6 +196,8 @@ pub struct Engine {
     pub(crate) generators: crate::random::Generators,
     /// Autograd's graph and per-tensor state (see [`crate::autograd`]).
     pub(crate) ag: crate::autograd::Autograd<Tensor>,
+    /// The writes a backward made into `.grad` storages, until the statement takes them.
+    pub(crate) grad_writes: Vec<Write>,
 }
 
 /// What the engine ran, in order: the input a scheduler needs to turn a statement into kernels.

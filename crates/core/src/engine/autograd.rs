@@ -757,7 +757,8 @@ impl Engine {
                         let z = e.full_like_as(l, zero, g.dtype(), crate::torch::format::MemoryFormat::Preserve)?;
                         let z = e.realize(&z)?;
                         let g = e.resolve(&g);
-                        e.write(&z, g.node())?;
+                        let w = e.write(&z, g.node())?;
+                        e.grad_writes.push(w);
                         Ok(e.resolve(&z))
                     }
                     _ => {
@@ -769,10 +770,16 @@ impl Engine {
             }
             Some(acc) => {
                 let sum = self.untracked(|e| e.add_tensors(&acc, &g))?;
-                self.write(&acc, sum.node())?;
+                let w = self.write(&acc, sum.node())?;
+                self.grad_writes.push(w);
             }
         }
         Ok(())
+    }
+
+    /// The writes into `.grad` storages the last backward made (for the step's record).
+    pub fn take_grad_writes(&mut self) -> Vec<crate::tensor::Write> {
+        std::mem::take(&mut self.grad_writes)
     }
 
     /// Saved tensors of every node reachable from a live tensor that a write has made stale:

@@ -217,7 +217,12 @@ pub fn method(run: &mut RunContext, t: &Tensor, name: &str, args: &mut Option<Ar
             };
             let _ = args.opt(2, "create_graph");
             args.finish()?;
-            run.engine.backward(t, gradient.as_ref(), retain)?;
+            let done = run.engine.backward(t, gradient.as_ref(), retain);
+            // The `.grad` cells the backward wrote show on the storage map, as any write.
+            for w in run.engine.take_grad_writes() {
+                run.record_write(w);
+            }
+            done?;
             Ok(Value::None)
         }
     })())

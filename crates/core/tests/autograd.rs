@@ -1,0 +1,55 @@
+//! Autograd through the trace: the step of a backward records its writes into `.grad`, the
+//! step of a write that makes a saved tensor stale says so, and PyTorch's message names the
+//! tensor's current op and versions.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use stridelab_core::trace::runner::Run;
+
+#[test]
+fn backward_writes_into_grad_show_in_its_step() {
+    let run = Run::run_source(
+        "w = torch.ones(3, requires_grad=True)\n(w * 2).sum().backward()\n(w * 3).sum().backward()\ng = w.grad",
+    );
+    assert!(run.error.is_none(), "{:?}", run.error);
+    // The first backward fills a fresh .grad; the second adds into it in place.
+    assert_eq!(run.steps[1].writes.len(), 1);
+    assert_eq!(run.steps[2].writes.len(), 1);
+    assert_eq!(run.steps[1].writes[0].storage, run.steps[2].writes[0].storage);
+    assert_eq!(run.steps[2].writes[0].elements, vec![0, 1, 2]);
+}
+
+#[test]
+fn the_write_that_breaks_backward_is_flagged_at_the_write() {
+    let run = Run::run_source(
+        "x = torch.tensor([0.5, 1.0], requires_grad=True)\ny = x.sigmoid()\nz = y * 1\ny.mul_(2)\nz.sum().backward()",
+    );
+    let stale: Vec<usize> = run.steps.iter().filter(|s| !s.stale.is_empty()).map(|s| s.line).collect();
+    assert_eq!(stale, vec![4], "only the write is flagged");
+    assert!(run.steps[3].stale[0].contains("SigmoidBackward0"));
+    // z's backward passes through SigmoidBackward0, which saved y: it fails there.
+    let e = run.error.expect("the backward through the stale saved tensor fails");
+    assert_eq!(e.line, 5);
+    assert_eq!(e.error.kind(), "autograd");
+    assert!(
+        e.error
+            .message()
+            .contains("[torch.FloatTensor [2]], which is output 0 of Mul, is at version 1; expected version 0 instead"),
+        "{}",
+        e.error.message()
+    );
+}
+
+#[test]
+fn gradients_match_their_formulas() {
+    let run = Run::run_source(
+        "x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)\nw = torch.tensor([[0.5], [-1.]], requires_grad=True)\ny = (x @ w).relu().sum() + (x * x).mean()\ny.backward()\ngx = x.grad\ngw = w.grad",
+    );
+    assert!(run.error.is_none(), "{:?}", run.error);
+    let mut run = run;
+    let report = stridelab_core::trace::report::report_value(&mut run, Default::default());
+    // x @ w = [[-1.5], [-2.5]]: relu passes nothing; mean(x*x) gives x / 2.
+    assert_eq!(report["tensors"]["gx"]["values"], serde_json::json!([0.5, 1.0, 1.5, 2.0]));
+    assert_eq!(report["tensors"]["gw"]["values"], serde_json::json!([0.0, 0.0]));
+    assert_eq!(report["tensors"]["x"]["autograd"]["is_leaf"], true);
+}
