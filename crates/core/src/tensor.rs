@@ -640,6 +640,10 @@ impl Engine {
         };
         let mut out = self.computed_as(node, layout)?;
         out.tg = tg;
+        // The bridge makes flips and reshapes views of the source (its offset stays).
+        if matches!(op_copy, Op::Flip(_) | Op::Reshape(_)) {
+            out.bridge = src.bridge.view(out.shape(), 0);
+        }
         let name = self.ag.take_view_name();
         let op = crate::autograd::GradOp::Movement { name, op: op_copy, input: src.shape().to_vec() };
         self.record(&out, op, &[Some(&src)], Vec::new(), &[]);

@@ -170,8 +170,25 @@ impl Engine {
     pub fn diagonal(&mut self, t: &Tensor, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
         self.ag.name_view("DiagonalBackward0");
         let layout = t.layout().diagonal(offset, dim1, dim2)?;
-        let tg = t.tinygrad().push(restride_view(&Layout::contiguous(t.shape()).diagonal(offset, dim1, dim2)?))?;
-        self.torch_view(t, layout, tg, 0)
+        let rel = Layout::contiguous(t.shape()).diagonal(offset, dim1, dim2)?;
+        let tg = t.tinygrad().push(restride_view(&rel))?;
+        // The bridge's offset is tinygrad's shrink on the permuted (..., dim1, dim2) shape: the
+        // last dim by `offset`, or the one before by `-offset` rows of dim2's size (a size-1
+        // dim has stride 0 there).
+        let n = t.shape().len();
+        let (n1, n2) = (t.shape()[wrap_dim(dim1, n)?] as i64, t.shape()[wrap_dim(dim2, n)?] as i64);
+        let bridge_offset = if offset >= 0 {
+            if n2 == 1 {
+                0
+            } else {
+                offset
+            }
+        } else if n1 == 1 {
+            0
+        } else {
+            -offset * if n2 == 1 { 0 } else { n2 }
+        };
+        self.torch_view(t, layout, tg, bridge_offset)
     }
 
     /// `t.unfold(dimension, size, step)`: windows as a new last dim (a pushed strided view in
@@ -195,7 +212,9 @@ impl Engine {
         let numel = self.storage_numel(t)?;
         layout.check_storage_bounds(numel, t.dtype().itemsize())?;
         let tg = ShapeTracker::from_view(restride_view(&layout));
-        self.torch_view(t, layout, tg, 0)
+        // The bridge computes as_strided as a gather into a new tensor: offset 0.
+        let bridge_offset = -t.bridge().offset;
+        self.torch_view(t, layout, tg, bridge_offset)
     }
 
     /// `t.view(dtype)`: the same storage read as `dtype`. Equal element sizes keep the layout;
