@@ -112,6 +112,8 @@ pub enum GradOp {
     NllLoss {
         reduction: Reduction,
         ignore_index: i64,
+        /// `NllLoss2DBackward0`: an input of more than two dims, seen as (N, C, H, W).
+        spatial: bool,
     },
     /// `F.binary_cross_entropy_with_logits`; operands and inputs `[x, target]`.
     BceWithLogits {
@@ -229,7 +231,7 @@ impl GradOp {
             GradOp::Pool2d { avg: None, .. } => "MaxPool2DWithIndicesBackward0".into(),
             GradOp::Pool2d { .. } => "AvgPool2DBackward0".into(),
             GradOp::MseLoss { .. } => "MseLossBackward0".into(),
-            GradOp::NllLoss { .. } => "NllLossBackward0".into(),
+            GradOp::NllLoss { spatial, .. } => if *spatial { "NllLoss2DBackward0" } else { "NllLossBackward0" }.into(),
             GradOp::BceWithLogits { .. } => "BinaryCrossEntropyWithLogitsBackward0".into(),
             GradOp::Bce { .. } => "BinaryCrossEntropyBackward0".into(),
             GradOp::View { .. } => "AsStridedBackward0".into(),

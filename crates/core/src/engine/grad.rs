@@ -4,6 +4,7 @@
 //! what each node reads).
 
 use crate::autograd::{GradOp, Node};
+use crate::dtype::DType;
 use crate::engine::reduce::KeepDim;
 use crate::error::{bail, Result};
 use crate::shape::tracker::ShapeTracker;
@@ -452,13 +453,17 @@ impl Engine {
         };
         let n = flat.shape()[d] as i64;
         let nd = flat.shape().len();
-        let one = Some(Scalar::Float(1.0));
-        let around = |e: &mut Self, t: &Tensor, pad: (i64, i64), keep: (i64, i64)| -> Result<Tensor> {
+        // Shifted by one along d, the cell moved in being 1 (zero padding marks it).
+        let around = |e: &mut Self, v: &Tensor, pad: (i64, i64), keep: (i64, i64)| -> Result<Tensor> {
             let arg: Vec<(i64, i64)> = (0..nd).map(|k| if k == d { pad } else { (0, 0) }).collect();
-            let p = e.pad(t, &arg, one)?;
+            let p = e.pad(v, &arg, None)?;
+            let ones = e.full(v.shape(), Scalar::Int(1), Some(DType::Bool))?;
+            let inside = e.pad(&ones, &arg, None)?;
+            let p = e.where_(&t(&inside), &t(&p), &Operand::Scalar(Scalar::Float(1.0)))?;
             let arg: Vec<(i64, i64)> =
                 p.shape().iter().enumerate().map(|(k, &m)| if k == d { keep } else { (0, m as i64) }).collect();
-            e.shrink(&p, &arg)
+            let p = e.shrink(&p, &arg)?;
+            e.copy(&p)
         };
         let before = self.cumprod(&flat, d as i64, None)?;
         let before = around(self, &before, (1, 0), (0, n))?;

@@ -100,6 +100,21 @@ impl Engine {
             }
             bail!(Shape, "Expected target size {expect:?}, got {ts:?}");
         }
+        // PyTorch's nll_loss_nd: four dims are nll_loss2d's; three or more than four are viewed
+        // as (N, C, 1, -1) with targets (N, 1, -1), and an unreduced loss viewed back.
+        if xs.len() >= 3 && xs.len() != 4 {
+            let (n, c) = (xs[0] as i64, xs[1] as i64);
+            let x4 = self.contiguous(&x)?;
+            let x4 = self.reshape(&x4, &[n, c, 1, -1])?;
+            let t3 = self.contiguous(&target)?;
+            let t3 = self.reshape(&t3, &[n, 1, -1])?;
+            let out = self.nll_loss(&x4, &t3, reduction, ignore_index)?;
+            if reduction != Reduction::None {
+                return Ok(out);
+            }
+            let back: Vec<i64> = ts.iter().map(|&k| k as i64).collect();
+            return self.reshape(&out, &back);
+        }
         let values = self.values(&target)?;
         for i in 0..values.len() {
             let v = values.get_scalar(i).as_i64();
@@ -125,7 +140,8 @@ impl Engine {
             }
         })?;
         let operands = vec![Some(x.clone()), Some(target.clone())];
-        self.record(&out, GradOp::NllLoss { reduction, ignore_index }, &[Some(&x)], operands, &[0, 1]);
+        let op = GradOp::NllLoss { reduction, ignore_index, spatial: xs.len() == 4 };
+        self.record(&out, op, &[Some(&x)], operands, &[0, 1]);
         Ok(out)
     }
 
@@ -242,7 +258,7 @@ impl Engine {
                 let gt = self.sum_to(&gt, target.shape())?;
                 vec![Some(gx), Some(gt)]
             }
-            GradOp::NllLoss { reduction, ignore_index } => {
+            GradOp::NllLoss { reduction, ignore_index, .. } => {
                 let cdim = usize::from(x.shape().len() >= 2);
                 let (hit, valid) = self.nll_masks(&x, &target, cdim, ignore_index)?;
                 let hit = self.cast(&hit, x.dtype())?;

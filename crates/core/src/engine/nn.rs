@@ -438,6 +438,16 @@ impl Engine {
         win: Window2d,
         groups: usize,
     ) -> Result<Tensor> {
+        // PyTorch convolves an unbatched input as a batch of one and squeezes the result.
+        let tracked = {
+            let ag = self.autograd();
+            ag.requires_grad(x) || ag.requires_grad(weight) || bias.is_some_and(|b| ag.requires_grad(b))
+        };
+        if x.shape().len() == 3 && weight.shape().len() == 4 && tracked {
+            let x4 = self.unsqueeze(x, 0)?;
+            let out = self.conv2d(&x4, weight, bias, win, groups)?;
+            return self.squeeze(&out, Some(&[0]));
+        }
         let out = self.conv2d_forward(x, weight, bias, win, groups)?;
         let (x, w) = (self.resolve(x), self.resolve(weight));
         let b = bias.map(|b| self.resolve(b));
