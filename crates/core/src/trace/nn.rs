@@ -1,5 +1,6 @@
-//! Neural-network ops (`conv2d`, pooling, `softmax`, `linear`, `cat`, ...), composed from the
-//! engine's graph ops the way tinygrad builds them, so they schedule into fused kernels.
+//! Neural-network ops (`conv2d`, pooling, `softmax`, `linear`, the losses, `cat`, ...),
+//! composed from the engine's graph ops the way tinygrad builds them, so they schedule into
+//! fused kernels.
 //!
 //! This module only reads PyTorch's signatures (positional or keyword, ints or tuples) and
 //! reports PyTorch's argument errors; the ops themselves live in [`crate::engine::nn`].
