@@ -204,10 +204,16 @@ impl Engine {
         Ok(out)
     }
 
-    /// `F.binary_cross_entropy(x, target, reduction=)`: logs clamped at -100, as PyTorch does.
+    /// `F.binary_cross_entropy(x, target, reduction=)`: logs clamped at -100, as PyTorch does;
+    /// the input is read on the host first, as PyTorch's kernel checks it is a probability.
     pub fn bce(&mut self, x: &Tensor, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
         let (x, target) = (self.resolve(x), self.resolve(target));
         self.same_size(&x, &target)?;
+        Self::float_input(&x, "binary_cross_entropy")?;
+        let v = self.values(&x)?;
+        if (0..v.len()).any(|i| !(0.0..=1.0).contains(&v.get_f64(i))) {
+            bail!(Value, "all elements of input should be between 0 and 1");
+        }
         let out = self.untracked(|e| {
             let lx = e.unary(UnaryOp::Log, &x)?;
             let lx = e.binary(BinaryOp::Max, &t(&lx), &f(-100.0))?;
