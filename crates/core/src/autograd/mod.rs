@@ -18,7 +18,7 @@
 
 mod op;
 
-pub use op::{GradOp, IndexSlot, Side};
+pub use op::{GradOp, IndexSlot, Reduction, Side, Window};
 
 use crate::identity::{CounterId, ObjectId};
 use std::collections::HashMap;

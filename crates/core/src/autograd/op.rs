@@ -23,6 +23,24 @@ pub enum IndexSlot {
     Tensor(usize),
 }
 
+/// How a loss reduces its elements (`reduction=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    None,
+    Mean,
+    Sum,
+}
+
+/// The window geometry of a 2-D convolution or pooling as a node keeps it (height, width).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub kernel: [usize; 2],
+    pub stride: [usize; 2],
+    pub padding: [usize; 2],
+    pub dilation: [usize; 2],
+    pub ceil_mode: bool,
+}
+
 /// One differentiable op, with what its backward needs to know beyond the tensors it reads.
 #[derive(Clone, Debug)]
 pub enum GradOp {
@@ -63,6 +81,48 @@ pub enum GradOp {
         dim: usize,
         log: bool,
     },
+    /// `logsumexp` over `axes` of an input of shape `input`; operands `[x, out]`.
+    Logsumexp {
+        axes: Vec<usize>,
+        keepdim: bool,
+        input: Vec<usize>,
+    },
+    /// `cumsum` along `dim` of an input of dtype `from`.
+    Cumsum {
+        dim: usize,
+        from: DType,
+    },
+    /// `F.conv2d`; operands and inputs `[x, w, bias]`.
+    Conv2d {
+        win: Window,
+        groups: usize,
+    },
+    /// `F.max_pool2d` / `F.avg_pool2d`; operands `[x]` (the max's indices are found again
+    /// from the input, which is what PyTorch's saved indices point into).
+    Pool2d {
+        win: Window,
+        /// `None` for max; for avg `(count_include_pad, divisor_override)`.
+        avg: Option<(bool, Option<i64>)>,
+    },
+    /// `F.mse_loss`; operands and inputs `[x, target]`.
+    MseLoss {
+        reduction: Reduction,
+    },
+    /// `F.nll_loss` over class dim 1 (or 0 for one sample); operands `[x, target]`, inputs `[x]`.
+    NllLoss {
+        reduction: Reduction,
+        ignore_index: i64,
+        /// `NllLoss2DBackward0`: an input of more than two dims, seen as (N, C, H, W).
+        spatial: bool,
+    },
+    /// `F.binary_cross_entropy_with_logits`; operands and inputs `[x, target]`.
+    BceWithLogits {
+        reduction: Reduction,
+    },
+    /// `F.binary_cross_entropy`; operands and inputs `[x, target]`.
+    Bce {
+        reduction: Reduction,
+    },
     /// A view: the input's and the output's layouts over one storage.
     View {
         input: Layout,
@@ -94,8 +154,10 @@ pub enum GradOp {
     Stack {
         dim: usize,
     },
-    /// `fill_`/`zero_`: the old value gets no gradient.
-    Fill,
+    /// `fill_`/`zero_` (`ZeroBackward0`): the old value's gradient is zeros.
+    Fill {
+        zero: bool,
+    },
     /// `copy_(src)`: inputs `[old, src]`; `src`'s shape and dtype.
     Copy {
         src_shape: Vec<usize>,
@@ -163,6 +225,15 @@ impl GradOp {
             GradOp::Matmul { name } => (*name).into(),
             GradOp::Linear { bias } => if *bias { "AddmmBackward0" } else { "MmBackward0" }.into(),
             GradOp::Softmax { log, .. } => if *log { "LogSoftmaxBackward0" } else { "SoftmaxBackward0" }.into(),
+            GradOp::Logsumexp { .. } => "LogsumexpBackward0".into(),
+            GradOp::Cumsum { .. } => "CumsumBackward0".into(),
+            GradOp::Conv2d { .. } => "ConvolutionBackward0".into(),
+            GradOp::Pool2d { avg: None, .. } => "MaxPool2DWithIndicesBackward0".into(),
+            GradOp::Pool2d { .. } => "AvgPool2DBackward0".into(),
+            GradOp::MseLoss { .. } => "MseLossBackward0".into(),
+            GradOp::NllLoss { spatial, .. } => if *spatial { "NllLoss2DBackward0" } else { "NllLossBackward0" }.into(),
+            GradOp::BceWithLogits { .. } => "BinaryCrossEntropyWithLogitsBackward0".into(),
+            GradOp::Bce { .. } => "BinaryCrossEntropyBackward0".into(),
             GradOp::View { .. } => "AsStridedBackward0".into(),
             GradOp::NamedView { name, .. } => name.unwrap_or("AsStridedBackward0").into(),
             GradOp::Movement { name: Some(n), .. } => (*n).into(),
@@ -179,7 +250,7 @@ impl GradOp {
             GradOp::Cast { .. } => "ToCopyBackward0".into(),
             GradOp::Cat { .. } => "CatBackward0".into(),
             GradOp::Stack { .. } => "StackBackward0".into(),
-            GradOp::Fill => "FillBackward0".into(),
+            GradOp::Fill { zero } => if *zero { "ZeroBackward0" } else { "FillBackward0" }.into(),
             GradOp::Copy { .. } => "CopyBackwards".into(),
             GradOp::CopySlices { .. } => "CopySlices".into(),
             GradOp::Index { .. } => "IndexBackward0".into(),

@@ -4,6 +4,7 @@
 //! what each node reads).
 
 use crate::autograd::{GradOp, Node};
+use crate::dtype::DType;
 use crate::engine::reduce::KeepDim;
 use crate::error::{bail, Result};
 use crate::shape::tracker::ShapeTracker;
@@ -34,7 +35,7 @@ impl Engine {
     }
 
     /// `g` summed down to `shape` (the broadcast a forward op did, undone).
-    fn sum_to(&mut self, g: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    pub(crate) fn sum_to(&mut self, g: &Tensor, shape: &[usize]) -> Result<Tensor> {
         if g.shape() == shape {
             return Ok(g.clone());
         }
@@ -50,7 +51,7 @@ impl Engine {
     }
 
     /// `g` (reduced over `axes`, maybe without them) spread back over `input`.
-    fn unreduce(&mut self, g: &Tensor, axes: &[usize], keepdim: bool, input: &[usize]) -> Result<Tensor> {
+    pub(crate) fn unreduce(&mut self, g: &Tensor, axes: &[usize], keepdim: bool, input: &[usize]) -> Result<Tensor> {
         let kept: Vec<usize> = input.iter().enumerate().map(|(d, &n)| if axes.contains(&d) { 1 } else { n }).collect();
         let g = if keepdim { g.clone() } else { self.reshape(g, &dims(&kept))? };
         self.expand(&g, &dims(input))
@@ -224,8 +225,46 @@ impl Engine {
                     let share = self.binary(BinaryOp::Div, &t(&gg), &t(&count))?;
                     vec![Some(self.mul(&t(&share), &t(&hit))?)]
                 }
-                ReduceOp::Prod => bail!(Unsupported, "the gradient of prod is not supported"),
+                ReduceOp::Prod => {
+                    let Some(x) = op(0) else { return Ok(vec![None]) };
+                    vec![Some(self.prod_backward(&x, g, axes, *keepdim, input)?)]
+                }
             },
+            GradOp::Logsumexp { axes, keepdim, input } => {
+                let (Some(x), Some(out)) = (op(0), op(1)) else { return Ok(vec![None]) };
+                let out = self.unreduce(&out, axes, *keepdim, input)?;
+                let gg = self.unreduce(g, axes, *keepdim, input)?;
+                let d = self.binary(BinaryOp::Sub, &t(&x), &t(&out))?;
+                let e = self.unary(UnaryOp::Exp, &d)?;
+                vec![Some(self.mul(&t(&gg), &t(&e))?)]
+            }
+            GradOp::Cumsum { dim, from } => {
+                // Each input adds into every later output: the reversed running sum of g.
+                let d = [*dim as i64];
+                let r = self.flip(g, &d)?;
+                let r = self.cumsum(&r, *dim as i64, None)?;
+                let r = self.flip(&r, &d)?;
+                vec![Some(if r.dtype() != *from { self.cast(&r, *from)? } else { r })]
+            }
+            GradOp::Conv2d { win, groups } => {
+                let (Some(x), Some(w)) = (op(0), op(1)) else { return Ok(vec![None, None, None]) };
+                let (gx, gw) = self.conv2d_backward(&x, &w, g, *win, *groups)?;
+                let gb = match op(2) {
+                    Some(_) => {
+                        let axes: Vec<usize> = (0..g.shape().len()).filter(|&d| d + 3 != g.shape().len()).collect();
+                        Some(self.reduce(ReduceOp::Sum, g, &axes, KeepDim::Drop)?)
+                    }
+                    None => None,
+                };
+                vec![Some(gx), Some(gw), gb]
+            }
+            GradOp::Pool2d { win, avg } => {
+                let Some(x) = op(0) else { return Ok(vec![None]) };
+                vec![Some(self.pool2d_backward(&x, g, *win, *avg)?)]
+            }
+            GradOp::MseLoss { .. } | GradOp::NllLoss { .. } | GradOp::BceWithLogits { .. } | GradOp::Bce { .. } => {
+                self.loss_vjp(&node.op, &node.operands, g)?
+            }
             GradOp::Mean { axes, keepdim, input, .. } => {
                 let n: usize = axes.iter().map(|&d| input[d]).product();
                 let gg = self.unreduce(g, axes, *keepdim, input)?;
@@ -364,7 +403,7 @@ impl Engine {
                 };
                 vec![Some(g_old), g_value]
             }
-            GradOp::Fill => vec![None],
+            GradOp::Fill { .. } => vec![Some(self.full(g.shape(), Scalar::Int(0), Some(g.dtype()))?)],
             GradOp::Copy { src_shape, src_dtype } => {
                 let gs = self.sum_to(g, src_shape)?;
                 let gs = if gs.dtype() != *src_dtype { self.cast(&gs, *src_dtype)? } else { gs };
@@ -386,6 +425,46 @@ impl Engine {
                 out
             }
         })
+    }
+
+    /// The gradient of `prod` over `axes` (one axis, or all of them): each element gets the
+    /// product of the others, as exclusive running products from both sides (exact with zeros).
+    fn prod_backward(
+        &mut self,
+        x: &Tensor,
+        g: &Tensor,
+        axes: &[usize],
+        keepdim: bool,
+        input: &[usize],
+    ) -> Result<Tensor> {
+        let gg = self.unreduce(g, axes, keepdim, input)?;
+        let (flat, d) = match axes {
+            [d] => (x.clone(), *d),
+            _ => (self.reshape(x, &[-1])?, 0),
+        };
+        let n = flat.shape()[d] as i64;
+        let nd = flat.shape().len();
+        // Shifted by one along d, the cell moved in being 1 (zero padding marks it).
+        let around = |e: &mut Self, v: &Tensor, pad: (i64, i64), keep: (i64, i64)| -> Result<Tensor> {
+            let arg: Vec<(i64, i64)> = (0..nd).map(|k| if k == d { pad } else { (0, 0) }).collect();
+            let p = e.pad(v, &arg, None)?;
+            let ones = e.full(v.shape(), Scalar::Int(1), Some(DType::Bool))?;
+            let inside = e.pad(&ones, &arg, None)?;
+            let p = e.where_(&t(&inside), &t(&p), &Operand::Scalar(Scalar::Float(1.0)))?;
+            let arg: Vec<(i64, i64)> =
+                p.shape().iter().enumerate().map(|(k, &m)| if k == d { keep } else { (0, m as i64) }).collect();
+            let p = e.shrink(&p, &arg)?;
+            e.copy(&p)
+        };
+        let before = self.cumprod(&flat, d as i64, None)?;
+        let before = around(self, &before, (1, 0), (0, n))?;
+        let rev = self.flip(&flat, &[d as i64])?;
+        let after = self.cumprod(&rev, d as i64, None)?;
+        let after = self.flip(&after, &[d as i64])?;
+        let after = around(self, &after, (0, 1), (1, n + 1))?;
+        let others = self.mul(&t(&before), &t(&after))?;
+        let others = self.reshape(&others, &dims(input))?;
+        self.mul(&t(&gg), &t(&others))
     }
 
     /// Zeros over a scratch storage long enough for every layout given (a gradient's storage

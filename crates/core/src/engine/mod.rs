@@ -5,7 +5,7 @@
 //! Front ends bind their own names and arguments and call these methods; they never call each
 //! other. [`views`] holds the view and movement ops, [`matmul`] PyTorch's matmul,
 //! [`elementwise`] the composite elementwise ops written over the op table's primitives,
-//! [`reduce`] the reductions, [`concat`] `cat` and `stack`, [`nn`] the neural-network ops,
+//! [`reduce`] the reductions, [`loss`] the losses of `torch.nn.functional`, [`concat`] `cat` and `stack`, [`nn`] the neural-network ops,
 //! [`split`] the multi-output views (`split`, `chunk`, `unbind`, `tensor_split`, ...),
 //! [`aliases`] views PyTorch names apart (`adjoint`, `H`, `atleast_2d`, ...), [`scatter`] the
 //! functional scatter ops (`select_scatter`, `slice_scatter`, ...),
@@ -21,6 +21,7 @@ pub mod copies;
 pub mod elementwise;
 pub mod grad;
 pub mod indexing;
+pub mod loss;
 pub mod matmul;
 pub mod matrix;
 pub mod meta;

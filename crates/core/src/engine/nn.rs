@@ -7,7 +7,7 @@ use crate::dtype::DType;
 use crate::engine::reduce::KeepDim;
 use crate::error::{bail, Result};
 use crate::strided::wrap_dim;
-use crate::tensor::{Engine, Tensor};
+use crate::tensor::{Engine, Operand, Tensor};
 use crate::torch::format::MemoryFormat;
 use crate::torch::layout::Layout;
 use crate::uop::buffer::Scalar;
@@ -65,6 +65,41 @@ impl Window2d {
         }
         out
     }
+}
+
+impl From<Window2d> for crate::autograd::Window {
+    fn from(w: Window2d) -> Self {
+        crate::autograd::Window {
+            kernel: w.kernel,
+            stride: w.stride,
+            padding: w.padding,
+            dilation: w.dilation,
+            ceil_mode: w.ceil_mode,
+        }
+    }
+}
+
+impl From<crate::autograd::Window> for Window2d {
+    fn from(w: crate::autograd::Window) -> Self {
+        Window2d {
+            kernel: w.kernel,
+            stride: w.stride,
+            padding: w.padding,
+            dilation: w.dilation,
+            ceil_mode: w.ceil_mode,
+        }
+    }
+}
+
+/// A pooling's extra right padding, so the last (ceil-mode) window exists (it never counts),
+/// and the whole right padding with it.
+fn pool_tail(win: Window2d, hw: [usize; 2], out_hw: [usize; 2]) -> ([usize; 2], [usize; 2]) {
+    let mut extra = [0; 2];
+    for d in 0..2 {
+        let need = (out_hw[d] - 1) * win.stride[d] + win.effective(d);
+        extra[d] = need.saturating_sub(hw[d] + 2 * win.padding[d]);
+    }
+    (extra, [win.padding[0] + extra[0], win.padding[1] + extra[1]])
 }
 
 /// How a pooling reduces each window.
@@ -403,6 +438,34 @@ impl Engine {
         win: Window2d,
         groups: usize,
     ) -> Result<Tensor> {
+        // PyTorch convolves an unbatched input as a batch of one and squeezes the result.
+        let tracked = {
+            let ag = self.autograd();
+            ag.requires_grad(x) || ag.requires_grad(weight) || bias.is_some_and(|b| ag.requires_grad(b))
+        };
+        if x.shape().len() == 3 && weight.shape().len() == 4 && tracked {
+            let x4 = self.unsqueeze(x, 0)?;
+            let out = self.conv2d(&x4, weight, bias, win, groups)?;
+            return self.squeeze(&out, Some(&[0]));
+        }
+        let out = self.conv2d_forward(x, weight, bias, win, groups)?;
+        let (x, w) = (self.resolve(x), self.resolve(weight));
+        let b = bias.map(|b| self.resolve(b));
+        let kernel = w.shape().get(2..4).map_or(win.kernel, |k| [k[0], k[1]]);
+        let op = crate::autograd::GradOp::Conv2d { win: Window2d { kernel, ..win }.into(), groups };
+        let operands = vec![Some(x.clone()), Some(w.clone()), b.clone()];
+        self.record(&out, op, &[Some(&x), Some(&w), b.as_ref()], operands, &[0, 1]);
+        Ok(out)
+    }
+
+    fn conv2d_forward(
+        &mut self,
+        x: &Tensor,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        win: Window2d,
+        groups: usize,
+    ) -> Result<Tensor> {
         let x = self.resolve(x);
         let w = self.resolve(weight);
         let xs = x.shape().to_vec();
@@ -500,6 +563,18 @@ impl Engine {
 
     /// `F.max_pool2d` / `F.avg_pool2d` over (N, C, H, W) or (C, H, W) input.
     pub fn pool2d(&mut self, x: &Tensor, win: Window2d, kind: PoolKind) -> Result<Tensor> {
+        let out = self.pool2d_forward(x, win, kind)?;
+        let x = self.resolve(x);
+        let avg = match kind {
+            PoolKind::Max => None,
+            PoolKind::Avg { count_include_pad, divisor } => Some((count_include_pad, divisor)),
+        };
+        let op = crate::autograd::GradOp::Pool2d { win: win.into(), avg };
+        self.record(&out, op, &[Some(&x)], vec![Some(x.clone())], &[0]);
+        Ok(out)
+    }
+
+    fn pool2d_forward(&mut self, x: &Tensor, win: Window2d, kind: PoolKind) -> Result<Tensor> {
         let x = self.resolve(x);
         let xs = x.shape().to_vec();
         let name = if kind == PoolKind::Max { "max_pool2d" } else { "avg_pool2d" };
@@ -548,14 +623,7 @@ impl Engine {
             );
         }
         let out_hw = [oh as usize, ow as usize];
-        // Extra right padding so the last (ceil-mode) window exists; it never counts.
-        let extra: Vec<usize> = (0..2)
-            .map(|d| {
-                let need = (out_hw[d] - 1) * win.stride[d] + win.effective(d);
-                need.saturating_sub([h, w][d] + 2 * win.padding[d])
-            })
-            .collect();
-        let after = [win.padding[0] + extra[0], win.padding[1] + extra[1]];
+        let (_, after) = pool_tail(win, [h, w], out_hw);
         let fill = match (kind, dtype) {
             (PoolKind::Avg { .. }, _) => Scalar::Int(0),
             (PoolKind::Max, d) if d.is_float() => Scalar::Float(f64::NEG_INFINITY),
@@ -580,26 +648,196 @@ impl Engine {
                 let sdtype = self.graph.node(s).dtype;
                 // Integer averages divide in the integer type (truncating), as PyTorch does.
                 let s = self.cast_node(s, sdtype, dtype);
-                let div = match divisor {
-                    Some(v) => self.const_node(Scalar::Int(v), dtype, &out_shape),
-                    None if count_include_pad && extra.iter().all(|&e| e == 0) => {
-                        self.const_node(Scalar::Int((win.kernel[0] * win.kernel[1]) as i64), dtype, &out_shape)
-                    }
-                    None => self.pool_counts(
-                        win,
-                        [h, w],
-                        after,
-                        out_hw,
-                        PadCounting::of(count_include_pad),
-                        dtype,
-                        &out_shape,
-                    )?,
-                };
+                let div = self.avg_divisor(win, [h, w], out_hw, (count_include_pad, divisor), dtype, &out_shape)?;
                 self.graph.push(Op::Binary(BinaryOp::Div), dtype, out_shape.clone(), vec![s, div])
             }
         };
         let format = suggested_by(&[x.layout()]);
         self.computed_as(out, nchw_output(&out_shape, format))
+    }
+
+    /// What each average-pool window divides by, laid out as the pool's output.
+    fn avg_divisor(
+        &mut self,
+        win: Window2d,
+        hw: [usize; 2],
+        out_hw: [usize; 2],
+        (count_include_pad, divisor): (bool, Option<i64>),
+        dtype: DType,
+        out_shape: &[usize],
+    ) -> Result<UOpId> {
+        let (extra, after) = pool_tail(win, hw, out_hw);
+        Ok(match divisor {
+            Some(v) => self.const_node(Scalar::Int(v), dtype, out_shape),
+            None if count_include_pad && extra.iter().all(|&e| e == 0) => {
+                self.const_node(Scalar::Int((win.kernel[0] * win.kernel[1]) as i64), dtype, out_shape)
+            }
+            None => self.pool_counts(win, hw, after, out_hw, PadCounting::of(count_include_pad), dtype, out_shape)?,
+        })
+    }
+
+    /// The gradient of a window extraction: `gwin` (..., OH, OW, KH, KW) added back onto the
+    /// padded input (..., `padded`), one kernel offset at a time, each a strided placement of
+    /// the (..., OH, OW) gradients that offset read (a transposed convolution's scatter).
+    fn col2im(&mut self, gwin: &Tensor, win: Window2d, padded: [usize; 2]) -> Result<Tensor> {
+        let s = gwin.shape().to_vec();
+        let nd = s.len();
+        let (oh, ow, kh, kw) = (s[nd - 4], s[nd - 3], s[nd - 2], s[nd - 1]);
+        let lead: Vec<i64> = s[..nd - 4].iter().map(|&n| n as i64).collect();
+        let [s0, s1] = win.stride;
+        let mut acc: Option<Tensor> = None;
+        for i in 0..kh {
+            for j in 0..kw {
+                let part = self.select(gwin, (nd - 2) as i64, i as i64)?;
+                let part = self.select(&part, (nd - 2) as i64, j as i64)?;
+                // (..., OH, OW) -> (..., OH, 1, OW, 1) -> zeros after each: (..., OH*s0, OW*s1)
+                let mut r = lead.clone();
+                r.extend([oh as i64, 1, ow as i64, 1]);
+                let part = self.reshape(&part, &r)?;
+                let mut arg = vec![(0i64, 0i64); lead.len()];
+                arg.extend([(0, 0), (0, s0 as i64 - 1), (0, 0), (0, s1 as i64 - 1)]);
+                let part = self.pad(&part, &arg, None)?;
+                let mut r = lead.clone();
+                r.extend([(oh * s0) as i64, (ow * s1) as i64]);
+                let part = self.reshape(&part, &r)?;
+                // Placed from this offset's first read; cut to the padded input.
+                let at = [i * win.dilation[0], j * win.dilation[1]];
+                let len = [(oh * s0).min(padded[0] - at[0]), (ow * s1).min(padded[1] - at[1])];
+                let mut arg: Vec<(i64, i64)> = lead.iter().map(|&n| (0, n)).collect();
+                arg.extend([(0, len[0] as i64), (0, len[1] as i64)]);
+                let part = self.shrink(&part, &arg)?;
+                let mut arg = vec![(0i64, 0i64); lead.len()];
+                for d in 0..2 {
+                    arg.push((at[d] as i64, (padded[d] - at[d] - len[d]) as i64));
+                }
+                let part = self.pad(&part, &arg, None)?;
+                acc = Some(match acc {
+                    Some(a) => self.add_tensors(&a, &part)?,
+                    None => part,
+                });
+            }
+        }
+        match acc {
+            Some(a) => Ok(a),
+            None => bail!(Shape, "a window of no elements has no gradient"),
+        }
+    }
+
+    /// The padded input's windows (..., OH, OW, KH, KW) as a tensor.
+    fn windows(
+        &mut self,
+        x: &Tensor,
+        win: Window2d,
+        after: [usize; 2],
+        fill: Scalar,
+        out: [usize; 2],
+    ) -> Result<Tensor> {
+        let xn = self.pad_spatial(x.node(), win.padding, after, fill);
+        let pooled = self.pool_node(xn, &win.kernel, &win.stride, &win.dilation);
+        let pooled = self.crop_windows(pooled, out);
+        self.computed(pooled)
+    }
+
+    /// The gradients of `conv2d`'s input and weight from the output's gradient `g`.
+    pub(crate) fn conv2d_backward(
+        &mut self,
+        x: &Tensor,
+        w: &Tensor,
+        g: &Tensor,
+        win: crate::autograd::Window,
+        groups: usize,
+    ) -> Result<(Tensor, Tensor)> {
+        let win = Window2d::from(win);
+        let unbatched = x.shape().len() == 3;
+        let (x4, g4) = if unbatched { (self.unsqueeze(x, 0)?, self.unsqueeze(g, 0)?) } else { (x.clone(), g.clone()) };
+        let xs = x4.shape().to_vec();
+        let ws = w.shape().to_vec();
+        let gs = g4.shape().to_vec();
+        let [n, cin, h, wd] = [xs[0], xs[1], xs[2], xs[3]];
+        let [cout, wcin, kh, kw] = [ws[0], ws[1], ws[2], ws[3]];
+        let [oh, ow] = [gs[2], gs[3]];
+        let (gr, rcout) = (groups, cout / groups.max(1));
+        let i = |v: &[usize]| -> Vec<i64> { v.iter().map(|&k| k as i64).collect() };
+        // The input's windows' gradient: (N, G, rcout, OH, OW, 1, 1, 1) * (1, G, rcout, 1, 1, wcin, KH, KW)
+        let ga = self.reshape(&g4, &i(&[n, gr, rcout, oh, ow, 1, 1, 1]))?;
+        let wa = self.reshape(w, &i(&[1, gr, rcout, 1, 1, wcin, kh, kw]))?;
+        let prod = self.binary(BinaryOp::Mul, &Operand::Tensor(ga), &Operand::Tensor(wa))?;
+        let gwin = self.reduce(ReduceOp::Sum, &prod, &[2], KeepDim::Drop)?;
+        let gwin = self.permute(&gwin, &[0, 1, 4, 2, 3, 5, 6])?;
+        let gwin = self.reshape(&gwin, &i(&[n, cin, oh, ow, kh, kw]))?;
+        let padded = [h + 2 * win.padding[0], wd + 2 * win.padding[1]];
+        let gp = self.col2im(&gwin, win, padded)?;
+        let p = win.padding;
+        let gx = self.shrink(
+            &gp,
+            &[(0, n as i64), (0, cin as i64), (p[0] as i64, (p[0] + h) as i64), (p[1] as i64, (p[1] + wd) as i64)],
+        )?;
+        let gx = self.copy(&gx)?;
+        let gx = if unbatched { self.reshape(&gx, &i(&[cin, h, wd]))? } else { gx };
+        // The weight's gradient: the windows correlated with g over (N, OH, OW).
+        let xw = self.windows(&x4, win, win.padding, Scalar::Int(0), [oh, ow])?;
+        let xa = self.reshape(&xw, &i(&[n, gr, 1, wcin, oh, ow, kh, kw]))?;
+        let gb = self.reshape(&g4, &i(&[n, gr, rcout, 1, oh, ow, 1, 1]))?;
+        let prod = self.binary(BinaryOp::Mul, &Operand::Tensor(xa), &Operand::Tensor(gb))?;
+        let gw = self.reduce(ReduceOp::Sum, &prod, &[0, 4, 5], KeepDim::Drop)?;
+        let gw = self.reshape(&gw, &i(&ws))?;
+        Ok((gx, gw))
+    }
+
+    /// The gradient of `max_pool2d` (each window's first maximum gets its output's gradient)
+    /// or `avg_pool2d` (each window element its share) from the output's gradient `g`.
+    pub(crate) fn pool2d_backward(
+        &mut self,
+        x: &Tensor,
+        g: &Tensor,
+        win: crate::autograd::Window,
+        avg: Option<(bool, Option<i64>)>,
+    ) -> Result<Tensor> {
+        let win = Window2d::from(win);
+        let xs = x.shape().to_vec();
+        let nd = xs.len();
+        let (h, w) = (xs[nd - 2], xs[nd - 1]);
+        let out_hw = [win.pool_out(0, h) as usize, win.pool_out(1, w) as usize];
+        let (_, after) = pool_tail(win, [h, w], out_hw);
+        let out_shape = g.shape().to_vec();
+        let mut wshape: Vec<i64> = out_shape.iter().map(|&k| k as i64).collect();
+        wshape.extend([1, 1]);
+        let mut full = wshape.clone();
+        full[nd] = win.kernel[0] as i64;
+        full[nd + 1] = win.kernel[1] as i64;
+        let gwin = match avg {
+            None => {
+                let xw = self.windows(x, win, after, Scalar::Float(f64::NEG_INFINITY), out_hw)?;
+                let m = self.reduce(ReduceOp::Max, &xw, &[nd, nd + 1], KeepDim::Keep)?;
+                let hit = self.binary(BinaryOp::CmpEq, &Operand::Tensor(xw.clone()), &Operand::Tensor(m))?;
+                // The first hit in each window (PyTorch's index), in row-major window order.
+                let mut flat: Vec<i64> = out_shape.iter().map(|&k| k as i64).collect();
+                flat.push((win.kernel[0] * win.kernel[1]) as i64);
+                let hf = self.reshape(&hit, &flat)?;
+                let hf = self.cast(&hf, DType::Int32)?;
+                let run = self.cumsum(&hf, nd as i64, None)?;
+                let first = self.binary(BinaryOp::Mul, &Operand::Tensor(run), &Operand::Tensor(hf))?;
+                let first = self.binary(BinaryOp::CmpEq, &Operand::Tensor(first), &Operand::Scalar(Scalar::Int(1)))?;
+                let first = self.reshape(&first, &full)?;
+                let gg = self.reshape(g, &wshape)?;
+                let gg = self.expand(&gg, &full)?;
+                self.where_(&Operand::Tensor(first), &Operand::Tensor(gg), &Operand::Scalar(Scalar::Int(0)))?
+            }
+            Some(how) => {
+                let div = self.avg_divisor(win, [h, w], out_hw, how, g.dtype(), &out_shape)?;
+                let div = self.computed(div)?;
+                let q = self.binary(BinaryOp::Div, &Operand::Tensor(g.clone()), &Operand::Tensor(div))?;
+                let q = self.reshape(&q, &wshape)?;
+                self.expand(&q, &full)?
+            }
+        };
+        let padded = [h + win.padding[0] + after[0], w + win.padding[1] + after[1]];
+        let gp = self.col2im(&gwin, win, padded)?;
+        let mut arg: Vec<(i64, i64)> = xs[..nd - 2].iter().map(|&k| (0, k as i64)).collect();
+        arg.push((win.padding[0] as i64, (win.padding[0] + h) as i64));
+        arg.push((win.padding[1] as i64, (win.padding[1] + w) as i64));
+        let gx = self.shrink(&gp, &arg)?;
+        self.copy(&gx)
     }
 
     /// Keeps the first `out` window positions (ceil mode may pool one more than PyTorch keeps).

@@ -160,6 +160,8 @@ impl Engine {
                 .collect();
             t.set_bridge(Bridge::fresh(&bshape));
         }
+        let grad = GradOp::Logsumexp { axes: axes.to_vec(), keepdim: keepdim == KeepDim::Keep, input: shape };
+        self.record(&t, grad, &[Some(&a)], vec![Some(a.clone()), Some(t.clone())], &[0, 1]);
         Ok(t)
     }
 

@@ -42,7 +42,11 @@ impl Engine {
         let sum = self.reduce_node(ReduceOp::Sum, picked, out_dtype, &wide, &[d], KeepDim::Drop)?;
         let sum_dtype = self.graph.node(sum).dtype;
         let node = self.cast_node(sum, sum_dtype, out_dtype);
-        self.computed(node)
+        let out = self.computed(node)?;
+        let src = self.resolve(t);
+        let op = crate::autograd::GradOp::Cumsum { dim: d, from: src.dtype() };
+        self.record(&out, op, &[Some(&src)], Vec::new(), &[]);
+        Ok(out)
     }
 
     /// `torch.cumprod(t, dim, dtype=)`.

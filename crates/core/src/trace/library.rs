@@ -92,6 +92,11 @@ const FUNCTIONS: &[&str] = &[
     "conv2d",
     "max_pool2d",
     "avg_pool2d",
+    "mse_loss",
+    "cross_entropy",
+    "nll_loss",
+    "binary_cross_entropy_with_logits",
+    "binary_cross_entropy",
 ];
 
 /// PyTorch's dtype names and aliases (`torch.long` is int64, `torch.int` int32).

@@ -1,5 +1,6 @@
-//! Neural-network ops (`conv2d`, pooling, `softmax`, `linear`, `cat`, ...), composed from the
-//! engine's graph ops the way tinygrad builds them, so they schedule into fused kernels.
+//! Neural-network ops (`conv2d`, pooling, `softmax`, `linear`, the losses, `cat`, ...),
+//! composed from the engine's graph ops the way tinygrad builds them, so they schedule into
+//! fused kernels.
 //!
 //! This module only reads PyTorch's signatures (positional or keyword, ints or tuples) and
 //! reports PyTorch's argument errors; the ops themselves live in [`crate::engine::nn`].
@@ -62,6 +63,9 @@ pub fn method(engine: &mut Engine, t: Tensor, name: &str, mut args: Args) -> Res
             let b = opt_tensor(args.opt(1, "bias"), "linear", "bias", 3)?;
             args.finish()?;
             engine.linear(&t, &w, b.as_ref())?
+        }
+        "mse_loss" | "cross_entropy" | "nll_loss" | "binary_cross_entropy_with_logits" | "binary_cross_entropy" => {
+            loss(engine, t, name, args)?
         }
         "conv2d" => {
             let w = tensor(args.req(0, "weight")?, "conv2d", "weight", 2)?;
@@ -172,6 +176,58 @@ fn implicit_softmax_dim(ndim: usize) -> i64 {
 fn to_usize(v: [i64; 2]) -> [usize; 2] {
     // Callers have refused negatives with PyTorch's message first.
     [v[0].max(0) as usize, v[1].max(0) as usize]
+}
+
+/// The losses: `(input, target, weight=, size_average=, ignore_index=, reduce=, reduction=, ...)`
+/// in each loss's own order; weights and the legacy reduction flags are not supported yet.
+fn loss(engine: &mut Engine, x: Tensor, name: &str, mut args: Args) -> Result<Tensor> {
+    use crate::autograd::Reduction;
+    let target = tensor(args.req(0, "target")?, name, "target", 2)?;
+    // Positions after the target, per loss (None: the loss has no such argument).
+    let (weight, size_average, ignore, reduce, reduction, extra) = match name {
+        "mse_loss" => (Some(4), Some(1), None, Some(2), 3, None),
+        "cross_entropy" => (Some(1), Some(2), Some(3), Some(4), 5, Some((6, "label_smoothing"))),
+        "nll_loss" => (Some(1), Some(2), Some(3), Some(4), 5, None),
+        "binary_cross_entropy_with_logits" => (Some(1), Some(2), None, Some(3), 4, Some((5, "pos_weight"))),
+        _ => (Some(1), Some(2), None, Some(3), 4, None),
+    };
+    let is_set = |v: Option<Value>| !matches!(v, None | Some(Value::None));
+    if weight.is_some_and(|i| is_set(args.opt(i, "weight"))) {
+        bail!(Unsupported, "{name}() with weight= is not supported yet");
+    }
+    if size_average.is_some_and(|i| is_set(args.opt(i, "size_average")))
+        || reduce.is_some_and(|i| is_set(args.opt(i, "reduce")))
+    {
+        bail!(Unsupported, "{name}() with size_average= or reduce= is not supported; use reduction=");
+    }
+    let ignore_index = match ignore {
+        Some(i) => args.int_or(i, "ignore_index", -100)?,
+        None => -100,
+    };
+    let reduction = match args.opt(reduction, "reduction") {
+        None => Reduction::Mean,
+        Some(Value::Str(s)) => Reduction::parse(&s)?,
+        Some(other) => bail!(Type, "{name}(): argument 'reduction' must be str, not {}", other.type_name()),
+    };
+    if let Some((i, what)) = extra {
+        let v = args.opt(i, what);
+        let set = match (&v, what) {
+            (None | Some(Value::None), _) => false,
+            (Some(v), "label_smoothing") => v.as_scalar(what)?.as_f64() != 0.0,
+            _ => true,
+        };
+        if set {
+            bail!(Unsupported, "{name}() with {what}= is not supported yet");
+        }
+    }
+    args.finish()?;
+    match name {
+        "mse_loss" => engine.mse_loss(&x, &target, reduction),
+        "cross_entropy" => engine.cross_entropy(&x, &target, reduction, ignore_index),
+        "nll_loss" => engine.nll_loss(&x, &target, reduction, ignore_index),
+        "binary_cross_entropy_with_logits" => engine.bce_with_logits(&x, &target, reduction),
+        _ => engine.bce(&x, &target, reduction),
+    }
 }
 
 fn tensor(v: Value, func: &str, what: &str, pos: usize) -> Result<Tensor> {

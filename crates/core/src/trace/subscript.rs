@@ -154,7 +154,7 @@ pub(super) fn fill(run: &mut RunContext, target: &Tensor, v: Operand, op: &str) 
         };
         let op = match src {
             Some(t) => crate::autograd::GradOp::Copy { src_shape: t.shape().to_vec(), src_dtype: t.dtype() },
-            None => crate::autograd::GradOp::Fill,
+            None => crate::autograd::GradOp::Fill { zero: op == "zero_" },
         };
         run.engine.finish_inplace(&target, op, old, &[src]);
     }
