@@ -92,6 +92,8 @@ pub struct Meta<T> {
     /// For a view: the version of its storage family when its `grad_fn` was last set; an
     /// in-place write through the base or another view since makes PyTorch regenerate it.
     pub view_version: u64,
+    /// An `nn.Parameter` (a layer's weight or bias): printed as "Parameter containing:".
+    pub parameter: bool,
 }
 
 /// The run's autograd state.
@@ -184,6 +186,7 @@ impl<T> Default for Meta<T> {
             multi_output: false,
             leaf: None,
             view_version: 0,
+            parameter: false,
         }
     }
 }

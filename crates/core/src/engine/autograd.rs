@@ -53,6 +53,18 @@ impl Engine {
         Ok(())
     }
 
+    /// Marks `t` as an `nn.Parameter` (a leaf that requires grad, printed as one).
+    pub fn make_parameter(&mut self, t: &Tensor) -> Result<()> {
+        self.set_requires_grad(t, true)?;
+        self.ag.meta_mut(t).parameter = true;
+        Ok(())
+    }
+
+    /// Whether `t` is an `nn.Parameter`.
+    pub fn is_parameter(&self, t: &Tensor) -> bool {
+        self.ag.meta(t).is_some_and(|m| m.parameter)
+    }
+
     /// `t.retain_grad()`.
     pub fn retain_grad(&mut self, t: &Tensor) -> Result<()> {
         if !self.ag.requires_grad(t) {
@@ -753,13 +765,10 @@ impl Engine {
                 let like = self.ag.meta.get(&leaf).and_then(|m| m.leaf.clone());
                 let fresh = self.untracked(|e| match &like {
                     Some(l) if l.shape() == g.shape() => {
-                        let zero = crate::uop::buffer::Scalar::Int(0);
-                        let z = e.full_like_as(l, zero, g.dtype(), crate::torch::format::MemoryFormat::Preserve)?;
-                        let z = e.realize(&z)?;
+                        // A new storage holding g, in the leaf's memory order (version 0).
                         let g = e.resolve(&g);
-                        let w = e.write(&z, g.node())?;
-                        e.grad_writes.push(w);
-                        Ok(e.resolve(&z))
+                        let fresh = e.computed_as(g.node(), l.layout().empty_like_preserve())?;
+                        e.realize(&fresh)
                     }
                     _ => {
                         let c = e.clone_as(&g, crate::torch::format::MemoryFormat::Contiguous)?;

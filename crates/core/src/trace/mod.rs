@@ -12,6 +12,7 @@ pub mod kernels;
 pub mod lexer;
 pub mod library;
 pub mod meta;
+pub mod modules;
 pub mod nn;
 pub mod operators;
 pub mod parser;

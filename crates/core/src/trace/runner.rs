@@ -12,6 +12,7 @@ use super::autograd;
 use super::context::RunContext;
 use super::library;
 use super::meta;
+use super::modules;
 use super::operators;
 use super::parser;
 use super::python;
@@ -440,6 +441,7 @@ impl Run {
                         None => library::attr(&mut self.context(), Value::Tensor(t), name),
                     },
                     Value::GradFn(n) => self.grad_fn_attr(n, name),
+                    Value::Layer(l) => modules::attr(&l, name),
                     Value::Module("torch") if name == "autograd" => Ok(Value::Module("autograd")),
                     v => library::attr(&mut self.context(), v, name),
                 }
@@ -450,6 +452,7 @@ impl Run {
                 self.span = e.span;
                 match v {
                     Value::Size(_) | Value::Str(_) | Value::Range(..) => python::getitem(v, &items),
+                    Value::Layer(l) => modules::getitem(&l, &items),
                     v => subscript::getitem(&mut self.context(), &v, &items),
                 }
             }
@@ -509,6 +512,10 @@ impl Run {
                             Value::Module("autograd") => {
                                 autograd::function(&mut self.context(), name, Args::new(name, pos, kw))
                             }
+                            Value::Module("nn") if modules::is_layer(name) => {
+                                modules::construct(&mut self.context(), name, Args::new(name, pos, kw))
+                            }
+                            Value::Layer(l) => modules::method(&mut self.context(), &l, name, Args::new(name, pos, kw)),
                             Value::GradFn(n) if name == "name" => {
                                 Args::new(name, pos, kw).finish()?;
                                 Ok(Value::Str(self.engine.autograd().node(n).name.clone()))
@@ -532,6 +539,7 @@ impl Run {
                             Value::Func(name) => self.call_function(&name, Args::new(&name, pos, kw)),
                             Value::Builtin(name) => self.call_builtin(name, Args::new(name, pos, kw)),
                             Value::Function(f) => self.call_user(&f, pos, kw),
+                            Value::Layer(l) => modules::call(&mut self.context(), &l, Args::new("forward", pos, kw)),
                             other => bail!(Type, "'{}' object is not callable", other.type_name()),
                         }
                     }

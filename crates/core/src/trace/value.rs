@@ -44,6 +44,8 @@ pub enum Value {
     Context(GradMode),
     /// A tensor's `grad_fn`: one backward node.
     GradFn(crate::autograd::NodeId),
+    /// A `torch.nn` layer (`nn.Linear(3, 4)`, `nn.Sequential(...)`).
+    Layer(std::rc::Rc<super::modules::Layer>),
 }
 
 /// What a grad-mode context manager sets while its block runs.
@@ -100,6 +102,7 @@ impl Value {
             Value::Function(_) => "function",
             Value::Context(_) => "torch.autograd.grad_mode",
             Value::GradFn(_) => "Node",
+            Value::Layer(_) => "Module",
             Value::Generator(_) => "Generator",
         }
     }

@@ -125,6 +125,7 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
         Value::Format(f) => format!("torch.{}", f.name()),
         Value::Storage(_) => "<torch.storage.UntypedStorage>".into(),
         Value::Generator(_) => "<torch._C.Generator object>".into(),
+        Value::Layer(l) => super::super::modules::repr(l),
         Value::GradFn(n) => format!("<{} object>", ctx.engine.autograd().node(*n).name),
     })
 }

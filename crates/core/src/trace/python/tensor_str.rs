@@ -21,7 +21,8 @@ pub fn tensor_repr(engine: &mut Engine, t: &Tensor) -> Result<String> {
         None if engine.autograd().requires_grad(t) => Some("requires_grad=True".to_string()),
         None => None,
     };
-    Ok(render_with(&data, t.shape(), t.dtype(), grad))
+    let text = render_with(&data, t.shape(), t.dtype(), grad);
+    Ok(if engine.is_parameter(t) { format!("Parameter containing:\n{text}") } else { text })
 }
 
 /// The text of a tensor of `shape` whose elements, row-major, are `data`.
