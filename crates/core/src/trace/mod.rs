@@ -9,6 +9,7 @@ pub mod elementwise;
 mod exec;
 pub mod indexing;
 pub mod kernels;
+pub mod layer;
 pub mod lexer;
 pub mod library;
 pub mod meta;

@@ -7,6 +7,7 @@
 
 use super::context::RunContext;
 use super::elementwise::tensor_arg;
+use super::layer::{Layer, LayerKind};
 use super::value::{Args, Value};
 use crate::error::{bail, Result};
 use crate::random::{Distribution, Generators};
@@ -14,22 +15,6 @@ use crate::tensor::Tensor;
 use crate::uop::buffer::Scalar;
 use crate::uop::UnaryOp;
 use std::rc::Rc;
-
-/// One layer: what it computes, its parameters (by PyTorch's names) and its children.
-#[derive(Debug)]
-pub struct Layer {
-    pub kind: LayerKind,
-    pub params: Vec<(&'static str, Tensor)>,
-    pub children: Vec<Rc<Layer>>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LayerKind {
-    Linear { in_features: usize, out_features: usize, bias: bool },
-    Relu,
-    Flatten { start: i64, end: i64 },
-    Sequential,
-}
 
 /// The layers `nn.X(...)` builds.
 pub fn is_layer(name: &str) -> bool {

@@ -45,7 +45,7 @@ pub enum Value {
     /// A tensor's `grad_fn`: one backward node.
     GradFn(crate::autograd::NodeId),
     /// A `torch.nn` layer (`nn.Linear(3, 4)`, `nn.Sequential(...)`).
-    Layer(std::rc::Rc<super::modules::Layer>),
+    Layer(std::rc::Rc<super::layer::Layer>),
 }
 
 /// What a grad-mode context manager sets while its block runs.
