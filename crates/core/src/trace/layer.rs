@@ -12,10 +12,26 @@ pub struct Layer {
     pub children: Vec<Rc<Layer>>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum LayerKind {
-    Linear { in_features: usize, out_features: usize, bias: bool },
+    Linear {
+        in_features: usize,
+        out_features: usize,
+        bias: bool,
+    },
     Relu,
-    Flatten { start: i64, end: i64 },
+    Flatten {
+        start: i64,
+        end: i64,
+    },
     Sequential,
+    Embedding {
+        num: usize,
+        dim: usize,
+    },
+    /// Over the last `dims` dims.
+    LayerNorm {
+        dims: usize,
+        eps: f64,
+    },
 }

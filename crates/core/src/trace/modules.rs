@@ -18,7 +18,7 @@ use std::rc::Rc;
 
 /// The layers `nn.X(...)` builds.
 pub fn is_layer(name: &str) -> bool {
-    matches!(name, "Linear" | "ReLU" | "Flatten" | "Sequential")
+    matches!(name, "Linear" | "ReLU" | "Flatten" | "Sequential" | "Embedding" | "LayerNorm")
 }
 
 /// `nn.Linear(in, out, bias=True)`, `nn.ReLU()`, `nn.Flatten(start_dim, end_dim)`,
@@ -46,6 +46,41 @@ pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Val
                 params,
                 children: Vec::new(),
             }
+        }
+        "Embedding" => {
+            let num = args.int(0, "num_embeddings")?;
+            let dim = args.int(1, "embedding_dim")?;
+            args.finish()?;
+            let (Ok(num), Ok(dim)) = (usize::try_from(num), usize::try_from(dim)) else {
+                bail!(Value, "Trying to create tensor with negative dimension");
+            };
+            // reset_parameters: init.normal_(weight).
+            let w = run.engine.full(&[num, dim], Scalar::Int(0), Some(crate::dtype::DType::Float32))?;
+            let w = run.engine.realize(&w)?;
+            run.engine.random_(&w, Generators::DEFAULT, Distribution::Normal { mean: 0.0, std: 1.0 })?;
+            let w = run.engine.resolve(&w);
+            run.engine.make_parameter(&w)?;
+            Layer { kind: LayerKind::Embedding { num, dim }, params: vec![("weight", w)], children: Vec::new() }
+        }
+        "LayerNorm" => {
+            let shape = args.req(0, "normalized_shape")?.as_ints("normalized_shape")?;
+            let eps = match args.opt(1, "eps") {
+                Some(v) => v.as_scalar("eps")?.as_f64(),
+                None => 1e-5,
+            };
+            let affine = args.bool_or(2, "elementwise_affine", true)?;
+            args.finish()?;
+            let shape = super::value::sizes(shape)?;
+            let mut params = Vec::new();
+            if affine {
+                for (name, v) in [("weight", 1), ("bias", 0)] {
+                    let t = run.engine.full(&shape, Scalar::Int(v), Some(crate::dtype::DType::Float32))?;
+                    let t = run.engine.realize(&t)?;
+                    run.engine.make_parameter(&t)?;
+                    params.push((name, t));
+                }
+            }
+            Layer { kind: LayerKind::LayerNorm { dims: shape.len(), eps }, params, children: Vec::new() }
         }
         "ReLU" => {
             let _ = args.bool_or(0, "inplace", false)?;
@@ -102,6 +137,35 @@ fn forward(run: &mut RunContext, layer: &Layer, x: Tensor) -> Result<Tensor> {
         }
         LayerKind::Relu => run.engine.unary(UnaryOp::Relu, &x),
         LayerKind::Flatten { start, end } => run.engine.flatten(&x, start, end),
+        LayerKind::Embedding { .. } => {
+            let out = run.engine.advanced_index(&layer.params[0].1, &[crate::engine::indexing::Index::Tensor(x)])?;
+            run.engine.rename_grad_fn(&out, "EmbeddingBackward0");
+            Ok(out)
+        }
+        LayerKind::LayerNorm { dims, eps } => {
+            use crate::engine::reduce::KeepDim;
+            use crate::tensor::Operand;
+            use crate::uop::BinaryOp;
+            let n = x.shape().len();
+            if dims > n {
+                bail!(Shape, "Given normalized_shape has {dims} dims, expected input with at least that many dims");
+            }
+            let axes: Vec<usize> = (n - dims..n).collect();
+            let e = &mut *run.engine;
+            let mean = e.mean(&x, &axes, KeepDim::Keep)?;
+            let centered = e.binary(BinaryOp::Sub, &Operand::Tensor(x.clone()), &Operand::Tensor(mean))?;
+            let sq = e.binary(BinaryOp::Mul, &Operand::Tensor(centered.clone()), &Operand::Tensor(centered.clone()))?;
+            let var = e.mean(&sq, &axes, KeepDim::Keep)?;
+            let var = e.binary(BinaryOp::Add, &Operand::Tensor(var), &Operand::Scalar(Scalar::Float(eps)))?;
+            let std = e.unary(UnaryOp::Sqrt, &var)?;
+            let mut y = e.binary(BinaryOp::Div, &Operand::Tensor(centered), &Operand::Tensor(std))?;
+            if let [(_, w), (_, b)] = layer.params.as_slice() {
+                y = e.binary(BinaryOp::Mul, &Operand::Tensor(y), &Operand::Tensor(w.clone()))?;
+                y = e.binary(BinaryOp::Add, &Operand::Tensor(y), &Operand::Tensor(b.clone()))?;
+            }
+            e.rename_grad_fn(&y, "NativeLayerNormBackward0");
+            Ok(y)
+        }
         LayerKind::Sequential => {
             let mut x = x;
             for c in &layer.children {
@@ -193,6 +257,8 @@ fn title(layer: &Layer) -> &'static str {
         LayerKind::Relu => "ReLU",
         LayerKind::Flatten { .. } => "Flatten",
         LayerKind::Sequential => "Sequential",
+        LayerKind::Embedding { .. } => "Embedding",
+        LayerKind::LayerNorm { .. } => "LayerNorm",
     }
 }
 
@@ -206,6 +272,18 @@ pub fn repr(layer: &Layer) -> String {
         }
         LayerKind::Relu => "ReLU()".into(),
         LayerKind::Flatten { start, end } => format!("Flatten(start_dim={start}, end_dim={end})"),
+        LayerKind::Embedding { num, dim } => format!("Embedding({num}, {dim})"),
+        LayerKind::LayerNorm { eps, .. } => {
+            let shape = layer.params.first().map(|(_, w)| w.shape().to_vec()).unwrap_or_default();
+            let dims: Vec<String> = shape.iter().map(|n| n.to_string()).collect();
+            let tuple = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
+            let affine = if layer.params.is_empty() { "False" } else { "True" };
+            // PyTorch 2.1+ prints `bias=` too (one flag with the affine parameters here).
+            format!(
+                "LayerNorm({tuple}, eps={}, elementwise_affine={affine}, bias={affine})",
+                super::python::float_repr(eps)
+            )
+        }
         LayerKind::Sequential if layer.children.is_empty() => "Sequential()".into(),
         LayerKind::Sequential => {
             let mut s = String::from("Sequential(\n");
