@@ -454,6 +454,14 @@ impl Engine {
 
     /// The start of a tracked in-place write into `target`: PyTorch's refusals, then a copy of
     /// the values it holds now (what the op's formula reads as its old value).
+    /// The start of a tracked in-place write whose formula never reads the old value (fills,
+    /// copies, additions, puts): PyTorch's refusals only; the target stands for its old value
+    /// (its shape and dtype are all the formula uses).
+    pub fn begin_inplace_unread(&mut self, target: &Tensor) -> Result<Tensor> {
+        self.check_inplace(target)?;
+        Ok(target.clone())
+    }
+
     pub fn begin_inplace(&mut self, target: &Tensor) -> Result<Tensor> {
         self.check_inplace(target)?;
         let old = self.untracked(|e| e.copy(target))?;

@@ -571,7 +571,7 @@ impl Engine {
             Operand::Scalar(_) => None,
         };
         let tracked: Vec<&Tensor> = value_t.iter().collect();
-        let old = if self.inplace_tracked(t, &tracked) { Some(self.begin_inplace(t)?) } else { None };
+        let old = if self.inplace_tracked(t, &tracked) { Some(self.begin_inplace_unread(t)?) } else { None };
         let w = self.index_put_untracked(t, items, value, accumulate)?;
         if let Some(old) = old {
             let target = self.resolve(t);

@@ -415,7 +415,13 @@ pub(crate) fn write_binary(
             op.name()
         );
     }
-    let old = if tracked { Some(run.engine.begin_inplace(&target)?) } else { None };
+    // Only the formulas of mul, div, pow and the extremes read the old value: copy it for them.
+    let reads_old = matches!(op, BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow | BinaryOp::Max | BinaryOp::Min);
+    let old = match (tracked, reads_old) {
+        (false, _) => None,
+        (true, true) => Some(run.engine.begin_inplace(&target)?),
+        (true, false) => Some(run.engine.begin_inplace_unread(&target)?),
+    };
     let (node, _, _) = run.engine.binary_node(op, a, b, dtype)?;
     let w = run.engine.write(&target, node)?;
     run.record_write(w);

@@ -141,8 +141,11 @@ pub(super) fn fill(run: &mut RunContext, target: &Tensor, v: Operand, op: &str) 
     };
     run.engine.check_write_overlap(&target, &inputs, rules)?;
     let input_refs: Vec<&Tensor> = inputs.iter().collect();
-    let old =
-        if run.engine.inplace_tracked(&target, &input_refs) { Some(run.engine.begin_inplace(&target)?) } else { None };
+    let old = if run.engine.inplace_tracked(&target, &input_refs) {
+        Some(run.engine.begin_inplace_unread(&target)?)
+    } else {
+        None
+    };
     let node = run.engine.value_node(&v, target.dtype(), target.shape())?;
     let w = run.engine.write(&target, node)?;
     run.record_write(w);
@@ -177,7 +180,7 @@ pub(super) fn copy_into(run: &mut RunContext, target: &Tensor, src: &Tensor, op:
         bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", target.shape(), shape);
     }
     let tracked = run.engine.inplace_tracked(&target, &[src]);
-    let old = if tracked { Some(run.engine.begin_inplace(&target)?) } else { None };
+    let old = if tracked { Some(run.engine.begin_inplace_unread(&target)?) } else { None };
     let node = run.engine.value_node(&Operand::Tensor(src.clone()), target.dtype(), target.shape())?;
     let w = run.engine.write(&target, node)?;
     run.record_write(w);
