@@ -367,6 +367,13 @@ fn torch_indexing() {
     assert_families(fixture_files("torch_indexing"), &["indexing/"]);
 }
 
+/// `torch.nn` modules (initialisation, forward, train/eval and running statistics, classes a
+/// trace defines, `state_dict`, printed forms) and `torch.optim` steps, against PyTorch.
+#[test]
+fn torch_train() {
+    assert_all(fixture_files("torch_train"));
+}
+
 /// PyTorch's CPU random numbers: seeds, generators, every random factory and in-place draw.
 #[test]
 fn torch_random() {

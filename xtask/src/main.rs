@@ -124,7 +124,7 @@ fn acceptance() -> Result {
 
 /// The families of the shared catalogue the product passes, checked by the test command.
 const CATALOGUE_FAMILIES: &str =
-    "unary,views,dtype,format,meta,scatter,copies,errors,real,index,random,python,autograd";
+    "unary,views,dtype,format,meta,scatter,copies,errors,real,index,random,python,autograd,train";
 
 /// Builds the playground and serves it on http://127.0.0.1:8080 (Trunk.toml), rebuilding on
 /// change. With no link in the address the page opens on its first built-in lesson.

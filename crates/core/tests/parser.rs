@@ -133,6 +133,10 @@ fn stmt(s: &Stmt, spans: bool) -> String {
                 .collect();
             format!("(with [{}] {})", items.join(" "), block(body, spans))
         }
+        StmtKind::Class { name, bases, body } => {
+            let bases: Vec<String> = bases.iter().map(|b| expr(b, spans)).collect();
+            format!("(class {name} [{}] {})", bases.join(" "), block(body, spans))
+        }
         StmtKind::Def(f) => {
             let params: Vec<String> = f
                 .params

@@ -113,7 +113,7 @@ impl Session {
         out
     }
 
-    fn tensor(&self, name: &str) -> Option<&Tensor> {
+    fn tensor(&self, name: &str) -> Option<Tensor> {
         self.run.tensors().into_iter().find(|(n, _)| *n == name).map(|(_, t)| t)
     }
 

@@ -115,6 +115,12 @@ pub enum StmtKind {
     },
     /// `def name(params):`; shared, since the function value keeps its body.
     Def(FuncDef),
+    /// `class Name(bases):` whose body defines methods.
+    Class {
+        name: String,
+        bases: Vec<Expr>,
+        body: Vec<Stmt>,
+    },
     Return(Option<Expr>),
     Pass,
     Break,
@@ -135,6 +141,7 @@ impl StmtKind {
             StmtKind::If { body, orelse, .. } => vec![body, orelse],
             StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::With { body, .. } => vec![body],
             StmtKind::Def(f) => vec![&f.body],
+            StmtKind::Class { body, .. } => vec![body],
             _ => Vec::new(),
         }
     }

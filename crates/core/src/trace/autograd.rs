@@ -68,6 +68,16 @@ const COMPOSITE_NODES: &[(&str, &str)] = &[
 ];
 
 /// Takes `requires_grad=` out of a call's keywords.
+/// `torch.name(pos, kw)` through the op library, with autograd's checks after it (the
+/// `requires_grad=` of a factory, the node a differentiable op must have recorded).
+pub fn function_call(run: &mut RunContext, name: &str, pos: Vec<Value>, mut kw: Vec<(String, Value)>) -> Result<Value> {
+    let requires_grad = take_requires_grad(&mut kw)?;
+    let inputs = tensors_in(pos.iter().chain(kw.iter().map(|(_, v)| v)));
+    let out = super::library::function(run, name, Args::new(name, pos, kw))?;
+    after_call(run, name, &inputs, &out, requires_grad)?;
+    Ok(out)
+}
+
 pub fn take_requires_grad(kw: &mut Vec<(String, Value)>) -> Result<Option<bool>> {
     let Some(i) = kw.iter().position(|(k, _)| k == "requires_grad") else { return Ok(None) };
     let (_, v) = kw.remove(i);

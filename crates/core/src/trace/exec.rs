@@ -8,11 +8,12 @@
 //! loop that never ends stops with a `limit` error.
 
 use super::ast::{CompKind, Comprehension, Expr, ExprKind, FPart, FuncDef, Stmt, StmtKind, Target};
-use super::library;
+use super::layer::LayerKind;
+use super::modules::{self, ModuleClass};
 use super::python::{self, Iter};
 use super::runner::{realize_value, unpack, Frame, Run, Scope, MAX_CALL_DEPTH, MAX_EXECUTED};
 use super::subscript;
-use super::value::{Args, Function, GradMode, Value, MAX_SEQUENCE};
+use super::value::{Args, Function, GradMode, Module, Value, MAX_SEQUENCE};
 use crate::error::{bail, Result};
 use crate::uop::buffer::Scalar;
 use std::rc::Rc;
@@ -143,8 +144,125 @@ impl Run {
                 })?;
                 Ok(if done.is_some() { Flow::Normal } else { Flow::Stop })
             }
+            StmtKind::Class { name, bases, body } => {
+                let done = self.step(stmt, |r| {
+                    let class = r.class(name, bases, body)?;
+                    r.bind(name, Value::Class(Rc::new(class)));
+                    Ok(((), vec![name.clone()]))
+                })?;
+                Ok(if done.is_some() { Flow::Normal } else { Flow::Stop })
+            }
             _ => Ok(self.step(stmt, |r| r.simple(stmt))?.unwrap_or(Flow::Stop)),
         }
+    }
+
+    /// A `class` statement: its bases (`nn.Module`, or a class the trace defined, whose
+    /// methods it inherits) and its methods; a class body holds only `def`s, `pass` and
+    /// docstrings here.
+    fn class(&mut self, name: &str, bases: &[Expr], body: &[Stmt]) -> Result<ModuleClass> {
+        let mut methods: Vec<(String, Value)> = Vec::new();
+        let mut module = false;
+        for b in bases {
+            match self.eval(b)? {
+                Value::Func(f) if f == "Module" => module = true,
+                Value::Class(c) => {
+                    module = true;
+                    methods.extend(c.methods.iter().cloned());
+                }
+                other => bail!(
+                    Unsupported,
+                    "class {name}: only subclasses of nn.Module are supported (base is {})",
+                    other.type_name()
+                ),
+            }
+        }
+        if !module {
+            bail!(Unsupported, "class {name}: only subclasses of nn.Module are supported");
+        }
+        for stmt in body {
+            self.span = stmt.span;
+            match &stmt.kind {
+                StmtKind::Def(def) => {
+                    let mut defaults = Vec::with_capacity(def.params.len());
+                    for (_, d) in &def.params {
+                        defaults.push(match d {
+                            Some(e) => Some(self.eval(e)?),
+                            None => None,
+                        });
+                    }
+                    let f = Value::Function(Rc::new(Function { def: Rc::new(def.clone()), defaults }));
+                    methods.retain(|(n, _)| *n != def.name);
+                    methods.push((def.name.clone(), f));
+                }
+                StmtKind::Pass => {}
+                StmtKind::Expr(e) if matches!(e.kind, ExprKind::Str(_)) => {}
+                _ => bail!(Unsupported, "a class body here may hold only method definitions"),
+            }
+        }
+        Ok(ModuleClass { name: name.to_string(), methods })
+    }
+
+    /// `Net(args)`: a new module of the trace's class, initialised by its `__init__`.
+    pub(super) fn instantiate(
+        &mut self,
+        class: &Rc<ModuleClass>,
+        pos: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> Result<Value> {
+        let mut m = Module::new(LayerKind::Custom);
+        m.class = Some(class.clone());
+        let m = Rc::new(m);
+        if let Some((_, Value::Function(init))) = class.methods.iter().find(|(n, _)| n == "__init__") {
+            let mut args = vec![Value::Layer(m.clone())];
+            args.extend(pos);
+            self.call_user(init, args, kw)?;
+        } else if !pos.is_empty() || !kw.is_empty() {
+            bail!(Type, "{}() takes no arguments", class.name);
+        }
+        Ok(Value::Layer(m))
+    }
+
+    /// `module(args)`: a container runs its children in order, a module the trace defines its
+    /// `forward`, a built-in module its own forward.
+    pub(super) fn call_layer(
+        &mut self,
+        layer: &Rc<Module>,
+        pos: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> Result<Value> {
+        match layer.kind {
+            LayerKind::Sequential => {
+                let mut args = Args::new("forward", pos, kw);
+                let mut x = args.req(0, "input")?;
+                args.finish()?;
+                let children: Vec<Rc<Module>> = layer.children.borrow().iter().map(|(_, c)| c.clone()).collect();
+                for c in children {
+                    x = self.call_layer(&c, vec![x], Vec::new())?;
+                }
+                Ok(x)
+            }
+            LayerKind::Custom => match self.method_of(layer, "forward") {
+                Some(f) => {
+                    let mut args = vec![Value::Layer(layer.clone())];
+                    args.extend(pos);
+                    self.call_user(&f, args, kw)
+                }
+                None => bail!(Type, "Module [{}] is missing the required \"forward\" function", modules::title(layer)),
+            },
+            LayerKind::ModuleList => {
+                bail!(Type, "Module [ModuleList] is missing the required \"forward\" function")
+            }
+            _ => modules::forward(&mut self.context(), layer, Args::new("forward", pos, kw)),
+        }
+    }
+
+    /// A method of a module's trace-defined class.
+    pub(super) fn method_of(&self, layer: &Module, name: &str) -> Option<Rc<Function>> {
+        let class = layer.class.as_ref()?;
+        class.methods.iter().rev().find_map(|(n, f)| match f {
+            Value::Function(f) if n == name => Some(f.clone()),
+            _ => None,
+        })
     }
 
     fn exec_for(&mut self, stmt: &Stmt, target: &Target, iter: &Expr, body: &[Stmt]) -> Result<Flow> {
@@ -266,6 +384,7 @@ impl Run {
                 let v = self.eval(value)?;
                 match base {
                     Value::Tensor(t) => super::autograd::setattr(&mut self.context(), &t, name, v)?,
+                    Value::Layer(l) => modules::setattr(&mut self.context(), &l, name, v)?,
                     other => bail!(Unsupported, "assigning attributes of a {} is not supported", other.type_name()),
                 }
                 Flow::Normal
@@ -302,7 +421,8 @@ impl Run {
             | StmtKind::While { .. }
             | StmtKind::For { .. }
             | StmtKind::With { .. }
-            | StmtKind::Def(_) => bail!(Unsupported, "a block statement here is not supported"),
+            | StmtKind::Def(_)
+            | StmtKind::Class { .. } => bail!(Unsupported, "a block statement here is not supported"),
         };
         Ok((flow, defines))
     }
@@ -426,13 +546,8 @@ impl Run {
                 return Ok(Value::Scalar(Scalar::Bool(self.engine.grad_enabled())));
             }
             _ => {
-                let (pos, mut kw) = args.into_parts();
-                let requires_grad = super::autograd::take_requires_grad(&mut kw)?;
-                let inputs = super::autograd::tensors_in(pos.iter().chain(kw.iter().map(|(_, v)| v)));
-                let mut ctx = self.context();
-                let out = library::function(&mut ctx, name, Args::new(name, pos, kw))?;
-                super::autograd::after_call(&mut ctx, name, &inputs, &out, requires_grad)?;
-                return Ok(out);
+                let (pos, kw) = args.into_parts();
+                return super::autograd::function_call(&mut self.context(), name, pos, kw);
             }
         };
         args.finish()?;

@@ -1,15 +1,38 @@
-//! What a `torch.nn` layer is, as a trace value holds it (the layers' behaviour is
-//! `modules.rs`; this file imports nothing of the trace, so values can hold layers).
+//! What a `torch.nn` module is, as a trace value holds it (the modules' behaviour is
+//! `modules.rs`; this file imports nothing of the trace, so values can hold modules: the
+//! value type is a parameter, `V`).
+//!
+//! A module is PyTorch's `nn.Module` as data: its parameters, buffers and child modules by
+//! name in registration order, its other attributes, and its `training` flag. A built-in
+//! module's behaviour is its [`LayerKind`] and its `config` (the constructor's arguments, by
+//! the functional's keyword names); a module the trace defines (`class Net(nn.Module)`) is
+//! [`LayerKind::Custom`] with its class.
 
 use crate::tensor::Tensor;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-/// One layer: what it computes, its parameters (by PyTorch's names) and its children.
+/// One module.
 #[derive(Debug)]
-pub struct Layer {
+pub struct Layer<V> {
     pub kind: LayerKind,
-    pub params: Vec<(&'static str, Tensor)>,
-    pub children: Vec<Rc<Layer>>,
+    /// The constructor's arguments a built-in module keeps (`kernel_size`, `p`, `reduction`, ...).
+    pub config: Vec<(&'static str, V)>,
+    pub params: RefCell<Vec<(String, Tensor)>>,
+    pub buffers: RefCell<Vec<(String, Tensor)>>,
+    pub children: RefCell<Vec<(String, Rc<Layer<V>>)>>,
+    /// Plain attributes of a module the trace defines (`self.n = 3`).
+    pub attrs: RefCell<Vec<(String, V)>>,
+    pub training: Cell<bool>,
+    /// The class of a module the trace defines.
+    pub class: Option<Rc<Class<V>>>,
+}
+
+/// A class the trace defines with `class Name(nn.Module):`: its methods, in definition order.
+#[derive(Debug)]
+pub struct Class<V> {
+    pub name: String,
+    pub methods: Vec<(String, V)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -19,12 +42,15 @@ pub enum LayerKind {
         out_features: usize,
         bias: bool,
     },
-    Relu,
-    Flatten {
-        start: i64,
-        end: i64,
+    Conv2d,
+    /// `BatchNorm1d`/`BatchNorm2d`: the input rank it accepts (2 or 3, or 4).
+    BatchNorm {
+        dims: BatchDims,
+        features: usize,
+        eps: f64,
+        /// `None`: a cumulative average.
+        momentum: Option<f64>,
     },
-    Sequential,
     Embedding {
         num: usize,
         dim: usize,
@@ -34,4 +60,122 @@ pub enum LayerKind {
         dims: usize,
         eps: f64,
     },
+    /// A module that calls one functional with its config (`nn.ReLU` is `F.relu`, ...).
+    Functional(Functional),
+    Sequential,
+    /// `nn.ModuleList`: children, no forward.
+    ModuleList,
+    Custom,
+}
+
+/// The input ranks a batch norm accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchDims {
+    /// `BatchNorm1d`: (N, C) or (N, C, L).
+    One,
+    /// `BatchNorm2d`: (N, C, H, W).
+    Two,
+}
+
+/// The built-in modules that are one functional call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Functional {
+    Relu,
+    Sigmoid,
+    Tanh,
+    Gelu,
+    LeakyRelu,
+    Softmax,
+    LogSoftmax,
+    Flatten,
+    Identity,
+    Dropout,
+    MaxPool2d,
+    AvgPool2d,
+    CrossEntropyLoss,
+    MseLoss,
+    NllLoss,
+    L1Loss,
+    BceWithLogitsLoss,
+}
+
+impl<V> Layer<V> {
+    /// A module of `kind` with nothing registered yet, in training mode (PyTorch's default).
+    pub fn new(kind: LayerKind) -> Self {
+        Layer {
+            kind,
+            config: Vec::new(),
+            params: RefCell::default(),
+            buffers: RefCell::default(),
+            children: RefCell::default(),
+            attrs: RefCell::default(),
+            training: Cell::new(true),
+            class: None,
+        }
+    }
+
+    pub fn param(&self, name: &str) -> Option<Tensor> {
+        self.params.borrow().iter().find(|(n, _)| n == name).map(|(_, t)| t.clone())
+    }
+
+    pub fn buffer(&self, name: &str) -> Option<Tensor> {
+        self.buffers.borrow().iter().find(|(n, _)| n == name).map(|(_, t)| t.clone())
+    }
+
+    pub fn child(&self, name: &str) -> Option<Rc<Layer<V>>> {
+        self.children.borrow().iter().find(|(n, _)| n == name).map(|(_, c)| c.clone())
+    }
+
+    /// The module and every module under it, pre-order, each with its dotted prefix
+    /// (PyTorch's `named_modules`; a module reached twice is listed once).
+    pub fn modules(self: &Rc<Self>) -> Vec<(String, Rc<Layer<V>>)> {
+        let mut out: Vec<(String, Rc<Layer<V>>)> = Vec::new();
+        let mut stack = vec![(String::new(), self.clone())];
+        while let Some((prefix, m)) = stack.pop() {
+            if out.iter().any(|(_, seen)| Rc::ptr_eq(seen, &m)) {
+                continue;
+            }
+            let children: Vec<(String, Rc<Layer<V>>)> = m.children.borrow().clone();
+            for (name, c) in children.into_iter().rev() {
+                stack.push((format!("{prefix}{name}."), c));
+            }
+            out.push((prefix, m));
+        }
+        out
+    }
+
+    /// `named_parameters()`: dotted names in PyTorch's order, each parameter once.
+    pub fn named_parameters(self: &Rc<Self>) -> Vec<(String, Tensor)> {
+        let mut out: Vec<(String, Tensor)> = Vec::new();
+        for (prefix, m) in self.modules() {
+            for (n, t) in m.params.borrow().iter() {
+                if !out.iter().any(|(_, seen)| seen.same_object(t)) {
+                    out.push((format!("{prefix}{n}"), t.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    /// `named_buffers()`.
+    pub fn named_buffers(self: &Rc<Self>) -> Vec<(String, Tensor)> {
+        let mut out = Vec::new();
+        for (prefix, m) in self.modules() {
+            for (n, t) in m.buffers.borrow().iter() {
+                out.push((format!("{prefix}{n}"), t.clone()));
+            }
+        }
+        out
+    }
+
+    /// `state_dict()`'s entries: per module its parameters, then its buffers, then its children.
+    pub fn state(self: &Rc<Self>) -> Vec<(String, Tensor)> {
+        let mut out = Vec::new();
+        for (prefix, m) in self.modules() {
+            for (n, t) in m.params.borrow().iter().chain(m.buffers.borrow().iter()) {
+                out.push((format!("{prefix}{n}"), t.clone()));
+            }
+        }
+        out
+    }
 }

@@ -165,7 +165,9 @@ pub fn builtin(name: &str) -> Option<Value> {
         "torch" => Some(Value::Module("torch")),
         "F" | "functional" => Some(Value::Module("F")),
         "nn" => Some(Value::Module("nn")),
+        "optim" => Some(Value::Module("optim")),
         "math" => Some(Value::Module("math")),
+        _ if super::optim::is_optimizer(name) => Some(Value::Func(name.to_string())),
         _ if is_function(name) => Some(Value::Func(name.to_string())),
         _ => DTYPES
             .iter()
@@ -178,6 +180,8 @@ pub fn attr(run: &mut RunContext, v: Value, name: &str) -> Result<Value> {
     match v {
         Value::Module(m) => match (m, name) {
             ("torch", "nn") => Ok(Value::Module("nn")),
+            ("torch", "optim") => Ok(Value::Module("optim")),
+            ("nn", "Module") => Ok(Value::Func("Module".into())),
             ("nn", "functional") => Ok(Value::Module("F")),
             _ => {
                 if let Some((_, d)) = DTYPES.iter().find(|(n, _)| *n == name) {

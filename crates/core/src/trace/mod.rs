@@ -16,6 +16,8 @@ pub mod meta;
 pub mod modules;
 pub mod nn;
 pub mod operators;
+pub mod optim;
+pub mod optimizer;
 pub mod parser;
 pub mod python;
 pub mod random;

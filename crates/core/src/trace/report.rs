@@ -247,7 +247,7 @@ pub fn values_json(d: &Data) -> serde_json::Value {
 
 /// The report of a finished run. Realizes what the tensors still need, hence `&mut`.
 pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
-    let named: Vec<(String, Tensor)> = run.tensors().into_iter().map(|(n, t)| (n.to_string(), t.clone())).collect();
+    let named: Vec<(String, Tensor)> = run.tensors();
     let mut tensors = Vec::with_capacity(named.len());
     for (name, t) in named {
         // A tensor whose values cannot be computed was dropped by the runner already; a

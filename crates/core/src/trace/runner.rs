@@ -14,6 +14,7 @@ use super::library;
 use super::meta;
 use super::modules;
 use super::operators;
+use super::optim;
 use super::parser;
 use super::python;
 use super::random;
@@ -190,15 +191,28 @@ impl Run {
         }
     }
 
-    /// The tensors bound at the end, in the order the trace introduced them.
-    pub fn tensors(&self) -> Vec<(&str, &Tensor)> {
-        self.order
-            .iter()
-            .filter_map(|n| match self.env.get(n) {
-                Some(Value::Tensor(t)) => Some((n.as_str(), t)),
-                _ => None,
-            })
-            .collect()
+    /// The tensors bound at the end, in the order the trace introduced them; a module's
+    /// parameters and buffers follow its name (`model.0.weight`), an optimizer's state tensors
+    /// its (`opt.state[0].exp_avg`).
+    pub fn tensors(&self) -> Vec<(String, Tensor)> {
+        let mut out = Vec::new();
+        for n in &self.order {
+            match self.env.get(n) {
+                Some(Value::Tensor(t)) => out.push((n.clone(), t.clone())),
+                Some(Value::Layer(l)) => {
+                    for (p, t) in l.named_parameters().into_iter().chain(l.named_buffers()) {
+                        out.push((format!("{n}.{p}"), t));
+                    }
+                }
+                Some(Value::Optimizer(o)) => {
+                    for (p, t) in o.named_state() {
+                        out.push((format!("{n}.{p}"), t));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
     }
 
     /// Starts a step: its writes, events and printed text are counted from here.
@@ -266,13 +280,13 @@ impl Run {
     /// Names whose elements include a written storage cell.
     fn observers(&self, writes: &[Write]) -> Vec<String> {
         let mut out = Vec::new();
+        let named = if writes.is_empty() { Vec::new() } else { self.tensors() };
         for w in writes {
             let mut cells = vec![false; self.engine.storage(w.storage).data.len()];
             for &e in &w.elements {
                 cells[e as usize] = true;
             }
-            for name in &self.order {
-                let Some(Value::Tensor(t)) = self.env.get(name) else { continue };
+            for (name, t) in &named {
                 if t.storage() != crate::tensor::StorageRef::Realized(w.storage) || out.contains(name) {
                     continue;
                 }
@@ -442,6 +456,7 @@ impl Run {
                     },
                     Value::GradFn(n) => self.grad_fn_attr(n, name),
                     Value::Layer(l) => modules::attr(&l, name),
+                    Value::Optimizer(o) => optim::attr(&o, name),
                     Value::Module("torch") if name == "autograd" => Ok(Value::Module("autograd")),
                     v => library::attr(&mut self.context(), v, name),
                 }
@@ -451,7 +466,7 @@ impl Run {
                 let items = self.eval_items(items)?;
                 self.span = e.span;
                 match v {
-                    Value::Size(_) | Value::Str(_) | Value::Range(..) => python::getitem(v, &items),
+                    Value::Size(_) | Value::Str(_) | Value::Range(..) | Value::Dict(_) => python::getitem(v, &items),
                     Value::Layer(l) => modules::getitem(&l, &items),
                     v => subscript::getitem(&mut self.context(), &v, &items),
                 }
@@ -515,7 +530,40 @@ impl Run {
                             Value::Module("nn") if modules::is_layer(name) => {
                                 modules::construct(&mut self.context(), name, Args::new(name, pos, kw))
                             }
-                            Value::Layer(l) => modules::method(&mut self.context(), &l, name, Args::new(name, pos, kw)),
+                            Value::Module("nn") if name == "Parameter" => {
+                                modules::parameter(&mut self.context(), Args::new(name, pos, kw))
+                            }
+                            Value::Module("optim") if optim::is_optimizer(name) => {
+                                optim::construct(&mut self.context(), name, Args::new(name, pos, kw))
+                            }
+                            Value::Layer(l) => {
+                                if let Some(f) = self.method_of(&l, name) {
+                                    let mut args = vec![Value::Layer(l.clone())];
+                                    args.extend(pos);
+                                    return self.call_user(&f, args, kw);
+                                }
+                                if name == "forward" {
+                                    return self.call_layer(&l, pos, kw);
+                                }
+                                // `self.fc1(x)`: an attribute that is a module or a function.
+                                if let Some(c) = l.child(name) {
+                                    return self.call_layer(&c, pos, kw);
+                                }
+                                let attr = l.attrs.borrow().iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+                                match attr {
+                                    Some(Value::Function(f)) => return self.call_user(&f, pos, kw),
+                                    Some(Value::Layer(c)) => return self.call_layer(&c, pos, kw),
+                                    _ => {}
+                                }
+                                modules::method(&mut self.context(), &l, name, Args::new(name, pos, kw))
+                            }
+                            Value::Optimizer(o) => {
+                                optim::method(&mut self.context(), &o, name, Args::new(name, pos, kw))
+                            }
+                            Value::Super if name == "__init__" => {
+                                let _ = (pos, kw);
+                                Ok(Value::None)
+                            }
                             Value::GradFn(n) if name == "name" => {
                                 Args::new(name, pos, kw).finish()?;
                                 Ok(Value::Str(self.engine.autograd().node(n).name.clone()))
@@ -536,10 +584,14 @@ impl Run {
                         self.span = e.span;
                         match f {
                             Value::Func(name) if name == "dataset" => self.dataset(Args::new(&name, pos, kw)),
+                            Value::Func(name) if optim::is_optimizer(&name) => {
+                                optim::construct(&mut self.context(), &name, Args::new(&name, pos, kw))
+                            }
                             Value::Func(name) => self.call_function(&name, Args::new(&name, pos, kw)),
                             Value::Builtin(name) => self.call_builtin(name, Args::new(name, pos, kw)),
                             Value::Function(f) => self.call_user(&f, pos, kw),
-                            Value::Layer(l) => modules::call(&mut self.context(), &l, Args::new("forward", pos, kw)),
+                            Value::Layer(l) => self.call_layer(&l, pos, kw),
+                            Value::Class(c) => self.instantiate(&c, pos, kw),
                             other => bail!(Type, "'{}' object is not callable", other.type_name()),
                         }
                     }
@@ -666,6 +718,34 @@ pub(super) fn realize_value(engine: &mut Engine, v: &mut Value) -> Result<()> {
         Value::Named(fields) => {
             for (_, x) in fields {
                 realize_value(engine, x)?;
+            }
+        }
+        Value::Dict(entries) => {
+            for (_, x) in entries {
+                realize_value(engine, x)?;
+            }
+        }
+        // A module's and an optimizer's tensors outlive the statement too.
+        Value::Layer(l) => {
+            for (_, m) in l.modules() {
+                for list in [&m.params, &m.buffers] {
+                    for (_, t) in list.borrow_mut().iter_mut() {
+                        *t = engine.realize(t)?;
+                    }
+                }
+                for (_, x) in m.attrs.borrow_mut().iter_mut() {
+                    realize_value(engine, x)?;
+                }
+            }
+        }
+        Value::Optimizer(o) => {
+            for s in o.state.borrow_mut().iter_mut().flatten() {
+                for t in [&mut s.momentum_buffer, &mut s.step, &mut s.exp_avg, &mut s.exp_avg_sq, &mut s.max_exp_avg_sq]
+                    .into_iter()
+                    .flatten()
+                {
+                    *t = engine.realize(t)?;
+                }
             }
         }
         _ => {}

@@ -44,9 +44,21 @@ pub enum Value {
     Context(GradMode),
     /// A tensor's `grad_fn`: one backward node.
     GradFn(crate::autograd::NodeId),
-    /// A `torch.nn` layer (`nn.Linear(3, 4)`, `nn.Sequential(...)`).
-    Layer(std::rc::Rc<super::layer::Layer>),
+    /// A `torch.nn` module (`nn.Linear(3, 4)`, `nn.Sequential(...)`, an instance of a class the
+    /// trace defines).
+    Layer(std::rc::Rc<Module>),
+    /// A class the trace defines (`class Net(nn.Module):`), called to make an instance.
+    Class(std::rc::Rc<super::layer::Class<Value>>),
+    /// `super()` inside a method: `super().__init__()`.
+    Super,
+    /// A `torch.optim` optimizer.
+    Optimizer(std::rc::Rc<super::optimizer::Optimizer<Value>>),
+    /// An ordered mapping with string keys (`state_dict()`, an optimizer's `param_groups[i]`).
+    Dict(Vec<(String, Value)>),
 }
+
+/// A module as values hold it.
+pub type Module = super::layer::Layer<Value>;
 
 /// What a grad-mode context manager sets while its block runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,6 +115,10 @@ impl Value {
             Value::Context(_) => "torch.autograd.grad_mode",
             Value::GradFn(_) => "Node",
             Value::Layer(_) => "Module",
+            Value::Class(_) => "type",
+            Value::Super => "super",
+            Value::Optimizer(_) => "Optimizer",
+            Value::Dict(_) => "dict",
             Value::Generator(_) => "Generator",
         }
     }

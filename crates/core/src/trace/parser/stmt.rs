@@ -86,6 +86,28 @@ impl<'a> Parser<'a> {
                 let body = body?;
                 Ok(Some(Stmt { span, source: header, kind: StmtKind::Def(FuncDef { name, params, body }) }))
             }
+            "class" => {
+                self.bump();
+                let name = self.name()?.to_string();
+                let mut bases = Vec::new();
+                if self.eat(Op::LParen) {
+                    while !self.eat(Op::RParen) {
+                        bases.push(self.test()?.expr);
+                        if !self.eat(Op::Comma) {
+                            if !self.eat(Op::RParen) {
+                                return Err(self.error_here("expected ')'"));
+                            }
+                            break;
+                        }
+                    }
+                }
+                let header = self.header_end(first)?;
+                let loops = std::mem::take(&mut self.loops);
+                let body = self.suite("class definition", span.line);
+                self.loops = loops;
+                let body = body?;
+                Ok(Some(Stmt { span, source: header, kind: StmtKind::Class { name, bases, body } }))
+            }
             "elif" | "else" => Err(self.error_here("invalid syntax")),
             _ => Ok(None),
         }
@@ -132,7 +154,7 @@ impl<'a> Parser<'a> {
         }
         self.bump();
         if !matches!(self.peek(), Tok::Indent) {
-            let what = if what.starts_with('\'') || what.starts_with("function") {
+            let what = if what.starts_with('\'') || what.starts_with("function") || what.starts_with("class") {
                 what.to_string()
             } else {
                 format!("'{what}' statement")

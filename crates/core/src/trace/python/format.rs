@@ -45,7 +45,7 @@ pub fn float_repr(x: f64) -> String {
 }
 
 /// Python's quoting of a str: single quotes unless the text has one and no double quote.
-fn str_repr(s: &str) -> String {
+pub(crate) fn str_repr(s: &str) -> String {
     let q = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(q);
@@ -82,6 +82,22 @@ fn join(ctx: &mut RunContext, items: &[Value]) -> Result<String> {
         parts.push(repr(ctx, v)?);
     }
     Ok(parts.join(", "))
+}
+
+/// `repr` of a value that holds no tensor (a module's or an optimizer's options); a tensor
+/// inside prints as its shape.
+pub fn repr_plain(v: &Value) -> String {
+    let join = |items: &[Value]| items.iter().map(repr_plain).collect::<Vec<_>>().join(", ");
+    match v {
+        Value::Scalar(s) => scalar_repr(*s),
+        Value::Str(s) => str_repr(s),
+        Value::None => "None".into(),
+        Value::Tuple(items) if items.len() == 1 => format!("({},)", join(items)),
+        Value::Tuple(items) => format!("({})", join(items)),
+        Value::List(items) => format!("[{}]", join(items)),
+        Value::Tensor(t) => format!("<tensor of shape {:?}>", t.shape()),
+        other => format!("<{}>", other.type_name()),
+    }
 }
 
 /// Python's `repr(v)`.
@@ -126,6 +142,16 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
         Value::Storage(_) => "<torch.storage.UntypedStorage>".into(),
         Value::Generator(_) => "<torch._C.Generator object>".into(),
         Value::Layer(l) => super::super::modules::repr(l),
+        Value::Class(c) => format!("<class '__main__.{}'>", c.name),
+        Value::Super => "<super object>".into(),
+        Value::Optimizer(o) => super::super::optim::repr(o),
+        Value::Dict(entries) => {
+            let mut parts = Vec::with_capacity(entries.len());
+            for (k, v) in entries {
+                parts.push(format!("({}, {})", str_repr(k), repr(ctx, v)?));
+            }
+            format!("OrderedDict([{}])", parts.join(", "))
+        }
         Value::GradFn(n) => format!("<{} object>", ctx.engine.autograd().node(*n).name),
     })
 }

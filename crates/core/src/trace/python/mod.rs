@@ -7,11 +7,12 @@
 mod format;
 mod tensor_str;
 
-pub use format::{float_repr, format, format_field, repr, str};
+pub use format::{float_repr, format, format_field, repr, repr_plain, str};
 pub use tensor_str::render as render_tensor;
 
 use super::ast::BinOp;
 use super::context::RunContext;
+use super::layer::LayerKind;
 use super::library;
 use super::operators;
 use super::value::{Args, Value, MAX_SEQUENCE};
@@ -47,6 +48,7 @@ const BUILTINS: &[&str] = &[
     "pow",
     "slice",
     "format",
+    "super",
 ];
 
 /// A builtin by its bare name.
@@ -77,6 +79,7 @@ pub fn truth(ctx: &mut RunContext, v: &Value) -> Result<bool> {
         Value::Str(s) => !s.is_empty(),
         Value::Tuple(v) | Value::List(v) | Value::Size(v) => !v.is_empty(),
         Value::Named(v) => !v.is_empty(),
+        Value::Dict(v) => !v.is_empty(),
         Value::Range(a, b, s) => range_len(*a, *b, *s) > 0,
         Value::Tensor(t) => match t.numel() {
             0 => bail!(Shape, "Boolean value of Tensor with no values is ambiguous"),
@@ -305,6 +308,11 @@ pub fn iterate(_ctx: &mut RunContext, v: Value) -> Result<Iter> {
         Value::Range(a, b, s) => Iter::Range { next: a, left: range_len(a, b, s), step: s },
         Value::Tuple(v) | Value::List(v) | Value::Size(v) => Iter::Items(v.into_iter()),
         Value::Named(v) => Iter::Items(v.into_iter().map(|(_, x)| x).collect::<Vec<_>>().into_iter()),
+        Value::Dict(v) => Iter::Items(v.into_iter().map(|(k, _)| Value::Str(k)).collect::<Vec<_>>().into_iter()),
+        // A Sequential or ModuleList iterates over its children.
+        Value::Layer(l) if matches!(l.kind, LayerKind::Sequential | LayerKind::ModuleList) => Iter::Items(
+            l.children.borrow().iter().map(|(_, c)| Value::Layer(c.clone())).collect::<Vec<_>>().into_iter(),
+        ),
         Value::Str(s) => Iter::Items(s.chars().map(|c| Value::Str(c.to_string())).collect::<Vec<_>>().into_iter()),
         Value::Tensor(t) => match t.shape().first() {
             Some(&n) => Iter::Rows { t, i: 0, n },
@@ -332,6 +340,17 @@ pub fn sequence(ctx: &mut RunContext, v: Value) -> Result<Vec<Value>> {
 
 /// `v[items]` for a torch.Size, a str or a range.
 pub fn getitem(v: Value, items: &[Value]) -> Result<Value> {
+    if let Value::Dict(entries) = &v {
+        let key = match items {
+            [Value::Str(k)] => k,
+            [other] => bail!(Type, "dict keys here are strings, not {}", other.type_name()),
+            _ => bail!(Type, "unhashable type: 'tuple'"),
+        };
+        return match entries.iter().find(|(k, _)| k == key) {
+            Some((_, x)) => Ok(x.clone()),
+            None => bail!(Index, "KeyError: {}", format::str_repr(key)),
+        };
+    }
     let [i] = items else { bail!(Type, "{} indices must be integers or slices", v.type_name()) };
     let seq: Vec<Value> = match &v {
         Value::Size(x) => x.clone(),
@@ -348,21 +367,8 @@ pub fn getitem(v: Value, items: &[Value]) -> Result<Value> {
     let n = seq.len() as i64;
     match i {
         Value::Slice(start, stop, step) => {
-            let step = step.unwrap_or(1);
-            if step == 0 {
-                bail!(Value, "slice step cannot be zero");
-            }
-            let clamp = |x: i64, lo: i64, hi: i64| x.clamp(lo, hi);
-            let norm = |x: i64| if x < 0 { x + n } else { x };
-            let (lo, hi) = if step > 0 { (0, n) } else { (-1, n - 1) };
-            let s = start.map_or(if step > 0 { 0 } else { n - 1 }, |x| clamp(norm(x), lo, hi));
-            let e = stop.map_or(if step > 0 { n } else { -1 }, |x| clamp(norm(x), lo, hi));
-            let mut out = Vec::new();
-            let mut k = s;
-            while (step > 0 && k < e) || (step < 0 && k > e) {
-                out.push(seq[k as usize].clone());
-                k += step;
-            }
+            let out: Vec<Value> =
+                slice_positions(n, *start, *stop, *step)?.into_iter().map(|k| seq[k].clone()).collect();
             Ok(match v {
                 Value::Size(_) => Value::Size(out),
                 Value::Str(_) => Value::Str(
@@ -380,6 +386,26 @@ pub fn getitem(v: Value, items: &[Value]) -> Result<Value> {
             Ok(seq[j as usize].clone())
         }
     }
+}
+
+/// The positions `seq[start:stop:step]` takes from a sequence of `n` items, as Python's
+/// `slice.indices` gives them.
+pub fn slice_positions(n: i64, start: Option<i64>, stop: Option<i64>, step: Option<i64>) -> Result<Vec<usize>> {
+    let step = step.unwrap_or(1);
+    if step == 0 {
+        bail!(Value, "slice step cannot be zero");
+    }
+    let norm = |x: i64| if x < 0 { x + n } else { x };
+    let (lo, hi) = if step > 0 { (0, n) } else { (-1, n - 1) };
+    let s = start.map_or(if step > 0 { 0 } else { n - 1 }, |x| norm(x).clamp(lo, hi));
+    let e = stop.map_or(if step > 0 { n } else { -1 }, |x| norm(x).clamp(lo, hi));
+    let mut out = Vec::new();
+    let mut k = s;
+    while (step > 0 && k < e) || (step < 0 && k > e) {
+        out.push(k as usize);
+        k += step;
+    }
+    Ok(out)
 }
 
 /// A number from a Python value for `math` (a one-element tensor gives its item).
@@ -427,6 +453,11 @@ fn less(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<bool> {
 pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<Value> {
     let tensor_first = matches!(args.peek(0), Some(Value::Tensor(_)));
     match name {
+        "super" => {
+            // `super().__init__()` and `super(Net, self).__init__()`: Module's own `__init__`.
+            let _ = args.into_parts();
+            Ok(Value::Super)
+        }
         "range" => {
             let a = args.int(0, "start")?;
             let b = args.opt_int(1, "stop")?;
@@ -447,6 +478,10 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                 Value::Str(s) => Ok(int(s.chars().count() as i64)),
                 Value::Size(v) => Ok(int(v.len() as i64)),
                 Value::Named(v) => Ok(int(v.len() as i64)),
+                Value::Dict(v) => Ok(int(v.len() as i64)),
+                Value::Layer(l) if matches!(l.kind, LayerKind::Sequential | LayerKind::ModuleList) => {
+                    Ok(int(l.children.borrow().len() as i64))
+                }
                 Value::Range(a, b, s) => Ok(int(range_len(a, b, s) as i64)),
                 v => library::function(ctx, "len", Args::new("len", vec![v], vec![])),
             }
@@ -853,6 +888,26 @@ pub fn math(ctx: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
 /// Methods of values that are not tensors (`", ".join(names)`, `s.upper()`, `shape.numel()`).
 pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> Result<Value> {
     match (&recv, name) {
+        (Value::Dict(entries), "keys" | "values" | "items") => {
+            args.finish()?;
+            Ok(Value::List(
+                entries
+                    .iter()
+                    .map(|(k, v)| match name {
+                        "keys" => Value::Str(k.clone()),
+                        "values" => v.clone(),
+                        _ => Value::Tuple(vec![Value::Str(k.clone()), v.clone()]),
+                    })
+                    .collect(),
+            ))
+        }
+        (Value::Dict(entries), "get") => {
+            let key = args.req(0, "key")?;
+            let default = args.opt(1, "default").unwrap_or(Value::None);
+            args.finish()?;
+            let Value::Str(key) = key else { return Ok(default) };
+            Ok(entries.iter().find(|(k, _)| *k == key).map_or(default, |(_, v)| v.clone()))
+        }
         (Value::Str(s), "join") => {
             let items = sequence(ctx, args.req(0, "iterable")?)?;
             args.finish()?;

@@ -1,0 +1,84 @@
+//! What a `torch.optim` optimizer is, as a trace value holds it (its behaviour is `optim.rs`;
+//! this file imports nothing of the trace, so values can hold optimizers: the value type is a
+//! parameter, `V`).
+
+use crate::tensor::Tensor;
+use std::cell::RefCell;
+
+/// One optimizer: its algorithm, hyper-parameters, parameters and per-parameter state.
+#[derive(Debug)]
+pub struct Optimizer<V> {
+    pub kind: OptimKind,
+    pub hyper: Hyper,
+    /// The parameter group's options as the trace gave them (or PyTorch's defaults), sorted
+    /// by name as PyTorch prints them.
+    pub group: Vec<(&'static str, V)>,
+    pub params: Vec<Tensor>,
+    /// One entry per parameter, created at the parameter's first step (as PyTorch's lazy
+    /// `state[p]`).
+    pub state: RefCell<Vec<Option<ParamState>>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptimKind {
+    Sgd,
+    Adam,
+    /// Adam with decoupled weight decay.
+    AdamW,
+}
+
+/// Every hyper-parameter of the supported optimizers (each algorithm reads its own).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hyper {
+    pub lr: f64,
+    pub momentum: f64,
+    pub dampening: f64,
+    pub weight_decay: f64,
+    pub nesterov: bool,
+    pub maximize: bool,
+    pub betas: (f64, f64),
+    pub eps: f64,
+    pub amsgrad: bool,
+}
+
+/// A parameter's state tensors, by PyTorch's names.
+#[derive(Clone, Debug, Default)]
+pub struct ParamState {
+    pub momentum_buffer: Option<Tensor>,
+    /// Adam's step count: a float32 0-dim tensor.
+    pub step: Option<Tensor>,
+    pub exp_avg: Option<Tensor>,
+    pub exp_avg_sq: Option<Tensor>,
+    pub max_exp_avg_sq: Option<Tensor>,
+}
+
+impl ParamState {
+    /// The state's tensors with their names, in PyTorch's order of `state[p]`'s keys.
+    pub fn named(&self) -> Vec<(&'static str, Tensor)> {
+        [
+            ("momentum_buffer", &self.momentum_buffer),
+            ("step", &self.step),
+            ("exp_avg", &self.exp_avg),
+            ("exp_avg_sq", &self.exp_avg_sq),
+            ("max_exp_avg_sq", &self.max_exp_avg_sq),
+        ]
+        .into_iter()
+        .filter_map(|(n, t)| t.clone().map(|t| (n, t)))
+        .collect()
+    }
+}
+
+impl<V> Optimizer<V> {
+    /// Every state tensor, named `state[i].name` by the parameter's position.
+    pub fn named_state(&self) -> Vec<(String, Tensor)> {
+        let mut out = Vec::new();
+        for (i, s) in self.state.borrow().iter().enumerate() {
+            if let Some(s) = s {
+                for (n, t) in s.named() {
+                    out.push((format!("state[{i}].{n}"), t));
+                }
+            }
+        }
+        out
+    }
+}
