@@ -311,13 +311,15 @@ fn python_expressions() {
         ("f'{x = }' 'tail'", "(f {\"x = \" x} \"tail\")"),
         ("'a' f'{1 + 2:.2f}'", "(f \"a\" {(+ 1 2):.2f})"),
         ("f'{d[\"k\"]}'", "(f {(idx d \"k\")})"),
+        ("class A: pass", "(class A [] {pass})"),
+        ("class N(nn.Module):\n    def f(self, x):\n        return x", "(class N [(. nn Module)] {(def f [self x] {(return x)})})"),
     ]);
 }
 
 #[test]
 fn refused_statements() {
     check(&[
-        ("class A: pass", "err 1:1 'class' statements are not supported"),
+        ("class A:\nx = 1", "err 2:1 expected an indented block after class definition on line 1"),
         ("try: a", "err 1:1 'try' statements are not supported"),
         ("return a", "err 1:1 'return' outside function"),
         ("break", "err 1:1 'break' outside loop"),
