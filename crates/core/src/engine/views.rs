@@ -22,7 +22,12 @@ impl Engine {
         self.ag.name_view("ViewBackward0");
         let sizes = Layout::infer_size(shape, t.numel())?;
         let tg = t.tinygrad().reshape(&sizes)?;
-        let layout = t.layout().view(shape)?;
+        let layout = match t.layout().view(shape) {
+            Ok(layout) => layout,
+            // The bridge's strides are always row-major, so its `aten.view` never refuses.
+            Err(_) if self.is_bridge() => return self.unviewable(t, sizes, tg),
+            Err(e) => return Err(e),
+        };
         self.torch_view(t, layout, tg, 0)
     }
 
@@ -37,9 +42,19 @@ impl Engine {
             }
             None => {
                 self.ag.name_view("UnsafeViewBackward0");
-                self.movement_copy(t, Op::Reshape(sizes), tg, CopyLayout::RowMajor)
+                self.unviewable(t, sizes, tg)
             }
         }
+    }
+
+    /// A reshape the strides cannot view: PyTorch's row-major copy; the bridge's `aten.view`,
+    /// a tracked view tied to the source's positions ([`Engine::bridge_mirror_view`]).
+    fn unviewable(&mut self, t: &Tensor, sizes: Vec<usize>, tg: ShapeTracker) -> Result<Tensor> {
+        let copy = self.movement_copy(t, Op::Reshape(sizes), tg, CopyLayout::RowMajor)?;
+        if self.is_bridge() {
+            return self.bridge_mirror_view(t, copy);
+        }
+        Ok(copy)
     }
 
     /// `t.flatten(start_dim, end_dim)`: a view or, like reshape, a copy.
@@ -197,7 +212,15 @@ impl Engine {
         self.ag.name_view("UnfoldBackward0");
         let layout = t.layout().unfold(dimension, size, step)?;
         let tg = t.tinygrad().push(restride_view(&Layout::contiguous(t.shape()).unfold(dimension, size, step)?))?;
-        self.torch_view(t, layout, tg, 0)
+        let view = self.torch_view(t, layout, tg, 0)?;
+        if !self.is_bridge() {
+            return Ok(view);
+        }
+        // `aten.unfold` is outside the bridge's view table: a new tensor, untracked.
+        let mut copy = self.copy(&view)?;
+        copy.set_bridge(view.bridge().clone());
+        copy.set_tinygrad(view.tinygrad().clone());
+        Ok(copy)
     }
 
     /// `t.as_strided(size, stride, storage_offset)`: any layout within the storage's bounds.
@@ -457,7 +480,7 @@ impl Engine {
         let tg = t.tinygrad().reshape(&sizes)?;
         match layout {
             Some(l) => self.torch_view(t, l, tg, 0),
-            None => self.movement_copy(t, Op::Reshape(sizes), tg, CopyLayout::RowMajor),
+            None => self.unviewable(t, sizes, tg),
         }
     }
 
