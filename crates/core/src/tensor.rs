@@ -457,7 +457,8 @@ impl Engine {
     /// A computation whose new storage PyTorch lays out as `layout` (dense, offset 0, maybe
     /// permuted): the storage holds the values in that memory order.
     pub(crate) fn computed_as(&mut self, node: UOpId, layout: Layout) -> Result<Tensor> {
-        if layout.strides() == Layout::contiguous(layout.sizes()).strides() {
+        // The bridge's tensors are row-major whatever layout PyTorch would give the result.
+        if self.is_bridge() || layout.strides() == Layout::contiguous(layout.sizes()).strides() {
             return self.computed(node);
         }
         let shape = layout.sizes().to_vec();

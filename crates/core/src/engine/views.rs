@@ -7,6 +7,7 @@
 //! the models can disagree. Errors are PyTorch's, and the ops never panic on user input.
 
 use crate::dtype::DType;
+use crate::engine::bridge::Semantics;
 use crate::error::{bail, Result};
 use crate::shape::tracker::ShapeTracker;
 use crate::strided::{row_major_strides, wrap_dim};
@@ -231,12 +232,20 @@ impl Engine {
         stride: &[i64],
         storage_offset: Option<i64>,
     ) -> Result<Tensor> {
+        // The bridge's default offset is the offset it reports, and it indexes its canonical
+        // base's elements in row-major order: its storage, which the bridge keeps row-major.
+        let storage_offset = match self.semantics() {
+            Semantics::Bridge => Some(storage_offset.unwrap_or(t.bridge().offset)),
+            Semantics::Torch => storage_offset,
+        };
         let layout = t.layout().as_strided(size, stride, storage_offset)?;
         let numel = self.storage_numel(t)?;
         layout.check_storage_bounds(numel, t.dtype().itemsize())?;
         let tg = ShapeTracker::from_view(restride_view(&layout));
-        // The bridge computes as_strided as a gather into a new tensor: offset 0.
-        let bridge_offset = -t.bridge().offset;
+        // The bridge computes as_strided as a gather into a new tensor: offset 0, unless it has
+        // one element, which it takes by a plain index (`base[storage_offset]`).
+        let gathered = if layout.numel() == 1 { layout.offset() } else { 0 };
+        let bridge_offset = gathered - t.bridge().offset;
         self.torch_view(t, layout, tg, bridge_offset)
     }
 
