@@ -114,8 +114,12 @@ impl Engine {
     }
 
     /// `t.t()`: the transpose of a tensor of at most two dims.
+    /// The bridge's `aten.t` is tinygrad's `transpose()` (dims 0 and 1) whatever the rank.
     pub fn t_2d(&mut self, t: &Tensor) -> Result<Tensor> {
         self.ag.name_view("TBackward0");
+        if self.is_bridge() && t.shape().len() > 2 {
+            return self.permuted(t, |l| l.transpose(0, 1));
+        }
         self.permuted(t, |l| l.t())
     }
 
