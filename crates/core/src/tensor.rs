@@ -199,9 +199,9 @@ pub struct Engine {
     /// The writes a backward made into `.grad` storages, until the statement takes them.
     pub(crate) grad_writes: Vec<Write>,
     /// Whose rules the run follows (see [`crate::engine::bridge`]).
-    pub(crate) semantics: crate::engine::bridge::Semantics,
+    pub(crate) semantics: crate::semantics::Semantics,
     /// The bridge's tracked views that no strided window expresses (bridge runs only).
-    pub(crate) mirrors: Vec<crate::engine::bridge::Mirror>,
+    pub(crate) mirrors: Vec<crate::semantics::Mirror>,
 }
 
 /// What the engine ran, in order: the input a scheduler needs to turn a statement into kernels.

@@ -33,26 +33,9 @@
 //! the engine raises under these rules too: a shape mismatch, an unknown op).
 
 use crate::error::Result;
+pub use crate::semantics::{Mirror, Semantics};
 use crate::tensor::{Engine, Event, Tensor};
 use crate::uop::{BinaryOp, StorageId};
-
-/// Whose rules a run follows: PyTorch's (the product's main execution) or the bridge's.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Semantics {
-    #[default]
-    Torch,
-    Bridge,
-}
-
-/// A tracked bridge view that is not a strided window of its base's storage (a `reshape` of a
-/// transposed view): its own storage, element `i` tied to base storage element `positions[i]`
-/// (the flat index tensor the bridge's general write path computes).
-#[derive(Clone, Debug)]
-pub struct Mirror {
-    pub view: StorageId,
-    pub base: StorageId,
-    pub positions: Vec<i64>,
-}
 
 /// The binary in-place ops the bridge implements itself (`aten.add_`, `aten.mul_`,
 /// `aten.floor_divide_` in its op table): they compute in the result's dtype and cast into the
