@@ -19,6 +19,7 @@ pub mod model;
 pub mod onnx;
 pub mod random;
 pub mod schedule;
+pub mod semantics;
 pub mod shape;
 pub mod share;
 pub mod strided;

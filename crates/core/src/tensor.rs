@@ -198,6 +198,10 @@ pub struct Engine {
     pub(crate) ag: crate::autograd::Autograd<Tensor>,
     /// The writes a backward made into `.grad` storages, until the statement takes them.
     pub(crate) grad_writes: Vec<Write>,
+    /// Whose rules the run follows (see [`crate::engine::bridge`]).
+    pub(crate) semantics: crate::semantics::Semantics,
+    /// The bridge's tracked views that no strided window expresses (bridge runs only).
+    pub(crate) mirrors: Vec<crate::semantics::Mirror>,
 }
 
 /// What the engine ran, in order: the input a scheduler needs to turn a statement into kernels.
@@ -327,6 +331,9 @@ impl Engine {
         if strides.iter().any(|&s| s < 0) {
             bail!(Shape, "as_strided: Negative strides are not supported at the moment, got strides: {strides:?}");
         }
+        // The bridge allocates every tensor row-major: it takes the strides and drops them.
+        let strides = if self.is_bridge() { crate::strided::row_major_strides(sizes) } else { strides.to_vec() };
+        let strides = strides.as_slice();
         let len = if sizes.contains(&0) {
             0
         } else {
@@ -450,7 +457,8 @@ impl Engine {
     /// A computation whose new storage PyTorch lays out as `layout` (dense, offset 0, maybe
     /// permuted): the storage holds the values in that memory order.
     pub(crate) fn computed_as(&mut self, node: UOpId, layout: Layout) -> Result<Tensor> {
-        if layout.strides() == Layout::contiguous(layout.sizes()).strides() {
+        // The bridge's tensors are row-major whatever layout PyTorch would give the result.
+        if self.is_bridge() || layout.strides() == Layout::contiguous(layout.sizes()).strides() {
             return self.computed(node);
         }
         let shape = layout.sizes().to_vec();

@@ -196,14 +196,22 @@ impl Engine {
     // ------------------------------------------------------------ memory formats
 
     /// `t.contiguous(memory_format=format)`: `t` itself when it already is.
+    /// Under the bridge every tensor reports row-major strides, so `contiguous()` is `t` itself;
+    /// PyTorch's copy still reports the source's bridge metadata (the bridge hands back the
+    /// source).
     pub fn contiguous_as(&mut self, t: &Tensor, format: MemoryFormat) -> Result<Tensor> {
-        if t.layout().is_contiguous_as(format) {
+        let bridge_self = self.is_bridge() && format == MemoryFormat::Contiguous;
+        if bridge_self || t.layout().is_contiguous_as(format) {
             return Ok(self.resolve(t));
         }
         if format == MemoryFormat::Preserve {
             bail!(Unsupported, "preserve memory format is unsupported by the contiguous operator");
         }
-        self.clone_as(t, format)
+        let mut out = self.clone_as(t, format)?;
+        if format == MemoryFormat::Contiguous {
+            out.set_bridge(t.bridge().clone());
+        }
+        Ok(out)
     }
 
     /// `t.clone(memory_format=format)`: always a copy.

@@ -12,10 +12,12 @@
 //! [`copies`] the copies that look like views (`repeat`, `roll`, `rot90`, ...), [`matrix`]
 //! `tril`/`triu`, `diag`, `diag_embed` and `eye`, [`scan`] `cumsum` and `cumprod`, [`indexing`] advanced indexing and the index ops
 //! (`gather`, `scatter*`, `index_*`, `masked_*`, `sort`, `nonzero`, ...), [`random`] the random
-//! tensors (numbers drawn on the host, entering the graph as buffers).
+//! tensors (numbers drawn on the host, entering the graph as buffers), [`bridge`] tinygrad's
+//! PyTorch bridge as a second execution (its view table, write path and missing checks).
 
 pub mod aliases;
 pub mod autograd;
+pub mod bridge;
 pub mod concat;
 pub mod copies;
 pub mod elementwise;

@@ -7,6 +7,7 @@
 //! the models can disagree. Errors are PyTorch's, and the ops never panic on user input.
 
 use crate::dtype::DType;
+use crate::engine::bridge::Semantics;
 use crate::error::{bail, Result};
 use crate::shape::tracker::ShapeTracker;
 use crate::strided::{row_major_strides, wrap_dim};
@@ -22,7 +23,12 @@ impl Engine {
         self.ag.name_view("ViewBackward0");
         let sizes = Layout::infer_size(shape, t.numel())?;
         let tg = t.tinygrad().reshape(&sizes)?;
-        let layout = t.layout().view(shape)?;
+        let layout = match t.layout().view(shape) {
+            Ok(layout) => layout,
+            // The bridge's strides are always row-major, so its `aten.view` never refuses.
+            Err(_) if self.is_bridge() => return self.unviewable(t, sizes, tg),
+            Err(e) => return Err(e),
+        };
         self.torch_view(t, layout, tg, 0)
     }
 
@@ -37,9 +43,19 @@ impl Engine {
             }
             None => {
                 self.ag.name_view("UnsafeViewBackward0");
-                self.movement_copy(t, Op::Reshape(sizes), tg, CopyLayout::RowMajor)
+                self.unviewable(t, sizes, tg)
             }
         }
+    }
+
+    /// A reshape the strides cannot view: PyTorch's row-major copy; the bridge's `aten.view`,
+    /// a tracked view tied to the source's positions ([`Engine::bridge_mirror_view`]).
+    fn unviewable(&mut self, t: &Tensor, sizes: Vec<usize>, tg: ShapeTracker) -> Result<Tensor> {
+        let copy = self.movement_copy(t, Op::Reshape(sizes), tg, CopyLayout::RowMajor)?;
+        if self.is_bridge() {
+            return self.bridge_mirror_view(t, copy);
+        }
+        Ok(copy)
     }
 
     /// `t.flatten(start_dim, end_dim)`: a view or, like reshape, a copy.
@@ -98,8 +114,12 @@ impl Engine {
     }
 
     /// `t.t()`: the transpose of a tensor of at most two dims.
+    /// The bridge's `aten.t` is tinygrad's `transpose()` (dims 0 and 1) whatever the rank.
     pub fn t_2d(&mut self, t: &Tensor) -> Result<Tensor> {
         self.ag.name_view("TBackward0");
+        if self.is_bridge() && t.shape().len() > 2 {
+            return self.permuted(t, |l| l.transpose(0, 1));
+        }
         self.permuted(t, |l| l.t())
     }
 
@@ -197,7 +217,15 @@ impl Engine {
         self.ag.name_view("UnfoldBackward0");
         let layout = t.layout().unfold(dimension, size, step)?;
         let tg = t.tinygrad().push(restride_view(&Layout::contiguous(t.shape()).unfold(dimension, size, step)?))?;
-        self.torch_view(t, layout, tg, 0)
+        let view = self.torch_view(t, layout, tg, 0)?;
+        if !self.is_bridge() {
+            return Ok(view);
+        }
+        // `aten.unfold` is outside the bridge's view table: a new tensor, untracked.
+        let mut copy = self.copy(&view)?;
+        copy.set_bridge(view.bridge().clone());
+        copy.set_tinygrad(view.tinygrad().clone());
+        Ok(copy)
     }
 
     /// `t.as_strided(size, stride, storage_offset)`: any layout within the storage's bounds.
@@ -208,12 +236,20 @@ impl Engine {
         stride: &[i64],
         storage_offset: Option<i64>,
     ) -> Result<Tensor> {
+        // The bridge's default offset is the offset it reports, and it indexes its canonical
+        // base's elements in row-major order: its storage, which the bridge keeps row-major.
+        let storage_offset = match self.semantics() {
+            Semantics::Bridge => Some(storage_offset.unwrap_or(t.bridge().offset)),
+            Semantics::Torch => storage_offset,
+        };
         let layout = t.layout().as_strided(size, stride, storage_offset)?;
         let numel = self.storage_numel(t)?;
         layout.check_storage_bounds(numel, t.dtype().itemsize())?;
         let tg = ShapeTracker::from_view(restride_view(&layout));
-        // The bridge computes as_strided as a gather into a new tensor: offset 0.
-        let bridge_offset = -t.bridge().offset;
+        // The bridge computes as_strided as a gather into a new tensor: offset 0, unless it has
+        // one element, which it takes by a plain index (`base[storage_offset]`).
+        let gathered = if layout.numel() == 1 { layout.offset() } else { 0 };
+        let bridge_offset = gathered - t.bridge().offset;
         self.torch_view(t, layout, tg, bridge_offset)
     }
 
@@ -457,7 +493,7 @@ impl Engine {
         let tg = t.tinygrad().reshape(&sizes)?;
         match layout {
             Some(l) => self.torch_view(t, l, tg, 0),
-            None => self.movement_copy(t, Op::Reshape(sizes), tg, CopyLayout::RowMajor),
+            None => self.unviewable(t, sizes, tg),
         }
     }
 

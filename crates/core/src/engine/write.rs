@@ -3,6 +3,7 @@
 //! and PyTorch's memory-overlap checks that come first.
 
 use crate::dtype::DType;
+use crate::engine::bridge::Semantics;
 use crate::error::{Error, Result};
 use crate::shape::tracker::ShapeTracker;
 use crate::shape::view::View;
@@ -43,7 +44,13 @@ impl Engine {
         if storage_dtype != target.dtype() {
             return self.write_reinterpreted(&target, s, value, &elements);
         }
-        match sequential::hazard(&self.graph, &self.storages, s, value, target.layout())? {
+        // The bridge computes the whole value first, then scatters it (a later duplicate
+        // position wins): it never runs PyTorch's element loop.
+        let hazard = match self.semantics() {
+            Semantics::Torch => sequential::hazard(&self.graph, &self.storages, s, value, target.layout())?,
+            Semantics::Bridge => None,
+        };
+        match hazard {
             Some(h) => h.apply(target.layout(), &mut self.storages[s].data),
             None => {
                 let data = interp::realize(&self.graph, &self.storages, value)?;
@@ -51,6 +58,7 @@ impl Engine {
             }
         }
         self.storages[s].version += 1;
+        self.bridge_refresh(s);
         self.ids.bump(target.counter);
         self.events.push(Event::Store { node: store, storage: s });
         Ok(Write { storage: s, elements })
@@ -69,6 +77,7 @@ impl Engine {
         bytes.resize(self.storages[s].data.len() * storage_dtype.itemsize(), 0);
         self.storages[s].data = Data::from_le_bytes(storage_dtype, &bytes);
         self.storages[s].version += 1;
+        self.bridge_refresh(s);
         self.ids.bump(target.counter);
         self.events.push(Event::Host { storage: s });
         let (ts, ss) = (target.dtype().itemsize() as i64, storage_dtype.itemsize() as i64);
@@ -79,7 +88,11 @@ impl Engine {
     }
 
     /// PyTorch's memory-overlap checks for a write into `target` that reads `inputs`.
+    /// The bridge makes none: it writes overlapping targets and inputs as they come.
     pub fn check_write_overlap(&mut self, target: &Tensor, inputs: &[Tensor], rules: OverlapRules) -> Result<()> {
+        if self.is_bridge() {
+            return Ok(());
+        }
         let target = self.realize(target)?;
         let StorageRef::Realized(s) = target.storage() else { unreachable!("realize leaves no pending storage") };
         if rules.internal && overlap::has_internal_overlap(target.layout()) == MemOverlap::Yes {

@@ -8,6 +8,7 @@
 use super::context::RunContext;
 use super::value::{Args, Value};
 use crate::dtype::DType;
+use crate::engine::bridge;
 use crate::engine::elementwise::Gelu;
 use crate::error::{bail, Result};
 use crate::tensor::{Engine, Operand, OverlapRules, Tensor};
@@ -223,7 +224,7 @@ pub fn call_method(run: &mut RunContext, t: &Tensor, entry: Entry, name: &str, m
             let other = scaled(run, other, alpha)?;
             let me = Operand::Tensor(t.clone());
             match mode {
-                Mode::InPlace => write_binary(run, t, op, &me, &other)?,
+                Mode::InPlace => write_binary(run, t, WriteForm::InPlace, op, &me, &other)?,
                 Mode::OutOfPlace => match order {
                     Operands::InOrder => binary(run, op, &me, &other)?,
                     Operands::Swapped => binary(run, op, &other, &me)?,
@@ -264,7 +265,7 @@ fn with_out(run: &mut RunContext, op: BinaryOp, a: &Operand, b: &Operand, out: O
         None | Some(Value::None) => binary(run, op, a, b)?,
         Some(out) => {
             let out = tensor_arg(out, "out")?;
-            write_binary(run, &out, op, a, b)?
+            write_binary(run, &out, WriteForm::Out, op, a, b)?
         }
     }))
 }
@@ -375,11 +376,19 @@ fn finish(run: &mut RunContext, target: &Tensor, value: Tensor, inputs: &[Tensor
     }
 }
 
+/// Whether a write is an in-place op (`a.add_(b)`, `a += b`) or an `out=` argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WriteForm {
+    InPlace,
+    Out,
+}
+
 /// `target op= other` / `op(a, b, out=target)`: PyTorch's checks in its order (overlap, then
 /// shape, then dtype), then a store of the computed value through the target's view.
 pub(crate) fn write_binary(
     run: &mut RunContext,
     target: &Tensor,
+    form: WriteForm,
     op: BinaryOp,
     a: &Operand,
     b: &Operand,
@@ -395,7 +404,10 @@ pub(crate) fn write_binary(
     check_integer_operands(run.engine, op, a, b)?;
     let dtype = run.engine.compute_dtype(op, a, b)?;
     let result = if op.is_comparison() { DType::Bool } else { dtype };
-    if !DType::can_cast(result, target.dtype()) {
+    // The bridge casts to the target's dtype where it implements the op itself (`wrap_out`,
+    // its own `add_`/`mul_`); its other in-place ops run PyTorch's check.
+    let bridge_casts = run.engine.is_bridge() && (form == WriteForm::Out || bridge::casts_inplace(op));
+    if !bridge_casts && !DType::can_cast(result, target.dtype()) {
         bail!(
             DType,
             "result type {} can't be cast to the desired output type {}",

@@ -3,7 +3,7 @@
 
 use super::ast::{BinOp, UnaryOp as AstUnary};
 use super::context::RunContext;
-use super::elementwise::{self, operand, tensor_arg, write_binary};
+use super::elementwise::{self, operand, tensor_arg, write_binary, WriteForm};
 use super::value::Value;
 use crate::error::{bail, Result};
 use crate::tensor::{Operand, Tensor};
@@ -145,7 +145,7 @@ pub fn inplace_binary(run: &mut RunContext, t: &Tensor, op: BinOp, rhs: Value) -
         bail!(Type, "unsupported augmented assignment");
     }
     let other = operand(rhs, "right operand")?;
-    write_binary(run, t, bop, &Operand::Tensor(t.clone()), &other)
+    write_binary(run, t, WriteForm::InPlace, bop, &Operand::Tensor(t.clone()), &other)
 }
 
 /// Python's integer arithmetic on 64-bit two's-complement ints (what PyTorch makes of a Python

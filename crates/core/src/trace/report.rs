@@ -35,7 +35,10 @@ pub struct Report<'a> {
     /// (a backward through it would fail), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     stale_line: Option<usize>,
-    tensors: Named,
+    tensors: Named<TensorReport>,
+    /// The trace run under tinygrad's PyTorch bridge ([`crate::engine::bridge`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bridge: Option<BridgeRunReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     steps: Option<Vec<StepReport<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -53,9 +56,9 @@ struct ErrorReport<'a> {
 }
 
 /// Tensors by name, in the order the trace introduced them.
-struct Named(Vec<(String, TensorReport)>);
+struct Named<T>(Vec<(String, T)>);
 
-impl Serialize for Named {
+impl<T: Serialize> Serialize for Named<T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(self.0.len()))?;
         for (k, v) in &self.0 {
@@ -141,7 +144,31 @@ struct BridgeReport {
     shape: Vec<usize>,
     strides: Vec<i64>,
     storage_offset: i64,
+    /// Metadata: the bridge's shape, strides and offset equal PyTorch's.
     matches_torch: bool,
+    /// Values: the bridge's own run ends with the same values under this name (`None` when
+    /// the bridge run has no such tensor).
+    values_match_torch: Option<bool>,
+    /// The bridge diverges from PyTorch for this tensor: its values differ, or the bridge run
+    /// has no such tensor (it failed first, or bound it only where PyTorch raised).
+    diverges: bool,
+}
+
+/// The bridge's whole run of the trace: where it failed, and the tensors it ended with.
+#[derive(Serialize)]
+struct BridgeRunReport {
+    error_line: Option<usize>,
+    error: Option<String>,
+    tensors: Named<BridgeTensorReport>,
+}
+
+#[derive(Serialize)]
+struct BridgeTensorReport {
+    shape: Vec<usize>,
+    dtype: &'static str,
+    strides: Vec<i64>,
+    storage_offset: i64,
+    values: Values,
 }
 
 #[derive(Serialize)]
@@ -247,12 +274,23 @@ pub fn values_json(d: &Data) -> serde_json::Value {
 
 /// The report of a finished run. Realizes what the tensors still need, hence `&mut`.
 pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
+    let bridge = run.bridge.as_deref_mut().map(bridge_run_report);
     let named: Vec<(String, Tensor)> = run.tensors();
     let mut tensors = Vec::with_capacity(named.len());
     for (name, t) in named {
         // A tensor whose values cannot be computed was dropped by the runner already; a
         // failure here would be an engine bug, so it is skipped rather than reported as data.
-        if let Some(r) = tensor_report(&mut run.engine, &t) {
+        if let Some(mut r) = tensor_report(&mut run.engine, &t) {
+            if let Some(b) = &bridge {
+                let same = b
+                    .tensors
+                    .0
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, bt)| bt.shape == r.shape && same_values(&bt.values.0, &r.values.0));
+                r.bridge.values_match_torch = same;
+                r.bridge.diverges = same != Some(true);
+            }
             tensors.push((name, r));
         }
     }
@@ -273,9 +311,42 @@ pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
         output: run.steps.iter().map(|s| s.output.as_str()).collect(),
         stale_line: run.steps.iter().find(|s| !s.stale.is_empty()).map(|s| s.line),
         tensors: Named(tensors),
+        bridge,
         steps: opts.steps.then(|| run.steps.iter().map(|s| step_report(s, &run.engine)).collect()),
         graph: opts.graph.then(|| run.engine.graph()),
     }
+}
+
+/// The bridge run's tensors: its metadata model and the values its own execution ended with.
+fn bridge_run_report(run: &mut Run) -> BridgeRunReport {
+    let named: Vec<(String, Tensor)> = run.tensors();
+    let mut tensors = Vec::with_capacity(named.len());
+    for (name, t) in named {
+        let Ok(values) = run.engine.values(&t) else { continue };
+        let b = t.bridge();
+        tensors.push((
+            name,
+            BridgeTensorReport {
+                shape: t.shape().to_vec(),
+                dtype: t.dtype().name(),
+                strides: b.strides.clone(),
+                storage_offset: b.offset,
+                values: Values(values),
+            },
+        ));
+    }
+    BridgeRunReport {
+        error_line: run.error.as_ref().map(|e| e.line),
+        error: run.error.as_ref().map(|e| e.error.message().to_string()),
+        tensors: Named(tensors),
+    }
+}
+
+/// Equal element values, NaN equal to NaN (the bridge and PyTorch compute the same NaNs).
+fn same_values(a: &Data, b: &Data) -> bool {
+    a.len() == b.len()
+        && a.dtype() == b.dtype()
+        && a.to_f64_vec().iter().zip(b.to_f64_vec()).all(|(x, y)| x == &y || (x.is_nan() && y.is_nan()))
 }
 
 fn step_report<'a>(s: &'a Step, engine: &Engine) -> StepReport<'a> {
@@ -378,6 +449,8 @@ fn tensor_report(engine: &mut Engine, t: &Tensor) -> Option<TensorReport> {
             strides: b.strides.clone(),
             storage_offset: b.offset,
             matches_torch,
+            values_match_torch: None,
+            diverges: false,
         },
     })
 }

@@ -106,6 +106,9 @@ pub struct Run {
     pub(super) failing: Option<Span>,
     /// The stale saved tensors already reported (a step reports the ones it made stale).
     stale_seen: Vec<String>,
+    /// The same trace run under tinygrad's PyTorch bridge ([`crate::engine::bridge`]): its
+    /// own execution, which runs on where PyTorch raises and stops where the bridge fails.
+    pub bridge: Option<Box<Run>>,
 }
 
 impl Default for Run {
@@ -134,6 +137,7 @@ impl Run {
             observer: None,
             failing: None,
             stale_seen: Vec::new(),
+            bridge: None,
         }
     }
 
@@ -171,6 +175,11 @@ impl Run {
     /// Parses and runs `src` in this run (e.g. one made by [`Run::with_files`]).
     pub fn run_text(self, src: &str) -> Run {
         let mut run = self;
+        if !run.engine.is_bridge() {
+            let bridge =
+                Run { engine: Engine::bridge(), files: run.files.clone(), stop_after: run.stop_after, ..Run::new() };
+            run.bridge = Some(Box::new(bridge.run_text(src)));
+        }
         match parser::parse(src) {
             Ok(program) => run.run_program(&program),
             Err(e) => {
