@@ -41,7 +41,7 @@ use crate::error::{bail, Error, Result};
 use crate::model::ops::Lower;
 use crate::model::HostTensor;
 use crate::onnx::{self, Node, SUPPORTED_OPS};
-use crate::schedule::{schedule_events, ScheduleOptions};
+use crate::schedule::{ScheduleOptions, Scheduler};
 use crate::tensor::{Engine, StorageRef, Tensor};
 use crate::uop::buffer::Data;
 use crate::DType;
@@ -153,6 +153,7 @@ pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTen
         input_ids.push(id);
     }
     let mut kernels = Vec::new();
+    let mut scheduler = Scheduler::default();
     let opset = model.opset();
     for (k, node) in model.nodes().iter().enumerate() {
         let args: Vec<Option<Tensor>> =
@@ -182,7 +183,7 @@ pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTen
         }
         // The fused kernels this op became, with their bindings resolved to buffers: temps
         // get intermediate buffers, host-made constants (masks, divisors) weight buffers.
-        let sched = schedule_events(&engine, events..engine.events().len(), ScheduleOptions::default())?;
+        let sched = scheduler.schedule(&engine, events..engine.events().len(), ScheduleOptions::default())?;
         let temps: Vec<usize> = sched
             .temps
             .iter()
