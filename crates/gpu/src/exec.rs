@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use stridelab_core::codegen::ir::{BufRef, Kernel};
 use stridelab_core::codegen::cpu::StorageTable;
+use stridelab_core::codegen::ir::{BufRef, Kernel};
 use stridelab_core::codegen::wgsl;
 use stridelab_core::schedule::Schedule;
 use stridelab_core::uop::buffer::Data;
@@ -95,7 +95,12 @@ impl Gpu {
     /// schedule's statement ran) and returns the storages it wrote. With `repeats > 1` the
     /// outputs come from a first run and the timings from a second, repeated one, because
     /// in-place kernels are not idempotent.
-    pub async fn run_schedule(&self, s: &Schedule, storages: &dyn StorageTable, opts: &RunOptions) -> Result<ScheduleOutput> {
+    pub async fn run_schedule(
+        &self,
+        s: &Schedule,
+        storages: &dyn StorageTable,
+        opts: &RunOptions,
+    ) -> Result<ScheduleOutput> {
         let (specs, table) = schedule_specs(s)?;
         if specs.is_empty() {
             return Ok(ScheduleOutput { outputs: BTreeMap::new(), timings: Vec::new() });
@@ -120,7 +125,12 @@ impl Gpu {
         Ok(ScheduleOutput { outputs, timings })
     }
 
-    async fn upload_table(&self, s: &Schedule, table: &[BufRef], storages: &dyn StorageTable) -> Result<Vec<GpuBuffer>> {
+    async fn upload_table(
+        &self,
+        s: &Schedule,
+        table: &[BufRef],
+        storages: &dyn StorageTable,
+    ) -> Result<Vec<GpuBuffer>> {
         let mut out = Vec::with_capacity(table.len());
         for b in table {
             let buf = match *b {

@@ -11,9 +11,9 @@ use crate::dtype::DType;
 use crate::error::{bail, Error, Result};
 use crate::shape::symbolic::Expr;
 use crate::uop::buffer::{with_data, Data, Elem};
+use crate::uop::{alu, interp};
 use crate::uop::{ReduceOp, StorageId};
 use std::collections::BTreeMap;
-use crate::uop::{alu, interp};
 
 /// Lanes evaluated together: large enough to amortise dispatch on each instruction, small
 /// enough to stay in cache.

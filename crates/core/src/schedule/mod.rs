@@ -87,7 +87,12 @@ pub struct Scheduler {
 impl Scheduler {
     /// Schedules the events `range`; a range that starts before the last one ended is
     /// scheduled from a fresh start.
-    pub fn schedule(&mut self, engine: &Engine, range: std::ops::Range<usize>, opts: ScheduleOptions) -> Result<Schedule> {
+    pub fn schedule(
+        &mut self,
+        engine: &Engine,
+        range: std::ops::Range<usize>,
+        opts: ScheduleOptions,
+    ) -> Result<Schedule> {
         let graph = engine.graph();
         let events = engine.events();
         if range.start < self.seen {
