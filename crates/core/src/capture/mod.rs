@@ -243,6 +243,17 @@ fn check_graph(m: &Manifest, weights: &BTreeMap<usize, Data>) -> Result<()> {
         next_kernel: 0,
     };
     let mut rec = Recorder::new(m.model.opset, check);
+    // Inputs are zeros, except an input that gives a Reshape its target shape: only its value
+    // shapes the kernels, and the recorded output shape is the one value that reproduces them.
+    let mut shapes: HashMap<usize, Data> = HashMap::new();
+    for k in m.kernels.iter().filter(|k| k.op == "Reshape") {
+        let (Some(Some(i)), Some(out)) = (k.reads.get(1), k.writes.first().and_then(|&w| m.buffers.get(w))) else {
+            continue;
+        };
+        if let Some(b) = m.buffers.get(*i).filter(|b| b.role == Role::Input && b.shape == [out.shape.len()]) {
+            shapes.insert(*i, Data::I64(out.shape.iter().map(|&d| d as i64).collect()).cast(b.dtype));
+        }
+    }
     let values = |rec: &mut Recorder<Check<'_>>| -> Result<()> {
         while let Some(b) = m.buffers.get(rec.ledger.next_buffer) {
             let data = match b.role {
@@ -250,7 +261,9 @@ fn check_graph(m: &Manifest, weights: &BTreeMap<usize, Data>) -> Result<()> {
                     .get(&b.id)
                     .cloned()
                     .ok_or_else(|| Error::Decode(format!("capture buffer {} has no weight", b.id)))?,
-                Role::Input => Data::zeros(b.dtype, b.shape.iter().product()),
+                Role::Input => {
+                    shapes.get(&b.id).cloned().unwrap_or_else(|| Data::zeros(b.dtype, b.shape.iter().product()))
+                }
                 Role::Intermediate | Role::Output => return Ok(()),
             };
             rec.value(&b.name, b.role, data, &b.shape)?;
@@ -269,6 +282,7 @@ fn check_graph(m: &Manifest, weights: &BTreeMap<usize, Data>) -> Result<()> {
             kernel.writes.iter().map(|&w| name(w)).collect(),
             attributes,
         );
+        onnx::check_attributes(&node)?;
         rec.op(kernel.name.clone(), &node, kernel.reads.clone())?;
     }
     values(&mut rec)?;
