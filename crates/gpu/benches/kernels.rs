@@ -47,7 +47,9 @@ fn upload(gpu: &Gpu, s: &Schedule, storages: &dyn StorageTable) -> Uploaded {
     let buffers = table
         .iter()
         .map(|b| match *b {
-            BufRef::Storage(id) => block_on(gpu.upload("bench", &encode(storages.storage(id).unwrap()).unwrap())).unwrap(),
+            BufRef::Storage(id) => {
+                block_on(gpu.upload("bench", &encode(storages.storage(id).unwrap()).unwrap())).unwrap()
+            }
             BufRef::Temp(t) => {
                 let (d, n) = s.temps[t];
                 block_on(gpu.create_buffer("temp", byte_len(d, n).max(4) as u64)).unwrap()
