@@ -157,25 +157,23 @@ fn run(
         };
     };
     let (mut run, steps_k, ran) = scheduled(&src, backend, repeats)?;
-    let mut rep = report_value(&report::report(&mut run, opts))?;
-    let per_step: Vec<Vec<serde_json::Value>> =
-        ran.iter().map(|rs| rs.iter().map(kernels::kernel_json).collect()).collect();
-    if let Some(arr) = rep["steps"].as_array_mut() {
-        for ((s, ks), step) in arr.iter_mut().zip(&per_step).zip(&steps_k) {
-            s["kernels"] = serde_json::Value::Array(ks.clone());
-            if let Some(note) = &step.note {
-                s["kernel_note"] = serde_json::Value::String(note.clone());
-            }
-        }
-    }
-    rep["kernels"] = serde_json::Value::Array(per_step.into_iter().flatten().collect());
+    let mut rep = report::report(&mut run, opts);
+    rep.add_kernels(
+        ran.iter()
+            .zip(&steps_k)
+            .map(|(rs, step)| (rs.iter().map(kernels::kernel_json).collect(), step.note.clone()))
+            .collect(),
+    );
     if let Some(path) = trace_out {
         write_trace(&path, backend, &ran)?;
     }
     if json {
-        write_stdout(&format!("{rep}\n"))
+        // Written straight from the report: a JSON value of every tensor's values would take
+        // many times their size.
+        let text = serde_json::to_string(&rep).map_err(|e| Error::new("io", e.to_string()).failed())?;
+        write_stdout(&format!("{text}\n"))
     } else {
-        write_stdout(&format!("{}{}", table(&rep), kernels::table(&steps_k, &ran)))
+        write_stdout(&format!("{}{}", table(&report_value(&rep)?), kernels::table(&steps_k, &ran)))
     }
 }
 

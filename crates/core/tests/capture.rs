@@ -5,7 +5,7 @@
 // A panic is how a test reports failure.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use stridelab_core::capture::{capture_model, Capture, Manifest};
+use stridelab_core::capture::{capture_model, Capture, CpuKernels, Manifest};
 use stridelab_core::data::sha256_hex;
 use stridelab_core::model::{execute, idx_images, HostTensor};
 use stridelab_core::onnx::read_model;
@@ -137,4 +137,134 @@ fn broken_captures() {
     let err = cap.replay(&[("input", images(2))], &mut ticks()).err().unwrap();
     assert_eq!(err.kind(), "shape");
     assert!(err.message().contains("captured as float32 [1, 1, 28, 28]"), "{err}");
+}
+
+/// Every way of editing the committed sample capture that keeps it well-formed JSON: each
+/// kernel's op swapped for every other supported op, each attribute changed, each GPU kernel's
+/// WGSL, entry, workgroup size and count and bindings edited, each buffer's shape changed
+/// (and made enormous), the schedule reordered, repeated and made a million entries long. Each
+/// is refused at load with a clean error (a limit error for the sizes), never a panic; the CPU
+/// plan and the GPU model are both made from a loaded capture only, so both refuse it alike.
+/// A mutant that happened to compile to the same kernels would have to replay to the same
+/// logits.
+#[test]
+fn capture_mutants_are_refused_cleanly() {
+    use stridelab_core::onnx::SUPPORTED_OPS;
+    let manifest: Manifest = serde_json::from_slice(&read("models/mnist_cnn.capture/manifest.json")).unwrap();
+    let weights = read("models/mnist_cnn.capture/weights.safetensors");
+    let want = Capture::load(&serde_json::to_vec(&manifest).unwrap(), &weights)
+        .unwrap()
+        .replay(&[("input", images(1))], &mut ticks())
+        .unwrap()
+        .outputs[0]
+        .1
+        .data()
+        .to_f64_vec();
+    let mut mutants: Vec<(String, Manifest)> = Vec::new();
+    let mut add = |what: String, edit: &dyn Fn(&mut Manifest)| {
+        let mut m = manifest.clone();
+        edit(&mut m);
+        if m != manifest {
+            mutants.push((what, m));
+        }
+    };
+    for k in 0..manifest.kernels.len() {
+        for op in SUPPORTED_OPS {
+            add(format!("kernel {k} op -> {op}"), &|m| m.kernels[k].op = op.to_string());
+        }
+        for name in manifest.kernels[k].attributes.keys() {
+            add(format!("kernel {k} attribute {name} removed"), &|m| {
+                m.kernels[k].attributes.remove(name);
+            });
+            add(format!("kernel {k} attribute {name} changed"), &|m| {
+                let v = m.kernels[k].attributes.get_mut(name).unwrap();
+                *v = match v.as_object().and_then(|o| o.keys().next()).map(String::as_str) {
+                    Some("int") => serde_json::json!({"int": v["int"].as_i64().unwrap() + 1}),
+                    Some("ints") => serde_json::json!({"ints": [2, 2, 2, 2]}),
+                    _ => serde_json::json!({"float": 0.5}),
+                };
+            });
+        }
+        add(format!("kernel {k} attribute added"), &|m| {
+            m.kernels[k].attributes.insert("stride".into(), serde_json::json!({"int": 2}));
+        });
+        add(format!("kernel {k} dispatch"), &|m| m.kernels[k].dispatch[0] += 1);
+        add(format!("kernel {k} reads reversed"), &|m| m.kernels[k].reads.reverse());
+        add(format!("kernel {k} GPU kernels dropped"), &|m| m.kernels[k].gpu.clear());
+        for g in 0..manifest.kernels[k].gpu.len() {
+            add(format!("kernel {k}.{g} WGSL writes 12345.0"), &|m| {
+                let w = &mut m.kernels[k].gpu[g].wgsl;
+                let at = w.rfind(" = ").unwrap();
+                let end = at + w[at..].find(';').unwrap();
+                w.replace_range(at + 3..end, "12345.0");
+            });
+            add(format!("kernel {k}.{g} WGSL comment"), &|m| m.kernels[k].gpu[g].wgsl.push_str("// edited\n"));
+            add(format!("kernel {k}.{g} entry"), &|m| m.kernels[k].gpu[g].entry = "other".into());
+            add(format!("kernel {k}.{g} zero workgroups"), &|m| m.kernels[k].gpu[g].workgroups = [0, 1, 1]);
+            add(format!("kernel {k}.{g} more workgroups"), &|m| m.kernels[k].gpu[g].workgroups[0] *= 2);
+            add(format!("kernel {k}.{g} workgroup size"), &|m| m.kernels[k].gpu[g].workgroup_size = [1, 1, 1]);
+            add(format!("kernel {k}.{g} bindings swapped"), &|m| m.kernels[k].gpu[g].bindings.swap(0, 1));
+            add(format!("kernel {k}.{g} binding access"), &|m| {
+                m.kernels[k].gpu[g].bindings.last_mut().unwrap().access = "read_write".into()
+            });
+            add(format!("kernel {k}.{g} duplicated"), &|m| {
+                let g2 = m.kernels[k].gpu[g].clone();
+                m.kernels[k].gpu.push(g2);
+            });
+        }
+    }
+    for b in 0..manifest.buffers.len() {
+        let resize = |m: &mut Manifest, shape: Vec<usize>| {
+            let buf = &mut m.buffers[b];
+            buf.size = shape.iter().product::<usize>() * 4;
+            buf.shape = shape;
+        };
+        add(format!("buffer {b} shape halved"), &|m| {
+            let mut s = m.buffers[b].shape.clone();
+            if let Some(d) = s.iter_mut().find(|d| **d > 1) {
+                *d /= 2;
+            }
+            resize(m, s);
+        });
+        add(format!("buffer {b} rank"), &|m| {
+            let mut s = m.buffers[b].shape.clone();
+            s.insert(0, 1);
+            resize(m, s);
+        });
+        add(format!("buffer {b} enormous"), &|m| resize(m, vec![1048576, 1048576]));
+    }
+    add("schedule reversed".into(), &|m| m.schedule.reverse());
+    add("schedule repeated".into(), &|m| m.schedule.extend(0..m.kernels.len()));
+    add("schedule of a million".into(), &|m| m.schedule = (0..1_000_000).map(|i| i % m.kernels.len()).collect());
+    add("a kernel dropped".into(), &|m| {
+        m.kernels.pop();
+        m.schedule.pop();
+    });
+    add("limits".into(), &|m| {
+        m.target.limits.insert("maxComputeWorkgroupsPerDimension".into(), 1);
+    });
+    assert!(mutants.len() > 400, "{}", mutants.len());
+    let mut refused = 0;
+    for (what, m) in &mutants {
+        match Capture::load(&serde_json::to_vec(m).unwrap(), &weights) {
+            Err(e) => {
+                refused += 1;
+                if what.contains("enormous") || what.contains("million") {
+                    assert_eq!(e.kind(), "limit", "{what}: {e}");
+                }
+                assert!(!e.message().is_empty(), "{what}");
+            }
+            Ok(cap) => {
+                // Only an attribute left out (ONNX's default then applies) or set to a value
+                // that computes the same kernels (a ceil mode that rounds nothing, a nonzero
+                // transB) loads: the same kernels, the same logits on both CPU plans.
+                assert!(what.contains("removed") || what.contains("changed"), "{what}: loaded");
+                let got = cap.replay(&[("input", images(1))], &mut ticks()).unwrap().outputs[0].1.data().to_f64_vec();
+                assert_eq!(got, want, "{what}: loaded and replays differently");
+                let fast = cap.cpu_plan(CpuKernels::Fast).unwrap().run(&[("input", images(1))], &mut ticks()).unwrap();
+                assert_close(what, &fast.outputs[0].1.data().to_f64_vec(), &want, 1e-5);
+            }
+        }
+    }
+    assert!(refused > mutants.len() * 9 / 10, "{refused} of {} refused", mutants.len());
 }

@@ -240,7 +240,11 @@ fn broken_models() {
         f: Some(0.25),
         ..Default::default()
     });
-    let model = read_model("extra.onnx", &m.encode_to_vec()).expect("reads");
+    // Decoded, every attribute kind comes through; validated, an attribute Conv does not
+    // define is refused.
+    let err = read_model("extra.onnx", &m.encode_to_vec()).expect_err("an attribute Conv does not define");
+    assert!(err.message().contains("which Conv does not define"), "{err}");
+    let model = Model::decode("extra.onnx", &m.encode_to_vec()).expect("decodes");
     let conv = model.nodes().iter().find(|n| n.op_type() == "Conv").expect("conv");
     assert_eq!(conv.string("label").expect("string"), Some("SAME_UPPER"));
     assert_eq!(conv.floats("scales").expect("floats"), Some([0.5f32, 2.0].as_slice()));

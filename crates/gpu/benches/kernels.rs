@@ -24,7 +24,7 @@ use pollster::block_on;
 use std::collections::BTreeMap;
 use std::process::Command;
 use std::time::Instant;
-use stridelab_core::codegen::cpu;
+use stridelab_core::codegen::cpu::{self, StorageTable};
 use stridelab_core::codegen::ir::{BufRef, Inst, Kernel, KernelKind, Slot, Tile};
 use stridelab_core::schedule::{Schedule, ScheduleOptions};
 use stridelab_core::shape::symbolic::Expr;
@@ -42,12 +42,14 @@ struct Uploaded {
     table: Vec<BufRef>,
 }
 
-fn upload(gpu: &Gpu, s: &Schedule, storages: &[Data]) -> Uploaded {
+fn upload(gpu: &Gpu, s: &Schedule, storages: &dyn StorageTable) -> Uploaded {
     let (specs, table) = schedule_specs(s).unwrap();
     let buffers = table
         .iter()
         .map(|b| match *b {
-            BufRef::Storage(id) => block_on(gpu.upload("bench", &encode(&storages[id]).unwrap())).unwrap(),
+            BufRef::Storage(id) => {
+                block_on(gpu.upload("bench", &encode(storages.storage(id).unwrap()).unwrap())).unwrap()
+            }
             BufRef::Temp(t) => {
                 let (d, n) = s.temps[t];
                 block_on(gpu.create_buffer("temp", byte_len(d, n).max(4) as u64)).unwrap()
@@ -196,7 +198,7 @@ fn time_cpu(reps: usize, f: &mut dyn FnMut()) -> Option<Spread> {
     Spread::of(&samples)
 }
 
-fn run_cpu(kernels: &[Kernel], storages: &mut Vec<Data>) {
+fn run_cpu(kernels: &[Kernel], storages: &mut dyn StorageTable) {
     let mut bufs = cpu::Buffers { storages, temps: Vec::new() };
     for k in kernels {
         cpu::execute(k, &mut bufs).unwrap();

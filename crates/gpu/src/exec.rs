@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use stridelab_core::codegen::cpu::StorageTable;
 use stridelab_core::codegen::ir::{BufRef, Kernel};
 use stridelab_core::codegen::wgsl;
 use stridelab_core::schedule::Schedule;
@@ -94,7 +95,12 @@ impl Gpu {
     /// schedule's statement ran) and returns the storages it wrote. With `repeats > 1` the
     /// outputs come from a first run and the timings from a second, repeated one, because
     /// in-place kernels are not idempotent.
-    pub async fn run_schedule(&self, s: &Schedule, storages: &[Data], opts: &RunOptions) -> Result<ScheduleOutput> {
+    pub async fn run_schedule(
+        &self,
+        s: &Schedule,
+        storages: &dyn StorageTable,
+        opts: &RunOptions,
+    ) -> Result<ScheduleOutput> {
         let (specs, table) = schedule_specs(s)?;
         if specs.is_empty() {
             return Ok(ScheduleOutput { outputs: BTreeMap::new(), timings: Vec::new() });
@@ -107,7 +113,7 @@ impl Gpu {
             let Some(i) = table.iter().position(|&b| b == BufRef::Storage(id)) else {
                 continue;
             };
-            let Some(d) = storages.get(id) else {
+            let Some(d) = storages.storage(id) else {
                 return Err(Error::Invalid(format!("storage {id} is not in the table passed in")));
             };
             let bytes = self.read(&buffers[i]).await?;
@@ -119,13 +125,18 @@ impl Gpu {
         Ok(ScheduleOutput { outputs, timings })
     }
 
-    async fn upload_table(&self, s: &Schedule, table: &[BufRef], storages: &[Data]) -> Result<Vec<GpuBuffer>> {
+    async fn upload_table(
+        &self,
+        s: &Schedule,
+        table: &[BufRef],
+        storages: &dyn StorageTable,
+    ) -> Result<Vec<GpuBuffer>> {
         let mut out = Vec::with_capacity(table.len());
         for b in table {
             let buf = match *b {
                 BufRef::Storage(id) => {
                     let d = storages
-                        .get(id)
+                        .storage(id)
                         .ok_or_else(|| Error::Invalid(format!("storage {id} is not in the table passed in")))?;
                     // Writes keep to 4-byte alignment: pad the tail of packed uint8 data.
                     let mut padded = encode(d)?;

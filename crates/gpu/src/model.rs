@@ -49,6 +49,8 @@ pub fn capture_onnx(file: &str, bytes: &[u8], batch: usize) -> stridelab_core::R
                 }
             })
             .collect::<stridelab_core::Result<Vec<_>>>()?;
+        // A declared shape is checked before the zeros it asks for are allocated.
+        stridelab_core::limits::check_numel(&shape)?;
         let n = shape.iter().product();
         let data = match v.elem_type() {
             onnx::ElemType::Float32 => Data::F32(vec![0.0; n]),

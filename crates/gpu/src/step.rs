@@ -175,7 +175,7 @@ pub fn run_step_cpu(step: &StepKernels, repeats: u32, clock: &mut f64) -> Result
         }
     }
     let storages = result.unwrap_or_default();
-    let checked = check_step(step, "CPU kernel", |id| storages.get(id))?;
+    let checked = check_step(step, "CPU kernel", |id| storages.get(&id))?;
     s.kernels
         .iter()
         .enumerate()

@@ -21,6 +21,7 @@ mod elementwise;
 mod gemm;
 mod manifest;
 mod pool;
+mod record;
 mod routine;
 mod select;
 
@@ -34,19 +35,16 @@ use std::collections::{BTreeMap, HashMap};
 
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 
-use crate::codegen::ir::BufRef;
-use crate::codegen::wgsl;
 use crate::data::sha256_hex;
 use crate::error::{bail, Error, Result};
-use crate::model::ops::Lower;
+use crate::limits::{checked_numel_within, MAX_ELEMENTS};
 use crate::model::HostTensor;
 use crate::onnx::{self, Node, SUPPORTED_OPS};
-use crate::schedule::{schedule_events, ScheduleOptions};
-use crate::tensor::{Engine, StorageRef, Tensor};
 use crate::uop::buffer::Data;
 use crate::DType;
 
-use manifest::{attr_from_json, attr_json};
+use manifest::attr_from_json;
+use record::{target_limits, Check, Recorder, Writer};
 
 fn dtype_size(d: DType) -> usize {
     d.itemsize()
@@ -113,31 +111,12 @@ fn flops(node: &Node, ins: &[Option<&Buffer>], outs: &[&Buffer]) -> u64 {
 /// ONNX file the model was read from.
 pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTensor)]) -> Result<(Manifest, Vec<u8>)> {
     model.validate()?;
-    let mut engine = Engine::new();
-    let mut buffers: Vec<Buffer> = Vec::new();
+    let opset = model.opset();
+    let mut rec = Recorder::new(opset, Writer::default());
     let mut ids: HashMap<String, usize> = HashMap::new();
-    let mut tensors: HashMap<usize, Tensor> = HashMap::new();
-    let mut weights: Vec<(String, Data, Vec<usize>)> = Vec::new();
-    // Engine storage -> the buffer that owns it (the first buffer over it; later views alias).
-    let mut owner: HashMap<usize, usize> = HashMap::new();
-    let own = |owner: &mut HashMap<usize, usize>, t: &Tensor, id: usize| {
-        if let StorageRef::Realized(s) = t.storage() {
-            owner.entry(s).or_insert(id);
-        }
-    };
-    let add = |buffers: &mut Vec<Buffer>, name: &str, role: Role, dtype: DType, shape: &[usize]| -> usize {
-        let id = buffers.len();
-        let size = shape.iter().product::<usize>() * dtype_size(dtype);
-        buffers.push(Buffer { id, name: name.to_string(), role, dtype, shape: shape.to_vec(), size, weight: None });
-        id
-    };
     for (name, init) in model.initializers() {
         let h = HostTensor::from_onnx(init)?;
-        let id = add(&mut buffers, name, Role::Weight, h.dtype(), h.shape());
-        let t = engine.from_data(h.data().clone(), h.shape())?;
-        own(&mut owner, &t, id);
-        tensors.insert(id, t);
-        weights.push((name.clone(), h.data().clone(), h.shape().to_vec()));
+        let id = rec.value(name, Role::Weight, h.data().clone(), h.shape())?;
         ids.insert(name.clone(), id);
     }
     let mut input_ids = Vec::new();
@@ -145,116 +124,25 @@ pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTen
         let Some((_, h)) = inputs.iter().find(|(n, _)| *n == decl.name()) else {
             bail!(Shape, "{}: input {:?} was not given", model.name(), decl.name());
         };
-        let id = add(&mut buffers, decl.name(), Role::Input, h.dtype(), h.shape());
-        let t = engine.from_data(h.data().clone(), h.shape())?;
-        own(&mut owner, &t, id);
-        tensors.insert(id, t);
+        let id = rec.value(decl.name(), Role::Input, h.data().clone(), h.shape())?;
         ids.insert(decl.name().to_string(), id);
         input_ids.push(id);
     }
-    let mut kernels = Vec::new();
-    let opset = model.opset();
     for (k, node) in model.nodes().iter().enumerate() {
-        let args: Vec<Option<Tensor>> =
-            node.inputs().iter().map(|n| ids.get(n).and_then(|id| tensors.get(id)).cloned()).collect();
-        let outs = Lower { engine: &mut engine, opset }.node(node, &args)?;
         if node.op_type() == "Constant" {
-            // A constant is data, not work: it becomes a weight buffer.
-            let (name, t) = (&node.outputs()[0], &outs[0]);
-            let data = engine.values(t)?;
-            let id = add(&mut buffers, name, Role::Weight, t.dtype(), t.shape());
-            weights.push((name.clone(), data, t.shape().to_vec()));
-            let t = engine.realize(t)?;
-            own(&mut owner, &t, id);
-            tensors.insert(id, t);
-            ids.insert(name.clone(), id);
+            let id = rec.constant(node)?;
+            ids.insert(node.outputs()[0].clone(), id);
             continue;
-        }
-        let mut writes = Vec::new();
-        let events = engine.events().len();
-        for (name, t) in node.outputs().iter().zip(&outs) {
-            let t = engine.realize(t)?;
-            let id = add(&mut buffers, name, Role::Intermediate, t.dtype(), t.shape());
-            own(&mut owner, &t, id);
-            tensors.insert(id, t);
-            ids.insert(name.clone(), id);
-            writes.push(id);
-        }
-        // The fused kernels this op became, with their bindings resolved to buffers: temps
-        // get intermediate buffers, host-made constants (masks, divisors) weight buffers.
-        let sched = schedule_events(&engine, events..engine.events().len(), ScheduleOptions::default())?;
-        let temps: Vec<usize> = sched
-            .temps
-            .iter()
-            .enumerate()
-            .map(|(i, &(dt, len))| {
-                add(&mut buffers, &format!("{}.tmp{i}", node.outputs()[0]), Role::Intermediate, dt, &[len])
-            })
-            .collect();
-        let mut gpu = Vec::with_capacity(sched.kernels.len());
-        for gk in &sched.kernels {
-            let r = wgsl::render(gk)?;
-            let mut gb = Vec::with_capacity(gk.slots.len());
-            for (i, slot) in gk.slots.iter().enumerate() {
-                let buffer = match slot.buf {
-                    BufRef::Temp(t) => temps[t],
-                    BufRef::Storage(st) => match owner.get(&st) {
-                        Some(&b) => b,
-                        None => {
-                            let data = engine.storage(st).data.clone();
-                            let name = format!("{}.const{st}", node.outputs()[0]);
-                            let b = add(&mut buffers, &name, Role::Weight, data.dtype(), &[data.len()]);
-                            weights.push((name.clone(), data.clone(), vec![data.len()]));
-                            ids.insert(name, b);
-                            owner.insert(st, b);
-                            b
-                        }
-                    },
-                };
-                let access = if r.read_only.get(i).copied().unwrap_or(false) { "read" } else { "read_write" };
-                gb.push(BufferBinding { binding: i as u32, buffer, access: access.into() });
-            }
-            gpu.push(GpuKernel {
-                name: gk.name.clone(),
-                wgsl: r.wgsl,
-                entry: r.entry.to_string(),
-                workgroup_size: r.workgroup_size,
-                workgroups: r.workgroups,
-                bindings: gb,
-                reason: gk.reason.clone(),
-            });
         }
         let reads: Vec<Option<usize>> =
             node.inputs().iter().map(|n| if n.is_empty() { None } else { ids.get(n).copied() }).collect();
-        let mut bindings = Vec::new();
-        for &b in reads.iter().flatten() {
-            bindings.push(BufferBinding { binding: bindings.len() as u32, buffer: b, access: "read".into() });
+        let first = rec.ledger.buffers.len();
+        rec.op(format!("k{k}_{}", node.op_type().to_lowercase()), node, reads)?;
+        for (out, id) in node.outputs().iter().zip(first..) {
+            ids.insert(out.clone(), id);
         }
-        for &b in &writes {
-            bindings.push(BufferBinding { binding: bindings.len() as u32, buffer: b, access: "read_write".into() });
-        }
-        let ins: Vec<Option<&Buffer>> = reads.iter().map(|r| r.map(|i| &buffers[i])).collect();
-        let outb: Vec<&Buffer> = writes.iter().map(|&i| &buffers[i]).collect();
-        let elems: u64 = outb.iter().map(|b| b.shape.iter().product::<usize>() as u64).max().unwrap_or(0);
-        let cost = Cost {
-            flops: flops(node, &ins, &outb),
-            bytes_read: ins.iter().flatten().map(|b| b.size as u64).sum(),
-            bytes_written: outb.iter().map(|b| b.size as u64).sum(),
-        };
-        let attributes =
-            node.attributes().iter().map(|(n, a)| Ok((n.clone(), attr_json(a)?))).collect::<Result<_>>()?;
-        kernels.push(OpKernel {
-            name: format!("k{k}_{}", node.op_type().to_lowercase()),
-            op: node.op_type().to_string(),
-            attributes,
-            gpu,
-            bindings,
-            reads,
-            writes,
-            dispatch: [elems.div_ceil(WORKGROUP_SIZE).max(1), 1, 1],
-            cost,
-        });
     }
+    let Writer { mut buffers, kernels, weights } = rec.ledger;
     let mut output_ids = Vec::new();
     for o in model.outputs() {
         let Some(&id) = ids.get(o.name()) else {
@@ -267,11 +155,11 @@ pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTen
     }
     // Weights into safetensors, each pinned by the sha256 of its bytes.
     let mut blobs: Vec<(String, Dtype, Vec<usize>, Vec<u8>)> = Vec::new();
-    for (name, data, shape) in &weights {
+    for (id, data) in &weights {
         let (dt, bytes) = data_bytes(data)?;
-        let id = ids[name];
-        buffers[id].weight = Some(WeightRef { tensor: name.clone(), sha256: sha256_hex(&bytes) });
-        blobs.push((name.clone(), dt, shape.clone(), bytes));
+        let b = &mut buffers[*id];
+        b.weight = Some(WeightRef { tensor: b.name.clone(), sha256: sha256_hex(&bytes) });
+        blobs.push((b.name.clone(), dt, b.shape.clone(), bytes));
     }
     let views = blobs
         .iter()
@@ -285,34 +173,11 @@ pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTen
         .collect::<Result<Vec<_>>>()?;
     let st = safetensors::tensor::serialize(views, None)
         .map_err(|e| Error::Decode(format!("capture: writing safetensors: {e}")))?;
-    let mut limits = BTreeMap::new();
-    limits.insert("maxStorageBufferBindingSize".to_string(), buffers.iter().map(|b| b.size as u64).max().unwrap_or(0));
-    limits.insert(
-        "maxStorageBuffersPerShaderStage".to_string(),
-        kernels
-            .iter()
-            .flat_map(|k| std::iter::once(k.bindings.len()).chain(k.gpu.iter().map(|g| g.bindings.len())))
-            .max()
-            .unwrap_or(0) as u64,
-    );
-    let gpu = || kernels.iter().flat_map(|k| k.gpu.iter());
-    limits.insert(
-        "maxComputeWorkgroupsPerDimension".to_string(),
-        kernels.iter().map(|k| k.dispatch[0]).chain(gpu().flat_map(|g| g.workgroups.map(u64::from))).max().unwrap_or(0),
-    );
-    limits.insert(
-        "maxComputeInvocationsPerWorkgroup".to_string(),
-        gpu()
-            .map(|g| g.workgroup_size.iter().map(|&n| u64::from(n)).product::<u64>())
-            .chain([WORKGROUP_SIZE])
-            .max()
-            .unwrap_or(WORKGROUP_SIZE),
-    );
     let manifest = Manifest {
         format: FORMAT.into(),
         version: VERSION,
         model: ModelInfo { name: model.name().into(), opset, sha256: sha256.into() },
-        target: DeviceTarget { backend: "cpu".into(), features: Vec::new(), limits },
+        target: DeviceTarget { backend: "cpu".into(), features: Vec::new(), limits: target_limits(&buffers, &kernels) },
         weights: WeightsFile { file: WEIGHTS_FILE.into(), sha256: sha256_hex(&st) },
         schedule: (0..kernels.len()).collect(),
         buffers,
@@ -321,6 +186,120 @@ pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTen
         outputs: output_ids,
     };
     Ok((manifest, st))
+}
+
+/// The most buffers a capture may list.
+pub const MAX_BUFFERS: usize = 1 << 18;
+/// The most kernels a capture may list, and the longest schedule.
+pub const MAX_KERNELS: usize = 1 << 17;
+/// The most bytes all of a capture's buffers may take together.
+pub const MAX_BYTES: usize = 1 << 30;
+
+/// Refuses, before anything is allocated, a capture larger than a replay may hold: too many
+/// buffers or kernels, a schedule longer than [`MAX_KERNELS`], a buffer past the element limit,
+/// or buffers past [`MAX_BYTES`] together.
+fn check_sizes(m: &Manifest) -> Result<()> {
+    if m.buffers.len() > MAX_BUFFERS {
+        bail!(Limit, "capture manifest: {} buffers exceed the limit of {MAX_BUFFERS}", m.buffers.len());
+    }
+    for (what, n) in [("kernels", m.kernels.len()), ("schedule entries", m.schedule.len())] {
+        if n > MAX_KERNELS {
+            bail!(Limit, "capture manifest: {n} {what} exceed the limit of {MAX_KERNELS}");
+        }
+    }
+    let mut total = 0usize;
+    for b in &m.buffers {
+        match checked_numel_within(&b.shape, MAX_ELEMENTS) {
+            Some(n) => total = total.saturating_add(n.saturating_mul(dtype_size(b.dtype))),
+            None => bail!(
+                Limit,
+                "capture buffer {} ({:?}) of shape {:?} would exceed the limit of {MAX_ELEMENTS} elements",
+                b.id,
+                b.name,
+                b.shape
+            ),
+        }
+    }
+    if total > MAX_BYTES {
+        bail!(Limit, "capture buffers take {total} bytes together, over the limit of {MAX_BYTES}");
+    }
+    Ok(())
+}
+
+/// Regenerates every kernel of `m` from its recorded graph (each kernel's op, attributes and
+/// buffers, the weights as loaded, zeros for inputs) with this build's compiler, and refuses the
+/// first buffer, kernel, WGSL module, binding, dispatch, schedule entry or limit that differs
+/// from the record.
+fn check_graph(m: &Manifest, weights: &BTreeMap<usize, Data>) -> Result<()> {
+    if !m.schedule.iter().copied().eq(0..m.kernels.len()) {
+        bail!(Decode, "capture manifest: the schedule is not every kernel once, in recorded order");
+    }
+    let check = Check {
+        buffers: &m.buffers,
+        kernels: &m.kernels,
+        outputs: &m.outputs,
+        weights,
+        next_buffer: 0,
+        next_kernel: 0,
+    };
+    let mut rec = Recorder::new(m.model.opset, check);
+    // Inputs are zeros, except an input that gives a Reshape its target shape: only its value
+    // shapes the kernels, and the recorded output shape is the one value that reproduces them.
+    let mut shapes: HashMap<usize, Data> = HashMap::new();
+    for k in m.kernels.iter().filter(|k| k.op == "Reshape") {
+        let (Some(Some(i)), Some(out)) = (k.reads.get(1), k.writes.first().and_then(|&w| m.buffers.get(w))) else {
+            continue;
+        };
+        if let Some(b) = m.buffers.get(*i).filter(|b| b.role == Role::Input && b.shape == [out.shape.len()]) {
+            shapes.insert(*i, Data::I64(out.shape.iter().map(|&d| d as i64).collect()).cast(b.dtype));
+        }
+    }
+    let values = |rec: &mut Recorder<Check<'_>>| -> Result<()> {
+        while let Some(b) = m.buffers.get(rec.ledger.next_buffer) {
+            let data = match b.role {
+                Role::Weight => weights
+                    .get(&b.id)
+                    .cloned()
+                    .ok_or_else(|| Error::Decode(format!("capture buffer {} has no weight", b.id)))?,
+                Role::Input => {
+                    shapes.get(&b.id).cloned().unwrap_or_else(|| Data::zeros(b.dtype, b.shape.iter().product()))
+                }
+                Role::Intermediate | Role::Output => return Ok(()),
+            };
+            rec.value(&b.name, b.role, data, &b.shape)?;
+        }
+        Ok(())
+    };
+    for kernel in &m.kernels {
+        values(&mut rec)?;
+        let name = |i: usize| m.buffers.get(i).map_or_else(String::new, |b| b.name.clone());
+        let attributes =
+            kernel.attributes.iter().map(|(n, v)| Ok((n.clone(), attr_from_json(n, v)?))).collect::<Result<_>>()?;
+        let node = Node::new(
+            &kernel.name,
+            &kernel.op,
+            kernel.reads.iter().map(|r| r.map_or_else(String::new, name)).collect(),
+            kernel.writes.iter().map(|&w| name(w)).collect(),
+            attributes,
+        );
+        onnx::check_attributes(&node)?;
+        rec.op(kernel.name.clone(), &node, kernel.reads.clone())?;
+    }
+    values(&mut rec)?;
+    if rec.ledger.next_buffer != m.buffers.len() {
+        bail!(Decode, "capture manifest: buffer {} is not one its graph makes", rec.ledger.next_buffer);
+    }
+    let inputs: Vec<usize> = m.buffers.iter().filter(|b| b.role == Role::Input).map(|b| b.id).collect();
+    if m.inputs != inputs {
+        bail!(Decode, "capture manifest: inputs {:?} are not its input buffers {inputs:?}", m.inputs);
+    }
+    if let Some(b) = m.buffers.iter().find(|b| b.role == Role::Output && !m.outputs.contains(&b.id)) {
+        bail!(Decode, "capture manifest: buffer {} is an output buffer but not a model output", b.id);
+    }
+    if m.target.limits != target_limits(&m.buffers, &m.kernels) {
+        bail!(Decode, "capture manifest: the device limits it records are not what its kernels need");
+    }
+    Ok(())
 }
 
 /// A loaded, checked capture, ready to replay.
@@ -358,6 +337,7 @@ impl Capture {
         let manifest: Manifest =
             serde_json::from_value(head).map_err(|e| Error::Decode(format!("capture manifest: {e}")))?;
         let m = &manifest;
+        check_sizes(m)?;
         if !BACKENDS.contains(&m.target.backend.as_str()) {
             bail!(
                 Unsupported,
@@ -484,6 +464,7 @@ impl Capture {
         if let Some(&o) = m.outputs.iter().find(|&&o| !written.get(o).copied().unwrap_or(false)) {
             bail!(Decode, "capture manifest: output buffer {o} is never written");
         }
+        check_graph(m, &loaded)?;
         let mut nodes = vec![None; m.kernels.len()];
         for &k in &m.schedule {
             let kernel = &m.kernels[k];

@@ -8,35 +8,67 @@
 
 use super::ir::{BufRef, Inst, Kernel};
 use crate::dtype::DType;
-use crate::error::{bail, Result};
+use crate::error::{bail, Error, Result};
 use crate::shape::symbolic::Expr;
 use crate::uop::buffer::{with_data, Data, Elem};
-use crate::uop::ReduceOp;
 use crate::uop::{alu, interp};
+use crate::uop::{ReduceOp, StorageId};
+use std::collections::BTreeMap;
 
 /// Lanes evaluated together: large enough to amortise dispatch on each instruction, small
 /// enough to stay in cache.
 const BLOCK: usize = 4096;
 
+/// Storages by id: every storage of an engine (a `Vec`), or only those a schedule touches (a
+/// map).
+pub trait StorageTable {
+    fn storage(&self, id: StorageId) -> Option<&Data>;
+    fn storage_mut(&mut self, id: StorageId) -> Option<&mut Data>;
+}
+
+impl StorageTable for Vec<Data> {
+    fn storage(&self, id: StorageId) -> Option<&Data> {
+        self.get(id)
+    }
+    fn storage_mut(&mut self, id: StorageId) -> Option<&mut Data> {
+        self.get_mut(id)
+    }
+}
+
+impl StorageTable for BTreeMap<StorageId, Data> {
+    fn storage(&self, id: StorageId) -> Option<&Data> {
+        self.get(&id)
+    }
+    fn storage_mut(&mut self, id: StorageId) -> Option<&mut Data> {
+        self.get_mut(&id)
+    }
+}
+
 /// The buffers a schedule runs over: trace storages plus its temporaries.
 pub struct Buffers<'a> {
-    pub storages: &'a mut Vec<Data>,
+    pub storages: &'a mut dyn StorageTable,
     pub temps: Vec<Data>,
 }
 
+fn missing(b: BufRef) -> Error {
+    Error::Shape(format!("kernel buffer {b:?} is not among the buffers passed in"))
+}
+
 impl Buffers<'_> {
-    fn get(&self, b: BufRef) -> &Data {
+    fn get(&self, b: BufRef) -> Result<&Data> {
         match b {
-            BufRef::Storage(s) => &self.storages[s],
-            BufRef::Temp(t) => &self.temps[t],
+            BufRef::Storage(s) => self.storages.storage(s),
+            BufRef::Temp(t) => self.temps.get(t),
         }
+        .ok_or_else(|| missing(b))
     }
 
-    fn get_mut(&mut self, b: BufRef) -> &mut Data {
+    fn get_mut(&mut self, b: BufRef) -> Result<&mut Data> {
         match b {
-            BufRef::Storage(s) => &mut self.storages[s],
-            BufRef::Temp(t) => &mut self.temps[t],
+            BufRef::Storage(s) => self.storages.storage_mut(s),
+            BufRef::Temp(t) => self.temps.get_mut(t),
         }
+        .ok_or_else(|| missing(b))
     }
 }
 
@@ -93,7 +125,7 @@ pub fn execute(k: &Kernel, bufs: &mut Buffers<'_>) -> Result<()> {
         // update reads each element only at the lane that writes it.
         let out = k.slots[0].buf;
         for (idx, data) in writes.drain(..) {
-            bufs.get_mut(out).scatter(&idx, &data);
+            bufs.get_mut(out)?.scatter(&idx, &data);
         }
         o0 += lanes;
     }
@@ -192,8 +224,7 @@ fn run_range(
                 Some(Data::I32((0..lanes).map(|l| expr.eval(lane(l)) as i32).collect()).cast(*dtype))
             }
             Inst::Load { slot, index, valid, .. } => {
-                let src = bufs.get(k.slots[*slot].buf);
-                Some(load(src, index, valid, lanes, &lane))
+                Some(load(bufs.get(k.slots[*slot].buf)?, index, valid, lanes, &lane))
             }
             Inst::Unary { op, a, .. } => Some(alu::unary(*op, get(vals_now, *a)?)),
             Inst::Binary { op, a, b, .. } => Some(alu::binary(*op, get(vals_now, *a)?, get(vals_now, *b)?)),

@@ -266,13 +266,57 @@ pub fn is_bijective(st: &ShapeTracker, src_numel: usize) -> bool {
         && st.views().last().is_some_and(|v| v.shape().iter().zip(v.strides()).all(|(&n, &s)| n <= 1 || s != 0))
 }
 
+/// The nodes a kernel reads from buffers instead of computing: those realized into storages
+/// by earlier events (shared, never copied, so scheduling a long run stays linear), the
+/// temporaries scheduled for the current root, and, for a store, none of the realized
+/// elementwise values over the storage it writes (PyTorch reads that storage as the write
+/// changes it, so they are recomputed inside the store).
+pub struct Sources<'a> {
+    realized: &'a HashMap<UOpId, BufRef>,
+    temps: HashMap<UOpId, BufRef>,
+    /// A store's graph and storage: realized elementwise values over it are hidden.
+    live: Option<(&'a Graph, StorageId)>,
+}
+
+impl<'a> Sources<'a> {
+    /// Everything `realized` holds.
+    pub fn new(realized: &'a HashMap<UOpId, BufRef>) -> Sources<'a> {
+        Sources { realized, temps: HashMap::new(), live: None }
+    }
+
+    /// What `realized` holds, less the elementwise values that read `storage`.
+    pub fn for_store(realized: &'a HashMap<UOpId, BufRef>, graph: &'a Graph, storage: StorageId) -> Sources<'a> {
+        Sources { realized, temps: HashMap::new(), live: Some((graph, storage)) }
+    }
+
+    pub fn get(&self, id: &UOpId) -> Option<&BufRef> {
+        if let Some(b) = self.temps.get(id) {
+            return Some(b);
+        }
+        let b = self.realized.get(id)?;
+        match self.live {
+            Some((g, s)) if g.node(*id).op.is_elementwise() && g.buffers_read(*id).contains(&s) => None,
+            _ => Some(b),
+        }
+    }
+
+    pub fn contains_key(&self, id: &UOpId) -> bool {
+        self.get(id).is_some()
+    }
+
+    /// A temporary now holds `id`'s value.
+    pub fn insert(&mut self, id: UOpId, buf: BufRef) {
+        self.temps.insert(id, buf);
+    }
+}
+
 /// Folds the movement chain above `id`, stopping at a realized node or a non-movement op.
-pub fn fold_to_source(graph: &Graph, id: UOpId, sources: &HashMap<UOpId, BufRef>) -> Result<(UOpId, ShapeTracker)> {
+pub fn fold_to_source(graph: &Graph, id: UOpId, sources: &Sources<'_>) -> Result<(UOpId, ShapeTracker)> {
     crate::uop::interp::fold_movement_until(graph, id, |n| sources.contains_key(&n))
 }
 
 /// The buffer a node reads from, if it is a leaf of the kernel.
-pub fn source_of(graph: &Graph, id: UOpId, sources: &HashMap<UOpId, BufRef>) -> Option<BufRef> {
+pub fn source_of(graph: &Graph, id: UOpId, sources: &Sources<'_>) -> Option<BufRef> {
     match (sources.get(&id), &graph.node(id).op) {
         (Some(b), _) => Some(*b),
         (None, Op::Buffer(s)) => Some(BufRef::Storage(*s)),
@@ -294,7 +338,7 @@ pub fn lower(
     graph: &Graph,
     root: UOpId,
     target: &WriteTarget,
-    sources: &HashMap<UOpId, BufRef>,
+    sources: &Sources<'_>,
     describe: &dyn Fn(BufRef) -> (DType, usize),
     reason: String,
 ) -> Result<Kernel> {
@@ -388,7 +432,7 @@ type MemoKey = (UOpId, Vec<Expr>, Expr);
 
 struct Lowering<'a> {
     graph: &'a Graph,
-    sources: &'a HashMap<UOpId, BufRef>,
+    sources: &'a Sources<'a>,
     describe: &'a dyn Fn(BufRef) -> (DType, usize),
     insts: Vec<Inst>,
     slots: Vec<Slot>,

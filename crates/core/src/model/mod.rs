@@ -11,7 +11,7 @@ pub(crate) mod ops;
 
 pub use input::{cifar_images, idx_images};
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::error::{bail, Result};
 use crate::limits::check_numel;
@@ -118,20 +118,27 @@ impl Execution {
     /// interpreter left, so any kernel backend can run the model and be checked against it.
     pub fn scheduled(&mut self, opts: ScheduleOptions) -> Result<(Vec<(String, HostTensor)>, StepKernels)> {
         let engine = &self.engine;
-        let before: Vec<Data> = (0..engine.storage_count()).map(|i| engine.storage(i).data.clone()).collect();
         let start = engine.events().len();
         let outputs = self.outputs()?;
         let engine = &self.engine;
         let end = engine.events().len();
         let schedule = schedule_events(engine, start..end, opts)?;
-        // Storages the kernels fill start as zeros; the others as they were.
-        let mut inputs: Vec<Data> = (0..engine.storage_count())
-            .map(|i| before.get(i).cloned().unwrap_or_else(|| engine.storage(i).data.clone()))
+        // The storages the kernels touch: those the kernels fill start as zeros, the others
+        // (weights and inputs, which the run only reads) as they are.
+        let realized: BTreeSet<usize> = engine.events()[start..end]
+            .iter()
+            .filter_map(|e| match e {
+                Event::Realize { storage, .. } => Some(*storage),
+                _ => None,
+            })
             .collect();
-        for e in &engine.events()[start..end] {
-            if let Event::Realize { storage, .. } = e {
-                let d = &inputs[*storage];
-                inputs[*storage] = Data::zeros(d.dtype(), d.len());
+        let mut inputs = BTreeMap::new();
+        for s in schedule.storages() {
+            let d = &engine.storage(s).data;
+            if realized.contains(&s) {
+                inputs.insert(s, Data::zeros(d.dtype(), d.len()));
+            } else {
+                inputs.insert(s, d.clone());
             }
         }
         let expected = schedule.written().into_iter().map(|s| (s, engine.storage(s).data.clone())).collect();

@@ -32,28 +32,64 @@ use crate::error::{bail, Error, Result};
 /// 25 for Flatten, Reshape, Transpose, Constant), and the executor runs all of them.
 pub const OPSET_RANGE: std::ops::RangeInclusive<i64> = 11..=25;
 
-/// The ops the core implements; any other op is refused when the model is read.
-pub const SUPPORTED_OPS: [&str; 19] = [
-    "Conv",
-    "Relu",
-    "MaxPool",
-    "AveragePool",
-    "GlobalAveragePool",
-    "Flatten",
-    "Reshape",
-    "Gemm",
-    "MatMul",
-    "Add",
-    "Mul",
-    "Sub",
-    "Div",
-    "Softmax",
-    "BatchNormalization",
-    "Clip",
-    "Transpose",
-    "Concat",
-    "Constant",
+/// The ops the core implements, each with the attributes ONNX defines for it (at the opsets of
+/// [`OPSET_RANGE`]); any other op, or an attribute its op does not define, is refused when the
+/// model is read (and when a capture is loaded).
+pub const OPS: [(&str, &[&str]); 19] = [
+    ("Conv", &["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"]),
+    ("Relu", &[]),
+    ("MaxPool", &["auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"]),
+    ("AveragePool", &["auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"]),
+    ("GlobalAveragePool", &[]),
+    ("Flatten", &["axis"]),
+    ("Reshape", &["allowzero"]),
+    ("Gemm", &["alpha", "beta", "transA", "transB"]),
+    ("MatMul", &[]),
+    ("Add", &[]),
+    ("Mul", &[]),
+    ("Sub", &[]),
+    ("Div", &[]),
+    ("Softmax", &["axis"]),
+    ("BatchNormalization", &["epsilon", "momentum", "training_mode"]),
+    ("Clip", &[]),
+    ("Transpose", &["perm"]),
+    ("Concat", &["axis"]),
+    (
+        "Constant",
+        &[
+            "sparse_value",
+            "value",
+            "value_float",
+            "value_floats",
+            "value_int",
+            "value_ints",
+            "value_string",
+            "value_strings",
+        ],
+    ),
 ];
+
+/// The names of [`OPS`].
+pub const SUPPORTED_OPS: [&str; 19] = {
+    let mut names = [""; 19];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = OPS[i].0;
+        i += 1;
+    }
+    names
+};
+
+/// Refuses an attribute `node`'s op does not define (the op itself is checked apart).
+pub fn check_attributes(node: &Node) -> Result<()> {
+    let Some((_, known)) = OPS.iter().find(|(op, _)| *op == node.op_type()) else {
+        return Ok(());
+    };
+    match node.attributes().keys().find(|a| !known.contains(&a.as_str())) {
+        Some(a) => bail!(Decode, "{} has attribute {a:?}, which {} does not define", node.describe(), node.op_type()),
+        None => Ok(()),
+    }
+}
 
 /// One dimension of a declared input or output shape.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -221,6 +257,7 @@ impl Model {
                     SUPPORTED_OPS.join(", ")
                 );
             }
+            check_attributes(node)?;
         }
         let mut defined: HashSet<&str> = self.initializers.keys().map(String::as_str).collect();
         for v in &self.inputs {

@@ -11,7 +11,7 @@
 //! threads, so it becomes partial reduces over chunks into a temporary plus a kernel that
 //! combines them (see [`split_reduce`]).
 
-use crate::codegen::ir::{self, BufRef, Kernel, WriteTarget};
+use crate::codegen::ir::{self, BufRef, Kernel, Sources, WriteTarget};
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::shape::tracker::ShapeTracker;
@@ -71,67 +71,89 @@ fn sorted_storages(bufs: impl Iterator<Item = BufRef>) -> Vec<StorageId> {
 /// Schedules the events `range` of the engine (earlier events only tell which nodes are
 /// already in storages).
 pub fn schedule_events(engine: &Engine, range: std::ops::Range<usize>, opts: ScheduleOptions) -> Result<Schedule> {
-    let graph = engine.graph();
-    let events = engine.events();
-    let mut realized: HashMap<UOpId, BufRef> = HashMap::new();
-    for e in &events[..range.start] {
-        if let Event::Realize { node, storage } = e {
-            realized.insert(*node, BufRef::Storage(*storage));
-        }
-    }
-    let mut out = Schedule::default();
-    for e in &events[range] {
-        let lens = |s: StorageId| {
-            let d = &engine.storage(s).data;
-            (d.dtype(), d.len())
-        };
-        match e {
-            Event::Realize { node, storage } => {
-                let reason = format!("realize point: the statement's value is materialised into storage {storage}, which later statements read");
-                // Temporaries hold values as of their event; later events recompute.
-                schedule_root(
-                    graph,
-                    *node,
-                    Root::Realize(*storage),
-                    &mut realized.clone(),
-                    &mut out,
-                    opts,
-                    reason,
-                    &lens,
-                )?;
-                realized.insert(*node, BufRef::Storage(*storage));
-            }
-            // The interpreter's own change: no kernel reproduces it (see `Event::Host`).
-            Event::Host { .. } => {}
-            Event::Store { node, storage } => {
-                let n = graph.node(*node);
-                let Op::Store(st) = &n.op else {
-                    bail!(Unsupported, "internal: a store event names a {} node", n.op.name())
-                };
-                let reason = format!("store/assign: writes through the view into storage {storage}; a write is a kernel of its own so later reads see it");
-                schedule_root(
-                    graph,
-                    n.src[1],
-                    Root::Store(*storage, st.clone()),
-                    &mut live_sources(graph, &realized, *storage),
-                    &mut out,
-                    opts,
-                    reason,
-                    &lens,
-                )?;
-            }
-        }
-    }
-    Ok(out)
+    Scheduler::default().schedule(engine, range, opts)
 }
 
-/// Sources for a store into `storage`: elementwise values over that storage are computed
-/// inside the store even when the engine realized them just before, because PyTorch reads
-/// the storage as the write changes it.
-fn live_sources(graph: &Graph, realized: &HashMap<UOpId, BufRef>, storage: StorageId) -> HashMap<UOpId, BufRef> {
-    let mut out = realized.clone();
-    out.retain(|&id, _| !(graph.node(id).op.is_elementwise() && graph.buffers_read(id).contains(&storage)));
-    out
+/// Schedules a run's events range after range, keeping which nodes earlier events realized, so
+/// that scheduling every statement of a long run (or every node of a model) is linear in the
+/// events rather than quadratic.
+#[derive(Debug, Default)]
+pub struct Scheduler {
+    realized: HashMap<UOpId, BufRef>,
+    /// Events `..seen` are in `realized`.
+    seen: usize,
+}
+
+impl Scheduler {
+    /// Schedules the events `range`; a range that starts before the last one ended is
+    /// scheduled from a fresh start.
+    pub fn schedule(
+        &mut self,
+        engine: &Engine,
+        range: std::ops::Range<usize>,
+        opts: ScheduleOptions,
+    ) -> Result<Schedule> {
+        let graph = engine.graph();
+        let events = engine.events();
+        if range.start < self.seen {
+            *self = Scheduler::default();
+        }
+        for e in &events[self.seen..range.start] {
+            if let Event::Realize { node, storage } = e {
+                self.realized.insert(*node, BufRef::Storage(*storage));
+            }
+        }
+        self.seen = range.start;
+        let realized = &mut self.realized;
+        let mut out = Schedule::default();
+        for e in &events[range.clone()] {
+            let lens = |s: StorageId| {
+                let d = &engine.storage(s).data;
+                (d.dtype(), d.len())
+            };
+            match e {
+                Event::Realize { node, storage } => {
+                    let reason = format!("realize point: the statement's value is materialised into storage {storage}, which later statements read");
+                    // Temporaries hold values as of their event; later events recompute.
+                    schedule_root(
+                        graph,
+                        *node,
+                        Root::Realize(*storage),
+                        &mut Sources::new(realized),
+                        &mut out,
+                        opts,
+                        reason,
+                        &lens,
+                    )?;
+                    realized.insert(*node, BufRef::Storage(*storage));
+                }
+                // The interpreter's own change: no kernel reproduces it (see `Event::Host`).
+                Event::Host { .. } => {}
+                Event::Store { node, storage } => {
+                    let n = graph.node(*node);
+                    let Op::Store(st) = &n.op else {
+                        bail!(Unsupported, "internal: a store event names a {} node", n.op.name())
+                    };
+                    let reason = format!("store/assign: writes through the view into storage {storage}; a write is a kernel of its own so later reads see it");
+                    // Elementwise values over the written storage are computed inside the
+                    // store even when the engine realized them just before, because PyTorch
+                    // reads the storage as the write changes it.
+                    schedule_root(
+                        graph,
+                        n.src[1],
+                        Root::Store(*storage, st.clone()),
+                        &mut Sources::for_store(realized, graph, *storage),
+                        &mut out,
+                        opts,
+                        reason,
+                        &lens,
+                    )?;
+                }
+            }
+        }
+        self.seen = range.end;
+        Ok(out)
+    }
 }
 
 enum Root {
@@ -140,7 +162,7 @@ enum Root {
 }
 
 /// Nodes of the kernel rooted at `root`: everything reachable without crossing a source.
-fn group(graph: &Graph, root: UOpId, sources: &HashMap<UOpId, BufRef>) -> Vec<UOpId> {
+fn group(graph: &Graph, root: UOpId, sources: &Sources<'_>) -> Vec<UOpId> {
     let mut seen = std::collections::HashSet::from([root]);
     let mut stack = vec![root];
     while let Some(id) = stack.pop() {
@@ -192,7 +214,7 @@ fn too_deep(graph: &Graph, root: UOpId, nodes: &[UOpId], inner: &dyn Fn(UOpId) -
 }
 
 /// Distinct buffers the kernel under `root` reads.
-fn reads(graph: &Graph, root: UOpId, sources: &HashMap<UOpId, BufRef>) -> Vec<BufRef> {
+fn reads(graph: &Graph, root: UOpId, sources: &Sources<'_>) -> Vec<BufRef> {
     let mut out: Vec<BufRef> = group(graph, root, sources)
         .into_iter()
         .filter(|&id| id != root)
@@ -207,7 +229,7 @@ fn reads(graph: &Graph, root: UOpId, sources: &HashMap<UOpId, BufRef>) -> Vec<Bu
 fn boundary(
     graph: &Graph,
     root: UOpId,
-    sources: &HashMap<UOpId, BufRef>,
+    sources: &Sources<'_>,
     out_buf: Option<BufRef>,
     opts: ScheduleOptions,
 ) -> Result<Option<(UOpId, String)>> {
@@ -279,7 +301,7 @@ fn schedule_root(
     graph: &Graph,
     root: UOpId,
     kind: Root,
-    realized: &mut HashMap<UOpId, BufRef>,
+    realized: &mut Sources<'_>,
     out: &mut Schedule,
     opts: ScheduleOptions,
     reason: String,
@@ -391,7 +413,7 @@ fn injective(st: &ShapeTracker) -> bool {
 fn schedule_temp(
     graph: &Graph,
     id: UOpId,
-    realized: &mut HashMap<UOpId, BufRef>,
+    realized: &mut Sources<'_>,
     out: &mut Schedule,
     opts: ScheduleOptions,
     why: String,
@@ -554,8 +576,8 @@ pub struct StepKernels {
     pub line: usize,
     pub source: String,
     pub schedule: Schedule,
-    /// Every storage as the statement's kernels see it before they run (indexed by id).
-    pub inputs: Vec<Data>,
+    /// The storages the statement's kernels read or write, as they see them before they run.
+    pub inputs: BTreeMap<StorageId, Data>,
     /// What the interpreter left in each storage the schedule writes.
     pub expected: BTreeMap<StorageId, Data>,
     /// Why the statement has no kernels although it computed something, when that is so.

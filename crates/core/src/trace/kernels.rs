@@ -5,16 +5,18 @@
 use super::parser;
 use super::runner::{Run, Step, StepObserver};
 use crate::error::{Error, Result};
-use crate::schedule::{schedule_events, Schedule, ScheduleOptions, StepKernels};
+use crate::schedule::{Schedule, ScheduleOptions, Scheduler, StepKernels};
 use crate::tensor::{Engine, Event};
 use crate::uop::buffer::Data;
 use crate::uop::Op;
 use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 /// Every step's schedule for a finished run, in order.
 pub fn schedule_run(run: &Run, opts: ScheduleOptions) -> Result<Vec<Schedule>> {
-    run.steps.iter().map(|s| schedule_events(&run.engine, s.events.clone(), opts)).collect()
+    let mut scheduler = Scheduler::default();
+    run.steps.iter().map(|s| scheduler.schedule(&run.engine, s.events.clone(), opts)).collect()
 }
 
 /// Runs `src` statement by statement (as [`Run::run_source`] does) and schedules each
@@ -27,11 +29,11 @@ pub fn trace_kernels(src: &str, opts: ScheduleOptions) -> Result<(Run, Vec<StepK
 /// `dataset(name)` statements can read their files.
 pub fn trace_kernels_in(mut run: Run, src: &str, opts: ScheduleOptions) -> Result<(Run, Vec<StepKernels>)> {
     let program = parser::parse(src)?;
-    let shared = Rc::new(RefCell::new(Collector { opts, before: Vec::new(), out: Vec::new(), error: None }));
+    let shared = Rc::new(RefCell::new(Collector::new(opts)));
     run.observe(Box::new(Observer(shared.clone())));
     run.run_program(&program);
     run.unobserve();
-    let c = shared.replace(Collector { opts, before: Vec::new(), out: Vec::new(), error: None });
+    let c = shared.replace(Collector::new(opts));
     match c.error {
         Some(e) => Err(e),
         None => Ok((run, c.out)),
@@ -42,9 +44,19 @@ pub fn trace_kernels_in(mut run: Run, src: &str, opts: ScheduleOptions) -> Resul
 /// schedule, and what it left in the storages it wrote.
 struct Collector {
     opts: ScheduleOptions,
+    scheduler: Scheduler,
+    /// Every storage as the last step left it: kept up to date with what each step changed
+    /// (its events' storages and the storages it made), so that a step costs what it touched,
+    /// not a copy of every storage.
     before: Vec<Data>,
     out: Vec<StepKernels>,
     error: Option<Error>,
+}
+
+impl Collector {
+    fn new(opts: ScheduleOptions) -> Collector {
+        Collector { opts, scheduler: Scheduler::default(), before: Vec::new(), out: Vec::new(), error: None }
+    }
 }
 
 struct Observer(Rc<RefCell<Collector>>);
@@ -52,22 +64,41 @@ struct Observer(Rc<RefCell<Collector>>);
 impl StepObserver for Observer {
     fn before(&mut self, engine: &Engine) {
         let mut c = self.0.borrow_mut();
-        c.before = (0..engine.storage_count()).map(|i| engine.storage(i).data.clone()).collect();
+        for i in c.before.len()..engine.storage_count() {
+            let d = engine.storage(i).data.clone();
+            c.before.push(d);
+        }
     }
 
     fn after(&mut self, engine: &Engine, step: &Step) {
-        let mut c = self.0.borrow_mut();
-        if c.error.is_some() {
-            return;
+        let c = &mut *self.0.borrow_mut();
+        if c.error.is_none() {
+            match step_kernels(engine, step, &c.before, &mut c.scheduler, c.opts) {
+                Ok(k) => c.out.push(k),
+                Err(e) => c.error = Some(e),
+            }
         }
-        match step_kernels(engine, step, &c.before, c.opts) {
-            Ok(k) => c.out.push(k),
-            Err(e) => c.error = Some(e),
+        // What the step changed, for the next step's starting point.
+        for e in &engine.events()[step.events.clone()] {
+            let (Event::Realize { storage, .. } | Event::Store { storage, .. } | Event::Host { storage }) = e;
+            if let Some(d) = c.before.get_mut(*storage) {
+                d.clone_from(&engine.storage(*storage).data);
+            }
+        }
+        for i in c.before.len()..engine.storage_count() {
+            let d = engine.storage(i).data.clone();
+            c.before.push(d);
         }
     }
 }
 
-fn step_kernels(engine: &Engine, step: &Step, before: &[Data], opts: ScheduleOptions) -> Result<StepKernels> {
+fn step_kernels(
+    engine: &Engine,
+    step: &Step,
+    before: &[Data],
+    scheduler: &mut Scheduler,
+    opts: ScheduleOptions,
+) -> Result<StepKernels> {
     // A statement that reads a storage as another dtype (a dtype view) has no kernels yet:
     // the interpreter computed it, and the step says so instead of failing the run.
     let (schedule, note) = match reads_dtype_view(engine, step.events.clone()) {
@@ -75,18 +106,30 @@ fn step_kernels(engine: &Engine, step: &Step, before: &[Data], opts: ScheduleOpt
             Schedule::default(),
             Some(format!("this statement reads a storage as {d} (a dtype view), which no kernel does yet; the interpreter computed it")),
         ),
-        None => (schedule_events(engine, step.events.clone(), opts)?, host_note(engine, step.events.clone())),
+        None => (scheduler.schedule(engine, step.events.clone(), opts)?, host_note(engine, step.events.clone())),
     };
-    // New storages start as created: made from data, or (when a kernel fills them) zeros.
-    let mut inputs: Vec<Data> = (0..engine.storage_count())
-        .map(|i| before.get(i).cloned().unwrap_or_else(|| engine.storage(i).data.clone()))
+    // The storages the kernels touch, as the step found them; new storages start as created
+    // (made from data) or, when a kernel fills them, as zeros.
+    let realized: BTreeSet<usize> = engine.events()[step.events.clone()]
+        .iter()
+        .filter_map(|e| match e {
+            Event::Realize { storage, .. } => Some(*storage),
+            _ => None,
+        })
         .collect();
-    for e in &engine.events()[step.events.clone()] {
-        if let Event::Realize { storage, .. } = e {
-            let d = &inputs[*storage];
-            inputs[*storage] = Data::zeros(d.dtype(), d.len());
-        }
-    }
+    let inputs = schedule
+        .storages()
+        .into_iter()
+        .map(|i| {
+            let now = &engine.storage(i).data;
+            let d = if realized.contains(&i) {
+                Data::zeros(now.dtype(), now.len())
+            } else {
+                before.get(i).unwrap_or(now).clone()
+            };
+            (i, d)
+        })
+        .collect();
     let expected = schedule.written().into_iter().map(|s| (s, engine.storage(s).data.clone())).collect();
     Ok(StepKernels { line: step.line, source: step.source.clone(), schedule, inputs, expected, note })
 }

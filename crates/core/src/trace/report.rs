@@ -43,6 +43,9 @@ pub struct Report<'a> {
     steps: Option<Vec<StepReport<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     graph: Option<&'a Graph>,
+    /// Every kernel the statements became, in order, when they were run on a backend.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kernels: Option<Vec<serde_json::Value>>,
 }
 
 #[derive(Serialize)]
@@ -190,6 +193,12 @@ struct StepReport<'a> {
     /// What the engine noted about the statement (duplicate indices in a write, ...).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     notes: Vec<&'static str>,
+    /// The kernels the statement became, when the run was given a backend.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kernels: Option<Vec<serde_json::Value>>,
+    /// Why the statement has no kernels although it computed something, when that is so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kernel_note: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -314,6 +323,25 @@ pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
         bridge,
         steps: opts.steps.then(|| run.steps.iter().map(|s| step_report(s, &run.engine)).collect()),
         graph: opts.graph.then(|| run.engine.graph()),
+        kernels: None,
+    }
+}
+
+impl Report<'_> {
+    /// Adds what each step's kernels were on a backend (their records, and the note saying
+    /// why a step that computed something has none): to each step, when the report lists
+    /// steps, and all of them in order at the end.
+    pub fn add_kernels(&mut self, per_step: Vec<(Vec<serde_json::Value>, Option<String>)>) {
+        let mut all = Vec::new();
+        let mut steps = self.steps.as_mut().map(|s| s.iter_mut());
+        for (kernels, note) in per_step {
+            all.extend(kernels.iter().cloned());
+            if let Some(step) = steps.as_mut().and_then(Iterator::next) {
+                step.kernels = Some(kernels);
+                step.kernel_note = note;
+            }
+        }
+        self.kernels = Some(all);
     }
 }
 
@@ -370,6 +398,8 @@ fn step_report<'a>(s: &'a Step, engine: &Engine) -> StepReport<'a> {
         output: &s.output,
         stale: &s.stale,
         notes,
+        kernels: None,
+        kernel_note: None,
     }
 }
 
