@@ -312,7 +312,10 @@ fn python_expressions() {
         ("'a' f'{1 + 2:.2f}'", "(f \"a\" {(+ 1 2):.2f})"),
         ("f'{d[\"k\"]}'", "(f {(idx d \"k\")})"),
         ("class A: pass", "(class A [] {pass})"),
-        ("class N(nn.Module):\n    def f(self, x):\n        return x", "(class N [(. nn Module)] {(def f [self x] {(return x)})})"),
+        (
+            "class N(nn.Module):\n    def f(self, x):\n        return x",
+            "(class N [(. nn Module)] {(def f [self x] {(return x)})})",
+        ),
     ]);
 }
 
