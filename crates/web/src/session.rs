@@ -75,15 +75,15 @@ impl Session {
         if p.is_flat() && k > self.at && self.run.error.is_none() {
             // Forward steps continue the run: the same statements in the same order reach the
             // same state as a replay, at the cost of the new statements only.
-            self.run.run_program(&Program { stmts: p.stmts[self.at..k].to_vec() });
+            self.run.run_program_with_bridge(&Program { stmts: p.stmts[self.at..k].to_vec() });
         } else if p.is_flat() {
             let mut run = Run::with_files(sample_files());
-            run.run_program(&Program { stmts: p.stmts[..k].to_vec() });
+            run.run_program_with_bridge(&Program { stmts: p.stmts[..k].to_vec() });
             self.run = run;
         } else {
             // With blocks, step k is the k-th statement executed: the run replays up to it.
             let mut run = Run::with_files(sample_files()).stop_after(k);
-            run.run_program(p);
+            run.run_program_with_bridge(p);
             self.run = run;
         }
         self.at = k;

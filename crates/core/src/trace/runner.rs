@@ -193,6 +193,21 @@ impl Run {
         run
     }
 
+    /// Runs `program` in this run and, beside it, under the bridge's rules (continuing the
+    /// bridge's run unless it has failed already), as [`Run::run_text`] does.
+    pub fn run_program_with_bridge(&mut self, program: &Program) {
+        if !self.engine.is_bridge() {
+            let (files, stop_after) = (self.files.clone(), self.stop_after);
+            let bridge = self
+                .bridge
+                .get_or_insert_with(|| Box::new(Run { engine: Engine::bridge(), files, stop_after, ..Run::new() }));
+            if bridge.error.is_none() {
+                bridge.run_program(program);
+            }
+        }
+        self.run_program(program);
+    }
+
     pub fn run_program(&mut self, program: &Program) {
         if let Err(error) = self.exec_block(&program.stmts) {
             let at = self.failing.take().unwrap_or(self.span);
