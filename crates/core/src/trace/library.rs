@@ -167,7 +167,6 @@ pub fn builtin(name: &str) -> Option<Value> {
         "nn" => Some(Value::Module("nn")),
         "optim" => Some(Value::Module("optim")),
         "math" => Some(Value::Module("math")),
-        _ if super::optim::is_optimizer(name) => Some(Value::Func(name.to_string())),
         _ if is_function(name) => Some(Value::Func(name.to_string())),
         _ => DTYPES
             .iter()

@@ -375,6 +375,10 @@ impl Run {
         if let Some(v) = python::builtin(name) {
             return Ok(v);
         }
+        // `from torch.optim import SGD` leaves the optimizers' bare names.
+        if optim::is_optimizer(name) {
+            return Ok(Value::Func(name.to_string()));
+        }
         if let Some(v) = library::builtin(name) {
             return Ok(v);
         }
