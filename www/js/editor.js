@@ -27,13 +27,18 @@ export function onEdit(fn) {
 /** Redraws the gutter: `current` is the line of the statement just run, `error` the failing one. */
 export function mark(current, error) {
   const n = source.value.split('\n').length;
-  const rows = [];
-  for (let i = 1; i <= n; i++) {
-    const cls = [i === current ? 'cur' : '', error && i === error.line ? 'bad' : ''].join(' ').trim();
-    rows.push(h('div', { class: cls || undefined }, String(i)));
+  // Rows are rebuilt only when the line count changes: a step only moves two classes, and
+  // reading scrollTop after a rebuild would force a layout in the middle of every redraw.
+  if (gutter.childElementCount !== n) {
+    fill(gutter, Array.from({ length: n }, (_, i) => h('div', {}, String(i + 1))));
+    gutter.scrollTop = source.scrollTop;
   }
-  fill(gutter, rows);
-  gutter.scrollTop = source.scrollTop;
+  const bad = error ? error.line : 0;
+  for (let i = 1; i <= n; i++) {
+    const row = gutter.children[i - 1];
+    row.classList.toggle('cur', i === current);
+    row.classList.toggle('bad', i === bad);
+  }
   if (error) {
     const where = error.column ? `line ${error.line}:${error.column}` : `line ${error.line}`;
     const extra = error.elements ? ` (storage cells ${error.elements.slice(0, 12).join(', ')}${error.elements.length > 12 ? ', …' : ''})` : '';

@@ -102,7 +102,15 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Model(cmd) => model::main(cmd),
         Command::Run { input, json, steps, graph, files, backend, repeats, trace_out } => {
-            match run(&input, ReportOptions { steps, graph }, &files, backend, repeats, trace_out, json) {
+            match run(
+                &input,
+                ReportOptions { steps, graph, ..ReportOptions::default() },
+                &files,
+                backend,
+                repeats,
+                trace_out,
+                json,
+            ) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => e.report(json),
             }

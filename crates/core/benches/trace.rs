@@ -50,7 +50,7 @@ fn replay(c: &mut Criterion) {
     // What `stridelab run --json [--steps]` does, minus writing to stdout.
     let replay = |src: &str, steps: bool| {
         let mut run = Run::run_source(src);
-        let rep = report(&mut run, ReportOptions { steps, graph: false });
+        let rep = report(&mut run, ReportOptions { steps, ..ReportOptions::default() });
         serde_json::to_string(&rep).map(|s| s.len()).unwrap_or(0)
     };
     c.bench_function("replay 1000 view statements", |b| b.iter(|| replay(black_box(&views), false)));

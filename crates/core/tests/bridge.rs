@@ -3,7 +3,8 @@
 //! `tools/fixtures/gen_bridge.py` at tinygrad a9069c1) replayed without the bridge installed.
 
 use serde_json::{json, Value};
-use stridelab_core::trace::report::{run_json, ReportOptions};
+use stridelab_core::trace::report::{report_value, run_json, BridgeValues, ReportOptions};
+use stridelab_core::trace::runner::Run;
 
 fn bridge_of(src: &str) -> Value {
     run_json(src, ReportOptions::default())
@@ -26,6 +27,21 @@ fn reshape_of_a_transpose_writes_through_the_bridge() {
     assert_eq!(r.pointer("/tensors/a/bridge/values_match_torch"), Some(&json!(false)));
     assert_eq!(r.pointer("/tensors/a/bridge/matches_torch"), Some(&json!(true)));
     assert_eq!(r.pointer("/tensors/b/bridge/diverges"), Some(&json!(false)));
+}
+
+#[test]
+fn a_differing_report_keeps_only_the_values_that_differ() {
+    let src = "a = arange(12.).reshape(3, 4)\nb = a.t().reshape(12)\nb += 100\nc = a + 1";
+    let mut run = Run::new().run_text(src);
+    let r =
+        report_value(&mut run, ReportOptions { bridge_values: BridgeValues::Differing, ..ReportOptions::default() });
+    // a and c diverge (the bridge wrote through b into a); b is the same in both runs.
+    assert_eq!(values(&r, "/bridge/tensors/a/values"), (100..112).map(f64::from).collect::<Vec<_>>());
+    assert_eq!(values(&r, "/bridge/tensors/c/values"), (101..113).map(f64::from).collect::<Vec<_>>());
+    assert_eq!(r.pointer("/bridge/tensors/b/values"), None);
+    assert_eq!(r.pointer("/bridge/tensors/b/strides"), Some(&json!([1])));
+    assert_eq!(r.pointer("/tensors/b/bridge/values_match_torch"), Some(&json!(true)));
+    assert_eq!(r.pointer("/tensors/c/bridge/diverges"), Some(&json!(true)));
 }
 
 #[test]

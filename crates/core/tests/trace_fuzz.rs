@@ -58,7 +58,7 @@ proptest! {
     #[test]
     fn random_traces_never_panic(stmts in proptest::collection::vec(statement(), 1..8)) {
         let src = format!("a = arange(24.).reshape(4, 6)\nb = a[1:]\n{}", stmts.join("\n"));
-        let got = run_json(&src, ReportOptions { steps: true, graph: true });
+        let got = run_json(&src, ReportOptions { steps: true, graph: true, ..ReportOptions::default() });
         prop_assert_eq!(&got["version"], &serde_json::json!(1));
         if let Some(line) = got["error"]["line"].as_u64() {
             prop_assert!(line >= 1 && line as usize <= stmts.len() + 2, "error line {} in\n{}", line, src);

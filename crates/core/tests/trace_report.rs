@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use stridelab_core::trace::report::{run_json, ReportOptions};
 
 fn check(src: &str, expect: &[(&str, Value)]) {
-    let got = run_json(src, ReportOptions { steps: true, graph: false });
+    let got = run_json(src, ReportOptions { steps: true, ..ReportOptions::default() });
     for (pointer, want) in expect {
         let g = got.pointer(pointer).unwrap_or(&Value::Null);
         assert_eq!(g, want, "{pointer} of\n{src}\nin {}", serde_json::to_string_pretty(&got).unwrap_or_default());

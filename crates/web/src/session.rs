@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value as Json};
 use stridelab_core::tensor::{StorageRef, Tensor};
 use stridelab_core::trace::ast::{Program, StmtKind};
 use stridelab_core::trace::parser;
-use stridelab_core::trace::report::{report_value, values_json, ReportOptions};
+use stridelab_core::trace::report::{report_value, values_json, BridgeValues, ReportOptions};
 use stridelab_core::trace::runner::Run;
 use stridelab_core::Error;
 
@@ -45,7 +45,10 @@ impl Session {
     /// Parses and runs `src` whole, then stands on its last statement.
     pub fn new(src: &str) -> Session {
         let mut full = Run::with_files(sample_files()).run_text(src);
-        let outline = report_value(&mut full, ReportOptions { steps: true, graph: false });
+        let outline = report_value(
+            &mut full,
+            ReportOptions { steps: true, graph: false, bridge_values: BridgeValues::Differing },
+        );
         let program = parser::parse(src).ok();
         let at = full.steps.len();
         Session { program, outline, at, run: full, chains: HashMap::new() }
@@ -92,7 +95,10 @@ impl Session {
     /// What the panels show at the current step: the report of the replayed prefix, its
     /// storages, and what the current statement did.
     pub fn state(&mut self) -> Json {
-        let mut out = report_value(&mut self.run, ReportOptions::default());
+        let mut out = report_value(
+            &mut self.run,
+            ReportOptions { bridge_values: BridgeValues::Differing, ..ReportOptions::default() },
+        );
         let mut storages = Map::new();
         for id in 0..self.run.engine.storage_count() {
             let s = self.run.engine.storage(id);

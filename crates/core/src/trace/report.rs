@@ -22,6 +22,20 @@ pub struct ReportOptions {
     pub steps: bool,
     /// Add the UOp graph as a node table (`graph`).
     pub graph: bool,
+    /// Which of the bridge run's tensors carry their values.
+    pub bridge_values: BridgeValues,
+}
+
+/// How much of the bridge run's values a report carries. Every tensor's values are compared
+/// with PyTorch's either way (`bridge.values_match_torch` on each tensor).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BridgeValues {
+    /// Every tensor's: what the bridge check and the CLI read.
+    #[default]
+    All,
+    /// Only where they differ from PyTorch's: a stepping page redraws every statement and
+    /// would otherwise ship each tensor's values twice.
+    Differing,
 }
 
 #[derive(Serialize)]
@@ -171,7 +185,10 @@ struct BridgeTensorReport {
     dtype: &'static str,
     strides: Vec<i64>,
     storage_offset: i64,
-    values: Values,
+    /// Absent where the report leaves out values that match PyTorch's
+    /// ([`BridgeValues::Differing`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    values: Option<Values>,
 }
 
 #[derive(Serialize)]
@@ -283,20 +300,21 @@ pub fn values_json(d: &Data) -> serde_json::Value {
 
 /// The report of a finished run. Realizes what the tensors still need, hence `&mut`.
 pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
-    let bridge = run.bridge.as_deref_mut().map(bridge_run_report);
+    let mut bridge = run.bridge.as_deref_mut().map(bridge_run_report);
     let named: Vec<(String, Tensor)> = run.tensors();
     let mut tensors = Vec::with_capacity(named.len());
     for (name, t) in named {
         // A tensor whose values cannot be computed was dropped by the runner already; a
         // failure here would be an engine bug, so it is skipped rather than reported as data.
         if let Some(mut r) = tensor_report(&mut run.engine, &t) {
-            if let Some(b) = &bridge {
-                let same = b
-                    .tensors
-                    .0
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map(|(_, bt)| bt.shape == r.shape && same_values(&bt.values.0, &r.values.0));
+            if let Some(b) = &mut bridge {
+                let bt = b.tensors.0.iter_mut().find(|(n, _)| *n == name).map(|(_, bt)| bt);
+                let same = bt.as_ref().map(|bt| {
+                    bt.shape == r.shape && bt.values.as_ref().is_some_and(|v| v.0.same_elements(&r.values.0))
+                });
+                if let (Some(bt), Some(true), BridgeValues::Differing) = (bt, same, opts.bridge_values) {
+                    bt.values = None;
+                }
                 r.bridge.values_match_torch = same;
                 r.bridge.diverges = same != Some(true);
             }
@@ -359,7 +377,7 @@ fn bridge_run_report(run: &mut Run) -> BridgeRunReport {
                 dtype: t.dtype().name(),
                 strides: b.strides.clone(),
                 storage_offset: b.offset,
-                values: Values(values),
+                values: Some(Values(values)),
             },
         ));
     }
@@ -368,13 +386,6 @@ fn bridge_run_report(run: &mut Run) -> BridgeRunReport {
         error: run.error.as_ref().map(|e| e.error.message().to_string()),
         tensors: Named(tensors),
     }
-}
-
-/// Equal element values, NaN equal to NaN (the bridge and PyTorch compute the same NaNs).
-fn same_values(a: &Data, b: &Data) -> bool {
-    a.len() == b.len()
-        && a.dtype() == b.dtype()
-        && a.to_f64_vec().iter().zip(b.to_f64_vec()).all(|(x, y)| x == &y || (x.is_nan() && y.is_nan()))
 }
 
 fn step_report<'a>(s: &'a Step, engine: &Engine) -> StepReport<'a> {

@@ -341,6 +341,32 @@ impl Data {
         }
     }
 
+    /// The same dtype and elements, NaN equal to NaN and -0 to 0: what two runs that computed
+    /// the same thing hold. Compared in the element type, so int64 beyond 2^53 stays exact.
+    pub fn same_elements(&self, other: &Data) -> bool {
+        fn same<T: Elem>(a: &[T], b: &[T]) -> bool {
+            let nan = |x: &T| x.partial_cmp(x).is_none();
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|(x, y)| x.partial_cmp(y) == Some(std::cmp::Ordering::Equal) || (nan(x) && nan(y)))
+        }
+        use Data::*;
+        match (self, other) {
+            (Bool(a), Bool(b)) => same(a, b),
+            (U8(a), U8(b)) => same(a, b),
+            (I8(a), I8(b)) => same(a, b),
+            (I16(a), I16(b)) => same(a, b),
+            (I32(a), I32(b)) => same(a, b),
+            (I64(a), I64(b)) => same(a, b),
+            (F16(a), F16(b)) => same(a, b),
+            (BF16(a), BF16(b)) => same(a, b),
+            (F32(a), F32(b)) => same(a, b),
+            (F64(a), F64(b)) => same(a, b),
+            _ => false,
+        }
+    }
+
     pub fn to_f64_vec(&self) -> Vec<f64> {
         with_data!(self, |v: T| v.iter().map(|x| x.to_f64()).collect())
     }
