@@ -29,6 +29,11 @@ function fatal(err) {
 addEventListener('error', (e) => fatal(e.error || e.message));
 addEventListener('unhandledrejection', (e) => fatal(e.reason));
 
+/** Marks, under the slider, the steps where the bridge's run parts from PyTorch's. */
+function drawTicks(n, steps) {
+  fill($('#bridge-ticks'), Array.from(steps, (k) => h('span', { style: `left: ${n ? (100 * k) / n : 0}%`, title: `step ${k}: the bridge diverges`, onclick: () => goto(k) })));
+}
+
 /** Opens a trace: runs it whole, then stands on `step` (default: the end). */
 function load(src, step, tensor) {
   app.src = src;
@@ -43,6 +48,7 @@ function load(src, step, tensor) {
   }
   const n = app.session.stepCount();
   $('#slider').max = String(n);
+  drawTicks(n, app.session.bridgeDivergences());
   if (tensor) app.selected = tensor;
   goto(step === undefined || step === null ? n : step);
 }
@@ -84,7 +90,8 @@ function drawSelected() {
   const flags = t ? app.session.flags(name) : new Uint8Array();
   drawChain(t ? JSON.parse(app.session.chain(name)) : [], name);
   app.perf.map_ms = drawStorage(s, name, info, flags, app.session);
-  drawValues(t && !t.error ? t : null, name, info);
+  const bt = t && s.bridge && s.bridge.tensors[name];
+  drawValues(t && !t.error ? t : null, name, info, bt && bt.values);
 }
 
 function shareLink() {

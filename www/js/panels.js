@@ -23,6 +23,8 @@ export function drawStep(state) {
   } else {
     parts.push(h('div', { class: 'dim' }, 'writes nothing'));
   }
+  const b = bridgeStep(s.bridge, s.writes);
+  if (b) parts.push(b);
   // The time machine: saved tensors this write made stale, before any backward() runs.
   for (const w of s.stale || []) parts.push(h('div', { class: 'bad stale' }, w));
   // What print wrote during this statement, as Python would show it.
@@ -30,11 +32,39 @@ export function drawStep(state) {
   fill($('#stepinfo'), parts);
 }
 
+/**
+ * The same statement in tinygrad's PyTorch bridge: its write plan (`_apply_inplace`) and where
+ * it parts from PyTorch. Nothing when the bridge did nothing PyTorch did not.
+ */
+function bridgeStep(b, torchWrites) {
+  if (!b) return null;
+  const tag = b.diverges ? h('span', { class: 'tag diverge', title: 'the bridge\'s run parts from PyTorch\'s at this statement' }, 'bridge diverges') : null;
+  if (b.stopped) return h('div', { id: 'step-bridge', class: 'bridge' }, tag, ' the bridge\'s run stopped at an earlier statement');
+  if (b.error) return h('div', { id: 'step-bridge', class: 'bridge' }, tag, h('b', {}, ' the bridge fails: '), h('span', { class: 'mono' }, b.error));
+  if (!b.write && !b.diverges) return null;
+  const parts = [tag];
+  if (b.write) {
+    const w = b.write;
+    const how = w.path === 'assign'
+      ? `assigns all ${w.base_len} elements of its base #${w.storage} in order`
+      : `builds a flat index of ${w.count} of its base #${w.storage}'s ${w.base_len} positions, clones the base, scatters the value (a later duplicate wins) and replaces the base`;
+    parts.push(h('b', {}, ' the bridge '), how, w.through_mirror ? ' (through a reshaped copy it keeps in step)' : '');
+    if (w.positions) parts.push(h('div', { class: 'mono small', id: 'bridge-positions' }, `flat positions ${w.positions.slice(0, 24).join(', ')}${w.positions.length > 24 ? ', …' : ''}`));
+    else if (torchWrites) parts.push(h('span', { class: 'dim' }, ': the same cells as PyTorch'));
+  } else if (!torchWrites) {
+    parts.push(' the bridge runs this statement where PyTorch raises');
+  }
+  if (b.tensors_changed.length) parts.push(h('div', {}, h('b', {}, 'bridge: seen by '), h('span', { class: 'mono', id: 'bridge-observers' }, b.tensors_changed.join(', '))));
+  if (b.extra.length) parts.push(h('div', { class: 'bad', id: 'bridge-extra' }, `the bridge's write also changes ${b.extra.join(', ')}, which PyTorch's does not reach (a copy there)`));
+  if (b.missed.length) parts.push(h('div', { class: 'bad', id: 'bridge-missed' }, `the bridge's write misses ${b.missed.join(', ')}, which PyTorch's changes (an alias the bridge copied)`));
+  return h('div', { id: 'step-bridge', class: 'bridge' }, parts);
+}
+
 /** Every live tensor; clicking a row selects it. */
 export function drawTensors(state, selected, onSelect) {
-  const head = h('tr', {}, ['name', 'shape', 'dtype', 'storage', 'strides', 'format', 'offset', '', 'autograd'].map((c) => h('th', {}, c)));
+  const head = h('tr', {}, ['name', 'shape', 'dtype', 'storage', 'strides', 'format', 'offset', '', 'bridge', 'autograd'].map((c) => h('th', {}, c)));
   const rows = Object.entries(state.tensors).map(([name, t]) => {
-    if (t.error) return h('tr', { dataset: { name } }, h('td', { class: 'mono' }, name), h('td', { colspan: 8, class: 'bad' }, t.error));
+    if (t.error) return h('tr', { dataset: { name } }, h('td', { class: 'mono' }, name), h('td', { colspan: 9, class: 'bad' }, t.error));
     const changed = state.step && state.step.tensors_changed && state.step.tensors_changed.includes(name);
     return h('tr', { dataset: { name }, class: [name === selected ? 'selected' : '', changed ? 'changed' : ''].join(' ').trim() || undefined, onclick: () => onSelect(name) },
       h('td', { class: 'mono' }, name),
@@ -45,9 +75,22 @@ export function drawTensors(state, selected, onSelect) {
       formatCell(t.torch),
       h('td', { class: 'mono' }, String(t.torch.storage_offset)),
       h('td', {}, h('span', { class: t.torch.is_view ? 'tag view' : 'tag copy', title: t.torch.copy_reason || '' }, t.torch.is_view ? 'view' : t.torch.copy_reason ? 'copy' : 'own')),
+      bridgeCell(t.bridge),
       autogradCell(t.autograd));
   });
-  fill($('#tensors'), h('thead', {}, head), h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 9, class: 'dim' }, 'No tensors yet.'))));
+  fill($('#tensors'), h('thead', {}, head), h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 10, class: 'dim' }, 'No tensors yet.'))));
+}
+
+/** Where tinygrad's PyTorch bridge disagrees about a tensor: its values, its strides/offset. */
+function bridgeCell(b) {
+  if (!b) return h('td', {});
+  const tags = [];
+  if (b.diverges) {
+    const why = b.values_match_torch === null ? 'the bridge\'s run has no such tensor (it failed first, or bound it where PyTorch raised)' : 'the bridge\'s run ends with other values';
+    tags.push(h('span', { class: 'tag diverge', title: why }, '≠ values'));
+  }
+  if (!b.matches_torch) tags.push(h('span', { class: 'tag meta', title: `the bridge reports strides ${tuple(b.strides)}, offset ${b.storage_offset}` }, '≠ strides'));
+  return h('td', { class: 'small' }, tags);
 }
 
 /** Autograd's view of a tensor: its grad_fn, or that it is a leaf requiring grad (and has .grad). */
@@ -114,8 +157,21 @@ function fmt(v) {
   return String(v);
 }
 
+/** The bridge run's values of a tensor whose values diverge, the differing ones marked. */
+function bridgeValuesTable(vals, bvals, cols) {
+  const n = Math.min(bvals.length, MAX_SHOWN);
+  const differ = bvals.reduce((c, v, i) => c + (String(v) !== String(vals[i]) ? 1 : 0), 0);
+  const rows = [];
+  for (let i = 0; i < n; i += cols) {
+    rows.push(h('tr', {}, bvals.slice(i, Math.min(n, i + cols)).map((v, j) => h('td', { class: String(v) !== String(vals[i + j]) ? 'diverge' : undefined, title: `PyTorch: ${fmt(vals[i + j])}` }, fmt(v)))));
+  }
+  return h('div', { id: 'bridge-values' },
+    h('div', { class: 'slice dim' }, `the bridge's run ends with (${differ} of ${bvals.length} differ from PyTorch's):`),
+    h('table', { class: 'vals mono' }, h('tbody', {}, rows)));
+}
+
 /** The tensor's values as a table per 2-D slice; `cells` marks padding (tinygrad mask). */
-export function drawValues(t, name, cells) {
+export function drawValues(t, name, cells, bridgeValues) {
   $('#values-name').textContent = t ? `${name} ${tuple(t.shape)} ${t.dtype}` : '';
   const box = $('#values');
   if (!t) { fill(box); return; }
@@ -154,5 +210,6 @@ export function drawValues(t, name, cells) {
   }
   if (shown < vals.length) out.push(h('div', { class: 'dim' }, `… ${vals.length - shown} more elements not shown`));
   if (!vals.length) out.push(h('div', { class: 'dim' }, 'No elements.'));
+  if (bridgeValues) out.push(bridgeValuesTable(vals, bridgeValues, cols));
   fill(box, out);
 }

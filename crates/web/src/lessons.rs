@@ -1,30 +1,181 @@
 //! The lesson gallery: short built-in traces that each teach one fact about aliasing.
 //!
-//! They live in Rust rather than in the page so that the test suite runs every one of them and
-//! checks that it still shows what its sentence claims (the error it is about, or none).
+//! They live in Rust rather than in the page so that the test suite runs every one of them, and
+//! each carries its sentence's claims as data ([`Claim`]): which tensors share a storage, what a
+//! write is seen by, which line fails with which kind, where the bridge parts from PyTorch.
+//! [`Lesson::verify`] checks them against the report, so a lesson whose text and panels disagree
+//! fails the test command.
 
-use serde::Serialize;
+use serde_json::Value as Json;
 
-#[derive(Clone, Copy, Debug, Serialize)]
+use crate::session::Session;
+
+#[derive(Clone, Copy, Debug)]
 pub struct Lesson {
     pub id: &'static str,
     pub title: &'static str,
     /// One line saying what to look at.
     pub explain: &'static str,
     pub trace: &'static str,
-    /// The error kind the trace is meant to end on, if it is about an error.
-    pub error: Option<&'static str>,
+    /// What the explanation says, as facts of the report. A lesson that fails names its line
+    /// and kind here ([`Claim::Fails`]); one without that claim must run to the end.
+    pub claims: &'static [Claim],
     /// The tensor to select when the lesson opens.
     pub tensor: &'static str,
+}
+
+/// Whether tinygrad's PyTorch bridge agrees with PyTorch on something.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bridge {
+    Agrees,
+    Differs,
+}
+
+/// One fact a lesson's text states, checked against the run's report (tensors as they end).
+#[derive(Clone, Copy, Debug)]
+pub enum Claim {
+    /// The two tensors share one PyTorch storage.
+    Shares(&'static str, &'static str),
+    /// The first has a PyTorch storage apart from the second's.
+    Apart(&'static str, &'static str),
+    /// PyTorch's strides and storage_offset of the tensor.
+    Layout(&'static str, &'static [i64], i64),
+    /// tinygrad's last view of the tensor: its strides and offset, and whether it is masked.
+    Tinygrad(&'static str, &'static [i64], i64, Masked),
+    /// The tensor's values (PyTorch's).
+    Values(&'static str, &'static [f64]),
+    /// The first write on the line is seen by exactly these tensors (in any order).
+    SeenBy(usize, &'static [&'static str]),
+    /// The trace fails on the line with an error of this kind.
+    Fails(usize, &'static str),
+    /// The bridge's strides and offset for the tensor, against PyTorch's.
+    BridgeLayout(&'static str, Bridge),
+    /// The values the bridge's run ends with for the tensor, against PyTorch's.
+    BridgeValues(&'static str, Bridge),
+    /// In the bridge's run, the first write on the line is seen by exactly these tensors.
+    BridgeSeenBy(usize, &'static [&'static str]),
+    /// The bridge runs the line (where PyTorch raises) and writes.
+    BridgeRuns(usize),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Masked {
+    Yes,
+    No,
+}
+
+impl Lesson {
+    /// The kind of error the lesson ends on, if it is about one.
+    pub fn error(&self) -> Option<&'static str> {
+        self.claims.iter().find_map(|c| match c {
+            Claim::Fails(_, kind) => Some(*kind),
+            _ => None,
+        })
+    }
+
+    /// The claims the report contradicts, each as a sentence (empty when the lesson holds).
+    pub fn verify(&self) -> Vec<String> {
+        let out = Session::new(self.trace).outline().clone();
+        let mut wrong: Vec<String> = self.claims.iter().filter_map(|c| check(c, &out).err()).collect();
+        if self.error().is_none() && !out["error"].is_null() {
+            wrong.push(format!("the trace fails: {}", out["error"]));
+        }
+        if out["tensors"].get(self.tensor).is_none() {
+            wrong.push(format!("it selects {}, which the trace does not end with", self.tensor));
+        }
+        wrong
+    }
+}
+
+fn check(c: &Claim, out: &Json) -> Result<(), String> {
+    let t = |name: &str| out["tensors"].get(name).cloned().ok_or_else(|| format!("no tensor {name}"));
+    let expect = |ok: bool, what: String| if ok { Ok(()) } else { Err(what) };
+    let step_at = |line: usize| {
+        out["steps"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|s| s["line"] == line && (s["writes"].is_object() || s["bridge"]["write"].is_object()))
+            .cloned()
+            .ok_or_else(|| format!("no write on line {line}"))
+    };
+    let same_names = |got: &Json, want: &[&str]| {
+        let mut got: Vec<&str> = got.as_array().into_iter().flatten().filter_map(Json::as_str).collect();
+        let mut want = want.to_vec();
+        got.sort_unstable();
+        want.sort_unstable();
+        got == want
+    };
+    match *c {
+        Claim::Shares(a, b) | Claim::Apart(a, b) => {
+            let same = t(a)?["torch"]["storage"] == t(b)?["torch"]["storage"];
+            let want = matches!(c, Claim::Shares(..));
+            expect(same == want, format!("{a} and {b} {} one storage", if same { "share" } else { "do not share" }))
+        }
+        Claim::Layout(name, strides, offset) => {
+            let torch = &t(name)?["torch"];
+            expect(
+                torch["strides"] == serde_json::json!(strides) && torch["storage_offset"] == offset,
+                format!("{name} has strides {} and offset {}", torch["strides"], torch["storage_offset"]),
+            )
+        }
+        Claim::Tinygrad(name, strides, offset, masked) => {
+            let v = t(name)?["views"].as_array().and_then(|v| v.last()).cloned().unwrap_or_default();
+            let ok = v["strides"] == serde_json::json!(strides)
+                && v["offset"] == offset
+                && v["mask"].is_null() == (masked == Masked::No);
+            expect(ok, format!("tinygrad's last view of {name} is {v}"))
+        }
+        Claim::Values(name, values) => {
+            let v = &t(name)?["values"];
+            expect(*v == serde_json::json!(values), format!("{name} holds {v}"))
+        }
+        Claim::SeenBy(line, names) => {
+            let s = step_at(line)?;
+            expect(same_names(&s["tensors_changed"], names), format!("line {line}'s write is seen by {}", s["tensors_changed"]))
+        }
+        Claim::Fails(line, kind) => {
+            let e = &out["error"];
+            expect(e["line"] == line && e["kind"] == kind, format!("the trace ends with error {e}"))
+        }
+        Claim::BridgeLayout(name, b) => {
+            let same = t(name)?["bridge"]["matches_torch"] == true;
+            expect(same == (b == Bridge::Agrees), format!("the bridge's strides and offset for {name} {}", agree(same)))
+        }
+        Claim::BridgeValues(name, b) => {
+            let same = t(name)?["bridge"]["values_match_torch"] == true;
+            expect(same == (b == Bridge::Agrees), format!("the bridge's values for {name} {}", agree(same)))
+        }
+        Claim::BridgeSeenBy(line, names) => {
+            let s = step_at(line)?;
+            let got = &s["bridge"]["tensors_changed"];
+            expect(same_names(got, names), format!("the bridge's write on line {line} is seen by {got}"))
+        }
+        Claim::BridgeRuns(line) => {
+            let s = step_at(line)?;
+            expect(
+                s["bridge"]["write"].is_object() && s["bridge"]["error"].is_null() && s["bridge"]["diverges"] == true,
+                format!("the bridge on line {line}: {}", s["bridge"]),
+            )
+        }
+    }
+}
+
+fn agree(same: bool) -> &'static str {
+    if same {
+        "agree with PyTorch's"
+    } else {
+        "differ from PyTorch's"
+    }
 }
 
 pub const LESSONS: &[Lesson] = &[
     Lesson {
         id: "share",
         title: "Views share storage",
-        explain: "b and d are views of a: writing through b changes a and d, which read the same storage. c = a.flip(0) is a copy in PyTorch (a view in tinygrad), so it keeps its values.",
+        explain: "b and d are views of a: one storage. c = a.flip(0) is a copy in PyTorch (a view in tinygrad), so b += 100 is seen by a and b and not by c; d, made afterwards, reads the new values.",
         trace: "# Views share storage; copies do not.\na = arange(12.).reshape(3, 4)\nb = a.t()[1:]\nc = a.flip(0)\nb += 100\nd = a[None, :, ::2]\n",
-        error: None,
+        claims: &[Claim::Shares("b", "a"), Claim::Shares("d", "a"), Claim::Apart("c", "a"), Claim::SeenBy(5, &["a", "b"])],
         tensor: "b",
     },
     Lesson {
@@ -32,7 +183,7 @@ pub const LESSONS: &[Lesson] = &[
         title: "reshape sometimes copies, view refuses",
         explain: "After a transpose the elements are not in row-major order: reshape quietly copies, view raises.",
         trace: "a = arange(6.).reshape(2, 3)\nt = a.t()\nr = t.reshape(6)\nr[0] = -1\nv = t.view(6)\n",
-        error: Some("view"),
+        claims: &[Claim::Shares("t", "a"), Claim::Apart("r", "a"), Claim::SeenBy(4, &["r"]), Claim::Fails(5, "view")],
         tensor: "r",
     },
     Lesson {
@@ -40,7 +191,7 @@ pub const LESSONS: &[Lesson] = &[
         title: "Strides of permute, transpose and expand",
         explain: "permute and transpose only reorder strides; expand gives the new dimension stride 0, so every row reads the same cells.",
         trace: "a = arange(24.).reshape(2, 3, 4)\np = a.permute(2, 0, 1)\nt = a.transpose(0, 2)\nr = arange(3.).reshape(3, 1)\ne = r.expand(3, 4)\n",
-        error: None,
+        claims: &[Claim::Layout("p", &[1, 12, 4], 0), Claim::Layout("t", &[1, 4, 12], 0), Claim::Layout("e", &[1, 0], 0), Claim::Shares("e", "r")],
         tensor: "e",
     },
     Lesson {
@@ -48,7 +199,7 @@ pub const LESSONS: &[Lesson] = &[
         title: "storage_offset of slices and select",
         explain: "A slice or select starts part-way into the same storage: storage_offset says where.",
         trace: "a = arange(20.).reshape(4, 5)\ns = a[1:, 2:]\nrow = a.select(0, 2)\ncol = a[:, 3]\nx = s[1]\n",
-        error: None,
+        claims: &[Claim::Layout("s", &[5, 1], 7), Claim::Layout("row", &[1], 10), Claim::Layout("col", &[5], 3), Claim::Layout("x", &[1], 12), Claim::Shares("x", "a")],
         tensor: "s",
     },
     Lesson {
@@ -56,7 +207,7 @@ pub const LESSONS: &[Lesson] = &[
         title: "Writes through a view, and who sees them",
         explain: "Step through: each in-place write marks the cells it touched and lists every tensor that observed it.",
         trace: "a = zeros(3, 4)\nrow = a[1]\ncol = a[:, 2]\nrow.fill_(1.)\ncol += 5\nb = a.clone()\na.zero_()\n",
-        error: None,
+        claims: &[Claim::SeenBy(4, &["a", "row", "col"]), Claim::SeenBy(5, &["a", "row", "col"]), Claim::SeenBy(7, &["a", "row", "col"]), Claim::Apart("b", "a")],
         tensor: "a",
     },
     Lesson {
@@ -64,7 +215,7 @@ pub const LESSONS: &[Lesson] = &[
         title: "In-place on an expanded tensor",
         explain: "Several elements of e share one cell (stride 0), so PyTorch refuses an in-place op that would write them all.",
         trace: "a = arange(3.).reshape(3, 1)\ne = a.expand(3, 4)\ne.add_(1)\n",
-        error: Some("overlap"),
+        claims: &[Claim::Layout("e", &[1, 0], 0), Claim::Fails(3, "overlap")],
         tensor: "e",
     },
     Lesson {
@@ -72,7 +223,7 @@ pub const LESSONS: &[Lesson] = &[
         title: "a += a.t() overlaps",
         explain: "The input a.t() reads cells that the same statement writes, in another order: PyTorch raises instead of giving a result that depends on the loop order.",
         trace: "a = arange(9.).reshape(3, 3)\na += a.t()\n",
-        error: Some("overlap"),
+        claims: &[Claim::Fails(2, "overlap")],
         tensor: "a",
     },
     Lesson {
@@ -80,7 +231,7 @@ pub const LESSONS: &[Lesson] = &[
         title: "q, k, v = x.chunk(3): three views, one storage",
         explain: "chunk splits the last dim of x into three views with x's strides (12, 1) and offsets 0, 4 and 8; q.mul_(-1) writes cells 0-3 and 12-15 of that storage, so x changes too while k and v do not.",
         trace: "# A fused QKV projection, split into its three parts.\nx = arange(24.).reshape(2, 12)\nq, k, v = x.chunk(3, dim=-1)\nq.mul_(-1)\n",
-        error: None,
+        claims: &[Claim::Layout("q", &[12, 1], 0), Claim::Layout("k", &[12, 1], 4), Claim::Layout("v", &[12, 1], 8), Claim::Shares("k", "x"), Claim::SeenBy(4, &["x", "q"])],
         tensor: "q",
     },
     Lesson {
@@ -88,23 +239,71 @@ pub const LESSONS: &[Lesson] = &[
         title: "flip and pad: copies in PyTorch, views in tinygrad",
         explain: "PyTorch gives f and p storages of their own; tinygrad keeps them as views of a, with a negative stride and a mask for the padding.",
         trace: "a = arange(6.).reshape(2, 3)\nf = a.flip(1)\np = pad(a, (1, 1))\n",
-        error: None,
+        claims: &[Claim::Apart("f", "a"), Claim::Apart("p", "a"), Claim::Tinygrad("f", &[3, -1], 2, Masked::No), Claim::Tinygrad("p", &[3, 1], -1, Masked::Yes)],
         tensor: "p",
     },
     Lesson {
         id: "bridge",
         title: "Where the bridge's strides and offset go wrong",
-        explain: "tinygrad's PyTorch bridge reports contiguous strides and only counts slice offsets: for a transpose or select it disagrees with PyTorch.",
+        explain: "tinygrad's PyTorch bridge reports the row-major strides of a tensor's shape, whatever its layout: for the transpose t, the column c and the expanded e it disagrees with PyTorch; a row such as s = a[1] is row-major already, so there it agrees (offset 4 in both).",
         trace: "a = arange(12.).reshape(3, 4)\nt = a.t()\ns = a[1]\nc = a[:, 1]\ne = a[0:1].expand(3, 4)\n",
-        error: None,
+        claims: &[Claim::BridgeLayout("t", Bridge::Differs), Claim::BridgeLayout("c", Bridge::Differs), Claim::BridgeLayout("e", Bridge::Differs), Claim::BridgeLayout("s", Bridge::Agrees), Claim::Layout("s", &[1], 4)],
         tensor: "t",
+    },
+    Lesson {
+        id: "bridge-reshape-write",
+        title: "The bridge writes through a reshape PyTorch copied",
+        explain: "a.t().reshape(12) cannot be a view in PyTorch, so b is a copy and b += 100 leaves a alone. The bridge keeps b as a view of a (a reshape of a transpose): its write builds a flat index into a, scatters and replaces a, so a changes too. The tensors list marks a '≠ values'; the Values panel shows the bridge's a.",
+        trace: "a = arange(12.).reshape(3, 4)\nb = a.t().reshape(12)\nb += 100\n",
+        claims: &[
+            Claim::Apart("b", "a"),
+            Claim::SeenBy(3, &["b"]),
+            Claim::BridgeSeenBy(3, &["a", "b"]),
+            Claim::BridgeValues("a", Bridge::Differs),
+            Claim::BridgeValues("b", Bridge::Agrees),
+        ],
+        tensor: "a",
+    },
+    Lesson {
+        id: "bridge-unfold",
+        title: "A write through unfold misses its source in the bridge",
+        explain: "unfold is a view in PyTorch, so w.zero_() zeroes a as well. The bridge has no unfold view: w is a tensor of its own, its write reaches only w, and a keeps its values there.",
+        trace: "a = arange(10.)\nw = a.unfold(0, 4, 2)\nw.zero_()\n",
+        claims: &[
+            Claim::Shares("w", "a"),
+            Claim::SeenBy(3, &["a", "w"]),
+            Claim::BridgeSeenBy(3, &["w"]),
+            Claim::BridgeValues("a", Bridge::Differs),
+        ],
+        tensor: "a",
+    },
+    Lesson {
+        id: "bridge-overlap",
+        title: "The bridge writes where PyTorch refuses",
+        explain: "Every element of b reads one of a's three cells, so PyTorch refuses b += ... . The bridge checks no overlap: it computes the value whole and scatters it into a, where the last duplicate wins, so a ends as [3, 4, 5].",
+        trace: "a = zeros(3)\nb = a.expand(2, 3)\nb += arange(6.).reshape(2, 3)\n",
+        claims: &[Claim::Fails(3, "overlap"), Claim::BridgeRuns(3), Claim::BridgeValues("a", Bridge::Differs)],
+        tensor: "a",
+    },
+    Lesson {
+        id: "bridge-contiguous",
+        title: "contiguous() is the tensor itself in the bridge",
+        explain: "a is a transpose, so PyTorch's a.contiguous() copies it and b += 1 leaves a alone. The bridge reports row-major strides for every tensor, so contiguous() returns a itself: b is a, and the write changes a.",
+        trace: "a = arange(6.).reshape(2, 3).t()\nb = a.contiguous()\nb += 1\n",
+        claims: &[
+            Claim::Apart("b", "a"),
+            Claim::SeenBy(3, &["b"]),
+            Claim::BridgeSeenBy(3, &["a", "b"]),
+            Claim::BridgeValues("a", Bridge::Differs),
+        ],
+        tensor: "a",
     },
     Lesson {
         id: "channels-last",
         title: "channels_last: same values, N-H-W-C memory order",
         explain: "cl holds x's values with strides (24, 1, 12, 3), so the format column reads channels_last. An elementwise result is laid out like the first operand whose strides decide the order: a = cl + 1 and b = cl + ones(...) stay channels_last, while c = ones(...) + cl is contiguous.",
         trace: "x = arange(48.).reshape(2, 3, 2, 4)\ncl = x.contiguous(memory_format=torch.channels_last)\na = cl + 1\nb = cl + ones(2, 3, 2, 4)\nc = ones(2, 3, 2, 4) + cl\n",
-        error: None,
+        claims: &[Claim::Layout("cl", &[24, 1, 12, 3], 0), Claim::Layout("a", &[24, 1, 12, 3], 0), Claim::Layout("b", &[24, 1, 12, 3], 0), Claim::Layout("c", &[24, 8, 4, 1], 0)],
         tensor: "a",
     },
     Lesson {
@@ -112,7 +311,7 @@ pub const LESSONS: &[Lesson] = &[
         title: "One storage read as two dtypes",
         explain: "i = x.view(torch.int32) reads x's bytes as int32: the same storage and strides, no copy. i += 1 adds one to each float's bit pattern, so x moves by one unit in the last place and both versions step. u = x.view(torch.uint8) reads the same 12 bytes as 12 elements.",
         trace: "x = torch.tensor([1., 2., -0.5])\ni = x.view(torch.int32)\nu = x.view(torch.uint8)\ni += 1\n",
-        error: None,
+        claims: &[Claim::Shares("i", "x"), Claim::Shares("u", "x"), Claim::SeenBy(4, &["x", "i", "u"])],
         tensor: "i",
     },
     Lesson {
@@ -120,7 +319,7 @@ pub const LESSONS: &[Lesson] = &[
         title: "A file header is a storage offset",
         explain: "An IDX file opens with a 16-byte header (magic, count, rows, cols): slicing it off makes images a view of the raw bytes at storage_offset 16, with no copy.",
         trace: "raw = dataset(\"mnist-t10k-images-1k\")\nimages = raw[0x10:].reshape(-1, 1, 28, 28)\nfirst = images[0, 0]\n",
-        error: None,
+        claims: &[Claim::Shares("images", "raw"), Claim::Layout("images", &[784, 784, 28, 1], 16)],
         tensor: "images",
     },
     Lesson {
@@ -135,7 +334,7 @@ x[idx] = -1         # index_put_ into x
 v = x[::2]          # a view of x
 v[v > 3] = 0        # a mask write through the view lands in x
 ",
-        error: None,
+        claims: &[Claim::Apart("y", "x"), Claim::SeenBy(4, &["y"]), Claim::SeenBy(5, &["x"]), Claim::Shares("v", "x"), Claim::SeenBy(7, &["x", "v"])],
         tensor: "x",
     },
     Lesson {
@@ -149,7 +348,7 @@ w = x.t()
 w.clamp_(min=0)
 print(x)
 ",
-        error: None,
+        claims: &[Claim::Shares("w", "x"), Claim::SeenBy(5, &["x", "w"])],
         tensor: "x",
     },
     Lesson {
@@ -161,7 +360,7 @@ for i, row in enumerate(x):
     row[i:] += i + 1
     print(f\"after row {i}: x._version = {x._version}\")
 ",
-        error: None,
+        claims: &[Claim::SeenBy(3, &["x", "row"])],
         tensor: "x",
     },
     Lesson {
@@ -169,7 +368,7 @@ for i, row in enumerate(x):
         title: "A write that breaks backward, seen before backward",
         explain: "sigmoid saves its output for backward. y.mul_(2) writes that output in place and bumps its version: the step already says the saved tensor is stale, and backward() two lines later fails with PyTorch's message.",
         trace: "x = torch.tensor([0.5, 1.0, 1.5], requires_grad=True)\ny = x.sigmoid()\ny.mul_(2)          # y is saved by SigmoidBackward0: now stale\ny.sum().backward() # fails, as in PyTorch\n",
-        error: Some("autograd"),
+        claims: &[Claim::Fails(4, "autograd")],
         tensor: "y",
     },
     Lesson {
@@ -177,7 +376,7 @@ for i, row in enumerate(x):
         title: ".data skips the version counter: a silently wrong gradient",
         explain: "y.data shares y's storage but not its version counter, so zeroing it leaves nothing stale and backward runs: x.grad comes out as zeros instead of e. detach() shares the counter and would have failed instead.",
         trace: "x = torch.ones(3, requires_grad=True)\ny = x.exp()\ny.data.zero_()     # same storage, new version counter\ny.sum().backward() # no error\ng = x.grad         # zeros: wrong, and nothing said so\n",
-        error: None,
+        claims: &[Claim::Values("g", &[0.0, 0.0, 0.0])],
         tensor: "g",
     },
     Lesson {
@@ -185,7 +384,7 @@ for i, row in enumerate(x):
         title: "Optimizer steps write leaves under no_grad",
         explain: "A leaf that requires grad refuses in-place writes while autograd records; under torch.no_grad() the same write is an optimizer step that bumps w's version. The last line, outside no_grad, is refused.",
         trace: "w = torch.ones(3, requires_grad=True)\n(w * 2).sum().backward()\nwith torch.no_grad():\n    w -= 0.1 * w.grad\nw += 1\n",
-        error: Some("autograd"),
+        claims: &[Claim::Fails(5, "autograd")],
         tensor: "w",
     },
     Lesson {
@@ -193,7 +392,7 @@ for i, row in enumerate(x):
         title: "Outputs of unbind refuse in-place writes",
         explain: "unbind, split and chunk return views that share one backward node; PyTorch forbids writing one of them in place while autograd records, and so does the trace.",
         trace: "x = torch.ones(2, 3, requires_grad=True)\ny = x * 1\na, b = y.unbind()\na.mul_(2)\n",
-        error: Some("autograd"),
+        claims: &[Claim::Shares("a", "y"), Claim::Fails(4, "autograd")],
         tensor: "a",
     },
 ];

@@ -45,6 +45,12 @@ impl Session {
         self.inner.step_count()
     }
 
+    /// The steps at which the bridge's run parts from PyTorch's.
+    #[wasm_bindgen(js_name = bridgeDivergences)]
+    pub fn bridge_divergences(&self) -> Vec<u32> {
+        self.inner.bridge_divergences()
+    }
+
     pub fn at(&self) -> usize {
         self.inner.at()
     }

@@ -59,6 +59,13 @@ impl Session {
         self.outline["steps"].as_array().map_or(0, Vec::len)
     }
 
+    /// The steps (1-based, as [`Session::goto`] counts) at which the bridge's run parts from
+    /// PyTorch's: the stepper marks them.
+    pub fn bridge_divergences(&self) -> Vec<u32> {
+        let steps = self.outline["steps"].as_array().map_or(&[][..], Vec::as_slice);
+        (1..).zip(steps).filter(|(_, s)| s["bridge"]["diverges"] == true).map(|(k, _)| k).collect()
+    }
+
     pub fn at(&self) -> usize {
         self.at
     }

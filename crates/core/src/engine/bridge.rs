@@ -34,8 +34,46 @@
 
 use crate::error::Result;
 pub use crate::semantics::{Mirror, Semantics};
-use crate::tensor::{Engine, Event, Tensor};
+use crate::tensor::{Engine, Event, Tensor, Write};
 use crate::uop::{BinaryOp, StorageId};
+
+/// What the bridge's `_apply_inplace` does for one write, in its own terms: the flat positions
+/// of the canonical base it writes (the index tensor `_view_write` builds) and whether that is
+/// the whole base in order, which it assigns without an index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WritePlan {
+    /// The canonical base's storage.
+    pub base: StorageId,
+    /// Its element count.
+    pub base_len: usize,
+    /// The base positions written, in the target's element order.
+    pub positions: Vec<i64>,
+    /// The target is a reshape of a non-contiguous view, whose own storage the bridge keeps
+    /// in step with the base ([`Mirror`]).
+    pub through_mirror: bool,
+}
+
+/// The two ways the bridge writes into a base.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WritePath {
+    /// Every base position in order: the base itself, or a chain of reshapes undone by
+    /// reshaping the value back (`base.assign(val.reshape(base.shape))`).
+    Assign,
+    /// The general path: a flat index, a clone of the base, a scatter (a later duplicate
+    /// position wins) and the base replaced.
+    Scatter,
+}
+
+impl WritePlan {
+    pub fn path(&self) -> WritePath {
+        let in_order = self.positions.iter().enumerate().all(|(i, &p)| p == i as i64);
+        if in_order && self.positions.len() == self.base_len {
+            WritePath::Assign
+        } else {
+            WritePath::Scatter
+        }
+    }
+}
 
 /// The binary in-place ops the bridge implements itself (`aten.add_`, `aten.mul_`,
 /// `aten.floor_divide_` in its op table): they compute in the result's dtype and cast into the
@@ -72,6 +110,20 @@ impl Engine {
         let positions = src.layout().storage_indices();
         self.mirrors.push(Mirror { view, base, positions });
         Ok(copy)
+    }
+
+    /// The bridge's plan for a write this engine made: a write into a mirrored view is a write
+    /// into its base at the mirror's positions (transitively).
+    pub fn write_plan(&self, w: &Write) -> WritePlan {
+        let mut base = w.storage;
+        let mut positions = w.elements.clone();
+        let mut through_mirror = false;
+        while let Some(m) = self.mirrors.iter().find(|m| m.view == base) {
+            positions = positions.iter().filter_map(|&p| usize::try_from(p).ok().and_then(|p| m.positions.get(p)).copied()).collect();
+            base = m.base;
+            through_mirror = true;
+        }
+        WritePlan { base, base_len: self.storages[base].data.len(), positions, through_mirror }
     }
 
     /// After a write into storage `s`: write mirrored views back into their bases, then

@@ -6,6 +6,7 @@
 //! fields may be added freely.
 
 use super::runner::{Run, Step};
+use crate::engine::bridge::WritePath;
 use crate::error::Error;
 use crate::tensor::{Engine, Tensor};
 use crate::torch::format::MemoryFormat;
@@ -216,6 +217,46 @@ struct StepReport<'a> {
     /// Why the statement has no kernels although it computed something, when that is so.
     #[serde(skip_serializing_if = "Option::is_none")]
     kernel_note: Option<String>,
+    /// What the bridge's run did with the same statement, when the run has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bridge: Option<BridgeStepReport<'a>>,
+}
+
+/// The same statement in the bridge's run, beside PyTorch's.
+#[derive(Serialize)]
+struct BridgeStepReport<'a> {
+    /// The bridge's run stopped (it failed) before this statement.
+    stopped: bool,
+    /// The bridge fails at this statement, with this message.
+    error: Option<&'a str>,
+    /// Its write plan, when the statement writes in the bridge's run.
+    write: Option<BridgePlanReport>,
+    /// The tensors whose values the bridge's write changed.
+    tensors_changed: &'a [String],
+    /// Changed in PyTorch's run but not in the bridge's: aliases the bridge's write misses.
+    missed: Vec<&'a str>,
+    /// Changed in the bridge's run but not in PyTorch's: tensors the bridge writes through
+    /// where PyTorch has a copy.
+    extra: Vec<&'a str>,
+    /// The two runs part here: one fails and the other does not, or their writes differ.
+    diverges: bool,
+}
+
+#[derive(Serialize)]
+struct BridgePlanReport {
+    /// The canonical base's storage in the bridge's run, and its element count.
+    storage: usize,
+    base_len: usize,
+    /// `"assign"` (the whole base in order) or `"scatter"` (flat index, clone, scatter,
+    /// replace base).
+    path: &'static str,
+    /// How many base positions the index holds.
+    count: usize,
+    /// The positions, when they are not PyTorch's written storage elements for the statement.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    positions: Option<Vec<i64>>,
+    /// The target is a reshape of a non-contiguous view, kept in step with its base.
+    through_mirror: bool,
 }
 
 #[derive(Serialize)]
@@ -339,7 +380,13 @@ pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
         stale_line: run.steps.iter().find(|s| !s.stale.is_empty()).map(|s| s.line),
         tensors: Named(tensors),
         bridge,
-        steps: opts.steps.then(|| run.steps.iter().map(|s| step_report(s, &run.engine)).collect()),
+        steps: opts.steps.then(|| {
+            run.steps
+                .iter()
+                .enumerate()
+                .map(|(i, s)| StepReport { bridge: bridge_step_report(run, i), ..step_report(s, &run.engine) })
+                .collect()
+        }),
         graph: opts.graph.then(|| run.engine.graph()),
         kernels: None,
     }
@@ -411,7 +458,50 @@ fn step_report<'a>(s: &'a Step, engine: &Engine) -> StepReport<'a> {
         notes,
         kernels: None,
         kernel_note: None,
+        bridge: None,
     }
+}
+
+/// Step `i` of PyTorch's run beside the bridge run's step for the same statement.
+fn bridge_step_report<'a>(run: &'a Run, i: usize) -> Option<BridgeStepReport<'a>> {
+    let bridge = run.bridge.as_deref()?;
+    let torch = &run.steps[i];
+    let torch_fails = run.error.is_some() && i + 1 == run.steps.len();
+    let Some(b) = bridge.steps.get(i).filter(|b| b.line == torch.line) else {
+        return Some(BridgeStepReport {
+            stopped: true,
+            error: None,
+            write: None,
+            tensors_changed: &[],
+            missed: vec![],
+            extra: vec![],
+            diverges: true,
+        });
+    };
+    let error = bridge.error.as_ref().filter(|_| i + 1 == bridge.steps.len()).map(|e| e.error.message());
+    let write = b.writes.first().map(|w| {
+        let plan = bridge.engine.write_plan(w);
+        let same_cells = torch.writes.first().is_some_and(|t| t.elements == plan.positions);
+        BridgePlanReport {
+            storage: plan.base,
+            base_len: plan.base_len,
+            path: match plan.path() {
+                WritePath::Assign => "assign",
+                WritePath::Scatter => "scatter",
+            },
+            count: plan.positions.len(),
+            through_mirror: plan.through_mirror,
+            positions: (!same_cells).then_some(plan.positions),
+        }
+    });
+    let missing = |from: &'a [String], to: &[String]| -> Vec<&'a str> {
+        from.iter().filter(|n| !to.contains(n)).map(String::as_str).collect()
+    };
+    let missed = missing(&torch.tensors_changed, &b.tensors_changed);
+    let extra = missing(&b.tensors_changed, &torch.tensors_changed);
+    let written = |s: &Step| s.writes.iter().map(|w| w.elements.len()).sum::<usize>();
+    let diverges = torch_fails != error.is_some() || !missed.is_empty() || !extra.is_empty() || written(torch) != written(b);
+    Some(BridgeStepReport { stopped: false, error, write, tensors_changed: &b.tensors_changed, missed, extra, diverges })
 }
 
 fn autograd_report(engine: &mut Engine, t: &Tensor) -> Option<AutogradReport> {
