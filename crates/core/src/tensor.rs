@@ -202,6 +202,10 @@ pub struct Engine {
     pub(crate) semantics: crate::semantics::Semantics,
     /// The bridge's tracked views that no strided window expresses (bridge runs only).
     pub(crate) mirrors: Vec<crate::semantics::Mirror>,
+    /// Writes the bridge's view refreshes made, for the runner's observers.
+    pub(crate) refreshed: Vec<Write>,
+    /// The bridge's plans of the writes made since the runner last took them.
+    pub(crate) plans: Vec<crate::engine::bridge::WritePlan>,
 }
 
 /// What the engine ran, in order: the input a scheduler needs to turn a statement into kernels.

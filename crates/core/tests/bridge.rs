@@ -45,6 +45,45 @@ fn a_differing_report_keeps_only_the_values_that_differ() {
 }
 
 #[test]
+fn each_step_carries_the_bridge_write_plan_and_who_sees_it() {
+    let src =
+        "a = arange(12.).reshape(3, 4)\nb = a.t().reshape(12)\nd = a.t().reshape(12)\nc = a[2]\nb[0:2] = -1\nc += 1";
+    let r = run_json(src, ReportOptions { steps: true, ..ReportOptions::default() });
+    let step = |line: usize| {
+        r["steps"].as_array().into_iter().flatten().find(|s| s["line"] == line).cloned().unwrap_or_default()
+    };
+    let names = |v: &Value| {
+        let mut n: Vec<String> =
+            v.as_array().into_iter().flatten().filter_map(|x| x.as_str().map(String::from)).collect();
+        n.sort();
+        n
+    };
+    // b's first two elements are a[0, 0] and a[1, 0]: the bridge scatters them into a, and
+    // refreshes d (the same positions) but not c = a[2].
+    let b = &step(5)["bridge"];
+    assert_eq!(b["write"]["positions"], json!([0, 4]), "{b}");
+    assert_eq!((&b["write"]["path"], &b["write"]["through_mirror"]), (&json!("scatter"), &json!(true)));
+    assert_eq!(names(&b["tensors_changed"]), ["a", "b", "d"], "{b}");
+    assert_eq!(names(&b["extra"]), ["a", "d"]);
+    assert_eq!(b["diverges"], true);
+    // c += 1 writes a's last row in both runs; in the bridge b and d see it too (their
+    // positions 2, 5, 8, 11), in PyTorch they are copies.
+    let c = &step(6)["bridge"];
+    assert_eq!(names(&c["tensors_changed"]), ["a", "b", "c", "d"], "{c}");
+    assert_eq!(names(&step(6)["tensors_changed"]), ["a", "c"]);
+    assert_eq!((&c["write"]["path"], &c["write"]["positions"]), (&json!("scatter"), &Value::Null), "{c}");
+    // Where PyTorch raises, the step says the bridge ran it.
+    let r =
+        run_json("a = zeros(3)\nb = a.expand(2, 3)\nb += 1", ReportOptions { steps: true, ..ReportOptions::default() });
+    let last = &r["steps"][2]["bridge"];
+    assert_eq!(
+        (&last["error"], &last["diverges"], &last["write"]["count"]),
+        (&Value::Null, &json!(true), &json!(6)),
+        "{last}"
+    );
+}
+
+#[test]
 fn writes_through_unfold_do_not_reach_the_base() {
     let r = bridge_of("a = arange(10.)\nb = a.unfold(0, 4, 2)\nb.zero_()");
     assert_eq!(values(&r, "/bridge/tensors/a/values"), (0..10).map(f64::from).collect::<Vec<_>>());

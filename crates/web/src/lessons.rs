@@ -132,7 +132,10 @@ fn check(c: &Claim, out: &Json) -> Result<(), String> {
         }
         Claim::SeenBy(line, names) => {
             let s = step_at(line)?;
-            expect(same_names(&s["tensors_changed"], names), format!("line {line}'s write is seen by {}", s["tensors_changed"]))
+            expect(
+                same_names(&s["tensors_changed"], names),
+                format!("line {line}'s write is seen by {}", s["tensors_changed"]),
+            )
         }
         Claim::Fails(line, kind) => {
             let e = &out["error"];

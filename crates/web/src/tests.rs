@@ -391,6 +391,10 @@ fn a_write_step_shows_the_bridge_write_plan() {
     let mut s = Session::new("a = zeros(4)\na += 1\n");
     s.goto(2);
     let b = s.state()["step"]["bridge"].clone();
-    assert_eq!((&b["write"]["path"], &b["write"]["positions"], &b["diverges"]), (&json!("assign"), &Json::Null, &json!(false)), "{b}");
+    assert_eq!(
+        (&b["write"]["path"], &b["write"]["positions"], &b["diverges"]),
+        (&json!("assign"), &Json::Null, &json!(false)),
+        "{b}"
+    );
     assert!(s.bridge_divergences().is_empty());
 }

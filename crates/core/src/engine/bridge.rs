@@ -112,57 +112,89 @@ impl Engine {
         Ok(copy)
     }
 
-    /// The bridge's plan for a write this engine made: a write into a mirrored view is a write
-    /// into its base at the mirror's positions (transitively).
-    pub fn write_plan(&self, w: &Write) -> WritePlan {
-        let mut base = w.storage;
-        let mut positions = w.elements.clone();
+    /// The bridge's plan for a write of `elements` (storage indices in the target's element
+    /// order, repeats included) into storage `s`: a write into a mirrored view is a write into
+    /// its base at the mirror's positions (transitively).
+    pub(crate) fn write_plan(&self, s: StorageId, elements: &[i64]) -> WritePlan {
+        let mut base = s;
+        let mut positions = elements.to_vec();
         let mut through_mirror = false;
         while let Some(m) = self.mirrors.iter().find(|m| m.view == base) {
-            positions = positions.iter().filter_map(|&p| usize::try_from(p).ok().and_then(|p| m.positions.get(p)).copied()).collect();
+            positions = positions
+                .iter()
+                .filter_map(|&p| usize::try_from(p).ok().and_then(|p| m.positions.get(p)).copied())
+                .collect();
             base = m.base;
             through_mirror = true;
         }
         WritePlan { base, base_len: self.storages[base].data.len(), positions, through_mirror }
     }
 
-    /// After a write into storage `s`: write mirrored views back into their bases, then
-    /// recompute every mirror of a changed base from it, as `_apply_inplace` replaces the
-    /// derived views it tracks. A no-op under PyTorch's rules (there are no mirrors).
-    pub(crate) fn bridge_refresh(&mut self, s: StorageId) {
+    /// The plans of the bridge's writes since the last call, in order (bridge runs only).
+    pub fn take_plans(&mut self) -> Vec<WritePlan> {
+        std::mem::take(&mut self.plans)
+    }
+
+    /// After a write of `elements` into storage `s`: write mirrored views back into their
+    /// bases, then recompute every mirror of a changed base from it, as `_apply_inplace`
+    /// replaces the derived views it tracks. Each storage this changes, and its cells, is kept
+    /// for [`Engine::take_refreshed`]. A no-op under PyTorch's rules (there are no mirrors).
+    pub(crate) fn bridge_refresh(&mut self, s: StorageId, elements: &[i64]) {
         if self.mirrors.is_empty() {
             return;
         }
+        let mut changed: Vec<(StorageId, Vec<i64>)> = vec![(s, elements.to_vec())];
         // Up: a write into a mirror is a write into its base (transitively).
-        let mut changed = vec![s];
         let mut at = s;
+        let mut cells = elements.to_vec();
         while let Some(m) = self.mirrors.iter().find(|m| m.view == at).cloned() {
             let values = self.storages[m.view].data.clone();
             let len = m.positions.len().min(values.len());
             let src = values.gather(&(0..len as i64).map(Some).collect::<Vec<_>>());
             self.storages[m.base].data.scatter(&m.positions[..len], &src);
             self.touch(m.base);
-            changed.push(m.base);
+            cells = cells.iter().filter_map(|&c| m.positions.get(usize::try_from(c).ok()?).copied()).collect();
+            self.refreshed.push(Write { storage: m.base, elements: cells.clone() });
+            changed.push((m.base, cells.clone()));
             at = m.base;
         }
         // Down: every mirror of a changed storage is recomputed from it.
         let mut i = 0;
         while i < changed.len() {
-            let b = changed[i];
+            let (b, base_cells) = changed[i].clone();
+            let mut hit = vec![false; self.storages[b].data.len()];
+            for &c in &base_cells {
+                if let Some(h) = usize::try_from(c).ok().and_then(|c| hit.get_mut(c)) {
+                    *h = true;
+                }
+            }
             let deps: Vec<Mirror> = self.mirrors.iter().filter(|m| m.base == b).cloned().collect();
             for m in deps {
+                if changed.iter().any(|(v, _)| *v == m.view) {
+                    continue;
+                }
                 let idx: Vec<Option<i64>> = m.positions.iter().map(|&p| Some(p)).collect();
                 let fresh = self.storages[m.base].data.gather(&idx);
                 if fresh.len() == self.storages[m.view].data.len() {
                     self.storages[m.view].data = fresh;
                     self.touch(m.view);
                 }
-                if !changed.contains(&m.view) {
-                    changed.push(m.view);
-                }
+                let view_cells: Vec<i64> = (0..m.positions.len() as i64)
+                    .filter(|&k| {
+                        usize::try_from(m.positions[k as usize]).ok().and_then(|p| hit.get(p)).copied().unwrap_or(false)
+                    })
+                    .collect();
+                self.refreshed.push(Write { storage: m.view, elements: view_cells.clone() });
+                changed.push((m.view, view_cells));
             }
             i += 1;
         }
+    }
+
+    /// The storages the bridge's refreshes changed since the last call, with their cells:
+    /// the runner counts their tensors among a write's observers.
+    pub fn take_refreshed(&mut self) -> Vec<Write> {
+        std::mem::take(&mut self.refreshed)
     }
 
     fn touch(&mut self, s: StorageId) {

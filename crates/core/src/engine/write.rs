@@ -40,6 +40,10 @@ impl Engine {
         // written elements runs element by element, as PyTorch's loop does.
         self.realize_pending()?;
         let elements = target.layout().storage_indices();
+        if self.is_bridge() {
+            let plan = self.write_plan(s, &elements);
+            self.plans.push(plan);
+        }
         let storage_dtype = self.storages[s].data.dtype();
         if storage_dtype != target.dtype() {
             return self.write_reinterpreted(&target, s, value, &elements);
@@ -58,7 +62,7 @@ impl Engine {
             }
         }
         self.storages[s].version += 1;
-        self.bridge_refresh(s);
+        self.bridge_refresh(s, &elements);
         self.ids.bump(target.counter);
         self.events.push(Event::Store { node: store, storage: s });
         Ok(Write { storage: s, elements })
@@ -77,13 +81,13 @@ impl Engine {
         bytes.resize(self.storages[s].data.len() * storage_dtype.itemsize(), 0);
         self.storages[s].data = Data::from_le_bytes(storage_dtype, &bytes);
         self.storages[s].version += 1;
-        self.bridge_refresh(s);
-        self.ids.bump(target.counter);
-        self.events.push(Event::Host { storage: s });
         let (ts, ss) = (target.dtype().itemsize() as i64, storage_dtype.itemsize() as i64);
         let mut touched: Vec<i64> = elements.iter().flat_map(|&e| (e * ts / ss)..=((e * ts + ts - 1) / ss)).collect();
         touched.sort_unstable();
         touched.dedup();
+        self.bridge_refresh(s, &touched);
+        self.ids.bump(target.counter);
+        self.events.push(Event::Host { storage: s });
         Ok(Write { storage: s, elements: touched })
     }
 

@@ -479,8 +479,7 @@ fn bridge_step_report<'a>(run: &'a Run, i: usize) -> Option<BridgeStepReport<'a>
         });
     };
     let error = bridge.error.as_ref().filter(|_| i + 1 == bridge.steps.len()).map(|e| e.error.message());
-    let write = b.writes.first().map(|w| {
-        let plan = bridge.engine.write_plan(w);
+    let write = b.plan.as_ref().map(|plan| {
         let same_cells = torch.writes.first().is_some_and(|t| t.elements == plan.positions);
         BridgePlanReport {
             storage: plan.base,
@@ -491,7 +490,7 @@ fn bridge_step_report<'a>(run: &'a Run, i: usize) -> Option<BridgeStepReport<'a>
             },
             count: plan.positions.len(),
             through_mirror: plan.through_mirror,
-            positions: (!same_cells).then_some(plan.positions),
+            positions: (!same_cells).then(|| plan.positions.clone()),
         }
     });
     let missing = |from: &'a [String], to: &[String]| -> Vec<&'a str> {
@@ -500,8 +499,17 @@ fn bridge_step_report<'a>(run: &'a Run, i: usize) -> Option<BridgeStepReport<'a>
     let missed = missing(&torch.tensors_changed, &b.tensors_changed);
     let extra = missing(&b.tensors_changed, &torch.tensors_changed);
     let written = |s: &Step| s.writes.iter().map(|w| w.elements.len()).sum::<usize>();
-    let diverges = torch_fails != error.is_some() || !missed.is_empty() || !extra.is_empty() || written(torch) != written(b);
-    Some(BridgeStepReport { stopped: false, error, write, tensors_changed: &b.tensors_changed, missed, extra, diverges })
+    let diverges =
+        torch_fails != error.is_some() || !missed.is_empty() || !extra.is_empty() || written(torch) != written(b);
+    Some(BridgeStepReport {
+        stopped: false,
+        error,
+        write,
+        tensors_changed: &b.tensors_changed,
+        missed,
+        extra,
+        diverges,
+    })
 }
 
 fn autograd_report(engine: &mut Engine, t: &Tensor) -> Option<AutogradReport> {

@@ -56,6 +56,8 @@ pub struct Step {
     /// The time machine: each saved tensor this statement made stale, as a sentence ("this
     /// write changes a tensor saved by SigmoidBackward0; a backward through it will fail").
     pub stale: Vec<String>,
+    /// The bridge's plan for the statement's first write (bridge runs only).
+    pub plan: Option<crate::engine::bridge::WritePlan>,
 }
 
 /// Watches a run step by step: called before each step starts and after it is recorded (the
@@ -261,7 +263,9 @@ impl Run {
         }
         self.engine.end_statement();
         let writes = std::mem::take(&mut self.writes);
-        let tensors_changed = self.observers(&writes);
+        // The bridge's refreshed views count among the observers, not among the writes.
+        let refreshed = self.engine.take_refreshed();
+        let tensors_changed = self.observers(&[&writes[..], &refreshed[..]].concat());
         let stale = self.newly_stale();
         let events = self.events_start..self.engine.events().len();
         self.steps.push(Step {
@@ -274,6 +278,7 @@ impl Run {
             iterations: self.loops.clone(),
             output: std::mem::take(&mut self.output),
             stale,
+            plan: self.engine.take_plans().into_iter().next(),
         });
         if let (Some(o), Some(step)) = (self.observer.as_mut(), self.steps.last()) {
             o.after(&self.engine, step);
