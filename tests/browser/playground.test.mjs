@@ -202,6 +202,40 @@ test('the time machine: a write that breaks backward is flagged at the write, an
   await page.close();
 });
 
+test('the bridge: its write plan, divergence markers and its own values', async () => {
+  // b is a copy in PyTorch and a view of a in the bridge: the bridge's write reaches a.
+  const trace = 'a = arange(12.).reshape(3, 4)\nb = a.t().reshape(12)\nb += 100\nc = a + 1\n';
+  const { page, errors } = await open(base);
+  await page.goto(`${base}#${await fragment(page, trace, 3, 'a')}`);
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '3 / 4');
+  const plan = await page.textContent('#step-bridge');
+  assert.match(plan, /bridge diverges/);
+  assert.match(plan, /flat index of 12 of its base #0's 12 positions, clones the base, scatters/);
+  assert.match(await page.textContent('#bridge-positions'), /^flat positions 0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11$/);
+  assert.match(await page.textContent('#bridge-extra'), /also changes a, which PyTorch's write does not reach/);
+  assert.equal(await page.textContent('#observers'), 'b');
+  // One marker under the slider, at step 3 of 4.
+  assert.deepEqual(await page.$$eval('#bridge-ticks span', (s) => s.map((e) => e.title)), ['step 3: the bridge diverges']);
+  // a diverges in values, not in strides; b agrees.
+  assert.equal(await page.textContent('#tensors tr[data-name="a"] .tag.diverge'), '≠ values');
+  assert.equal(await page.$('#tensors tr[data-name="b"] .tag.diverge'), null);
+  assert.match(await page.textContent('#bridge-values'), /12 of 12 differ/);
+  assert.deepEqual(await page.$$eval('#bridge-values td.diverge', (t) => t.slice(0, 3).map((e) => e.textContent)), ['100', '101', '102']);
+  await shot(page, 'bridge-write-plan');
+  // c = a + 1 is computed from a diverged a: the values differ, but no write parts the runs.
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '4 / 4');
+  assert.equal(await page.$('#step-bridge'), null);
+  assert.equal(await page.textContent('#tensors tr[data-name="c"] .tag.diverge'), '≠ values');
+  // Where PyTorch raises, the step says the bridge ran the write.
+  await page.goto(`${base}#${await fragment(page, 'a = zeros(3)\nb = a.expand(2, 3)\nb += arange(6.).reshape(2, 3)\n', null, 'a')}`);
+  await page.waitForSelector('#error:not([hidden])');
+  assert.match(await page.textContent('#step-bridge'), /bridge diverges the bridge builds a flat index of 6 of its base #0's 3 positions/);
+  assert.match(await page.textContent('#bridge-values'), /3 of 3 differ/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('hovering a tensor element lights its storage cell, and the reverse', async () => {
   const trace = 'a = arange(12.).reshape(3, 4)\nb = a.t()[1:]\n';
   const { page } = await open(base);

@@ -55,8 +55,8 @@ function bridgeStep(b, torchWrites) {
     parts.push(' the bridge runs this statement where PyTorch raises');
   }
   if (b.tensors_changed.length) parts.push(h('div', {}, h('b', {}, 'bridge: seen by '), h('span', { class: 'mono', id: 'bridge-observers' }, b.tensors_changed.join(', '))));
-  if (b.extra.length) parts.push(h('div', { class: 'bad', id: 'bridge-extra' }, `the bridge's write also changes ${b.extra.join(', ')}, which PyTorch's does not reach (a copy there)`));
-  if (b.missed.length) parts.push(h('div', { class: 'bad', id: 'bridge-missed' }, `the bridge's write misses ${b.missed.join(', ')}, which PyTorch's changes (an alias the bridge copied)`));
+  if (b.extra.length) parts.push(h('div', { class: 'bad', id: 'bridge-extra' }, `the bridge's write also changes ${b.extra.join(', ')}, which PyTorch's write does not reach`));
+  if (b.missed.length) parts.push(h('div', { class: 'bad', id: 'bridge-missed' }, `the bridge's write misses ${b.missed.join(', ')}, which PyTorch's write changes (an alias the bridge copied)`));
   return h('div', { id: 'step-bridge', class: 'bridge' }, parts);
 }
 
