@@ -480,7 +480,16 @@ fn bridge_step_report<'a>(run: &'a Run, i: usize) -> Option<BridgeStepReport<'a>
     };
     let error = bridge.error.as_ref().filter(|_| i + 1 == bridge.steps.len()).map(|e| e.error.message());
     let write = b.plan.as_ref().map(|plan| {
-        let same_cells = torch.writes.first().is_some_and(|t| t.elements == plan.positions);
+        // PyTorch's cells are sorted and distinct; the plan's are in element order. The same
+        // storage and the same distinct cells need no second list (the order matters only
+        // where positions repeat, and then the counts differ).
+        let same_cells = torch.writes.first().is_some_and(|t| {
+            t.storage == plan.base && t.elements.len() == plan.positions.len() && {
+                let mut sorted = plan.positions.clone();
+                sorted.sort_unstable();
+                sorted == t.elements
+            }
+        });
         BridgePlanReport {
             storage: plan.base,
             base_len: plan.base_len,
