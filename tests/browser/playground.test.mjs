@@ -236,6 +236,26 @@ test('the bridge: its write plan, divergence markers and its own values', async 
   await page.close();
 });
 
+test('a typo says what was meant and opens the op reference there', async () => {
+  const { page, errors } = await open(base);
+  await page.goto(`${base}#${await fragment(page, 'a = arange(6.)\nb = a.veiw(3, 2)\n', null, 'a')}`);
+  await page.waitForSelector('#error:not([hidden])');
+  assert.match(await page.textContent('#error'), /Tensor\.veiw\(\) is not supported; did you mean view\?/);
+  await page.click('#error-ref');
+  await page.waitForSelector('#tab-reference:not([hidden])');
+  const shown = await page.$$eval('#ref-list .op', (s) => s.map((e) => e.textContent));
+  assert.ok(shown.includes('view') && shown.includes('view_as'), shown.join(' '));
+  assert.ok(shown.every((n) => n.includes('view')), shown.join(' '));
+  // Cleared, the reference lists everything the core's op tables name.
+  await page.fill('#ref-search', '');
+  const all = await page.$$eval('#ref-list .op', (s) => s.length);
+  assert.ok(all > 300, String(all));
+  assert.match(await page.textContent('#ref-count'), new RegExp(`^${all} of ${all}$`));
+  await shot(page, 'op-reference');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('hovering a tensor element lights its storage cell, and the reverse', async () => {
   const trace = 'a = arange(12.).reshape(3, 4)\nb = a.t()[1:]\n';
   const { page } = await open(base);

@@ -24,6 +24,13 @@ export function onEdit(fn) {
   source.addEventListener('scroll', () => { gutter.scrollTop = source.scrollTop; });
 }
 
+let suggestion = null;
+
+/** Calls `fn(name)` when the user follows an error's "did you mean" to the op reference. */
+export function onSuggestion(fn) {
+  suggestion = fn;
+}
+
 /** Redraws the gutter: `current` is the line of the statement just run, `error` the failing one. */
 export function mark(current, error) {
   const n = source.value.split('\n').length;
@@ -42,7 +49,10 @@ export function mark(current, error) {
   if (error) {
     const where = error.column ? `line ${error.line}:${error.column}` : `line ${error.line}`;
     const extra = error.elements ? ` (storage cells ${error.elements.slice(0, 12).join(', ')}${error.elements.length > 12 ? ', …' : ''})` : '';
-    fill(errorBox, h('span', { class: 'where' }, where), h('span', { class: 'kind' }, error.kind), h('span', {}, error.message + extra));
+    // "did you mean view?": the suggestion links to the op reference.
+    const guess = /did you mean ([A-Za-z_0-9]+)\?$/.exec(error.message);
+    const ref = guess && suggestion ? h('button', { class: 'link', id: 'error-ref', onclick: () => suggestion(guess[1]) }, 'op reference') : null;
+    fill(errorBox, h('span', { class: 'where' }, where), h('span', { class: 'kind' }, error.kind), h('span', {}, error.message + extra), ref);
     errorBox.hidden = false;
   } else {
     errorBox.hidden = true;

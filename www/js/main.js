@@ -7,6 +7,7 @@ import { drawStep, drawTensors, drawChain, drawValues } from './panels.js';
 import { drawStorage, wireHover } from './storage.js';
 import { drawKernelPrompt } from './kernels.js';
 import { drawLessons } from './lessons.js';
+import { initReference, showReference } from './reference.js';
 import { detect } from './gpu.js';
 import { initData, registerSamples } from './data.js';
 
@@ -170,6 +171,8 @@ async function boot() {
   app.goto = goto;
   wire();
   initData(app, appendLine);
+  initReference(app.wasm.opNames());
+  editor.onSuggestion(showReference);
   const lessons = JSON.parse(app.wasm.lessons());
   drawLessons(lessons);
   if (!openFragment()) {

@@ -122,6 +122,13 @@ pub fn lessons_json() -> Json {
     )
 }
 
+/// Every function, method and attribute name the trace language runs, from the op tables: the
+/// page's op reference (the same list the "did you mean" of an unsupported name searches).
+#[wasm_bindgen(js_name = opNames)]
+pub fn op_names() -> Vec<String> {
+    stridelab_core::trace::suggest::known_names()
+}
+
 #[wasm_bindgen]
 pub fn lessons() -> String {
     lessons_json().to_string()

@@ -32,7 +32,7 @@ pub const FUNCTIONS: &[&str] = &[
 
 /// The methods of this file that are no `torch.` function (`x.X(...)` only); every name in
 /// [`FUNCTIONS`] is a method too.
-const METHODS_ONLY: &[&str] = &[
+pub(super) const METHODS_ONLY: &[&str] = &[
     "repeat",
     "tril_",
     "triu_",
@@ -171,7 +171,7 @@ fn new_factory(run: &mut RunContext, t: &Tensor, name: &str, mut args: Args) -> 
             args.finish()?;
             e.empty_strided(dtype, &size, &stride)?
         }
-        _ => bail!(Unsupported, "Tensor.{name}() is not supported"),
+        _ => return Err(super::suggest::unsupported(&format!("Tensor.{name}()"), name)),
     };
     Ok(Value::Tensor(out))
 }

@@ -52,7 +52,7 @@ pub enum Composite {
 
 /// Where PyTorch exposes a composite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Form {
+pub(super) enum Form {
     /// `torch.X(t, ...)`, `t.X(...)` and `t.X_(...)`.
     Method,
     /// `F.X(t, ..., inplace=False)` and `F.X_(t, ...)`.
@@ -62,7 +62,7 @@ enum Form {
 }
 
 /// Every composite's PyTorch name and form, once.
-const COMPOSITES: &[(&str, Composite, Form)] = &[
+pub(super) const COMPOSITES: &[(&str, Composite, Form)] = &[
     ("square", Composite::Square, Form::Method),
     ("logical_not", Composite::LogicalNot, Form::Method),
     ("masked_fill", Composite::MaskedFill, Form::Method),

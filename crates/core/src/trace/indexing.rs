@@ -17,7 +17,7 @@ use crate::uop::buffer::{Data, Scalar};
 
 /// Tensor methods bound here (each also a `torch.` function taking the tensor first, except
 /// the in-place ones PyTorch has only as methods).
-const METHODS: &[&str] = &[
+pub(super) const METHODS: &[&str] = &[
     "index_select",
     "masked_select",
     "masked_scatter",
@@ -527,6 +527,6 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             args.finish()?;
             tensor(run.engine.bincount(&t, weights.as_ref(), minlength)?)
         }
-        _ => bail!(Unsupported, "Tensor.{name}() is not supported"),
+        _ => Err(super::suggest::unsupported(&format!("Tensor.{name}()"), name)),
     }
 }

@@ -20,8 +20,58 @@ use crate::torch::format::MemoryFormat;
 use crate::uop::buffer::{Data, Scalar};
 use crate::uop::BinaryOp;
 
+/// The tensor methods [`method`] answers itself (the rest it routes to the other tables).
+pub(super) const METHODS: &[&str] = &[
+    "as_strided",
+    "clamp",
+    "clamp_",
+    "clip",
+    "clip_",
+    "copy_",
+    "detach",
+    "diagonal",
+    "dim",
+    "element_size",
+    "expand",
+    "expand_as",
+    "fill_",
+    "flatten",
+    "flip",
+    "item",
+    "matmul",
+    "moveaxis",
+    "movedim",
+    "narrow",
+    "ndimension",
+    "nelement",
+    "new_tensor",
+    "numel",
+    "pad",
+    "permute",
+    "reshape",
+    "reshape_as",
+    "select",
+    "shrink",
+    "size",
+    "squeeze",
+    "storage_offset",
+    "stride",
+    "swapaxes",
+    "swapdims",
+    "t",
+    "tolist",
+    "transpose",
+    "unflatten",
+    "unfold",
+    "unsqueeze",
+    "view",
+    "view_as",
+    "where",
+    "zero_",
+];
+
 /// Functions callable without a receiver (`arange(3)`, `torch.arange(3)`, `F.relu(x)`).
-const FUNCTIONS: &[&str] = &[
+pub(super) const FUNCTIONS: &[&str] = &[
     "arange",
     "zeros",
     "ones",
@@ -120,7 +170,7 @@ const DTYPES: &[(&str, DType)] = &[
 ];
 
 /// The casting methods (`x.long()`) and the dtype each makes.
-const CAST_METHODS: &[(&str, DType)] = &[
+pub(super) const CAST_METHODS: &[(&str, DType)] = &[
     ("float", DType::Float32),
     ("double", DType::Float64),
     ("half", DType::Float16),
@@ -195,7 +245,7 @@ pub fn attr(run: &mut RunContext, v: Value, name: &str) -> Result<Value> {
                 if is_function(name) {
                     return Ok(Value::Func(name.to_string()));
                 }
-                bail!(Unsupported, "{m}.{name} is not supported")
+                Err(super::suggest::unsupported(&format!("{m}.{name}"), name))
             }
         },
         Value::Tensor(t) => tensor_attr(run, t, name),
@@ -218,7 +268,7 @@ fn tensor_attr(run: &mut RunContext, t: Tensor, name: &str) -> Result<Value> {
         "ndim" => int(t.shape().len() as i64),
         "dtype" => Value::DType(t.dtype()),
         _ if views_extra::is_attr(name) => views_extra::attr(run, t, name)?,
-        _ => bail!(Unsupported, "Tensor.{name} is not supported"),
+        _ => return Err(super::suggest::unsupported(&format!("Tensor.{name}"), name)),
     })
 }
 
@@ -284,7 +334,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
             return elementwise::space(run, name, args);
         }
         if !FUNCTIONS.contains(&name) && !copies::FUNCTIONS.contains(&name) {
-            bail!(Unsupported, "torch.{name} is not supported");
+            return Err(super::suggest::unsupported(&format!("torch.{name}"), name));
         }
         let first = args.req(0, "input")?;
         let t = tensor_arg(first, &format!("{name}(): argument 'input'"))?;

@@ -13,7 +13,7 @@ use crate::torch::format::MemoryFormat;
 use crate::uop::buffer::Scalar;
 
 /// The methods this file binds.
-const METHODS: &[&str] = &[
+pub(super) const METHODS: &[&str] = &[
     "contiguous",
     "clone",
     "to",
@@ -155,7 +155,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             run.engine.resize_inplace(&t, other.shape())?
         }
         "set_" => set(run, &t, args)?,
-        _ => bail!(Unsupported, "Tensor.{name}() is not supported"),
+        _ => return Err(super::suggest::unsupported(&format!("Tensor.{name}()"), name)),
     };
     run.record_rebind(&out);
     Ok(Value::Tensor(out))

@@ -25,5 +25,6 @@ pub mod reductions;
 pub mod report;
 pub mod runner;
 pub mod subscript;
+pub mod suggest;
 pub mod value;
 pub mod views_extra;

@@ -35,9 +35,26 @@ pub fn function(engine: &mut Engine, name: &str, mut args: Args) -> Result<Value
             let out = if name == "stack" { engine.stack(&tensors, dim)? } else { engine.cat(&tensors, dim)? };
             Ok(Value::Tensor(out))
         }
-        _ => bail!(Unsupported, "{name}() is not supported"),
+        _ => Err(super::suggest::unsupported(&format!("{name}()"), name)),
     }
 }
+
+/// The names [`function`] and [`method`] answer to, for "did you mean" and the op reference.
+pub(super) const NAMES: &[&str] = &[
+    "avg_pool2d",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "cat",
+    "conv2d",
+    "cross_entropy",
+    "linear",
+    "log_softmax",
+    "max_pool2d",
+    "mse_loss",
+    "nll_loss",
+    "softmax",
+    "stack",
+];
 
 /// Tensor methods not in the core library (`x.softmax(1)`), and the functions that take the
 /// tensor first (`softmax(x, 1)`, `F.conv2d(x, w)`), which the library routes here as methods.
@@ -159,7 +176,7 @@ pub fn method(engine: &mut Engine, t: Tensor, name: &str, mut args: Args) -> Res
             };
             engine.pool2d(&t, win, kind)?
         }
-        _ => bail!(Unsupported, "Tensor.{name}() is not supported"),
+        _ => return Err(super::suggest::unsupported(&format!("Tensor.{name}()"), name)),
     };
     Ok(Value::Tensor(out))
 }

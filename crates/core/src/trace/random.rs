@@ -17,7 +17,7 @@ use crate::uop::buffer::Scalar;
 use crate::uop::BinaryOp;
 
 /// `torch.X` / `F.X` names bound here.
-const FUNCTIONS: &[&str] = &[
+pub(super) const FUNCTIONS: &[&str] = &[
     "manual_seed",
     "initial_seed",
     "Generator",
@@ -34,7 +34,7 @@ const FUNCTIONS: &[&str] = &[
 ];
 
 /// `Tensor.X()` names bound here.
-const METHODS: &[&str] = &["normal_", "uniform_", "bernoulli_", "bernoulli", "exponential_", "random_"];
+pub(super) const METHODS: &[&str] = &["normal_", "uniform_", "bernoulli_", "bernoulli", "exponential_", "random_"];
 
 pub fn is_function(name: &str) -> bool {
     FUNCTIONS.contains(&name)
@@ -124,7 +124,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
             bernoulli(run, t, args.shifted())
         }
         "dropout" => dropout(run, args),
-        _ => bail!(Unsupported, "torch.{name} is not supported"),
+        _ => Err(super::suggest::unsupported(&format!("torch.{name}"), name)),
     }
 }
 
@@ -154,7 +154,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             Some(v) => Distribution::Bernoulli { p: v.as_scalar("p")?.as_f64() },
         },
         "random_" => random_bounds(&mut args, t.dtype())?,
-        _ => bail!(Unsupported, "Tensor.{name}() is not supported"),
+        _ => return Err(super::suggest::unsupported(&format!("Tensor.{name}()"), name)),
     };
     let gen = generator(&mut args)?;
     args.finish()?;

@@ -12,7 +12,7 @@ use crate::uop::buffer::Scalar;
 use crate::uop::{BinaryOp, ReduceOp};
 
 /// The methods this file binds (`x.sum()`; `torch.sum(x)` mirrors them).
-const METHODS: &[&str] =
+pub(super) const METHODS: &[&str] =
     &["sum", "mean", "amax", "amin", "logsumexp", "any", "all", "prod", "max", "min", "argmax", "argmin"];
 
 pub fn is_method(name: &str) -> bool {
@@ -118,7 +118,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                 }
             }
         }
-        _ => bail!(Unsupported, "Tensor.{name}() is not supported"),
+        _ => Err(super::suggest::unsupported(&format!("Tensor.{name}()"), name)),
     }
 }
 

@@ -15,7 +15,7 @@ use crate::error::{bail, Result};
 use crate::tensor::Tensor;
 
 /// Tensor methods bound here (each also a `torch.` function taking the tensor first).
-const METHODS: &[&str] = &[
+pub(super) const METHODS: &[&str] = &[
     "split",
     "split_with_sizes",
     "chunk",
@@ -34,10 +34,10 @@ const METHODS: &[&str] = &[
 ];
 
 /// `torch.` functions that are no methods: they take any number of tensors.
-const VARIADIC: &[&str] = &["broadcast_tensors", "atleast_1d", "atleast_2d", "atleast_3d"];
+pub(super) const VARIADIC: &[&str] = &["broadcast_tensors", "atleast_1d", "atleast_2d", "atleast_3d"];
 
 /// Tensor attributes bound here.
-const ATTRS: &[&str] = &["H", "mH", "real"];
+pub(super) const ATTRS: &[&str] = &["H", "mH", "real"];
 
 /// Whether `torch.name` is bound here.
 pub fn is_function(name: &str) -> bool {
