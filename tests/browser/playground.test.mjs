@@ -323,6 +323,35 @@ test('lessons open as share links', async () => {
   await page.close();
 });
 
+test('edits are never lost: the address follows them, reload and Back restore them', async () => {
+  const { page, errors } = await open(base);
+  await page.goto(`${base}#${await fragment(page, 'a = arange(6.)\n', null, 'a')}`);
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '1 / 1');
+  // Typing runs the trace after a pause; the address then holds the edit.
+  await page.focus('#source');
+  await page.keyboard.press('End');
+  await page.keyboard.type('b = a.flip(0)\n');
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '2 / 2');
+  const edited = await page.inputValue('#source');
+  await page.waitForFunction((src) => JSON.parse(window.stridelab.wasm.shareDecode(location.hash.slice(1))).trace === src, edited);
+  await page.reload();
+  await page.waitForFunction((src) => document.querySelector('#source').value === src, edited);
+  assert.equal(await page.textContent('#stepno'), '2 / 2');
+  // A lesson opened over the edits leaves them one Back away.
+  await page.click('.tabs button[data-tab="lessons"]');
+  await page.click('.lesson[data-id="overlap-transpose"] a');
+  await page.waitForFunction(() => document.querySelector('#source').value.includes('a += a.t()'));
+  await page.goBack();
+  await page.waitForFunction((src) => document.querySelector('#source').value === src, edited);
+  await page.waitForFunction((src) => localStorage.getItem('stridelab.trace') === src, edited);
+  // Without a link, a new visit opens the trace saved locally.
+  await page.goto(base);
+  await page.waitForFunction(() => document.body.dataset.ready === '1');
+  assert.equal(await page.inputValue('#source'), edited);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 const KERNEL_TRACE = 'a = arange(4096.).reshape(64, 64)\nb = (a.t() * 2 + 1).sum(1)\n';
 
 /** Opens KERNEL_TRACE, runs the last step's kernels from the panel and returns what it drew. */

@@ -72,13 +72,45 @@ function goto(k) {
     fatal(e);
   }
   app.perf.step_ms = performance.now() - t0;
+  remember();
+}
+
+const SAVED = 'stridelab.trace';
+let rememberTimer = 0;
+
+/**
+ * The address follows the trace, step and selection (replaceState, debounced, so stepping stays
+ * fast and history gets no entry per keystroke), and the trace is saved locally: a reload
+ * restores exactly, and opening a lesson or a link leaves the edited trace one Back away.
+ */
+function remember() {
+  clearTimeout(rememberTimer);
+  rememberTimer = setTimeout(() => {
+    if (!app.session || app.src === undefined) return;
+    const frag = app.wasm.shareEncode(app.src, app.state ? app.state.at : undefined, app.selected || undefined, app.gpu ? 'webgpu' : 'cpu');
+    if (location.hash.slice(1) !== frag) history.replaceState(null, '', `#${frag}`);
+    try {
+      localStorage.setItem(SAVED, app.src);
+    } catch {
+      // Storage can be disabled or full; the address still holds the trace.
+    }
+  }, 300);
+}
+
+/** The trace saved by an earlier visit, if any. */
+function savedTrace() {
+  try {
+    return localStorage.getItem(SAVED);
+  } catch {
+    return null;
+  }
 }
 
 function redraw() {
   const s = app.state;
   drawStep(s);
   editor.mark(s.step ? s.step.line : 0, s.error);
-  drawTensors(s, app.selected, (name) => { app.selected = name; redraw(); });
+  drawTensors(s, app.selected, (name) => { app.selected = name; redraw(); remember(); });
   drawSelected();
   drawKernelPrompt(() => app.wasm.runKernels(app.src, s.at), app.gpu);
 }
@@ -176,8 +208,10 @@ async function boot() {
   const lessons = JSON.parse(app.wasm.lessons());
   drawLessons(lessons);
   if (!openFragment()) {
-    editor.setSource(lessons[0].trace);
-    load(lessons[0].trace, undefined, lessons[0].tensor);
+    const saved = savedTrace();
+    const src = saved === null ? lessons[0].trace : saved;
+    editor.setSource(src);
+    load(src, undefined, saved === null ? lessons[0].tensor : undefined);
   }
   app.perf.interactive_ms = performance.now();
   document.body.dataset.ready = '1';
