@@ -24,6 +24,9 @@ pub enum Error {
     Type(String),
     /// Something the trace language or the core does not support.
     Unsupported(String),
+    /// A function, method or attribute name no op table has (kind `unsupported`): the runner
+    /// adds the nearest known name to the message (`trace::suggest`).
+    UnknownOp { message: String, name: String },
     /// A resource limit that keeps a trace from allocating without bound.
     Limit(String),
     /// A share link or file that does not decode.
@@ -40,6 +43,11 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// `{what} is not supported` for a name no op table has (`Tensor.veiw()`, `torch.aranj`).
+    pub fn unknown_op(what: String, name: &str) -> Error {
+        Error::UnknownOp { message: format!("{what} is not supported"), name: name.to_string() }
+    }
+
     pub fn kind(&self) -> &'static str {
         match self {
             Error::Parse { .. } => "parse",
@@ -50,7 +58,7 @@ impl Error {
             Error::Overlap { .. } => "overlap",
             Error::Name(_) => "name",
             Error::Type(_) => "type",
-            Error::Unsupported(_) => "unsupported",
+            Error::Unsupported(_) | Error::UnknownOp { .. } => "unsupported",
             Error::Limit(_) => "limit",
             Error::Decode(_) => "decode",
             Error::Assertion(_) => "assertion",
@@ -61,7 +69,7 @@ impl Error {
 
     pub fn message(&self) -> &str {
         match self {
-            Error::Parse { message, .. } | Error::Overlap { message, .. } => message,
+            Error::Parse { message, .. } | Error::Overlap { message, .. } | Error::UnknownOp { message, .. } => message,
             Error::View(m)
             | Error::Index(m)
             | Error::Shape(m)

@@ -205,7 +205,7 @@ pub struct Engine {
     /// Writes the bridge's view refreshes made, for the runner's observers.
     pub(crate) refreshed: Vec<Write>,
     /// The bridge's plans of the writes made since the runner last took them.
-    pub(crate) plans: Vec<crate::engine::bridge::WritePlan>,
+    pub(crate) plans: Vec<crate::semantics::WritePlan>,
 }
 
 /// What the engine ran, in order: the input a scheduler needs to turn a statement into kernels.

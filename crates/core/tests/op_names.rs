@@ -8,7 +8,7 @@ use stridelab_core::trace::suggest::known_names;
 fn refused(src: &str, name: &str) -> bool {
     let out: Value = run_json(src, ReportOptions::default());
     let msg = out["error"]["message"].as_str().unwrap_or("");
-    // The refusals of a name no table has (`suggest::unsupported`), not an op's own refusal of
+    // The refusals of a name no table has (`Error::UnknownOp`), not an op's own refusal of
     // its arguments.
     let prefixes = [
         format!("Tensor.{name}() is"),

@@ -33,47 +33,9 @@
 //! the engine raises under these rules too: a shape mismatch, an unknown op).
 
 use crate::error::Result;
-pub use crate::semantics::{Mirror, Semantics};
+pub use crate::semantics::{Mirror, Semantics, WritePath, WritePlan};
 use crate::tensor::{Engine, Event, Tensor, Write};
 use crate::uop::{BinaryOp, StorageId};
-
-/// What the bridge's `_apply_inplace` does for one write, in its own terms: the flat positions
-/// of the canonical base it writes (the index tensor `_view_write` builds) and whether that is
-/// the whole base in order, which it assigns without an index.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WritePlan {
-    /// The canonical base's storage.
-    pub base: StorageId,
-    /// Its element count.
-    pub base_len: usize,
-    /// The base positions written, in the target's element order.
-    pub positions: Vec<i64>,
-    /// The target is a reshape of a non-contiguous view, whose own storage the bridge keeps
-    /// in step with the base ([`Mirror`]).
-    pub through_mirror: bool,
-}
-
-/// The two ways the bridge writes into a base.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WritePath {
-    /// Every base position in order: the base itself, or a chain of reshapes undone by
-    /// reshaping the value back (`base.assign(val.reshape(base.shape))`).
-    Assign,
-    /// The general path: a flat index, a clone of the base, a scatter (a later duplicate
-    /// position wins) and the base replaced.
-    Scatter,
-}
-
-impl WritePlan {
-    pub fn path(&self) -> WritePath {
-        let in_order = self.positions.iter().enumerate().all(|(i, &p)| p == i as i64);
-        if in_order && self.positions.len() == self.base_len {
-            WritePath::Assign
-        } else {
-            WritePath::Scatter
-        }
-    }
-}
 
 /// The binary in-place ops the bridge implements itself (`aten.add_`, `aten.mul_`,
 /// `aten.floor_divide_` in its op table): they compute in the result's dtype and cast into the

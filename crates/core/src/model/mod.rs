@@ -235,6 +235,7 @@ fn in_node(e: crate::Error, at: &str) -> crate::Error {
         E::Name(s) => E::Name(m(s)),
         E::Type(s) => E::Type(m(s)),
         E::Unsupported(s) => E::Unsupported(m(s)),
+        E::UnknownOp { message, name } => E::UnknownOp { message: m(message), name },
         E::Limit(s) => E::Limit(m(s)),
         E::Decode(s) => E::Decode(m(s)),
         E::Assertion(s) => E::Assertion(m(s)),

@@ -171,7 +171,7 @@ fn new_factory(run: &mut RunContext, t: &Tensor, name: &str, mut args: Args) -> 
             args.finish()?;
             e.empty_strided(dtype, &size, &stride)?
         }
-        _ => return Err(super::suggest::unsupported(&format!("Tensor.{name}()"), name)),
+        _ => return Err(crate::error::Error::unknown_op(format!("Tensor.{name}()"), name)),
     };
     Ok(Value::Tensor(out))
 }

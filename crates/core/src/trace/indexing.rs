@@ -527,6 +527,6 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             args.finish()?;
             tensor(run.engine.bincount(&t, weights.as_ref(), minlength)?)
         }
-        _ => Err(super::suggest::unsupported(&format!("Tensor.{name}()"), name)),
+        _ => Err(crate::error::Error::unknown_op(format!("Tensor.{name}()"), name)),
     }
 }

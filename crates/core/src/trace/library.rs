@@ -245,7 +245,7 @@ pub fn attr(run: &mut RunContext, v: Value, name: &str) -> Result<Value> {
                 if is_function(name) {
                     return Ok(Value::Func(name.to_string()));
                 }
-                Err(super::suggest::unsupported(&format!("{m}.{name}"), name))
+                Err(crate::error::Error::unknown_op(format!("{m}.{name}"), name))
             }
         },
         Value::Tensor(t) => tensor_attr(run, t, name),
@@ -268,7 +268,7 @@ fn tensor_attr(run: &mut RunContext, t: Tensor, name: &str) -> Result<Value> {
         "ndim" => int(t.shape().len() as i64),
         "dtype" => Value::DType(t.dtype()),
         _ if views_extra::is_attr(name) => views_extra::attr(run, t, name)?,
-        _ => return Err(super::suggest::unsupported(&format!("Tensor.{name}"), name)),
+        _ => return Err(crate::error::Error::unknown_op(format!("Tensor.{name}"), name)),
     })
 }
 
@@ -334,7 +334,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
             return elementwise::space(run, name, args);
         }
         if !FUNCTIONS.contains(&name) && !copies::FUNCTIONS.contains(&name) {
-            return Err(super::suggest::unsupported(&format!("torch.{name}"), name));
+            return Err(crate::error::Error::unknown_op(format!("torch.{name}"), name));
         }
         let first = args.req(0, "input")?;
         let t = tensor_arg(first, &format!("{name}(): argument 'input'"))?;

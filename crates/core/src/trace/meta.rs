@@ -155,7 +155,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             run.engine.resize_inplace(&t, other.shape())?
         }
         "set_" => set(run, &t, args)?,
-        _ => return Err(super::suggest::unsupported(&format!("Tensor.{name}()"), name)),
+        _ => return Err(crate::error::Error::unknown_op(format!("Tensor.{name}()"), name)),
     };
     run.record_rebind(&out);
     Ok(Value::Tensor(out))

@@ -35,7 +35,7 @@ pub fn function(engine: &mut Engine, name: &str, mut args: Args) -> Result<Value
             let out = if name == "stack" { engine.stack(&tensors, dim)? } else { engine.cat(&tensors, dim)? };
             Ok(Value::Tensor(out))
         }
-        _ => Err(super::suggest::unsupported(&format!("{name}()"), name)),
+        _ => Err(crate::error::Error::unknown_op(format!("{name}()"), name)),
     }
 }
 
@@ -176,7 +176,7 @@ pub fn method(engine: &mut Engine, t: Tensor, name: &str, mut args: Args) -> Res
             };
             engine.pool2d(&t, win, kind)?
         }
-        _ => return Err(super::suggest::unsupported(&format!("Tensor.{name}()"), name)),
+        _ => return Err(crate::error::Error::unknown_op(format!("Tensor.{name}()"), name)),
     };
     Ok(Value::Tensor(out))
 }

@@ -124,7 +124,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
             bernoulli(run, t, args.shifted())
         }
         "dropout" => dropout(run, args),
-        _ => Err(super::suggest::unsupported(&format!("torch.{name}"), name)),
+        _ => Err(crate::error::Error::unknown_op(format!("torch.{name}"), name)),
     }
 }
 
@@ -154,7 +154,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             Some(v) => Distribution::Bernoulli { p: v.as_scalar("p")?.as_f64() },
         },
         "random_" => random_bounds(&mut args, t.dtype())?,
-        _ => return Err(super::suggest::unsupported(&format!("Tensor.{name}()"), name)),
+        _ => return Err(crate::error::Error::unknown_op(format!("Tensor.{name}()"), name)),
     };
     let gen = generator(&mut args)?;
     args.finish()?;

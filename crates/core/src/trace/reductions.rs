@@ -118,7 +118,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                 }
             }
         }
-        _ => Err(super::suggest::unsupported(&format!("Tensor.{name}()"), name)),
+        _ => Err(crate::error::Error::unknown_op(format!("Tensor.{name}()"), name)),
     }
 }
 

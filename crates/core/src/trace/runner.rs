@@ -57,7 +57,7 @@ pub struct Step {
     /// write changes a tensor saved by SigmoidBackward0; a backward through it will fail").
     pub stale: Vec<String>,
     /// The bridge's plan for the statement's first write (bridge runs only).
-    pub plan: Option<crate::engine::bridge::WritePlan>,
+    pub plan: Option<crate::semantics::WritePlan>,
 }
 
 /// Watches a run step by step: called before each step starts and after it is recorded (the
@@ -213,6 +213,7 @@ impl Run {
     pub fn run_program(&mut self, program: &Program) {
         if let Err(error) = self.exec_block(&program.stmts) {
             let at = self.failing.take().unwrap_or(self.span);
+            let error = super::suggest::with_suggestion(error);
             self.error = Some(TraceError { line: at.line, column: Some(at.column), error });
         }
     }

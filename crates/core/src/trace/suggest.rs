@@ -90,15 +90,15 @@ fn edits(a: &str, b: &str) -> usize {
     d[a.len()][b.len()]
 }
 
-/// The error for a call the op tables do not have: `what` is how PyTorch spells it
-/// (`Tensor.veiw()`, `torch.aranj`), with the nearest known name when there is one.
-pub fn unsupported(what: &str, name: &str) -> Error {
+/// A name no op table has ([`Error::UnknownOp`]) as the error a trace reports: with the
+/// nearest known name when there is one. Every other error is returned as it is.
+pub fn with_suggestion(e: Error) -> Error {
+    let Error::UnknownOp { message, name } = e else { return e };
     let names = known_names();
-    let message = match nearest(name, names.iter().map(String::as_str)) {
-        Some(n) => format!("{what} is not supported; did you mean {n}?"),
-        None => format!("{what} is not supported"),
-    };
-    Error::Unsupported(message)
+    Error::Unsupported(match nearest(&name, names.iter().map(String::as_str)) {
+        Some(n) => format!("{message}; did you mean {n}?"),
+        None => message,
+    })
 }
 
 #[cfg(test)]
