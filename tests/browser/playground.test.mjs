@@ -320,6 +320,24 @@ test('lessons open as share links', async () => {
   await page.click('.lesson[data-id="overlap-transpose"] a');
   await page.waitForFunction(() => document.querySelector('#source').value.includes('a += a.t()'));
   assert.equal(await page.textContent('#error .kind'), 'overlap');
+  // The lesson opens on the Inspect tab, its card marked, its narration beside the stepper.
+  assert.equal(await page.isVisible('#tab-inspect'), true);
+  assert.match(await page.textContent('#narration'), /in another order: PyTorch refuses the partial overlap/);
+  await page.click('.tabs button[data-tab="lessons"]');
+  await page.click('.lesson[data-id="share"] a');
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '5 / 5');
+  assert.deepEqual(await page.$$eval('.lesson.active', (ls) => ls.map((l) => l.dataset.id)), ['share']);
+  assert.match(await page.textContent('#narration'), /d is another view of a, made after the write/);
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '4 / 5');
+  assert.match(await page.textContent('#narration'), /a and b see it, c does not/);
+  await shot(page, 'lesson-narration');
+  // Edited, the trace is no longer the lesson: no narration, no marked card.
+  await page.focus('#source');
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('e = d + 1\n');
+  await page.waitForFunction(() => document.querySelector('#narration').hidden);
+  assert.equal(await page.$('.lesson.active'), null);
   await page.close();
 });
 
@@ -329,7 +347,7 @@ test('edits are never lost: the address follows them, reload and Back restore th
   await page.waitForFunction(() => document.querySelector('#stepno').textContent === '1 / 1');
   // Typing runs the trace after a pause; the address then holds the edit.
   await page.focus('#source');
-  await page.keyboard.press('End');
+  await page.keyboard.press('Control+End');
   await page.keyboard.type('b = a.flip(0)\n');
   await page.waitForFunction(() => document.querySelector('#stepno').textContent === '2 / 2');
   const edited = await page.inputValue('#source');
@@ -348,6 +366,35 @@ test('edits are never lost: the address follows them, reload and Back restore th
   await page.goto(base);
   await page.waitForFunction(() => document.body.dataset.ready === '1');
   assert.equal(await page.inputValue('#source'), edited);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the current statement stays in view, and Alt+arrows step from the editor', async () => {
+  const trace = Array.from({ length: 60 }, (_, i) => `x${i} = arange(4.) * ${i}`).join('\n') + '\n';
+  const { page, errors } = await open(base);
+  await page.goto(`${base}#${await fragment(page, trace, 0, null)}`);
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '0 / 60');
+  const visible = () => page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
+    const src = document.querySelector('#source');
+    const cur = document.querySelector('#gutter .cur');
+    const line = Number(cur.textContent);
+    const top = 6 + (line - 1) * 18;
+    const g = document.querySelector('#gutter').getBoundingClientRect();
+    const r = cur.getBoundingClientRect();
+    done({ line, inText: top >= src.scrollTop && top + 18 <= src.scrollTop + src.clientHeight, inGutter: r.top >= g.top && r.bottom <= g.bottom });
+  }))));
+  for (const k of [23, 60, 5, 41, 1]) {
+    await page.evaluate((k) => window.stridelab.goto(k), k);
+    assert.deepEqual(await visible(), { line: k, inText: true, inGutter: true }, `step ${k}`);
+  }
+  await page.focus('#source');
+  await page.keyboard.press('Alt+ArrowRight');
+  await page.keyboard.press('Alt+ArrowRight');
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '3 / 60');
+  // Plain arrows in the editor move the caret, not the stepper.
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.textContent('#stepno'), '3 / 60');
   assert.deepEqual(errors, []);
   await page.close();
 });

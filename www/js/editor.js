@@ -26,6 +26,17 @@ export function onEdit(fn) {
 
 let suggestion = null;
 
+/** Scrolls the editor so that `line` is inside it, centred when it was out of view. */
+function showLine(line) {
+  const height = parseFloat(getComputedStyle(source).lineHeight) || 18;
+  const pad = parseFloat(getComputedStyle(source).paddingTop) || 0;
+  const top = pad + (line - 1) * height;
+  if (top < source.scrollTop || top + height > source.scrollTop + source.clientHeight) {
+    source.scrollTop = Math.max(0, top - (source.clientHeight - height) / 2);
+  }
+  gutter.scrollTop = source.scrollTop;
+}
+
 /** Calls `fn(name)` when the user follows an error's "did you mean" to the op reference. */
 export function onSuggestion(fn) {
   suggestion = fn;
@@ -46,6 +57,8 @@ export function mark(current, error) {
     row.classList.toggle('cur', i === current);
     row.classList.toggle('bad', i === bad);
   }
+  // Scrolled into view before the next paint, once the redraw's layout is done anyway.
+  if (current) requestAnimationFrame(() => showLine(current));
   if (error) {
     const where = error.column ? `line ${error.line}:${error.column}` : `line ${error.line}`;
     const extra = error.elements ? ` (storage cells ${error.elements.slice(0, 12).join(', ')}${error.elements.length > 12 ? ', …' : ''})` : '';

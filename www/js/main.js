@@ -6,7 +6,7 @@ import * as editor from './editor.js';
 import { drawStep, drawTensors, drawChain, drawValues } from './panels.js';
 import { drawStorage, wireHover } from './storage.js';
 import { drawKernelPrompt } from './kernels.js';
-import { drawLessons } from './lessons.js';
+import { drawLessons, activeLesson, drawNarration } from './lessons.js';
 import { initReference, showReference } from './reference.js';
 import { detect } from './gpu.js';
 import { initData, registerSamples } from './data.js';
@@ -47,6 +47,7 @@ function load(src, step, tensor) {
     fatal(e);
     return;
   }
+  app.lesson = activeLesson(app.lessons || [], src);
   const n = app.session.stepCount();
   $('#slider').max = String(n);
   drawTicks(n, app.session.bridgeDivergences());
@@ -109,6 +110,7 @@ function savedTrace() {
 function redraw() {
   const s = app.state;
   drawStep(s);
+  drawNarration(app.lesson, s.step);
   editor.mark(s.step ? s.step.line : 0, s.error);
   drawTensors(s, app.selected, (name) => { app.selected = name; redraw(); remember(); });
   drawSelected();
@@ -153,8 +155,12 @@ function wire() {
   $('#next').onclick = () => goto(app.state.at + 1);
   $('#last').onclick = () => goto(app.session.stepCount());
   $('#slider').oninput = (e) => goto(Number(e.target.value));
+  // The key map (also in the stepper's button titles): ←/→/Home/End step outside the editor;
+  // Alt+←/→ step from anywhere, the editor included, where the plain keys move the caret.
   addEventListener('keydown', (e) => {
-    if (e.target === $('#source') || !app.state) return;
+    if (!app.state) return;
+    const inEditor = e.target === $('#source');
+    if (inEditor && !e.altKey) return;
     const keys = { ArrowLeft: app.state.at - 1, ArrowRight: app.state.at + 1, Home: 0, End: app.session.stepCount() };
     if (e.key in keys) { e.preventDefault(); goto(keys[e.key]); }
   });
@@ -206,6 +212,7 @@ async function boot() {
   initReference(app.wasm.opNames());
   editor.onSuggestion(showReference);
   const lessons = JSON.parse(app.wasm.lessons());
+  app.lessons = lessons;
   drawLessons(lessons);
   if (!openFragment()) {
     const saved = savedTrace();

@@ -20,6 +20,9 @@ pub struct Lesson {
     /// What the explanation says, as facts of the report. A lesson that fails names its line
     /// and kind here ([`Claim::Fails`]); one without that claim must run to the end.
     pub claims: &'static [Claim],
+    /// What to look at after each statement, by its line: shown beside the stepper while the
+    /// lesson is open.
+    pub narration: &'static [(usize, &'static str)],
     /// The tensor to select when the lesson opens.
     pub tensor: &'static str,
 }
@@ -179,6 +182,7 @@ pub const LESSONS: &[Lesson] = &[
         explain: "b and d are views of a: one storage. c = a.flip(0) is a copy in PyTorch (a view in tinygrad), so b += 100 is seen by a and b and not by c; d, made afterwards, reads the new values.",
         trace: "# Views share storage; copies do not.\na = arange(12.).reshape(3, 4)\nb = a.t()[1:]\nc = a.flip(0)\nb += 100\nd = a[None, :, ::2]\n",
         claims: &[Claim::Shares("b", "a"), Claim::Shares("d", "a"), Claim::Apart("c", "a"), Claim::SeenBy(5, &["a", "b"])],
+        narration: &[(2, "a owns a 12-element storage, row-major: strides (4, 1)."), (3, "b is a view: a transpose then a slice, strides (1, 4) and offset 1 into a's storage."), (4, "flip is a copy in PyTorch: c gets a storage of its own."), (5, "The write lands in a's storage: a and b see it, c does not."), (6, "d is another view of a, made after the write: it reads the new values.")],
         tensor: "b",
     },
     Lesson {
@@ -187,6 +191,7 @@ pub const LESSONS: &[Lesson] = &[
         explain: "After a transpose the elements are not in row-major order: reshape quietly copies, view raises.",
         trace: "a = arange(6.).reshape(2, 3)\nt = a.t()\nr = t.reshape(6)\nr[0] = -1\nv = t.view(6)\n",
         claims: &[Claim::Shares("t", "a"), Claim::Apart("r", "a"), Claim::SeenBy(4, &["r"]), Claim::Fails(5, "view")],
+        narration: &[(2, "t is a view of a with strides (1, 3): not row-major."), (3, "Row-major order of t is not a's order, so reshape copies: r has its own storage."), (4, "The write changes r only; a and t keep their values."), (5, "view never copies: it refuses, since no strides express t as 6 row-major elements.")],
         tensor: "r",
     },
     Lesson {
@@ -195,6 +200,7 @@ pub const LESSONS: &[Lesson] = &[
         explain: "permute and transpose only reorder strides; expand gives the new dimension stride 0, so every row reads the same cells.",
         trace: "a = arange(24.).reshape(2, 3, 4)\np = a.permute(2, 0, 1)\nt = a.transpose(0, 2)\nr = arange(3.).reshape(3, 1)\ne = r.expand(3, 4)\n",
         claims: &[Claim::Layout("p", &[1, 12, 4], 0), Claim::Layout("t", &[1, 4, 12], 0), Claim::Layout("e", &[1, 0], 0), Claim::Shares("e", "r")],
+        narration: &[(2, "permute reorders the strides: (12, 4, 1) becomes (1, 12, 4)."), (3, "transpose(0, 2) swaps the first and last strides."), (4, "r is a column: shape (3, 1)."), (5, "expand gives the new columns stride 0: every row reads one cell four times.")],
         tensor: "e",
     },
     Lesson {
@@ -203,6 +209,7 @@ pub const LESSONS: &[Lesson] = &[
         explain: "A slice or select starts part-way into the same storage: storage_offset says where.",
         trace: "a = arange(20.).reshape(4, 5)\ns = a[1:, 2:]\nrow = a.select(0, 2)\ncol = a[:, 3]\nx = s[1]\n",
         claims: &[Claim::Layout("s", &[5, 1], 7), Claim::Layout("row", &[1], 10), Claim::Layout("col", &[5], 3), Claim::Layout("x", &[1], 12), Claim::Shares("x", "a")],
+        narration: &[(2, "The slice starts at row 1, column 2: offset 1·5 + 2 = 7."), (3, "select(0, 2) drops the first dim: offset 2·5 = 10, strides (1,)."), (4, "A column: offset 3, stride 5."), (5, "Indexing a view composes: s's offset 7 plus one row of 5 is 12.")],
         tensor: "s",
     },
     Lesson {
@@ -211,6 +218,7 @@ pub const LESSONS: &[Lesson] = &[
         explain: "Step through: each in-place write marks the cells it touched and lists every tensor that observed it.",
         trace: "a = zeros(3, 4)\nrow = a[1]\ncol = a[:, 2]\nrow.fill_(1.)\ncol += 5\nb = a.clone()\na.zero_()\n",
         claims: &[Claim::SeenBy(4, &["a", "row", "col"]), Claim::SeenBy(5, &["a", "row", "col"]), Claim::SeenBy(7, &["a", "row", "col"]), Claim::Apart("b", "a")],
+        narration: &[(2, "row is a view of a's second row."), (3, "col is a view of a's third column; it crosses row at cell 6."), (4, "fill_ writes cells 4-7: a, row and col (through cell 6) all see it."), (5, "col += 5 writes cells 2, 6 and 10: row sees cell 6 change."), (6, "clone copies: b has its own storage."), (7, "zero_ on a reaches row and col, not the copy b.")],
         tensor: "a",
     },
     Lesson {
@@ -219,6 +227,7 @@ pub const LESSONS: &[Lesson] = &[
         explain: "Several elements of e share one cell (stride 0), so PyTorch refuses an in-place op that would write them all.",
         trace: "a = arange(3.).reshape(3, 1)\ne = a.expand(3, 4)\ne.add_(1)\n",
         claims: &[Claim::Layout("e", &[1, 0], 0), Claim::Fails(3, "overlap")],
+        narration: &[(2, "expand: stride 0 on the new dim, so e's 12 elements live in a's 3 cells."), (3, "An in-place add would write each cell four times: PyTorch refuses.")],
         tensor: "e",
     },
     Lesson {
@@ -227,6 +236,7 @@ pub const LESSONS: &[Lesson] = &[
         explain: "The input a.t() reads cells that the same statement writes, in another order: PyTorch raises instead of giving a result that depends on the loop order.",
         trace: "a = arange(9.).reshape(3, 3)\na += a.t()\n",
         claims: &[Claim::Fails(2, "overlap")],
+        narration: &[(2, "a.t() reads the cells a += writes, in another order: PyTorch refuses the partial overlap.")],
         tensor: "a",
     },
     Lesson {
@@ -235,6 +245,7 @@ pub const LESSONS: &[Lesson] = &[
         explain: "chunk splits the last dim of x into three views with x's strides (12, 1) and offsets 0, 4 and 8; q.mul_(-1) writes cells 0-3 and 12-15 of that storage, so x changes too while k and v do not.",
         trace: "# A fused QKV projection, split into its three parts.\nx = arange(24.).reshape(2, 12)\nq, k, v = x.chunk(3, dim=-1)\nq.mul_(-1)\n",
         claims: &[Claim::Layout("q", &[12, 1], 0), Claim::Layout("k", &[12, 1], 4), Claim::Layout("v", &[12, 1], 8), Claim::Shares("k", "x"), Claim::SeenBy(4, &["x", "q"])],
+        narration: &[(2, "x: 2 rows of 12, strides (12, 1)."), (3, "chunk makes three views of x with offsets 0, 4 and 8, all strides (12, 1)."), (4, "q's cells are 0-3 and 12-15: x changes there, k and v do not.")],
         tensor: "q",
     },
     Lesson {
@@ -243,6 +254,7 @@ pub const LESSONS: &[Lesson] = &[
         explain: "PyTorch gives f and p storages of their own; tinygrad keeps them as views of a, with a negative stride and a mask for the padding.",
         trace: "a = arange(6.).reshape(2, 3)\nf = a.flip(1)\np = pad(a, (1, 1))\n",
         claims: &[Claim::Apart("f", "a"), Claim::Apart("p", "a"), Claim::Tinygrad("f", &[3, -1], 2, Masked::No), Claim::Tinygrad("p", &[3, 1], -1, Masked::Yes)],
+        narration: &[(2, "PyTorch copies a flip; tinygrad keeps a view with stride -1 and offset 2."), (3, "pad copies in PyTorch; tinygrad's view masks the padding (offset -1, valid only inside).")],
         tensor: "p",
     },
     Lesson {
@@ -251,6 +263,7 @@ pub const LESSONS: &[Lesson] = &[
         explain: "tinygrad's PyTorch bridge reports the row-major strides of a tensor's shape, whatever its layout: for the transpose t, the column c and the expanded e it disagrees with PyTorch; a row such as s = a[1] is row-major already, so there it agrees (offset 4 in both).",
         trace: "a = arange(12.).reshape(3, 4)\nt = a.t()\ns = a[1]\nc = a[:, 1]\ne = a[0:1].expand(3, 4)\n",
         claims: &[Claim::BridgeLayout("t", Bridge::Differs), Claim::BridgeLayout("c", Bridge::Differs), Claim::BridgeLayout("e", Bridge::Differs), Claim::BridgeLayout("s", Bridge::Agrees), Claim::Layout("s", &[1], 4)],
+        narration: &[(2, "The bridge reports (3, 1) for t, the row-major strides of its shape; PyTorch says (1, 4)."), (3, "A row of a is row-major already: the bridge and PyTorch agree (offset 4)."), (4, "A column: PyTorch's stride is 4, the bridge reports 1."), (5, "Expanded rows: PyTorch's stride 0 becomes the bridge's row-major 4.")],
         tensor: "t",
     },
     Lesson {
@@ -265,6 +278,7 @@ pub const LESSONS: &[Lesson] = &[
             Claim::BridgeValues("a", Bridge::Differs),
             Claim::BridgeValues("b", Bridge::Agrees),
         ],
+        narration: &[(2, "PyTorch copies here; the bridge keeps b as a view of a (a reshape of a transpose)."), (3, "PyTorch's write changes b only. The bridge's write scatters into a at b's flat positions: a diverges.")],
         tensor: "a",
     },
     Lesson {
@@ -278,6 +292,7 @@ pub const LESSONS: &[Lesson] = &[
             Claim::BridgeSeenBy(3, &["w"]),
             Claim::BridgeValues("a", Bridge::Differs),
         ],
+        narration: &[(2, "unfold is a view in PyTorch; in the bridge it is a tensor of its own."), (3, "PyTorch zeroes a's cells through w; the bridge changes w only.")],
         tensor: "a",
     },
     Lesson {
@@ -286,6 +301,7 @@ pub const LESSONS: &[Lesson] = &[
         explain: "Every element of b reads one of a's three cells, so PyTorch refuses b += ... . The bridge checks no overlap: it computes the value whole and scatters it into a, where the last duplicate wins, so a ends as [3, 4, 5].",
         trace: "a = zeros(3)\nb = a.expand(2, 3)\nb += arange(6.).reshape(2, 3)\n",
         claims: &[Claim::Fails(3, "overlap"), Claim::BridgeRuns(3), Claim::BridgeValues("a", Bridge::Differs)],
+        narration: &[(2, "b reads a's 3 cells, each twice."), (3, "PyTorch refuses the write; the bridge scatters 6 values into 3 cells, the later duplicates winning.")],
         tensor: "a",
     },
     Lesson {
@@ -299,6 +315,7 @@ pub const LESSONS: &[Lesson] = &[
             Claim::BridgeSeenBy(3, &["a", "b"]),
             Claim::BridgeValues("a", Bridge::Differs),
         ],
+        narration: &[(2, "PyTorch copies the transpose; the bridge returns a itself."), (3, "PyTorch's write changes the copy only; the bridge's changes a.")],
         tensor: "a",
     },
     Lesson {
@@ -307,6 +324,7 @@ pub const LESSONS: &[Lesson] = &[
         explain: "cl holds x's values with strides (24, 1, 12, 3), so the format column reads channels_last. An elementwise result is laid out like the first operand whose strides decide the order: a = cl + 1 and b = cl + ones(...) stay channels_last, while c = ones(...) + cl is contiguous.",
         trace: "x = arange(48.).reshape(2, 3, 2, 4)\ncl = x.contiguous(memory_format=torch.channels_last)\na = cl + 1\nb = cl + ones(2, 3, 2, 4)\nc = ones(2, 3, 2, 4) + cl\n",
         claims: &[Claim::Layout("cl", &[24, 1, 12, 3], 0), Claim::Layout("a", &[24, 1, 12, 3], 0), Claim::Layout("b", &[24, 1, 12, 3], 0), Claim::Layout("c", &[24, 8, 4, 1], 0)],
+        narration: &[(2, "Same values, memory in N-H-W-C order: strides (24, 1, 12, 3)."), (3, "An elementwise result takes the layout of its operand: channels_last."), (4, "cl decides the order here too."), (5, "The first operand is contiguous, so the result is contiguous.")],
         tensor: "a",
     },
     Lesson {
@@ -315,6 +333,7 @@ pub const LESSONS: &[Lesson] = &[
         explain: "i = x.view(torch.int32) reads x's bytes as int32: the same storage and strides, no copy. i += 1 adds one to each float's bit pattern, so x moves by one unit in the last place and both versions step. u = x.view(torch.uint8) reads the same 12 bytes as 12 elements.",
         trace: "x = torch.tensor([1., 2., -0.5])\ni = x.view(torch.int32)\nu = x.view(torch.uint8)\ni += 1\n",
         claims: &[Claim::Shares("i", "x"), Claim::Shares("u", "x"), Claim::SeenBy(4, &["x", "i", "u"])],
+        narration: &[(2, "The same 12 bytes read as three int32: one storage, no copy."), (3, "The same bytes as 12 uint8."), (4, "Adding 1 to each bit pattern moves every float by one unit in the last place: x, i and u all change.")],
         tensor: "i",
     },
     Lesson {
@@ -323,6 +342,7 @@ pub const LESSONS: &[Lesson] = &[
         explain: "An IDX file opens with a 16-byte header (magic, count, rows, cols): slicing it off makes images a view of the raw bytes at storage_offset 16, with no copy.",
         trace: "raw = dataset(\"mnist-t10k-images-1k\")\nimages = raw[0x10:].reshape(-1, 1, 28, 28)\nfirst = images[0, 0]\n",
         claims: &[Claim::Shares("images", "raw"), Claim::Layout("images", &[784, 784, 28, 1], 16)],
+        narration: &[(1, "The raw file: 16 header bytes, then 1,000 images of 784 bytes."), (2, "Slicing off the header is offset 16; the reshape is a view."), (3, "The first image: offset 16, strides (28, 1).")],
         tensor: "images",
     },
     Lesson {
@@ -338,6 +358,7 @@ v = x[::2]          # a view of x
 v[v > 3] = 0        # a mask write through the view lands in x
 ",
         claims: &[Claim::Apart("y", "x"), Claim::SeenBy(4, &["y"]), Claim::SeenBy(5, &["x"]), Claim::Shares("v", "x"), Claim::SeenBy(7, &["x", "v"])],
+        narration: &[(3, "A tensor index reads into a new storage."), (4, "y is a copy: x does not change."), (5, "index_put_ writes x's cells 1 and 3."), (6, "v is a view: every other cell of x."), (7, "The mask write goes through v into x.")],
         tensor: "x",
     },
     Lesson {
@@ -352,6 +373,7 @@ w.clamp_(min=0)
 print(x)
 ",
         claims: &[Claim::Shares("w", "x"), Claim::SeenBy(5, &["x", "w"])],
+        narration: &[(2, "Seeding PyTorch's CPU generator."), (3, "The same 16 numbers PyTorch draws."), (4, "w is a view of x, transposed."), (5, "clamp_ through w zeroes x's negative cells."), (6, "print shows x as PyTorch prints it.")],
         tensor: "x",
     },
     Lesson {
@@ -364,6 +386,7 @@ for i, row in enumerate(x):
     print(f\"after row {i}: x._version = {x._version}\")
 ",
         claims: &[Claim::SeenBy(3, &["x", "row"])],
+        narration: &[(2, "Each iteration binds row to a view of one row of x."), (3, "A read, an add and a copy back into x: its version moves by two."), (4, "print shows the version after each iteration.")],
         tensor: "x",
     },
     Lesson {
@@ -372,6 +395,7 @@ for i, row in enumerate(x):
         explain: "sigmoid saves its output for backward. y.mul_(2) writes that output in place and bumps its version: the step already says the saved tensor is stale, and backward() two lines later fails with PyTorch's message.",
         trace: "x = torch.tensor([0.5, 1.0, 1.5], requires_grad=True)\ny = x.sigmoid()\ny.mul_(2)          # y is saved by SigmoidBackward0: now stale\ny.sum().backward() # fails, as in PyTorch\n",
         claims: &[Claim::Fails(4, "autograd")],
+        narration: &[(2, "sigmoid saves its output y for backward: version 0."), (3, "The in-place write bumps y's version to 1: the saved tensor is stale, and the step says so."), (4, "backward finds version 1 where it saved version 0, and raises PyTorch's error.")],
         tensor: "y",
     },
     Lesson {
@@ -380,6 +404,7 @@ for i, row in enumerate(x):
         explain: "y.data shares y's storage but not its version counter, so zeroing it leaves nothing stale and backward runs: x.grad comes out as zeros instead of e. detach() shares the counter and would have failed instead.",
         trace: "x = torch.ones(3, requires_grad=True)\ny = x.exp()\ny.data.zero_()     # same storage, new version counter\ny.sum().backward() # no error\ng = x.grad         # zeros: wrong, and nothing said so\n",
         claims: &[Claim::Values("g", &[0.0, 0.0, 0.0])],
+        narration: &[(2, "exp saves its output y for backward."), (3, ".data shares y's storage but not its version counter: nothing is marked stale."), (4, "backward runs with the zeroed values."), (5, "The gradient is zeros instead of e, and nothing said so.")],
         tensor: "g",
     },
     Lesson {
@@ -388,6 +413,7 @@ for i, row in enumerate(x):
         explain: "A leaf that requires grad refuses in-place writes while autograd records; under torch.no_grad() the same write is an optimizer step that bumps w's version. The last line, outside no_grad, is refused.",
         trace: "w = torch.ones(3, requires_grad=True)\n(w * 2).sum().backward()\nwith torch.no_grad():\n    w -= 0.1 * w.grad\nw += 1\n",
         claims: &[Claim::Fails(5, "autograd")],
+        narration: &[(2, "backward fills w.grad."), (3, "Under no_grad, autograd records nothing."), (4, "An optimizer step: the leaf is written in place, its version moves."), (5, "Outside no_grad, an in-place write to a leaf that requires grad is refused.")],
         tensor: "w",
     },
     Lesson {
@@ -396,6 +422,7 @@ for i, row in enumerate(x):
         explain: "unbind, split and chunk return views that share one backward node; PyTorch forbids writing one of them in place while autograd records, and so does the trace.",
         trace: "x = torch.ones(2, 3, requires_grad=True)\ny = x * 1\na, b = y.unbind()\na.mul_(2)\n",
         claims: &[Claim::Shares("a", "y"), Claim::Fails(4, "autograd")],
+        narration: &[(2, "y is not a leaf: it has a grad_fn."), (3, "unbind returns views that share one backward node."), (4, "Writing one of them in place is refused while autograd records.")],
         tensor: "a",
     },
 ];

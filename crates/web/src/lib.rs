@@ -116,7 +116,10 @@ pub fn lessons_json() -> Json {
                     tensor: Some(l.tensor.to_string()),
                     backend: None,
                 });
-                json!({"id": l.id, "title": l.title, "explain": l.explain, "trace": l.trace, "tensor": l.tensor, "fragment": fragment})
+                let narration: serde_json::Map<String, Json> =
+                    l.narration.iter().map(|(line, text)| (line.to_string(), json!(text))).collect();
+                json!({"id": l.id, "title": l.title, "explain": l.explain, "trace": l.trace, "tensor": l.tensor,
+                    "narration": narration, "fragment": fragment})
             })
             .collect(),
     )

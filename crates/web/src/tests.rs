@@ -219,6 +219,12 @@ fn lessons_end_as_they_claim() {
         assert!(s.step_count() > 1, "lesson {}", l.id);
         assert!(!l.claims.is_empty(), "lesson {} claims nothing the tests can check", l.id);
         assert_eq!(l.verify(), Vec::<String>::new(), "lesson {}: {}", l.id, l.explain);
+        // Narration is shown at the step of its line: each line must be a statement that runs.
+        let lines: Vec<&Json> = out["steps"].as_array().into_iter().flatten().map(|s| &s["line"]).collect();
+        assert!(!l.narration.is_empty(), "lesson {} has no narration", l.id);
+        for (line, _) in l.narration {
+            assert!(lines.contains(&&json!(line)), "lesson {}: no statement runs on line {line}", l.id);
+        }
     }
     let gallery = lessons_json();
     for (l, j) in lessons::LESSONS.iter().zip(gallery.as_array().into_iter().flatten()) {
