@@ -367,6 +367,7 @@ fn a_lesson_whose_text_contradicts_the_report_fails() {
             lessons::Claim::SeenBy(4, &["a", "c"]),
             lessons::Claim::Fails(4, "overlap"),
         ],
+        narration: &[],
         tensor: "s",
     };
     let wrong = l.verify();
