@@ -84,6 +84,21 @@ fn each_step_carries_the_bridge_write_plan_and_who_sees_it() {
 }
 
 #[test]
+fn copy_of_a_broadcast_source_fails_only_on_the_reshape_path() {
+    // a is a reshape of arange's result: the fast path reshapes the unbroadcast (1,) value to
+    // the base's 12 elements and fails where PyTorch broadcasts.
+    let r = bridge_of("a = arange(12.).reshape(6, 2)\na.copy_(ones(1))");
+    assert_eq!(r.pointer("/error"), Some(&Value::Null));
+    assert_eq!(r.pointer("/bridge/error_line"), Some(&json!(2)));
+    assert_eq!(r.pointer("/bridge/error"), Some(&json!("size mismatch, can't reshape ((1,)) -> ((12,))")));
+    // The base itself assigns with broadcasting; a slice takes the general path, which does too.
+    let r = bridge_of("b = zeros(6, 2)\nb.copy_(ones(1))\nc = arange(12.).reshape(3, 4)[1:]\nc.copy_(ones(1))");
+    assert_eq!(r.pointer("/bridge/error_line"), Some(&Value::Null));
+    assert_eq!(values(&r, "/bridge/tensors/b/values"), vec![1.0; 12]);
+    assert_eq!(values(&r, "/bridge/tensors/c/values"), vec![1.0; 8]);
+}
+
+#[test]
 fn writes_through_unfold_do_not_reach_the_base() {
     let r = bridge_of("a = arange(10.)\nb = a.unfold(0, 4, 2)\nb.zero_()");
     assert_eq!(values(&r, "/bridge/tensors/a/values"), (0..10).map(f64::from).collect::<Vec<_>>());
@@ -127,9 +142,7 @@ fn out_casts_and_inplace_checks_follow_the_bridge_op_table() {
 /// They are kept failing here so the list stays true: a fix removes its entry.
 const KNOWN: &[(&str, &str)] = &[
     ("random/007", "an unfold stays a lazy tinygrad view of a realized base: a later write into the base's buffer through the general write path reaches it (modelled as a copy)"),
-    ("random/017", "copy_ from a broadcast source: the bridge reshapes the value to the base's shape and raises"),
     ("random/018", "as random/007"),
-    ("random/019", "as random/017"),
     ("random/038", "clone() of a lazy view is not isolated from a later fill_ of the view's base"),
     ("random/039", "the bridge raises later, on adding an unfold (shape mismatch), after overlapping adds"),
     ("random/060", "t() and copy_ from a broadcast source on a 3-d tensor"),

@@ -32,7 +32,7 @@
 //! The bridge keeps running where PyTorch raises and stops where it fails itself (an error
 //! the engine raises under these rules too: a shape mismatch, an unknown op).
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 pub use crate::semantics::{Mirror, Semantics, WritePath, WritePlan};
 use crate::tensor::{Engine, Event, Tensor, Write};
 use crate::uop::{BinaryOp, StorageId};
@@ -72,6 +72,30 @@ impl Engine {
         let positions = src.layout().storage_indices();
         self.mirrors.push(Mirror { view, base, positions });
         Ok(copy)
+    }
+
+    /// The bridge's `copy_` of a source that needs broadcasting: it hands the value to
+    /// `_apply_inplace` unbroadcast, and the reshape fast path (a target that is a view covering
+    /// its whole base in order) reshapes it to the base's shape, which fails unless the element
+    /// counts agree. The base itself (`assign`) and the general path (a scatter) broadcast.
+    /// A view that covers its base in order is taken to be a reshape chain (a full slice of a
+    /// base is one too, in this model). The base's shape is not kept, so its element count
+    /// stands for it in the message.
+    pub(crate) fn bridge_check_copy(&mut self, target: &Tensor, src_shape: &[usize]) -> Result<()> {
+        let numel = |s: &[usize]| s.iter().product::<usize>();
+        if !self.is_bridge() || !target.is_view() || numel(src_shape) == numel(target.shape()) {
+            return Ok(());
+        }
+        let Ok(s) = self.storage_id(target) else { return Ok(()) };
+        let plan = self.write_plan(s, &target.layout().storage_indices());
+        if plan.path() != WritePath::Assign {
+            return Ok(());
+        }
+        let tuple = |s: &[usize]| match s {
+            [n] => format!("({n},)"),
+            _ => format!("({})", s.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
+        };
+        Err(Error::Value(format!("size mismatch, can't reshape ({}) -> ({})", tuple(src_shape), tuple(&[plan.base_len]))))
     }
 
     /// The bridge's plan for a write of `elements` (storage indices in the target's element

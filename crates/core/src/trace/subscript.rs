@@ -179,6 +179,9 @@ pub(super) fn copy_into(run: &mut RunContext, target: &Tensor, src: &Tensor, op:
     if shape != target.shape() {
         bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", target.shape(), shape);
     }
+    if op == "copy_" {
+        run.engine.bridge_check_copy(&target, src.shape())?;
+    }
     let tracked = run.engine.inplace_tracked(&target, &[src]);
     let old = if tracked { Some(run.engine.begin_inplace_unread(&target)?) } else { None };
     let node = run.engine.value_node(&Operand::Tensor(src.clone()), target.dtype(), target.shape())?;
