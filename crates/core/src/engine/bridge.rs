@@ -28,6 +28,8 @@
 //!   an input (`a += a.t()`, `x[2:] += x[:4]`); the bridge runs them.
 //! - **`out=`** (`wrap_out`) casts the result to the output's dtype instead of PyTorch's
 //!   "can't be cast" error.
+//! - **`copy_`** hands its source over unbroadcast: through the reshape fast path a source of
+//!   another element count fails ("size mismatch, can't reshape"), where PyTorch broadcasts.
 //!
 //! The bridge keeps running where PyTorch raises and stops where it fails itself (an error
 //! the engine raises under these rules too: a shape mismatch, an unknown op).
