@@ -97,7 +97,11 @@ impl Engine {
             [n] => format!("({n},)"),
             _ => format!("({})", s.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
         };
-        Err(Error::Value(format!("size mismatch, can't reshape ({}) -> ({})", tuple(src_shape), tuple(&[plan.base_len]))))
+        Err(Error::Value(format!(
+            "size mismatch, can't reshape ({}) -> ({})",
+            tuple(src_shape),
+            tuple(&[plan.base_len])
+        )))
     }
 
     /// The bridge's plan for a write of `elements` (storage indices in the target's element
