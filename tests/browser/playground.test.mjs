@@ -399,6 +399,27 @@ test('the current statement stays in view, and Alt+arrows step from the editor',
   await page.close();
 });
 
+test('the tensor list and the file pickers work from the keyboard', async () => {
+  const { page, errors } = await open(base);
+  await page.goto(`${base}#${await fragment(page, 'a = arange(4.)\nb = a[1:]\nc = b * 2\n', null, 'a')}`);
+  await page.waitForSelector('#tensors tr[data-name="c"]');
+  await page.focus('#tensors tr[data-name="a"]');
+  const selected = () => page.$$eval('#tensors tr.selected', (r) => r.map((e) => e.dataset.name));
+  await page.keyboard.press('ArrowDown');
+  assert.deepEqual(await selected(), ['b']);
+  await page.keyboard.press('ArrowDown');
+  assert.deepEqual(await selected(), ['c']);
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.name), 'c');
+  assert.match(await page.textContent('#values-name'), /^c /);
+  await page.keyboard.press('ArrowUp');
+  assert.deepEqual(await selected(), ['b']);
+  // Every file picker is a focusable button.
+  const pickers = await page.$$eval('label.button', (ls) => ls.map((l) => l.tabIndex));
+  assert.ok(pickers.length >= 3 && pickers.every((t) => t === 0), String(pickers));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 const KERNEL_TRACE = 'a = arange(4096.).reshape(64, 64)\nb = (a.t() * 2 + 1).sum(1)\n';
 
 /** Opens KERNEL_TRACE, runs the last step's kernels from the panel and returns what it drew. */

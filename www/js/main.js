@@ -192,6 +192,12 @@ function wire() {
     };
   }
   wireHover();
+  // File pickers are labels around hidden inputs: Enter or Space opens them from the keyboard.
+  for (const label of document.querySelectorAll('label.button[tabindex]')) {
+    label.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); label.querySelector('input[type=file]').click(); }
+    });
+  }
 }
 
 /** Appends a statement to the trace and stands after it with `tensor` selected. */

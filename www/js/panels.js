@@ -66,7 +66,7 @@ export function drawTensors(state, selected, onSelect) {
   const rows = Object.entries(state.tensors).map(([name, t]) => {
     if (t.error) return h('tr', { dataset: { name } }, h('td', { class: 'mono' }, name), h('td', { colspan: 9, class: 'bad' }, t.error));
     const changed = state.step && state.step.tensors_changed && state.step.tensors_changed.includes(name);
-    return h('tr', { dataset: { name }, class: [name === selected ? 'selected' : '', changed ? 'changed' : ''].join(' ').trim() || undefined, onclick: () => onSelect(name) },
+    return h('tr', { dataset: { name }, tabindex: 0, 'aria-selected': String(name === selected), class: [name === selected ? 'selected' : '', changed ? 'changed' : ''].join(' ').trim() || undefined, onclick: () => onSelect(name), onkeydown: (e) => rowKey(e, name, onSelect) },
       h('td', { class: 'mono' }, name),
       h('td', { class: 'mono' }, tuple(t.shape)),
       h('td', {}, t.dtype),
@@ -79,6 +79,18 @@ export function drawTensors(state, selected, onSelect) {
       autogradCell(t.autograd));
   });
   fill($('#tensors'), h('thead', {}, head), h('tbody', {}, rows.length ? rows : h('tr', {}, h('td', { colspan: 10, class: 'dim' }, 'No tensors yet.'))));
+}
+
+/** Keyboard selection in the tensor list: ↑/↓ select the row above or below, Enter or Space this one. */
+function rowKey(e, name, onSelect) {
+  const row = e.currentTarget;
+  const next = e.key === 'ArrowDown' ? row.nextElementSibling : e.key === 'ArrowUp' ? row.previousElementSibling : e.key === 'Enter' || e.key === ' ' ? row : null;
+  if (!next || !next.dataset.name) return;
+  e.preventDefault();
+  onSelect(next.dataset.name);
+  // The list is redrawn on selection: focus the new row with that name.
+  const again = document.querySelector(`#tensors tr[data-name="${CSS.escape(next.dataset.name)}"]`);
+  if (again) again.focus();
 }
 
 /** Where tinygrad's PyTorch bridge disagrees about a tensor: its values, its strides/offset. */
