@@ -28,8 +28,9 @@ let suggestion = null;
 
 /** Scrolls the editor so that `line` is inside it, centred when it was out of view. */
 function showLine(line) {
-  const height = parseFloat(getComputedStyle(source).lineHeight) || 18;
-  const pad = parseFloat(getComputedStyle(source).paddingTop) || 0;
+  const style = getComputedStyle(source);
+  const height = parseFloat(style.lineHeight) || 18;
+  const pad = parseFloat(style.paddingTop) || 0;
   const top = pad + (line - 1) * height;
   if (top < source.scrollTop || top + height > source.scrollTop + source.clientHeight) {
     source.scrollTop = Math.max(0, top - (source.clientHeight - height) / 2);

@@ -266,7 +266,11 @@ impl Run {
         let writes = std::mem::take(&mut self.writes);
         // The bridge's refreshed views count among the observers, not among the writes.
         let refreshed = self.engine.take_refreshed();
-        let tensors_changed = self.observers(&[&writes[..], &refreshed[..]].concat());
+        let tensors_changed = if refreshed.is_empty() {
+            self.observers(&writes)
+        } else {
+            self.observers(&[&writes[..], &refreshed[..]].concat())
+        };
         let stale = self.newly_stale();
         let events = self.events_start..self.engine.events().len();
         self.steps.push(Step {
