@@ -20,12 +20,14 @@ pub mod onnx;
 pub mod random;
 pub mod schedule;
 pub mod semantics;
+mod sgemm;
 pub mod shape;
 pub mod share;
 pub mod strided;
 pub mod tensor;
 pub mod torch;
 pub mod trace;
+pub mod train;
 pub mod uop;
 
 pub use dtype::DType;

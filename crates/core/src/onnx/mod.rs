@@ -1,7 +1,7 @@
 //! The ONNX front end: reads a serialized `ModelProto` into a small [`Model`] that the rest of
 //! the core can walk, and checks up front that it is something the core can run — an opset it
 //! knows and only ops it implements — so a user gets one clear refusal instead of a failure deep
-//! inside execution.
+//! inside execution. [`GraphBuilder`] writes models the other way (the training plan exports with it).
 //!
 //! Decoding uses prost with the `onnx.proto` types generated once and committed
 //! (`tools/models/onnx-proto`), which keeps the build free of `protoc` and of build scripts, and
@@ -12,9 +12,11 @@ mod node;
 #[allow(clippy::all, clippy::pedantic)]
 pub mod proto;
 mod tensor;
+mod write;
 
 pub use node::{Attribute, Node};
 pub use tensor::{read_tensor, ElemType, Tensor, TensorData};
+pub use write::{AttrValue, DimSpec, GraphBuilder};
 
 use std::collections::{BTreeMap, HashSet};
 

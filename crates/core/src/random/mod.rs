@@ -20,6 +20,19 @@ use mt19937::Mt19937;
 /// clock at startup; `torch.manual_seed(67280421310721)` gives these numbers there.)
 pub const DEFAULT_SEED: u64 = 67_280_421_310_721;
 
+/// PyTorch's `reset_parameters()` bounds for `nn.Linear` and `nn.Conv2d` with `fan_in` inputs
+/// per output: the weight's `kaiming_uniform_(a=√5)` bound and the bias's `1/√fan_in`,
+/// computed with PyTorch's own sequence of float64 operations.
+pub fn default_init_bounds(fan_in: usize) -> (f64, f64) {
+    if fan_in == 0 {
+        return (0.0, 0.0);
+    }
+    let a = 5f64.sqrt();
+    let gain = (2.0 / (1.0 + a * a)).sqrt();
+    let std = gain / (fan_in as f64).sqrt();
+    (3f64.sqrt() * std, 1.0 / (fan_in as f64).sqrt())
+}
+
 /// One `torch.Generator` (the default one included).
 #[derive(Clone, Debug)]
 pub struct Generator {

@@ -329,22 +329,14 @@ fn init_weight_and_bias(
     fan_in: usize,
     bias: bool,
 ) -> Result<()> {
-    let bound = if fan_in == 0 {
-        0.0
-    } else {
-        let a = 5f64.sqrt();
-        let gain = (2.0 / (1.0 + a * a)).sqrt();
-        let std = gain / (fan_in as f64).sqrt();
-        3f64.sqrt() * std
-    };
+    let (bound, bias_bound) = crate::random::default_init_bounds(fan_in);
     if fan_in == 0 && weight.iter().product::<usize>() > 0 {
         bail!(Value, "Initializing zero-element tensors is a no-op");
     }
     let w = uniform_parameter(run, weight, bound)?;
     layer.params.borrow_mut().push(("weight".into(), w));
     if bias {
-        let bound = if fan_in > 0 { 1.0 / (fan_in as f64).sqrt() } else { 0.0 };
-        let b = uniform_parameter(run, &weight[..1], bound)?;
+        let b = uniform_parameter(run, &weight[..1], bias_bound)?;
         layer.params.borrow_mut().push(("bias".into(), b));
     }
     Ok(())
