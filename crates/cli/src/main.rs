@@ -4,6 +4,7 @@
 mod error;
 mod kernels;
 mod model;
+mod train;
 
 use clap::{Parser, Subcommand};
 use error::{read_file, read_limited, write_stdout, Error, Result};
@@ -67,6 +68,9 @@ enum Command {
     /// Run ONNX models on dataset images and write captures.
     #[command(subcommand)]
     Model(model::ModelCommand),
+    /// Train the sample MNIST CNN on the CPU as PyTorch would (same initialisation, batch
+    /// order, loss and optimizer), with a per-step JSON log and ONNX or capture export.
+    Train(train::TrainArgs),
     /// Print a share link that replays the trace exactly.
     Url {
         /// FILE or `-`.
@@ -101,6 +105,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Model(cmd) => model::main(cmd),
+        Command::Train(args) => match train::main(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => e.report(args.json()),
+        },
         Command::Run { input, json, steps, graph, files, backend, repeats, trace_out } => {
             match run(
                 &input,

@@ -139,8 +139,13 @@ fn images(images: &Images) -> Result<HostTensor> {
 fn capture(model_path: &str, out: &str, batch: usize) -> Result<()> {
     let bytes = read_file(model_path, MAX_MODEL_BYTES)?;
     let (manifest, weights) = capture_onnx(file_name(model_path), &bytes, batch)?;
+    write_capture(out, &manifest, &weights)
+}
+
+/// Writes `out/manifest.json` and the weights file beside it (creating `out`).
+pub fn write_capture(out: &str, manifest: &capture::Manifest, weights: &[u8]) -> Result<()> {
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, &e))?;
-    let text = serde_json::to_string_pretty(&manifest).map_err(|e| Error::new("io", e.to_string()))?;
+    let text = serde_json::to_string_pretty(manifest).map_err(|e| Error::new("io", e.to_string()))?;
     let dir = std::path::Path::new(out);
     std::fs::write(dir.join("manifest.json"), text + "\n")
         .map_err(|e| Error::io(&format!("{out}/manifest.json"), &e))?;

@@ -44,26 +44,28 @@ impl ConvGeometry {
         self.out_channels * self.positions()
     }
 
-    /// Calls `f(row, position, input index)` for every column-matrix cell that reads the
-    /// input (cells in the padding read zero and are skipped).
-    fn for_each_tap(&self, mut f: impl FnMut(usize, usize, usize)) {
-        let (k, p, oh, ow) = (self.kernel, self.padding as isize, self.out_height(), self.out_width());
+    /// Calls `f(row, first position, first input index, length)` for every run of
+    /// column-matrix cells that read consecutive inputs (cells in the padding read zero and
+    /// are in no run): one run per input channel, kernel tap and output row.
+    fn for_each_run(&self, mut f: impl FnMut(usize, usize, usize, usize)) {
+        let (k, p, oh, ow) = (self.kernel, self.padding, self.out_height(), self.out_width());
         for c in 0..self.in_channels {
             for ky in 0..k {
                 for kx in 0..k {
                     let row = (c * k + ky) * k + kx;
+                    // Output columns ox whose input column ox + kx - p is inside the image.
+                    let ox0 = p.saturating_sub(kx);
+                    let ox1 = (self.width + p).saturating_sub(kx).min(ow);
+                    if ox0 >= ox1 {
+                        continue;
+                    }
                     for oy in 0..oh {
-                        let iy = oy as isize + ky as isize - p;
-                        if iy < 0 || iy >= self.height as isize {
+                        let iy = oy + ky;
+                        if iy < p || iy - p >= self.height {
                             continue;
                         }
-                        let base = (c * self.height + iy as usize) * self.width;
-                        for ox in 0..ow {
-                            let ix = ox as isize + kx as isize - p;
-                            if ix >= 0 && ix < self.width as isize {
-                                f(row, oy * ow + ox, base + ix as usize);
-                            }
-                        }
+                        let src = (c * self.height + iy - p) * self.width + ox0 + kx - p;
+                        f(row, oy * ow + ox0, src, ox1 - ox0);
                     }
                 }
             }
@@ -79,7 +81,7 @@ pub fn conv_forward(g: &ConvGeometry, x: &[f32], w: &[f32], b: &[f32], y: &mut [
         let xi = &x[i * g.input_len()..][..g.input_len()];
         let ci = &mut cols[i * taps * pos..][..taps * pos];
         ci.fill(0.0);
-        g.for_each_tap(|row, p, src| ci[row * pos + p] = xi[src]);
+        g.for_each_run(|row, p, src, n| ci[row * pos + p..][..n].copy_from_slice(&xi[src..][..n]));
         let yi = &mut y[i * g.output_len()..][..g.output_len()];
         for (o, plane) in yi.chunks_exact_mut(pos).enumerate() {
             plane.fill(b[o]);
@@ -120,26 +122,27 @@ pub fn conv_backward(
         sgemm((taps, g.out_channels, pos), 1.0, w, (1, taps as isize), dyi, (pos as isize, 1), 0.0, scratch, pos);
         let dxi = &mut dx[i * g.input_len()..][..g.input_len()];
         dxi.fill(0.0);
-        g.for_each_tap(|row, p, dst| dxi[dst] += scratch[row * pos + p]);
+        g.for_each_run(|row, p, dst, n| {
+            for (d, s) in dxi[dst..][..n].iter_mut().zip(&scratch[row * pos + p..][..n]) {
+                *d += s;
+            }
+        });
     }
 }
 
-/// `max(x, 0)` in place.
-pub fn relu_forward(x: &mut [f32]) {
-    for v in x {
-        // `v > 0` keeps NaN out of the zero branch, as PyTorch's `clamp_min` propagates NaN.
-        if !(*v > 0.0 || v.is_nan()) {
-            *v = 0.0;
-        }
+/// `y = max(x, 0)`; NaN stays NaN (`v < 0` is false for it), as PyTorch's `clamp_min` keeps it.
+/// A select, not a branch, so the loop vectorises.
+pub fn relu_forward(x: &[f32], y: &mut [f32]) {
+    for (o, &v) in y.iter_mut().zip(x) {
+        *o = if v < 0.0 { 0.0 } else { v };
     }
 }
 
-/// `threshold_backward(dy, y, 0)`: the gradient where the result is positive, zero elsewhere.
-pub fn relu_backward(y: &[f32], dy: &mut [f32]) {
-    for (g, &v) in dy.iter_mut().zip(y) {
-        if v <= 0.0 {
-            *g = 0.0;
-        }
+/// `threshold_backward(dy, y, 0)`: the gradient where the result is above zero (or NaN),
+/// zero elsewhere.
+pub fn relu_backward(y: &[f32], dy: &[f32], dx: &mut [f32]) {
+    for ((d, &g), &v) in dx.iter_mut().zip(dy).zip(y) {
+        *d = if v <= 0.0 { 0.0 } else { g };
     }
 }
 
@@ -151,23 +154,47 @@ pub fn maxpool_forward(x: &[f32], planes: usize, (h, w): (usize, usize), k: usiz
     for p in 0..planes {
         let xp = &x[p * h * w..][..h * w];
         for oy in 0..oh {
+            let o = (p * oh + oy) * ow;
+            let (yr, ar) = (&mut y[o..][..ow], &mut argmax[o..][..ow]);
+            if k == 2 {
+                let base = p * h * w + 2 * oy * w;
+                pool2_row(&xp[2 * oy * w..][..2 * w], w, base, yr, ar);
+                continue;
+            }
             for ox in 0..ow {
-                let (mut best, mut at) = (f32::NEG_INFINITY, oy * k * w + ox * k);
+                // The first cell starts as the maximum (PyTorch starts from -inf at the first
+                // index, which the first cell replaces or equals).
+                let first = oy * k * w + ox * k;
+                let (mut best, mut at) = (xp[first], first);
                 for ky in 0..k {
-                    for kx in 0..k {
-                        let i = (oy * k + ky) * w + ox * k + kx;
-                        let v = xp[i];
-                        if v > best || v.is_nan() {
-                            best = v;
-                            at = i;
-                        }
+                    let row = (oy * k + ky) * w + ox * k;
+                    for (kx, &v) in xp[row..row + k].iter().enumerate() {
+                        let take = v > best || v.is_nan();
+                        best = if take { v } else { best };
+                        at = if take { row + kx } else { at };
                     }
                 }
-                let o = (p * oh + oy) * ow + ox;
-                y[o] = best;
-                argmax[o] = (p * h * w + at) as u32;
+                yr[ox] = best;
+                ar[ox] = (p * h * w + at) as u32;
             }
         }
+    }
+}
+
+/// One output row of a 2×2 pool: `rows` is the two input rows, `base` the first one's index.
+fn pool2_row(rows: &[f32], w: usize, base: usize, y: &mut [f32], argmax: &mut [u32]) {
+    let (r0, r1) = rows.split_at(w);
+    let cells = r0.chunks_exact(2).zip(r1.chunks_exact(2));
+    for (ox, ((top, bottom), (y, at))) in cells.zip(y.iter_mut().zip(argmax.iter_mut())).enumerate() {
+        let i = (base + 2 * ox) as u32;
+        let (mut best, mut arg) = (top[0], i);
+        for (v, j) in [(top[1], i + 1), (bottom[0], i + w as u32), (bottom[1], i + w as u32 + 1)] {
+            let take = v > best || v.is_nan();
+            best = if take { v } else { best };
+            arg = if take { j } else { arg };
+        }
+        *y = best;
+        *at = arg;
     }
 }
 
@@ -322,6 +349,11 @@ mod tests {
         assert!(y[1].is_nan());
         assert_eq!(at, [1, 6]);
         let mut dx = [9.0; 8];
+        let (mut r, mut dr) = ([0.0; 4], [0.0; 4]);
+        relu_forward(&[-1.0, 0.0, f32::NAN, 2.0], &mut r);
+        assert!(r[0] == 0.0 && r[1] == 0.0 && r[2].is_nan() && r[3] == 2.0);
+        relu_backward(&r, &[5.0; 4], &mut dr);
+        assert_eq!(dr, [0.0, 0.0, 5.0, 5.0]);
         maxpool_backward(&[1.0, 2.0], &at, &mut dx);
         assert_eq!(dx, [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0]);
     }

@@ -139,6 +139,43 @@ impl Dataset<'_> {
     }
 }
 
+/// An image file and its labels read into memory (IDX, gzipped or not): what a [`Dataset`]
+/// borrows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LabelledImages {
+    pub images: Vec<u8>,
+    pub labels: Vec<u8>,
+    /// One image's height and width.
+    pub size: (usize, usize),
+}
+
+impl LabelledImages {
+    /// Reads an IDX image file (`N×H×W` bytes) and its label file (`N` bytes), refusing files
+    /// whose counts differ.
+    pub fn read_idx(images: (&str, &[u8]), labels: (&str, &[u8])) -> Result<LabelledImages> {
+        let open = |(name, bytes): (&str, &[u8])| -> Result<crate::data::Idx> {
+            let bytes = if crate::data::is_gzip(bytes) {
+                std::borrow::Cow::Owned(crate::data::gunzip(name, bytes, crate::data::MAX_DECODED_LEN)?)
+            } else {
+                std::borrow::Cow::Borrowed(bytes)
+            };
+            crate::data::read_idx(name, &bytes, None)
+        };
+        let (x, y) = (open(images)?, open(labels)?);
+        let (&[n, h, w], &[m]) = (x.dims(), y.dims()) else {
+            bail!(Shape, "{} is not N×H×W images or {} is not N labels", images.0, labels.0);
+        };
+        if n != m {
+            bail!(Shape, "{} has {n} images but {} has {m} labels", images.0, labels.0);
+        }
+        Ok(LabelledImages { images: x.into_data(), labels: y.into_data(), size: (h, w) })
+    }
+
+    pub fn dataset(&self) -> Dataset<'_> {
+        Dataset { images: &self.images, labels: &self.labels }
+    }
+}
+
 /// A parameter: its PyTorch name (`conv1.weight`), shape and values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
@@ -431,10 +468,7 @@ impl Trainer {
                     let (w, b) = (&self.params[*weight].data, &self.params[*weight + 1].data);
                     kernels::conv_forward(g, x, w, b, y, cols);
                 }
-                Stage::Relu => {
-                    y.copy_from_slice(x);
-                    kernels::relu_forward(y);
-                }
+                Stage::Relu => kernels::relu_forward(x, y),
                 Stage::MaxPool { kernel, planes, plane, argmax } => {
                     argmax.resize(y.len(), 0);
                     kernels::maxpool_forward(x, n * *planes, *plane, *kernel, y, argmax);
@@ -479,8 +513,7 @@ impl Trainer {
                 }
                 Stage::Relu => {
                     if let Some(dx) = dx {
-                        dx.copy_from_slice(dy);
-                        kernels::relu_backward(y, dx);
+                        kernels::relu_backward(y, dy, dx);
                     }
                 }
                 Stage::MaxPool { argmax, .. } => {
