@@ -17,47 +17,21 @@ of the product or of its tests.
 """
 import argparse
 import base64
-import gzip
 import json
 import os
 import platform
-import struct
 import sys
 import time
 
 import numpy as np
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
-MEAN, STD = 0.1307, 0.3081
-
-
-def read_idx(path):
-    with gzip.open(path, "rb") as f:
-        raw = f.read()
-    _, dtype, ndim = struct.unpack(">HBB", raw[:4])
-    assert dtype == 0x08, f"{path}: not a u8 IDX file"
-    dims = struct.unpack(">" + "I" * ndim, raw[4 : 4 + 4 * ndim])
-    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
-
-
-class MnistCnn(nn.Module):
-    """tools/models/train_mnist.py's model: the architecture `Architecture::mnist_cnn()` names."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 8, 3, padding=1)
-        self.conv2 = nn.Conv2d(8, 16, 3, padding=1)
-        self.fc = nn.Linear(16 * 7 * 7, 10)
-
-    def forward(self, x):
-        x = (x - MEAN) / STD
-        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
-        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
-        return self.fc(torch.flatten(x, 1))
+# The sample model's own definition: the architecture `Architecture::mnist_cnn()` names.
+sys.path.insert(0, os.path.join(ROOT, "tools", "models"))
+from train_mnist import MnistCnn, read_idx  # noqa: E402
 
 
 OPTIMIZERS = {

@@ -20,7 +20,6 @@ import struct
 import time
 
 import numpy as np
-import onnx
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -141,6 +140,8 @@ def main():
         do_constant_folding=True,
         export_params=True,
     )
+    import onnx  # only the export needs it (tools/bench/train_torch.py imports this module without)
+
     proto = onnx.load(onnx_path)
     onnx.checker.check_model(proto)
 

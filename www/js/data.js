@@ -4,6 +4,7 @@
 // only moves bytes to canvases and text to elements.
 import { $, h, fill } from './dom.js';
 import * as model from './model.js';
+import * as train from './train.js';
 
 /** Images per grid page. */
 const PAGE = 48;
@@ -228,6 +229,7 @@ export function initData(app, append) {
   });
   wirePad();
   model.init(app.wasm, () => state.input);
+  train.init(app.wasm);
   const first = SAMPLES.find((s) => state.infos[s.name] && state.infos[s.name].kind !== 'labels');
   if (first) select(first.name);
   else drawGrid();

@@ -107,6 +107,15 @@ export function openFiles(files) {
   });
 }
 
+/** Loads ONNX bytes made in the page (the Train panel's trained model), named `what`. */
+export function loadOnnx(bytes, what) {
+  state.reload = () => loadOnnx(bytes, what);
+  return guarded(`loading the model ${what}…`, async () => {
+    loaded(await runtime().fromOnnx(bytes, BATCH, backendPref()));
+    $('#model-panel').scrollIntoView({ block: 'nearest' });
+  });
+}
+
 /** Called when the Data tab's input changes: the run button follows what can run. */
 export function inputChanged() {
   const input = state.input();

@@ -30,6 +30,7 @@ const fn rule(from: &'static str, forbidden: &'static str, reason: &'static str)
 const GRAPH: &str = "the graph sits below every front end and the engine that records into it";
 const FRONT_ENDS: &str = "the front ends (trace text, ONNX models, captures) never import each other";
 const KERNELS: &str = "kernels are built from the engine's events, not from the trace language";
+const PLANS: &str = "the training plan and the capture plan are runtimes of their own over shared leaves (sgemm, random, the ONNX writer)";
 
 /// The layering of the core. Prefixes match whole module path segments (`trace` matches
 /// `trace::runner`, not `tracer`).
@@ -48,6 +49,12 @@ pub const RULES: &[Rule] = &[
     rule("capture", "trace", FRONT_ENDS),
     rule("schedule", "trace", KERNELS),
     rule("codegen", "trace", KERNELS),
+    rule("uop", "train", GRAPH),
+    rule("trace", "train", FRONT_ENDS),
+    rule("train", "trace", PLANS),
+    rule("train", "engine", PLANS),
+    rule("train", "capture", PLANS),
+    rule("capture", "train", PLANS),
 ];
 
 /// A module path, `[]` for the crate root.

@@ -182,7 +182,7 @@ pub fn main(args: &TrainArgs) -> Result<()> {
             eprintln!("step {:>6}  epoch {}  loss {:.4}  {:.2} ms/step", r.step, r.epoch, r.loss, ms);
         }
         if epoch_end || due || r.step == total {
-            let e = trainer.evaluate(&test.dataset(), args.test_limit)?;
+            let e = trainer.evaluate(&test.dataset(), 0..args.test_limit.unwrap_or(usize::MAX))?;
             eprintln!("step {:>6}  test accuracy {:.2}%  loss {:.4}", r.step, 100.0 * e.accuracy(), e.loss);
             let mut v = evaluation_json(&e);
             v["step"] = json!(r.step);

@@ -88,7 +88,7 @@ fn loss_falls_and_every_optimizer_learns_the_sample() {
     for opt in [Optimizer::adam(2e-3), Optimizer::adamw(2e-3), Optimizer::sgd(0.05, 0.9)] {
         let name = opt.name();
         let mut trainer = Trainer::new(config(0, 32, opt)).unwrap();
-        let before = trainer.evaluate(&data, None).unwrap();
+        let before = trainer.evaluate(&data, 0..data.len()).unwrap();
         let mut losses = Vec::new();
         for _ in 0..64 {
             let r = trainer.step(&data, &mut || 0.0).unwrap();
@@ -96,7 +96,7 @@ fn loss_falls_and_every_optimizer_learns_the_sample() {
             losses.push(r.loss);
         }
         assert_eq!(trainer.epoch(), 2, "{name}: 64 batches of 32 are two epochs of 1,000 images");
-        let after = trainer.evaluate(&data, None).unwrap();
+        let after = trainer.evaluate(&data, 0..data.len()).unwrap();
         let early: f32 = losses[..8].iter().sum::<f32>() / 8.0;
         let late: f32 = losses[56..].iter().sum::<f32>() / 8.0;
         assert!(late < early * 0.6, "{name}: loss {early} → {late}");

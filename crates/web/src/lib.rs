@@ -9,6 +9,7 @@ pub mod kernels;
 pub mod lessons;
 pub mod model;
 pub mod session;
+pub mod train;
 
 use serde_json::{json, Value as Json};
 use stridelab_core::share::{self, SharedTrace};

@@ -72,7 +72,7 @@ pub struct Model {
 }
 
 /// Milliseconds on a monotonic clock: `performance.now()` in the browser.
-fn now_ms() -> f64 {
+pub(crate) fn now_ms() -> f64 {
     #[cfg(target_arch = "wasm32")]
     {
         use wasm_bindgen::JsCast;

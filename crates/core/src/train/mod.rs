@@ -225,6 +225,17 @@ pub struct Evaluation {
 }
 
 impl Evaluation {
+    /// Two disjoint parts' evaluation as one.
+    pub fn add(self, other: Evaluation) -> Evaluation {
+        let total = self.total + other.total;
+        let loss = if total == 0 {
+            0.0
+        } else {
+            (self.loss * self.total as f64 + other.loss * other.total as f64) / total as f64
+        };
+        Evaluation { correct: self.correct + other.correct, total, loss }
+    }
+
     pub fn accuracy(&self) -> f64 {
         if self.total == 0 {
             0.0
@@ -581,16 +592,19 @@ impl Trainer {
         Ok(out)
     }
 
-    /// Accuracy and mean cross-entropy over the first `limit` images of `data` (all of
-    /// them when `limit` is `None`).
-    pub fn evaluate(&mut self, data: &Dataset, limit: Option<usize>) -> Result<Evaluation> {
+    /// Accuracy and mean cross-entropy over the images `range` of `data` (clamped to it), so
+    /// a caller can evaluate a large set in parts and add them up ([`Evaluation::add`]).
+    pub fn evaluate(&mut self, data: &Dataset, range: std::ops::Range<usize>) -> Result<Evaluation> {
         self.check(data)?;
-        let n = limit.map_or(data.len(), |l| l.min(data.len()));
-        let part = Dataset { images: &data.images[..n * self.image_len()], labels: &data.labels[..n] };
+        let (start, end) = (range.start.min(data.len()), range.end.min(data.len()));
+        let (start, n) = (start, end.saturating_sub(start));
+        let len = self.image_len();
+        let labels = &data.labels[start..start + n];
+        let part = Dataset { images: &data.images[start * len..(start + n) * len], labels };
         let logits = self.predict(&part)?;
         let mut grad = vec![0.0; logits.len()];
         let (mut correct, mut loss) = (0, 0.0);
-        for (rows, labels) in logits.chunks(EVAL_CHUNK * self.classes).zip(part.labels.chunks(EVAL_CHUNK)) {
+        for (rows, labels) in logits.chunks(EVAL_CHUNK * self.classes).zip(labels.chunks(EVAL_CHUNK)) {
             let (l, c) = kernels::cross_entropy(rows, labels, self.classes, &mut grad[..rows.len()]);
             correct += c;
             loss += f64::from(l) * labels.len() as f64;
