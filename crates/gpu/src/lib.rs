@@ -17,9 +17,11 @@ pub mod exec;
 pub mod kernel;
 pub mod model;
 mod oneshot;
+mod program;
 pub mod run;
 pub mod step;
 pub mod timing;
+pub mod train;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod wgsl;
 

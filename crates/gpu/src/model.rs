@@ -6,7 +6,7 @@
 //! the dispatches, one submit and one asynchronous readback of the outputs (and the timestamps,
 //! in the same mapped buffer), so it never blocks the browser and allocates nothing on the GPU.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use stridelab_core::capture::{self, Capture, Manifest, Role};
 use stridelab_core::data::sha256_hex;
@@ -16,14 +16,13 @@ use stridelab_core::uop::buffer::Data;
 use stridelab_core::DType;
 use web_time::Instant;
 
-use crate::cache::Pipeline;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::exec::{byte_len, decode, encode};
 use crate::kernel::{Access, KernelSpec};
 use crate::oneshot::oneshot;
-use crate::run::tick_quantum;
-use crate::timing::{KernelTiming, TimingSource};
+use crate::program::Program;
+use crate::timing::KernelTiming;
 
 /// Captures the ONNX file `bytes` (named `file` in messages) at batch size `batch`: every
 /// symbolic input dimension takes the batch, and the run is recorded on zeros, since a capture
@@ -89,29 +88,12 @@ impl Port {
     }
 }
 
-/// One dispatch of the prepared model.
-struct Prepared {
-    spec: KernelSpec,
-    /// The ONNX op of the capture kernel the dispatch belongs to.
-    op: String,
-    pipeline: Arc<Pipeline>,
-    group: wgpu::BindGroup,
-}
-
 /// Where an output's bytes land in the readback buffer.
 struct Readback {
     port: Port,
     offset: u64,
     /// Bytes copied: the GPU buffer's padded size.
     size: u64,
-}
-
-struct Timestamps {
-    set: wgpu::QuerySet,
-    resolve: wgpu::Buffer,
-    /// Where the resolved ticks land in the readback buffer.
-    offset: u64,
-    period_ns: f64,
 }
 
 /// What one run produced.
@@ -132,10 +114,9 @@ pub struct ModelRun {
 pub struct GpuModel {
     device: wgpu::Device,
     buffers: Vec<wgpu::Buffer>,
-    kernels: Vec<Prepared>,
+    program: Program,
     inputs: Vec<Port>,
     outputs: Vec<Readback>,
-    timestamps: Option<Timestamps>,
     readback_size: u64,
     /// Mappable readback buffers not in use: one suffices for sequential runs; overlapping
     /// runs (a page that does not await) get another rather than failing.
@@ -255,72 +236,19 @@ impl GpuModel {
                 gpu.scoped("uploading a weight", || gpu.queue().write_buffer(&buffers[id], 0, &bytes)).await?;
             }
         }
-        let mut kernels = Vec::with_capacity(specs.len());
-        for (spec, op) in specs {
-            // The device's pipeline cache: kernels with the same WGSL and bindings share one.
-            let pipeline = gpu.pipeline(&spec).await?;
-            let group = gpu
-                .scoped(&format!("binding `{}`", spec.name()), || {
-                    let entries: Vec<wgpu::BindGroupEntry<'_>> = spec
-                        .bindings()
-                        .iter()
-                        .enumerate()
-                        .map(|(i, b)| wgpu::BindGroupEntry {
-                            binding: i as u32,
-                            resource: buffers[b.buffer()].as_entire_binding(),
-                        })
-                        .collect();
-                    device.create_bind_group(&wgpu::BindGroupDescriptor {
-                        label: Some(spec.name()),
-                        layout: pipeline.layout(),
-                        entries: &entries,
-                    })
-                })
-                .await?;
-            kernels.push(Prepared { spec, op, pipeline, group });
-        }
         let mut offset = 0;
         let mut outputs = Vec::with_capacity(m.outputs.len());
         for &o in &m.outputs {
             outputs.push(Readback { port: port(o), offset, size: sizes[o] });
             offset += sizes[o];
         }
-        let queries = 2 * kernels.len();
-        let timestamps = match gpu.timestamp_period_ns() {
-            // One query set holds at most 4096 queries; a model with more dispatches runs untimed.
-            Some(period_ns) if queries > 0 && queries <= wgpu::QUERY_SET_MAX_QUERIES as usize => {
-                // Resolved ticks are copied at an 8-byte aligned offset (copies need 4).
-                offset = offset.div_ceil(8) * 8;
-                let bytes = queries as u64 * 8;
-                let (set, resolve) = gpu
-                    .scoped("allocating timestamp queries", || {
-                        let set = device.create_query_set(&wgpu::QuerySetDescriptor {
-                            label: Some("model timestamps"),
-                            ty: wgpu::QueryType::Timestamp,
-                            count: queries as u32,
-                        });
-                        let resolve = device.create_buffer(&wgpu::BufferDescriptor {
-                            label: Some("model timestamps"),
-                            size: bytes,
-                            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                            mapped_at_creation: false,
-                        });
-                        (set, resolve)
-                    })
-                    .await?;
-                let t = Timestamps { set, resolve, offset, period_ns };
-                offset += bytes;
-                Some(t)
-            }
-            _ => None,
-        };
+        let (program, offset) = Program::build(gpu, specs, &buffers, offset).await?;
         let model = GpuModel {
             device: device.clone(),
             buffers,
-            kernels,
+            program,
             inputs: m.inputs.iter().map(|&i| port(i)).collect(),
             outputs,
-            timestamps,
             readback_size: offset.max(wgpu::COPY_BUFFER_ALIGNMENT),
             spare: Mutex::new(Vec::new()),
         };
@@ -337,11 +265,11 @@ impl GpuModel {
     }
     /// The dispatches in run order, each with the ONNX op it computes.
     pub fn kernels(&self) -> Vec<(&KernelSpec, &str)> {
-        self.kernels.iter().map(|k| (&k.spec, k.op.as_str())).collect()
+        self.program.kernels().collect()
     }
     /// Whether runs time each dispatch with GPU timestamps.
     pub fn timed(&self) -> bool {
-        self.timestamps.is_some()
+        self.program.timed()
     }
 
     fn spare(&self) -> std::sync::MutexGuard<'_, Vec<wgpu::Buffer>> {
@@ -422,7 +350,7 @@ impl GpuModel {
             let t = HostTensor::new(p.shape.clone(), data).map_err(|e| Error::Invalid(e.to_string()))?;
             outputs.push((p.name.clone(), t));
         }
-        let timings = self.timings(&bytes);
+        let timings = self.program.timings(&bytes);
         let gpu_ns = timings.iter().map(KernelTiming::time_ns).sum::<Option<f64>>();
         Ok(ModelRun { outputs, timings, gpu_ns, wall_ns: start.elapsed().as_secs_f64() * 1e9 })
     }
@@ -435,70 +363,11 @@ impl GpuModel {
             queue.write_buffer(&self.buffers[p.buffer], 0, bytes);
         }
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
-        match &self.timestamps {
-            // Timestamps are written at pass boundaries, so each dispatch gets its own pass.
-            Some(t) => {
-                for (i, k) in self.kernels.iter().enumerate() {
-                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                        label: Some(k.spec.name()),
-                        timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
-                            query_set: &t.set,
-                            beginning_of_pass_write_index: Some(2 * i as u32),
-                            end_of_pass_write_index: Some(2 * i as u32 + 1),
-                        }),
-                    });
-                    record(&mut pass, k);
-                }
-            }
-            None => {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
-                for k in &self.kernels {
-                    record(&mut pass, k);
-                }
-            }
-        }
+        self.program.encode(&mut encoder);
         for r in &self.outputs {
             encoder.copy_buffer_to_buffer(&self.buffers[r.port.buffer], 0, staging, r.offset, r.size);
         }
-        if let Some(t) = &self.timestamps {
-            let n = 2 * self.kernels.len() as u32;
-            encoder.resolve_query_set(&t.set, 0..n, &t.resolve, 0);
-            encoder.copy_buffer_to_buffer(&t.resolve, 0, staging, t.offset, u64::from(n) * 8);
-        }
+        self.program.resolve(&mut encoder, staging);
         queue.submit([encoder.finish()]);
     }
-
-    fn timings(&self, bytes: &[u8]) -> Vec<KernelTiming> {
-        let Some(t) = &self.timestamps else {
-            // Untimed: the dispatches share one submission, so no clock can split it.
-            return self
-                .kernels
-                .iter()
-                .map(|k| KernelTiming::new(&k.spec, TimingSource::Wallclock, f64::INFINITY, &[], 0.0, 0.0))
-                .collect();
-        };
-        let at = t.offset as usize;
-        let ticks: Vec<u64> = bytes[at..at + 16 * self.kernels.len()]
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
-            .collect();
-        let resolution_ns = tick_quantum(&ticks).map_or(f64::INFINITY, |q| q as f64 * t.period_ns);
-        let origin = ticks.first().copied().unwrap_or(0);
-        self.kernels
-            .iter()
-            .zip(ticks.chunks_exact(2))
-            .map(|(k, p)| {
-                let ns = p[1].saturating_sub(p[0]) as f64 * t.period_ns;
-                let since = p[0].saturating_sub(origin) as f64 * t.period_ns;
-                KernelTiming::new(&k.spec, TimingSource::Timestamp, resolution_ns, &[ns], since, ns)
-            })
-            .collect()
-    }
-}
-
-fn record(pass: &mut wgpu::ComputePass<'_>, k: &Prepared) {
-    let [x, y, z] = k.spec.workgroups();
-    pass.set_pipeline(k.pipeline.compute());
-    pass.set_bind_group(0, &k.group, &[]);
-    pass.dispatch_workgroups(x, y, z);
 }

@@ -95,6 +95,46 @@ impl Architecture {
         }
     }
 
+    /// The activation shape (channels, height, width of one image) before each layer and after
+    /// the last, refusing a layer that does not fit its input and a model that does not end
+    /// with flatten and a `Linear` layer.
+    pub fn shapes(&self) -> Result<Vec<[usize; 3]>> {
+        let [mut c, mut h, mut w] = self.input;
+        let (mut shapes, mut flat) = (vec![self.input], false);
+        for (name, layer) in &self.layers {
+            match *layer {
+                Layer::Normalize { .. } | Layer::Relu => {}
+                Layer::Conv2d { in_channels, out_channels, kernel, padding } => {
+                    if flat || in_channels != c || kernel == 0 || h + 2 * padding < kernel || w + 2 * padding < kernel {
+                        bail!(Shape, "{name}: Conv2d({in_channels}, {out_channels}, {kernel}) does not fit an input of {c}×{h}×{w}");
+                    }
+                    (c, h, w) = (out_channels, h + 2 * padding + 1 - kernel, w + 2 * padding + 1 - kernel);
+                }
+                Layer::MaxPool2d { kernel } => {
+                    if flat || kernel == 0 || h < kernel || w < kernel {
+                        bail!(Shape, "{name}: max_pool2d({kernel}) does not fit an input of {c}×{h}×{w}");
+                    }
+                    (h, w) = (h / kernel, w / kernel);
+                }
+                Layer::Flatten => {
+                    flat = true;
+                    (c, h, w) = (c * h * w, 1, 1);
+                }
+                Layer::Linear { in_features, out_features } => {
+                    if !flat || in_features != c {
+                        bail!(Shape, "{name}: Linear({in_features}, {out_features}) does not fit {c} flattened inputs");
+                    }
+                    c = out_features;
+                }
+            }
+            shapes.push([c, h, w]);
+        }
+        if !matches!(self.layers.last(), Some((_, Layer::Linear { .. }))) {
+            bail!(Shape, "a classifier ends with flatten and a Linear layer");
+        }
+        Ok(shapes)
+    }
+
     /// One line: `normalize - conv(1->8,3x3,pad1) - relu - ...`.
     pub fn describe(&self) -> String {
         let part = |l: &Layer| match l {
@@ -225,17 +265,6 @@ pub struct Evaluation {
 }
 
 impl Evaluation {
-    /// Two disjoint parts' evaluation as one.
-    pub fn add(self, other: Evaluation) -> Evaluation {
-        let total = self.total + other.total;
-        let loss = if total == 0 {
-            0.0
-        } else {
-            (self.loss * self.total as f64 + other.loss * other.total as f64) / total as f64
-        };
-        Evaluation { correct: self.correct + other.correct, total, loss }
-    }
-
     pub fn accuracy(&self) -> f64 {
         if self.total == 0 {
             0.0
@@ -313,76 +342,40 @@ impl Trainer {
         if config.batch == 0 {
             bail!(Value, "batch size should be a positive integer value, but got batch_size=0");
         }
+        let shapes = config.architecture.shapes()?;
         let mut init = Generator::new(config.seed);
-        let [mut c, mut h, mut w] = config.architecture.input;
-        let (mut stages, mut params, mut widths) = (Vec::new(), Vec::new(), vec![c * h * w]);
-        let mut flat = false;
-        for (name, layer) in &config.architecture.layers {
+        let (mut stages, mut params) = (Vec::new(), Vec::new());
+        for ((name, layer), &[c, h, w]) in config.architecture.layers.iter().zip(&shapes) {
+            let mut parameter = |params: &mut Vec<Param>, what: &str, shape: Vec<usize>, bound: f64| -> Result<()> {
+                let data = uniform(&mut init, shape.iter().product(), bound)?;
+                params.push(Param { name: format!("{name}.{what}"), shape, data });
+                Ok(())
+            };
             let stage = match *layer {
                 Layer::Normalize { mean, std } => Stage::Normalize { mean, std },
                 Layer::Conv2d { in_channels, out_channels, kernel, padding } => {
-                    if flat || in_channels != c || kernel == 0 || h + 2 * padding < kernel || w + 2 * padding < kernel {
-                        bail!(Shape, "{name}: Conv2d({in_channels}, {out_channels}, {kernel}) does not fit an input of {c}×{h}×{w}");
-                    }
                     let g = ConvGeometry { in_channels, out_channels, kernel, padding, height: h, width: w };
                     let (wb, bb) = default_init_bounds(g.taps());
                     let weight = params.len();
-                    params.push(Param {
-                        name: format!("{name}.weight"),
-                        shape: vec![out_channels, in_channels, kernel, kernel],
-                        data: uniform(&mut init, out_channels * g.taps(), wb)?,
-                    });
-                    params.push(Param {
-                        name: format!("{name}.bias"),
-                        shape: vec![out_channels],
-                        data: uniform(&mut init, out_channels, bb)?,
-                    });
-                    (c, h, w) = (out_channels, g.out_height(), g.out_width());
+                    parameter(&mut params, "weight", vec![out_channels, in_channels, kernel, kernel], wb)?;
+                    parameter(&mut params, "bias", vec![out_channels], bb)?;
                     Stage::Conv { g, weight, cols: Vec::new() }
                 }
                 Layer::Relu => Stage::Relu,
-                Layer::MaxPool2d { kernel } => {
-                    if flat || kernel == 0 || h < kernel || w < kernel {
-                        bail!(Shape, "{name}: max_pool2d({kernel}) does not fit an input of {c}×{h}×{w}");
-                    }
-                    let stage = Stage::MaxPool { kernel, planes: c, plane: (h, w), argmax: Vec::new() };
-                    (h, w) = (h / kernel, w / kernel);
-                    stage
-                }
-                Layer::Flatten => {
-                    flat = true;
-                    Stage::Flatten
-                }
+                Layer::MaxPool2d { kernel } => Stage::MaxPool { kernel, planes: c, plane: (h, w), argmax: Vec::new() },
+                Layer::Flatten => Stage::Flatten,
                 Layer::Linear { in_features, out_features } => {
-                    if !flat || in_features != c * h * w {
-                        bail!(
-                            Shape,
-                            "{name}: Linear({in_features}, {out_features}) does not fit {} flattened inputs",
-                            c * h * w
-                        );
-                    }
                     let (wb, bb) = default_init_bounds(in_features);
                     let weight = params.len();
-                    params.push(Param {
-                        name: format!("{name}.weight"),
-                        shape: vec![out_features, in_features],
-                        data: uniform(&mut init, out_features * in_features, wb)?,
-                    });
-                    params.push(Param {
-                        name: format!("{name}.bias"),
-                        shape: vec![out_features],
-                        data: uniform(&mut init, out_features, bb)?,
-                    });
-                    (c, h, w) = (out_features, 1, 1);
+                    parameter(&mut params, "weight", vec![out_features, in_features], wb)?;
+                    parameter(&mut params, "bias", vec![out_features], bb)?;
                     Stage::Linear { inputs: in_features, outputs: out_features, weight }
                 }
             };
             stages.push((name.clone(), stage));
-            widths.push(c * h * w);
         }
-        if !flat || !matches!(stages.last(), Some((_, Stage::Linear { .. }))) {
-            bail!(Shape, "a classifier ends with flatten and a Linear layer");
-        }
+        let widths: Vec<usize> = shapes.iter().map(|s| s.iter().product()).collect();
+        let c = widths[widths.len() - 1];
         let grads = params.iter().map(|p| vec![0.0; p.data.len()]).collect();
         let state = vec![ParamState::default(); params.len()];
         let sampler = Sampler { generator: Generator::new(config.seed), order: Vec::new(), next: 0, epoch: 0 };
@@ -546,13 +539,39 @@ impl Trainer {
         }
     }
 
-    /// One training step on the next batch of `data` in this run's order.
-    pub fn step(&mut self, data: &Dataset, clock: &mut dyn FnMut() -> f64) -> Result<StepReport> {
+    /// The indices of the next batch of `data` in this run's order (a new epoch's permutation
+    /// when the last one is used up). [`Trainer::step`] takes its batches from here; a trainer
+    /// on another device (the GPU's) does too, so both see the same order.
+    pub fn next_batch(&mut self, data: &Dataset) -> Result<Vec<usize>> {
         self.check(data)?;
         if data.is_empty() {
             bail!(Value, "the training set is empty");
         }
-        let idx = self.sampler.next_batch(data.len(), self.config.batch);
+        Ok(self.sampler.next_batch(data.len(), self.config.batch))
+    }
+
+    /// Replaces parameter `index`'s values (a trainer on another device hands its trained
+    /// parameters back for export).
+    pub fn set_param(&mut self, index: usize, values: &[f32]) -> Result<()> {
+        match self.params.get_mut(index) {
+            Some(p) if p.data.len() == values.len() => {
+                p.data.copy_from_slice(values);
+                Ok(())
+            }
+            Some(p) => bail!(Shape, "{} has {} values, not {}", p.name, p.data.len(), values.len()),
+            None => bail!(Index, "no parameter {index}"),
+        }
+    }
+
+    /// The batch `idx` of `data` as float32 `pixels / 255`, image after image.
+    pub fn pixels(&self, data: &Dataset, idx: &[usize]) -> Vec<f32> {
+        let len = self.image_len();
+        idx.iter().flat_map(|&i| data.images[i * len..][..len].iter().map(|&p| f32::from(p) / 255.0)).collect()
+    }
+
+    /// One training step on the next batch of `data` in this run's order.
+    pub fn step(&mut self, data: &Dataset, clock: &mut dyn FnMut() -> f64) -> Result<StepReport> {
+        let idx = self.next_batch(data)?;
         let labels: Vec<u8> = idx.iter().map(|&i| data.labels[i]).collect();
         let mut times = Timer::new(clock);
         self.load(data, &idx);
@@ -593,7 +612,7 @@ impl Trainer {
     }
 
     /// Accuracy and mean cross-entropy over the images `range` of `data` (clamped to it), so
-    /// a caller can evaluate a large set in parts and add them up ([`Evaluation::add`]).
+    /// a caller can evaluate a large set in parts (the page does, between frames).
     pub fn evaluate(&mut self, data: &Dataset, range: std::ops::Range<usize>) -> Result<Evaluation> {
         self.check(data)?;
         let (start, end) = (range.start.min(data.len()), range.end.min(data.len()));
