@@ -746,43 +746,54 @@ test('a dropped capture runs; wrong model files show why', async () => {
   await page.close();
 });
 
-test('the Train panel trains the sample CNN as the native trainer does, and hands the model on', { timeout: 600000 }, async () => {
+/** Trains in the page for at least `minSteps` steps on `backend`, stops, and checks the run
+ *  against the native trainer (`stridelab train` on the same files): every loss within
+ *  `tolerance` relative. Returns the page with the stopped run. */
+async function trainInPage({ webgpu, minSteps, tolerance }) {
   const mnist = path.join(DIST, 'data/mnist');
   assert.ok(fs.existsSync(path.join(mnist, 'train-images-idx3-ubyte.gz')), 'the build stages the MNIST files in dist/data/mnist (tools/web/stage_mnist.sh)');
   const cli = path.join(ROOT, 'target/release/stridelab');
   assert.ok(fs.existsSync(cli), 'the release CLI is built (cargo build --release)');
-  const { page, errors } = await openData();
+  const opened = await openData({ webgpu });
+  const { page } = opened;
+  if (webgpu) await page.selectOption('#train-backend', 'webgpu');
   await page.fill('#train-batch', '64');
   await page.fill('#train-seed', '0');
   await page.click('#train-start');
-  await page.waitForFunction(() => Number(document.querySelector('#train-status').dataset.steps || 0) >= 40 || !document.querySelector('#train-error').hidden, null, { timeout: 300000 });
+  await page.waitForFunction((n) => Number(document.querySelector('#train-status').dataset.steps || 0) >= n || !document.querySelector('#train-error').hidden, minSteps, { timeout: 300000 });
   const trainError = await page.$eval('#train-error', (e) => (e.hidden ? null : e.textContent));
   assert.equal(trainError, null, `training failed: ${trainError}`);
   await page.click('#train-stop');
   await page.waitForFunction(() => !document.querySelector('#train-start').disabled);
   assert.equal(await page.textContent('#train-start'), 'Resume');
+  assert.match(await page.textContent('#train-info'), webgpu ? /^WebGPU/ : /^CPU \(wasm\)/);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#train-log')]);
   const log = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
   const steps = log.steps;
-  assert.ok(steps.length >= 40, `${steps.length} steps`);
+  assert.ok(steps.length >= minSteps, `${steps.length} steps`);
   assert.deepEqual(steps.map((s) => s.step), steps.map((_, i) => i + 1));
-  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const losses = steps.map((s) => s.loss);
-  assert.ok(mean(losses.slice(-10)) < 0.7 * mean(losses.slice(0, 10)), `loss ${mean(losses.slice(0, 10))} → ${mean(losses.slice(-10))}`);
-  // The same run natively: the same code compiled for this machine instead of wasm, so the
-  // losses agree up to the SGEMM microkernels' summation order (AVX here, simd128 there).
-  const out = path.join(ARTIFACTS, 'train-native.jsonl');
+  // The same run natively on the CPU: the same code compiled for this machine (wasm's SGEMM
+  // microkernels sum in another order than AVX's), or the GPU's kernels in WGSL.
+  const out = path.join(ARTIFACTS, `train-native-${webgpu ? 'webgpu' : 'cpu'}.jsonl`);
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const { execFileSync } = await import('node:child_process');
   execFileSync(cli, ['train', '--mnist', mnist, '--steps', String(steps.length), '--test-limit', '100', '--log', out], { stdio: 'ignore' });
   const native = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(native.length, steps.length);
   const worst = native.reduce((m, n, i) => Math.max(m, Math.abs(n.loss - steps[i].loss) / n.loss), 0);
-  assert.ok(worst < 1e-5, `page vs native loss: ${worst} relative`);
-  perf.train_page = { steps: steps.length, ms_per_step_median: [...steps.map((s) => s.ms)].sort((a, b) => a - b)[steps.length >> 1], worst_relative_loss_vs_native: worst };
+  assert.ok(worst < tolerance, `page vs native loss: ${worst} relative`);
+  perf[`train_page_${webgpu ? 'webgpu' : 'cpu'}`] = { steps: steps.length, ms_per_step_median: [...steps.map((s) => s.ms)].sort((a, b) => a - b)[steps.length >> 1], worst_relative_loss_vs_native: worst };
   // The last step's kernels, forward, backward and optimizer, with times.
   const phases = await page.$$eval('#train-kernels tbody tr td:first-child', (tds) => [...new Set(tds.map((t) => t.textContent).filter(Boolean))]);
-  assert.deepEqual(phases, ['forward', 'backward', 'optimizer']);
+  if (!webgpu || phases.length > 1) assert.deepEqual(phases, ['forward', 'backward', 'optimizer']);
+  return { ...opened, steps };
+}
+
+test('the Train panel trains the sample CNN on the CPU as the native trainer does, and hands the model on', { timeout: 600000 }, async () => {
+  const { page, errors, steps } = await trainInPage({ webgpu: false, minSteps: 40, tolerance: 1e-5 });
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const losses = steps.map((s) => s.loss);
+  assert.ok(mean(losses.slice(-10)) < 0.7 * mean(losses.slice(0, 10)), `loss ${mean(losses.slice(0, 10))} → ${mean(losses.slice(-10))}`);
   await page.click('#train-eval-btn');
   await page.waitForFunction(() => document.querySelector('#train-eval').dataset.accuracy, null, { timeout: 120000 });
   const acc = Number(await page.getAttribute('#train-eval', 'data-accuracy'));
@@ -793,12 +804,26 @@ test('the Train panel trains the sample CNN as the native trainer does, and hand
   // The trained model in the model panel, classifying the picked image.
   await page.click('#train-use');
   await page.waitForFunction(() => document.body.dataset.model === 'loaded' || !document.querySelector('#model-error').hidden, null, { timeout: 60000 });
-  assert.match(await page.textContent('#model-info'), /model mnist_cnn/);
+  assert.match(await page.textContent('#model-backend'), /^backend /);
   await page.click('#ds-grid .tile[data-i="0"]');
   await page.click('#model-run');
   await page.waitForSelector('#model-verdict', { timeout: 60000 });
   const probs = await page.$$eval('#model-probs .prob', (ps) => ps.map((p) => Number(p.dataset.p)));
   assert.ok(Math.abs(probs.reduce((a, b) => a + b, 0) - 1) < 1e-6, String(probs));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the Train panel trains on WebGPU, every kernel in WGSL, as the native trainer does', { timeout: 600000 }, async () => {
+  const { page, errors, steps } = await trainInPage({ webgpu: true, minSteps: 12, tolerance: 1e-4 });
+  assert.ok(steps[steps.length - 1].loss < steps[0].loss, 'the loss falls');
+  // Evaluation reads the GPU's parameters back into the CPU trainer.
+  await page.click('#train-eval-btn');
+  await page.waitForFunction(() => document.querySelector('#train-eval').dataset.accuracy, null, { timeout: 120000 });
+  const acc = Number(await page.getAttribute('#train-eval', 'data-accuracy'));
+  assert.ok(acc > 0.3, `test accuracy after ${steps.length} steps: ${acc}`);
+  await page.$eval('#train-panel', (p) => p.scrollIntoView());
+  await shot(page, 'data-train-webgpu');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -23,7 +23,7 @@ const SLICE_MS = 40;
 const EVAL_PART = 1000;
 
 const state = {
-  wasm: null, trainer: null, files: null, test: null, running: false, target: 0,
+  wasm: null, trainer: null, files: null, test: null, running: false, loop: null, target: 0,
   losses: [], accs: [], evals: [], info: null, started: 0, stepsAtStart: 0, msPerStep: [],
 };
 
@@ -101,6 +101,7 @@ async function picked(list) {
   return files;
 }
 
+/** The form's run: a change of any of these (the backend included) starts a fresh model. */
 function config() {
   return {
     optimizer: $('#train-opt').value,
@@ -120,7 +121,10 @@ async function create() {
     }
   }
   if (state.trainer) state.trainer.free();
-  state.trainer = new state.wasm.WebTrainer(JSON.stringify(config()), state.files.trainImages, state.files.trainLabels);
+  state.trainer = null;
+  const backend = $('#train-backend').value;
+  status(`preparing the model on ${backend === 'webgpu' ? 'WebGPU' : 'the CPU'}…`);
+  state.trainer = await state.wasm.WebTrainer.create(JSON.stringify(config()), state.files.trainImages, state.files.trainLabels, backend);
   let test = state.files.testImages && state.files.testLabels ? [state.files.testImages, state.files.testLabels] : null;
   let what = 'the 10,000 MNIST test images';
   if (!test) {
@@ -131,7 +135,7 @@ async function create() {
   state.test = test ? what : null;
   state.info = JSON.parse(state.trainer.info());
   Object.assign(state, { losses: [], accs: [], evals: [], msPerStep: [] });
-  $('#train-info').textContent = `${state.info.architecture} · ${state.info.parameters.toLocaleString()} parameters · ${state.info.optimizer_name} · batch ${state.info.batch} · ${state.info.steps_per_epoch} steps per epoch of ${state.info.train_images.toLocaleString()} images · seed ${state.info.seed}`;
+  $('#train-info').textContent = `${state.info.backend} · ${state.info.architecture} · ${state.info.parameters.toLocaleString()} parameters · ${state.info.optimizer_name} · batch ${state.info.batch} · ${state.info.steps_per_epoch} steps per epoch of ${state.info.train_images.toLocaleString()} images · seed ${state.info.seed}`;
   document.body.dataset.train = 'ready';
 }
 
@@ -142,7 +146,7 @@ async function evaluate() {
   if (!state.trainer || !state.test) return null;
   let correct = 0; let total = 0; let loss = 0; let images = Infinity;
   for (let start = 0; start < images; start += EVAL_PART) {
-    const r = JSON.parse(state.trainer.evaluate(start, EVAL_PART));
+    const r = JSON.parse(await state.trainer.evaluate(start, EVAL_PART));
     images = r.images;
     correct += r.correct; loss += r.loss * r.total; total += r.total;
     status(`evaluating on ${state.test}: ${total.toLocaleString()} of ${images.toLocaleString()}`);
@@ -165,7 +169,7 @@ async function loop() {
   state.stepsAtStart = lastStep();
   let epoch = state.losses.length ? state.losses[state.losses.length - 1].epoch : 0;
   while (state.running && lastStep() < state.target) {
-    const r = JSON.parse(state.trainer.run(SLICE_MS, state.target - lastStep()));
+    const r = JSON.parse(await state.trainer.run(SLICE_MS, state.target - lastStep()));
     for (const s of r.steps) {
       state.losses.push(s);
       state.msPerStep.push(s.ms);
@@ -183,7 +187,6 @@ async function loop() {
     if (epochEnded || done >= state.target) await evaluate();
   }
   state.running = false;
-  buttons();
 }
 
 function median(xs) {
@@ -242,11 +245,13 @@ function draw() {
 }
 
 function buttons() {
-  $('#train-start').disabled = state.running;
+  // A stopped run's last slice may still be in flight: everything waits for it (state.loop).
+  const busy = state.running || state.loop !== null;
+  $('#train-start').disabled = busy;
   $('#train-start').textContent = state.trainer && lastStep() > 0 && lastStep() < state.target ? 'Resume' : 'Train';
   $('#train-stop').disabled = !state.running;
-  for (const id of ['#train-eval-btn', '#train-onnx', '#train-capture', '#train-use', '#train-log']) $(id).disabled = state.running || !state.trainer;
-  for (const id of ['#train-opt', '#train-lr', '#train-momentum', '#train-batch', '#train-seed']) $(id).disabled = state.running;
+  for (const id of ['#train-eval-btn', '#train-onnx', '#train-capture', '#train-use', '#train-log']) $(id).disabled = busy || !state.trainer;
+  for (const id of ['#train-opt', '#train-lr', '#train-momentum', '#train-batch', '#train-seed', '#train-backend']) $(id).disabled = busy;
   $('#train-momentum').closest('label').hidden = $('#train-opt').value !== 'sgd';
 }
 
@@ -254,18 +259,22 @@ async function start() {
   showError(null);
   try {
     // A finished run, or a changed form, starts a fresh model; a stopped one resumes.
-    const fresh = !state.trainer || lastStep() >= state.target || state.configText !== JSON.stringify(config());
+    const key = JSON.stringify({ ...config(), backend: $('#train-backend').value });
+    const fresh = !state.trainer || lastStep() >= state.target || state.configText !== key;
     state.running = true;
     buttons();
     if (fresh) {
       await create();
-      state.configText = JSON.stringify(config());
+      state.configText = key;
     }
-    await loop();
+    state.loop = loop();
+    await state.loop;
   } catch (e) {
     state.running = false;
     showError(e);
     status('');
+  } finally {
+    state.loop = null;
     buttons();
   }
 }
@@ -292,17 +301,22 @@ async function guarded(fn) {
 /** Wires the panel. */
 export function init(wasm) {
   state.wasm = wasm;
+  // WebGPU is offered where the browser has it (the model panel's detection sets data-gpu).
+  const gpuOption = $('#train-backend option[value="webgpu"]');
+  gpuOption.disabled = !navigator.gpu;
+  if (!navigator.gpu) gpuOption.textContent = 'WebGPU (not in this browser)';
   if (!wasm.WebTrainer) { $('#train-panel').hidden = true; return; }
   $('#train-start').onclick = start;
   $('#train-stop').onclick = () => { state.running = false; buttons(); };
   $('#train-eval-btn').onclick = () => guarded(evaluate);
-  $('#train-onnx').onclick = () => guarded(async () => download(state.trainer.onnx(), 'mnist_cnn_trained.onnx', 'application/octet-stream'));
+  $('#train-onnx').onclick = () => guarded(async () => download(await state.trainer.onnx(), 'mnist_cnn_trained.onnx', 'application/octet-stream'));
   $('#train-capture').onclick = () => guarded(async () => {
-    download(state.trainer.captureManifest(), 'manifest.json', 'application/json');
-    download(state.trainer.captureWeights(), 'weights.safetensors', 'application/octet-stream');
+    const [manifest, weights] = await state.trainer.capture();
+    download(manifest, 'manifest.json', 'application/json');
+    download(weights, 'weights.safetensors', 'application/octet-stream');
   });
   $('#train-log').onclick = () => guarded(async () => download(JSON.stringify(log(), null, 1), 'train-log.json', 'application/json'));
-  $('#train-use').onclick = () => guarded(() => loadOnnx(state.trainer.onnx(), `trained for ${lastStep()} steps`));
+  $('#train-use').onclick = () => guarded(async () => loadOnnx(await state.trainer.onnx(), `trained for ${lastStep()} steps`));
   $('#train-files').onchange = (e) => guarded(async () => {
     state.files = await picked(e.target.files);
     state.configText = null;
