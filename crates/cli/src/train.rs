@@ -11,6 +11,8 @@ use serde_json::{json, Value};
 use stridelab_core::train::{Architecture, Evaluation, LabelledImages, Optimizer, StepReport, TrainConfig, Trainer};
 
 use crate::error::{read_file, write_stdout, Error, Result};
+use crate::kernels::{self, Backend};
+use stridelab_gpu::train::GpuTrainer;
 
 /// The largest MNIST file read (the decoded training images are 47 MB).
 const MAX_FILE_BYTES: usize = stridelab_core::data::MAX_DECODED_LEN;
@@ -71,6 +73,10 @@ pub struct TrainArgs {
     /// Write the trained model as a capture (batch 1) for `stridelab model replay` and the page.
     #[arg(long, value_name = "DIR")]
     capture: Option<String>,
+    /// `cpu` runs the training plan's direct f32 kernels; `wgpu` runs every kernel of a step
+    /// in WGSL on the GPU (evaluation and export read the parameters back to the CPU).
+    #[arg(long, value_enum, default_value = "cpu")]
+    backend: Backend,
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
@@ -150,6 +156,11 @@ pub fn main(args: &TrainArgs) -> Result<()> {
         batch: args.batch,
         optimizer: args.optimizer(),
     };
+    let gpu = kernels::device(args.backend)?;
+    let mut on_gpu = match &gpu {
+        Some(g) => Some(pollster::block_on(GpuTrainer::new(g, config.clone()))?),
+        None => None,
+    };
     let mut trainer = Trainer::new(config.clone())?;
     let mut log = match &args.log {
         Some(path) => Some(std::fs::File::create(path).map_err(|e| Error::io(path, &e))?),
@@ -161,9 +172,16 @@ pub fn main(args: &TrainArgs) -> Result<()> {
     let mut clock = || origin.elapsed().as_secs_f64() * 1e3;
     let (mut step_ms, mut evaluations, mut last): (Vec<f64>, Vec<Value>, Option<StepReport>) = (vec![], vec![], None);
     let mut kernel_ms: Vec<(String, Vec<f64>)> = Vec::new();
-    while trainer.steps() < total {
-        let r = trainer.step(&train.dataset(), &mut clock)?;
-        let ms: f64 = r.kernels.iter().map(|k| k.ms).sum();
+    let mut done = 0;
+    while done < total {
+        let t0 = clock();
+        let r = match (&mut on_gpu, &gpu) {
+            (Some(t), Some(g)) => pollster::block_on(t.step(g, &train.dataset()))?,
+            _ => trainer.step(&train.dataset(), &mut clock)?,
+        };
+        done = r.step;
+        // Wall time of the whole step (on the GPU: upload, dispatches, readback of the losses).
+        let ms = clock() - t0;
         step_ms.push(ms);
         for (i, k) in r.kernels.iter().enumerate() {
             match kernel_ms.get_mut(i) {
@@ -182,6 +200,10 @@ pub fn main(args: &TrainArgs) -> Result<()> {
             eprintln!("step {:>6}  epoch {}  loss {:.4}  {:.2} ms/step", r.step, r.epoch, r.loss, ms);
         }
         if epoch_end || due || r.step == total {
+            if let (Some(t), Some(g)) = (&mut on_gpu, &gpu) {
+                pollster::block_on(t.sync(g))?;
+                trainer = t.trainer().clone();
+            }
             let e = trainer.evaluate(&test.dataset(), 0..args.test_limit.unwrap_or(usize::MAX))?;
             eprintln!("step {:>6}  test accuracy {:.2}%  loss {:.4}", r.step, 100.0 * e.accuracy(), e.loss);
             let mut v = evaluation_json(&e);
@@ -204,8 +226,9 @@ pub fn main(args: &TrainArgs) -> Result<()> {
     let summary = json!({
         "config": config,
         "architecture": config.architecture.describe(),
-        "steps": trainer.steps(),
-        "epochs": trainer.epoch(),
+        "backend": if gpu.is_some() { "wgpu" } else { "cpu" },
+        "steps": done,
+        "epochs": last.as_ref().map_or(0, |r| r.epoch),
         "seconds": seconds,
         "step_ms": spread(&mut step_ms),
         "final_loss": last.as_ref().map(|r| r.loss),
@@ -218,9 +241,8 @@ pub fn main(args: &TrainArgs) -> Result<()> {
     } else {
         let test = summary["test"]["accuracy"].as_f64().map_or("-".into(), |a| format!("{:.2}%", 100.0 * a));
         write_stdout(&format!(
-            "{} steps ({} epochs) in {seconds:.1} s, median {:.2} ms per step; test accuracy {test}\n",
-            trainer.steps(),
-            trainer.epoch(),
+            "{done} steps ({} epochs) in {seconds:.1} s, median {:.2} ms per step; test accuracy {test}\n",
+            summary["epochs"],
             summary["step_ms"]["median"].as_f64().unwrap_or(0.0),
         ))
     }

@@ -233,7 +233,10 @@ impl Training {
     }
 }
 
+// The borrow held across each await is the lock: a second call while one is in flight gets
+// `try_borrow_mut`'s refusal (BUSY), never a panic and never two steps interleaved.
 #[cfg(target_arch = "wasm32")]
+#[allow(clippy::await_holding_refcell_ref)]
 mod bindings {
     use std::cell::RefCell;
     use std::rc::Rc;
