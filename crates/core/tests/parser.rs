@@ -21,6 +21,10 @@ fn expr(e: &Expr, spans: bool) -> String {
         ExprKind::Ellipsis => "...".to_string(),
         ExprKind::Tuple(items) => format!("(tuple {})", list(items)),
         ExprKind::List(items) => format!("[{}]", list(items)),
+        ExprKind::Dict(pairs) => format!(
+            "{{{}}}",
+            pairs.iter().map(|(k, v)| format!("{}: {}", expr(k, spans), expr(v, spans))).collect::<Vec<_>>().join(" ")
+        ),
         ExprKind::Unary { op, operand } => {
             let op = match op {
                 UnaryOp::Neg => "neg",
@@ -444,6 +448,8 @@ fn expressions() {
         ("élan = 1", "(= élan 1)"),
         ("match = type", "(= match type)"),
         ("a = (\n1,\n2,\n)", "(= a (tuple 1 2))"),
+        ("d = {\"lr\": 0.1, k: [1],}", "(= d {\"lr\": 0.1f k: [1]})"),
+        ("d = {}", "(= d {})"),
     ]);
 }
 
@@ -452,7 +458,8 @@ fn refused_expressions() {
     check(&[
         ("a < b < c", "err 1:7 chained comparisons"),
         ("a == b != c", "err 1:8 chained comparisons"),
-        ("{1: 2}", "err 1:1 dict and set displays are not supported"),
+        ("{1, 2}", "err 1:3 set displays are not supported"),
+        ("{k: 1 for k in a}", "err 1:7 dict comprehensions are not supported"),
         ("f(*a)", "err 1:3 *args and **kwargs are not supported"),
         ("f(**k)", "err 1:3 *args and **kwargs are not supported"),
         ("a, *b = c", "err 1:4 starred expressions are not supported"),

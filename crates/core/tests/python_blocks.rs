@@ -83,3 +83,30 @@ fn errors_point_at_the_innermost_statement() {
     assert_eq!((e.line, e.error.kind()), (3, "index"));
     assert_eq!(run.steps.last().unwrap().iterations, vec![(2, 3)]);
 }
+
+/// Dict displays as Python has them (string keys, insertion order, a repeated key keeps its
+/// first place with the last value), item assignment on dicts and lists, and the refusals.
+#[test]
+fn dict_displays_and_item_assignment() {
+    let src = "d = {\"a\": 1, \"b\": [1, 2], \"a\": 3,}\nd[\"c\"] = 4.5\nxs = [1, 2, 3]\nxs[-1] = 9\n\
+               print(d, len(d), \"a\" in d, xs)\nfor k, v in d.items():\n    print(k, v)\ne = {}\n\
+               print(e, bool(e), d.get(\"z\", 0), list(d.keys()))\n\
+               m = nn.Linear(2, 1)\nprint(torch.optim.SGD(m.parameters(), lr=0.1).param_groups[0][\"lr\"])";
+    let run = Run::run_source(src);
+    assert!(run.error.is_none(), "{:?}", run.error);
+    let out: String = run.steps.iter().map(|s| s.output.as_str()).collect();
+    assert_eq!(
+        out,
+        "{'a': 3, 'b': [1, 2], 'c': 4.5} 3 True [1, 2, 9]\na 3\nb [1, 2]\nc 4.5\n{} False 0 ['a', 'b', 'c']\n0.1\n"
+    );
+    for (src, kind, fragment) in [
+        ("d = {1: 2}", "unsupported", "dict keys other than strings"),
+        ("s = {1, 2}", "parse", "set displays are not supported"),
+        ("d = {k: 1 for k in \"ab\"}", "parse", "dict comprehensions are not supported"),
+        ("xs = [1]\nxs[3] = 0", "index", "list assignment index out of range"),
+    ] {
+        let e = Run::run_source(src).error.unwrap_or_else(|| panic!("{src}: expected an error"));
+        assert_eq!(e.error.kind(), kind, "{src}");
+        assert!(e.error.message().contains(fragment), "{src}: {}", e.error.message());
+    }
+}

@@ -678,12 +678,7 @@ fn backward(
                 "Gemm",
                 vec![(dy, "dy", Elem::F32, R), (gb, "gb", Elem::F32, W)],
                 fo,
-                format!(
-                    "    if (i >= {fo}u) {{ return; }}
-    var acc = 0.0;
-    for (var r = 0u; r < n; r++) {{ acc += dy[r * {fo}u + i]; }}
-    gb[i] = acc;\n"
-                ),
+                bias_grad_body(fo, 1),
             );
             if let Some(dx) = din {
                 k(
@@ -751,16 +746,7 @@ fn backward(
                 "Conv",
                 vec![(dy, "dy", Elem::F32, R), (gb, "gb", Elem::F32, W)],
                 oc,
-                format!(
-                    "    if (i >= {oc}u) {{ return; }}
-    var acc = 0.0;
-    for (var r = 0u; r < n; r++) {{
-        var s = 0.0;
-        for (var q = 0u; q < {plane}u; q++) {{ s += dy[(r * {oc}u + i) * {plane}u + q]; }}
-        acc += s;
-    }}
-    gb[i] = acc;\n"
-                ),
+                bias_grad_body(oc, plane),
             );
             if let Some(dx) = din {
                 k(
@@ -791,6 +777,21 @@ fn backward(
             }
         }
     }
+}
+
+/// A bias's gradient: per channel, the sum over the batch of the output gradient over the
+/// channel's `plane` positions (1 for a linear layer).
+fn bias_grad_body(channels: usize, plane: usize) -> String {
+    format!(
+        "    if (i >= {channels}u) {{ return; }}
+    var acc = 0.0;
+    for (var r = 0u; r < n; r++) {{
+        var s = 0.0;
+        for (var q = 0u; q < {plane}u; q++) {{ s += dy[(r * {channels}u + i) * {plane}u + q]; }}
+        acc += s;
+    }}
+    gb[i] = acc;\n"
+    )
 }
 
 /// One parameter's update, the optimizer's single-tensor loop as `train::update` runs it.

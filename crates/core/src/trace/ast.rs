@@ -281,6 +281,8 @@ pub enum ExprKind {
     Ellipsis,
     Tuple(Vec<Expr>),
     List(Vec<Expr>),
+    /// `{key: value, ...}`.
+    Dict(Vec<(Expr, Expr)>),
     Unary {
         op: UnaryOp,
         operand: Box<Expr>,

@@ -372,7 +372,15 @@ impl Run {
                 let items = self.eval_items(index)?;
                 let v = self.eval(value)?;
                 self.span = stmt.span;
-                subscript::setitem(&mut self.context(), &base, &items, v)?;
+                match (&target.kind, base) {
+                    // Dicts and lists are values here: the name is bound to the updated one.
+                    (ExprKind::Name(name), base @ (Value::Dict(..) | Value::List(_))) => {
+                        let updated = python::setitem(base, &items, v)?;
+                        self.bind(name, updated);
+                        defines.push(name.clone());
+                    }
+                    (_, base) => subscript::setitem(&mut self.context(), &base, &items, v)?,
+                }
                 Flow::Normal
             }
             StmtKind::Expr(e) => {

@@ -874,7 +874,7 @@ pub fn method(run: &mut RunContext, layer: &Rc<Module>, name: &str, mut args: Ar
                 let d = super::library::method(run, t, "detach", Args::new("detach", Vec::new(), Vec::new()))?;
                 out.push((n, d));
             }
-            Ok(Value::Dict(out))
+            Ok(Value::Dict(super::value::DictKind::Ordered, out))
         }
         "zero_grad" => {
             // PyTorch 2's default: set_to_none=True.

@@ -58,6 +58,7 @@ pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Val
                 }
                 tensors.push(t)
             }
+            Value::Dict(..) => bail!(Unsupported, "parameter groups (a list of dicts) are not supported: one group of tensors is"),
             other => bail!(Type, "optimizer can only optimize Tensors, but one of the params is {}", other.type_name()),
         }
     }
@@ -235,9 +236,12 @@ pub fn attr(opt: &Rc<Optim>, name: &str) -> Result<Value> {
             let params = Value::List(opt.params.iter().map(|t| Value::Tensor(t.clone())).collect());
             let mut group = vec![("params".to_string(), params)];
             group.extend(opt.group.iter().map(|(k, v)| (k.to_string(), v.clone())));
-            Ok(Value::List(vec![Value::Dict(group)]))
+            Ok(Value::List(vec![Value::Dict(super::value::DictKind::Plain, group)]))
         }
-        "defaults" => Ok(Value::Dict(opt.group.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())),
+        "defaults" => Ok(Value::Dict(
+            super::value::DictKind::Plain,
+            opt.group.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+        )),
         _ => bail!(Type, "'{}' object has no attribute '{name}'", title(opt)),
     }
 }

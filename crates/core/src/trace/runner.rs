@@ -442,6 +442,22 @@ impl Run {
             ExprKind::Ellipsis => Ok(Value::Ellipsis),
             ExprKind::Tuple(v) => Ok(Value::Tuple(self.eval_items(v)?)),
             ExprKind::List(v) => Ok(Value::List(self.eval_items(v)?)),
+            ExprKind::Dict(pairs) => {
+                let mut entries: Vec<(String, Value)> = Vec::with_capacity(pairs.len());
+                for (k, v) in pairs {
+                    let key = match self.eval(k)? {
+                        Value::Str(s) => s,
+                        other => bail!(
+                            Unsupported,
+                            "dict keys other than strings are not supported (got {})",
+                            other.type_name()
+                        ),
+                    };
+                    let value = self.eval(v)?;
+                    python::dict_insert(&mut entries, key, value);
+                }
+                Ok(Value::Dict(super::value::DictKind::Plain, entries))
+            }
             ExprKind::Unary { op: UnaryOp::Not, operand } => {
                 let v = self.eval(operand)?;
                 self.span = e.span;
@@ -504,7 +520,7 @@ impl Run {
                 let items = self.eval_items(items)?;
                 self.span = e.span;
                 match v {
-                    Value::Size(_) | Value::Str(_) | Value::Range(..) | Value::Dict(_) => python::getitem(v, &items),
+                    Value::Size(_) | Value::Str(_) | Value::Range(..) | Value::Dict(..) => python::getitem(v, &items),
                     Value::Layer(l) => modules::getitem(&l, &items),
                     v => subscript::getitem(&mut self.context(), &v, &items),
                 }
@@ -758,7 +774,7 @@ pub(super) fn realize_value(engine: &mut Engine, v: &mut Value) -> Result<()> {
                 realize_value(engine, x)?;
             }
         }
-        Value::Dict(entries) => {
+        Value::Dict(_, entries) => {
             for (_, x) in entries {
                 realize_value(engine, x)?;
             }

@@ -53,8 +53,16 @@ pub enum Value {
     Super,
     /// A `torch.optim` optimizer.
     Optimizer(std::rc::Rc<super::optimizer::Optimizer<Value>>),
-    /// An ordered mapping with string keys (`state_dict()`, an optimizer's `param_groups[i]`).
-    Dict(Vec<(String, Value)>),
+    /// A mapping with string keys, in insertion order: a `{...}` display or an optimizer's
+    /// `param_groups[i]` (a dict), or `state_dict()` (an `OrderedDict`).
+    Dict(DictKind, Vec<(String, Value)>),
+}
+
+/// Which Python mapping a [`Value::Dict`] is: the two print differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DictKind {
+    Plain,
+    Ordered,
 }
 
 /// A module as values hold it.
@@ -118,7 +126,7 @@ impl Value {
             Value::Class(_) => "type",
             Value::Super => "super",
             Value::Optimizer(_) => "Optimizer",
-            Value::Dict(_) => "dict",
+            Value::Dict(..) => "dict",
             Value::Generator(_) => "Generator",
         }
     }

@@ -32,7 +32,7 @@ impl<'a> Parser<'a> {
     pub(super) fn test(&mut self) -> Result<Node> {
         match self.peek() {
             Tok::Kw(k) if *k != "not" => return Err(self.unexpected()),
-            Tok::Op(Op::Star | Op::DoubleStar | Op::LBrace) => return Err(self.unexpected()),
+            Tok::Op(Op::Star | Op::DoubleStar) => return Err(self.unexpected()),
             _ => {}
         }
         let body = self.or_test()?;
@@ -465,6 +465,13 @@ impl<'a> Parser<'a> {
                 self.leave();
                 return node;
             }
+            Tok::Op(Op::LBrace) => {
+                self.bump();
+                self.enter(span)?;
+                let node = self.dict_display(span);
+                self.leave();
+                return node;
+            }
             _ => return Err(self.unexpected()),
         };
         self.bump();
@@ -518,6 +525,29 @@ impl<'a> Parser<'a> {
             self.expect_close(Op::RBracket, ']')?;
         }
         self.node(span, ExprKind::List(items), height + 1)
+    }
+
+    /// After `{`: a dict display, `key: value` pairs through `}`, trailing comma allowed. Set
+    /// displays and dict comprehensions say they are not supported.
+    fn dict_display(&mut self, span: Span) -> Result<Node> {
+        let (mut pairs, mut height) = (Vec::new(), 0);
+        while !self.eat(Op::RBrace) {
+            let key = self.test()?;
+            if !self.eat(Op::Colon) {
+                return Err(self.error_here("set displays are not supported"));
+            }
+            let value = self.test()?;
+            if matches!(self.peek(), Tok::Kw("for")) {
+                return Err(self.error_here("dict comprehensions are not supported"));
+            }
+            height = height.max(key.height).max(value.height);
+            pairs.push((key.expr, value.expr));
+            if !self.eat(Op::Comma) {
+                self.expect_close(Op::RBrace, '}')?;
+                break;
+            }
+        }
+        self.node(span, ExprKind::Dict(pairs), height + 1)
     }
 
     /// Comma-separated expressions through the closing `close`, trailing comma allowed.

@@ -126,6 +126,7 @@ fn describe(kind: &ExprKind) -> &'static str {
         ExprKind::Ellipsis => "ellipsis",
         ExprKind::Tuple(_) => "tuple",
         ExprKind::List(_) => "list",
+        ExprKind::Dict(_) => "dict display",
         ExprKind::Attr { .. } => "attribute",
         ExprKind::Index { .. } => "subscript",
         ExprKind::Binary { op: BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, .. } => {
@@ -219,7 +220,6 @@ impl<'a> Parser<'a> {
         let t = self.tok();
         let message = match &t.tok {
             Tok::Kw(k) => unsupported_keyword(k),
-            Tok::Op(Op::LBrace) => "dict and set displays are not supported".to_string(),
             Tok::Op(Op::Star) | Tok::Op(Op::DoubleStar) => "starred expressions are not supported".to_string(),
             Tok::Op(Op::Walrus) => "':=' is not supported".to_string(),
             Tok::Op(Op::Shl | Op::Shr | Op::AugShift) => {

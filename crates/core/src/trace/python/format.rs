@@ -6,6 +6,7 @@ use super::super::context::RunContext;
 use super::super::value::Value;
 use super::tensor_str::{self, sci};
 use crate::error::{bail, Result};
+use crate::trace::value::DictKind;
 use crate::uop::buffer::Scalar;
 
 /// Python's `repr(x)` for a float: the shortest digits that round-trip, in fixed notation for
@@ -145,12 +146,18 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
         Value::Class(c) => format!("<class '__main__.{}'>", c.name),
         Value::Super => "<super object>".into(),
         Value::Optimizer(o) => super::super::optim::repr(o),
-        Value::Dict(entries) => {
+        Value::Dict(kind, entries) => {
             let mut parts = Vec::with_capacity(entries.len());
             for (k, v) in entries {
-                parts.push(format!("({}, {})", str_repr(k), repr(ctx, v)?));
+                parts.push(match kind {
+                    DictKind::Plain => format!("{}: {}", str_repr(k), repr(ctx, v)?),
+                    DictKind::Ordered => format!("({}, {})", str_repr(k), repr(ctx, v)?),
+                });
             }
-            format!("OrderedDict([{}])", parts.join(", "))
+            match kind {
+                DictKind::Plain => format!("{{{}}}", parts.join(", ")),
+                DictKind::Ordered => format!("OrderedDict([{}])", parts.join(", ")),
+            }
         }
         Value::GradFn(n) => format!("<{} object>", ctx.engine.autograd().node(*n).name),
     })

@@ -79,7 +79,7 @@ pub fn truth(ctx: &mut RunContext, v: &Value) -> Result<bool> {
         Value::Str(s) => !s.is_empty(),
         Value::Tuple(v) | Value::List(v) | Value::Size(v) => !v.is_empty(),
         Value::Named(v) => !v.is_empty(),
-        Value::Dict(v) => !v.is_empty(),
+        Value::Dict(_, v) => !v.is_empty(),
         Value::Range(a, b, s) => range_len(*a, *b, *s) > 0,
         Value::Tensor(t) => match t.numel() {
             0 => bail!(Shape, "Boolean value of Tensor with no values is ambiguous"),
@@ -308,7 +308,7 @@ pub fn iterate(_ctx: &mut RunContext, v: Value) -> Result<Iter> {
         Value::Range(a, b, s) => Iter::Range { next: a, left: range_len(a, b, s), step: s },
         Value::Tuple(v) | Value::List(v) | Value::Size(v) => Iter::Items(v.into_iter()),
         Value::Named(v) => Iter::Items(v.into_iter().map(|(_, x)| x).collect::<Vec<_>>().into_iter()),
-        Value::Dict(v) => Iter::Items(v.into_iter().map(|(k, _)| Value::Str(k)).collect::<Vec<_>>().into_iter()),
+        Value::Dict(_, v) => Iter::Items(v.into_iter().map(|(k, _)| Value::Str(k)).collect::<Vec<_>>().into_iter()),
         // A Sequential or ModuleList iterates over its children.
         Value::Layer(l) if matches!(l.kind, LayerKind::Sequential | LayerKind::ModuleList) => Iter::Items(
             l.children.borrow().iter().map(|(_, c)| Value::Layer(c.clone())).collect::<Vec<_>>().into_iter(),
@@ -338,9 +338,41 @@ pub fn sequence(ctx: &mut RunContext, v: Value) -> Result<Vec<Value>> {
     Ok(out)
 }
 
+/// `d[key] = value` on a dict's entries: a new key goes last, an existing one keeps its place.
+pub fn dict_insert(entries: &mut Vec<(String, Value)>, key: String, value: Value) {
+    match entries.iter_mut().find(|(k, _)| *k == key) {
+        Some(slot) => slot.1 = value,
+        None => entries.push((key, value)),
+    }
+}
+
+/// `v[items] = value` for a dict or a list (values here: the caller rebinds the name).
+pub fn setitem(v: Value, items: &[Value], value: Value) -> Result<Value> {
+    match (v, items) {
+        (Value::Dict(kind, mut entries), [Value::Str(k)]) => {
+            dict_insert(&mut entries, k.clone(), value);
+            Ok(Value::Dict(kind, entries))
+        }
+        (Value::Dict(..), [other]) => {
+            bail!(Unsupported, "dict keys other than strings are not supported (got {})", other.type_name())
+        }
+        (Value::List(mut xs), [Value::Scalar(Scalar::Int(i))]) => {
+            let n = xs.len() as i64;
+            let at = if *i < 0 { i + n } else { *i };
+            if at < 0 || at >= n {
+                bail!(Index, "list assignment index out of range");
+            }
+            xs[at as usize] = value;
+            Ok(Value::List(xs))
+        }
+        (Value::List(_), _) => bail!(Type, "list indices must be integers"),
+        (other, _) => bail!(Type, "'{}' object does not support item assignment", other.type_name()),
+    }
+}
+
 /// `v[items]` for a torch.Size, a str or a range.
 pub fn getitem(v: Value, items: &[Value]) -> Result<Value> {
-    if let Value::Dict(entries) = &v {
+    if let Value::Dict(_, entries) = &v {
         let key = match items {
             [Value::Str(k)] => k,
             [other] => bail!(Type, "dict keys here are strings, not {}", other.type_name()),
@@ -478,7 +510,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                 Value::Str(s) => Ok(int(s.chars().count() as i64)),
                 Value::Size(v) => Ok(int(v.len() as i64)),
                 Value::Named(v) => Ok(int(v.len() as i64)),
-                Value::Dict(v) => Ok(int(v.len() as i64)),
+                Value::Dict(_, v) => Ok(int(v.len() as i64)),
                 Value::Layer(l) if matches!(l.kind, LayerKind::Sequential | LayerKind::ModuleList) => {
                     Ok(int(l.children.borrow().len() as i64))
                 }
@@ -888,7 +920,7 @@ pub fn math(ctx: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
 /// Methods of values that are not tensors (`", ".join(names)`, `s.upper()`, `shape.numel()`).
 pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> Result<Value> {
     match (&recv, name) {
-        (Value::Dict(entries), "keys" | "values" | "items") => {
+        (Value::Dict(_, entries), "keys" | "values" | "items") => {
             args.finish()?;
             Ok(Value::List(
                 entries
@@ -901,7 +933,7 @@ pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> 
                     .collect(),
             ))
         }
-        (Value::Dict(entries), "get") => {
+        (Value::Dict(_, entries), "get") => {
             let key = args.req(0, "key")?;
             let default = args.opt(1, "default").unwrap_or(Value::None);
             args.finish()?;
