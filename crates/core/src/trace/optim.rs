@@ -58,7 +58,9 @@ pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Val
                 }
                 tensors.push(t)
             }
-            Value::Dict(..) => bail!(Unsupported, "parameter groups (a list of dicts) are not supported: one group of tensors is"),
+            Value::Dict(..) => {
+                bail!(Unsupported, "parameter groups (a list of dicts) are not supported: one group of tensors is")
+            }
             other => bail!(Type, "optimizer can only optimize Tensors, but one of the params is {}", other.type_name()),
         }
     }
