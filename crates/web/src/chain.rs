@@ -167,6 +167,10 @@ pub fn unparse(e: &Expr) -> String {
         ExprKind::Tuple(items) if items.len() == 1 => format!("({},)", unparse(&items[0])),
         ExprKind::Tuple(items) => format!("({})", list(items)),
         ExprKind::List(items) => format!("[{}]", list(items)),
+        ExprKind::Dict(pairs) => {
+            let pairs: Vec<String> = pairs.iter().map(|(k, v)| format!("{}: {}", unparse(k), unparse(v))).collect();
+            format!("{{{}}}", pairs.join(", "))
+        }
         ExprKind::Unary { op, operand } => {
             let op = match op {
                 UnaryOp::Neg => "-",
