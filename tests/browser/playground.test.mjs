@@ -105,6 +105,34 @@ test('opens on the built-in example with every panel drawn', async () => {
   await page.close();
 });
 
+test('the first load fetches no dataset; the Data tab and a trace that reads one fetch the samples', async () => {
+  const b = await browser(false);
+  const page = await b.newPage({ viewport: { width: 1440, height: 900 } });
+  const fetched = [];
+  page.on('requestfinished', (r) => fetched.push(new URL(r.url()).pathname));
+  await page.goto(base);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  const first = [...fetched];
+  const samples = ['/t10k-images-1k-idx3-ubyte.gz', '/t10k-labels-1k-idx1-ubyte.gz', '/sample_batch.bin'];
+  for (const s of samples) assert.ok(!first.includes(s), `${s} is not part of the first load: ${first.join(' ')}`);
+  // What the first load transferred, gzip as served by a compressing host (this test server
+  // does not compress, so the bodies are measured and gzipped here).
+  const bytes = first.filter((p) => !p.endsWith('/')).map((p) => fs.readFileSync(path.join(DIST, p)));
+  perf.first_load = { files: first, gzip_bytes: bytes.reduce((s, x) => s + zlib.gzipSync(x, { level: 9 }).length, 0) };
+  await page.click('.tabs button[data-tab="data"]');
+  await page.waitForSelector('#ds-grid .tile');
+  for (const s of samples) assert.ok(fetched.includes(s), `the Data tab fetched ${s}`);
+  await page.close();
+  // A link whose trace reads a sample runs once the samples are in.
+  const { page: p2, errors } = await open(base);
+  const trace = 'raw = dataset("mnist-t10k-images-1k")\nimg = raw[16:].reshape(-1, 28, 28)[3]\n';
+  await p2.goto(`${base}#${await fragment(p2, trace, null, 'img')}`);
+  await p2.waitForSelector('#tensors tr[data-name="img"]');
+  assert.deepEqual((await row(p2, 'img')).offset, 16 + 3 * 784);
+  assert.deepEqual(errors, []);
+  await p2.close();
+});
+
 /** Public acceptance cases recorded from real PyTorch, when the shared folder is beside the checkout. */
 function acceptanceCases() {
   const file = path.join(ROOT, '../shared/acceptance/torch_public.json');

@@ -34,22 +34,34 @@ const state = {
 
 const message = (e) => String(e && e.message ? e.message : e);
 
-/** Fetches the samples and opens them (which also registers them for dataset(name) in traces). */
-export async function registerSamples(wasm) {
+/** The samples' loading, started once: by the first trace that reads `dataset(...)` or the
+ *  first visit to the Data tab, never by the first load of a page that needs neither. */
+let samples = null;
+
+/** Fetches the samples and opens them (which also registers them for dataset(name) in traces);
+ *  every caller shares the one fetch. */
+export function ensureSamples(wasm) {
+  if (samples) return samples;
   state.wasm = wasm;
-  const failures = [];
-  await Promise.all(SAMPLES.map(async (s) => {
-    try {
-      const res = await fetch(s.file);
-      if (!res.ok) throw new Error(`${s.file}: HTTP ${res.status}`);
-      state.infos[s.name] = JSON.parse(wasm.openDataset(s.name, new Uint8Array(await res.arrayBuffer())));
-    } catch (e) {
-      failures.push(`${s.file}: ${message(e)}`);
-    }
-  }));
-  for (const s of SAMPLES) if (s.labels && state.infos[s.labels]) state.labels[s.name] = s.labels;
-  if (failures.length) throw new Error(`sample datasets: ${failures.join('; ')}`);
+  samples = (async () => {
+    const failures = [];
+    await Promise.all(SAMPLES.map(async (s) => {
+      try {
+        const res = await fetch(s.file);
+        if (!res.ok) throw new Error(`${s.file}: HTTP ${res.status}`);
+        state.infos[s.name] = JSON.parse(wasm.openDataset(s.name, new Uint8Array(await res.arrayBuffer())));
+      } catch (e) {
+        failures.push(`${s.file}: ${message(e)}`);
+      }
+    }));
+    for (const s of SAMPLES) if (s.labels && state.infos[s.labels]) state.labels[s.name] = s.labels;
+    if (failures.length) throw new Error(`sample datasets: ${failures.join('; ')}`);
+  })();
+  return samples;
 }
+
+/** Whether the samples are open (a trace reading them can run now). */
+export const samplesReady = () => SAMPLES.every((s) => state.infos[s.name]);
 
 function showError(box, e) {
   if (e === null) { box.hidden = true; fill(box); return; }
@@ -230,7 +242,19 @@ export function initData(app, append) {
   wirePad();
   model.init(app.wasm, () => state.input);
   train.init(app.wasm);
-  const first = SAMPLES.find((s) => state.infos[s.name] && state.infos[s.name].kind !== 'labels');
-  if (first) select(first.name);
-  else drawGrid();
+  // The grid's first dataset, once the samples are in: at the first visit to the tab.
+  let shown = false;
+  const show = () => {
+    if (shown) return;
+    shown = true;
+    $('#ds-info').textContent = 'loading the sample datasets…';
+    ensureSamples(app.wasm).catch((e) => showError($('#ds-error'), e)).finally(() => {
+      const first = SAMPLES.find((s) => state.infos[s.name] && state.infos[s.name].kind !== 'labels');
+      if (first && !state.current) select(first.name);
+      else drawSelect();
+      if (!state.current) drawGrid();
+    });
+  };
+  $('.tabs button[data-tab="data"]').addEventListener('click', show);
+  if (!$('#tab-data').hidden) show();
 }

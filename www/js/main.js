@@ -9,7 +9,7 @@ import { drawKernelPrompt } from './kernels.js';
 import { drawLessons, activeLesson, drawNarration } from './lessons.js';
 import { initReference, showReference } from './reference.js';
 import { detect } from './gpu.js';
-import { initData, registerSamples } from './data.js';
+import { initData, ensureSamples, samplesReady } from './data.js';
 
 const app = { wasm: null, session: null, src: '', state: null, selected: null, gpu: null, perf: {} };
 window.stridelab = app;
@@ -36,8 +36,22 @@ function drawTicks(n, steps) {
 }
 
 /** Opens a trace: runs it whole, then stands on `step` (default: the end). */
+/** A trace that reads a dataset file (the samples are fetched only when one does). */
+const readsDatasets = (src) => /\bdataset\s*\(/.test(src);
+/** Whether the samples' fetch has settled (opened, or failed: the trace then says which file). */
+let samplesSettled = false;
+
 function load(src, step, tensor) {
   app.src = src;
+  if (readsDatasets(src) && !samplesReady() && !samplesSettled) {
+    // The samples come first; a failure to fetch them shows as the trace's own error.
+    $('#stepinfo').textContent = 'loading the sample datasets…';
+    ensureSamples(app.wasm).catch(() => {}).finally(() => {
+      samplesSettled = true;
+      if (app.src === src) load(src, step, tensor);
+    });
+    return;
+  }
   try {
     if (app.session) app.session.free();
     app.session = new app.wasm.Session(src);
@@ -209,8 +223,7 @@ function appendLine(line, tensor) {
 
 async function boot() {
   app.wasm = await wasmReady();
-  // Traces that read the sample need it before they run; a missing file only affects those.
-  await registerSamples(app.wasm).catch(fatal);
+  // The sample datasets are fetched by the first trace that reads one, or the Data tab.
   // Exposed for the browser tests' timing of a step and its redraw.
   app.goto = goto;
   wire();
