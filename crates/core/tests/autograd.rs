@@ -53,3 +53,30 @@ fn gradients_match_their_formulas() {
     assert_eq!(report["tensors"]["gw"]["values"], serde_json::json!([0.0, 0.0]));
     assert_eq!(report["tensors"]["x"]["autograd"]["is_leaf"], true);
 }
+
+/// `index_select`'s gradient adds the incoming gradient at the selected rows (repeats add up),
+/// as PyTorch's `index_select_backward` does; its node saves the index. Values recorded from
+/// PyTorch 2.15.
+#[test]
+fn index_select_gradient_adds_at_the_selected_rows() {
+    let mut run = Run::run_source(
+        "x = torch.arange(12.).reshape(3, 4).requires_grad_()\ny = x.index_select(1, torch.tensor([0, 2, 0, 3]))\n\
+         (y * torch.arange(12.).reshape(3, 4)).sum().backward()\ng1 = x.grad.clone()\nname = y.grad_fn.name()\n\
+         z = x.index_select(0, torch.tensor([2, 2]))\nz.pow(2).sum().backward()\ng2 = x.grad\n\
+         idx = torch.tensor([1])\nv = torch.ones(3, requires_grad=True)\nu = v.index_select(0, idx) * 2\nidx.add_(1)\nu.sum().backward()",
+    );
+    let values = |run: &mut Run, name: &str| {
+        let t = run.tensors().into_iter().find(|(n, _)| n == name).unwrap().1;
+        run.engine.values(&t).unwrap().to_f64_vec()
+    };
+    assert_eq!(values(&mut run, "g1"), [2., 0., 1., 3., 10., 0., 5., 7., 18., 0., 9., 11.]);
+    assert_eq!(values(&mut run, "g2"), [2., 0., 1., 3., 10., 0., 5., 7., 50., 36., 49., 55.]);
+    // The saved index changed in place: PyTorch refuses the backward.
+    let e = run.error.expect("backward through a modified saved index fails");
+    assert_eq!((e.line, e.error.kind()), (13, "autograd"));
+    assert!(
+        e.error.message().contains("[torch.LongTensor [1]] is at version 1; expected version 0"),
+        "{}",
+        e.error.message()
+    );
+}

@@ -163,6 +163,11 @@ pub enum GradOp {
         src_shape: Vec<usize>,
         src_dtype: DType,
     },
+    /// `t.index_select(dim, index)` of an input of shape `input`; operands `[index]` (saved).
+    IndexSelect {
+        dim: i64,
+        input: Vec<usize>,
+    },
     /// `t[items]` with index tensors, of an input of shape `input`.
     Index {
         items: Vec<IndexSlot>,
@@ -254,6 +259,7 @@ impl GradOp {
             GradOp::Copy { .. } => "CopyBackwards".into(),
             GradOp::CopySlices { .. } => "CopySlices".into(),
             GradOp::Index { .. } => "IndexBackward0".into(),
+            GradOp::IndexSelect { .. } => "IndexSelectBackward0".into(),
             GradOp::IndexPut { name, .. } => (*name).into(),
         }
     }

@@ -10,11 +10,19 @@ use std::collections::HashMap;
 
 /// The description PyTorch gives a tensor in autograd's messages: `[torch.FloatTensor [2, 3]]`.
 fn describe(t: &Tensor) -> String {
+    use crate::dtype::DType;
+    // PyTorch's legacy tensor type names (`torch.LongTensor` for a saved int64 index).
     let kind = match t.dtype() {
-        crate::dtype::DType::Float64 => "DoubleTensor",
-        crate::dtype::DType::Float16 => "HalfTensor",
-        crate::dtype::DType::BFloat16 => "BFloat16Tensor",
-        _ => "FloatTensor",
+        DType::Float64 => "DoubleTensor",
+        DType::Float16 => "HalfTensor",
+        DType::BFloat16 => "BFloat16Tensor",
+        DType::Float32 => "FloatTensor",
+        DType::Int64 => "LongTensor",
+        DType::Int32 => "IntTensor",
+        DType::Int16 => "ShortTensor",
+        DType::Int8 => "CharTensor",
+        DType::UInt8 => "ByteTensor",
+        DType::Bool => "BoolTensor",
     };
     let dims: Vec<String> = t.shape().iter().map(|n| n.to_string()).collect();
     format!("[torch.{kind} [{}]]", dims.join(", "))

@@ -378,6 +378,15 @@ impl Engine {
                 }
                 out
             }
+            // `index_select_backward`: zeros of the input's shape with `g` added at `index`.
+            GradOp::IndexSelect { dim, input } => {
+                let Some(Some(index)) = node.operands.first().cloned() else {
+                    bail!(Autograd, "IndexSelectBackward0 lost its index")
+                };
+                let zeros = self.full(input, Scalar::Int(0), Some(g.dtype()))?;
+                let source = Operand::Tensor(g.clone());
+                vec![Some(self.index_dim(&zeros, *dim, &index, &source, super::indexing::Combine::Sum, "index_add")?)]
+            }
             GradOp::Index { items, input } => {
                 let items = index_items(items, &node.operands)?;
                 let zeros = self.full(input, Scalar::Int(0), Some(g.dtype()))?;

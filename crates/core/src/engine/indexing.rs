@@ -754,7 +754,10 @@ impl Engine {
         let node = self.movement(t.node(), Op::Reshape(shape.clone()));
         let g = self.gather_node(node, t.dtype(), &shape, d, &pos)?;
         let g = self.movement(g, Op::Reshape(out.clone()));
-        self.index_copy_result(g, Layout::contiguous(&out))
+        let out = self.index_copy_result(g, Layout::contiguous(&out))?;
+        let op = crate::autograd::GradOp::IndexSelect { dim, input: t.shape().to_vec() };
+        self.record(&out, op, &[Some(&t)], vec![Some(index.clone())], &[0]);
+        Ok(out)
     }
 
     /// The row-major positions of `t` (flattened) that `mask` (broadcast with it) selects, and
