@@ -126,10 +126,10 @@ async function create() {
   status(`preparing the model on ${backend === 'webgpu' ? 'WebGPU' : 'the CPU'}…`);
   state.trainer = await state.wasm.WebTrainer.create(JSON.stringify(config()), state.files.trainImages, state.files.trainLabels, backend);
   let test = state.files.testImages && state.files.testLabels ? [state.files.testImages, state.files.testLabels] : null;
-  let what = 'the 10,000 MNIST test images';
+  let what = 'the test images';
   if (!test) {
     const [x, y] = await Promise.all(SAMPLE_TEST.map((u) => fetchBytes(u, () => {})));
-    if (x && y) { test = [x, y]; what = 'the 1,000-image test sample'; }
+    if (x && y) { test = [x, y]; what = 'the test sample'; }
   }
   if (test) state.trainer.setTest(test[0], test[1]);
   state.test = test ? what : null;
@@ -150,11 +150,12 @@ async function evaluate() {
     images = r.images;
     correct += r.correct; loss += r.loss * r.total; total += r.total;
     status(`evaluating on ${state.test}: ${total.toLocaleString()} of ${images.toLocaleString()}`);
+    state.testCount = images;
     await frame();
   }
   const e = { step: lastStep(), accuracy: correct / total, loss: loss / total, total };
   state.evals.push(e);
-  $('#train-eval').textContent = `test accuracy ${(100 * e.accuracy).toFixed(2)}% (loss ${e.loss.toFixed(4)}) on ${state.test} after step ${e.step}`;
+  $('#train-eval').textContent = `test accuracy ${(100 * e.accuracy).toFixed(2)}% (loss ${e.loss.toFixed(4)}) on ${total.toLocaleString()} ${state.test.replace(/^the /, '')} after step ${e.step}`;
   $('#train-eval').dataset.accuracy = String(e.accuracy);
   draw();
   return e;
