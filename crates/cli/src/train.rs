@@ -13,6 +13,7 @@ use stridelab_core::train::{Architecture, Evaluation, LabelledImages, Optimizer,
 use crate::error::{read_file, write_stdout, Error, Result};
 use crate::kernels::{self, Backend};
 use stridelab_gpu::train::GpuTrainer;
+use stridelab_gpu::Gpu;
 
 /// The largest MNIST file read (the decoded training images are 47 MB).
 const MAX_FILE_BYTES: usize = stridelab_core::data::MAX_DECODED_LEN;
@@ -147,6 +148,26 @@ fn spread(ms: &mut [f64]) -> Value {
     json!({ "median": at(50), "p10": at(10), "p90": at(90), "n": ms.len() })
 }
 
+/// Where the steps run: the CPU trainer, or the GPU trainer (which keeps a CPU trainer for
+/// its batch order, and for evaluation and export once its parameters are read back).
+enum Engine {
+    Cpu(Box<Trainer>),
+    Gpu(Box<GpuTrainer>, Box<Gpu>),
+}
+
+impl Engine {
+    /// The CPU trainer with the current parameters (read back from the GPU first).
+    fn synced(&mut self) -> Result<&mut Trainer> {
+        Ok(match self {
+            Engine::Cpu(t) => t,
+            Engine::Gpu(t, gpu) => {
+                pollster::block_on(t.sync(gpu))?;
+                t.trainer_mut()
+            }
+        })
+    }
+}
+
 pub fn main(args: &TrainArgs) -> Result<()> {
     let train = mnist(&args.mnist, "train")?;
     let test = mnist(&args.mnist, "t10k")?;
@@ -156,12 +177,10 @@ pub fn main(args: &TrainArgs) -> Result<()> {
         batch: args.batch,
         optimizer: args.optimizer(),
     };
-    let gpu = kernels::device(args.backend)?;
-    let mut on_gpu = match &gpu {
-        Some(g) => Some(pollster::block_on(GpuTrainer::new(g, config.clone()))?),
-        None => None,
+    let mut run = match kernels::device(args.backend)? {
+        Some(gpu) => Engine::Gpu(Box::new(pollster::block_on(GpuTrainer::new(&gpu, config.clone()))?), Box::new(gpu)),
+        None => Engine::Cpu(Box::new(Trainer::new(config.clone())?)),
     };
-    let mut trainer = Trainer::new(config.clone())?;
     let mut log = match &args.log {
         Some(path) => Some(std::fs::File::create(path).map_err(|e| Error::io(path, &e))?),
         None => None,
@@ -175,9 +194,9 @@ pub fn main(args: &TrainArgs) -> Result<()> {
     let mut done = 0;
     while done < total {
         let t0 = clock();
-        let r = match (&mut on_gpu, &gpu) {
-            (Some(t), Some(g)) => pollster::block_on(t.step(g, &train.dataset()))?,
-            _ => trainer.step(&train.dataset(), &mut clock)?,
+        let r = match &mut run {
+            Engine::Gpu(t, gpu) => pollster::block_on(t.step(gpu, &train.dataset()))?,
+            Engine::Cpu(t) => t.step(&train.dataset(), &mut clock)?,
         };
         done = r.step;
         // Wall time of the whole step (on the GPU: upload, dispatches, readback of the losses).
@@ -200,11 +219,7 @@ pub fn main(args: &TrainArgs) -> Result<()> {
             eprintln!("step {:>6}  epoch {}  loss {:.4}  {:.2} ms/step", r.step, r.epoch, r.loss, ms);
         }
         if epoch_end || due || r.step == total {
-            if let (Some(t), Some(g)) = (&mut on_gpu, &gpu) {
-                pollster::block_on(t.sync(g))?;
-                trainer = t.trainer().clone();
-            }
-            let e = trainer.evaluate(&test.dataset(), 0..args.test_limit.unwrap_or(usize::MAX))?;
+            let e = run.synced()?.evaluate(&test.dataset(), 0..args.test_limit.unwrap_or(usize::MAX))?;
             eprintln!("step {:>6}  test accuracy {:.2}%  loss {:.4}", r.step, 100.0 * e.accuracy(), e.loss);
             let mut v = evaluation_json(&e);
             v["step"] = json!(r.step);
@@ -213,20 +228,26 @@ pub fn main(args: &TrainArgs) -> Result<()> {
         last = Some(r);
     }
     let seconds = origin.elapsed().as_secs_f64();
-    if let Some(path) = &args.export_onnx {
-        std::fs::write(path, trainer.to_onnx()).map_err(|e| Error::io(path, &e))?;
-        eprintln!("stridelab: wrote {path}");
-    }
-    if let Some(dir) = &args.capture {
-        let (manifest, weights) = stridelab_gpu::model::capture_onnx("trained.onnx", &trainer.to_onnx(), 1)?;
-        crate::model::write_capture(dir, &manifest, &weights)?;
+    if args.export_onnx.is_some() || args.capture.is_some() {
+        let onnx = run.synced()?.to_onnx();
+        if let Some(path) = &args.export_onnx {
+            std::fs::write(path, &onnx).map_err(|e| Error::io(path, &e))?;
+            eprintln!("stridelab: wrote {path}");
+        }
+        if let Some(dir) = &args.capture {
+            let (manifest, weights) = stridelab_gpu::model::capture_onnx("trained.onnx", &onnx, 1)?;
+            crate::model::write_capture(dir, &manifest, &weights)?;
+        }
     }
     let kernels: Vec<Value> =
         kernel_ms.iter_mut().map(|(name, ms)| json!({ "kernel": name, "ms": spread(ms) })).collect();
     let summary = json!({
         "config": config,
         "architecture": config.architecture.describe(),
-        "backend": if gpu.is_some() { "wgpu" } else { "cpu" },
+        "backend": match run {
+            Engine::Gpu(..) => "wgpu",
+            Engine::Cpu(_) => "cpu",
+        },
         "steps": done,
         "epochs": last.as_ref().map_or(0, |r| r.epoch),
         "seconds": seconds,

@@ -11,7 +11,9 @@
 //! The GPU's float32 sums run in another order than the CPU's and WGSL's `sqrt` and division
 //! need not round correctly, so the two trainers agree closely, not bit for bit.
 
-use stridelab_core::train::{Dataset, KernelTime, Layer, Optimizer, Phase, StepReport, TrainConfig, Trainer};
+use stridelab_core::train::{
+    adam_corrections, Dataset, KernelTime, Layer, Optimizer, Phase, StepReport, TrainConfig, Trainer,
+};
 use web_time::Instant;
 
 use crate::device::Gpu;
@@ -123,7 +125,6 @@ pub struct GpuTrainer {
     phases: Vec<Phase>,
     ids: Ids,
     staging: wgpu::Buffer,
-    classes: usize,
     steps: u64,
 }
 
@@ -311,7 +312,6 @@ impl GpuTrainer {
             phases,
             ids: Ids { meta, x, labels, stats, opt, params },
             staging,
-            classes,
             steps: 0,
         })
     }
@@ -416,10 +416,6 @@ impl GpuTrainer {
         }
         Ok(())
     }
-
-    pub fn classes(&self) -> usize {
-        self.classes
-    }
 }
 
 /// The scalars of one optimizer step, as the kernels read them from the `opt` buffer.
@@ -430,9 +426,7 @@ fn optimizer_scalars(opt: &Optimizer, step: u64) -> Vec<f32> {
     match *opt {
         Optimizer::Adam { lr, betas: (b1, b2), eps, weight_decay, .. }
         | Optimizer::AdamW { lr, betas: (b1, b2), eps, weight_decay, .. } => {
-            let t = f64::from(step as f32);
-            let step_size = lr / (1.0 - b1.powf(t));
-            let bc2_sqrt = (1.0 - b2.powf(t)).powf(0.5);
+            let (step_size, bc2_sqrt) = adam_corrections(lr, (b1, b2), step);
             vec![
                 (1.0 - b1) as f32,
                 (1.0 - b2) as f32,

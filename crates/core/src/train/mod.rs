@@ -18,7 +18,7 @@
 mod kernels;
 mod optim;
 
-pub use optim::{update, Optimizer, ParamState};
+pub use optim::{adam_corrections, update, Optimizer, ParamState};
 
 use serde::{Deserialize, Serialize};
 
@@ -445,13 +445,10 @@ impl Trainer {
 
     /// The input batch as float32 `pixels / 255`, into the first activation buffer.
     fn load(&mut self, data: &Dataset, idx: &[usize]) {
-        let len = self.image_len();
         self.acts.resize_with(self.stages.len() + 1, Vec::new);
-        let x = &mut self.acts[0];
-        x.clear();
-        for &i in idx {
-            x.extend(data.images[i * len..][..len].iter().map(|&p| f32::from(p) / 255.0));
-        }
+        let mut x = std::mem::take(&mut self.acts[0]);
+        self.pixels_into(data, idx, &mut x);
+        self.acts[0] = x;
     }
 
     /// The forward pass over the loaded batch of `n` images, each stage timed by `times`.
@@ -565,8 +562,18 @@ impl Trainer {
 
     /// The batch `idx` of `data` as float32 `pixels / 255`, image after image.
     pub fn pixels(&self, data: &Dataset, idx: &[usize]) -> Vec<f32> {
+        let mut out = Vec::new();
+        self.pixels_into(data, idx, &mut out);
+        out
+    }
+
+    /// [`Trainer::pixels`] into `out`, reusing its allocation.
+    fn pixels_into(&self, data: &Dataset, idx: &[usize], out: &mut Vec<f32>) {
         let len = self.image_len();
-        idx.iter().flat_map(|&i| data.images[i * len..][..len].iter().map(|&p| f32::from(p) / 255.0)).collect()
+        out.clear();
+        for &i in idx {
+            out.extend(data.images[i * len..][..len].iter().map(|&p| f32::from(p) / 255.0));
+        }
     }
 
     /// One training step on the next batch of `data` in this run's order.

@@ -67,6 +67,14 @@ pub struct ParamState {
     pub buffers: Vec<Vec<f32>>,
 }
 
+/// Adam's Python-side scalars at step `step` (from 1): `step_size = lr / (1 - β1^t)` and
+/// `√(1 - β2^t)`, in float64 as PyTorch computes them. The step counter is a float32 tensor
+/// whose value PyTorch reads back with `.item()`, so `t` is the step rounded to float32.
+pub fn adam_corrections(lr: f64, (b1, b2): (f64, f64), step: u64) -> (f64, f64) {
+    let t = f64::from(step as f32);
+    (lr / (1.0 - b1.powf(t)), (1.0 - b2.powf(t)).powf(0.5))
+}
+
 /// One `opt.step()` for one parameter: `p` updated in place from its gradient `g`.
 pub fn update(opt: &Optimizer, p: &mut [f32], g: &[f32], state: &mut ParamState) {
     match *opt {
@@ -96,10 +104,8 @@ pub fn update(opt: &Optimizer, p: &mut [f32], g: &[f32], state: &mut ParamState)
             }
             state.step += 1;
             let (b1, b2) = betas;
-            // The step counter is a float32 tensor whose value PyTorch reads back with `.item()`.
-            let step = f64::from(state.step as f32);
-            let step_size = lr / (1.0 - b1.powf(step));
-            let bias_correction2_sqrt = ((1.0 - b2.powf(step)).powf(0.5)) as f32;
+            let (step_size, bias_correction2_sqrt) = adam_corrections(lr, betas, state.step);
+            let bias_correction2_sqrt = bias_correction2_sqrt as f32;
             let (w1, w2, eps, neg_step) = ((1.0 - b1) as f32, (1.0 - b2) as f32, eps as f32, -step_size as f32);
             let (b2f, wd, decay) = (b2 as f32, weight_decay as f32, (1.0 - lr * weight_decay) as f32);
             let [exp_avg, exp_avg_sq, rest @ ..] = state.buffers.as_mut_slice() else { return };
