@@ -366,6 +366,14 @@ test('lessons open as share links', async () => {
   await page.keyboard.type('e = d + 1\n');
   await page.waitForFunction(() => document.querySelector('#narration').hidden);
   assert.equal(await page.$('.lesson.active'), null);
+  // A lesson clicked while the edit's address update is still pending opens, and is not
+  // overwritten by the edited trace's address.
+  await page.keyboard.type('f = e * 2\n');
+  await page.click('.tabs button[data-tab="lessons"]');
+  await page.click('.lesson[data-id="overlap-transpose"] a');
+  await page.waitForFunction(() => document.querySelector('#source').value.includes('a += a.t()'));
+  await page.waitForTimeout(400);
+  assert.ok((await page.inputValue('#source')).includes('a += a.t()'), 'the lesson stays open');
   await page.close();
 });
 

@@ -11,7 +11,8 @@ import { initReference, showReference } from './reference.js';
 import { detect } from './gpu.js';
 import { initData, ensureSamples, samplesReady } from './data.js';
 
-const app = { wasm: null, session: null, src: '', state: null, selected: null, gpu: null, perf: {} };
+/** `frag`: the fragment the page last opened or wrote (the address it owns). */
+const app = { wasm: null, session: null, src: '', state: null, selected: null, gpu: null, perf: {}, frag: '' };
 window.stridelab = app;
 
 function wasmReady() {
@@ -102,8 +103,12 @@ function remember() {
   clearTimeout(rememberTimer);
   rememberTimer = setTimeout(() => {
     if (!app.session || app.src === undefined) return;
+    // A navigation the page has not opened yet (a lesson or link clicked since the timer
+    // started) owns the address: writing the old trace over it would lose the new one.
+    if (location.hash.slice(1) !== app.frag) return;
     const frag = app.wasm.shareEncode(app.src, app.state ? app.state.at : undefined, app.selected || undefined, app.gpu ? 'webgpu' : 'cpu');
     if (location.hash.slice(1) !== frag) history.replaceState(null, '', `#${frag}`);
+    app.frag = frag;
     try {
       localStorage.setItem(SAVED, app.src);
     } catch {
@@ -151,6 +156,7 @@ function shareLink() {
 /** Restores a link's trace, step and selection; false when the fragment is not a link. */
 function openFragment() {
   const frag = location.hash.slice(1);
+  app.frag = frag;
   if (!frag) return false;
   const d = JSON.parse(app.wasm.shareDecode(frag));
   if (d.error) {
@@ -181,6 +187,7 @@ function wire() {
   $('#share').onclick = async () => {
     const link = shareLink();
     history.replaceState(null, '', link);
+    app.frag = location.hash.slice(1);
     let copied = true;
     try { await navigator.clipboard.writeText(link); } catch { copied = false; }
     $('#share').textContent = copied ? 'Link copied' : 'Link in address bar';
