@@ -457,6 +457,9 @@ fn torch_autograd() {
         .map(|(n, _)| *n)
         .collect();
     let refusals = failures.iter().filter(|f| refused(f)).count();
+    for f in failures.iter().filter(|f| refused(f)) {
+        eprintln!("refused: {}", f.lines().next().unwrap_or_default());
+    }
     eprintln!(
         "autograd: {passed} match PyTorch, {refusals} refused as not supported, {} listed",
         AUTOGRAD_DIVERGES.len()

@@ -23,6 +23,32 @@ pub enum IndexSlot {
     Tensor(usize),
 }
 
+/// Which spread statistic `var`/`std` compute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spread {
+    Var,
+    Std,
+}
+
+/// `var`/`std` over `axes` of an input of shape `input`, dividing by `N - correction`.
+#[derive(Clone, Debug)]
+pub struct SpreadOf {
+    pub spread: Spread,
+    pub axes: Vec<usize>,
+    pub correction: f64,
+    pub keepdim: bool,
+    pub input: Vec<usize>,
+}
+
+/// `linalg.vector_norm` of order `ord` over `axes` of an input of shape `input`.
+#[derive(Clone, Debug)]
+pub struct NormOf {
+    pub ord: f64,
+    pub axes: Vec<usize>,
+    pub keepdim: bool,
+    pub input: Vec<usize>,
+}
+
 /// How a loss reduces its elements (`reduction=`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reduction {
@@ -87,6 +113,10 @@ pub enum GradOp {
         keepdim: bool,
         input: Vec<usize>,
     },
+    /// `var`/`std`; operands `[x, out]` (`var` saves only `x`).
+    Spread(SpreadOf),
+    /// `linalg.vector_norm`; operands `[x, out]`.
+    Norm(NormOf),
     /// `cumsum` along `dim` of an input of dtype `from`.
     Cumsum {
         dim: usize,
@@ -231,6 +261,9 @@ impl GradOp {
             GradOp::Linear { bias } => if *bias { "AddmmBackward0" } else { "MmBackward0" }.into(),
             GradOp::Softmax { log, .. } => if *log { "LogSoftmaxBackward0" } else { "SoftmaxBackward0" }.into(),
             GradOp::Logsumexp { .. } => "LogsumexpBackward0".into(),
+            GradOp::Spread(SpreadOf { spread: Spread::Var, .. }) => "VarBackward0".into(),
+            GradOp::Spread(SpreadOf { spread: Spread::Std, .. }) => "StdBackward0".into(),
+            GradOp::Norm(_) => "LinalgVectorNormBackward0".into(),
             GradOp::Cumsum { .. } => "CumsumBackward0".into(),
             GradOp::Conv2d { .. } => "ConvolutionBackward0".into(),
             GradOp::Pool2d { avg: None, .. } => "MaxPool2DWithIndicesBackward0".into(),

@@ -238,6 +238,18 @@ impl Engine {
                 let e = self.unary(UnaryOp::Exp, &d)?;
                 vec![Some(self.mul(&t(&gg), &t(&e))?)]
             }
+            GradOp::Spread(of) => {
+                let (Some(x), Some(out)) = (op(0), op(1)) else { return Ok(vec![None]) };
+                vec![Some(self.spread_backward(&x, &out, g, of)?)]
+            }
+            GradOp::Norm(of) => {
+                // The 0-"norm" counts: PyTorch gives no gradient at all (the leaf's .grad stays None).
+                let (Some(x), Some(out)) = (op(0), op(1)) else { return Ok(vec![None]) };
+                if of.ord == 0.0 {
+                    return Ok(vec![None]);
+                }
+                vec![Some(self.norm_backward(&x, &out, g, of)?)]
+            }
             GradOp::Cumsum { dim, from } => {
                 // Each input adds into every later output: the reversed running sum of g.
                 let d = [*dim as i64];
@@ -276,7 +288,7 @@ impl Engine {
                 let b2 = if b.shape().len() == 1 { self.unsqueeze(&b, -1)? } else { b.clone() };
                 let mut gshape = g.shape().to_vec();
                 if a.shape().len() == 1 {
-                    let at = gshape.len() + usize::from(b.shape().len() != 1) - 1;
+                    let at = (gshape.len() + usize::from(b.shape().len() != 1)).saturating_sub(1);
                     gshape.insert(at.min(gshape.len()), 1);
                 }
                 if b.shape().len() == 1 {

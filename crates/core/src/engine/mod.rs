@@ -5,7 +5,7 @@
 //! Front ends bind their own names and arguments and call these methods; they never call each
 //! other. [`views`] holds the view and movement ops, [`matmul`] PyTorch's matmul,
 //! [`elementwise`] the composite elementwise ops written over the op table's primitives,
-//! [`reduce`] the reductions, [`loss`] the losses of `torch.nn.functional`, [`concat`] `cat` and `stack`, [`nn`] the neural-network ops,
+//! [`reduce`] the reductions, [`stats`] `var`, `std` and the vector norms, [`loss`] the losses of `torch.nn.functional`, [`concat`] `cat` and `stack`, [`nn`] the neural-network ops,
 //! [`split`] the multi-output views (`split`, `chunk`, `unbind`, `tensor_split`, ...),
 //! [`aliases`] views PyTorch names apart (`adjoint`, `H`, `atleast_2d`, ...), [`scatter`] the
 //! functional scatter ops (`select_scatter`, `slice_scatter`, ...),
@@ -33,5 +33,6 @@ pub mod reduce;
 pub mod scan;
 pub mod scatter;
 pub mod split;
+pub mod stats;
 pub mod views;
 pub mod write;

@@ -104,6 +104,13 @@ pub(super) const FUNCTIONS: &[&str] = &[
     "argmax",
     "argmin",
     "logsumexp",
+    "var",
+    "std",
+    "var_mean",
+    "std_mean",
+    "norm",
+    "linalg.vector_norm",
+    "linalg.norm",
     "flip",
     "reshape",
     "permute",
@@ -230,6 +237,8 @@ pub fn attr(run: &mut RunContext, v: Value, name: &str) -> Result<Value> {
         Value::Module(m) => match (m, name) {
             ("torch", "nn") => Ok(Value::Module("nn")),
             ("torch", "optim") => Ok(Value::Module("optim")),
+            ("torch", "linalg") => Ok(Value::Module("linalg")),
+            ("linalg", _) if is_function(&format!("linalg.{name}")) => Ok(Value::Func(format!("linalg.{name}"))),
             ("nn", "Module") => Ok(Value::Func("Module".into())),
             ("nn", "functional") => Ok(Value::Module("F")),
             _ => {

@@ -1,8 +1,10 @@
 //! PyTorch's reductions by name (`sum`, `mean`, `prod`, `amax`, `max`/`min` with their
-//! indices, `argmax`, `any`/`all`, `logsumexp`): argument binding over the engine's reduces.
+//! indices, `argmax`, `any`/`all`, `logsumexp`, `var`/`std`, the vector norms): argument
+//! binding over the engine's reduces.
 
 use super::context::RunContext;
 use super::value::{Args, Value};
+use crate::autograd::Spread;
 use crate::dtype::DType;
 use crate::engine::reduce::{ArgExtreme, KeepDim};
 use crate::error::{bail, Result};
@@ -12,8 +14,27 @@ use crate::uop::buffer::Scalar;
 use crate::uop::{BinaryOp, ReduceOp};
 
 /// The methods this file binds (`x.sum()`; `torch.sum(x)` mirrors them).
-pub(super) const METHODS: &[&str] =
-    &["sum", "mean", "amax", "amin", "logsumexp", "any", "all", "prod", "max", "min", "argmax", "argmin"];
+pub(super) const METHODS: &[&str] = &[
+    "sum",
+    "mean",
+    "amax",
+    "amin",
+    "logsumexp",
+    "any",
+    "all",
+    "prod",
+    "max",
+    "min",
+    "argmax",
+    "argmin",
+    "var",
+    "std",
+    "var_mean",
+    "std_mean",
+    "norm",
+    "linalg.vector_norm",
+    "linalg.norm",
+];
 
 pub fn is_method(name: &str) -> bool {
     METHODS.contains(&name)
@@ -118,8 +139,100 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                 }
             }
         }
+        "var" | "std" | "var_mean" | "std_mean" => spread(run, t, name, args),
+        "norm" | "linalg.vector_norm" | "linalg.norm" => norm(run, t, name, args),
         _ => Err(crate::error::Error::unknown_op(format!("Tensor.{name}()"), name)),
     }
+}
+
+/// `var`, `std`, `var_mean`, `std_mean`: `(dim=None, *, correction=1, keepdim=False)`, the
+/// older `(dim, unbiased=True, keepdim=False)` and `(unbiased)`.
+fn spread(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Result<Value> {
+    let flag = |v: Value, what: &str| match v {
+        Value::Scalar(Scalar::Bool(b)) => Ok(b),
+        other => bail!(Type, "{name}(): argument '{what}' must be bool, not {}", other.type_name()),
+    };
+    let (dims, unbiased) = if matches!(args.peek(0), Some(Value::Scalar(Scalar::Bool(_)))) {
+        (None, args.opt(0, "unbiased").map(|v| flag(v, "unbiased")).transpose()?)
+    } else {
+        let dims = args.dims(0, "dim")?;
+        (dims, args.opt(1, "unbiased").filter(|v| !matches!(v, Value::None)).map(|v| flag(v, "unbiased")).transpose()?)
+    };
+    let keepdim = KeepDim::from(args.bool_or(2, "keepdim", false)?);
+    let correction = match args.kw_only("correction") {
+        None | Some(Value::None) => None,
+        Some(v) => Some(v.as_scalar("correction")?.as_f64()),
+    };
+    args.finish()?;
+    let correction = match (unbiased, correction) {
+        (Some(_), Some(_)) => bail!(
+            Type,
+            "{name}() received an invalid combination of arguments: `unbiased` and `correction` cannot both be given"
+        ),
+        (Some(u), None) => f64::from(u8::from(u)),
+        (None, Some(c)) => c,
+        (None, None) => 1.0,
+    };
+    let axes = reduce_axes(t.shape().len(), dims.as_deref())?;
+    let which = if name.starts_with("var") { Spread::Var } else { Spread::Std };
+    let out = run.engine.spread(&t, &axes, correction, keepdim, which)?;
+    if !name.ends_with("_mean") {
+        return Ok(Value::Tensor(out));
+    }
+    let mean = run.engine.mean(&t, &axes, keepdim)?;
+    // PyTorch computes both in one node (`VarMeanBackward0`), an output each.
+    let node = if which == Spread::Var { "VarMeanBackward0" } else { "StdMeanBackward0" };
+    run.engine.rename_grad_fn(&out, node);
+    run.engine.rename_grad_fn(&mean, node);
+    Ok(Value::Tuple(vec![Value::Tensor(out), Value::Tensor(mean)]))
+}
+
+/// `t.norm(p="fro", dim=None, keepdim=False, dtype=None)` (what `torch.norm` turns into:
+/// a vector norm of order `p`), `torch.linalg.vector_norm(x, ord=2, dim=None, keepdim=False,
+/// *, dtype=None)` and `torch.linalg.norm`'s vector norms.
+fn norm(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Result<Value> {
+    let ord_name = if name == "norm" { "p" } else { "ord" };
+    let ord = args.opt(0, ord_name);
+    let dims = args.dims(1, "dim")?;
+    let keepdim = KeepDim::from(args.bool_or(2, "keepdim", false)?);
+    let want = args.dtype()?;
+    args.finish()?;
+    let ndim = t.shape().len();
+    let matrix = |what: &str| -> Result<Value> {
+        bail!(Unsupported, "{name}(): matrix norms ({what}) are not supported; vector norms are")
+    };
+    let ord = match ord {
+        None | Some(Value::None) => 2.0,
+        Some(Value::Str(s)) if name != "linalg.vector_norm" => {
+            let over = dims.as_ref().map_or(ndim, Vec::len);
+            match s.as_str() {
+                // The Frobenius norm is the 2-norm of the matrix's elements.
+                "fro" if name == "norm" && over <= 2 => 2.0,
+                "fro" if name == "linalg.norm" && over == 2 => 2.0,
+                "fro" | "nuc" => return matrix(&format!("ord='{s}'")),
+                other => bail!(Value, "linalg.matrix_norm: Order {other} not supported."),
+            }
+        }
+        Some(v) => {
+            let p = v.as_scalar(ord_name)?.as_f64();
+            if name == "linalg.norm" {
+                let over = dims.as_ref().map_or(ndim, Vec::len);
+                if dims.is_none() && ndim != 1 && ndim != 2 {
+                    bail!(
+                        Value,
+                        "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {ndim}D."
+                    );
+                }
+                if over == 2 {
+                    return matrix(&format!("ord={p}"));
+                }
+            }
+            p
+        }
+    };
+    let t = cast_to(run, t, want)?;
+    let axes = reduce_axes(ndim, dims.as_deref())?;
+    Ok(Value::Tensor(run.engine.vector_norm(&t, ord, &axes, keepdim)?))
 }
 
 pub(crate) fn reduce_axes(ndim: usize, dims: Option<&[i64]>) -> Result<Vec<usize>> {

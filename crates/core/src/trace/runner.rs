@@ -626,6 +626,10 @@ impl Run {
                                 meta::storage_method(&mut self.context(), t, name, Args::new(name, pos, kw))
                             }
                             Value::Module("math") => python::math(&mut self.context(), name, Args::new(name, pos, kw)),
+                            Value::Module("linalg") => {
+                                let name = format!("linalg.{name}");
+                                self.call_function(&name, Args::new(&name, pos, kw))
+                            }
                             Value::Module(_) => self.call_function(name, Args::new(name, pos, kw)),
                             Value::Generator(g) => {
                                 random::generator_method(&mut self.context(), g, name, Args::new(name, pos, kw))
