@@ -439,6 +439,12 @@ const AUTOGRAD_DIVERGES: &[(&str, &str)] = &[
         "a multi-output view written under no_grad is refused only when its grad_fn is read, not when used",
     ),
     ("autograd/errors/out_with_grad_output", "this out= form is refused by argument checking before autograd's check"),
+    (
+        "autograd/higher/transpose_matmul",
+        "the second-order gradient's values match but its layout does not: PyTorch's input buffers add \
+         in place into whichever incoming gradient they hold the last reference to, which depends on \
+         its memory bookkeeping; here the sum takes the first arrival's transposed layout",
+    ),
 ];
 
 /// Autograd recorded from PyTorch: gradients, grad_fn names, versions, autograd's errors and
@@ -471,5 +477,5 @@ fn torch_autograd() {
         unexpected.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
     );
     assert!(fixed.is_empty(), "now matching PyTorch, remove from AUTOGRAD_DIVERGES: {fixed:?}");
-    assert!(passed >= 366, "only {passed} autograd cases match PyTorch");
+    assert!(passed >= 443, "only {passed} autograd cases match PyTorch");
 }

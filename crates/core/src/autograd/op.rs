@@ -220,6 +220,20 @@ pub enum GradOp {
 }
 
 impl GradOp {
+    /// Whether the backward formula reads the operands only through ops that record, so
+    /// that under `create_graph` its gradient keeps the operands' history. The exceptions
+    /// build on kernels of their own (convolution, pooling, running products, the in-place
+    /// op under a `CopySlices`).
+    pub fn formula_records_operands(&self) -> bool {
+        !matches!(
+            self,
+            GradOp::Conv2d { .. }
+                | GradOp::Pool2d { .. }
+                | GradOp::Reduce { op: ReduceOp::Prod, .. }
+                | GradOp::CopySlices { .. }
+        )
+    }
+
     /// PyTorch's class name for the node.
     pub fn name(&self) -> String {
         match self {

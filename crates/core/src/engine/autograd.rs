@@ -9,6 +9,15 @@ use crate::tensor::{Engine, Tensor};
 use std::collections::HashMap;
 
 /// The description PyTorch gives a tensor in autograd's messages: `[torch.FloatTensor [2, 3]]`.
+/// What a backward does with the graph it walks (`retain_graph=`, `create_graph=`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GraphUse {
+    /// Keep the saved tensors for another backward.
+    pub retain: bool,
+    /// Record the gradients themselves, so that they can be differentiated again.
+    pub create: bool,
+}
+
 fn describe(t: &Tensor) -> String {
     use crate::dtype::DType;
     // PyTorch's legacy tensor type names (`torch.LongTensor` for a saved int64 index).
@@ -441,11 +450,32 @@ impl Engine {
         }
     }
 
-    /// Gives `t`'s node PyTorch's name for the op that made it (a multi-output view's node).
+    /// `t.data = src`: the object `t` (its autograd state and its version counter kept) now
+    /// holds `src`'s storage and layout, sharing the storage but not `src`'s version counter.
+    pub fn set_data(&mut self, t: &Tensor, src: &Tensor) -> Result<Tensor> {
+        if self.ag.requires_grad(t) && !src.dtype().is_float() {
+            bail!(Autograd, "data set to a tensor that requires gradients must be floating point or complex dtype");
+        }
+        let new = self.untracked(|e| e.alias(src))?.into_object(t);
+        if let Some(m) = self.ag.meta.get_mut(&t.object) {
+            if m.leaf.is_some() {
+                m.leaf = Some(new.clone());
+            }
+        }
+        Ok(new)
+    }
+
+    /// Gives `t`'s node PyTorch's name for the op that made it (a composite's last node).
     pub fn rename_grad_fn(&mut self, t: &Tensor, name: &str) {
         if let Some(n) = self.ag.grad_fn(t) {
             self.ag.nodes[n.index()].name = name.to_string();
         }
+    }
+
+    /// Names the node of one output of a multi-output view op (`unbind`, `split`, `chunk`)
+    /// and marks the output, which PyTorch refuses to modify in place.
+    pub(crate) fn name_multi_output(&mut self, t: &Tensor, name: &str) {
+        self.rename_grad_fn(t, name);
         if self.ag.requires_grad(t) {
             self.ag.meta_mut(t).multi_output = true;
         }
@@ -561,13 +591,27 @@ impl Engine {
         result
     }
 
-    /// `root.backward(gradient, retain_graph)`: gradients accumulate into the leaves' `.grad`.
-    pub fn backward(&mut self, root: &Tensor, gradient: Option<&Tensor>, retain_graph: bool) -> Result<()> {
-        let grads = self.run_backward(root, gradient, retain_graph, None)?;
+    /// `root.backward(gradient, retain_graph, create_graph)`: gradients accumulate into the
+    /// leaves' `.grad`.
+    pub fn backward(&mut self, root: &Tensor, gradient: Option<&Tensor>, graph: GraphUse) -> Result<()> {
+        let grads = self.run_backward(root, gradient, graph, None)?;
         for (leaf, g) in grads {
-            self.accumulate(leaf, g)?;
+            self.accumulate(leaf, g, graph)?;
         }
         Ok(())
+    }
+
+    /// Runs a backward formula: untracked, or under `create_graph` recorded like any op (grad
+    /// mode on), so the gradient has a history of its own.
+    fn differentiate<T>(&mut self, graph: GraphUse, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if !graph.create {
+            return self.untracked(f);
+        }
+        let was = self.ag.enabled;
+        self.ag.enabled = true;
+        let r = f(self);
+        self.ag.enabled = was;
+        r
     }
 
     /// `torch.autograd.grad(root, inputs, gradient, retain_graph)`: the gradients, nothing
@@ -577,7 +621,7 @@ impl Engine {
         root: &Tensor,
         inputs: &[Tensor],
         gradient: Option<&Tensor>,
-        retain_graph: bool,
+        graph: GraphUse,
         allow_unused: bool,
     ) -> Result<Vec<Option<Tensor>>> {
         for t in inputs {
@@ -586,7 +630,7 @@ impl Engine {
             }
         }
         let want: Vec<Edge> = inputs.iter().filter_map(|t| self.ag.edge(t)).collect();
-        let grads = self.run_backward(root, gradient, retain_graph, Some(&want))?;
+        let grads = self.run_backward(root, gradient, graph, Some(&want))?;
         let mut out = Vec::with_capacity(inputs.len());
         for (t, e) in inputs.iter().zip(&want) {
             let g =
@@ -613,7 +657,7 @@ impl Engine {
         &mut self,
         root: &Tensor,
         gradient: Option<&Tensor>,
-        retain_graph: bool,
+        graph: GraphUse,
         capture: Option<&[Edge]>,
     ) -> Result<Vec<(ObjectId, Tensor)>> {
         self.refresh_view(root);
@@ -671,7 +715,7 @@ impl Engine {
             let Some(g) = pending.remove(&id) else { continue };
             if let Some(&o) = retained.get(&id) {
                 if capture.is_none() {
-                    self.accumulate(o, g.clone())?;
+                    self.accumulate(o, g.clone(), graph)?;
                 }
             }
             if let Some(&o) = captured.get(&id) {
@@ -686,28 +730,31 @@ impl Engine {
                 );
             }
             self.check_saved(&node)?;
-            let grads = self.untracked(|e| e.vjp(&node, &g))?;
+            let grads = self.differentiate(graph, |e| e.vjp(&node, &g))?;
+            if graph.create {
+                self.check_history(&node, &g, &grads)?;
+            }
             for (edge, g) in node.next.iter().zip(grads) {
                 let (Some(edge), Some(g)) = (edge, g) else { continue };
                 match edge {
                     Edge::Leaf(o) => {
                         if capture.is_some_and(|c| c.contains(edge)) || capture.is_none() {
                             match leaves.iter_mut().find(|(l, _)| l == o) {
-                                Some((_, acc)) => *acc = self.untracked(|e| e.add_tensors(acc, &g))?,
+                                Some((_, acc)) => *acc = self.differentiate(graph, |e| e.add_tensors(acc, &g))?,
                                 None => leaves.push((*o, g)),
                             }
                         }
                     }
                     Edge::Node(n) => {
                         let g = match pending.remove(n) {
-                            Some(acc) => self.untracked(|e| e.add_tensors(&acc, &g))?,
+                            Some(acc) => self.differentiate(graph, |e| e.add_tensors(&acc, &g))?,
                             None => g,
                         };
                         pending.insert(*n, g);
                     }
                 }
             }
-            if !retain_graph && node.holds_saved {
+            if !graph.retain && node.holds_saved {
                 let n = &mut self.ag.nodes[id.index()];
                 n.freed = true;
                 n.saved.clear();
@@ -732,8 +779,10 @@ impl Engine {
                 }
             }
         }
+        // Among the ready nodes the one made last runs first, as in PyTorch's ready queue
+        // (ordered by sequence number): gradients then accumulate in PyTorch's order.
         let mut order = Vec::with_capacity(seen.len());
-        let mut ready = vec![root];
+        let mut ready = std::collections::BinaryHeap::from([root]);
         while let Some(n) = ready.pop() {
             order.push(n);
             for e in self.ag.node(n).next.iter().flatten() {
@@ -770,10 +819,44 @@ impl Engine {
         Ok(())
     }
 
+    /// Under `create_graph`, gradients must keep the history they depend on: a formula that
+    /// lost the incoming gradient's history, or one that reads its operands through ops that
+    /// record nothing while an operand has history, would silently drop second-order terms,
+    /// so it is refused instead.
+    fn check_history(&self, node: &Node<Tensor>, g: &Tensor, grads: &[Option<Tensor>]) -> Result<()> {
+        let lost = grads.iter().flatten().any(|r| r.dtype().is_float() && !self.ag.requires_grad(r));
+        let unrecorded =
+            !node.op.formula_records_operands() && node.operands.iter().flatten().any(|t| self.ag.requires_grad(t));
+        if unrecorded || (lost && self.ag.requires_grad(g)) {
+            bail!(
+                Unsupported,
+                "create_graph=True through {} is not supported yet: its gradient would have no history",
+                node.name
+            );
+        }
+        Ok(())
+    }
+
     /// Adds `g` into the leaf's `.grad`: the first gradient becomes `.grad`, later ones are
-    /// added in place (`.grad` keeps its storage, its version moves).
-    fn accumulate(&mut self, leaf: ObjectId, g: Tensor) -> Result<()> {
+    /// added in place (`.grad` keeps its storage, its version moves). Under `create_graph` the
+    /// first is a recorded clone (`CloneBackward0`) and later ones make a new `.grad = .grad +
+    /// g`, as PyTorch's AccumulateGrad does with grad mode on.
+    fn accumulate(&mut self, leaf: ObjectId, g: Tensor, graph: GraphUse) -> Result<()> {
         let current = self.ag.meta.get(&leaf).and_then(|m| m.grad.clone());
+        if graph.create {
+            let next = self.differentiate(graph, |e| match &current {
+                // PyTorch copies into a fresh `.grad` (`CopyBackwards`).
+                None => {
+                    let c = e.clone_as(&g, crate::torch::format::MemoryFormat::Contiguous)?;
+                    e.record(&c, GradOp::Clone, &[Some(&g)], Vec::new(), &[]);
+                    e.rename_grad_fn(&c, "CopyBackwards");
+                    Ok(c)
+                }
+                Some(acc) => e.add_tensors(acc, &g),
+            })?;
+            self.ag.meta_mut_by(leaf).grad = Some(next);
+            return Ok(());
+        }
         match current {
             None => {
                 // A fresh `.grad` of its own, laid out like the leaf (PyTorch's gradient layout

@@ -13,6 +13,42 @@ use crate::torch::layout::Layout;
 use crate::uop::buffer::Scalar;
 use crate::uop::{BinaryOp, ReduceOp, UnaryOp};
 
+/// The node PyTorch names for the backward of a view's backward (what `create_graph`
+/// records): the inverse view for the relabelling ones, `*BackwardBackward0` for the rest.
+fn double_view_name(view: &str) -> Option<&'static str> {
+    Some(match view {
+        "TBackward0" => "TBackward0",
+        "TransposeBackward0" => "TransposeBackward0",
+        "PermuteBackward0" => "PermuteBackward0",
+        "ViewBackward0" | "UnsafeViewBackward0" | "ReshapeAliasBackward0" => "ViewBackward0",
+        "SqueezeBackward0" | "SqueezeBackward1" | "SqueezeBackward2" => "UnsqueezeBackward0",
+        "UnsqueezeBackward0" => "SqueezeBackward1",
+        "SelectBackward0" => "SelectBackwardBackward0",
+        "SliceBackward0" => "SliceBackwardBackward0",
+        "DiagonalBackward0" => "DiagonalBackwardBackward0",
+        "UnfoldBackward0" => "UnfoldBackwardBackward0",
+        "ExpandBackward0" => "SumBackward1",
+        _ => return None,
+    })
+}
+
+/// `output` as `input` with its dims reordered (same cells, same offset): the permutation,
+/// `output` dim `i` being `input` dim `perm[i]`.
+fn relabelling(input: &Layout, output: &Layout) -> Option<Vec<usize>> {
+    let n = input.sizes().len();
+    if output.sizes().len() != n || output.offset() != input.offset() {
+        return None;
+    }
+    let mut used = vec![false; n];
+    let mut perm = Vec::with_capacity(n);
+    for (&size, &stride) in output.sizes().iter().zip(output.strides()) {
+        let d = (0..n).find(|&d| !used[d] && input.sizes()[d] == size && input.strides()[d] == stride)?;
+        used[d] = true;
+        perm.push(d);
+    }
+    Some(perm)
+}
+
 fn t(x: &Tensor) -> Operand {
     Operand::Tensor(x.clone())
 }
@@ -131,8 +167,8 @@ impl Engine {
                         // -g * a / b^2
                         let q = self.binary(BinaryOp::Div, &ta, &tb)?;
                         let q = self.binary(BinaryOp::Div, &t(&q), &tb)?;
-                        let gb = self.mul(&t(g), &t(&q))?;
-                        (Some(ga), Some(self.unary(UnaryOp::Neg, &gb)?))
+                        let neg = self.unary(UnaryOp::Neg, g)?;
+                        (Some(ga), Some(self.mul(&t(&neg), &t(&q))?))
                     }
                     BinaryOp::Pow => {
                         // d/da = b * a^(b-1); d/db = out * ln(a)
@@ -158,6 +194,23 @@ impl Engine {
                             false => None,
                         };
                         (Some(ga), gb)
+                    }
+                    BinaryOp::Max | BinaryOp::Min if scalar.is_some() => {
+                        // A Python-number bound (`clamp`, `clamp_min`, `clamp_max`): the tensor
+                        // gets the gradient only where it is strictly inside, as PyTorch's
+                        // clamp_backward gives it (zero at the bound itself).
+                        let (tensor, bound) = if a.is_some() { (&ta, &tb) } else { (&tb, &ta) };
+                        let inside = if *bop == BinaryOp::Max {
+                            self.binary(BinaryOp::CmpLt, bound, tensor)?
+                        } else {
+                            self.binary(BinaryOp::CmpLt, tensor, bound)?
+                        };
+                        let gt = self.where_(&t(&inside), &t(g), &Operand::Scalar(Scalar::Int(0)))?;
+                        if a.is_some() {
+                            (Some(gt), None)
+                        } else {
+                            (None, Some(gt))
+                        }
                     }
                     BinaryOp::Max | BinaryOp::Min => {
                         // Ties split the gradient in half, as PyTorch's maximum/minimum do.
@@ -193,7 +246,14 @@ impl Engine {
                     Some(o) => o,
                     None => self.unary(*u, &x)?,
                 };
-                vec![Some(self.unary_vjp(*u, &x, &out, g)?)]
+                let gx = self.unary_vjp(*u, &x, &out, g)?;
+                // Under create_graph, PyTorch's one-kernel backwards are nodes of their own.
+                match u {
+                    UnaryOp::Tanh => self.rename_grad_fn(&gx, "TanhBackwardBackward0"),
+                    UnaryOp::Sigmoid => self.rename_grad_fn(&gx, "SigmoidBackwardBackward0"),
+                    _ => {}
+                }
+                vec![Some(gx)]
             }
             GradOp::Where => {
                 let Some(c) = op(0) else { return Ok(vec![None, None]) };
@@ -284,6 +344,13 @@ impl Engine {
             }
             GradOp::Matmul { .. } => {
                 let (Some(a), Some(b)) = (op(0), op(1)) else { return Ok(vec![None, None]) };
+                if a.shape().len() == 2 && b.shape().len() == 1 {
+                    // `mv`: PyTorch's `grad.outer(vec)` (a broadcast product) and `self.t().mv(grad)`.
+                    let col = self.unsqueeze(g, -1)?;
+                    let ga = self.mul(&t(&col), &t(&b))?;
+                    let at = self.matrix_t(&a)?;
+                    return Ok(vec![Some(ga), Some(self.matmul(&at, g)?)]);
+                }
                 let a2 = if a.shape().len() == 1 { self.unsqueeze(&a, 0)? } else { a.clone() };
                 let b2 = if b.shape().len() == 1 { self.unsqueeze(&b, -1)? } else { b.clone() };
                 let mut gshape = g.shape().to_vec();
@@ -301,7 +368,14 @@ impl Engine {
                 let gb = self.matmul(&at, &g2)?;
                 let ga = self.sum_to(&ga, a2.shape())?;
                 let gb = self.sum_to(&gb, b2.shape())?;
-                vec![Some(self.reshape(&ga, &dims(a.shape()))?), Some(self.reshape(&gb, &dims(b.shape()))?)]
+                let fit = |e: &mut Self, x: Tensor, shape: &[usize]| -> Result<Tensor> {
+                    if x.shape() == shape {
+                        Ok(x)
+                    } else {
+                        e.reshape(&x, &dims(shape))
+                    }
+                };
+                vec![Some(fit(self, ga, a.shape())?), Some(fit(self, gb, b.shape())?)]
             }
             GradOp::Linear { bias } => {
                 let (Some(x), Some(w)) = (op(0), op(1)) else { return Ok(vec![None, None, None]) };
@@ -336,7 +410,29 @@ impl Engine {
                 vec![Some(gx)]
             }
             GradOp::View { input, output } | GradOp::NamedView { input, output, .. } => {
-                vec![Some(self.view_backward(g, input, output)?)]
+                // Written through storage-level ops that record nothing; under create_graph the
+                // result records the view again (the adjoint of the adjoint) as its backward.
+                if let Some(perm) = relabelling(input, output) {
+                    // `t`, `transpose`, `permute`: the gradient is `g` permuted back, a view of
+                    // it, as PyTorch's `grad.t()` is.
+                    let mut inv = vec![0i64; perm.len()];
+                    for (i, &d) in perm.iter().enumerate() {
+                        inv[d] = i as i64;
+                    }
+                    let gi = self.permute(g, &inv)?;
+                    if let Some(name) = double_view_name(&node.name) {
+                        self.rename_grad_fn(&gi, name);
+                    }
+                    return Ok(vec![Some(gi)]);
+                }
+                let gi = self.untracked(|e| e.view_backward(g, input, output))?;
+                let again = GradOp::NamedView {
+                    name: double_view_name(&node.name),
+                    input: output.clone(),
+                    output: input.clone(),
+                };
+                self.record(&gi, again, &[Some(g)], Vec::new(), &[]);
+                vec![Some(gi)]
             }
             GradOp::Movement { op: mop, input, .. } => {
                 use crate::uop::Op;

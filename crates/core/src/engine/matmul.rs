@@ -39,19 +39,17 @@ impl Engine {
             &b2,
             &sb[..sb.len() - 2].iter().map(|&x| x as i64).chain([1, k as i64, n as i64]).collect::<Vec<_>>(),
         )?;
-        // The product broadcasts both to (..., M, K, N); it is never a view or a storage.
-        let mut out = self.mul_sum(&a3, &b3, batch.len() + 1)?;
-        let mut shape: Vec<i64> = out.shape().iter().map(|&x| x as i64).collect();
-        if bn == 1 {
-            shape.pop();
+        // The product broadcasts both to (..., M, K, N); it is never a view or a storage, and
+        // the result without the vector dims is a tensor of its own (PyTorch's mv, dot, the
+        // squeeze_ of mm, or _unsafe_view).
+        let mut shape: Vec<usize> = batch.clone();
+        if an != 1 {
+            shape.push(m);
         }
-        if an == 1 {
-            let l = shape.len();
-            shape.remove(l - if bn == 1 { 1 } else { 2 });
+        if bn != 1 {
+            shape.push(n);
         }
-        if shape.len() != out.shape().len() {
-            out = self.reshape(&out, &shape)?;
-        }
+        let mut out = self.mul_sum_as(&a3, &b3, batch.len() + 1, Some(&shape))?;
         if an == 1 && bn == 2 {
             // PyTorch computes this as mm of the unsqueezed vector, then squeeze_ in place.
             out = self.bump_version(&out)?;

@@ -91,10 +91,19 @@ impl Engine {
     /// view nor a storage: matmul's broadcast product is a loop the interpreter contracts, and
     /// only its result is bounded by the buffer limit.
     pub fn mul_sum(&mut self, a: &Tensor, b: &Tensor, axis: usize) -> Result<Tensor> {
+        self.mul_sum_as(a, b, axis, None)
+    }
+
+    /// [`Engine::mul_sum`] whose result, a fresh tensor, has the shape `like` (same numel):
+    /// matmul's result with its vector dims dropped is not a view of anything.
+    pub fn mul_sum_as(&mut self, a: &Tensor, b: &Tensor, axis: usize, like: Option<&[usize]>) -> Result<Tensor> {
         let (a, b) = (Operand::Tensor(self.resolve(a)), Operand::Tensor(self.resolve(b)));
         let dtype = self.compute_dtype(BinaryOp::Mul, &a, &b)?;
         let (prod, dtype, shape) = self.binary_node(BinaryOp::Mul, &a, &b, dtype)?;
-        let node = self.reduce_node(ReduceOp::Sum, prod, dtype, &shape, &[axis], KeepDim::Drop)?;
+        let mut node = self.reduce_node(ReduceOp::Sum, prod, dtype, &shape, &[axis], KeepDim::Drop)?;
+        if let Some(like) = like.filter(|l| *l != self.graph.node(node).shape.as_slice()) {
+            node = self.graph.push(Op::Reshape(like.to_vec()), dtype, like.to_vec(), vec![node]);
+        }
         self.computed(node)
     }
 

@@ -96,7 +96,7 @@ impl Engine {
         for i in 0..n {
             let mut piece = self.select(t, d as i64, i as i64)?;
             piece.set_output_of(OutputOf { op: "unbind", index: i, count: n, multi_output_node: Some(UNBIND_NODE) });
-            self.rename_grad_fn(&piece, UNBIND_NODE);
+            self.name_multi_output(&piece, UNBIND_NODE);
             out.push(piece);
         }
         Ok(out)
@@ -196,7 +196,7 @@ impl Engine {
             let mut piece = self.narrow(t, dim, start, length)?;
             piece.set_output_of(OutputOf { op, index, count: lengths.len(), multi_output_node });
             if let Some(name) = multi_output_node {
-                self.rename_grad_fn(&piece, name);
+                self.name_multi_output(&piece, name);
             }
             out.push(piece);
             start += length;

@@ -7,6 +7,7 @@
 use super::context::RunContext;
 use super::elementwise::tensor_arg;
 use super::value::{Args, Value};
+use crate::engine::autograd::GraphUse;
 use crate::error::{bail, Result};
 use crate::tensor::Tensor;
 use crate::uop::buffer::Scalar;
@@ -185,12 +186,18 @@ pub fn attr(run: &mut RunContext, t: &Tensor, name: &str) -> Option<Result<Value
     }))
 }
 
-/// `t.grad = g`, `t.requires_grad = b`.
+/// `t.grad = g`, `t.requires_grad = b`, `t.data = src`.
 pub fn setattr(run: &mut RunContext, t: &Tensor, name: &str, v: Value) -> Result<()> {
     match (name, v) {
         ("grad", Value::None) => run.engine.set_grad(t, None),
         ("grad", Value::Tensor(g)) => run.engine.set_grad(t, Some(g)),
         ("requires_grad", Value::Scalar(Scalar::Bool(b))) => run.engine.set_requires_grad(t, b),
+        ("data", Value::Tensor(src)) => {
+            let new = run.engine.set_data(t, &src)?;
+            run.record_rebind(&new);
+            Ok(())
+        }
+        ("data", other) => bail!(Type, "assigned data expected to be a Tensor, got {}", other.type_name()),
         ("grad" | "requires_grad", other) => {
             bail!(Type, "assigned {name} expected to be a Tensor or None, got {}", other.type_name())
         }
@@ -221,13 +228,9 @@ pub fn method(run: &mut RunContext, t: &Tensor, name: &str, args: &mut Option<Ar
                 None | Some(Value::None) => None,
                 Some(v) => Some(tensor_arg(v, "backward(): argument 'gradient'")?),
             };
-            let retain = match args.opt(1, "retain_graph") {
-                None | Some(Value::None) => false,
-                Some(v) => v.as_int("retain_graph")? != 0,
-            };
-            let _ = args.opt(2, "create_graph");
+            let graph = graph_use(args.opt(1, "retain_graph"), args.opt(2, "create_graph"))?;
             args.finish()?;
-            let done = run.engine.backward(t, gradient.as_ref(), retain);
+            let done = run.engine.backward(t, gradient.as_ref(), graph);
             // The `.grad` cells the backward wrote show on the storage map, as any write.
             for w in run.engine.take_grad_writes() {
                 run.record_write(w);
@@ -236,6 +239,19 @@ pub fn method(run: &mut RunContext, t: &Tensor, name: &str, args: &mut Option<Ar
             Ok(Value::None)
         }
     })())
+}
+
+/// `retain_graph=` (None: as `create_graph`) and `create_graph=` (default False).
+fn graph_use(retain: Option<Value>, create: Option<Value>) -> Result<GraphUse> {
+    let flag = |v: Option<Value>, what: &str| -> Result<Option<bool>> {
+        match v {
+            None | Some(Value::None) => Ok(None),
+            Some(v) => Ok(Some(v.as_int(what)? != 0)),
+        }
+    };
+    let create = flag(create, "create_graph")?.unwrap_or(false);
+    let retain = flag(retain, "retain_graph")?.unwrap_or(create);
+    Ok(GraphUse { retain, create })
 }
 
 /// `torch.autograd.grad(outputs, inputs, grad_outputs=None, retain_graph=None, ...)`.
@@ -260,17 +276,9 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
         None | Some(Value::None) => None,
         Some(v) => Some(one(v, "grad(): argument 'grad_outputs'")?),
     };
-    let retain = match args.opt(3, "retain_graph") {
-        None | Some(Value::None) => false,
-        Some(v) => v.as_int("retain_graph")? != 0,
-    };
-    if let Some(v) = args.opt(4, "create_graph") {
-        if v.as_int("create_graph")? != 0 {
-            bail!(Unsupported, "create_graph=True (gradients of gradients) is not supported yet");
-        }
-    }
+    let graph = graph_use(args.opt(3, "retain_graph"), args.opt(4, "create_graph"))?;
     let allow_unused = args.bool_or(usize::MAX, "allow_unused", false)?;
     args.finish()?;
-    let grads = run.engine.grad_of(&out, &inputs, gradient.as_ref(), retain, allow_unused)?;
+    let grads = run.engine.grad_of(&out, &inputs, gradient.as_ref(), graph, allow_unused)?;
     Ok(Value::Tuple(grads.into_iter().map(|g| g.map_or(Value::None, Value::Tensor)).collect()))
 }

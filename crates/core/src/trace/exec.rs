@@ -391,7 +391,13 @@ impl Run {
                 let base = self.eval(target)?;
                 let v = self.eval(value)?;
                 match base {
-                    Value::Tensor(t) => super::autograd::setattr(&mut self.context(), &t, name, v)?,
+                    Value::Tensor(t) => {
+                        let mut ctx = self.context();
+                        let done = super::autograd::setattr(&mut ctx, &t, name, v);
+                        let rebound = ctx.into_rebound();
+                        self.rebind(rebound);
+                        done?
+                    }
                     Value::Layer(l) => modules::setattr(&mut self.context(), &l, name, v)?,
                     other => bail!(Unsupported, "assigning attributes of a {} is not supported", other.type_name()),
                 }

@@ -39,6 +39,10 @@ pub(super) const METHODS: &[&str] = &[
     "flip",
     "item",
     "matmul",
+    "mm",
+    "mv",
+    "dot",
+    "bmm",
     "moveaxis",
     "movedim",
     "narrow",
@@ -130,6 +134,10 @@ pub(super) const FUNCTIONS: &[&str] = &[
     "clone",
     "detach",
     "matmul",
+    "mm",
+    "mv",
+    "dot",
+    "bmm",
     "print",
     "len",
     "float",
@@ -760,6 +768,17 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             args.finish()?;
             tensor(run.engine.matmul(&t, &other)?)
         }
+        "mm" | "mv" | "dot" | "bmm" => {
+            let what = match name {
+                "mm" => "mat2",
+                "mv" => "vec",
+                "dot" => "tensor",
+                _ => "mat2",
+            };
+            let other = tensor_arg(args.req(0, what)?, what)?;
+            args.finish()?;
+            fixed_rank_product(run, name, &t, &other)
+        }
         _ if reductions::is_method(name) => reductions::method(run, t, name, args),
         // ---- in-place
         "zero_" => {
@@ -884,4 +903,89 @@ fn nested_list(v: &Data, shape: &[usize], at: &mut usize) -> Value {
         }
         Some((&n, rest)) => Value::List((0..n).map(|_| nested_list(v, rest, at)).collect()),
     }
+}
+
+/// `mm`, `mv`, `dot` and `bmm`: matmul restricted to one pair of ranks, with PyTorch's
+/// refusals (no broadcasting, no dtype promotion).
+fn fixed_rank_product(run: &mut RunContext, name: &str, a: &Tensor, b: &Tensor) -> Result<Value> {
+    let (sa, sb) = (a.shape(), b.shape());
+    let dims = |s: &[usize]| s.iter().map(|n| n.to_string()).collect::<Vec<_>>().join("x");
+    match name {
+        "mm" => {
+            for (t, what) in [(sa, "self"), (sb, "mat2")] {
+                if t.len() != 2 {
+                    bail!(Shape, "mm: {what} must be a matrix, got {}-D tensor", t.len());
+                }
+            }
+            if sa[1] != sb[0] {
+                bail!(Shape, "mm: mat1 and mat2 shapes cannot be multiplied ({} and {})", dims(sa), dims(sb));
+            }
+        }
+        "mv" => {
+            if sa.len() != 2 || sb.len() != 1 {
+                bail!(Shape, "vector + matrix @ vector expected, got 1, {}, {}", sa.len(), sb.len());
+            }
+            if sa[1] != sb[0] {
+                bail!(Shape, "size mismatch, got input ({}), mat ({}), vec ({})", sa[0], dims(sa), sb[0]);
+            }
+        }
+        "dot" => {
+            if sa.len() != 1 || sb.len() != 1 {
+                bail!(Shape, "1D tensors expected, but got {}D and {}D tensors", sa.len(), sb.len());
+            }
+            if a.dtype() != b.dtype() {
+                bail!(
+                    DType,
+                    "dot : expected both vectors to have same dtype, but found {} and {}",
+                    a.dtype().torch_name(),
+                    b.dtype().torch_name()
+                );
+            }
+            if sa[0] != sb[0] {
+                bail!(
+                    Shape,
+                    "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of elements, but got {} and {} elements respectively",
+                    sa[0],
+                    sb[0],
+                    sa[0],
+                    sb[0]
+                );
+            }
+        }
+        _ => {
+            for (t, what) in [(sa, "batch1"), (sb, "batch2")] {
+                if t.len() != 3 {
+                    bail!(Shape, "{what} must be a 3D tensor");
+                }
+            }
+            if sb[0] != sa[0] || sb[1] != sa[2] {
+                bail!(
+                    Shape,
+                    "Expected size for first two dimensions of batch2 tensor to be: [{}, {}] but got: [{}, {}].",
+                    sa[0],
+                    sa[2],
+                    sb[0],
+                    sb[1]
+                );
+            }
+        }
+    }
+    if a.dtype() != b.dtype() {
+        // PyTorch names the C++ element types here.
+        let c = |d: DType| match d {
+            DType::Float32 => "float",
+            DType::Float64 => "double",
+            DType::Int64 => "long int",
+            DType::Int32 => "int",
+            DType::Float16 => "c10::Half",
+            DType::BFloat16 => "c10::BFloat16",
+            other => other.name(),
+        };
+        bail!(DType, "expected m1 and m2 to have the same dtype, but got: {} != {}", c(a.dtype()), c(b.dtype()));
+    }
+    let out = run.engine.matmul(a, b)?;
+    if name == "bmm" {
+        run.engine.rename_grad_fn(&out, "BmmBackward0");
+    }
+    Ok(Value::Tensor(out))
 }

@@ -362,7 +362,7 @@ impl Run {
     /// Every name bound to an object an in-place metadata op changed now sees the change; the
     /// other tensors over the same storage are rebuilt over its current buffer (`resize_` may
     /// have grown it).
-    fn rebind(&mut self, rebound: Vec<Tensor>) {
+    pub(super) fn rebind(&mut self, rebound: Vec<Tensor>) {
         for r in rebound {
             for v in self.env.values_mut() {
                 rebind_value(&mut self.engine, v, &r);
