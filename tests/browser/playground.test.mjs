@@ -220,6 +220,13 @@ test('the time machine: a write that breaks backward is flagged at the write, an
   assert.match(stale, /saved by SigmoidBackward0/);
   const cell = await page.$eval('#tensors tr[data-name="y"] td:last-child', (td) => td.textContent);
   assert.equal(cell, 'MulBackward0');
+  // The graph behind y: y.mul_(2)'s MulBackward0 feeds SigmoidBackward0, whose saved y (saved at
+  // version 0) is now at version 1: stale, drawn red, and the summary names the node and line.
+  assert.equal(await page.textContent('#autograd-name'), 'y.grad_fn = MulBackward0');
+  const nodes = await page.$$eval('#autograd .ag-node', (gs) => gs.map((g) => [g.dataset.node || 'leaf', g.classList.contains('stale')]));
+  assert.deepEqual(nodes, [['SigmoidBackward0', true], ['MulBackward0', false], ['leaf', false]]);
+  assert.equal(await page.$eval('#autograd .ag-saved.stale', (e) => e.firstChild.textContent), 'saved y · v0 → v1 stale');
+  assert.match(await page.textContent('#autograd-summary'), /SigmoidBackward0 \(line 2\) will fail/);
   await shot(page, 'autograd-stale-at-write');
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction(() => document.querySelector('#stepno').textContent === '4 / 4');

@@ -6,6 +6,7 @@ import * as editor from './editor.js';
 import { drawStep, drawTensors, drawChain, drawValues } from './panels.js';
 import { drawStorage, wireHover } from './storage.js';
 import { drawKernelPrompt } from './kernels.js';
+import { drawAutograd } from './autograd.js';
 import { drawLessons, activeLesson, drawNarration } from './lessons.js';
 import { initReference, showReference } from './reference.js';
 import { detect } from './gpu.js';
@@ -143,6 +144,7 @@ function drawSelected() {
   const info = t ? JSON.parse(app.session.cells(name)) : null;
   const flags = t ? app.session.flags(name) : new Uint8Array();
   drawChain(t ? JSON.parse(app.session.chain(name)) : [], name);
+  drawAutograd(s, name, (n) => { app.selected = n; redraw(); remember(); });
   app.perf.map_ms = drawStorage(s, name, info, flags, app.session);
   const bt = t && s.bridge && s.bridge.tensors[name];
   drawValues(t && !t.error ? t : null, name, info, bt && bt.values);

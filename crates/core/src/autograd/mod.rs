@@ -70,6 +70,8 @@ pub struct Node<T> {
     /// Whether a backward frees something it holds: saved tensors, or a Python scalar PyTorch
     /// wrapped into a saved tensor (`x * 2` saves the 2).
     pub holds_saved: bool,
+    /// The trace line whose statement recorded it (0 until the statement ends).
+    pub line: usize,
 }
 
 /// Autograd's state for one tensor object.

@@ -9,6 +9,30 @@ use crate::tensor::{Engine, Tensor};
 use std::collections::HashMap;
 
 /// The description PyTorch gives a tensor in autograd's messages: `[torch.FloatTensor [2, 3]]`.
+/// One node of the backward graph as a report shows it ([`Engine::graph_from`]).
+#[derive(Clone, Debug)]
+pub struct NodeView {
+    pub id: NodeId,
+    /// PyTorch's class name.
+    pub name: String,
+    /// The trace line that recorded it.
+    pub line: usize,
+    /// Where each input's gradient goes (None: that input needs none).
+    pub next: Vec<Option<Edge>>,
+    /// A backward without `retain_graph` freed what it saved.
+    pub freed: bool,
+    pub saved: Vec<SavedView>,
+}
+
+/// A tensor a node saved: the version its counter had then and has now (they differ once a
+/// write made it stale, and a backward through the node then fails).
+#[derive(Clone, Debug)]
+pub struct SavedView {
+    pub tensor: Tensor,
+    pub saved_version: u64,
+    pub version: u64,
+}
+
 /// What a backward does with the graph it walks (`retain_graph=`, `create_graph=`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GraphUse {
@@ -197,6 +221,7 @@ impl Engine {
             shape: out.shape().to_vec(),
             freed: false,
             holds_saved,
+            line: 0,
         });
         let m = self.ag.meta_mut(out);
         m.requires_grad = true;
@@ -355,6 +380,7 @@ impl Engine {
                     shape: base.shape().to_vec(),
                     freed: false,
                     holds_saved: false,
+                    line: 0,
                 });
                 let m = self.ag.meta_mut(&base);
                 m.requires_grad = true;
@@ -370,6 +396,7 @@ impl Engine {
                     shape: target.shape().to_vec(),
                     freed: false,
                     holds_saved: false,
+                    line: 0,
                 });
                 let version = self.ids.version(target.counter);
                 let m = self.ag.meta_mut(target);
@@ -401,6 +428,7 @@ impl Engine {
             shape: t.shape().to_vec(),
             freed: false,
             holds_saved: false,
+            line: 0,
         });
         let m = self.ag.meta_mut(t);
         m.grad_fn = Some(id);
@@ -890,9 +918,54 @@ impl Engine {
         std::mem::take(&mut self.grad_writes)
     }
 
+    /// Labels the nodes the current statement recorded with its trace line.
+    pub fn label_nodes(&mut self, line: usize) {
+        let start = self.ag.statement_start;
+        for n in &mut self.ag.nodes[start..] {
+            n.line = line;
+        }
+    }
+
+    /// The backward graph reachable from `roots` (their `grad_fn`s and everything those feed),
+    /// in the order the nodes were recorded: each node's edges, and each saved tensor with its
+    /// version when saved and now.
+    pub fn graph_from(&self, roots: &[&Tensor]) -> Vec<NodeView> {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut stack: Vec<NodeId> = roots.iter().filter_map(|t| self.ag.grad_fn(t)).collect();
+        while let Some(n) = stack.pop() {
+            if seen.insert(n) {
+                stack.extend(self.ag.node(n).next.iter().flatten().filter_map(|e| match e {
+                    Edge::Node(m) => Some(*m),
+                    Edge::Leaf(_) => None,
+                }));
+            }
+        }
+        seen.into_iter()
+            .map(|id| {
+                let n = self.ag.node(id);
+                NodeView {
+                    id,
+                    name: n.name.clone(),
+                    line: n.line,
+                    next: n.next.clone(),
+                    freed: n.freed && n.holds_saved,
+                    saved: n
+                        .saved
+                        .iter()
+                        .map(|s| SavedView {
+                            tensor: s.tensor.clone(),
+                            saved_version: s.version,
+                            version: self.ids.version(s.counter),
+                        })
+                        .collect(),
+                }
+            })
+            .collect()
+    }
+
     /// Saved tensors of every node reachable from a live tensor that a write has made stale:
-    /// `(node name, saved tensor)` pairs; a backward through any of them would fail.
-    pub fn stale_saved(&self, roots: &[&Tensor]) -> Vec<(String, Tensor)> {
+    /// `(node name, its line, saved tensor)`; a backward through any of them would fail.
+    pub fn stale_saved(&self, roots: &[&Tensor]) -> Vec<(String, usize, Tensor)> {
         let mut out = Vec::new();
         let mut seen = std::collections::HashSet::new();
         let mut stack: Vec<NodeId> = roots.iter().filter_map(|t| self.ag.grad_fn(t)).collect();
@@ -903,7 +976,7 @@ impl Engine {
             let node = self.ag.node(n);
             for s in &node.saved {
                 if self.ids.version(s.counter) != s.version {
-                    out.push((node.name.clone(), s.tensor.clone()));
+                    out.push((node.name.clone(), node.line, s.tensor.clone()));
                 }
             }
             stack.extend(node.next.iter().flatten().filter_map(|e| match e {

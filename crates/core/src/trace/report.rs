@@ -6,6 +6,7 @@
 //! fields may be added freely.
 
 use super::runner::{Run, Step};
+use crate::autograd::Edge;
 use crate::engine::bridge::WritePath;
 use crate::error::Error;
 use crate::tensor::{Engine, Tensor};
@@ -51,6 +52,10 @@ pub struct Report<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     stale_line: Option<usize>,
     tensors: Named<TensorReport>,
+    /// The backward graph of the named tensors: every node reachable from their `grad_fn`s,
+    /// with its saved tensors and their versions (empty when nothing requires grad).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    autograd_graph: Vec<NodeReport>,
     /// The trace run under tinygrad's PyTorch bridge ([`crate::engine::bridge`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     bridge: Option<BridgeRunReport>,
@@ -98,6 +103,87 @@ struct TensorReport {
     bridge: BridgeReport,
     /// Whether it requires grad, is a leaf, its `grad_fn` and its `.grad`.
     autograd: Option<AutogradReport>,
+}
+
+#[derive(Serialize)]
+struct NodeReport {
+    id: usize,
+    /// PyTorch's class name (`SigmoidBackward0`).
+    name: String,
+    /// The trace line whose statement recorded it.
+    line: usize,
+    /// The names of the tensors whose `grad_fn` it is.
+    outputs: Vec<String>,
+    /// Where each input's gradient goes, in PyTorch's `next_functions` order: `{"node": id}`,
+    /// `{"leaf": name}` (AccumulateGrad of a leaf; null name for one no name holds), or null.
+    next: Vec<Option<EdgeReport>>,
+    /// A backward without `retain_graph=True` freed what it saved.
+    freed: bool,
+    saved: Vec<SavedReport>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+enum EdgeReport {
+    Node(usize),
+    Leaf(Option<String>),
+}
+
+#[derive(Serialize)]
+struct SavedReport {
+    /// The name bound to the saved tensor, if any.
+    tensor: Option<String>,
+    shape: Vec<usize>,
+    storage: Option<usize>,
+    /// The storage cells it covers (null past the page's inline limit).
+    elements: Option<Vec<i64>>,
+    saved_version: u64,
+    version: u64,
+    /// A write changed it since it was saved: a backward through this node fails.
+    stale: bool,
+}
+
+/// Saved tensors with more elements than this are reported without their cells.
+const SAVED_CELLS: usize = 4096;
+
+fn autograd_graph(engine: &mut Engine, named: &[(String, Tensor)]) -> Vec<NodeReport> {
+    let roots: Vec<&Tensor> = named.iter().map(|(_, t)| t).collect();
+    let name_of = |t: &Tensor| named.iter().find(|(_, n)| n.same_object(t)).map(|(n, _)| n.clone());
+    let views = engine.graph_from(&roots);
+    let mut out = Vec::with_capacity(views.len());
+    for n in views {
+        let outputs: Vec<String> = named
+            .iter()
+            .filter(|(_, t)| engine.autograd().grad_fn(t) == Some(n.id))
+            .map(|(name, _)| name.clone())
+            .collect();
+        let next = n
+            .next
+            .iter()
+            .map(|e| {
+                e.map(|e| match e {
+                    Edge::Node(m) => EdgeReport::Node(m.index()),
+                    Edge::Leaf(o) => {
+                        EdgeReport::Leaf(named.iter().find(|(_, t)| t.object == o).map(|(name, _)| name.clone()))
+                    }
+                })
+            })
+            .collect();
+        let mut saved = Vec::with_capacity(n.saved.len());
+        for s in &n.saved {
+            saved.push(SavedReport {
+                tensor: name_of(&s.tensor),
+                shape: s.tensor.shape().to_vec(),
+                storage: engine.storage_id(&s.tensor).ok(),
+                elements: (s.tensor.numel() <= SAVED_CELLS).then(|| s.tensor.layout().storage_indices()),
+                saved_version: s.saved_version,
+                version: s.version,
+                stale: s.saved_version != s.version,
+            });
+        }
+        out.push(NodeReport { id: n.id.index(), name: n.name, line: n.line, outputs, next, freed: n.freed, saved });
+    }
+    out
 }
 
 #[derive(Serialize)]
@@ -343,6 +429,7 @@ pub fn values_json(d: &Data) -> serde_json::Value {
 pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
     let mut bridge = run.bridge.as_deref_mut().map(bridge_run_report);
     let named: Vec<(String, Tensor)> = run.tensors();
+    let graph = autograd_graph(&mut run.engine, &named);
     let mut tensors = Vec::with_capacity(named.len());
     for (name, t) in named {
         // A tensor whose values cannot be computed was dropped by the runner already; a
@@ -379,6 +466,7 @@ pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
         output: run.steps.iter().map(|s| s.output.as_str()).collect(),
         stale_line: run.steps.iter().find(|s| !s.stale.is_empty()).map(|s| s.line),
         tensors: Named(tensors),
+        autograd_graph: graph,
         bridge,
         steps: opts.steps.then(|| {
             run.steps

@@ -262,6 +262,7 @@ impl Run {
                 self.env.insert(name, v);
             }
         }
+        self.engine.label_nodes(stmt.span.line);
         self.engine.end_statement();
         let writes = std::mem::take(&mut self.writes);
         // The bridge's refreshed views count among the observers, not among the writes.
@@ -299,9 +300,9 @@ impl Run {
             .engine
             .stale_saved(&refs)
             .into_iter()
-            .map(|(node, t)| {
+            .map(|(node, line, t)| {
                 format!(
-                    "this write changes a tensor saved by {node} (shape {:?}); a backward through it will fail",
+                    "this write changes a tensor saved by {node} (line {line}, shape {:?}); a backward through it will fail",
                     t.shape()
                 )
             })
