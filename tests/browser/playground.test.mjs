@@ -233,6 +233,17 @@ test('the time machine: a write that breaks backward is flagged at the write, an
   const body = await page.textContent('body');
   assert.match(body, /is at version 1; expected version 0 instead/);
   await shot(page, 'autograd-error-at-backward');
+  // A backward that runs is steppable node by node; the AccumulateGrad says which cells it wrote.
+  const ok = 'x = torch.tensor([0.5, 1.0, 1.5], requires_grad=True)\nw = torch.ones(3, requires_grad=True)\ny = (x.sigmoid() * w).sum()\ny.backward()\n';
+  await page.goto(`${base}#${await fragment(page, ok, 4, 'x')}`);
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '4 / 4');
+  const ran = await page.$$eval('#step-backward li', (ls) => ls.map((l) => l.textContent));
+  assert.deepEqual(ran, ['SumBackward0 (line 3)', 'MulBackward0 (line 3)', 'SigmoidBackward0 (line 3)', 'AccumulateGrad → w.grad', 'AccumulateGrad → x.grad']);
+  assert.match(await page.textContent('#backward-detail'), /sends one to each input: MulBackward0/);
+  for (let i = 0; i < 4; i++) await page.click('#step-backward button[title="next node of the backward"]');
+  assert.equal(await page.textContent('#backward-at'), '5 / 5');
+  assert.match(await page.textContent('#backward-detail'), /into x\.grad: cells 0, 1, 2 of storage #\d+/);
+  await shot(page, 'autograd-backward-steps');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -27,9 +27,39 @@ export function drawStep(state) {
   if (b) parts.push(b);
   // The time machine: saved tensors this write made stale, before any backward() runs.
   for (const w of s.stale || []) parts.push(h('div', { class: 'bad stale' }, w));
+  if (s.backward && s.backward.length) parts.push(backwardSteps(s.backward));
   // What print wrote during this statement, as Python would show it.
   if (s.output) parts.push(h('pre', { class: 'mono output', id: 'step-output' }, s.output.replace(/\n$/, '')));
   fill($('#stepinfo'), parts);
+}
+
+/**
+ * A backward, node by node in the order it ran (PyTorch's ready order): ◀ ▶ step through the
+ * nodes; each says where its gradient went, and each AccumulateGrad which `.grad` cells it wrote.
+ */
+function backwardSteps(entries) {
+  let at = 0;
+  const box = h('div', { id: 'step-backward' });
+  const list = h('ol', { class: 'backward mono small' });
+  const detail = h('div', { class: 'small', id: 'backward-detail' });
+  const items = entries.map((e, i) => h('li', { onclick: () => show(i) }, e.node === 'AccumulateGrad' ? `AccumulateGrad → ${e.into[0]}` : `${e.node} (line ${e.line})`));
+  list.append(...items);
+  const counter = h('span', { class: 'mono', id: 'backward-at' });
+  function show(i) {
+    at = Math.max(0, Math.min(entries.length - 1, i));
+    items.forEach((li, k) => li.classList.toggle('current', k === at));
+    counter.textContent = `${at + 1} / ${entries.length}`;
+    const e = entries[at];
+    const into = e.into.length ? e.into.join(', ') : 'nowhere (no input needs it)';
+    fill(detail, e.node === 'AccumulateGrad'
+      ? `adds the gradient ${tuple(e.grad_shape)} into ${e.into[0]}: ${e.write ? `cells ${e.write.elements.slice(0, 16).join(', ')}${e.write.elements.length > 16 ? ', …' : ''} of storage #${e.write.storage}` : 'nothing written'}`
+      : `takes the gradient ${tuple(e.grad_shape)} of its output and sends one to each input: ${into}`);
+  }
+  box.append(h('div', {}, h('b', {}, 'backward '), `ran ${entries.length} node${entries.length === 1 ? '' : 's'} `,
+    h('button', { class: 'mini', title: 'previous node of the backward', onclick: () => show(at - 1) }, '◀'), ' ', counter, ' ',
+    h('button', { class: 'mini', title: 'next node of the backward', onclick: () => show(at + 1) }, '▶')), list, detail);
+  show(0);
+  return box;
 }
 
 /**

@@ -198,6 +198,8 @@ pub struct Engine {
     pub(crate) ag: crate::autograd::Autograd<Tensor>,
     /// The writes a backward made into `.grad` storages, until the statement takes them.
     pub(crate) grad_writes: Vec<Write>,
+    /// The nodes the last backward ran, in order, until the statement takes them.
+    pub(crate) backward_log: Vec<crate::engine::autograd::BackwardEntry>,
     /// Whose rules the run follows (see [`crate::engine::bridge`]).
     pub(crate) semantics: crate::semantics::Semantics,
     /// The bridge's tracked views that no strided window expresses (bridge runs only).
@@ -234,7 +236,7 @@ impl Storages for Vec<Storage> {
 }
 
 /// A record of one write: which storage, which elements (storage indices, in write order).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Write {
     pub storage: StorageId,
     pub elements: Vec<i64>,

@@ -9,6 +9,29 @@ use crate::tensor::{Engine, Tensor};
 use std::collections::HashMap;
 
 /// The description PyTorch gives a tensor in autograd's messages: `[torch.FloatTensor [2, 3]]`.
+/// One node a backward ran, in the order it ran, and where its gradients went; the leaves'
+/// AccumulateGrad entries come last, each with the `.grad` cells it wrote.
+#[derive(Clone, Debug)]
+pub struct BackwardEntry {
+    /// PyTorch's class name (`AccumulateGrad` for a leaf's).
+    pub node: String,
+    /// The trace line that recorded the node (0 for AccumulateGrad).
+    pub line: usize,
+    /// The shape of the gradient flowing in.
+    pub grad_shape: Vec<usize>,
+    /// Where its gradients went, in `next_functions` order.
+    pub into: Vec<GradTarget>,
+    /// The `.grad` cells an AccumulateGrad wrote (a fresh `.grad`: all of its storage).
+    pub write: Option<crate::tensor::Write>,
+}
+
+/// Where a backward node sent a gradient.
+#[derive(Clone, Debug)]
+pub enum GradTarget {
+    Node(String),
+    Leaf(ObjectId),
+}
+
 /// One node of the backward graph as a report shows it ([`Engine::graph_from`]).
 #[derive(Clone, Debug)]
 pub struct NodeView {
@@ -762,6 +785,23 @@ impl Engine {
             if graph.create {
                 self.check_history(&node, &g, &grads)?;
             }
+            let into = node
+                .next
+                .iter()
+                .zip(&grads)
+                .filter_map(|(e, g)| match (e, g) {
+                    (Some(Edge::Node(n)), Some(_)) => Some(GradTarget::Node(self.ag.node(*n).name.clone())),
+                    (Some(Edge::Leaf(o)), Some(_)) => Some(GradTarget::Leaf(*o)),
+                    _ => None,
+                })
+                .collect();
+            self.backward_log.push(BackwardEntry {
+                node: node.name.clone(),
+                line: node.line,
+                grad_shape: g.shape().to_vec(),
+                into,
+                write: None,
+            });
             for (edge, g) in node.next.iter().zip(grads) {
                 let (Some(edge), Some(g)) = (edge, g) else { continue };
                 match edge {
@@ -870,6 +910,34 @@ impl Engine {
     /// first is a recorded clone (`CloneBackward0`) and later ones make a new `.grad = .grad +
     /// g`, as PyTorch's AccumulateGrad does with grad mode on.
     fn accumulate(&mut self, leaf: ObjectId, g: Tensor, graph: GraphUse) -> Result<()> {
+        let shape = g.shape().to_vec();
+        let writes_before = self.grad_writes.len();
+        self.accumulate_into(leaf, g, graph)?;
+        // The cells written: the in-place add's, or the whole of a fresh `.grad`.
+        let write = match self.grad_writes.get(writes_before) {
+            Some(w) => Some(w.clone()),
+            None => {
+                let fresh = self.ag.meta.get(&leaf).and_then(|m| m.grad.clone());
+                match fresh {
+                    Some(f) => {
+                        let storage = self.storage_id(&f)?;
+                        Some(crate::tensor::Write { storage, elements: f.layout().storage_indices() })
+                    }
+                    None => None,
+                }
+            }
+        };
+        self.backward_log.push(BackwardEntry {
+            node: "AccumulateGrad".into(),
+            line: 0,
+            grad_shape: shape,
+            into: vec![GradTarget::Leaf(leaf)],
+            write,
+        });
+        Ok(())
+    }
+
+    fn accumulate_into(&mut self, leaf: ObjectId, g: Tensor, graph: GraphUse) -> Result<()> {
         let current = self.ag.meta.get(&leaf).and_then(|m| m.grad.clone());
         if graph.create {
             let next = self.differentiate(graph, |e| match &current {
@@ -911,6 +979,11 @@ impl Engine {
             }
         }
         Ok(())
+    }
+
+    /// The nodes the last backward ran, in order (for the step's record).
+    pub fn take_backward_log(&mut self) -> Vec<BackwardEntry> {
+        std::mem::take(&mut self.backward_log)
     }
 
     /// The writes into `.grad` storages the last backward made (for the step's record).

@@ -306,6 +306,9 @@ struct StepReport<'a> {
     /// What the bridge's run did with the same statement, when the run has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     bridge: Option<BridgeStepReport<'a>>,
+    /// The nodes a backward in the statement ran, in order, and the `.grad` cells written.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    backward: &'a [crate::trace::runner::BackwardStep],
 }
 
 /// The same statement in the bridge's run, beside PyTorch's.
@@ -543,6 +546,7 @@ fn step_report<'a>(s: &'a Step, engine: &Engine) -> StepReport<'a> {
         iterations: &s.iterations,
         output: &s.output,
         stale: &s.stale,
+        backward: &s.backward,
         notes,
         kernels: None,
         kernel_note: None,

@@ -58,6 +58,21 @@ pub struct Step {
     pub stale: Vec<String>,
     /// The bridge's plan for the statement's first write (bridge runs only).
     pub plan: Option<crate::semantics::WritePlan>,
+    /// The nodes a `backward()` (or `autograd.grad`) in the statement ran, in order.
+    pub backward: Vec<BackwardStep>,
+}
+
+/// One node a backward ran: its name and line, the gradient's shape, where the gradients went
+/// (node names, or `x.grad` for a leaf a name holds), and the `.grad` cells an AccumulateGrad
+/// wrote.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct BackwardStep {
+    pub node: String,
+    pub line: usize,
+    pub grad_shape: Vec<usize>,
+    pub into: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write: Option<Write>,
 }
 
 /// Watches a run step by step: called before each step starts and after it is recorded (the
@@ -273,6 +288,7 @@ impl Run {
             self.observers(&[&writes[..], &refreshed[..]].concat())
         };
         let stale = self.newly_stale();
+        let backward = self.backward_steps();
         let events = self.events_start..self.engine.events().len();
         self.steps.push(Step {
             line: stmt.span.line,
@@ -285,6 +301,7 @@ impl Run {
             output: std::mem::take(&mut self.output),
             stale,
             plan: self.engine.take_plans().into_iter().next(),
+            backward,
         });
         if let (Some(o), Some(step)) = (self.observer.as_mut(), self.steps.last()) {
             o.after(&self.engine, step);
@@ -292,6 +309,37 @@ impl Run {
     }
 
     /// Saved tensors that became stale in this statement (reachable from a bound tensor).
+    /// The statement's backward, with leaves named by the names bound to them.
+    fn backward_steps(&mut self) -> Vec<BackwardStep> {
+        use crate::engine::autograd::GradTarget;
+        let log = self.engine.take_backward_log();
+        let leaf = |o| {
+            self.env
+                .iter()
+                .find_map(|(n, v)| match v {
+                    Value::Tensor(t) if t.object == o => Some(format!("{n}.grad")),
+                    _ => None,
+                })
+                .unwrap_or_else(|| "a leaf's .grad".to_string())
+        };
+        log.into_iter()
+            .map(|e| BackwardStep {
+                node: e.node,
+                line: e.line,
+                grad_shape: e.grad_shape,
+                into: e
+                    .into
+                    .into_iter()
+                    .map(|t| match t {
+                        GradTarget::Node(n) => n,
+                        GradTarget::Leaf(o) => leaf(o),
+                    })
+                    .collect(),
+                write: e.write,
+            })
+            .collect()
+    }
+
     fn newly_stale(&mut self) -> Vec<String> {
         let live: Vec<Tensor> =
             self.env.values().filter_map(|v| if let Value::Tensor(t) = v { Some(t.clone()) } else { None }).collect();
