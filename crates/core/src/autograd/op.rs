@@ -193,6 +193,13 @@ pub enum GradOp {
         src_shape: Vec<usize>,
         src_dtype: DType,
     },
+    /// An op that only moves, repeats or drops the elements of an input of shape `input`
+    /// (`roll`, `repeat`, `tril`, `gather`, `sort`'s values, ...); operands `[map]`: for each
+    /// output element, 1 + the flat position of the input element it holds, or 0 for none.
+    IndexMap {
+        name: &'static str,
+        input: Vec<usize>,
+    },
     /// `t.index_select(dim, index)` of an input of shape `input`; operands `[index]` (saved).
     IndexSelect {
         dim: i64,
@@ -249,6 +256,9 @@ impl GradOp {
                     BinaryOp::Pow => "Pow",
                     BinaryOp::Max => "Maximum",
                     BinaryOp::Min => "Minimum",
+                    BinaryOp::Fmod => "Fmod",
+                    BinaryOp::Mod => "Remainder",
+                    BinaryOp::Copysign => "Copysign",
                     other => return format!("{other:?}Backward0"),
                 };
                 // A Python scalar is wrapped into a tensor, so `x * 2` is MulBackward0; the
@@ -258,6 +268,8 @@ impl GradOp {
                     (BinaryOp::Pow, Some((_, Side::Right))) => 0,
                     (BinaryOp::Pow, Some((_, Side::Left))) => 2,
                     (BinaryOp::Sub, Some((_, Side::Left))) => 1,
+                    (BinaryOp::Fmod | BinaryOp::Mod, None) => 1,
+                    (BinaryOp::Copysign, Some(_)) => 1,
                     _ => 0,
                 };
                 format!("{base}Backward{n}")
@@ -307,6 +319,7 @@ impl GradOp {
             GradOp::CopySlices { .. } => "CopySlices".into(),
             GradOp::Index { .. } => "IndexBackward0".into(),
             GradOp::IndexSelect { .. } => "IndexSelectBackward0".into(),
+            GradOp::IndexMap { name, .. } => (*name).into(),
             GradOp::IndexPut { name, .. } => (*name).into(),
         }
     }

@@ -6,6 +6,7 @@ use crate::autograd::{op_name, Autograd, Edge, GradOp, Node, NodeId, Saved, Side
 use crate::error::{bail, Error, Result};
 use crate::identity::ObjectId;
 use crate::tensor::{Engine, Tensor};
+use crate::uop::buffer::Scalar;
 use std::collections::HashMap;
 
 /// The description PyTorch gives a tensor in autograd's messages: `[torch.FloatTensor [2, 3]]`.
@@ -251,6 +252,39 @@ impl Engine {
         m.grad_fn = Some(id);
     }
 
+    /// Records `out`, made by an op that only moves, repeats or drops `input`'s elements (zeros
+    /// elsewhere), as one node named `name`. Where each output element came from is found by
+    /// running the same op (`map`) on a probe: the input's flat positions + 1, as int64 (0 then
+    /// means "from nowhere"). Nothing is recorded when autograd would not record the op.
+    pub(crate) fn record_index_map(
+        &mut self,
+        out: &Tensor,
+        input: &Tensor,
+        name: &'static str,
+        map: impl FnOnce(&mut Self, &Tensor) -> Result<Tensor>,
+    ) -> Result<()> {
+        if !self.ag.enabled
+            || self.ag.depth > 0
+            || !out.dtype().is_float()
+            || !self.ag.requires_grad(input)
+            || self.ag.grad_fn(out).is_some()
+            || input.numel() == 0
+        {
+            return Ok(());
+        }
+        let n = i64::try_from(input.numel()).unwrap_or(i64::MAX);
+        let shape: Vec<i64> = input.shape().iter().map(|&d| d as i64).collect();
+        let positions = self.untracked(|e| {
+            let probe =
+                e.arange(Scalar::Int(1), Scalar::Int(n + 1), Scalar::Int(1), Some(crate::dtype::DType::Int64))?;
+            let probe = e.reshape(&probe, &shape)?;
+            map(e, &probe)
+        })?;
+        let op = GradOp::IndexMap { name, input: input.shape().to_vec() };
+        self.record(out, op, &[Some(input)], vec![Some(positions)], &[]);
+        Ok(())
+    }
+
     /// Records a binary elementwise op, saving what PyTorch's formula saves.
     pub(crate) fn record_binary(
         &mut self,
@@ -261,7 +295,21 @@ impl Engine {
     ) {
         use crate::tensor::Operand;
         use crate::uop::BinaryOp as B;
-        if !matches!(op, B::Add | B::Sub | B::Mul | B::Div | B::Pow | B::Max | B::Min) {
+        if !matches!(
+            op,
+            B::Add
+                | B::Sub
+                | B::Mul
+                | B::Div
+                | B::Pow
+                | B::Max
+                | B::Min
+                | B::Fmod
+                | B::Mod
+                | B::Atan2
+                | B::Hypot
+                | B::Copysign
+        ) {
             return;
         }
         let (ta, tb) = match (a, b) {
@@ -309,12 +357,18 @@ impl Engine {
                 }
             }
             B::Pow => saved.extend([0, 1, 2]),
+            // `other`'s gradient is `-grad * (self / other)` rounded: both, when it needs one.
+            B::Fmod | B::Mod if need_b => saved.extend([0, 1]),
+            B::Atan2 => saved.extend([0, 1]),
+            B::Hypot => saved.extend([0, 1, 2]),
+            B::Copysign => saved.extend([0, 2]),
             _ => {}
         }
         let operands = vec![ta.clone(), tb.clone(), Some(out.clone())];
-        // Pow keeps its result only when the exponent is a tensor; the formula recomputes it
-        // otherwise.
-        let operands = if op == B::Pow && tb.is_some() { operands } else { vec![ta.clone(), tb.clone(), None] };
+        // Pow keeps its result only when the exponent is a tensor (the formula recomputes it
+        // otherwise); hypot and copysign read theirs.
+        let keeps_out = (op == B::Pow && tb.is_some()) || matches!(op, B::Hypot | B::Copysign);
+        let operands = if keeps_out { operands } else { vec![ta.clone(), tb.clone(), None] };
         self.record_holding(
             out,
             GradOp::Binary { op, scalar },

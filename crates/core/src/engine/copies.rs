@@ -33,6 +33,14 @@ impl Engine {
 
     /// `t.repeat(repeats)`: new leading dims for extra repeats, each dim tiled; row-major.
     pub fn repeat(&mut self, t: &Tensor, repeats: &[i64]) -> Result<Tensor> {
+        let out = self.untracked(|e| e.repeat_values(t, repeats))?;
+        self.record_index_map(&out, t, "RepeatBackward0", |e, p| e.repeat_values(p, repeats))?;
+        Ok(out)
+    }
+
+    /// [`Engine::repeat`]'s values (no autograd node).
+
+    fn repeat_values(&mut self, t: &Tensor, repeats: &[i64]) -> Result<Tensor> {
         let t = self.resolve(t);
         let nd = t.shape().len();
         if repeats.len() < nd {
@@ -174,6 +182,14 @@ impl Engine {
     /// `torch.roll(t, shifts, dims)`: without dims, the flattened tensor rolls and keeps the
     /// shape (row-major); otherwise one dim at a time, each a cat of two narrows.
     pub fn roll(&mut self, t: &Tensor, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
+        let out = self.untracked(|e| e.roll_values(t, shifts, dims))?;
+        self.record_index_map(&out, t, "RollBackward0", |e, p| e.roll_values(p, shifts, dims))?;
+        Ok(out)
+    }
+
+    /// [`Engine::roll`]'s values (no autograd node).
+
+    fn roll_values(&mut self, t: &Tensor, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
         let t = self.resolve(t);
         if shifts.is_empty() {
             bail!(Shape, "`shifts` required");
@@ -279,6 +295,14 @@ impl Engine {
     /// transposed in place (a non-contiguous new storage); a half turn flips both dims; a whole
     /// turn is a row-major clone.
     pub fn rot90(&mut self, t: &Tensor, k: i64, dims: &[i64]) -> Result<Tensor> {
+        let out = self.untracked(|e| e.rot90_values(t, k, dims))?;
+        self.record_index_map(&out, t, "Rot90Backward0", |e, p| e.rot90_values(p, k, dims))?;
+        Ok(out)
+    }
+
+    /// [`Engine::rot90`]'s values (no autograd node).
+
+    fn rot90_values(&mut self, t: &Tensor, k: i64, dims: &[i64]) -> Result<Tensor> {
         let t = self.resolve(t);
         let total = t.shape().len() as i64;
         if dims.len() != 2 {

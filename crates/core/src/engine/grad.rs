@@ -195,6 +195,50 @@ impl Engine {
                         };
                         (Some(ga), gb)
                     }
+                    BinaryOp::Fmod | BinaryOp::Mod => {
+                        // other: -grad * (self / other) rounded toward zero (fmod) or down.
+                        let gb = match &b {
+                            Some(_) => {
+                                let q = self.binary(BinaryOp::Div, &ta, &tb)?;
+                                let round = if *bop == BinaryOp::Fmod { UnaryOp::Trunc } else { UnaryOp::Floor };
+                                let q = self.unary(round, &q)?;
+                                let neg = self.unary(UnaryOp::Neg, g)?;
+                                Some(self.mul(&t(&neg), &t(&q))?)
+                            }
+                            None => None,
+                        };
+                        (Some(g.clone()), gb)
+                    }
+                    BinaryOp::Atan2 => {
+                        // d/dy atan2(y, x) = x / (x² + y²), d/dx = -y / (x² + y²).
+                        let aa = self.mul(&ta, &ta)?;
+                        let bb = self.mul(&tb, &tb)?;
+                        let den = self.binary(BinaryOp::Add, &t(&aa), &t(&bb))?;
+                        let ga = self.mul(&t(g), &tb)?;
+                        let ga = self.binary(BinaryOp::Div, &t(&ga), &t(&den))?;
+                        let neg = self.unary(UnaryOp::Neg, g)?;
+                        let gb = self.mul(&t(&neg), &ta)?;
+                        let gb = self.binary(BinaryOp::Div, &t(&gb), &t(&den))?;
+                        (Some(ga), Some(gb))
+                    }
+                    BinaryOp::Hypot => {
+                        let Some(out) = op(2) else { return Ok(vec![None, None]) };
+                        let ga = self.mul(&t(g), &ta)?;
+                        let ga = self.binary(BinaryOp::Div, &t(&ga), &t(&out))?;
+                        let gb = self.mul(&t(g), &tb)?;
+                        let gb = self.binary(BinaryOp::Div, &t(&gb), &t(&out))?;
+                        (Some(ga), Some(gb))
+                    }
+                    BinaryOp::Copysign => {
+                        // self: grad * (result / self), zero where self is zero; other: zeros.
+                        let Some(out) = op(2) else { return Ok(vec![None, None]) };
+                        let ratio = self.binary(BinaryOp::Div, &t(&out), &ta)?;
+                        let zero = self.binary(BinaryOp::CmpEq, &ta, &s(0.0))?;
+                        let ratio = self.where_(&t(&zero), &s(0.0), &t(&ratio))?;
+                        let ga = self.mul(&t(g), &t(&ratio))?;
+                        let gb = self.mul(&t(g), &s(0.0))?;
+                        (Some(ga), Some(gb))
+                    }
                     BinaryOp::Max | BinaryOp::Min if scalar.is_some() => {
                         // A Python-number bound (`clamp`, `clamp_min`, `clamp_max`): the tensor
                         // gets the gradient only where it is strictly inside, as PyTorch's
@@ -485,6 +529,20 @@ impl Engine {
                     out.push(Some(self.copy(&part)?));
                 }
                 out
+            }
+            GradOp::IndexMap { input, .. } => {
+                // Each output element's gradient is added into the input element it came from.
+                let Some(map) = op(0) else { return Ok(vec![None]) };
+                let n: usize = input.iter().product();
+                let map = self.reshape(&map, &[-1])?;
+                let flat = self.reshape(g, &[-1])?;
+                let from = self.binary(BinaryOp::CmpLt, &Operand::Scalar(Scalar::Int(0)), &t(&map))?;
+                let at = self.binary(BinaryOp::Sub, &t(&map), &Operand::Scalar(Scalar::Int(1)))?;
+                let at = self.where_(&t(&from), &t(&at), &Operand::Scalar(Scalar::Int(0)))?;
+                let flat = self.where_(&t(&from), &t(&flat), &Operand::Scalar(Scalar::Int(0)))?;
+                let zeros = self.full(&[n], Scalar::Int(0), Some(g.dtype()))?;
+                let sum = self.index_dim(&zeros, 0, &at, &t(&flat), super::indexing::Combine::Sum, "index_add")?;
+                vec![Some(self.reshape(&sum, &dims(input))?)]
             }
             // `index_select_backward`: zeros of the input's shape with `g` added at `index`.
             GradOp::IndexSelect { dim, input } => {

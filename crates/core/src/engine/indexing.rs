@@ -920,6 +920,14 @@ impl Engine {
 
     /// `torch.gather(t, dim, index)`: out[i][j] = t[index[i][j]][j] (for dim 0); index's shape.
     pub fn gather(&mut self, t: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
+        let out = self.untracked(|e| e.gather_values(t, dim, index))?;
+        self.record_index_map(&out, t, "GatherBackward0", |e, p| e.gather_values(p, dim, index))?;
+        Ok(out)
+    }
+
+    /// [`Engine::gather`]'s values (no autograd node).
+
+    fn gather_values(&mut self, t: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
         let t = self.resolve(t);
         let d = wrap_dim(dim, t.shape().len().max(1))?;
         if !matches!(index.dtype(), DType::Int64 | DType::Int32) {
@@ -956,6 +964,14 @@ impl Engine {
 
     /// `t.take(index)`: `t` flattened, read at `index` (negative wraps); index's shape.
     pub fn take(&mut self, t: &Tensor, index: &Tensor) -> Result<Tensor> {
+        let out = self.untracked(|e| e.take_values(t, index))?;
+        self.record_index_map(&out, t, "TakeBackward0", |e, p| e.take_values(p, index))?;
+        Ok(out)
+    }
+
+    /// [`Engine::take`]'s values (no autograd node).
+
+    fn take_values(&mut self, t: &Tensor, index: &Tensor) -> Result<Tensor> {
         let t = self.resolve(t);
         if index.dtype() != DType::Int64 {
             bail!(DType, "take(): Expected a long tensor for index, but got {}", index.dtype().torch_name());
@@ -1321,6 +1337,16 @@ impl Engine {
 
     /// `t.sort(dim, descending)`: values and int64 indices, laid out like `t` (dense).
     pub fn sort(&mut self, t: &Tensor, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
+        let (values, indices) = self.untracked(|e| e.sort_values(t, dim, descending))?;
+        if !t.shape().is_empty() {
+            self.record_index_map(&values, t, "SortBackward0", |e, p| e.gather_values(p, dim, &indices))?;
+        }
+        Ok((values, indices))
+    }
+
+    /// [`Engine::sort`]'s values and indices (no autograd node).
+
+    fn sort_values(&mut self, t: &Tensor, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
         let t = self.resolve(t);
         let d = wrap_dim(dim, t.shape().len().max(1))?;
         let layout = t.layout().empty_like_preserve();
@@ -1344,6 +1370,16 @@ impl Engine {
 
     /// `t.topk(k, dim, largest, sorted)`: the first `k` of a stable sort; row-major outputs.
     pub fn topk(&mut self, t: &Tensor, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Tensor)> {
+        let (values, indices) = self.untracked(|e| e.topk_values(t, k, dim, largest))?;
+        if !t.shape().is_empty() {
+            self.record_index_map(&values, t, "TopkBackward0", |e, p| e.gather_values(p, dim, &indices))?;
+        }
+        Ok((values, indices))
+    }
+
+    /// [`Engine::topk`]'s values and indices (no autograd node).
+
+    fn topk_values(&mut self, t: &Tensor, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Tensor)> {
         let t = self.resolve(t);
         let d = wrap_dim(dim, t.shape().len().max(1))?;
         let shape: Vec<usize> = if t.shape().is_empty() { vec![1] } else { t.shape().to_vec() };

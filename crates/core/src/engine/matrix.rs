@@ -36,6 +36,18 @@ impl Engine {
     /// `torch.tril(t, diagonal)` and `torch.triu`: the triangle of the last two dims, zeros
     /// elsewhere, in a new row-major storage.
     pub fn triangle(&mut self, t: &Tensor, diagonal: i64, which: Triangle) -> Result<Tensor> {
+        let out = self.untracked(|e| e.triangle_values(t, diagonal, which))?;
+        let name = match which {
+            Triangle::Lower => "TrilBackward0",
+            Triangle::Upper => "TriuBackward0",
+        };
+        self.record_index_map(&out, t, name, |e, p| e.triangle_values(p, diagonal, which))?;
+        Ok(out)
+    }
+
+    /// [`Engine::triangle`]'s values (no autograd node).
+
+    fn triangle_values(&mut self, t: &Tensor, diagonal: i64, which: Triangle) -> Result<Tensor> {
         let t = self.resolve(t);
         let nd = t.shape().len();
         if nd < 2 {
@@ -71,8 +83,13 @@ impl Engine {
         match t.shape().len() {
             1 => self.diag_embed(t, diagonal, -2, -1),
             2 => {
-                let d = self.diagonal(t, diagonal, 0, 1)?;
-                self.clone_as(&d, crate::torch::format::MemoryFormat::Contiguous)
+                let d = self.untracked(|e| e.diagonal(t, diagonal, 0, 1))?;
+                let out = self.clone_as(&d, crate::torch::format::MemoryFormat::Contiguous)?;
+                self.record_index_map(&out, t, "DiagonalBackward0_copy", |e, p| {
+                    let d = e.diagonal(p, diagonal, 0, 1)?;
+                    e.clone_as(&d, crate::torch::format::MemoryFormat::Contiguous)
+                })?;
+                Ok(out)
             }
             n => bail!(Shape, "diag(): Supports 1D or 2D tensors. Got {n}D"),
         }
@@ -81,6 +98,14 @@ impl Engine {
     /// `torch.diag_embed(t, offset, dim1, dim2)`: the last dim of `t` becomes the `offset`
     /// diagonal of new dims `dim1` and `dim2` (the other dims keep their order), zeros elsewhere.
     pub fn diag_embed(&mut self, t: &Tensor, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
+        let out = self.untracked(|e| e.diag_embed_values(t, offset, dim1, dim2))?;
+        self.record_index_map(&out, t, "DiagEmbedBackward0", |e, p| e.diag_embed_values(p, offset, dim1, dim2))?;
+        Ok(out)
+    }
+
+    /// [`Engine::diag_embed`]'s values (no autograd node).
+
+    fn diag_embed_values(&mut self, t: &Tensor, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
         let t = self.resolve(t);
         let nd = t.shape().len() + 1;
         let (a, b) = (wrap_dim(dim1, nd)?, wrap_dim(dim2, nd)?);
