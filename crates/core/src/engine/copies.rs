@@ -39,7 +39,6 @@ impl Engine {
     }
 
     /// [`Engine::repeat`]'s values (no autograd node).
-
     fn repeat_values(&mut self, t: &Tensor, repeats: &[i64]) -> Result<Tensor> {
         let t = self.resolve(t);
         let nd = t.shape().len();
@@ -188,7 +187,6 @@ impl Engine {
     }
 
     /// [`Engine::roll`]'s values (no autograd node).
-
     fn roll_values(&mut self, t: &Tensor, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
         let t = self.resolve(t);
         if shifts.is_empty() {
@@ -301,7 +299,6 @@ impl Engine {
     }
 
     /// [`Engine::rot90`]'s values (no autograd node).
-
     fn rot90_values(&mut self, t: &Tensor, k: i64, dims: &[i64]) -> Result<Tensor> {
         let t = self.resolve(t);
         let total = t.shape().len() as i64;

@@ -926,7 +926,6 @@ impl Engine {
     }
 
     /// [`Engine::gather`]'s values (no autograd node).
-
     fn gather_values(&mut self, t: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
         let t = self.resolve(t);
         let d = wrap_dim(dim, t.shape().len().max(1))?;
@@ -970,7 +969,6 @@ impl Engine {
     }
 
     /// [`Engine::take`]'s values (no autograd node).
-
     fn take_values(&mut self, t: &Tensor, index: &Tensor) -> Result<Tensor> {
         let t = self.resolve(t);
         if index.dtype() != DType::Int64 {
@@ -1345,7 +1343,6 @@ impl Engine {
     }
 
     /// [`Engine::sort`]'s values and indices (no autograd node).
-
     fn sort_values(&mut self, t: &Tensor, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
         let t = self.resolve(t);
         let d = wrap_dim(dim, t.shape().len().max(1))?;
@@ -1378,7 +1375,6 @@ impl Engine {
     }
 
     /// [`Engine::topk`]'s values and indices (no autograd node).
-
     fn topk_values(&mut self, t: &Tensor, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Tensor)> {
         let t = self.resolve(t);
         let d = wrap_dim(dim, t.shape().len().max(1))?;

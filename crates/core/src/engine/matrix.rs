@@ -46,7 +46,6 @@ impl Engine {
     }
 
     /// [`Engine::triangle`]'s values (no autograd node).
-
     fn triangle_values(&mut self, t: &Tensor, diagonal: i64, which: Triangle) -> Result<Tensor> {
         let t = self.resolve(t);
         let nd = t.shape().len();
@@ -104,7 +103,6 @@ impl Engine {
     }
 
     /// [`Engine::diag_embed`]'s values (no autograd node).
-
     fn diag_embed_values(&mut self, t: &Tensor, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
         let t = self.resolve(t);
         let nd = t.shape().len() + 1;
