@@ -18,7 +18,7 @@
 
 mod op;
 
-pub use op::{GradOp, IndexSlot, NormOf, Reduction, Side, Spread, SpreadOf, Window};
+pub use op::{GradOp, IndexSlot, NormOf, Reduction, Route, Side, Spread, SpreadOf, Window};
 
 use crate::identity::{CounterId, ObjectId};
 use std::collections::HashMap;

@@ -49,6 +49,17 @@ pub struct NormOf {
     pub input: Vec<usize>,
 }
 
+/// How an [`GradOp::IndexMap`] input's map routes the gradient.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// The map has the output's shape: 1 + the flat position of the input element each output
+    /// element holds, or 0; gradients of outputs from one element add up.
+    FromOutput,
+    /// The map has the input's shape: 1 + the flat output position each input element went
+    /// to, or 0; each input element reads one output gradient.
+    ToOutput,
+}
+
 /// How a loss reduces its elements (`reduction=`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reduction {
@@ -117,6 +128,11 @@ pub enum GradOp {
     Spread(SpreadOf),
     /// `linalg.vector_norm`; operands `[x, out]`.
     Norm(NormOf),
+    /// `cumprod` along `dim` of an input of dtype `from`; operands `[x, out]`.
+    Cumprod {
+        dim: usize,
+        from: DType,
+    },
     /// `cumsum` along `dim` of an input of dtype `from`.
     Cumsum {
         dim: usize,
@@ -193,12 +209,12 @@ pub enum GradOp {
         src_shape: Vec<usize>,
         src_dtype: DType,
     },
-    /// An op that only moves, repeats or drops the elements of an input of shape `input`
-    /// (`roll`, `repeat`, `tril`, `gather`, `sort`'s values, ...); operands `[map]`: for each
-    /// output element, 1 + the flat position of the input element it holds, or 0 for none.
+    /// An op whose output elements are input elements moved, repeated or dropped (`roll`,
+    /// `repeat`, `tril`, `gather`, `sort`'s values, the scatter ops, ...): per input, its shape
+    /// and how its map (the operand at the same position) routes the gradient.
     IndexMap {
         name: &'static str,
-        input: Vec<usize>,
+        inputs: Vec<(Route, Vec<usize>)>,
     },
     /// `t.index_select(dim, index)` of an input of shape `input`; operands `[index]` (saved).
     IndexSelect {
@@ -229,7 +245,7 @@ pub enum GradOp {
 impl GradOp {
     /// Whether the backward formula reads the operands only through ops that record, so
     /// that under `create_graph` its gradient keeps the operands' history. The exceptions
-    /// build on kernels of their own (convolution, pooling, running products, the in-place
+    /// build on kernels of their own (convolution, pooling, products, running products, the in-place
     /// op under a `CopySlices`).
     pub fn formula_records_operands(&self) -> bool {
         !matches!(
@@ -237,6 +253,7 @@ impl GradOp {
             GradOp::Conv2d { .. }
                 | GradOp::Pool2d { .. }
                 | GradOp::Reduce { op: ReduceOp::Prod, .. }
+                | GradOp::Cumprod { .. }
                 | GradOp::CopySlices { .. }
         )
     }
@@ -291,6 +308,7 @@ impl GradOp {
             GradOp::Spread(SpreadOf { spread: Spread::Std, .. }) => "StdBackward0".into(),
             GradOp::Norm(_) => "LinalgVectorNormBackward0".into(),
             GradOp::Cumsum { .. } => "CumsumBackward0".into(),
+            GradOp::Cumprod { .. } => "CumprodBackward0".into(),
             GradOp::Conv2d { .. } => "ConvolutionBackward0".into(),
             GradOp::Pool2d { avg: None, .. } => "MaxPool2DWithIndicesBackward0".into(),
             GradOp::Pool2d { .. } => "AvgPool2DBackward0".into(),

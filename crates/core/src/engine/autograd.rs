@@ -2,7 +2,7 @@
 //! (when a node is recorded, the in-place rules and their errors, `backward()` and
 //! `torch.autograd.grad`, `.grad` accumulation, and which saved tensors a write made stale).
 
-use crate::autograd::{op_name, Autograd, Edge, GradOp, Node, NodeId, Saved, Side};
+use crate::autograd::{op_name, Autograd, Edge, GradOp, Node, NodeId, Route, Saved, Side};
 use crate::error::{bail, Error, Result};
 use crate::identity::ObjectId;
 use crate::tensor::{Engine, Tensor};
@@ -254,8 +254,7 @@ impl Engine {
 
     /// Records `out`, made by an op that only moves, repeats or drops `input`'s elements (zeros
     /// elsewhere), as one node named `name`. Where each output element came from is found by
-    /// running the same op (`map`) on a probe: the input's flat positions + 1, as int64 (0 then
-    /// means "from nowhere"). Nothing is recorded when autograd would not record the op.
+    /// running the same op (`map`) on a probe of the input ([`Engine::probe`]).
     pub(crate) fn record_index_map(
         &mut self,
         out: &Tensor,
@@ -263,26 +262,43 @@ impl Engine {
         name: &'static str,
         map: impl FnOnce(&mut Self, &Tensor) -> Result<Tensor>,
     ) -> Result<()> {
-        if !self.ag.enabled
-            || self.ag.depth > 0
-            || !out.dtype().is_float()
-            || !self.ag.requires_grad(input)
-            || self.ag.grad_fn(out).is_some()
-            || input.numel() == 0
-        {
+        if !self.index_map_wanted(out, &[input]) {
             return Ok(());
         }
-        let n = i64::try_from(input.numel()).unwrap_or(i64::MAX);
-        let shape: Vec<i64> = input.shape().iter().map(|&d| d as i64).collect();
         let positions = self.untracked(|e| {
-            let probe =
-                e.arange(Scalar::Int(1), Scalar::Int(n + 1), Scalar::Int(1), Some(crate::dtype::DType::Int64))?;
-            let probe = e.reshape(&probe, &shape)?;
+            let probe = e.probe(input.shape())?;
             map(e, &probe)
         })?;
-        let op = GradOp::IndexMap { name, input: input.shape().to_vec() };
-        self.record(out, op, &[Some(input)], vec![Some(positions)], &[]);
+        self.record_index_maps(out, name, &[(input, Route::FromOutput, positions)]);
         Ok(())
+    }
+
+    /// Whether autograd records `out = op(inputs)` (grad mode, outermost, an input requiring
+    /// grad, a float result).
+    pub(crate) fn index_map_wanted(&self, out: &Tensor, inputs: &[&Tensor]) -> bool {
+        self.ag.enabled
+            && self.ag.depth == 0
+            && out.dtype().is_float()
+            && out.numel() > 0
+            && inputs.iter().any(|t| self.ag.requires_grad(t))
+    }
+
+    /// The flat positions + 1 of a tensor of `shape`, as int64: run through an op that moves
+    /// elements, it says where each came from (0: nowhere).
+    pub(crate) fn probe(&mut self, shape: &[usize]) -> Result<Tensor> {
+        let n = i64::try_from(shape.iter().product::<usize>()).unwrap_or(i64::MAX);
+        let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        let probe =
+            self.arange(Scalar::Int(1), Scalar::Int(n + 1), Scalar::Int(1), Some(crate::dtype::DType::Int64))?;
+        self.reshape(&probe, &dims)
+    }
+
+    /// Records an index-map node over several inputs, each with its map and route.
+    pub(crate) fn record_index_maps(&mut self, out: &Tensor, name: &'static str, inputs: &[(&Tensor, Route, Tensor)]) {
+        let op = GradOp::IndexMap { name, inputs: inputs.iter().map(|(t, r, _)| (*r, t.shape().to_vec())).collect() };
+        let edges: Vec<Option<&Tensor>> = inputs.iter().map(|(t, _, _)| Some(*t)).collect();
+        let maps = inputs.iter().map(|(_, _, m)| Some(m.clone())).collect();
+        self.record(out, op, &edges, maps, &[]);
     }
 
     /// Records a binary elementwise op, saving what PyTorch's formula saves.
@@ -998,7 +1014,6 @@ impl Engine {
                 // PyTorch copies into a fresh `.grad` (`CopyBackwards`).
                 None => {
                     let c = e.clone_as(&g, crate::torch::format::MemoryFormat::Contiguous)?;
-                    e.record(&c, GradOp::Clone, &[Some(&g)], Vec::new(), &[]);
                     e.rename_grad_fn(&c, "CopyBackwards");
                     Ok(c)
                 }

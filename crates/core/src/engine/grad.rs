@@ -3,7 +3,7 @@
 //! that fuse and run on every backend (`tools/autograd/derivatives.yaml` is the reference for
 //! what each node reads).
 
-use crate::autograd::{GradOp, Node};
+use crate::autograd::{GradOp, Node, Route};
 use crate::dtype::DType;
 use crate::engine::reduce::KeepDim;
 use crate::error::{bail, Result};
@@ -354,6 +354,11 @@ impl Engine {
                 }
                 vec![Some(self.norm_backward(&x, &out, g, of)?)]
             }
+            GradOp::Cumprod { dim, from } => {
+                let Some(x) = op(0) else { return Ok(vec![None]) };
+                let r = self.cumprod_backward(&x, g, *dim)?;
+                vec![Some(if r.dtype() != *from { self.cast(&r, *from)? } else { r })]
+            }
             GradOp::Cumsum { dim, from } => {
                 // Each input adds into every later output: the reversed running sum of g.
                 let d = [*dim as i64];
@@ -530,19 +535,16 @@ impl Engine {
                 }
                 out
             }
-            GradOp::IndexMap { input, .. } => {
-                // Each output element's gradient is added into the input element it came from.
-                let Some(map) = op(0) else { return Ok(vec![None]) };
-                let n: usize = input.iter().product();
-                let map = self.reshape(&map, &[-1])?;
-                let flat = self.reshape(g, &[-1])?;
-                let from = self.binary(BinaryOp::CmpLt, &Operand::Scalar(Scalar::Int(0)), &t(&map))?;
-                let at = self.binary(BinaryOp::Sub, &t(&map), &Operand::Scalar(Scalar::Int(1)))?;
-                let at = self.where_(&t(&from), &t(&at), &Operand::Scalar(Scalar::Int(0)))?;
-                let flat = self.where_(&t(&from), &t(&flat), &Operand::Scalar(Scalar::Int(0)))?;
-                let zeros = self.full(&[n], Scalar::Int(0), Some(g.dtype()))?;
-                let sum = self.index_dim(&zeros, 0, &at, &t(&flat), super::indexing::Combine::Sum, "index_add")?;
-                vec![Some(self.reshape(&sum, &dims(input))?)]
+            GradOp::IndexMap { inputs, .. } => {
+                let mut out = Vec::with_capacity(inputs.len());
+                for (k, (route, shape)) in inputs.iter().enumerate() {
+                    let Some(map) = op(k) else {
+                        out.push(None);
+                        continue;
+                    };
+                    out.push(Some(self.route_gradient(g, &map, *route, shape)?));
+                }
+                out
             }
             // `index_select_backward`: zeros of the input's shape with `g` added at `index`.
             GradOp::IndexSelect { dim, input } => {
@@ -600,6 +602,59 @@ impl Engine {
                 out
             }
         })
+    }
+
+    /// An index-map input's gradient: the output gradients added into the elements they came
+    /// from ([`Route::FromOutput`]), or each element's output gradient read back
+    /// ([`Route::ToOutput`]); zero where the map says 0.
+    fn route_gradient(&mut self, g: &Tensor, map: &Tensor, route: Route, shape: &[usize]) -> Result<Tensor> {
+        let zero = || Operand::Scalar(Scalar::Int(0));
+        let map = self.reshape(map, &[-1])?;
+        let flat = self.reshape(g, &[-1])?;
+        let hit = self.binary(BinaryOp::CmpLt, &zero(), &t(&map))?;
+        let at = self.binary(BinaryOp::Sub, &t(&map), &Operand::Scalar(Scalar::Int(1)))?;
+        let at = self.where_(&t(&hit), &t(&at), &zero())?;
+        let r = match route {
+            Route::FromOutput => {
+                let flat = self.where_(&t(&hit), &t(&flat), &zero())?;
+                let n: usize = shape.iter().product();
+                let zeros = self.full(&[n], Scalar::Int(0), Some(g.dtype()))?;
+                self.index_dim(&zeros, 0, &at, &t(&flat), super::indexing::Combine::Sum, "index_add")?
+            }
+            Route::ToOutput => {
+                let read = self.index_select(&flat, 0, &at)?;
+                self.where_(&t(&hit), &t(&read), &zero())?
+            }
+        };
+        self.reshape(&r, &dims(shape))
+    }
+
+    /// The gradient of `cumprod` along `dim`, exact with zeros: input `i` gets
+    /// `sum over j >= i of g[j] * prod(x[k] for k <= j, k != i)`, the products being running
+    /// products along `k` of `x` with element `i` replaced by 1 (an n x n table per row).
+    fn cumprod_backward(&mut self, x: &Tensor, g: &Tensor, dim: usize) -> Result<Tensor> {
+        let last = x.shape().len() as i64 - 1;
+        let (d, n) = (dim as i64, x.shape()[dim]);
+        let xm = self.movedim(x, &[d], &[last])?;
+        let gm = self.movedim(g, &[d], &[last])?;
+        let mut wide: Vec<i64> = xm.shape().iter().map(|&s| s as i64).collect();
+        wide.insert(wide.len() - 1, n as i64);
+        // Rows i, columns k (then j): x[k], with x[i] replaced by 1 on row i.
+        let rows = self.unsqueeze(&xm, -2)?;
+        let rows = self.expand(&rows, &wide)?;
+        let i = self.arange(Scalar::Int(0), Scalar::Int(n as i64), Scalar::Int(1), Some(DType::Int64))?;
+        let col = self.reshape(&i, &[n as i64, 1])?;
+        let row = self.reshape(&i, &[1, n as i64])?;
+        let same = self.binary(BinaryOp::CmpEq, &t(&col), &t(&row))?;
+        let rows = self.where_(&t(&same), &Operand::Scalar(Scalar::Float(1.0)), &t(&rows))?;
+        let prods = self.cumprod(&rows, -1, None)?;
+        // Only j >= i contributes, weighted by g[j].
+        let later = self.binary(BinaryOp::CmpLe, &t(&col), &t(&row))?;
+        let gj = self.unsqueeze(&gm, -2)?;
+        let terms = self.mul(&t(&prods), &t(&gj))?;
+        let terms = self.where_(&t(&later), &t(&terms), &Operand::Scalar(Scalar::Int(0)))?;
+        let sum = self.reduce(ReduceOp::Sum, &terms, &[wide.len() - 1], KeepDim::Drop)?;
+        self.movedim(&sum, &[last], &[d])
     }
 
     /// The gradient of `prod` over `axes` (one axis, or all of them): each element gets the

@@ -14,6 +14,7 @@
 //! `index_put_` into the original storage, through views too.
 
 use super::reduce::KeepDim;
+use crate::autograd::Route;
 use crate::dtype::DType;
 use crate::error::{bail, Error, Result};
 use crate::limits::{check_lazy_numel, check_numel};
@@ -841,6 +842,29 @@ impl Engine {
     }
 
     pub fn masked_scatter(&mut self, t: &Tensor, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
+        let out = self.untracked(|e| e.masked_scatter_values(t, mask, source))?;
+        if !self.index_map_wanted(&out, &[t, source]) {
+            return Ok(out);
+        }
+        // Each source element is used once, in order: both maps come from probes.
+        let (own, from) = self.untracked(|e| {
+            let probe = e.probe(t.shape())?;
+            let zeros = e.full(source.shape(), Scalar::Int(0), Some(DType::Int64))?;
+            let own = e.masked_scatter_values(&probe, mask, &zeros)?;
+            let blank = e.full(t.shape(), Scalar::Int(0), Some(DType::Int64))?;
+            let sprobe = e.probe(source.shape())?;
+            Ok((own, e.masked_scatter_values(&blank, mask, &sprobe)?))
+        })?;
+        self.record_index_maps(
+            &out,
+            "MaskedScatterBackward0",
+            &[(t, Route::FromOutput, own), (source, Route::FromOutput, from)],
+        );
+        Ok(out)
+    }
+
+    /// [`Engine::masked_scatter`]'s values (no autograd node).
+    fn masked_scatter_values(&mut self, t: &Tensor, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
         let (node, _) = self.masked_scatter_node(t, mask, source)?;
         let layout = t.layout().empty_like_preserve();
         self.index_copy_result(node, layout)
@@ -1070,6 +1094,67 @@ impl Engine {
         include_self: bool,
         op: &str,
     ) -> Result<Tensor> {
+        let out = self.untracked(|e| e.scatter_values(t, dim, index, src, combine, include_self, op))?;
+        let src_t = match src {
+            Operand::Tensor(s) => Some(s),
+            Operand::Scalar(_) => None,
+        };
+        let inputs: Vec<&Tensor> = std::iter::once(t).chain(src_t).collect();
+        // `scatter` and `scatter_add` have gradients (the multiplying and reducing forms do
+        // not: autograd then refuses the result).
+        let name = match (combine, src_t) {
+            (Combine::Sum, _) => "ScatterAddBackward0",
+            (Combine::Replace, Some(_)) => "ScatterBackward0",
+            (Combine::Replace, None) => "ScatterBackward1",
+            _ => return Ok(out),
+        };
+        if !include_self || !self.index_map_wanted(&out, &inputs) {
+            return Ok(out);
+        }
+        let src_needs = src_t.filter(|s| self.autograd().requires_grad(s));
+        if let Some(s) = src_needs {
+            if s.shape() != index.shape() {
+                bail!(Unsupported, "autograd through {op}() with a src larger than its index is not supported");
+            }
+        }
+        let (own, from) = self.untracked(|e| {
+            let probe = e.probe(t.shape())?;
+            let zeros = match src {
+                Operand::Tensor(s) => Operand::Tensor(e.full(s.shape(), Scalar::Int(0), Some(DType::Int64))?),
+                Operand::Scalar(_) => Operand::Scalar(Scalar::Int(0)),
+            };
+            let own = e.scatter_values(&probe, dim, index, &zeros, combine, true, op)?;
+            // Each src element reads the output gradient where it landed (PyTorch's
+            // `grad.gather(dim, index)`).
+            let from = match src_needs {
+                Some(_) => {
+                    let at = e.probe(t.shape())?;
+                    Some(e.gather_values(&at, dim, index)?)
+                }
+                None => None,
+            };
+            Ok((own, from))
+        })?;
+        let mut ins = vec![(t, Route::FromOutput, own)];
+        if let (Some(s), Some(m)) = (src_t, from) {
+            ins.push((s, Route::ToOutput, m));
+        }
+        self.record_index_maps(&out, name, &ins);
+        Ok(out)
+    }
+
+    /// [`Engine::scatter`]'s values (no autograd node).
+    #[allow(clippy::too_many_arguments)]
+    fn scatter_values(
+        &mut self,
+        t: &Tensor,
+        dim: i64,
+        index: &Tensor,
+        src: &Operand,
+        combine: Combine,
+        include_self: bool,
+        op: &str,
+    ) -> Result<Tensor> {
         let (node, _) = self.scatter_parts(t, dim, index, src, combine, include_self, op)?;
         let layout = t.layout().empty_like_preserve();
         self.index_copy_result(node, layout)
@@ -1161,6 +1246,60 @@ impl Engine {
 
     /// `index_add`, `index_copy`, `index_fill` out of place: a clone laid out like `t`.
     pub fn index_dim(
+        &mut self,
+        t: &Tensor,
+        dim: i64,
+        index: &Tensor,
+        source: &Operand,
+        combine: Combine,
+        op: &str,
+    ) -> Result<Tensor> {
+        let out = self.untracked(|e| e.index_dim_values(t, dim, index, source, combine, op))?;
+        let src_t = match source {
+            Operand::Tensor(s) => Some(s),
+            Operand::Scalar(_) => None,
+        };
+        let inputs: Vec<&Tensor> = std::iter::once(t).chain(src_t).collect();
+        if !self.index_map_wanted(&out, &inputs) {
+            return Ok(out);
+        }
+        let name = match (op, src_t) {
+            ("index_add", _) => "IndexAddBackward0",
+            ("index_copy", _) => "IndexCopyBackward0",
+            (_, None) => "IndexFillBackward0",
+            (_, Some(_)) => "IndexFillBackward1",
+        };
+        let src_needs = src_t.filter(|s| self.autograd().requires_grad(s));
+        if src_needs.is_some() && op == "index_fill" {
+            bail!(Unsupported, "autograd through index_fill() with a value that requires grad is not supported");
+        }
+        let (own, from) = self.untracked(|e| {
+            let probe = e.probe(t.shape())?;
+            let zeros = match source {
+                Operand::Tensor(s) => Operand::Tensor(e.full(s.shape(), Scalar::Int(0), Some(DType::Int64))?),
+                Operand::Scalar(_) => Operand::Scalar(Scalar::Int(0)),
+            };
+            let own = e.index_dim_values(&probe, dim, index, &zeros, combine, op)?;
+            // Each source slice reads the output gradient at its index (`grad.index_select`).
+            let from = match src_needs {
+                Some(_) => {
+                    let at = e.probe(t.shape())?;
+                    Some(e.index_select(&at, dim, index)?)
+                }
+                None => None,
+            };
+            Ok((own, from))
+        })?;
+        let mut ins = vec![(t, Route::FromOutput, own)];
+        if let (Some(s), Some(m)) = (src_t, from) {
+            ins.push((s, Route::ToOutput, m));
+        }
+        self.record_index_maps(&out, name, &ins);
+        Ok(out)
+    }
+
+    /// [`Engine::index_dim`]'s values (no autograd node).
+    fn index_dim_values(
         &mut self,
         t: &Tensor,
         dim: i64,

@@ -222,7 +222,9 @@ impl Engine {
         let layout = format.dense_layout(t.shape())?;
         let t = self.resolve(t);
         let node = self.graph.push(Op::Contiguous, t.dtype(), t.shape().to_vec(), vec![t.node()]);
-        self.computed_as(node, layout)
+        let out = self.computed_as(node, layout)?;
+        self.record(&out, crate::autograd::GradOp::Clone, &[Some(&t)], Vec::new(), &[]);
+        Ok(out)
     }
 
     /// `t.to(dtype, memory_format=format)`: `t` itself when the dtype stays and the format is

@@ -77,7 +77,12 @@ impl Engine {
         }
         let node = self.cast_node(y, acc, out_dtype);
         let node = self.graph.push(Op::Contiguous, out_dtype, shape.clone(), vec![node]);
-        self.computed(node)
+        let out = self.computed(node)?;
+        let src = self.resolve(t);
+        // PyTorch saves the input and the result.
+        let op = crate::autograd::GradOp::Cumprod { dim: d, from: src.dtype() };
+        self.record(&out, op, &[Some(&src)], vec![Some(src.clone()), Some(out.clone())], &[0, 1]);
+        Ok(out)
     }
 
     /// `node` itself, as a sum over a unit axis appended to `shape`: a reduce, so a later

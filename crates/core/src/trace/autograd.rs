@@ -66,6 +66,7 @@ const COMPOSITE_NODES: &[(&str, &str)] = &[
     ("addcdiv", "AddcdivBackward0"),
     ("amax", "AmaxBackward0"),
     ("amin", "AminBackward0"),
+    ("masked_fill", "MaskedFillBackward0"),
 ];
 
 /// Takes `requires_grad=` out of a call's keywords.
