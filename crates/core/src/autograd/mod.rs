@@ -50,6 +50,8 @@ pub struct Saved<T> {
     pub tensor: T,
     pub counter: CounterId,
     pub version: u64,
+    /// The node operand it was saved from.
+    pub operand: usize,
 }
 
 #[derive(Clone, Debug)]

@@ -231,8 +231,8 @@ impl Engine {
         }
         let saved: Vec<Saved<Tensor>> = saved
             .iter()
-            .filter_map(|&i| operands.get(i).cloned().flatten())
-            .map(|t| Saved { counter: t.counter, version: self.ids.version(t.counter), tensor: t })
+            .filter_map(|&i| operands.get(i).cloned().flatten().map(|t| (i, t)))
+            .map(|(operand, t)| Saved { counter: t.counter, version: self.ids.version(t.counter), tensor: t, operand })
             .collect();
         let holds_saved = scalar_saved || !saved.is_empty();
         let id = self.ag.next_id();
@@ -561,7 +561,7 @@ impl Engine {
         let node = &mut self.ag.nodes[n.index()];
         for s in &mut node.saved {
             if s.tensor.same_object(from) {
-                *s = Saved { tensor: to.clone(), counter: to.counter, version };
+                *s = Saved { tensor: to.clone(), counter: to.counter, version, operand: s.operand };
             }
         }
         for o in node.operands.iter_mut().flatten() {
@@ -569,6 +569,56 @@ impl Engine {
                 *o = to.clone();
             }
         }
+    }
+
+    /// Before an in-place op writes `target` with `value` computed from it: the nodes the op
+    /// recorded (reachable from `value` but not from the target's history) keep their `self`
+    /// (operand 0) as a copy of the target's values before the write, as PyTorch's in-place
+    /// ops save `original_self`; the same tensor passed as another argument stays the target
+    /// itself, so a backward through it still finds it modified.
+    pub fn keep_originals(&mut self, target: &Tensor, value: &Tensor) -> Result<()> {
+        let reach = |e: &Self, t: &Tensor| -> std::collections::HashSet<NodeId> {
+            let mut seen = std::collections::HashSet::new();
+            let mut stack: Vec<NodeId> = e.ag.grad_fn(t).into_iter().collect();
+            while let Some(n) = stack.pop() {
+                if seen.insert(n) {
+                    stack.extend(e.ag.node(n).next.iter().flatten().filter_map(|x| match x {
+                        Edge::Node(m) => Some(*m),
+                        Edge::Leaf(_) => None,
+                    }));
+                }
+            }
+            seen
+        };
+        let before = reach(self, target);
+        let fresh: Vec<NodeId> = reach(self, value).into_iter().filter(|n| !before.contains(n)).collect();
+        let reads_self = |e: &Self, n: NodeId| {
+            e.ag.node(n).operands.first().cloned().flatten().is_some_and(|o| o.same_object(target))
+        };
+        if !fresh.iter().any(|&n| reads_self(self, n)) {
+            return Ok(());
+        }
+        let copy = self.untracked(|e| e.copy(target))?;
+        let copy = self.realize(&copy)?;
+        let version = self.ids.version(copy.counter);
+        for n in fresh {
+            if !reads_self(self, n) {
+                continue;
+            }
+            let node = &mut self.ag.nodes[n.index()];
+            node.operands[0] = Some(copy.clone());
+            for s in node.saved.iter_mut().filter(|s| s.operand == 0) {
+                *s = Saved { tensor: copy.clone(), counter: copy.counter, version, operand: 0 };
+            }
+        }
+        Ok(())
+    }
+
+    /// `t`'s history becomes `node` (an in-place metadata op recorded its view there).
+    pub(crate) fn take_history(&mut self, t: &Tensor, node: NodeId) {
+        let m = self.ag.meta_mut(t);
+        m.requires_grad = true;
+        m.grad_fn = Some(node);
     }
 
     /// `t.data = src`: the object `t` (its autograd state and its version counter kept) now
@@ -649,13 +699,27 @@ impl Engine {
         inputs.extend_from_slice(others);
         let mut operands: Vec<Option<Tensor>> = vec![Some(old)];
         operands.extend(others.iter().map(|t| t.cloned()));
-        operands.push(None);
+        // A binary op's formula may read its result: the target after the write.
+        operands.push(if matches!(op, GradOp::Binary { .. }) { Some(target.clone()) } else { None });
         operands.extend(extra);
+        use crate::uop::BinaryOp as B;
         let saved: Vec<usize> = match &op {
-            GradOp::Binary { op: crate::uop::BinaryOp::Mul | crate::uop::BinaryOp::Div, .. } => vec![0, 1],
+            GradOp::Binary { op: B::Mul | B::Div | B::Atan2 | B::Fmod | B::Mod, .. } => vec![0, 1],
+            GradOp::Binary { op: B::Hypot, .. } => vec![0, 1, 2],
+            GradOp::Binary { op: B::Copysign, .. } => vec![0, 2],
             _ => Vec::new(),
         };
         self.record(&handle, op, &inputs, operands, &saved);
+        // An argument that is the target itself (`y.atan2_(y)`) was saved before the op's own
+        // write bumped its version: a backward through the node then finds it modified.
+        if let Some(n) = self.ag.grad_fn(&handle) {
+            let node = &mut self.ag.nodes[n.index()];
+            for s in node.saved.iter_mut() {
+                if (1..=others.len()).contains(&s.operand) && s.tensor.same_object(target) {
+                    s.version = s.version.saturating_sub(1);
+                }
+            }
+        }
         self.rebase_inplace(target, &handle);
     }
 

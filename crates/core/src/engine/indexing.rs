@@ -1343,6 +1343,29 @@ impl Engine {
 
     /// `t.put(index, source, accumulate)`: a clone laid out like `t`, with the put.
     pub fn put(&mut self, t: &Tensor, index: &Tensor, source: &Tensor, accumulate: bool) -> Result<Tensor> {
+        let out = self.untracked(|e| e.put_values(t, index, source, accumulate))?;
+        if !self.index_map_wanted(&out, &[t, source]) {
+            return Ok(out);
+        }
+        let needs_source = self.autograd().requires_grad(source);
+        let (own, from) = self.untracked(|e| {
+            let probe = e.probe(t.shape())?;
+            let zeros = e.full(source.shape(), Scalar::Int(0), Some(DType::Int64))?;
+            let own = e.put_values(&probe, index, &zeros, accumulate)?;
+            // Each source element reads the gradient where it was put.
+            let from = if needs_source { Some(e.take_values(&probe, index)?) } else { None };
+            Ok((own, from))
+        })?;
+        let mut ins = vec![(t, Route::FromOutput, own)];
+        if let Some(m) = from {
+            ins.push((source, Route::ToOutput, m));
+        }
+        self.record_index_maps(&out, "PutBackward0", &ins);
+        Ok(out)
+    }
+
+    /// [`Engine::put`]'s values (no autograd node).
+    fn put_values(&mut self, t: &Tensor, index: &Tensor, source: &Tensor, accumulate: bool) -> Result<Tensor> {
         let t = self.realize(t)?;
         let (node, _) = self.put_parts(&t, index, source, accumulate)?;
         let layout = t.layout().empty_like_preserve();

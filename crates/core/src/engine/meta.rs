@@ -22,10 +22,29 @@ use crate::uop::Op;
 
 impl Engine {
     /// `new` as the in-place result of a metadata op on `t`: `t`'s object, one version later.
-    fn metadata_result(&mut self, t: &Tensor, new: Tensor) -> Tensor {
+    fn metadata_result(&mut self, t: &Tensor, new: Tensor) -> Result<Tensor> {
+        // The view op recorded its node on `new`'s object: the target's history becomes it,
+        // under the in-place op's name (`y.t_()` has `TBackward1`). A leaf requiring grad
+        // refuses, as PyTorch does.
+        if let Some(node) = self.autograd().grad_fn(&new) {
+            if self.autograd().is_leaf(t) {
+                bail!(Autograd, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+            }
+            self.check_inplace(t)?;
+            self.take_history(t, node);
+            let renamed = match self.grad_fn_name(t) {
+                Some("TBackward0") => Some("TBackward1"),
+                Some("TransposeBackward0") => Some("TransposeBackward1"),
+                Some("UnsqueezeBackward0") => Some("UnsqueezeBackward1"),
+                _ => None,
+            };
+            if let Some(n) = renamed {
+                self.rename_grad_fn(t, n);
+            }
+        }
         let out = new.into_object(t);
         self.ids.bump(out.counter);
-        out
+        Ok(out)
     }
 
     /// `t.t_()`.
@@ -34,25 +53,25 @@ impl Engine {
             bail!(Shape, "t_() expects a tensor with <= 2 dimensions, but self is {}D", t.shape().len());
         }
         let v = self.t_2d(t)?;
-        Ok(self.metadata_result(t, v))
+        self.metadata_result(t, v)
     }
 
     /// `t.transpose_(dim0, dim1)` (also `swapdims_`, `swapaxes_`).
     pub fn transpose_inplace(&mut self, t: &Tensor, dim0: i64, dim1: i64) -> Result<Tensor> {
         let v = self.transpose(t, dim0, dim1)?;
-        Ok(self.metadata_result(t, v))
+        self.metadata_result(t, v)
     }
 
     /// `t.squeeze_(dims)`.
     pub fn squeeze_inplace(&mut self, t: &Tensor, dims: Option<&[i64]>) -> Result<Tensor> {
         let v = self.squeeze(t, dims)?;
-        Ok(self.metadata_result(t, v))
+        self.metadata_result(t, v)
     }
 
     /// `t.unsqueeze_(dim)`.
     pub fn unsqueeze_inplace(&mut self, t: &Tensor, dim: i64) -> Result<Tensor> {
         let v = self.unsqueeze(t, dim)?;
-        Ok(self.metadata_result(t, v))
+        self.metadata_result(t, v)
     }
 
     /// `t.as_strided_(size, stride, storage_offset)`.
@@ -64,12 +83,12 @@ impl Engine {
         storage_offset: Option<i64>,
     ) -> Result<Tensor> {
         let v = self.as_strided(t, size, stride, storage_offset)?;
-        Ok(self.metadata_result(t, v))
+        self.metadata_result(t, v)
     }
 
     /// `t` over storage `s` with `layout`, as the object `t` (the tracker reads the storage
     /// through the layout, as tinygrad's bridge would after `as_strided`).
-    fn restrided(&mut self, t: &Tensor, s: StorageRef, layout: Layout) -> Tensor {
+    fn restrided(&mut self, t: &Tensor, s: StorageRef, layout: Layout) -> Result<Tensor> {
         let tg = ShapeTracker::from_view(restride_view(&layout));
         let bridge = Bridge::fresh(layout.sizes());
         let new = self.over_storage(s, t.dtype(), layout, Aliasing::Owner, tg, bridge);
@@ -91,7 +110,7 @@ impl Engine {
             self.grow_storage(s, need);
         }
         let t = self.resolve(t);
-        Ok(self.restrided(&t, StorageRef::Realized(s), layout))
+        self.restrided(&t, StorageRef::Realized(s), layout)
     }
 
     /// Storage `s` grown in place to `len` elements, the new ones zero.
@@ -112,7 +131,7 @@ impl Engine {
         check_set_dtype(t.dtype(), src.dtype())?;
         let src = self.resolve(src);
         let v = self.torch_view(&src, src.layout().clone(), src.tinygrad().clone(), 0)?;
-        Ok(self.metadata_result(t, v))
+        self.metadata_result(t, v)
     }
 
     /// `t.set_(src.untyped_storage(), offset, size, stride)`; without a size, the whole storage
@@ -133,13 +152,13 @@ impl Engine {
         let layout = src.layout().as_strided(&size, &stride, Some(offset))?;
         layout.check_storage_bounds(numel, src.dtype().itemsize())?;
         let src = self.resolve(src);
-        Ok(self.restrided(t, src.storage(), layout))
+        self.restrided(t, src.storage(), layout)
     }
 
     /// `t.set_()`: an empty tensor over a fresh empty storage.
     pub fn set_empty(&mut self, t: &Tensor) -> Result<Tensor> {
         let empty = self.from_data(Data::zeros(t.dtype(), 0), &[0])?;
-        Ok(self.metadata_result(t, empty))
+        self.metadata_result(t, empty)
     }
 
     /// `t.detach_()`: nothing to change without autograd, but PyTorch refuses views.

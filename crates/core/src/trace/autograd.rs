@@ -135,8 +135,12 @@ pub fn after_call(
     }
     let mut results = Vec::new();
     collect(out, &mut results);
-    if let (Some((_, node)), [r]) = (COMPOSITE_NODES.iter().find(|(n, _)| *n == name), results.as_slice()) {
-        if !inputs.iter().any(|t| t.same_object(r)) {
+    // In-place forms (`clamp_`) name the node as the op does; the target is then the result.
+    let base = name.strip_suffix('_').unwrap_or(name);
+    if let (Some((_, node)), [r]) = (COMPOSITE_NODES.iter().find(|(n, _)| *n == base), results.as_slice()) {
+        if base != name || !inputs.iter().any(|t| t.same_object(r)) {
+            // lerp's overloads: a Python-number weight is LerpBackward0, a tensor one 1.
+            let node = if base == "lerp" && inputs.len() < 3 { "LerpBackward0" } else { node };
             run.engine.rename_grad_fn(r, node);
         }
     }

@@ -427,8 +427,20 @@ pub(crate) fn write_binary(
             op.name()
         );
     }
-    // Only the formulas of mul, div, pow and the extremes read the old value: copy it for them.
-    let reads_old = matches!(op, BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow | BinaryOp::Max | BinaryOp::Min);
+    // The formulas that read the old value get a copy of it (PyTorch's `original_self`).
+    let reads_old = matches!(
+        op,
+        BinaryOp::Mul
+            | BinaryOp::Div
+            | BinaryOp::Pow
+            | BinaryOp::Max
+            | BinaryOp::Min
+            | BinaryOp::Atan2
+            | BinaryOp::Hypot
+            | BinaryOp::Copysign
+            | BinaryOp::Fmod
+            | BinaryOp::Mod
+    );
     let old = match (tracked, reads_old) {
         (false, _) => None,
         (true, true) => Some(run.engine.begin_inplace(&target)?),
@@ -486,6 +498,7 @@ pub(crate) fn write_value(
     let tracked = run.engine.inplace_tracked(&target, &input_refs);
     if tracked {
         run.engine.check_inplace(&target)?;
+        run.engine.keep_originals(&target, &value)?;
     }
     let w = run.engine.write(&target, value.node())?;
     run.record_write(w);

@@ -11,7 +11,7 @@ use super::value::{Args, Value};
 use crate::dtype::DType;
 use crate::engine::indexing::{Combine, Index};
 use crate::error::{bail, Result};
-use crate::tensor::{Operand, Tensor};
+use crate::tensor::{Operand, OverlapRules, Tensor};
 use crate::torch::layout::IndexItem;
 use crate::uop::buffer::{Data, Scalar};
 
@@ -277,7 +277,10 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             let mask = index_arg(&mut args, 0, "mask", name)?;
             let source = index_arg(&mut args, 1, "source", name)?;
             args.finish()?;
-            if inplace {
+            if inplace && run.engine.inplace_tracked(&t, &[&mask, &source]) {
+                let value = run.engine.masked_scatter(&t, &mask, &source)?;
+                write_tracked(run, &t, &[mask, source], value, name)
+            } else if inplace {
                 let w = run.engine.masked_scatter_(&t, &mask, &source)?;
                 run.record_write(w);
                 tensor(run.engine.resolve(&t))
@@ -359,7 +362,16 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             if base != "scatter" && matches!(src, Operand::Scalar(_)) {
                 bail!(Type, "{name}(): argument 'src' must be Tensor, not number");
             }
-            if inplace {
+            let src_t: Vec<Tensor> = match &src {
+                Operand::Tensor(x) => vec![x.clone()],
+                Operand::Scalar(_) => vec![],
+            };
+            let tracked = inplace && run.engine.inplace_tracked(&t, &src_t.iter().chain([&index]).collect::<Vec<_>>());
+            if tracked {
+                let value = run.engine.scatter(&t, dim, &index, &src, combine, include_self, base)?;
+                let inputs: Vec<Tensor> = src_t.into_iter().chain([index]).collect();
+                write_tracked(run, &t, &inputs, value, name)
+            } else if inplace {
                 let w = run.engine.scatter_(&t, dim, &index, &src, combine, include_self, name)?;
                 run.record_write(w);
                 tensor(run.engine.resolve(&t))
@@ -400,7 +412,16 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                 }
             };
             args.finish()?;
-            if inplace {
+            let src_t: Vec<Tensor> = match &source {
+                Operand::Tensor(x) => vec![x.clone()],
+                Operand::Scalar(_) => vec![],
+            };
+            let tracked = inplace && run.engine.inplace_tracked(&t, &src_t.iter().chain([&index]).collect::<Vec<_>>());
+            if tracked {
+                let value = run.engine.index_dim(&t, dim, &index, &source, combine, base)?;
+                let inputs: Vec<Tensor> = src_t.into_iter().chain([index]).collect();
+                write_tracked(run, &t, &inputs, value, name)
+            } else if inplace {
                 let w = run.engine.index_dim_(&t, dim, &index, &source, combine, name)?;
                 run.record_write(w);
                 tensor(run.engine.resolve(&t))
@@ -443,6 +464,10 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             args.finish()?;
             if !inplace {
                 return tensor(run.engine.put(&t, &index, &source, accumulate)?);
+            }
+            if run.engine.inplace_tracked(&t, &[&index, &source]) {
+                let value = run.engine.put(&t, &index, &source, accumulate)?;
+                return write_tracked(run, &t, &[index, source], value, name);
             }
             let w = run.engine.put_(&t, &index, &source, accumulate)?;
             run.record_write(w);
@@ -529,4 +554,14 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         }
         _ => Err(crate::error::Error::unknown_op(format!("Tensor.{name}()"), name)),
     }
+}
+
+/// An in-place index op on a tensor autograd tracks: the out-of-place op, which records its
+/// node, written back into the target, whose history it becomes (PyTorch names the node after
+/// the op, `ScatterBackward0` for `scatter_`). An op without a gradient is refused.
+fn write_tracked(run: &mut RunContext, t: &Tensor, inputs: &[Tensor], value: Tensor, name: &str) -> Result<Value> {
+    if run.engine.autograd().grad_fn(&value).is_none() {
+        bail!(Unsupported, "autograd through {name}() is not supported yet: the write would have no gradient history");
+    }
+    Ok(Value::Tensor(super::elementwise::write_value(run, t, &value, inputs, OverlapRules::ALL)?))
 }
