@@ -47,6 +47,13 @@ impl Engine {
         Ok(out)
     }
 
+    /// `t` with a version counter of its own at 0: the result of a functional op built from
+    /// a copy and an in-place write (the write is internal, as in PyTorch's own kernel).
+    pub fn with_fresh_counter(&mut self, t: &Tensor) -> Tensor {
+        let counter = self.ids.fresh_counter();
+        t.clone().into_fresh_owner(t.object, counter)
+    }
+
     /// `t.t_()`.
     pub fn t_inplace(&mut self, t: &Tensor) -> Result<Tensor> {
         if t.shape().len() > 2 {

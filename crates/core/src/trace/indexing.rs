@@ -449,13 +449,21 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                     ),
                 }
             }
+            let tracked = run.engine.inplace_tracked(&t, &[&values]);
             let values = Operand::Tensor(values);
-            if !inplace {
+            if !inplace && !tracked {
                 return tensor(run.engine.index_put_functional(&t, &items, &values, accumulate)?);
             }
+            // With autograd, the functional form is the in-place one on a recorded clone.
+            let t = if inplace { t } else { run.engine.copy(&t)? };
             let w = run.engine.index_put(&t, &items, &values, accumulate)?;
+            let t = run.engine.resolve(&t);
+            if !inplace {
+                // The functional op's own write is not the user's: no record, version 0.
+                return tensor(run.engine.with_fresh_counter(&t));
+            }
             run.record_write(w);
-            tensor(run.engine.resolve(&t))
+            tensor(t)
         }
         "put" => {
             let index = index_arg(&mut args, 0, "index", name)?;
