@@ -199,7 +199,7 @@ pub struct Engine {
     /// The writes a backward made into `.grad` storages, until the statement takes them.
     pub(crate) grad_writes: Vec<Write>,
     /// The nodes the last backward ran, in order, until the statement takes them.
-    pub(crate) backward_log: Vec<crate::engine::autograd::BackwardEntry>,
+    pub(crate) backward_log: Vec<crate::autograd::BackwardEntry>,
     /// Whose rules the run follows (see [`crate::engine::bridge`]).
     pub(crate) semantics: crate::semantics::Semantics,
     /// The bridge's tracked views that no strided window expresses (bridge runs only).

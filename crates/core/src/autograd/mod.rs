@@ -21,6 +21,7 @@ mod op;
 pub use op::{GradOp, IndexSlot, NormOf, Reduction, Route, Side, Spread, SpreadOf, Window};
 
 use crate::identity::{CounterId, ObjectId};
+use crate::uop::StorageId;
 use std::collections::HashMap;
 
 /// What autograd needs to know of a tensor: which Python object it is.
@@ -213,4 +214,28 @@ pub fn op_name(node: &str) -> &str {
         Some(i) => &node[..i],
         None => node,
     }
+}
+
+/// One node a backward ran, in the order it ran, and where its gradients went; the leaves'
+/// AccumulateGrad entries come last, each with the `.grad` cells it wrote.
+#[derive(Clone, Debug)]
+pub struct BackwardEntry {
+    /// PyTorch's class name (`AccumulateGrad` for a leaf's).
+    pub node: String,
+    /// The trace line that recorded the node (0 for AccumulateGrad).
+    pub line: usize,
+    /// The shape of the gradient flowing in.
+    pub grad_shape: Vec<usize>,
+    /// Where its gradients went, in `next_functions` order.
+    pub into: Vec<GradTarget>,
+    /// The `.grad` cells an AccumulateGrad wrote: storage and storage indices (a fresh
+    /// `.grad`: all of its storage).
+    pub write: Option<(StorageId, Vec<i64>)>,
+}
+
+/// Where a backward node sent a gradient.
+#[derive(Clone, Debug)]
+pub enum GradTarget {
+    Node(String),
+    Leaf(ObjectId),
 }

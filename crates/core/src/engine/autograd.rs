@@ -2,7 +2,7 @@
 //! (when a node is recorded, the in-place rules and their errors, `backward()` and
 //! `torch.autograd.grad`, `.grad` accumulation, and which saved tensors a write made stale).
 
-use crate::autograd::{op_name, Autograd, Edge, GradOp, Node, NodeId, Route, Saved, Side};
+use crate::autograd::{op_name, Autograd, BackwardEntry, Edge, GradOp, GradTarget, Node, NodeId, Route, Saved, Side};
 use crate::error::{bail, Error, Result};
 use crate::identity::ObjectId;
 use crate::tensor::{Engine, Tensor};
@@ -10,29 +10,6 @@ use crate::uop::buffer::Scalar;
 use std::collections::HashMap;
 
 /// The description PyTorch gives a tensor in autograd's messages: `[torch.FloatTensor [2, 3]]`.
-/// One node a backward ran, in the order it ran, and where its gradients went; the leaves'
-/// AccumulateGrad entries come last, each with the `.grad` cells it wrote.
-#[derive(Clone, Debug)]
-pub struct BackwardEntry {
-    /// PyTorch's class name (`AccumulateGrad` for a leaf's).
-    pub node: String,
-    /// The trace line that recorded the node (0 for AccumulateGrad).
-    pub line: usize,
-    /// The shape of the gradient flowing in.
-    pub grad_shape: Vec<usize>,
-    /// Where its gradients went, in `next_functions` order.
-    pub into: Vec<GradTarget>,
-    /// The `.grad` cells an AccumulateGrad wrote (a fresh `.grad`: all of its storage).
-    pub write: Option<crate::tensor::Write>,
-}
-
-/// Where a backward node sent a gradient.
-#[derive(Clone, Debug)]
-pub enum GradTarget {
-    Node(String),
-    Leaf(ObjectId),
-}
-
 /// One node of the backward graph as a report shows it ([`Engine::graph_from`]).
 #[derive(Clone, Debug)]
 pub struct NodeView {
@@ -1049,14 +1026,11 @@ impl Engine {
         self.accumulate_into(leaf, g, graph)?;
         // The cells written: the in-place add's, or the whole of a fresh `.grad`.
         let write = match self.grad_writes.get(writes_before) {
-            Some(w) => Some(w.clone()),
+            Some(w) => Some((w.storage, w.elements.clone())),
             None => {
                 let fresh = self.ag.meta.get(&leaf).and_then(|m| m.grad.clone());
                 match fresh {
-                    Some(f) => {
-                        let storage = self.storage_id(&f)?;
-                        Some(crate::tensor::Write { storage, elements: f.layout().storage_indices() })
-                    }
+                    Some(f) => Some((self.storage_id(&f)?, f.layout().storage_indices())),
                     None => None,
                 }
             }

@@ -311,7 +311,7 @@ impl Run {
     /// Saved tensors that became stale in this statement (reachable from a bound tensor).
     /// The statement's backward, with leaves named by the names bound to them.
     fn backward_steps(&mut self) -> Vec<BackwardStep> {
-        use crate::engine::autograd::GradTarget;
+        use crate::autograd::GradTarget;
         let log = self.engine.take_backward_log();
         let leaf = |o| {
             self.env
@@ -335,7 +335,7 @@ impl Run {
                         GradTarget::Leaf(o) => leaf(o),
                     })
                     .collect(),
-                write: e.write,
+                write: e.write.map(|(storage, elements)| Write { storage, elements }),
             })
             .collect()
     }
