@@ -1,5 +1,6 @@
 //! Project automation: `cargo xtask serve` and `cargo xtask test`, the README's two commands,
-//! `cargo xtask build` (the page's release dist/ alone), `cargo xtask bench` and
+//! `cargo xtask build` (the page's release dist/ alone), `cargo xtask bench`,
+//! `cargo xtask fuzz [SECONDS] [TARGET]` (coverage-guided fuzzing of every target in fuzz/) and
 //! `cargo xtask imports` (the library crates' import circles and layering, also a unit test).
 //!
 //! Each installs what it needs first (idempotently: a tool already present is left alone), so a
@@ -20,7 +21,16 @@ fn main() -> ExitCode {
         Some("build") => build_page(),
         Some("bench") => bench(),
         Some("imports") => check_imports(),
-        _ => Err("usage: cargo xtask <test|serve|build|bench|imports>".to_string()),
+        Some("fuzz") => {
+            let seconds = match args.get(1).map(|s| s.parse::<u32>()) {
+                None => Ok(60),
+                Some(Ok(0)) => Err("fuzz SECONDS must be at least 1 (libFuzzer takes 0 as no limit)".to_string()),
+                Some(Ok(n)) => Ok(n),
+                Some(Err(e)) => Err(format!("fuzz SECONDS: {e}")),
+            };
+            seconds.and_then(|s| fuzz(FuzzBudget::Seconds(s), args.get(2).map(String::as_str)))
+        }
+        _ => Err("usage: cargo xtask <test|serve|build|bench|fuzz|imports>".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -95,8 +105,72 @@ fn test() -> Result {
     ensure_web_tools()?;
     run("cargo", &["clippy", "-p", "stridelab-web", "--target", "wasm32-unknown-unknown", "--", "-D", "warnings"])?;
     run("cargo", &["test", "--workspace", "--release"])?;
+    fuzz(FuzzBudget::Runs(FUZZ_TEST_RUNS), None)?;
     acceptance()?;
     browser_tests()
+}
+
+/// How many inputs the test command tries per target, from a fixed seed: a bounded, repeatable
+/// check that the committed seeds and their near mutants still end cleanly (`cargo xtask fuzz`
+/// explores for real: a minute per target by default, from a random seed).
+const FUZZ_TEST_RUNS: u64 = 100_000;
+
+/// How long a fuzz run lasts.
+#[derive(Clone, Copy)]
+enum FuzzBudget {
+    /// Exploration: this long per target, from a random seed.
+    Seconds(u32),
+    /// The test command's check: this many inputs per target, from seed 1.
+    Runs(u64),
+}
+
+/// cargo-fuzz runs on stable Rust with `--sanitizer none` (libFuzzer's coverage guidance
+/// without ASan, which needs nightly).
+fn ensure_cargo_fuzz() -> Result {
+    if !have("cargo-fuzz", "--version") {
+        run("cargo", &["install", "cargo-fuzz", "--version", "~0.13", "--locked"])?;
+    }
+    Ok(())
+}
+
+/// Fuzzes every target of fuzz/fuzz_targets (or only `only`) within `budget` each, from the
+/// committed seeds (fuzz/corpus/TARGET, read only) and a working corpus under target/. A
+/// crash, a timeout (30 s) or an allocation past 4 GiB fails the run and leaves its input in
+/// fuzz/artifacts/TARGET, to be committed once fixed: the regression test replays it.
+fn fuzz(budget: FuzzBudget, only: Option<&str>) -> Result {
+    ensure_cargo_fuzz()?;
+    let dir = root().join("fuzz");
+    let mut targets: Vec<String> = std::fs::read_dir(dir.join("fuzz_targets"))
+        .map_err(|e| format!("fuzz/fuzz_targets: {e}"))?
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().strip_suffix(".rs").map(str::to_string))
+        .collect();
+    targets.sort();
+    if let Some(t) = only {
+        if !targets.iter().any(|x| x == t) {
+            return Err(format!("no fuzz target {t:?} (targets: {})", targets.join(", ")));
+        }
+        targets.retain(|x| x == t);
+    }
+    for t in &targets {
+        let work = root().join("target/fuzz-corpus").join(t);
+        let artifacts = dir.join("artifacts").join(t);
+        for d in [&work, &artifacts] {
+            std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        }
+        let seeds = dir.join("corpus").join(t);
+        let (work, seeds) = (work.to_string_lossy().into_owned(), seeds.to_string_lossy().into_owned());
+        let limit = match budget {
+            FuzzBudget::Seconds(s) => vec![format!("-max_total_time={s}")],
+            FuzzBudget::Runs(n) => vec![format!("-runs={n}"), "-seed=1".to_string()],
+        };
+        let prefix = format!("-artifact_prefix={}/", artifacts.to_string_lossy());
+        let mut args: Vec<&str> = vec!["fuzz", "run", "--sanitizer", "none", "--release", t, &work, &seeds, "--"];
+        args.extend(limit.iter().map(String::as_str));
+        args.extend(["-timeout=30", "-rss_limit_mb=4096", "-max_len=65536", "-print_final_stats=1", &prefix]);
+        run_in(&dir, "cargo", &args)?;
+    }
+    Ok(())
 }
 
 /// The shared acceptance sample, through the release CLI, when it sits beside the checkout.

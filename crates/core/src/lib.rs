@@ -13,6 +13,7 @@ pub mod data;
 pub mod dtype;
 pub mod engine;
 pub mod error;
+pub mod fuzzing;
 pub mod identity;
 pub mod limits;
 pub mod model;

@@ -200,10 +200,16 @@ enum Escapes {
 }
 
 impl<'a> Lexer<'a> {
-    /// Line and column of byte `at`, which must not precede the last position asked for on the
-    /// current line.
+    /// Line and column of byte `at`. Positions are asked for in order; one behind the last
+    /// (an error reported at an earlier byte of an f-string field) is counted from the start.
     fn position(&mut self, at: usize) -> (usize, usize) {
-        debug_assert!(at >= self.col_pos);
+        if at < self.col_pos {
+            let before = &self.b[..at];
+            let line = 1 + before.iter().filter(|&&c| c == b'\n').count();
+            let line_start = before.iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+            let col = 1 + self.b[line_start..at].iter().filter(|&&x| (x & 0xC0) != 0x80).count();
+            return (line, col);
+        }
         let chars = self.b[self.col_pos..at].iter().filter(|&&x| (x & 0xC0) != 0x80).count();
         self.col += chars;
         self.col_pos = at;
