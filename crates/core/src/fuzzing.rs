@@ -8,8 +8,11 @@ use crate::capture::{Capture, CpuKernels};
 use crate::model::HostTensor;
 use crate::uop::buffer::Data;
 
+/// A fuzz target's entry point: any bytes in, nothing out (a panic is the failure).
+pub type Target = fn(&[u8]);
+
 /// The fuzz targets, by the name of their corpus directory.
-pub const TARGETS: &[(&str, fn(&[u8]))] =
+pub const TARGETS: &[(&str, Target)] =
     &[("trace", trace), ("link", link), ("datasets", datasets), ("onnx", onnx), ("capture", capture)];
 
 /// A trace run to its end or its first error (the runner's statement, element and text limits
