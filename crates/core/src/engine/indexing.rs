@@ -1111,27 +1111,54 @@ impl Engine {
         if !include_self || !self.index_map_wanted(&out, &inputs) {
             return Ok(out);
         }
-        let src_needs = src_t.filter(|s| self.autograd().requires_grad(s));
-        if let Some(s) = src_needs {
+        if let Some(s) = src_t.filter(|s| self.autograd().requires_grad(s)) {
             if s.shape() != index.shape() {
                 bail!(Unsupported, "autograd through {op}() with a src larger than its index is not supported");
             }
         }
+        // Each src element reads the output gradient where it landed (PyTorch's
+        // `grad.gather(dim, index)`).
+        self.record_source_op(
+            &out,
+            t,
+            src,
+            name,
+            |e, probe, zeros| e.scatter_values(probe, dim, index, zeros, combine, true, op),
+            |e, at| e.gather_values(at, dim, index),
+        )?;
+        Ok(out)
+    }
+
+    /// Records the node of an op that writes a source into a copy of `t` (the scatter and
+    /// index ops): `t`'s elements the op kept, found by `own` (the op on a probe of `t` with the
+    /// source zeroed), and, when the source needs a gradient, where each source element landed,
+    /// found by `landing` (a read of a probe of the output).
+    fn record_source_op(
+        &mut self,
+        out: &Tensor,
+        t: &Tensor,
+        src: &Operand,
+        name: &'static str,
+        own: impl FnOnce(&mut Self, &Tensor, &Operand) -> Result<Tensor>,
+        landing: impl FnOnce(&mut Self, &Tensor) -> Result<Tensor>,
+    ) -> Result<()> {
+        let src_t = match src {
+            Operand::Tensor(s) => Some(s),
+            Operand::Scalar(_) => None,
+        };
+        let src_needs = src_t.is_some_and(|s| self.autograd().requires_grad(s));
         let (own, from) = self.untracked(|e| {
             let probe = e.probe(t.shape())?;
             let zeros = match src {
                 Operand::Tensor(s) => Operand::Tensor(e.full(s.shape(), Scalar::Int(0), Some(DType::Int64))?),
                 Operand::Scalar(_) => Operand::Scalar(Scalar::Int(0)),
             };
-            let own = e.scatter_values(&probe, dim, index, &zeros, combine, true, op)?;
-            // Each src element reads the output gradient where it landed (PyTorch's
-            // `grad.gather(dim, index)`).
-            let from = match src_needs {
-                Some(_) => {
-                    let at = e.probe(t.shape())?;
-                    Some(e.gather_values(&at, dim, index)?)
-                }
-                None => None,
+            let own = own(e, &probe, &zeros)?;
+            let from = if src_needs {
+                let at = e.probe(t.shape())?;
+                Some(landing(e, &at)?)
+            } else {
+                None
             };
             Ok((own, from))
         })?;
@@ -1139,8 +1166,8 @@ impl Engine {
         if let (Some(s), Some(m)) = (src_t, from) {
             ins.push((s, Route::ToOutput, m));
         }
-        self.record_index_maps(&out, name, &ins);
-        Ok(out)
+        self.record_index_maps(out, name, &ins);
+        Ok(())
     }
 
     /// [`Engine::scatter`]'s values (no autograd node).
@@ -1269,32 +1296,18 @@ impl Engine {
             (_, None) => "IndexFillBackward0",
             (_, Some(_)) => "IndexFillBackward1",
         };
-        let src_needs = src_t.filter(|s| self.autograd().requires_grad(s));
-        if src_needs.is_some() && op == "index_fill" {
+        if op == "index_fill" && src_t.is_some_and(|s| self.autograd().requires_grad(s)) {
             bail!(Unsupported, "autograd through index_fill() with a value that requires grad is not supported");
         }
-        let (own, from) = self.untracked(|e| {
-            let probe = e.probe(t.shape())?;
-            let zeros = match source {
-                Operand::Tensor(s) => Operand::Tensor(e.full(s.shape(), Scalar::Int(0), Some(DType::Int64))?),
-                Operand::Scalar(_) => Operand::Scalar(Scalar::Int(0)),
-            };
-            let own = e.index_dim_values(&probe, dim, index, &zeros, combine, op)?;
-            // Each source slice reads the output gradient at its index (`grad.index_select`).
-            let from = match src_needs {
-                Some(_) => {
-                    let at = e.probe(t.shape())?;
-                    Some(e.index_select(&at, dim, index)?)
-                }
-                None => None,
-            };
-            Ok((own, from))
-        })?;
-        let mut ins = vec![(t, Route::FromOutput, own)];
-        if let (Some(s), Some(m)) = (src_t, from) {
-            ins.push((s, Route::ToOutput, m));
-        }
-        self.record_index_maps(&out, name, &ins);
+        // Each source slice reads the output gradient at its index (`grad.index_select`).
+        self.record_source_op(
+            &out,
+            t,
+            source,
+            name,
+            |e, probe, zeros| e.index_dim_values(probe, dim, index, zeros, combine, op),
+            |e, at| e.index_select(at, dim, index),
+        )?;
         Ok(out)
     }
 

@@ -108,13 +108,6 @@ pub(super) const FUNCTIONS: &[&str] = &[
     "argmax",
     "argmin",
     "logsumexp",
-    "var",
-    "std",
-    "var_mean",
-    "std_mean",
-    "norm",
-    "linalg.vector_norm",
-    "linalg.norm",
     "flip",
     "reshape",
     "permute",
@@ -202,6 +195,7 @@ pub(super) const CAST_METHODS: &[(&str, DType)] = &[
 /// elementwise ops of the op table, and the creation ops defined with them.
 fn is_function(name: &str) -> bool {
     FUNCTIONS.contains(&name)
+        || reductions::is_method(name)
         || copies::FUNCTIONS.contains(&name)
         || elementwise::function_entry(name).is_some()
         || matches!(name, "linspace" | "logspace" | "eye")
@@ -350,7 +344,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
         if matches!(name, "linspace" | "logspace") {
             return elementwise::space(run, name, args);
         }
-        if !FUNCTIONS.contains(&name) && !copies::FUNCTIONS.contains(&name) {
+        if !FUNCTIONS.contains(&name) && !copies::FUNCTIONS.contains(&name) && !reductions::is_method(name) {
             return Err(crate::error::Error::unknown_op(format!("torch.{name}"), name));
         }
         let first = args.req(0, "input")?;
