@@ -357,6 +357,28 @@ test('a link with markup in it runs no script and renders it as text', async () 
   await page.close();
 });
 
+test('a share link keeps the open tab, step and tensor', async () => {
+  const trace = 'a = torch.arange(6.).reshape(2, 3)\nb = a.t()\nc = b + 1\n';
+  const { page, errors } = await open(base);
+  await page.goto(`${base}#${await fragment(page, trace, 2, 'b')}`);
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '2 / 3');
+  await page.click('.tabs button[data-tab="kernels"]');
+  await page.click('#share');
+  const link = await page.evaluate(() => location.href);
+  const decoded = await page.evaluate((l) => JSON.parse(window.wasmBindings.shareDecode(l)), link);
+  assert.deepEqual([decoded.step, decoded.tensor, decoded.view], [2, 'b', 'kernels']);
+  // A fresh page on the link opens on the Kernels tab, at step 2, with b selected.
+  const second = await open(link);
+  await second.page.waitForFunction(() => document.querySelector('#stepno').textContent === '2 / 3');
+  assert.equal(await second.page.getAttribute('.tabs button.active', 'data-tab'), 'kernels');
+  assert.equal(await second.page.isHidden('#tab-kernels'), false);
+  assert.equal(await second.page.isHidden('#tab-inspect'), true);
+  assert.equal(await second.page.getAttribute('#tensors tr.selected', 'data-name'), 'b');
+  assert.deepEqual([...errors, ...second.errors], []);
+  await page.close();
+  await second.page.close();
+});
+
 test('lessons open as share links', async () => {
   const { page } = await open(base);
   await page.click('.tabs button[data-tab="lessons"]');

@@ -107,7 +107,7 @@ function remember() {
     // A navigation the page has not opened yet (a lesson or link clicked since the timer
     // started) owns the address: writing the old trace over it would lose the new one.
     if (location.hash.slice(1) !== app.frag) return;
-    const frag = app.wasm.shareEncode(app.src, app.state ? app.state.at : undefined, app.selected || undefined, app.gpu ? 'webgpu' : 'cpu');
+    const frag = app.wasm.shareEncode(app.src, app.state ? app.state.at : undefined, app.selected || undefined, app.gpu ? 'webgpu' : 'cpu', currentTab());
     if (location.hash.slice(1) !== frag) history.replaceState(null, '', `#${frag}`);
     app.frag = frag;
     try {
@@ -150,8 +150,20 @@ function drawSelected() {
   drawValues(t && !t.error ? t : null, name, info, bt && bt.values);
 }
 
+/** The open tab's name (`inspect`, `kernels`, ...): share links and the address keep it. */
+function currentTab() {
+  const b = document.querySelector('.tabs button.active');
+  return b ? b.dataset.tab : undefined;
+}
+
+/** Shows the tab of `button`, hiding the others. */
+function showTab(button) {
+  for (const o of document.querySelectorAll('.tabs button')) o.classList.toggle('active', o === button);
+  for (const t of document.querySelectorAll('.tab')) t.hidden = t.id !== `tab-${button.dataset.tab}`;
+}
+
 function shareLink() {
-  const frag = app.wasm.shareEncode(app.src, app.state ? app.state.at : undefined, app.selected || undefined, app.gpu ? 'webgpu' : 'cpu');
+  const frag = app.wasm.shareEncode(app.src, app.state ? app.state.at : undefined, app.selected || undefined, app.gpu ? 'webgpu' : 'cpu', currentTab());
   return `${location.origin}${location.pathname}#${frag}`;
 }
 
@@ -167,6 +179,9 @@ function openFragment() {
   }
   editor.setSource(d.trace);
   load(d.trace, d.step, d.tensor);
+  // The tab the link was shared from: clicked, so a tab's own opening work runs (Data fetches).
+  const tab = d.view && document.querySelector(`.tabs button[data-tab="${CSS.escape(d.view)}"]`);
+  if (tab) tab.click();
   return true;
 }
 
@@ -209,10 +224,7 @@ function wire() {
   };
   addEventListener('hashchange', () => openFragment());
   for (const b of document.querySelectorAll('.tabs button')) {
-    b.onclick = () => {
-      for (const o of document.querySelectorAll('.tabs button')) o.classList.toggle('active', o === b);
-      for (const t of document.querySelectorAll('.tab')) t.hidden = t.id !== `tab-${b.dataset.tab}`;
-    };
+    b.onclick = () => { showTab(b); remember(); };
   }
   wireHover();
   // File pickers are labels around hidden inputs: Enter or Space opens them from the keyboard.

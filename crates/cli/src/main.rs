@@ -138,7 +138,7 @@ fn main() -> ExitCode {
         }
         Command::Url { input, base, step, tensor } => {
             let result = read_input(&input).and_then(|trace| {
-                let link = share::checked_link(&SharedTrace { trace, step, tensor, backend: None }, &base)?;
+                let link = share::checked_link(&SharedTrace { trace, step, tensor, backend: None, view: None }, &base)?;
                 write_stdout(&format!("{link}\n"))
             });
             match result {

@@ -17,7 +17,13 @@ fn hundred_line_trace() -> SharedTrace {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    SharedTrace { trace, step: Some(57), tensor: Some("b57".to_string()), backend: Some("tinygrad".to_string()) }
+    SharedTrace {
+        trace,
+        step: Some(57),
+        tensor: Some("b57".to_string()),
+        backend: Some("tinygrad".to_string()),
+        view: Some("kernels".to_string()),
+    }
 }
 
 fn share(c: &mut Criterion) {

@@ -34,6 +34,8 @@ pub struct SharedTrace {
     pub tensor: Option<String>,
     /// The backend the viewer was showing.
     pub backend: Option<String>,
+    /// The page's open tab (`inspect`, `kernels`, ...), so a link opens where it was shared.
+    pub view: Option<String>,
 }
 
 /// Where the playground is served during development; the CLI prints links against it unless told
@@ -61,7 +63,8 @@ const DEFLATE_LEVEL: u8 = 10;
 const FLAG_STEP: u8 = 1 << 0;
 const FLAG_TENSOR: u8 = 1 << 1;
 const FLAG_BACKEND: u8 = 1 << 2;
-const V1_FLAGS: u8 = FLAG_STEP | FLAG_TENSOR | FLAG_BACKEND;
+const FLAG_VIEW: u8 = 1 << 3;
+const V1_FLAGS: u8 = FLAG_STEP | FLAG_TENSOR | FLAG_BACKEND | FLAG_VIEW;
 
 /// The fragment for `s`, without the leading `#`: `v1.<base64url-nopad(raw deflate(payload))>`.
 ///
@@ -228,7 +231,8 @@ fn inflate(mut input: &[u8]) -> Result<Vec<u8>> {
 
 fn payload_v1(s: &SharedTrace) -> Vec<u8> {
     let optional = |field: &Option<String>| field.as_ref().map_or(0, |t| 10 + t.len());
-    let mut out = Vec::with_capacity(1 + 10 + optional(&s.tensor) + optional(&s.backend) + s.trace.len());
+    let mut out =
+        Vec::with_capacity(1 + 10 + optional(&s.tensor) + optional(&s.backend) + optional(&s.view) + s.trace.len());
     let mut flags = 0;
     if s.step.is_some() {
         flags |= FLAG_STEP;
@@ -239,12 +243,15 @@ fn payload_v1(s: &SharedTrace) -> Vec<u8> {
     if s.backend.is_some() {
         flags |= FLAG_BACKEND;
     }
+    if s.view.is_some() {
+        flags |= FLAG_VIEW;
+    }
     out.push(flags);
     if let Some(step) = s.step {
         // usize is at most 64 bits on every target Rust supports.
         put_varint(&mut out, step as u64);
     }
-    for text in [&s.tensor, &s.backend].into_iter().flatten() {
+    for text in [&s.tensor, &s.backend, &s.view].into_iter().flatten() {
         put_varint(&mut out, text.len() as u64);
         out.extend_from_slice(text.as_bytes());
     }
@@ -270,8 +277,9 @@ fn parse_payload_v1(payload: &[u8]) -> Result<SharedTrace> {
     };
     let tensor = if flags & FLAG_TENSOR != 0 { Some(r.text("tensor name")?) } else { None };
     let backend = if flags & FLAG_BACKEND != 0 { Some(r.text("backend name")?) } else { None };
+    let view = if flags & FLAG_VIEW != 0 { Some(r.text("view name")?) } else { None };
     let trace = utf8(r.rest.to_vec(), "trace")?;
-    Ok(SharedTrace { trace, step, tensor, backend })
+    Ok(SharedTrace { trace, step, tensor, backend, view })
 }
 
 fn utf8(bytes: Vec<u8>, what: &str) -> Result<String> {

@@ -49,6 +49,7 @@ fn state(trace: &str, step: Option<usize>, tensor: Option<&str>, backend: Option
         step,
         tensor: tensor.map(str::to_string),
         backend: backend.map(str::to_string),
+        view: None,
     }
 }
 
@@ -104,7 +105,7 @@ fn decode_errors() {
         (fragment_of_deflate(&[0xff, 0xff]), "link payload is not valid deflate data"),
         (fragment_of_deflate(&stray), "link has stray data after its payload (1 byte)"),
         (fragment_of_payload(&[]), "link payload is truncated"),
-        (fragment_of_payload(&[0x08]), "link payload sets unknown flags 0x08"),
+        (fragment_of_payload(&[0x10]), "link payload sets unknown flags 0x10"),
         (fragment_of_payload(&[0x01, 0x80]), "link payload is truncated"),
         (
             fragment_of_payload(&[&[1u8][..], &ten_continuations].concat()),
@@ -252,8 +253,8 @@ fn what_counts_as_a_link() {
 }
 
 fn any_state() -> impl Strategy<Value = SharedTrace> {
-    (any::<String>(), any::<Option<usize>>(), any::<Option<String>>(), any::<Option<String>>())
-        .prop_map(|(trace, step, tensor, backend)| SharedTrace { trace, step, tensor, backend })
+    (any::<String>(), any::<Option<usize>>(), any::<Option<String>>(), any::<Option<String>>(), any::<Option<String>>())
+        .prop_map(|(trace, step, tensor, backend, view)| SharedTrace { trace, step, tensor, backend, view })
 }
 
 /// Whatever decodes must be a state that round-trips; whatever does not is a decode error.

@@ -86,11 +86,17 @@ impl Session {
 
 /// The URL fragment (without `#`) for a trace and the viewer's state.
 #[wasm_bindgen(js_name = shareEncode)]
-pub fn share_encode(trace: &str, step: Option<usize>, tensor: Option<String>, backend: Option<String>) -> String {
-    share::encode(&SharedTrace { trace: trace.to_string(), step, tensor, backend })
+pub fn share_encode(
+    trace: &str,
+    step: Option<usize>,
+    tensor: Option<String>,
+    backend: Option<String>,
+    view: Option<String>,
+) -> String {
+    share::encode(&SharedTrace { trace: trace.to_string(), step, tensor, backend, view })
 }
 
-/// A link or fragment read back: `{trace, step, tensor, backend}` or `{error}`.
+/// A link or fragment read back: `{trace, step, tensor, backend, view}` or `{error}`.
 #[wasm_bindgen(js_name = shareDecode)]
 pub fn share_decode(link: &str) -> String {
     decode_json(link).to_string()
@@ -99,7 +105,7 @@ pub fn share_decode(link: &str) -> String {
 fn decode_json(link: &str) -> Json {
     match share::decode(link) {
         Ok(s) => {
-            json!({"trace": s.trace, "step": s.step, "tensor": s.tensor, "backend": s.backend})
+            json!({"trace": s.trace, "step": s.step, "tensor": s.tensor, "backend": s.backend, "view": s.view})
         }
         Err(e) => json!({"error": e.to_string()}),
     }
@@ -116,6 +122,7 @@ pub fn lessons_json() -> Json {
                     step: None,
                     tensor: Some(l.tensor.to_string()),
                     backend: None,
+                    view: None,
                 });
                 let narration: serde_json::Map<String, Json> =
                     l.narration.iter().map(|(line, text)| (line.to_string(), json!(text))).collect();
