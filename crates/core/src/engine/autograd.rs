@@ -680,7 +680,12 @@ impl Engine {
         operands.push(if matches!(op, GradOp::Binary { .. }) { Some(target.clone()) } else { None });
         operands.extend(extra);
         use crate::uop::BinaryOp as B;
+        // `mul_` and `div_` save the old value only for `other`'s gradient (PyTorch saves `self`
+        // when `other` requires grad), and `other` itself for `self`'s.
+        let other_needs = others.first().copied().flatten().is_some_and(|t| self.ag.requires_grad(t));
         let saved: Vec<usize> = match &op {
+            GradOp::Binary { op: B::Mul | B::Div, .. } if !other_needs => vec![1],
+            GradOp::Binary { op: B::Fmod | B::Mod, .. } if !other_needs => Vec::new(),
             GradOp::Binary { op: B::Mul | B::Div | B::Atan2 | B::Fmod | B::Mod, .. } => vec![0, 1],
             GradOp::Binary { op: B::Hypot, .. } => vec![0, 1, 2],
             GradOp::Binary { op: B::Copysign, .. } => vec![0, 2],
