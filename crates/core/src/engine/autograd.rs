@@ -554,21 +554,8 @@ impl Engine {
     /// ops save `original_self`; the same tensor passed as another argument stays the target
     /// itself, so a backward through it still finds it modified.
     pub fn keep_originals(&mut self, target: &Tensor, value: &Tensor) -> Result<()> {
-        let reach = |e: &Self, t: &Tensor| -> std::collections::HashSet<NodeId> {
-            let mut seen = std::collections::HashSet::new();
-            let mut stack: Vec<NodeId> = e.ag.grad_fn(t).into_iter().collect();
-            while let Some(n) = stack.pop() {
-                if seen.insert(n) {
-                    stack.extend(e.ag.node(n).next.iter().flatten().filter_map(|x| match x {
-                        Edge::Node(m) => Some(*m),
-                        Edge::Leaf(_) => None,
-                    }));
-                }
-            }
-            seen
-        };
-        let before = reach(self, target);
-        let fresh: Vec<NodeId> = reach(self, value).into_iter().filter(|n| !before.contains(n)).collect();
+        let before = self.reachable(&[target]);
+        let fresh: Vec<NodeId> = self.reachable(&[value]).into_iter().filter(|n| !before.contains(n)).collect();
         let reads_self = |e: &Self, n: NodeId| {
             e.ag.node(n).operands.first().cloned().flatten().is_some_and(|o| o.same_object(target))
         };
@@ -1115,16 +1102,7 @@ impl Engine {
     /// in the order the nodes were recorded: each node's edges, and each saved tensor with its
     /// version when saved and now.
     pub fn graph_from(&self, roots: &[&Tensor]) -> Vec<NodeView> {
-        let mut seen = std::collections::BTreeSet::new();
-        let mut stack: Vec<NodeId> = roots.iter().filter_map(|t| self.ag.grad_fn(t)).collect();
-        while let Some(n) = stack.pop() {
-            if seen.insert(n) {
-                stack.extend(self.ag.node(n).next.iter().flatten().filter_map(|e| match e {
-                    Edge::Node(m) => Some(*m),
-                    Edge::Leaf(_) => None,
-                }));
-            }
-        }
+        let seen = self.reachable(roots);
         seen.into_iter()
             .map(|id| {
                 let n = self.ag.node(id);
@@ -1152,23 +1130,29 @@ impl Engine {
     /// `(node name, its line, saved tensor)`; a backward through any of them would fail.
     pub fn stale_saved(&self, roots: &[&Tensor]) -> Vec<(String, usize, Tensor)> {
         let mut out = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        let mut stack: Vec<NodeId> = roots.iter().filter_map(|t| self.ag.grad_fn(t)).collect();
-        while let Some(n) = stack.pop() {
-            if !seen.insert(n) {
-                continue;
-            }
+        for n in self.reachable(roots) {
             let node = self.ag.node(n);
             for s in &node.saved {
                 if self.ids.version(s.counter) != s.version {
                     out.push((node.name.clone(), node.line, s.tensor.clone()));
                 }
             }
-            stack.extend(node.next.iter().flatten().filter_map(|e| match e {
-                Edge::Node(m) => Some(*m),
-                Edge::Leaf(_) => None,
-            }));
         }
         out
+    }
+
+    /// The nodes reachable from the roots' `grad_fn`s, in the order they were recorded.
+    fn reachable(&self, roots: &[&Tensor]) -> std::collections::BTreeSet<NodeId> {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut stack: Vec<NodeId> = roots.iter().filter_map(|t| self.ag.grad_fn(t)).collect();
+        while let Some(n) = stack.pop() {
+            if seen.insert(n) {
+                stack.extend(self.ag.node(n).next.iter().flatten().filter_map(|e| match e {
+                    Edge::Node(m) => Some(*m),
+                    Edge::Leaf(_) => None,
+                }));
+            }
+        }
+        seen
     }
 }
