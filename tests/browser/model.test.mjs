@@ -83,8 +83,9 @@ let browser;
 const results = { runs: RUNS, warmup: WARMUP, latency: 'host ms from the input array in hand to the output values in hand', cases: [] };
 
 function serve() {
-  const wasmJs = fs.readdirSync(DIST).find((f) => /^stridelab-web-.*\.js$/.test(f));
-  const wasm = fs.readdirSync(DIST).find((f) => /^stridelab-web-.*_bg\.wasm$/.test(f));
+  // The model runtime is the page's second wasm module.
+  const wasmJs = 'stridelab-web-runtime.js';
+  const wasm = 'stridelab-web-runtime_bg.wasm';
   return new Promise((resolve) => {
     server = http.createServer((req, res) => {
       const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);

@@ -5,6 +5,8 @@
 import { $, h, fill } from './dom.js';
 import * as model from './model.js';
 import * as train from './train.js';
+import * as engine from './engine.js';
+import { runtime } from './runtime.js';
 
 /** Images per grid page. */
 const PAGE = 48;
@@ -38,18 +40,30 @@ const message = (e) => String(e && e.message ? e.message : e);
  *  first visit to the Data tab, never by the first load of a page that needs neither. */
 let samples = null;
 
+/** The runtime module, loaded on first use (the Data tab is its first user). */
+async function rt() {
+  if (!state.wasm) state.wasm = await runtime();
+  return state.wasm;
+}
+
+/** Opens a dataset file in the runtime and registers it for `dataset(name)` in traces. */
+async function openDataset(file, bytes) {
+  const info = JSON.parse((await rt()).openDataset(file, bytes));
+  engine.registerFile(info.name, bytes);
+  return info;
+}
+
 /** Fetches the samples and opens them (which also registers them for dataset(name) in traces);
  *  every caller shares the one fetch. */
-export function ensureSamples(wasm) {
+export function ensureSamples() {
   if (samples) return samples;
-  state.wasm = wasm;
   samples = (async () => {
     const failures = [];
     await Promise.all(SAMPLES.map(async (s) => {
       try {
         const res = await fetch(s.file);
         if (!res.ok) throw new Error(`${s.file}: HTTP ${res.status}`);
-        state.infos[s.name] = JSON.parse(wasm.openDataset(s.name, new Uint8Array(await res.arrayBuffer())));
+        state.infos[s.name] = await openDataset(s.name, new Uint8Array(await res.arrayBuffer()));
       } catch (e) {
         failures.push(`${s.file}: ${message(e)}`);
       }
@@ -156,7 +170,7 @@ async function openFiles(files) {
   const errors = [];
   for (const f of data) {
     try {
-      const info = JSON.parse(state.wasm.openDataset(f.name, new Uint8Array(await f.arrayBuffer())));
+      const info = await openDataset(f.name, new Uint8Array(await f.arrayBuffer()));
       state.infos[info.name] = info;
       opened.push(info);
     } catch (e) {
@@ -207,11 +221,11 @@ function wirePad() {
   $('#pad-clear').onclick = () => ctx.clearRect(0, 0, pad.width, pad.height);
 }
 
-function useDrawing() {
+async function useDrawing() {
   const pad = $('#pad');
   const img = pad.getContext('2d').getImageData(0, 0, pad.width, pad.height);
   try {
-    const values = state.wasm.drawingInput(new Uint8Array(img.data.buffer), pad.width, pad.height);
+    const values = (await rt()).drawingInput(new Uint8Array(img.data.buffer), pad.width, pad.height);
     state.picked = null;
     setInput(values, 'drawing', null, { rows: 28, cols: 28, channels: 1 });
   } catch (e) {
@@ -221,7 +235,6 @@ function useDrawing() {
 
 /** Wires the tab; `append(line, tensor)` adds a statement to the trace and steps to it. */
 export function initData(app, append) {
-  state.wasm = app.wasm;
   state.append = append;
   app.data = state;
   $('#ds-select').onchange = (e) => select(e.target.value);
@@ -240,15 +253,15 @@ export function initData(app, append) {
     if (e.dataTransfer && e.dataTransfer.files.length) openFiles(e.dataTransfer.files);
   });
   wirePad();
-  model.init(app.wasm, () => state.input);
-  train.init(app.wasm);
+  model.init(() => state.input);
+  train.init();
   // The grid's first dataset, once the samples are in: at the first visit to the tab.
   let shown = false;
   const show = () => {
     if (shown) return;
     shown = true;
     $('#ds-info').textContent = 'loading the sample datasets…';
-    ensureSamples(app.wasm).catch((e) => showError($('#ds-error'), e)).finally(() => {
+    ensureSamples().catch((e) => showError($('#ds-error'), e)).finally(() => {
       const first = SAMPLES.find((s) => state.infos[s.name] && state.infos[s.name].kind !== 'labels');
       if (first && !state.current) select(first.name);
       else drawSelect();

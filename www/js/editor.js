@@ -12,6 +12,9 @@ export function getSource() {
 
 export function setSource(text) {
   source.value = text;
+  // Laid out now, in the task that sets the text (a long trace's lines cost a layout of their
+  // own), rather than in the middle of the redraw that follows.
+  void source.scrollHeight;
 }
 
 /** Calls `fn(text)` after typing pauses. */
@@ -43,21 +46,34 @@ export function onSuggestion(fn) {
   suggestion = fn;
 }
 
+/** The gutter's line numbers: one text block (thousands of rows as elements took 100 ms to
+ *  build), with the current and failing lines as two markers laid over it. */
+const numbers = h('div', { class: 'lines' });
+const curMark = h('div', { class: 'mark cur', hidden: true });
+const badMark = h('div', { class: 'mark bad', hidden: true });
+fill(gutter, numbers, curMark, badMark);
+let numbered = 0;
+
+/** Puts `marker` over gutter row `line` (1-based), or hides it for line 0. */
+function place(marker, line) {
+  marker.hidden = !line;
+  if (!line) return;
+  marker.textContent = String(line);
+  marker.style.top = `${6 + (line - 1) * 18}px`;
+}
+
 /** Redraws the gutter: `current` is the line of the statement just run, `error` the failing one. */
 export function mark(current, error) {
   const n = source.value.split('\n').length;
-  // Rows are rebuilt only when the line count changes: a step only moves two classes, and
-  // reading scrollTop after a rebuild would force a layout in the middle of every redraw.
-  if (gutter.childElementCount !== n) {
-    fill(gutter, Array.from({ length: n }, (_, i) => h('div', {}, String(i + 1))));
+  // The numbers change only with the line count: a step only moves the two markers, and reading
+  // scrollTop after a rebuild would force a layout in the middle of every redraw.
+  if (numbered !== n) {
+    numbers.textContent = Array.from({ length: n }, (_, i) => String(i + 1)).join('\n');
+    numbered = n;
     gutter.scrollTop = source.scrollTop;
   }
-  const bad = error ? error.line : 0;
-  for (let i = 1; i <= n; i++) {
-    const row = gutter.children[i - 1];
-    row.classList.toggle('cur', i === current);
-    row.classList.toggle('bad', i === bad);
-  }
+  place(curMark, current);
+  place(badMark, error ? error.line : 0);
   // Scrolled into view before the next paint, once the redraw's layout is done anyway.
   if (current) requestAnimationFrame(() => showLine(current));
   if (error) {

@@ -11,15 +11,12 @@ import { drawLessons, activeLesson, drawNarration } from './lessons.js';
 import { initReference, showReference } from './reference.js';
 import { detect } from './gpu.js';
 import { initData, ensureSamples, samplesReady } from './data.js';
+import * as engine from './engine.js';
+import { runtime } from './runtime.js';
 
 /** `frag`: the fragment the page last opened or wrote (the address it owns). */
 const app = { wasm: null, session: null, src: '', state: null, selected: null, gpu: null, perf: {}, frag: '' };
 window.stridelab = app;
-
-function wasmReady() {
-  if (window.wasmBindings) return Promise.resolve(window.wasmBindings);
-  return new Promise((resolve) => addEventListener('TrunkApplicationStarted', () => resolve(window.wasmBindings), { once: true }));
-}
 
 function fatal(err) {
   const box = $('#fatal');
@@ -37,59 +34,126 @@ function drawTicks(n, steps) {
   fill($('#bridge-ticks'), Array.from(steps, (k) => h('span', { style: `left: ${n ? (100 * k) / n : 0}%`, title: `step ${k}: the bridge diverges`, onclick: () => goto(k) })));
 }
 
-/** Opens a trace: runs it whole, then stands on `step` (default: the end). */
 /** A trace that reads a dataset file (the samples are fetched only when one does). */
 const readsDatasets = (src) => /\bdataset\s*\(/.test(src);
 /** Whether the samples' fetch has settled (opened, or failed: the trace then says which file). */
 let samplesSettled = false;
+/** Counts loads: an answer for an older load than the newest is dropped. */
+let loads = 0;
+/** Whether an open is running in the worker now (a newer load cancels it instead of queueing). */
+let opening = false;
 
-function load(src, step, tensor) {
+/** Says the engine is still running the trace, after a moment, with a Cancel button. */
+function showRunning(load) {
+  const t0 = performance.now();
+  const tick = () => {
+    if (load !== loads || !opening) return;
+    fill($('#stepinfo'), h('span', { id: 'running' }, `running the trace… ${((performance.now() - t0) / 1000).toFixed(1)} s `),
+      h('button', { id: 'cancel', onclick: () => engine.cancel() }, 'Cancel'));
+    setTimeout(tick, 250);
+  };
+  setTimeout(tick, 150);
+}
+
+/**
+ * Opens a trace: the engine worker runs it whole, then the page stands on `step` (default: the
+ * end). Runs off the main thread; a newer load (the user typing on) cancels an older one.
+ */
+async function load(src, step, tensor) {
   app.src = src;
+  const me = ++loads;
   if (readsDatasets(src) && !samplesReady() && !samplesSettled) {
     // The samples come first; a failure to fetch them shows as the trace's own error.
     $('#stepinfo').textContent = 'loading the sample datasets…';
-    ensureSamples(app.wasm).catch(() => {}).finally(() => {
+    app.fetching = true;
+    return ensureSamples().catch(() => {}).then(() => {
+      app.fetching = false;
       samplesSettled = true;
-      if (app.src === src) load(src, step, tensor);
+      return app.src === src ? load(src, step, tensor) : undefined;
     });
-    return;
   }
+  if (opening) engine.cancel();
+  opening = true;
+  showRunning(me);
+  let opened;
   try {
-    if (app.session) app.session.free();
-    app.session = new app.wasm.Session(src);
+    const request = engine.open(src);
+    app.perf.open_posted = performance.now();
+    opened = await request;
   } catch (e) {
-    // A panic inside the adapter: keep the editor usable and say what happened.
+    if (me !== loads) return;
+    opening = false;
     app.session = null;
-    fatal(e);
+    if (e.cancelled) fill($('#stepinfo'), h('span', { id: 'cancelled' }, 'cancelled: edit the trace or pick a lesson to run again'));
+    else fatal(e);
     return;
   }
+  if (me !== loads) return;
+  opening = false;
+  app.session = opened;
   app.lesson = activeLesson(app.lessons || [], src);
-  const n = app.session.stepCount();
+  const n = opened.steps;
   $('#slider').max = String(n);
-  drawTicks(n, app.session.bridgeDivergences());
+  drawTicks(n, opened.divergences);
   if (tensor) app.selected = tensor;
-  goto(step === undefined || step === null ? n : step);
+  await goto(step === undefined || step === null ? n : step);
 }
 
+/** The step asked for last while one was being fetched: only the newest is drawn. */
+let wanted = null;
+let stepping = null;
+
+/** Stands on step `k`: the worker replays to it, the panels draw its state. */
 function goto(k) {
-  if (!app.session) return;
-  const t0 = performance.now();
-  try {
-    const n = app.session.stepCount();
-    k = Math.max(0, Math.min(n, k));
-    app.state = JSON.parse(app.session.goto(k));
-    $('#slider').value = String(k);
-    const names = Object.keys(app.state.tensors);
-    if (!names.includes(app.selected)) {
-      const defined = app.state.step && app.state.step.defines.filter((d) => names.includes(d));
-      app.selected = (defined && defined[0]) || names[names.length - 1] || null;
+  if (!app.session) return Promise.resolve();
+  wanted = Math.max(0, Math.min(app.session.steps, k));
+  if (!stepping) stepping = pump().finally(() => { stepping = null; });
+  return stepping;
+}
+
+async function pump() {
+  while (wanted !== null) {
+    const k = wanted;
+    wanted = null;
+    const session = app.session;
+    const t0 = performance.now();
+    let got;
+    try {
+      got = await engine.call('goto', { k, selected: app.selected });
+    } catch (e) {
+      if (!e.cancelled) fatal(e);
+      return;
     }
-    redraw();
-  } catch (e) {
-    fatal(e);
+    if (session !== app.session) return;
+    app.state = got.state;
+    app.selected = got.selected;
+    app.tensor = got.tensor;
+    $('#slider').value = String(k);
+    try {
+      redraw();
+    } catch (e) {
+      fatal(e);
+    }
+    app.perf.step_ms = performance.now() - t0;
+    remember();
   }
-  app.perf.step_ms = performance.now() - t0;
-  remember();
+}
+
+/** Selects tensor `name`: the list marks it at once, the worker sends its cells, flags and
+ *  chain, then the tensor's panels redraw. */
+async function select(name) {
+  app.selected = name;
+  drawList();
+  const session = app.session;
+  try {
+    const t = await engine.call('tensor', { name });
+    if (session !== app.session || app.selected !== name) return;
+    app.tensor = t;
+    drawSelected();
+    remember();
+  } catch (e) {
+    if (!e.cancelled) fatal(e);
+  }
 }
 
 const SAVED = 'stridelab.trace';
@@ -132,22 +196,26 @@ function redraw() {
   drawStep(s);
   drawNarration(app.lesson, s.step);
   editor.mark(s.step ? s.step.line : 0, s.error);
-  drawTensors(s, app.selected, (name) => { app.selected = name; redraw(); remember(); });
+  drawList();
   drawSelected();
-  drawKernelPrompt(() => app.wasm.runKernels(app.src, s.at), app.gpu);
+  drawKernelPrompt(async () => (await runtime()).runKernels(app.src, s.at), app.gpu);
 }
 
+function drawList() {
+  drawTensors(app.state, app.selected, (name) => { select(name); });
+}
+
+/** The selected tensor's panels, from what the worker sent with the step (`app.tensor`). */
 function drawSelected() {
   const name = app.selected;
   const s = app.state;
   const t = name ? s.tensors[name] : null;
-  const info = t ? JSON.parse(app.session.cells(name)) : null;
-  const flags = t ? app.session.flags(name) : new Uint8Array();
-  drawChain(t ? JSON.parse(app.session.chain(name)) : [], name);
-  drawAutograd(s, name, (n) => { app.selected = n; redraw(); remember(); });
-  app.perf.map_ms = drawStorage(s, name, info, flags, app.session);
+  const sel = t && app.tensor && app.tensor.name === name ? app.tensor : null;
+  drawChain(sel ? sel.chain : [], name);
+  drawAutograd(s, name, (n) => { select(n); });
+  app.perf.map_ms = drawStorage(s, name, sel && sel.info, sel ? sel.flags : new Uint8Array(), (storage, index) => engine.call('cell', { storage, index }));
   const bt = t && s.bridge && s.bridge.tensors[name];
-  drawValues(t && !t.error ? t : null, name, info, bt && bt.values);
+  drawValues(t && !t.error ? t : null, name, sel && sel.info, bt && bt.values);
 }
 
 /** The open tab's name (`inspect`, `kernels`, ...): share links and the address keep it. */
@@ -167,7 +235,8 @@ function shareLink() {
   return `${location.origin}${location.pathname}#${frag}`;
 }
 
-/** Restores a link's trace, step and selection; false when the fragment is not a link. */
+/** Restores a link's trace, step and selection: resolves when it is drawn; false when the
+ *  fragment is not a link. */
 function openFragment() {
   const frag = location.hash.slice(1);
   app.frag = frag;
@@ -178,11 +247,11 @@ function openFragment() {
     return false;
   }
   editor.setSource(d.trace);
-  load(d.trace, d.step, d.tensor);
+  const opened = load(d.trace, d.step, d.tensor);
   // The tab the link was shared from: clicked, so a tab's own opening work runs (Data fetches).
   const tab = d.view && document.querySelector(`.tabs button[data-tab="${CSS.escape(d.view)}"]`);
   if (tab) tab.click();
-  return true;
+  return opened;
 }
 
 function wire() {
@@ -190,15 +259,15 @@ function wire() {
   $('#first').onclick = () => goto(0);
   $('#prev').onclick = () => goto(app.state.at - 1);
   $('#next').onclick = () => goto(app.state.at + 1);
-  $('#last').onclick = () => goto(app.session.stepCount());
+  $('#last').onclick = () => goto(app.session ? app.session.steps : 0);
   $('#slider').oninput = (e) => goto(Number(e.target.value));
   // The key map (also in the stepper's button titles): ←/→/Home/End step outside the editor;
   // Alt+←/→ step from anywhere, the editor included, where the plain keys move the caret.
   addEventListener('keydown', (e) => {
-    if (!app.state) return;
+    if (!app.state || !app.session) return;
     const inEditor = e.target === $('#source');
     if (inEditor && !e.altKey) return;
-    const keys = { ArrowLeft: app.state.at - 1, ArrowRight: app.state.at + 1, Home: 0, End: app.session.stepCount() };
+    const keys = { ArrowLeft: app.state.at - 1, ArrowRight: app.state.at + 1, Home: 0, End: app.session.steps };
     if (e.key in keys) { e.preventDefault(); goto(keys[e.key]); }
   });
   $('#share').onclick = async () => {
@@ -243,10 +312,15 @@ function appendLine(line, tensor) {
 }
 
 async function boot() {
-  app.wasm = await wasmReady();
+  app.wasm = await engine.start();
+  // The browser tests make links with the page's own encoder.
+  window.wasmBindings = app.wasm;
   // The sample datasets are fetched by the first trace that reads one, or the Data tab.
-  // Exposed for the browser tests' timing of a step and its redraw.
+  // Exposed for the browser tests: a step and its redraw (resolves when drawn), and whether the
+  // engine has work in hand.
   app.goto = goto;
+  app.busy = () => app.fetching || engine.busy() || stepping !== null;
+  app.memory = engine.memoryBytes;
   wire();
   initData(app, appendLine);
   initReference(app.wasm.opNames());
@@ -254,15 +328,18 @@ async function boot() {
   const lessons = JSON.parse(app.wasm.lessons());
   app.lessons = lessons;
   drawLessons(lessons);
-  if (!openFragment()) {
+  const gpu = detect();
+  let first = openFragment();
+  if (!first) {
     const saved = savedTrace();
     const src = saved === null ? lessons[0].trace : saved;
     editor.setSource(src);
-    load(src, undefined, saved === null ? lessons[0].tensor : undefined);
+    first = load(src, undefined, saved === null ? lessons[0].tensor : undefined);
   }
+  await first;
   app.perf.interactive_ms = performance.now();
   document.body.dataset.ready = '1';
-  app.gpu = await detect(app.wasm);
+  app.gpu = await gpu;
   if (app.state) redraw();
   document.body.dataset.gpu = app.gpu ? 'webgpu' : 'cpu';
 }

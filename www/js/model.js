@@ -3,6 +3,7 @@
 // class probabilities (softmax done by the adapter), a kernel timeline with bars proportional to
 // each kernel's time, and a kernel table whose rows show the kernel's WGSL.
 import { $, h, fill, num } from './dom.js';
+import { runtime as loadRuntime } from './runtime.js';
 
 const SAMPLE_MODEL = 'mnist_cnn.onnx';
 /** The batch a model is captured at: the panel runs one image at a time. */
@@ -22,8 +23,9 @@ function showError(e) {
   box.hidden = false;
 }
 
-function runtime() {
-  const M = state.wasm && state.wasm.WebModel;
+async function runtime() {
+  if (!state.wasm) state.wasm = await loadRuntime();
+  const M = state.wasm.WebModel;
   if (!M) throw new Error('this build of the page has no model runtime (WebModel is missing from the wasm module)');
   return M;
 }
@@ -85,7 +87,7 @@ function loadSample() {
   return guarded('loading the sample model…', async () => {
     const res = await fetch(SAMPLE_MODEL);
     if (!res.ok) throw new Error(`${SAMPLE_MODEL}: HTTP ${res.status}`);
-    loaded(await runtime().fromOnnx(new Uint8Array(await res.arrayBuffer()), BATCH, backendPref()));
+    loaded(await (await runtime()).fromOnnx(new Uint8Array(await res.arrayBuffer()), BATCH, backendPref()));
   });
 }
 
@@ -98,9 +100,9 @@ export function openFiles(files) {
     const weights = files.find((f) => /\.safetensors$/i.test(f.name));
     const bytes = async (f) => new Uint8Array(await f.arrayBuffer());
     if (onnx.length === 1 && files.length === 1) {
-      loaded(await runtime().fromOnnx(await bytes(onnx[0]), BATCH, backendPref()));
+      loaded(await (await runtime()).fromOnnx(await bytes(onnx[0]), BATCH, backendPref()));
     } else if (manifest && weights && files.length === 2) {
-      loaded(await runtime().fromCapture(await bytes(manifest), await bytes(weights), backendPref()));
+      loaded(await (await runtime()).fromCapture(await bytes(manifest), await bytes(weights), backendPref()));
     } else {
       throw new Error(`a model is one .onnx file, or a capture's manifest.json and weights.safetensors together; got ${files.map((f) => f.name).join(', ')}`);
     }
@@ -111,7 +113,7 @@ export function openFiles(files) {
 export function loadOnnx(bytes, what) {
   state.reload = () => loadOnnx(bytes, what);
   return guarded(`loading the model ${what}…`, async () => {
-    loaded(await runtime().fromOnnx(bytes, BATCH, backendPref()));
+    loaded(await (await runtime()).fromOnnx(bytes, BATCH, backendPref()));
     $('#model-panel').scrollIntoView({ block: 'nearest' });
   });
 }
@@ -197,8 +199,7 @@ function drawKernels(res) {
 }
 
 /** Wires the panel; `input()` returns the Data tab's current input or null. */
-export function init(wasm, input) {
-  state.wasm = wasm;
+export function init(input) {
   state.input = input;
   $('#model-sample').onclick = loadSample;
   $('#model-files').onchange = (e) => openFiles([...e.target.files]).finally(() => { e.target.value = ''; });

@@ -17,7 +17,7 @@ export function drawStep(state) {
   }
   if (s.defines && s.defines.length) parts.push(h('div', {}, h('b', {}, 'defines '), h('span', { class: 'mono' }, s.defines.join(', '))));
   if (s.writes) {
-    const n = s.writes.elements.length;
+    const n = s.writes.elements_total ?? s.writes.elements.length;
     parts.push(h('div', { id: 'step-writes' }, h('b', {}, 'writes '), `${n} cell${n === 1 ? '' : 's'} of storage #${s.writes.storage}`,
       s.tensors_changed && s.tensors_changed.length ? [h('b', {}, '  seen by '), h('span', { class: 'mono', id: 'observers' }, s.tensors_changed.join(', '))] : ''));
   } else {
@@ -79,7 +79,7 @@ function bridgeStep(b, torchWrites) {
       ? `assigns all ${w.base_len} elements of its base #${w.storage} in order`
       : `builds a flat index of ${w.count} of its base #${w.storage}'s ${w.base_len} positions, clones the base, scatters the value (a later duplicate wins) and replaces the base`;
     parts.push(h('b', {}, ' the bridge '), how, w.through_mirror ? ' (through a reshaped copy it keeps in step)' : '');
-    if (w.positions) parts.push(h('div', { class: 'mono small', id: 'bridge-positions' }, `flat positions ${w.positions.slice(0, 24).join(', ')}${w.positions.length > 24 ? ', …' : ''}`));
+    if (w.positions) parts.push(h('div', { class: 'mono small', id: 'bridge-positions' }, `flat positions ${w.positions.slice(0, 24).join(', ')}${(w.positions_total ?? w.positions.length) > 24 ? ', …' : ''}`));
     else if (torchWrites) parts.push(h('span', { class: 'dim' }, ': the same cells as PyTorch'));
   } else if (!torchWrites) {
     parts.push(' the bridge runs this statement where PyTorch raises');
@@ -250,7 +250,9 @@ export function drawValues(t, name, cells, bridgeValues) {
     }
     out.push(h('table', { class: 'vals mono' }, h('tbody', {}, trs)));
   }
-  if (shown < vals.length) out.push(h('div', { class: 'dim' }, `… ${vals.length - shown} more elements not shown`));
+  // Long tensors arrive cut (the session's PAGE_LIST); values_total counts them all.
+  const total = t.values_total ?? vals.length;
+  if (shown < total) out.push(h('div', { class: 'dim' }, `… ${total - shown} more elements not shown`));
   if (!vals.length) out.push(h('div', { class: 'dim' }, 'No elements.'));
   if (bridgeValues) out.push(bridgeValuesTable(vals, bridgeValues, cols));
   fill(box, out);

@@ -8,7 +8,7 @@ const SELECTED = 1, REPEATED = 2, WRITTEN = 4, OVERLAP = 8;
 /** Above this many cells the map is a canvas: beyond it DOM cells cost more than a step's budget. */
 export const DOM_LIMIT = 1024;
 
-let current = null; // {sid, cells, byCell, shape, name, session}
+let current = null; // {sid, cells, byCell, shape, name, cell}
 
 function unravel(i, shape) {
   const idx = [];
@@ -30,8 +30,9 @@ function cellClass(f) {
   return c.join(' ');
 }
 
-/** Draws `name`'s storage. `info` is the adapter's `cells(name)`, `flags` its `flags(name)`. */
-export function drawStorage(state, name, info, flags, session) {
+/** Draws `name`'s storage. `info` is the adapter's `cells(name)`, `flags` its `flags(name)`;
+ *  `cell(storage, index)` resolves to one cell's value (asked of the engine worker on hover). */
+export function drawStorage(state, name, info, flags, cell) {
   const box = $('#storage');
   const t = name && state.tensors[name];
   if (!t || !info || info.storage === null || info.storage === undefined) {
@@ -44,7 +45,7 @@ export function drawStorage(state, name, info, flags, session) {
   const st = state.storages[String(sid)];
   const byCell = new Map();
   info.cells.forEach((c, i) => { const l = byCell.get(c); if (l) l.push(i); else byCell.set(c, [i]); });
-  current = { sid, cells: info.cells, byCell, shape: t.shape, name, session, st };
+  current = { sid, cells: info.cells, byCell, shape: t.shape, name, cell, st };
   $('#storage-name').textContent = `#${sid} · ${st.len} × ${st.dtype} · version ${st.version}`;
   const t0 = performance.now();
   if (st.len <= DOM_LIMIT && st.values) drawGrid(box, st, flags);
@@ -86,13 +87,15 @@ export function drawCanvas(box, st, flags) {
     px[p] = f & OVERLAP ? COLORS[OVERLAP] : f & WRITTEN ? COLORS[WRITTEN] : f & SELECTED ? COLORS[SELECTED] : COLORS[0];
   }
   ctx.putImageData(img, 0, 0);
-  canvas.addEventListener('mousemove', (ev) => {
+  canvas.addEventListener('mousemove', async (ev) => {
     const r = canvas.getBoundingClientRect();
     const x = Math.floor((ev.clientX - r.left) * w / r.width);
     const y = Math.floor((ev.clientY - r.top) * hgt / r.height);
     const first = (y * w + x) * group;
     if (first >= len || !current) return;
-    const v = st.values ? st.values[first] : current.session.cell(current.sid, first);
+    const shown = current;
+    const v = st.values ? st.values[first] : await current.cell(current.sid, first);
+    if (shown !== current) return;
     $('#hover').textContent = group > 1
       ? `cells ${first}…${Math.min(len, first + group) - 1} of #${current.sid}; [${first}] = ${v}`
       : `storage #${current.sid}[${first}] = ${v}`;
@@ -100,7 +103,7 @@ export function drawCanvas(box, st, flags) {
   fill(box, h('div', { class: 'dim small' }, `${len} cells, ${group} per pixel`), canvas);
 }
 
-function light(on, cell) {
+async function light(on, cell) {
   document.querySelectorAll('.lit').forEach((e) => e.classList.remove('lit'));
   if (!on || !current) { $('#hover').textContent = ''; return; }
   const els = current.byCell.get(cell) || [];
@@ -110,7 +113,9 @@ function light(on, cell) {
     const td = document.querySelector(`#values td[data-i="${i}"]`);
     if (td) td.classList.add('lit');
   }
-  const v = current.st.values ? fmt(current.st.values[cell]) : current.session.cell(current.sid, cell);
+  const shown = current;
+  const v = current.st.values ? fmt(current.st.values[cell]) : await current.cell(current.sid, cell);
+  if (shown !== current) return;
   const who = els.map((i) => `${current.name}[${unravel(i, current.shape).join(', ')}]`);
   $('#hover').textContent = `storage #${current.sid}[${cell}] = ${v}${who.length ? '  ←  ' + who.slice(0, 6).join(', ') + (who.length > 6 ? ', …' : '') : ''}`;
 }

@@ -7,6 +7,7 @@
 // panel, or out as ONNX or as a capture.
 import { $, h, fill } from './dom.js';
 import { loadOnnx } from './model.js';
+import { runtime } from './runtime.js';
 
 /** The full MNIST files as `cargo xtask build` puts them beside the page. */
 const FILES = {
@@ -23,7 +24,7 @@ const SLICE_MS = 40;
 const EVAL_PART = 1000;
 
 const state = {
-  wasm: null, trainer: null, files: null, test: null, running: false, loop: null, target: 0,
+  trainer: null, files: null, test: null, running: false, loop: null, target: 0,
   losses: [], accs: [], evals: [], info: null, started: 0, stepsAtStart: 0, msPerStep: [],
 };
 
@@ -124,7 +125,7 @@ async function create() {
   state.trainer = null;
   const backend = $('#train-backend').value;
   status(`preparing the model on ${backend === 'webgpu' ? 'WebGPU' : 'the CPU'}…`);
-  state.trainer = await state.wasm.WebTrainer.create(JSON.stringify(config()), state.files.trainImages, state.files.trainLabels, backend);
+  state.trainer = await (await runtime()).WebTrainer.create(JSON.stringify(config()), state.files.trainImages, state.files.trainLabels, backend);
   let test = state.files.testImages && state.files.testLabels ? [state.files.testImages, state.files.testLabels] : null;
   let what = 'the test images';
   if (!test) {
@@ -300,13 +301,11 @@ async function guarded(fn) {
 }
 
 /** Wires the panel. */
-export function init(wasm) {
-  state.wasm = wasm;
+export function init() {
   // WebGPU is offered where the browser has it (the model panel's detection sets data-gpu).
   const gpuOption = $('#train-backend option[value="webgpu"]');
   gpuOption.disabled = !navigator.gpu;
   if (!navigator.gpu) gpuOption.textContent = 'WebGPU (not in this browser)';
-  if (!wasm.WebTrainer) { $('#train-panel').hidden = true; return; }
   $('#train-start').onclick = start;
   $('#train-stop').onclick = () => { state.running = false; buttons(); };
   $('#train-eval-btn').onclick = () => guarded(evaluate);

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The crates whose sources are checked, relative to the workspace root.
-pub const CRATES: &[&str] = &["crates/core", "crates/gpu", "crates/web"];
+pub const CRATES: &[&str] = &["crates/core", "crates/gpu", "crates/web", "crates/web-runtime"];
 
 /// One layering rule: a module under `from` must not import a module under `forbidden`.
 pub struct Rule {

@@ -101,9 +101,23 @@ fn test() -> Result {
     ensure_vulkan_driver()?;
     run("cargo", &["fmt", "--all", "--check"])?;
     run("cargo", &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
-    // The page's crate has wasm-only code (its JavaScript bindings) that a native check skips.
+    // The page's crates have wasm-only code (their JavaScript bindings) that a native check skips.
     ensure_web_tools()?;
-    run("cargo", &["clippy", "-p", "stridelab-web", "--target", "wasm32-unknown-unknown", "--", "-D", "warnings"])?;
+    run(
+        "cargo",
+        &[
+            "clippy",
+            "-p",
+            "stridelab-web",
+            "-p",
+            "stridelab-web-runtime",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
     run("cargo", &["test", "--workspace", "--release"])?;
     fuzz(FuzzBudget::Runs(FUZZ_TEST_RUNS), None)?;
     acceptance()?;

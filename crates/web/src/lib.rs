@@ -1,15 +1,14 @@
-//! The playground's wasm adapter: the page's ES modules call these functions with strings and get
-//! JSON strings (or byte arrays) back. All tensor semantics stay in the core; this crate only
-//! holds the open trace between calls and shapes the core's answers for the panels.
+//! The playground's first wasm module: the page's ES modules (and its engine worker) call these
+//! functions with strings and get JSON strings (or byte arrays) back. All tensor semantics stay in
+//! the core; this crate only holds the open trace between calls and shapes the core's answers for
+//! the panels. Everything the first render does not need (datasets, models, training, a
+//! statement's kernels on WebGPU) is in `stridelab-web-runtime`, the second module, fetched when a
+//! tab or a link first needs it: this one is the page's first load.
 
 pub mod chain;
-pub mod data;
 pub mod files;
-pub mod kernels;
 pub mod lessons;
-pub mod model;
 pub mod session;
-pub mod train;
 
 use serde_json::{json, Value as Json};
 use stridelab_core::share::{self, SharedTrace};
@@ -145,56 +144,10 @@ pub fn lessons() -> String {
     lessons_json().to_string()
 }
 
-// The page's WebGPU device, acquired once: `Ok` with the device, or `Err` with why there is none
-// (the kernel panel then runs the CPU IR executor and says so).
-#[cfg(target_arch = "wasm32")]
-thread_local! {
-    static GPU: std::cell::RefCell<Option<Result<std::rc::Rc<stridelab_gpu::Gpu>, String>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-#[cfg(target_arch = "wasm32")]
-async fn page_gpu() -> Result<std::rc::Rc<stridelab_gpu::Gpu>, String> {
-    if let Some(got) = GPU.with(|g| g.borrow().clone()) {
-        return got;
-    }
-    let got = stridelab_gpu::acquire(&stridelab_gpu::AcquireOptions::new())
-        .await
-        .map(std::rc::Rc::new)
-        .map_err(|e| e.to_string());
-    GPU.with(|g| *g.borrow_mut() = Some(got.clone()));
-    got
-}
-
 /// Registers a file (e.g. a dataset the page fetched) for `dataset(name)` in traces.
 #[wasm_bindgen(js_name = registerFile)]
 pub fn register_file(name: &str, bytes: Vec<u8>) {
     files::register_file(name, bytes);
-}
-
-/// Runs the kernels of the statement the viewer stands after (`step` statements run) on WebGPU
-/// when the browser has it, else on the CPU IR executor, checks them against the interpreter and
-/// resolves to the panel's JSON (see [`kernels::step_kernels`]); rejects with the reason on failure.
-#[cfg(target_arch = "wasm32")]
-#[wasm_bindgen(js_name = runKernels)]
-pub async fn run_kernels(src: String, step: usize) -> Result<String, JsValue> {
-    let gpu = page_gpu().await;
-    let why = gpu.as_ref().err().cloned().unwrap_or_default();
-    kernels::step_kernels(&src, step, gpu.as_deref().ok(), &why)
-        .await
-        .map(|j| j.to_string())
-        .map_err(|e| JsValue::from_str(&e))
-}
-
-/// Asks the browser for a WebGPU adapter and device; resolves to the device's description
-/// (adapter name, backend, timestamp-query support) or rejects with why there is none.
-#[cfg(target_arch = "wasm32")]
-#[wasm_bindgen(js_name = gpuInfo)]
-pub async fn gpu_info() -> Result<String, JsValue> {
-    let gpu = stridelab_gpu::acquire(&stridelab_gpu::AcquireOptions::new())
-        .await
-        .map_err(|e| JsValue::from_str(&e.to_string()))?;
-    serde_json::to_string(&gpu.describe()).map_err(|e| JsValue::from_str(&e.to_string()))
 }
 
 #[cfg(test)]

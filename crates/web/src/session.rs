@@ -22,6 +22,37 @@ use crate::files::sample_files;
 /// canvas from [`Session::flags`] and reads single values on hover through [`Session::cell`].
 pub const INLINE_VALUES: usize = 4096;
 
+/// The most items of any one list the page is sent (a tensor's values, its cells, a write's cells,
+/// the bridge's positions): the page shows at most 1,024 values of a tensor and the first cells of
+/// a write, so a longer list is cut and its length travels beside it as `<key>_total`. However
+/// large a trace's tensors, a step's message to the page stays small (a 2^24-element tensor sent
+/// whole was 119 MB of JSON for its step and 280 MB for its cells).
+pub const PAGE_LIST: usize = 4096;
+
+/// Cuts every list in `v` longer than [`PAGE_LIST`] to that length, recording its length as
+/// `<key>_total` beside it.
+fn trim_lists(v: &mut Json) {
+    match v {
+        Json::Object(m) => {
+            let mut totals = Vec::new();
+            for (k, x) in m.iter_mut() {
+                if let Json::Array(a) = x {
+                    if a.len() > PAGE_LIST {
+                        totals.push((format!("{k}_total"), a.len()));
+                        a.truncate(PAGE_LIST);
+                    }
+                }
+                trim_lists(x);
+            }
+            for (k, n) in totals {
+                m.insert(k, json!(n));
+            }
+        }
+        Json::Array(a) => a.iter_mut().for_each(trim_lists),
+        _ => {}
+    }
+}
+
 /// Bits of [`Session::flags`], one byte per storage cell.
 pub const CELL_SELECTED: u8 = 1 << 0;
 /// The selected tensor reaches this cell through more than one index (stride 0, overlap).
@@ -100,7 +131,7 @@ impl Session {
     }
 
     /// What the panels show at the current step: the report of the replayed prefix, its
-    /// storages, and what the current statement did.
+    /// storages, and what the current statement did (lists cut to [`PAGE_LIST`]).
     pub fn state(&mut self) -> Json {
         let mut out = report_value(
             &mut self.run,
@@ -123,6 +154,7 @@ impl Session {
             None => Json::Null,
         };
         out["error_storage"] = json!(self.error_storage());
+        trim_lists(&mut out);
         out
     }
 
@@ -131,7 +163,8 @@ impl Session {
     }
 
     /// Where each element of `name` lives: its PyTorch storage cell and tinygrad's buffer offset
-    /// (null where tinygrad's mask makes the element padding).
+    /// (null where tinygrad's mask makes the element padding), for the first [`PAGE_LIST`]
+    /// elements.
     pub fn tensor_cells(&self, name: &str) -> Json {
         let Some(t) = self.tensor(name) else {
             return Json::Null;
@@ -140,11 +173,13 @@ impl Session {
             StorageRef::Realized(s) => Some(s),
             StorageRef::Pending(_) => None,
         };
-        json!({
+        let mut out = json!({
             "storage": storage,
             "cells": t.layout().storage_indices(),
             "tinygrad": t.tinygrad().offsets(),
-        })
+        });
+        trim_lists(&mut out);
+        out
     }
 
     /// One byte per cell of `name`'s storage (see the `CELL_*` bits); empty if the name is not

@@ -268,39 +268,6 @@ fn forward_steps_match_replay() {
     }
 }
 
-/// (trace, statements run, kernels expected at least, line): the CPU fallback of the kernel panel
-/// runs the step's real kernels, verifies them and times them.
-fn check_cpu_kernels(trace: &str, at: usize, min_kernels: usize, line: Option<usize>) {
-    let out = pollster::block_on(crate::kernels::step_kernels(trace, at, None, "no device")).expect(trace);
-    let ks = out["kernels"].as_array().expect("kernels list");
-    assert!(ks.len() >= min_kernels, "{trace} @{at}: {out}");
-    assert_eq!(out["line"].as_u64().map(|l| l as usize), line, "{trace} @{at}");
-    for k in ks {
-        // A kernel over int64 (and other dtypes WGSL lacks) has no WGSL, and its note says why.
-        let no_wgsl = k["note"].as_str().is_some_and(|n| n.contains("WGSL has no"));
-        assert!(no_wgsl || k["wgsl"].as_str().is_some_and(|w| w.contains("@compute")), "{k}");
-        assert!(k["time_ns"].as_f64().is_some_and(|t| t > 0.0) || k["below_resolution"] == true, "{k}");
-        assert_eq!(k["source"], "cpu", "{k}");
-    }
-    let trace_json: serde_json::Value =
-        serde_json::from_str(out["trace"].as_str().expect("trace")).expect("trace JSON");
-    assert!(trace_json["traceEvents"].as_array().is_some_and(|e| e.len() > ks.len()), "{trace_json}");
-}
-
-#[test]
-fn cpu_kernels() {
-    let cases: &[(&str, usize, usize, Option<usize>)] = &[
-        ("a = arange(12).reshape(3, 4)\nb = a.t() + 1\n", 2, 1, Some(2)),
-        ("a = arange(12, dtype=torch.int32).reshape(3, 4)\nb = a.t() + 1\n", 2, 1, Some(2)),
-        ("a = arange(6.0)\nb = a.sum()\n", 2, 1, Some(2)),
-        ("a = arange(6.0)\n", 0, 0, None),
-        ("raw = dataset(\"mnist-t10k-labels-1k\")\ns = raw[8:].float().sum()\n", 2, 1, Some(2)),
-    ];
-    for &(trace, at, n, line) in cases {
-        check_cpu_kernels(trace, at, n, line);
-    }
-}
-
 /// The advanced-indexing lesson: the read is a storage of its own, both writes land in x.
 #[test]
 fn advanced_index_lesson_reads_copy_and_writes_through() {
@@ -404,4 +371,37 @@ fn a_write_step_shows_the_bridge_write_plan() {
         "{b}"
     );
     assert!(s.bridge_divergences().is_empty());
+}
+
+/// A large trace's step and cells reach the page cut to `PAGE_LIST` items per list, with the true
+/// lengths beside them: the message stays small however large the tensors.
+#[test]
+fn large_tensors_reach_the_page_cut_with_their_totals() {
+    use super::session::PAGE_LIST;
+    let mut s = Session::new("a = zeros(1024, 1024)\nb = a[::2, 1::2]\nb += 1\n");
+    let state = s.state();
+    let a = &state["tensors"]["a"];
+    assert_eq!(a["values"].as_array().map(Vec::len), Some(PAGE_LIST), "{}", a["values_total"]);
+    assert_eq!(a["values_total"], json!(1 << 20));
+    let writes = &state["step"]["writes"];
+    assert_eq!(writes["elements"].as_array().map(Vec::len), Some(PAGE_LIST));
+    assert_eq!(writes["elements_total"], json!(1 << 18));
+    let cells = s.tensor_cells("b");
+    assert_eq!(cells["cells"].as_array().map(Vec::len), Some(PAGE_LIST));
+    assert_eq!(cells["cells_total"], json!(1 << 18));
+    // b[0, 0] is a's cell 1; the first row of b steps by 2.
+    assert_eq!(cells["cells"][0], json!(1));
+    assert_eq!(cells["cells"][1], json!(3));
+    // The flags still cover every cell of the storage: the map is drawn from them.
+    assert_eq!(s.flags("b").len(), 1 << 20);
+    assert!(state.to_string().len() < 1 << 20, "{} bytes", state.to_string().len());
+}
+
+/// Lists at or under the limit travel whole, with no `_total`.
+#[test]
+fn small_tensors_reach_the_page_whole() {
+    let mut s = Session::new("a = arange(12.).reshape(3, 4)\n");
+    let state = s.state();
+    assert_eq!(state["tensors"]["a"]["values"].as_array().map(Vec::len), Some(12));
+    assert!(state["tensors"]["a"].get("values_total").is_none());
 }

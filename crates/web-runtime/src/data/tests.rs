@@ -2,11 +2,11 @@
 //! grid draws, the picked image's view, the drawing pipeline and the probabilities.
 
 use super::*;
-use crate::session::Session;
 use stridelab_core::data::{read_idx, Idx};
 use stridelab_core::model::{execute, HostTensor};
 use stridelab_core::onnx::read_model;
 use stridelab_core::uop::buffer::Data;
+use stridelab_web::session::Session;
 
 const IMAGES: &[u8] = include_bytes!("../../../../tests/data/mnist/t10k-images-1k-idx3-ubyte.gz");
 const LABELS: &[u8] = include_bytes!("../../../../tests/data/mnist/t10k-labels-1k-idx1-ubyte.gz");
@@ -20,10 +20,14 @@ fn mnist() -> (Idx, Idx) {
     )
 }
 
+/// Opens the samples here and registers them with the trace module too, as the page does (the two
+/// modules keep their own files).
 fn open_samples() {
-    open("mnist-images", IMAGES).expect("images open");
-    open("mnist-labels", LABELS).expect("labels open");
-    open("cifar-sample", CIFAR).expect("cifar opens");
+    for (name, bytes) in [("mnist-images", IMAGES), ("mnist-labels", LABELS), ("cifar-sample", CIFAR)] {
+        let info = open(name, bytes).expect(name);
+        let registered = info["name"].as_str().expect("a name").to_string();
+        stridelab_web::files::register_file(&registered, bytes.to_vec());
+    }
 }
 
 fn gunzipped(bytes: &[u8]) -> Vec<u8> {

@@ -1,0 +1,109 @@
+// The page's side of the engine worker (worker.js): starts it with the trace module the page
+// already compiled (one fetch, one compile), sends requests and resolves their answers. Cancel and
+// a fatal error in the worker (a panic, running out of memory) end that worker and start a fresh
+// one, with every dataset file registered again; its memory goes with it. A trace replaced after
+// one that grew the worker's memory past `RECYCLE_BYTES` gets a fresh worker too, so memory is
+// returned to the browser instead of staying with the tab.
+
+/** The worker's wasm memory past which the next trace starts in a fresh worker. */
+const RECYCLE_BYTES = 256 << 20;
+
+const engine = { worker: null, glue: '', module: null, files: new Map(), pending: new Map(), next: 1, memory: 0 };
+
+function settle(id, fn) {
+  const p = engine.pending.get(id);
+  if (!p) return;
+  engine.pending.delete(id);
+  fn(p);
+  if (!engine.pending.size) document.body.removeAttribute('data-busy');
+}
+
+function rejectAll(err) {
+  for (const id of [...engine.pending.keys()]) settle(id, (p) => p.reject(err));
+}
+
+function spawn() {
+  const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  w.onmessage = (e) => {
+    const { id, value, error, fatal } = e.data;
+    if (error === undefined) {
+      if (value && typeof value.memory === 'number') engine.memory = value.memory;
+      settle(id, (p) => p.resolve(value));
+      return;
+    }
+    settle(id, (p) => p.reject(Object.assign(new Error(error), { fatal })));
+    if (fatal) restart(new Error('the engine stopped after that error and was restarted'));
+  };
+  w.onerror = (e) => {
+    e.preventDefault();
+    restart(new Error(`the engine worker failed: ${e.message || 'unknown error'}`));
+  };
+  engine.worker = w;
+  engine.memory = 0;
+  call('init', { glue: engine.glue, module: engine.module, files: [...engine.files] });
+}
+
+/** Ends the worker (whatever it is doing), rejects what was asked of it with `why`, starts a fresh one. */
+function restart(why) {
+  if (engine.worker) engine.worker.terminate();
+  rejectAll(why);
+  spawn();
+}
+
+/** `/name?v=build`: the page's build stamp pins every module file to this build in caches. */
+export const built = (name) => `/${name}?v=${document.documentElement.dataset.build || 'dev'}`;
+
+/** Fetches and compiles `url` (streaming where the server says application/wasm). */
+async function compile(url) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+  if ((res.headers.get('content-type') || '').startsWith('application/wasm')) return WebAssembly.compileStreaming(res);
+  return WebAssembly.compile(await res.arrayBuffer());
+}
+
+/**
+ * Loads the trace module: fetched and compiled once, started here (share links, lessons, the op
+ * reference) and handed, compiled, to the engine worker, which imports the same glue. Resolves
+ * to the main thread's bindings.
+ */
+export async function start() {
+  engine.glue = new URL(built('stridelab-web.js'), location.href).href;
+  const [module, glue] = await Promise.all([compile(built('stridelab-web_bg.wasm')), import(engine.glue)]);
+  await glue.default({ module_or_path: module });
+  engine.module = module;
+  spawn();
+  return glue;
+}
+
+/** Asks the worker to run `type` with `args`; resolves to its value, rejects with its error. */
+export function call(type, args = {}) {
+  const id = engine.next++;
+  document.body.dataset.busy = '1';
+  return new Promise((resolve, reject) => {
+    engine.pending.set(id, { resolve, reject });
+    engine.worker.postMessage({ id, type, ...args });
+  });
+}
+
+/** Opens a trace in the worker, in a fresh one if the last trace left a large memory behind. */
+export function open(src) {
+  if (engine.memory > RECYCLE_BYTES && !engine.pending.size) restart(new Error('recycled'));
+  return call('open', { src });
+}
+
+/** Stops whatever the worker runs now: its requests reject with `cancelled` set. */
+export function cancel() {
+  restart(Object.assign(new Error('cancelled'), { cancelled: true }));
+}
+
+/** Whether the worker has work in hand. */
+export const busy = () => engine.pending.size > 0;
+
+/** Registers a dataset file for `dataset(name)`: now, and in every worker started later. */
+export function registerFile(name, bytes) {
+  engine.files.set(name, bytes);
+  call('file', { name, bytes }).catch(() => {});
+}
+
+/** The worker's wasm memory in bytes, as last reported. */
+export const memoryBytes = () => engine.memory;

@@ -1,0 +1,77 @@
+// The engine worker: the trace module's Session lives here, off the page's main thread, so a long
+// trace never blocks typing, scrolling or the stepper. The page (engine.js) sends it the compiled
+// module once and then one request at a time; requests run in the order they came, each answered
+// with {id, value} or {id, error, fatal}. A fatal error (a panic or running out of memory) leaves
+// the instance unusable: the page then starts a fresh worker.
+
+let wasm = null;
+let exports = null;
+let session = null;
+// The panic hook writes the panic's message to console.error before the trap: the error sent
+// back carries it instead of a bare "unreachable".
+let lastConsoleError = '';
+const consoleError = console.error.bind(console);
+console.error = (...args) => { lastConsoleError = args.map(String).join(' '); consoleError(...args); };
+
+const memory = () => (exports && exports.memory ? exports.memory.buffer.byteLength : 0);
+
+/** The tensor the panels show: the one asked for if it exists, else the first this step defined,
+ *  else the last one. */
+function pick(state, wanted) {
+  const names = Object.keys(state.tensors);
+  if (names.includes(wanted)) return wanted;
+  const defined = state.step && state.step.defines.filter((d) => names.includes(d));
+  return (defined && defined[0]) || names[names.length - 1] || null;
+}
+
+/** What the panels draw for one tensor: its cells, storage flags and view chain. */
+function tensor(name) {
+  return { name, info: JSON.parse(session.cells(name)), flags: session.flags(name), chain: JSON.parse(session.chain(name)) };
+}
+
+const handlers = {
+  async init({ glue, module, files }) {
+    wasm = await import(glue);
+    exports = await wasm.default({ module_or_path: module });
+    for (const [name, bytes] of files) wasm.registerFile(name, bytes);
+    return { memory: memory() };
+  },
+  file({ name, bytes }) {
+    wasm.registerFile(name, bytes);
+  },
+  open({ src }) {
+    if (session) session.free();
+    session = null;
+    session = new wasm.Session(src);
+    return { steps: session.stepCount(), divergences: [...session.bridgeDivergences()], memory: memory() };
+  },
+  goto({ k, selected }) {
+    const state = JSON.parse(session.goto(k));
+    const name = pick(state, selected);
+    const t = state.tensors[name];
+    return { state, selected: name, tensor: t ? tensor(name) : null };
+  },
+  tensor({ name }) {
+    return tensor(name);
+  },
+  cell({ storage, index }) {
+    return session.cell(storage, index);
+  },
+};
+
+let queue = Promise.resolve();
+onmessage = (e) => {
+  const { id, type, ...args } = e.data;
+  queue = queue.then(async () => {
+    lastConsoleError = '';
+    try {
+      const value = await handlers[type](args);
+      postMessage({ id, value });
+    } catch (err) {
+      // A trap (WebAssembly.RuntimeError) or an allocation failure (RangeError) ends the instance.
+      const fatal = err instanceof WebAssembly.RuntimeError || err instanceof RangeError;
+      const msg = String(err && err.message ? err.message : err);
+      postMessage({ id, fatal, error: fatal && lastConsoleError ? `${lastConsoleError} (${msg})` : msg });
+    }
+  });
+};
