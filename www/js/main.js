@@ -84,8 +84,12 @@ async function load(src, step, tensor) {
     if (me !== loads) return;
     opening = false;
     app.session = null;
-    if (e.cancelled) fill($('#stepinfo'), h('span', { id: 'cancelled' }, 'cancelled: edit the trace or pick a lesson to run again'));
-    else fatal(e);
+    if (e.cancelled) {
+      fill($('#stepinfo'), h('span', { id: 'cancelled' }, 'cancelled: edit the trace or pick a lesson to run again'));
+    } else {
+      fill($('#stepinfo'), h('span', { class: 'bad', id: 'engine-stopped' }, e.fatal ? 'the engine stopped on this trace (see above) and was restarted' : String(e.message)));
+      fatal(e);
+    }
     return;
   }
   if (me !== loads) return;

@@ -166,3 +166,21 @@ fn result_type_promote_types_can_cast() {
         ],
     );
 }
+
+/// `ValueList::First(n)` lists a tensor's first `n` values in row-major order with the count
+/// beside; shorter tensors and `Whole` list everything with no count.
+#[test]
+fn value_lists_cut_to_their_first_elements() {
+    use stridelab_core::trace::report::ValueList;
+    let src = "a = arange(10.).reshape(2, 5)\nb = a.t()\nc = arange(3)\n";
+    let cut = run_json(src, ReportOptions { values: ValueList::First(4), ..ReportOptions::default() });
+    assert_eq!(cut["tensors"]["a"]["values"], json!([0.0, 1.0, 2.0, 3.0]));
+    assert_eq!(cut["tensors"]["a"]["values_total"], json!(10));
+    // The transpose's values in its own row-major order: a[0, 0], a[1, 0], a[0, 1], a[1, 1].
+    assert_eq!(cut["tensors"]["b"]["values"], json!([0.0, 5.0, 1.0, 6.0]));
+    assert_eq!(cut["tensors"]["c"]["values"], json!([0, 1, 2]));
+    assert!(cut["tensors"]["c"].get("values_total").is_none());
+    let whole = run_json(src, ReportOptions::default());
+    assert_eq!(whole["tensors"]["a"]["values"].as_array().map(Vec::len), Some(10));
+    assert!(whole["tensors"]["a"].get("values_total").is_none());
+}

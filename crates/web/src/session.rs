@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value as Json};
 use stridelab_core::tensor::{StorageRef, Tensor};
 use stridelab_core::trace::ast::{Program, StmtKind};
 use stridelab_core::trace::parser;
-use stridelab_core::trace::report::{report_value, values_json, BridgeValues, ReportOptions};
+use stridelab_core::trace::report::{report_value, values_json, BridgeValues, ReportOptions, ValueList};
 use stridelab_core::trace::runner::Run;
 use stridelab_core::Error;
 
@@ -78,7 +78,12 @@ impl Session {
         let mut full = Run::with_files(sample_files()).run_text(src);
         let outline = report_value(
             &mut full,
-            ReportOptions { steps: true, graph: false, bridge_values: BridgeValues::Differing },
+            ReportOptions {
+                steps: true,
+                graph: false,
+                bridge_values: BridgeValues::Differing,
+                values: ValueList::First(PAGE_LIST),
+            },
         );
         let program = parser::parse(src).ok();
         let at = full.steps.len();
@@ -135,7 +140,11 @@ impl Session {
     pub fn state(&mut self) -> Json {
         let mut out = report_value(
             &mut self.run,
-            ReportOptions { bridge_values: BridgeValues::Differing, ..ReportOptions::default() },
+            ReportOptions {
+                bridge_values: BridgeValues::Differing,
+                values: ValueList::First(PAGE_LIST),
+                ..ReportOptions::default()
+            },
         );
         let mut storages = Map::new();
         for id in 0..self.run.engine.storage_count() {

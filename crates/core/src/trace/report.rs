@@ -26,6 +26,35 @@ pub struct ReportOptions {
     pub graph: bool,
     /// Which of the bridge run's tensors carry their values.
     pub bridge_values: BridgeValues,
+    /// How many of each tensor's values the report lists.
+    pub values: ValueList,
+}
+
+/// How many of a tensor's values a report lists.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ValueList {
+    /// All of them: what the CLI and every check read.
+    #[default]
+    Whole,
+    /// The first `n` in row-major order, with `values_total` beside when there are more: the
+    /// page shows the first 1,024, and a 2^26-element tensor's values as a JSON tree would not
+    /// fit in wasm's memory.
+    First(usize),
+}
+
+impl ValueList {
+    /// `values` cut to this list's length, and the full count when it was cut.
+    fn cut(self, values: &mut Values) -> Option<usize> {
+        let total = values.0.len();
+        match self {
+            ValueList::First(n) if total > n => {
+                let first: Vec<Option<i64>> = (0..n as i64).map(Some).collect();
+                values.0 = values.0.gather(&first);
+                Some(total)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// How much of the bridge run's values a report carries. Every tensor's values are compared
@@ -96,6 +125,9 @@ struct TensorReport {
     shape: Vec<usize>,
     dtype: &'static str,
     values: Values,
+    /// The element count, where `values` lists only the first ([`ValueList::First`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    values_total: Option<usize>,
     torch: TorchReport,
     views: Vec<ViewReport>,
     index: String,
@@ -276,6 +308,9 @@ struct BridgeTensorReport {
     /// ([`BridgeValues::Differing`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     values: Option<Values>,
+    /// The element count, where `values` lists only the first ([`ValueList::First`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    values_total: Option<usize>,
 }
 
 #[derive(Serialize)]
@@ -443,12 +478,17 @@ pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
                 let same = bt.as_ref().map(|bt| {
                     bt.shape == r.shape && bt.values.as_ref().is_some_and(|v| v.0.same_elements(&r.values.0))
                 });
-                if let (Some(bt), Some(true), BridgeValues::Differing) = (bt, same, opts.bridge_values) {
-                    bt.values = None;
+                if let Some(bt) = bt {
+                    match (same, opts.bridge_values, &mut bt.values) {
+                        (Some(true), BridgeValues::Differing, v) => *v = None,
+                        (_, _, Some(v)) => bt.values_total = opts.values.cut(v),
+                        _ => {}
+                    }
                 }
                 r.bridge.values_match_torch = same;
                 r.bridge.diverges = same != Some(true);
             }
+            r.values_total = opts.values.cut(&mut r.values);
             tensors.push((name, r));
         }
     }
@@ -516,6 +556,7 @@ fn bridge_run_report(run: &mut Run) -> BridgeRunReport {
                 strides: b.strides.clone(),
                 storage_offset: b.offset,
                 values: Some(Values(values)),
+                values_total: None,
             },
         ));
     }
@@ -663,6 +704,7 @@ fn tensor_report(engine: &mut Engine, t: &Tensor) -> Option<TensorReport> {
         shape: t.shape().to_vec(),
         dtype: t.dtype().name(),
         values: Values(values),
+        values_total: None,
         autograd: autograd_report(engine, t),
         torch: TorchReport {
             strides: l.strides().to_vec(),
