@@ -125,7 +125,11 @@ async function pump() {
     try {
       got = await engine.call('goto', { k, selected: app.selected });
     } catch (e) {
-      if (!e.cancelled) fatal(e);
+      if (!e.cancelled) {
+        app.session = null;
+        fill($('#stepinfo'), h('span', { class: 'bad', id: 'engine-stopped' }, e.fatal ? 'the engine stopped on this step (see above) and was restarted' : String(e.message)));
+        fatal(e);
+      }
       return;
     }
     if (session !== app.session) return;

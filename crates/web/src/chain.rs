@@ -11,7 +11,7 @@
 
 use serde_json::{json, Value as Json};
 use stridelab_core::trace::ast::{BoolOp, CompKind, Expr, ExprKind, FPart, Program, Stmt, StmtKind, Target, UnaryOp};
-use stridelab_core::trace::report::{report_value, ReportOptions};
+use stridelab_core::trace::report::{report_value, ReportOptions, ValueList};
 use stridelab_core::trace::runner::Run;
 
 /// How many definitions back a chain is followed; deeper chains keep their nearest links.
@@ -69,12 +69,15 @@ fn collect(program: &Program, upto: usize, name: &str, depth: usize, rows: &mut 
     // The page's registered files, so prefixes that read `dataset(name)` evaluate as they ran.
     let mut run = Run::with_files(crate::files::sample_files());
     run.run_program(&Program { stmts });
-    let tensors = report_value(&mut run, ReportOptions::default());
+    // The rows show layouts, not values: none are listed (a large tensor's would be most of the
+    // report).
+    let tensors = report_value(&mut run, ReportOptions { values: ValueList::First(0), ..ReportOptions::default() });
     for (i, (e, op)) in links.iter().enumerate() {
         if let Some(t) = tensors["tensors"].get(temp(i)) {
             let mut t = t.clone();
             if let Some(o) = t.as_object_mut() {
                 o.remove("values");
+                o.remove("values_total");
             }
             rows.push(json!({"op": op, "expr": unparse(e), "line": span.line, "tensor": t}));
         }

@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 
 use serde_json::{json, Map, Value as Json};
+use stridelab_core::strided::StridedIndex;
 use stridelab_core::tensor::{StorageRef, Tensor};
 use stridelab_core::trace::ast::{Program, StmtKind};
 use stridelab_core::trace::parser;
@@ -182,12 +183,21 @@ impl Session {
             StorageRef::Realized(s) => Some(s),
             StorageRef::Pending(_) => None,
         };
-        let mut out = json!({
-            "storage": storage,
-            "cells": t.layout().storage_indices(),
-            "tinygrad": t.tinygrad().offsets(),
+        // Walked, not listed: a 2^26-element tensor's cells as a list would be 512 MB and as JSON
+        // more than wasm's memory.
+        let l = t.layout();
+        let cells: Vec<i64> = StridedIndex::new(l.sizes(), l.strides(), l.offset()).take(PAGE_LIST).collect();
+        let mut tinygrad = Vec::with_capacity(cells.len());
+        t.tinygrad().for_each_offset(|k, o| {
+            if k < PAGE_LIST {
+                tinygrad.push(o);
+            }
         });
-        trim_lists(&mut out);
+        let mut out = json!({"storage": storage, "cells": cells, "tinygrad": tinygrad});
+        if l.numel() > PAGE_LIST {
+            out["cells_total"] = json!(l.numel());
+            out["tinygrad_total"] = json!(l.numel());
+        }
         out
     }
 
@@ -201,7 +211,8 @@ impl Session {
             return Vec::new();
         };
         let mut flags = vec![0u8; self.run.engine.storage(s).data.len()];
-        for i in t.layout().storage_indices() {
+        let l = t.layout();
+        for i in StridedIndex::new(l.sizes(), l.strides(), l.offset()) {
             if let Some(f) = usize::try_from(i).ok().and_then(|i| flags.get_mut(i)) {
                 *f |= if *f & CELL_SELECTED != 0 { CELL_REPEATED } else { CELL_SELECTED };
             }
