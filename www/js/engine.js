@@ -23,7 +23,8 @@ function rejectAll(err) {
 }
 
 function spawn() {
-  const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  // The build stamp travels in the worker's address: it loads the runtime with it.
+  const w = new Worker(new URL(`./worker.js?v=${document.documentElement.dataset.build || 'dev'}`, import.meta.url), { type: 'module' });
   w.onmessage = (e) => {
     const { id, value, error, fatal } = e.data;
     if (error === undefined) {

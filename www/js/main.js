@@ -12,7 +12,6 @@ import { initReference, showReference } from './reference.js';
 import { detect } from './gpu.js';
 import { initData, ensureSamples, samplesReady } from './data.js';
 import * as engine from './engine.js';
-import { runtime } from './runtime.js';
 
 /** `frag`: the fragment the page last opened or wrote (the address it owns). */
 const app = { wasm: null, session: null, src: '', state: null, selected: null, gpu: null, perf: {}, frag: '' };
@@ -206,7 +205,7 @@ function redraw() {
   editor.mark(s.step ? s.step.line : 0, s.error);
   drawList();
   drawSelected();
-  drawKernelPrompt(async () => (await runtime()).runKernels(app.src, s.at), app.gpu);
+  drawKernelPrompt(() => engine.call('kernels', { src: app.src, step: s.at }), app.gpu);
 }
 
 function drawList() {

@@ -1,5 +1,5 @@
 // The engine worker: the trace module's Session lives here, off the page's main thread, so a long
-// trace never blocks typing, scrolling or the stepper. The page (engine.js) sends it the compiled
+// trace never blocks typing, scrolling or the stepper; a statement's kernels run here too. The page (engine.js) sends it the compiled
 // module once and then one request at a time; requests run in the order they came, each answered
 // with {id, value} or {id, error, fatal}. A fatal error (a panic or running out of memory) leaves
 // the instance unusable: the page then starts a fresh worker.
@@ -29,15 +29,36 @@ function tensor(name) {
   return { name, info: JSON.parse(session.cells(name)), flags: session.flags(name), chain: JSON.parse(session.chain(name)) };
 }
 
+/** The runtime module, imported into this worker the first time a statement's kernels run (on
+ *  WebGPU where the browser offers it to workers, else on the CPU executor), with every file
+ *  this worker was given. */
+let runtime = null;
+const files = new Map();
+async function loadRuntime() {
+  if (!runtime) {
+    const build = new URL(self.location.href).searchParams.get('v') || 'dev';
+    const glue = await import(`/stridelab-web-runtime.js?v=${build}`);
+    await glue.default({ module_or_path: `/stridelab-web-runtime_bg.wasm?v=${build}` });
+    for (const [name, bytes] of files) glue.registerFile(name, bytes);
+    runtime = glue;
+  }
+  return runtime;
+}
+
 const handlers = {
-  async init({ glue, module, files }) {
+  async init({ glue, module, files: given }) {
     wasm = await import(glue);
     exports = await wasm.default({ module_or_path: module });
-    for (const [name, bytes] of files) wasm.registerFile(name, bytes);
+    for (const [name, bytes] of given) handlers.file({ name, bytes });
     return { memory: memory() };
   },
   file({ name, bytes }) {
+    files.set(name, bytes);
     wasm.registerFile(name, bytes);
+    if (runtime) runtime.registerFile(name, bytes);
+  },
+  async kernels({ src, step }) {
+    return (await loadRuntime()).runKernels(src, step);
   },
   open({ src }) {
     if (session) session.free();
