@@ -310,6 +310,13 @@ test('a typo says what was meant and opens the op reference there', async () => 
   assert.ok(all > 300, String(all));
   assert.match(await page.textContent('#ref-count'), new RegExp(`^${all} of ${all}$`));
   await shot(page, 'op-reference');
+  // The glossary explains the words the panels use: the legend's, the tags', the headings'.
+  const terms = await page.$$eval('#glossary dt', (ds) => ds.map((d) => d.textContent));
+  const legend = await page.$eval('#storage-legend', (l) => [...l.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent.trim()).filter(Boolean));
+  assert.equal(legend.length, 4, legend.join(' | '));
+  for (const t of [...legend, 'view', 'storage', 'strides', 'storage offset', 'version', 'bridge', 'index · valid', 'write plan', 'mask · padding', '≠ values · ≠ strides']) {
+    assert.ok(terms.some((d) => d.includes(t)), `the glossary explains "${t}": ${terms.join(' | ')}`);
+  }
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -515,6 +522,70 @@ test('the tensor list and the file pickers work from the keyboard', async () => 
   const pickers = await page.$$eval('label.button', (ls) => ls.map((l) => l.tabIndex));
   assert.ok(pickers.length >= 3 && pickers.every((t) => t === 0), String(pickers));
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+const AXE = path.join(ROOT, 'tests/browser/node_modules/axe-core/axe.min.js');
+
+/** axe-core's serious and critical violations on the page as it stands: `rule: targets`. */
+async function axeViolations(page) {
+  await page.addScriptTag({ path: AXE });
+  const found = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 4).map((n) => n.target.join(' ')).join(', ')}`));
+  return found;
+}
+
+test('accessible in both themes and on every tab: no serious or critical axe-core violations', async () => {
+  const { page, errors } = await open(base);
+  await page.goto(`${base}#${await fragment(page, 'a = arange(12.).reshape(3, 4)\nb = a.t()[1:]\nb += 1\n', 2, 'b')}`);
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '2 / 3');
+  await settle(page);
+  const report = {};
+  for (const theme of ['light', 'dark']) {
+    while ((await page.textContent('#theme')) !== `theme: ${theme}`) await page.click('#theme');
+    for (const tab of ['inspect', 'kernels', 'lessons', 'data', 'reference']) {
+      await page.click(`.tabs button[data-tab="${tab}"]`);
+      if (tab === 'data') await page.waitForSelector('#ds-grid .tile');
+      report[`${theme}/${tab}`] = await axeViolations(page);
+    }
+    await page.click('.tabs button[data-tab="inspect"]');
+    await shot(page, `theme-${theme}`);
+  }
+  perf.axe = report;
+  for (const [where, found] of Object.entries(report)) assert.deepEqual(found, [], where);
+  // The dark theme is dark: the page's background and text are swapped.
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(bg, 'rgb(21, 25, 30)');
+  // The choice is kept: a reload comes back dark.
+  await page.reload();
+  await page.waitForSelector('body[data-ready="1"]');
+  assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
+  await page.evaluate(() => localStorage.removeItem('stridelab.theme'));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('on a 375 px phone the page is one column with nothing cut off sideways', async () => {
+  const b = await browser(false);
+  const page = await b.newPage({ viewport: { width: 375, height: 740 } });
+  await page.goto(`${base}#${await page.evaluate(() => '')}`);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  const frag = await fragment(page, 'a = arange(12.).reshape(3, 4)\nb = a.t()[1:]\n', null, 'b');
+  await page.goto(`${base}#${frag}`);
+  await page.waitForFunction((n) => document.querySelector('#stepno').textContent === n, '2 / 2');
+  await settle(page);
+  // The document never scrolls sideways; wide tables scroll inside their panels.
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scroll');
+  // Panels stack: the tensor list is below the editor and above the inspector, all in one column.
+  const box = (sel) => page.$eval(sel, (e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y + window.scrollY, w: r.width }; });
+  const [ed, list, chain] = [await box('.editor-panel'), await box('#tensors'), await box('#chain')];
+  assert.ok(ed.y < list.y && list.y < chain.y, JSON.stringify({ ed, list, chain }));
+  assert.ok(ed.w <= 375 && ed.w > 300, `editor ${ed.w} px wide`);
+  await page.click('#tensors tr[data-name="a"]');
+  await settle(page);
+  assert.equal(await page.getAttribute('#tensors tr.selected', 'data-name'), 'a');
+  await shot(page, 'phone-375');
   await page.close();
 });
 

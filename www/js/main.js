@@ -311,6 +311,28 @@ function wire() {
   }
 }
 
+const THEME = 'stridelab.theme';
+const THEMES = ['auto', 'dark', 'light'];
+
+/** Applies a theme: `auto` follows the system's preference (the CSS's light-dark pairs). */
+function applyTheme(theme) {
+  if (theme === 'auto') delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+  $('#theme').textContent = `theme: ${theme}`;
+}
+
+/** The theme button cycles auto → dark → light; the choice is kept locally. */
+function wireTheme() {
+  let theme = 'auto';
+  try { theme = THEMES.includes(localStorage.getItem(THEME)) ? localStorage.getItem(THEME) : 'auto'; } catch { /* storage off */ }
+  applyTheme(theme);
+  $('#theme').onclick = () => {
+    theme = THEMES[(THEMES.indexOf(theme) + 1) % THEMES.length];
+    applyTheme(theme);
+    try { localStorage.setItem(THEME, theme); } catch { /* storage off: the choice lasts the visit */ }
+  };
+}
+
 /** Appends a statement to the trace and stands after it with `tensor` selected. */
 function appendLine(line, tensor) {
   const src = `${editor.getSource().replace(/\s*$/, '')}\n${line}\n`;
@@ -329,6 +351,7 @@ async function boot() {
   app.busy = () => app.fetching || engine.busy() || stepping !== null;
   app.memory = engine.memoryBytes;
   wire();
+  wireTheme();
   initData(app, appendLine);
   initReference(app.wasm.opNames());
   editor.onSuggestion(showReference);

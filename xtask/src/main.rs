@@ -327,7 +327,7 @@ fn browser_tests() -> Result {
         apt_install(&["chromium"])?;
     }
     let dir = root().join("tests/browser");
-    npm_ci_unless_present(&dir, &["playwright-core", "onnxruntime-web"])?;
+    npm_ci_unless_present(&dir, &["playwright-core", "onnxruntime-web", "axe-core"])?;
     run_in(&dir, "npm", &["test"])
 }
 
