@@ -651,6 +651,40 @@ test('without WebGPU the kernel panel runs the step on the CPU executor', async 
   await page.close();
 });
 
+test('the whole trace\'s kernels on one track: each says what fused, a click steps to its statement', async () => {
+  const { page, errors } = await open(base, { webgpu: false });
+  await page.waitForSelector('body[data-gpu]');
+  const trace = 'a = arange(64.).reshape(8, 8)\nb = (a.t() * 2 + 1).exp().sum(0)\nc = b[::2]\nc += 1\n';
+  await page.goto(`${base}#${await fragment(page, trace, 0, 'a')}`);
+  await page.waitForFunction((src) => document.querySelector('#source').value === src, trace);
+  await settle(page);
+  await page.click('.tabs button[data-tab="kernels"]');
+  await page.click('#run-trace-kernels');
+  await page.waitForSelector('#timeline-track .tseg', { timeout: 30000 });
+  const segs = await page.$$eval('#timeline-track .tseg', (ss) => ss.map((e) => ({ step: Number(e.dataset.step), line: Number(e.dataset.line), title: e.title })));
+  // Statement 2 (the fused chain) and 4 (the write) run kernels; 1 (arange, a constant the
+  // chain folds in) and 3 (a view) none.
+  assert.deepEqual([...new Set(segs.map((x) => x.step))], [2, 4], JSON.stringify(segs));
+  assert.match(await page.textContent('#kernel-timeline .kmeta'), /in 2 of 4 statements/);
+  const seg2 = await page.$('#timeline-track .tseg[data-step="2"]');
+  await seg2.click();
+  await settle(page);
+  assert.equal(await page.textContent('#stepno'), '2 / 4');
+  assert.match(await page.textContent('#timeline-detail .fused'), /^fused: mul, add, exp → sum over 8 elements; reads 1 buffer$/);
+  assert.match(await page.textContent('#timeline-detail'), /realize point/);
+  // A median with its min–max over the runs, or below the page clock's resolution (100 µs
+  // without cross-origin isolation), said as such.
+  assert.match(await page.textContent('#timeline-detail'), /median \(.+–.+, 5 runs\)|below resolution/);
+  assert.match(await page.textContent('#timeline-wgsl'), /@compute/);
+  // The statements' table links a line to its kernels and back to the stepper.
+  await page.click('#timeline-lines tr[data-step="4"]');
+  await settle(page);
+  assert.equal(await page.textContent('#stepno'), '4 / 4');
+  await shot(page, 'kernel-timeline');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('without WebGPU the CPU interpreter runs the page', async () => {
   const { page, errors } = await open(base, { webgpu: false });
   await page.waitForSelector('body[data-gpu]');

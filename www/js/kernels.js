@@ -41,6 +41,7 @@ export function drawKernels(data) {
         h('span', { class: 'mono' }, `${num(k.bytes_read)}B read · ${num(k.bytes_written)}B written · ${num(k.flops)} FLOP`),
         h('span', { class: 'bar' }, h('span', { class: 'fill', style: `width:${t ? Math.max(2, (100 * t) / max) : 0}%` })),
         h('span', { class: 'mono ktime', dataset: { ns: t === null ? '' : String(t) } }, time)),
+      k.fused ? h('div', { class: 'fused' }, k.fused) : '',
       k.reason ? h('div', { class: 'why' }, k.reason) : '',
       k.note ? h('div', { class: 'why note' }, k.note) : '',
       k.wgsl ? h('details', {}, h('summary', {}, 'WGSL'), h('pre', { class: 'wgsl' }, k.wgsl)) : '');
@@ -73,4 +74,83 @@ export function drawKernelPrompt(run, gpu) {
     }
   } }, gpu ? 'Run this step on the GPU' : 'Run this step on the CPU');
   fill(box, btn, msg);
+}
+
+/** A kernel's time as the panel says it: the median, with min–max where it ran more than once. */
+function timeText(k) {
+  if (k.below_resolution) return `< ${us(4 * k.resolution_ns)} (below resolution)`;
+  const t = timeOf(k);
+  if (t === null) return '—';
+  const sp = k.spread_ns;
+  return sp && k.repeats > 1 ? `${us(sp.median_ns)} median (${us(sp.min_ns)}–${us(sp.max_ns)}, ${k.repeats} runs)` : us(t);
+}
+
+/** The whole trace's timeline before a run: a button, and what it will do. */
+export function drawTimelinePrompt(runAll, gpu) {
+  const box = $('#kernel-timeline');
+  const msg = h('p', { class: 'dim', id: 'timeline-msg' }, `Runs every statement's kernels in order on ${gpu ? 'WebGPU' : 'the CPU IR executor (no WebGPU)'}, checked against the interpreter, and lays them out on one track.`);
+  const btn = h('button', { id: 'run-trace-kernels', onclick: async () => {
+    msg.textContent = 'running every statement…';
+    try {
+      drawTimeline(JSON.parse(await runAll()));
+    } catch (e) {
+      msg.textContent = String(e && e.message ? e.message : e);
+    }
+  } }, 'Run the whole trace');
+  fill(box, btn, msg);
+}
+
+let onPick = () => {};
+
+/** `pick(step)`: what clicking a kernel or a statement does (the page steps there). */
+export function onTimelinePick(pick) {
+  onPick = pick;
+}
+
+/**
+ * Draws the whole trace's kernels: one track for the backend with a segment per kernel (width by
+ * time, statements told apart by shade), a table of statements (line ↔ kernels), and the picked
+ * kernel's details: what fused into it, why it ends, its time and WGSL.
+ */
+export function drawTimeline(data) {
+  const box = $('#kernel-timeline');
+  const steps = data.steps || [];
+  const all = steps.flatMap((s) => (s.kernels || []).map((k, i) => ({ s, k, i })));
+  const total = all.reduce((t, { k }) => t + (timeOf(k) || 0), 0);
+  const a = data.adapter || {};
+  const detail = h('div', { id: 'timeline-detail', class: 'tdetail' }, h('span', { class: 'dim' }, 'Click a kernel for what fused into it, its time and its WGSL.'));
+  const show = ({ s, k }) => {
+    for (const e of box.querySelectorAll('.tseg.picked')) e.classList.remove('picked');
+    const seg = box.querySelector(`.tseg[data-step="${s.step}"][data-k="${all.find((x) => x.k === k).i}"]`);
+    if (seg) seg.classList.add('picked');
+    fill(detail,
+      h('div', {}, h('b', { class: 'mono' }, k.name), ` · line ${s.line} `, h('code', {}, s.source)),
+      h('div', { class: 'fused' }, k.fused || ''),
+      h('div', { class: 'why' }, k.reason || ''),
+      k.note ? h('div', { class: 'why note' }, k.note) : '',
+      h('div', { class: 'mono' }, `${k.kind} · ${timeText(k)} · timer step ${data.resolution_ns ? data.resolution_ns.toFixed(0) : '?'} ns`),
+      k.wgsl ? h('pre', { class: 'wgsl', id: 'timeline-wgsl' }, k.wgsl) : '');
+  };
+  const segs = all.map((x) => h('span', {
+    class: `tseg${x.s.step % 2 ? ' odd' : ''}${x.k.below_resolution ? ' below' : ''}`,
+    dataset: { step: x.s.step, k: x.i, line: x.s.line },
+    style: `flex-grow: ${Math.max(total / 200, timeOf(x.k) || 0)}`,
+    title: `line ${x.s.line}: ${x.k.name} · ${timeText(x.k)}`,
+    onclick: () => { show(x); onPick(x.s.step); },
+  }));
+  const rows = steps.filter((s) => s.kernels.length).map((s) => h('tr', { dataset: { step: s.step }, onclick: () => { show({ s, k: s.kernels[0] }); onPick(s.step); } },
+    h('td', { class: 'mono' }, `line ${s.line}`),
+    h('td', { class: 'mono' }, s.source),
+    h('td', {}, s.kernels.map((k) => k.name).join(', ')),
+    h('td', { class: 'mono' }, us(s.kernels.reduce((t, k) => t + (timeOf(k) || 0), 0)))));
+  const none = steps.filter((s) => !s.kernels.length).length;
+  fill(box,
+    h('div', { class: 'kmeta' },
+      h('span', {}, h('b', {}, 'backend '), data.backend === 'WebGPU' ? `WebGPU (${a.name || 'adapter'})` : 'CPU IR executor (wasm)'),
+      h('span', {}, h('b', {}, 'kernels '), `${all.length} in ${steps.length - none} of ${steps.length} statements`),
+      h('span', {}, h('b', {}, 'total '), us(total)),
+      data.verified ? h('span', { class: 'ok' }, 'outputs match the interpreter') : ''),
+    h('div', { class: 'ttrack' }, h('span', { class: 'tlabel' }, data.backend), h('div', { class: 'tsegs', id: 'timeline-track' }, segs)),
+    h('table', { class: 'grid', id: 'timeline-lines' }, h('tbody', {}, rows)),
+    detail);
 }

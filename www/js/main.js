@@ -5,7 +5,7 @@ import { $, h, fill } from './dom.js';
 import * as editor from './editor.js';
 import { drawStep, drawTensors, drawChain, drawValues } from './panels.js';
 import { drawStorage, wireHover } from './storage.js';
-import { drawKernelPrompt } from './kernels.js';
+import { drawKernelPrompt, drawTimelinePrompt, onTimelinePick } from './kernels.js';
 import { drawAutograd } from './autograd.js';
 import { drawLessons, activeLesson, drawNarration } from './lessons.js';
 import { initReference, showReference } from './reference.js';
@@ -94,6 +94,8 @@ async function load(src, step, tensor) {
   if (me !== loads) return;
   opening = false;
   app.session = opened;
+  // The whole trace's timeline belongs to the trace it ran: a new trace offers a new run.
+  drawTimelinePrompt(() => engine.call('traceKernels', { src }), app.gpu);
   app.lesson = activeLesson(app.lessons || [], src);
   const n = opened.steps;
   $('#slider').max = String(n);
@@ -352,6 +354,7 @@ async function boot() {
   app.memory = engine.memoryBytes;
   wire();
   wireTheme();
+  onTimelinePick((step) => goto(step));
   initData(app, appendLine);
   initReference(app.wasm.opNames());
   editor.onSuggestion(showReference);
@@ -371,6 +374,7 @@ async function boot() {
   document.body.dataset.ready = '1';
   app.gpu = await gpu;
   if (app.state) redraw();
+  if (!document.querySelector('#timeline-track')) drawTimelinePrompt(() => engine.call('traceKernels', { src: app.src }), app.gpu);
   document.body.dataset.gpu = app.gpu ? 'webgpu' : 'cpu';
 }
 

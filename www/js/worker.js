@@ -60,6 +60,9 @@ const handlers = {
   async kernels({ src, step }) {
     return (await loadRuntime()).runKernels(src, step);
   },
+  async traceKernels({ src }) {
+    return (await loadRuntime()).runTraceKernels(src);
+  },
   open({ src }) {
     if (session) session.free();
     session = null;

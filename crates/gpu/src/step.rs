@@ -224,6 +224,8 @@ pub struct KernelReport<'a> {
     pub repeats: u32,
     pub spread_ns: Option<Spread>,
     pub reason: &'a str,
+    /// What fused into the kernel, in words ([`stridelab_core::codegen::ir::Kernel::fused_summary`]).
+    pub fused: String,
     /// Why the kernel ran where it did (a statement with int64 or float64 runs on the CPU).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<&'a str>,
@@ -260,6 +262,7 @@ impl Ran {
             repeats: t.repeats(),
             spread_ns: t.spread_ns(),
             reason: &self.kernel.reason,
+            fused: self.kernel.fused_summary(),
             note: self.note.as_deref(),
         }
     }

@@ -3,9 +3,10 @@
 //! timings, the device and the clock stated plainly and a Chrome trace for download.
 
 use serde_json::{json, Value as Json};
+use stridelab_core::schedule::StepKernels;
 use stridelab_core::trace::kernels::trace_kernels_in;
 use stridelab_core::trace::runner::Run;
-use stridelab_gpu::step::{run_step_cpu, run_step_gpu, schedule_options};
+use stridelab_gpu::step::{run_step_cpu, run_step_gpu, schedule_options, Ran};
 use stridelab_gpu::{chrome_trace, Gpu, KernelTiming};
 
 /// CPU repeats start from the same inputs each time, so several are safe and give a spread; GPU
@@ -22,19 +23,13 @@ pub async fn step_kernels(src: &str, at: usize, gpu: Option<&Gpu>, no_gpu: &str)
         let trace = trace_json("stridelab", &[])?;
         return Ok(json!({"line": null, "kernels": [], "backend": backend_name(gpu), "trace": trace}));
     };
-    let (ran, adapter) = match gpu {
-        Some(g) => (run_step_gpu(g, step, 1).await.map_err(|e| e.to_string())?, json!(g.describe())),
-        None => (
-            run_step_cpu(step, CPU_REPEATS, &mut 0.0).map_err(|e| e.to_string())?,
-            json!({"name": "CPU IR executor (wasm)", "why": no_gpu}),
-        ),
-    };
+    let ran = run_step(step, gpu).await?;
     let timings: Vec<_> = ran.iter().map(|r| r.timing.clone()).collect();
     let resolution = timings.first().map(|t| t.resolution_ns());
     let trace = trace_json(&format!("stridelab line {} ({})", step.line, backend_name(gpu)), &timings)?;
     Ok(json!({
         "backend": backend_name(gpu),
-        "adapter": adapter,
+        "adapter": adapter(gpu, no_gpu),
         "line": step.line,
         "source": step.source,
         "verified": true,
@@ -43,6 +38,52 @@ pub async fn step_kernels(src: &str, at: usize, gpu: Option<&Gpu>, no_gpu: &str)
         "note": step.note,
         "trace": trace,
     }))
+}
+
+/// Every statement's kernels, run one statement after another as the trace runs them (each
+/// checked against the interpreter): the Kernels tab's timeline of the whole trace. `steps[i]` is
+/// statement `i + 1` as the stepper counts, with its line, source and kernels; `trace` is the
+/// Chrome trace of them all, one after another.
+pub async fn trace_kernels(src: &str, gpu: Option<&Gpu>, no_gpu: &str) -> Result<Json, String> {
+    let (_, steps) = trace_kernels_in(Run::with_files(crate::files::sample_files()), src, schedule_options(gpu))
+        .map_err(|e| e.to_string())?;
+    let mut out = Vec::with_capacity(steps.len());
+    let mut timings = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        let ran = run_step(step, gpu).await?;
+        timings.extend(ran.iter().map(|r| r.timing.clone()));
+        out.push(json!({
+            "step": i + 1,
+            "line": step.line,
+            "source": step.source,
+            "note": step.note,
+            "kernels": ran.iter().map(|r| r.report()).collect::<Vec<_>>(),
+        }));
+    }
+    Ok(json!({
+        "backend": backend_name(gpu),
+        "adapter": adapter(gpu, no_gpu),
+        "verified": true,
+        "resolution_ns": timings.first().map(|t| t.resolution_ns()),
+        "steps": out,
+        "trace": trace_json(&format!("stridelab trace ({})", backend_name(gpu)), &timings)?,
+    }))
+}
+
+/// Runs one statement's kernels on `gpu`, or on the CPU executor, checked against the interpreter.
+async fn run_step(step: &StepKernels, gpu: Option<&Gpu>) -> Result<Vec<Ran>, String> {
+    match gpu {
+        Some(g) => run_step_gpu(g, step, 1).await.map_err(|e| e.to_string()),
+        None => run_step_cpu(step, CPU_REPEATS, &mut 0.0).map_err(|e| e.to_string()),
+    }
+}
+
+/// The device the kernels ran on, or the CPU executor and why there was no device.
+fn adapter(gpu: Option<&Gpu>, no_gpu: &str) -> Json {
+    match gpu {
+        Some(g) => json!(g.describe()),
+        None => json!({"name": "CPU IR executor (wasm)", "why": no_gpu}),
+    }
 }
 
 /// The Chrome trace of `timings`, as the JSON text the page offers for download.

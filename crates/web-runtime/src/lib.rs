@@ -63,6 +63,20 @@ pub async fn run_kernels(src: String, step: usize) -> Result<String, JsValue> {
         .map_err(|e| JsValue::from_str(&e))
 }
 
+/// Runs every statement's kernels of `src`, in order, on WebGPU when the browser has it, else on
+/// the CPU executor, each checked against the interpreter; resolves to the timeline's JSON (see
+/// [`kernels::trace_kernels`]).
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen(js_name = runTraceKernels)]
+pub async fn run_trace_kernels(src: String) -> Result<String, JsValue> {
+    let gpu = page_gpu().await;
+    let why = gpu.as_ref().err().cloned().unwrap_or_default();
+    kernels::trace_kernels(&src, gpu.as_deref().ok(), &why)
+        .await
+        .map(|j| j.to_string())
+        .map_err(|e| JsValue::from_str(&e))
+}
+
 /// Asks the browser for a WebGPU adapter and device; resolves to the device's description
 /// (adapter name, backend, timestamp-query support) or rejects with why there is none.
 #[cfg(target_arch = "wasm32")]

@@ -32,3 +32,24 @@ fn cpu_kernels() {
         check_cpu_kernels(trace, at, n, line);
     }
 }
+
+/// The whole trace's kernels: one entry per statement in stepper order, each kernel saying what
+/// fused into it and why it ends, timed on the CPU with a spread.
+#[test]
+fn whole_trace_kernels() {
+    let src = "a = arange(64.).reshape(8, 8)\nb = (a.t() * 2 + 1).exp().sum(0)\nc = b[::2]\nc += 1\n";
+    let out = pollster::block_on(crate::kernels::trace_kernels(src, None, "no device")).expect(src);
+    let steps = out["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 4, "{out}");
+    assert_eq!(steps[1]["step"], 2);
+    assert_eq!(steps[1]["line"], 2);
+    let k = &steps[1]["kernels"][0];
+    assert_eq!(k["fused"], "fused: mul, add, exp → sum over 8 elements; reads 1 buffer", "{k}");
+    assert!(k["reason"].as_str().is_some_and(|r| r.starts_with("realize point")), "{k}");
+    assert!(k["spread_ns"].is_object(), "{k}");
+    // A view makes no kernel; the write through it is one.
+    assert_eq!(steps[2]["kernels"].as_array().map(Vec::len), Some(0));
+    assert!(steps[3]["kernels"].as_array().is_some_and(|ks| ks.iter().any(|k| k["kind"] == "store")), "{}", steps[3]);
+    let trace: serde_json::Value = serde_json::from_str(out["trace"].as_str().expect("trace")).expect("JSON");
+    assert!(trace["traceEvents"].as_array().is_some_and(|e| e.len() >= 2));
+}

@@ -166,6 +166,42 @@ impl Kernel {
         self.dims.iter().product()
     }
 
+    /// What fused into this kernel, in words, in program order: its elementwise ops (each
+    /// named once, by PyTorch's name), the reduce they feed, and the buffers it reads, e.g.
+    /// `fused: mul, add, exp → sum over 64 elements; reads 2 buffers`.
+    pub fn fused_summary(&self) -> String {
+        let mut ops: Vec<String> = Vec::new();
+        let mut push = |name: String| {
+            if !ops.contains(&name) {
+                ops.push(name);
+            }
+        };
+        let mut reduce = None;
+        for inst in &self.insts {
+            match inst {
+                Inst::Unary { op, .. } => push(op.names()[0].to_string()),
+                Inst::Binary { op, .. } => push(op.names()[0].to_string()),
+                Inst::Where { .. } => push("where".to_string()),
+                Inst::Cast { to, .. } => push(format!("cast to {}", to.name())),
+                Inst::EndReduce { op, .. } => reduce = Some(*op),
+                Inst::Const { .. }
+                | Inst::Index { .. }
+                | Inst::Load { .. }
+                | Inst::BeginReduce { .. }
+                | Inst::Store { .. } => {}
+            }
+        }
+        let reads = self.insts.iter().filter_map(|i| if let Inst::Load { slot, .. } = i { Some(*slot) } else { None });
+        let reads = reads.collect::<std::collections::BTreeSet<_>>().len();
+        let body = if ops.is_empty() { "a copy".to_string() } else { ops.join(", ") };
+        let tail = match reduce {
+            Some(op) => format!(" → {} over {} elements", format!("{op:?}").to_lowercase(), self.reduce_len()),
+            None => String::new(),
+        };
+        let plural = if reads == 1 { "" } else { "s" };
+        format!("fused: {body}{tail}; reads {reads} buffer{plural}")
+    }
+
     /// Total iterations of the reduce loop (1 without one).
     pub fn reduce_len(&self) -> usize {
         self.insts
