@@ -781,10 +781,24 @@ test('performance: stepping and redrawing, and a 1M-cell storage map', async () 
   perf.step_redraw_ms = { max: Math.max(...steps), all: steps.map((x) => +x.toFixed(1)) };
   // 2^20 cells: the map is drawn on a canvas.
   await page.goto(`${base}#${await fragment(page, 'x = zeros(1048576)\ny = x[::3]\ny.fill_(1.)\n', null, 'y')}`);
-  await page.waitForSelector('#storage-canvas', { timeout: 30000 });
+  await page.waitForFunction(() => (document.querySelector('#map-structure') || {}).textContent?.startsWith('1048576 '), null, { timeout: 30000 });
+  await settle(page);
   const mapMs = await page.evaluate(() => window.stridelab.perf.map_ms);
   perf.map_1m_ms = mapMs;
   await shot(page, 'map-1m');
+  // The map has structure: a 1-D storage as a square of rows, a pixel per cell; zoom in and back.
+  assert.equal(await page.textContent('#map-structure'), '1048576 cells as 1024 rows of 1024; a pixel is a cell');
+  const width = () => page.$eval('#storage-canvas', (c) => c.getBoundingClientRect().width);
+  const fitted = await width();
+  await page.click('.mapbar button[title^="zoom in"]');
+  assert.ok(await width() > fitted * 1.5, `zoomed in: ${await width()} vs ${fitted}`);
+  await page.click('#map-zoom');
+  assert.equal(await width(), fitted);
+  // A 2-D storage is drawn in rows of its last dimension; past 1,024 columns a pixel is a block.
+  await page.goto(`${base}#${await fragment(page, 'a = zeros(300, 3000)\nb = a[:, ::7]\n', null, 'b')}`);
+  await page.waitForFunction(() => document.querySelector('#map-structure') && document.querySelector('#map-structure').textContent.startsWith('900000'));
+  assert.equal(await page.textContent('#map-structure'), "900000 cells as 300 rows of 3000 (a's last dimension); a pixel is a block of 1 × 3 cells");
+  await shot(page, 'map-rows');
   // The issue's budgets, with slack for a shared 2-core machine (PERF_SLACK, default 1.5);
   // perf.json keeps the exact figures.
   const slack = Number(process.env.PERF_SLACK || 1.5);

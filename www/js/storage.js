@@ -4,9 +4,7 @@
 // aggregated on a canvas, since a million DOM nodes would freeze the page.
 import { $, h, fill, tuple } from './dom.js';
 
-const SELECTED = 1, REPEATED = 2, WRITTEN = 4, OVERLAP = 8;
-/** Above this many cells the map is a canvas: beyond it DOM cells cost more than a step's budget. */
-export const DOM_LIMIT = 1024;
+import { DOM_LIMIT, SELECTED, REPEATED, WRITTEN, OVERLAP } from './mapgrid.js';
 
 let current = null; // {sid, cells, byCell, shape, name, cell}
 
@@ -49,7 +47,8 @@ export function drawStorage(state, name, info, flags, cell) {
   $('#storage-name').textContent = `#${sid} · ${st.len} × ${st.dtype} · version ${st.version}`;
   const t0 = performance.now();
   if (st.len <= DOM_LIMIT && st.values) drawGrid(box, st, flags);
-  else drawCanvas(box, st, flags);
+  else if (info.map) drawCanvas(box, st, info.map);
+  else fill(box, h('div', { class: 'dim' }, 'No map: the storage is too large to send and was not laid out.'));
   return performance.now() - t0;
 }
 
@@ -68,39 +67,76 @@ function drawGrid(box, st, flags) {
 }
 
 const COLORS = { 0: 0xffe9e4e0, [SELECTED]: 0xfff0b86a, [WRITTEN]: 0xff3c9cf0, [OVERLAP]: 0xff3030e0 };
+/** The map's zoom, kept across steps and tensors: CSS pixels per canvas pixel (0: fit the panel). */
+let zoom = 0;
 
-/** Aggregated canvas: each pixel covers `group` consecutive cells and shows the strongest flag. */
-export function drawCanvas(box, st, flags) {
+/**
+ * Large storages on a canvas: rows of the storage's innermost dimension, each pixel one cell (or,
+ * past 1,024 pixels a side, a block of cells showing the strongest flag in it), the selected
+ * tensor's cells in its colour. Zoom with the buttons or Ctrl+wheel; pan by scrolling or dragging.
+ */
+export function drawCanvas(box, st, map) {
   const len = st.len;
-  const w = Math.max(1, Math.min(512, Math.ceil(Math.sqrt(len))));
-  const group = Math.max(1, Math.ceil(len / (w * w)));
-  const hgt = Math.max(1, Math.ceil(len / group / w));
+  const { row, owner, rows, cg, rg, w, hgt, agg } = map;
   const canvas = h('canvas', { width: w, height: hgt, class: 'map', id: 'storage-canvas' });
   const ctx = canvas.getContext('2d');
   const img = ctx.createImageData(w, hgt);
   const px = new Uint32Array(img.data.buffer);
   px.fill(0xfff8f8f8);
-  for (let p = 0, c = 0; c < len; p++) {
-    let f = 0;
-    const end = Math.min(len, c + group);
-    for (; c < end; c++) f |= flags[c];
-    px[p] = f & OVERLAP ? COLORS[OVERLAP] : f & WRITTEN ? COLORS[WRITTEN] : f & SELECTED ? COLORS[SELECTED] : COLORS[0];
+  const paint = [COLORS[0]];
+  for (let f = 1; f < 16; f++) paint.push(f & OVERLAP ? COLORS[OVERLAP] : f & WRITTEN ? COLORS[WRITTEN] : f & SELECTED ? COLORS[SELECTED] : COLORS[0]);
+  // Every pixel that covers a cell (the last row may end early), by its flags.
+  for (let y = 0, p = 0; y < hgt; y++) {
+    for (let x = 0; x < w; x++, p++) {
+      if (y * rg * row + x * cg < len) px[p] = paint[agg[p] & 15];
+    }
   }
   ctx.putImageData(img, 0, 0);
+  const view = h('div', { class: 'mapview', id: 'storage-view' }, canvas);
+  const fit = () => Math.max(1e-3, (view.clientWidth || 512) / w);
+  const apply = () => {
+    const s = zoom || fit();
+    canvas.style.width = `${w * s}px`;
+    canvas.style.height = `${hgt * s}px`;
+    $('#map-zoom').textContent = zoom ? `${zoom < 1 ? zoom.toFixed(2) : zoom}×` : 'fit';
+  };
+  const setZoom = (z) => { zoom = z; apply(); };
+  const step = (k) => setZoom(Math.min(64, Math.max(1 / 16, (zoom || fit()) * k)));
+  view.addEventListener('wheel', (ev) => {
+    if (!ev.ctrlKey) return;
+    ev.preventDefault();
+    step(ev.deltaY < 0 ? 2 : 0.5);
+  }, { passive: false });
+  let drag = null;
+  view.addEventListener('pointerdown', (ev) => { drag = { x: ev.clientX, y: ev.clientY, l: view.scrollLeft, t: view.scrollTop }; });
+  addEventListener('pointerup', () => { drag = null; });
+  view.addEventListener('pointermove', (ev) => {
+    if (drag && ev.buttons) { view.scrollLeft = drag.l - (ev.clientX - drag.x); view.scrollTop = drag.t - (ev.clientY - drag.y); }
+  });
   canvas.addEventListener('mousemove', async (ev) => {
     const r = canvas.getBoundingClientRect();
     const x = Math.floor((ev.clientX - r.left) * w / r.width);
     const y = Math.floor((ev.clientY - r.top) * hgt / r.height);
-    const first = (y * w + x) * group;
+    const first = y * rg * row + x * cg;
     if (first >= len || !current) return;
     const shown = current;
     const v = st.values ? st.values[first] : await current.cell(current.sid, first);
     if (shown !== current) return;
-    $('#hover').textContent = group > 1
-      ? `cells ${first}…${Math.min(len, first + group) - 1} of #${current.sid}; [${first}] = ${v}`
-      : `storage #${current.sid}[${first}] = ${v}`;
+    const at = `row ${Math.floor(first / row)}, column ${first % row}`;
+    $('#hover').textContent = cg * rg > 1
+      ? `a block of ${rg} × ${cg} cells from #${current.sid}[${first}] (${at}) = ${v}`
+      : `storage #${current.sid}[${first}] (${at}) = ${v}`;
   });
-  fill(box, h('div', { class: 'dim small' }, `${len} cells, ${group} per pixel`), canvas);
+  const block = cg * rg > 1 ? `; a pixel is a block of ${rg} × ${cg} cells` : '; a pixel is a cell';
+  fill(box,
+    h('div', { class: 'controls mapbar' },
+      h('span', { class: 'dim small', id: 'map-structure' }, `${len} cells as ${rows} rows of ${row}${owner ? ` (${owner}'s last dimension)` : ''}${block}`),
+      h('span', { class: 'spacer' }),
+      h('button', { title: 'zoom out (Ctrl+wheel)', onclick: () => step(0.5) }, '−'),
+      h('button', { id: 'map-zoom', title: 'fit the panel', onclick: () => setZoom(0) }, 'fit'),
+      h('button', { title: 'zoom in (Ctrl+wheel)', onclick: () => step(2) }, '+')),
+    view);
+  apply();
 }
 
 async function light(on, cell) {

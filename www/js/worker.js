@@ -1,8 +1,10 @@
 // The engine worker: the trace module's Session lives here, off the page's main thread, so a long
-// trace never blocks typing, scrolling or the stepper; a statement's kernels run here too. The page (engine.js) sends it the compiled
-// module once and then one request at a time; requests run in the order they came, each answered
-// with {id, value} or {id, error, fatal}. A fatal error (a panic or running out of memory) leaves
-// the instance unusable: the page then starts a fresh worker.
+// trace never blocks typing, scrolling or the stepper; a statement's kernels run here too, and a
+// large storage map is laid out here. The page (engine.js) sends it the compiled module once and
+// then one request at a time; requests run in the order they came, each answered with {id, value}
+// or {id, error, fatal}. A fatal error (a panic or running out of memory) leaves the instance
+// unusable: the page then starts a fresh worker.
+import { DOM_LIMIT, layoutMap } from './mapgrid.js';
 
 let wasm = null;
 let exports = null;
@@ -24,9 +26,19 @@ function pick(state, wanted) {
   return (defined && defined[0]) || names[names.length - 1] || null;
 }
 
-/** What the panels draw for one tensor: its cells, storage flags and view chain. */
+/** The state of the step the session stands on (a large map's layout reads its tensors). */
+let state = null;
+
+/** What the panels draw for one tensor: its cells, storage flags (a large storage's laid out as
+ *  the map's pixels instead) and view chain. */
 function tensor(name) {
-  return { name, info: JSON.parse(session.cells(name)), flags: session.flags(name), chain: JSON.parse(session.chain(name)) };
+  const info = JSON.parse(session.cells(name));
+  let flags = session.flags(name);
+  if (flags.length > DOM_LIMIT && info && info.storage !== null) {
+    info.map = layoutMap(state, info.storage, flags);
+    flags = new Uint8Array();
+  }
+  return { name, info, flags, chain: JSON.parse(session.chain(name)) };
 }
 
 /** The runtime module, imported into this worker the first time a statement's kernels run (on
@@ -70,7 +82,7 @@ const handlers = {
     return { steps: session.stepCount(), divergences: [...session.bridgeDivergences()], memory: memory() };
   },
   goto({ k, selected }) {
-    const state = JSON.parse(session.goto(k));
+    state = JSON.parse(session.goto(k));
     const name = pick(state, selected);
     const t = state.tensors[name];
     return { state, selected: name, tensor: t ? tensor(name) : null };
