@@ -983,6 +983,20 @@ async function runSampleModel(webgpu) {
   await page.click('#model-kernels tbody tr[data-k="0"]');
   assert.ok(!(await page.$eval('#model-wgsl-box', (b) => b.hidden)));
   if (webgpu) assert.match(await page.textContent('#model-wgsl'), /@compute/);
+  // The model graph: the ops in order joined by their values; a Conv shows its attributes and
+  // the kernels it became, and a kernel there selects its row in the table.
+  const ops = await page.$$eval('#model-graph .mbox', (gs) => gs.map((g) => g.dataset.op));
+  assert.ok(['Conv', 'Relu', 'MaxPool', 'Gemm'].every((op) => ops.includes(op)), ops.join(' '));
+  assert.ok((await page.$$('#model-graph .medge')).length >= ops.length - 1);
+  await page.click('#model-graph .mbox[data-op="Conv"]');
+  assert.match(await page.textContent('#model-node-attrs'), /kernel_shape\s*\[3, 3\]/);
+  assert.match(await page.textContent('#model-node-inputs'), /conv1\.weight\s*8×1×3×3/);
+  const became = await page.$$eval('#model-node-kernels button', (bs) => bs.map((b) => b.textContent));
+  assert.ok(became.length >= 1, 'the Conv became kernels');
+  if (webgpu) {
+    await page.click('#model-node-kernels button');
+    assert.equal(await page.$eval('#model-kernels tbody tr.sel .kname', (e) => e.textContent), became[0]);
+  }
   perf[`model_${webgpu ? 'webgpu' : 'cpu'}`] = { backend, kernels: ks.map((k) => `${k.name} ${k.time}`) };
   await page.$eval('#model-panel', (p) => p.scrollIntoView());
   await shot(page, `data-model-${webgpu ? 'webgpu' : 'cpu'}`);

@@ -4,6 +4,7 @@
 // each kernel's time, and a kernel table whose rows show the kernel's WGSL.
 import { $, h, fill, num } from './dom.js';
 import { runtime as loadRuntime } from './runtime.js';
+import { drawGraph } from './graph.js';
 
 const SAMPLE_MODEL = 'mnist_cnn.onnx';
 /** The batch a model is captured at: the panel runs one image at a time. */
@@ -62,6 +63,16 @@ function loaded(m) {
   fill($('#model-timeline'));
   fill($('#model-kernels'));
   $('#model-wgsl-box').hidden = true;
+  // The graph's ops link to their kernels: the row after a run, the WGSL before one.
+  drawGraph(JSON.parse(m.graph()), (name) => {
+    const row = [...document.querySelectorAll('#model-kernels tbody tr')].find((r) => r.querySelector('.kname').textContent === name);
+    if (row) { row.click(); row.scrollIntoView({ block: 'nearest' }); return; }
+    const k = (state.info.kernels || []).find((x) => x.name === name);
+    if (!k) return;
+    $('#model-wgsl-name').textContent = `${k.name} · ${k.op || ''}`;
+    $('#model-wgsl').textContent = k.wgsl || '(this kernel has no WGSL: it runs on the CPU)';
+    $('#model-wgsl-box').hidden = false;
+  });
   document.body.dataset.model = 'loaded';
 }
 

@@ -247,6 +247,42 @@ impl Model {
         })
     }
 
+    /// The model as a graph (what Netron shows, from the capture): its ops in execution order,
+    /// each with its ONNX name, op type and attributes, the values it reads and writes (name,
+    /// shape, dtype, role: input, weight, intermediate, output), the ops that produced its inputs,
+    /// and the names of the GPU kernels it became (as `info().kernels` names them).
+    pub fn graph(&self) -> Json {
+        let m = self.cap.manifest();
+        let producer = |id: usize| m.kernels.iter().position(|k| k.writes.contains(&id));
+        let value = |id: usize| {
+            let b = &m.buffers[id];
+            json!({"buffer": id, "name": b.name, "shape": b.shape, "dtype": b.dtype.to_string(),
+                   "role": format!("{:?}", b.role).to_lowercase(), "from": producer(id)})
+        };
+        let nodes: Vec<Json> = m
+            .schedule
+            .iter()
+            .map(|&k| {
+                let op = &m.kernels[k];
+                json!({
+                    "id": k,
+                    "name": op.name,
+                    "op": op.op,
+                    "attributes": op.attributes,
+                    "inputs": op.reads.iter().map(|r| r.map_or(Json::Null, value)).collect::<Vec<_>>(),
+                    "outputs": op.writes.iter().map(|&w| value(w)).collect::<Vec<_>>(),
+                    "kernels": op.gpu.iter().map(|g| format!("{}.{}", op.name, g.name)).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        json!({
+            "name": m.model.name,
+            "inputs": m.inputs.iter().map(|&i| value(i)).collect::<Vec<_>>(),
+            "outputs": m.outputs.iter().map(|&i| value(i)).collect::<Vec<_>>(),
+            "nodes": nodes,
+        })
+    }
+
     /// Runs the model on `input` (the single float32 input, all of it, in its layout) and
     /// returns the contract's run JSON.
     pub async fn run(&self, input: Vec<f32>) -> Result<Json, String> {
@@ -357,6 +393,11 @@ mod bindings {
 
         pub fn info(&self) -> String {
             self.inner.info().to_string()
+        }
+
+        /// The model's graph: see `Model::graph`.
+        pub fn graph(&self) -> String {
+            self.inner.graph().to_string()
         }
 
         /// Resolves to the run's JSON; the model stays usable while a run is in flight.
@@ -636,5 +677,43 @@ mod tests {
                 expect: Err("batch size must be at least 1"),
             },
         ]);
+    }
+}
+
+/// The sample CNN's graph: its ops in order, joined by the values between them, each with the
+/// kernels it became.
+#[cfg(test)]
+mod graph_tests {
+    use super::*;
+
+    #[test]
+    fn the_sample_models_graph() {
+        let bytes = std::fs::read(
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/models/mnist_cnn.onnx"),
+        )
+        .expect("the sample model");
+        let no_gpu = Err("no GPU in this test".to_string());
+        let model = pollster::block_on(Model::from_onnx(&bytes, 1, no_gpu, Preference::Cpu)).expect("the sample loads");
+        let g = model.graph();
+        let nodes = g["nodes"].as_array().expect("nodes");
+        let ops: Vec<&str> = nodes.iter().filter_map(|n| n["op"].as_str()).collect();
+        assert!(["Conv", "Gemm", "MaxPool", "Relu"].iter().all(|op| ops.contains(op)), "{ops:?}");
+        let conv = nodes.iter().find(|n| n["op"] == "Conv").expect("a Conv");
+        assert!(conv["attributes"].get("kernel_shape").is_some(), "{conv}");
+        // The first op reads the model's input; the Conv reads the normalized image, a weight and a
+        // bias, and became at least one kernel.
+        assert_eq!(nodes[0]["inputs"][0]["role"], "input", "{}", nodes[0]);
+        let roles: Vec<&str> =
+            conv["inputs"].as_array().into_iter().flatten().filter_map(|v| v["role"].as_str()).collect();
+        assert_eq!(roles, ["intermediate", "weight", "weight"], "{conv}");
+        assert!(conv["kernels"].as_array().is_some_and(|k| !k.is_empty()), "{conv}");
+        // Every later op reads at least one value an earlier op wrote, and names that op.
+        for n in &nodes[1..] {
+            let from: Vec<u64> =
+                n["inputs"].as_array().into_iter().flatten().filter_map(|v| v["from"].as_u64()).collect();
+            assert!(!from.is_empty(), "{n}");
+        }
+        assert_eq!(g["outputs"][0]["role"], "output");
+        assert_eq!(g["outputs"][0]["shape"], json!([1, 10]));
     }
 }
