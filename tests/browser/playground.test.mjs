@@ -160,7 +160,7 @@ test('share links of acceptance cases show PyTorch strides and offsets', async (
   for (const c of cases) {
     const frag = await fragment(page, c.source, null, null);
     await page.goto(`${base}#${frag}`);
-    await page.waitForFunction((src) => document.querySelector('#source').value === src, c.source);
+    await page.waitForFunction((src) => window.stridelab.editor.text() === src, c.source);
     await settle(page);
     for (const [name, want] of Object.entries(c.expect.tensors)) {
       const got = await row(page, name);
@@ -247,7 +247,7 @@ test('the time machine: a write that breaks backward is flagged at the write, an
   // A backward that runs is steppable node by node; the AccumulateGrad says which cells it wrote.
   const ok = 'x = torch.tensor([0.5, 1.0, 1.5], requires_grad=True)\nw = torch.ones(3, requires_grad=True)\ny = (x.sigmoid() * w).sum()\ny.backward()\n';
   await page.goto(`${base}#${await fragment(page, ok, 4, 'x')}`);
-  await page.waitForFunction((src) => document.querySelector('#source').value === src, ok);
+  await page.waitForFunction((src) => window.stridelab.editor.text() === src, ok);
   await settle(page);
   const ran = await page.$$eval('#step-backward li', (ls) => ls.map((l) => l.textContent));
   assert.deepEqual(ran, ['SumBackward0 (line 3)', 'MulBackward0 (line 3)', 'SigmoidBackward0 (line 3)', 'AccumulateGrad → w.grad', 'AccumulateGrad → x.grad']);
@@ -348,7 +348,7 @@ test('an overlap error marks the line and paints the offending cells', async () 
   await page.waitForSelector('#error:not([hidden])');
   assert.match(await page.textContent('#error .where'), /^line 3/);
   assert.equal(await page.textContent('#error .kind'), 'overlap');
-  assert.equal(await page.textContent('#gutter .bad'), '3');
+  assert.equal(await page.getAttribute('#source .cm-bad-line', 'data-line'), '3');
   assert.deepEqual(await page.$$eval('#storage .cell.ov', (cs) => cs.map((e) => Number(e.dataset.cell))), [0, 1, 2]);
   await shot(page, 'overlap');
   await page.close();
@@ -365,7 +365,7 @@ test('a link with markup in it runs no script and renders it as text', async () 
   const { page } = await open(base);
   for (const c of cases) {
     await page.goto(`${base}#${await fragment(page, c.trace, null, probe)}`);
-    await page.waitForFunction((src) => document.querySelector('#source').value === src, c.trace);
+    await page.waitForFunction((src) => window.stridelab.editor.text() === src, c.trace);
     await settle(page);
     await page.waitForSelector('#error:not([hidden])');
     assert.equal(await page.textContent('#error .kind'), c.kind);
@@ -406,7 +406,7 @@ test('lessons open as share links', async () => {
   assert.ok(ids.length >= 8, `${ids.length} lessons`);
   await shot(page, 'lessons');
   await page.click('.lesson[data-id="overlap-transpose"] a');
-  await page.waitForFunction(() => document.querySelector('#source').value.includes('a += a.t()'));
+  await page.waitForFunction(() => window.stridelab.editor.text().includes('a += a.t()'));
   await settle(page);
   assert.equal(await page.textContent('#error .kind'), 'overlap');
   // The lesson opens on the Inspect tab, its card marked, its narration beside the stepper.
@@ -422,7 +422,7 @@ test('lessons open as share links', async () => {
   assert.match(await page.textContent('#narration'), /a and b see it, c does not/);
   await shot(page, 'lesson-narration');
   // Edited, the trace is no longer the lesson: no narration, no marked card.
-  await page.focus('#source');
+  await page.focus('#source .cm-content');
   await page.keyboard.press('Control+End');
   await page.keyboard.type('e = d + 1\n');
   await page.waitForFunction(() => document.querySelector('#narration').hidden);
@@ -432,10 +432,10 @@ test('lessons open as share links', async () => {
   await page.keyboard.type('f = e * 2\n');
   await page.click('.tabs button[data-tab="lessons"]');
   await page.click('.lesson[data-id="overlap-transpose"] a');
-  await page.waitForFunction(() => document.querySelector('#source').value.includes('a += a.t()'));
+  await page.waitForFunction(() => window.stridelab.editor.text().includes('a += a.t()'));
   await settle(page);
   await page.waitForTimeout(400);
-  assert.ok((await page.inputValue('#source')).includes('a += a.t()'), 'the lesson stays open');
+  assert.ok((await page.evaluate(() => window.stridelab.editor.text())).includes('a += a.t()'), 'the lesson stays open');
   await page.close();
 });
 
@@ -444,30 +444,61 @@ test('edits are never lost: the address follows them, reload and Back restore th
   await page.goto(`${base}#${await fragment(page, 'a = arange(6.)\n', null, 'a')}`);
   await page.waitForFunction(() => document.querySelector('#stepno').textContent === '1 / 1');
   // Typing runs the trace after a pause; the address then holds the edit.
-  await page.focus('#source');
+  await page.focus('#source .cm-content');
   await page.keyboard.press('Control+End');
   await page.keyboard.type('b = a.flip(0)\n');
   await page.waitForFunction(() => document.querySelector('#stepno').textContent === '2 / 2');
-  const edited = await page.inputValue('#source');
+  const edited = await page.evaluate(() => window.stridelab.editor.text());
   await page.waitForFunction((src) => JSON.parse(window.stridelab.wasm.shareDecode(location.hash.slice(1))).trace === src, edited);
   await page.reload();
   await page.waitForSelector('body[data-ready="1"]');
-  await page.waitForFunction((src) => document.querySelector('#source').value === src, edited);
+  await page.waitForFunction((src) => window.stridelab.editor.text() === src, edited);
   await settle(page);
   assert.equal(await page.textContent('#stepno'), '2 / 2');
   // A lesson opened over the edits leaves them one Back away.
   await page.click('.tabs button[data-tab="lessons"]');
   await page.click('.lesson[data-id="overlap-transpose"] a');
-  await page.waitForFunction(() => document.querySelector('#source').value.includes('a += a.t()'));
+  await page.waitForFunction(() => window.stridelab.editor.text().includes('a += a.t()'));
   await settle(page);
   await page.goBack();
-  await page.waitForFunction((src) => document.querySelector('#source').value === src, edited);
+  await page.waitForFunction((src) => window.stridelab.editor.text() === src, edited);
   await settle(page);
   await page.waitForFunction((src) => localStorage.getItem('stridelab.trace') === src, edited);
   // Without a link, a new visit opens the trace saved locally.
   await page.goto(base);
   await page.waitForFunction(() => document.body.dataset.ready === '1');
-  assert.equal(await page.inputValue('#source'), edited);
+  assert.equal(await page.evaluate(() => window.stridelab.editor.text()), edited);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the editor highlights Python, underlines the error at its column, and undoes a lesson load', async () => {
+  const { page, errors } = await open(base);
+  const trace = 'a = arange(6.)\nb = a.veiw(3, 2)  # a typo\n';
+  await page.goto(`${base}#${await fragment(page, trace, null, 'a')}`);
+  await page.waitForSelector('#error:not([hidden])');
+  // Highlighted: the comment and the number are spans of their own.
+  assert.ok((await page.$$('#source .cm-content span')).length >= 3, 'highlighted tokens');
+  // The error's column is underlined (the misspelled call), with the message on hover.
+  assert.equal(await page.getAttribute('#source .cm-bad-line', 'data-line'), '2');
+  assert.equal(await page.textContent('#source .cm-error'), 'a.veiw');
+  assert.match(await page.getAttribute('#source .cm-error', 'title'), /did you mean view\?/);
+  await page.hover('#source .cm-error');
+  await page.waitForSelector('.cm-error-tip');
+  assert.match(await page.textContent('.cm-error-tip'), /Tensor\.veiw\(\) is not supported/);
+  // A lesson opened over the trace is one undo step: Ctrl+Z brings the trace back and runs it.
+  await page.click('.tabs button[data-tab="lessons"]');
+  await page.click('.lesson[data-id="overlap-transpose"] a');
+  await page.waitForFunction(() => window.stridelab.editor.text().includes('a += a.t()'));
+  await settle(page);
+  await page.focus('#source .cm-content');
+  await page.keyboard.press('Control+z');
+  await page.waitForFunction((src) => window.stridelab.editor.text() === src, trace);
+  await page.waitForSelector('#error:not([hidden])');
+  await page.waitForFunction(() => /veiw/.test(document.querySelector('#error').textContent));
+  // The key map is written beside the editor.
+  assert.match(await page.textContent('#keymap'), /Alt\+←\/→/);
+  await shot(page, 'editor-error');
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -477,20 +508,18 @@ test('the current statement stays in view, and Alt+arrows step from the editor',
   const { page, errors } = await open(base);
   await page.goto(`${base}#${await fragment(page, trace, 0, null)}`);
   await page.waitForFunction(() => document.querySelector('#stepno').textContent === '0 / 60');
+  // The marked line is the current statement's, and lies inside the editor's visible area.
   const visible = () => page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
-    const src = document.querySelector('#source');
-    const cur = document.querySelector('#gutter .cur');
-    const line = Number(cur.textContent);
-    const top = 6 + (line - 1) * 18;
-    const g = document.querySelector('#gutter').getBoundingClientRect();
+    const cur = document.querySelector('#source .cm-current');
+    const box = document.querySelector('#source .cm-scroller').getBoundingClientRect();
     const r = cur.getBoundingClientRect();
-    done({ line, inText: top >= src.scrollTop && top + 18 <= src.scrollTop + src.clientHeight, inGutter: r.top >= g.top && r.bottom <= g.bottom });
+    done({ line: Number(cur.dataset.line), inView: r.top >= box.top && r.bottom <= box.bottom });
   }))));
   for (const k of [23, 60, 5, 41, 1]) {
     await page.evaluate((k) => window.stridelab.goto(k), k);
-    assert.deepEqual(await visible(), { line: k, inText: true, inGutter: true }, `step ${k}`);
+    assert.deepEqual(await visible(), { line: k, inView: true }, `step ${k}`);
   }
-  await page.focus('#source');
+  await page.focus('#source .cm-content');
   await page.keyboard.press('Alt+ArrowRight');
   await settle(page);
   await page.keyboard.press('Alt+ArrowRight');
@@ -595,7 +624,7 @@ const KERNEL_TRACE = 'a = arange(4096.).reshape(64, 64)\nb = (a.t() * 2 + 1).sum
 async function runPanelKernels(page) {
   const frag = await fragment(page, KERNEL_TRACE, null, null);
   await page.goto(`${base}#${frag}`);
-  await page.waitForFunction((src) => document.querySelector('#source').value === src, KERNEL_TRACE);
+  await page.waitForFunction((src) => window.stridelab.editor.text() === src, KERNEL_TRACE);
   await settle(page);
   await page.click('.tabs button[data-tab="kernels"]');
   await page.click('#run-kernels');
@@ -656,7 +685,7 @@ test('the whole trace\'s kernels on one track: each says what fused, a click ste
   await page.waitForSelector('body[data-gpu]');
   const trace = 'a = arange(64.).reshape(8, 8)\nb = (a.t() * 2 + 1).exp().sum(0)\nc = b[::2]\nc += 1\n';
   await page.goto(`${base}#${await fragment(page, trace, 0, 'a')}`);
-  await page.waitForFunction((src) => document.querySelector('#source').value === src, trace);
+  await page.waitForFunction((src) => window.stridelab.editor.text() === src, trace);
   await settle(page);
   await page.click('.tabs button[data-tab="kernels"]');
   await page.click('#run-trace-kernels');
@@ -859,11 +888,11 @@ test('picking image 17 appends a view of the file to the trace', async () => {
   await page.waitForSelector('#tensors tr[data-name="img17"]');
   const line = await page.textContent('#ds-line');
   assert.equal(line, `img17 = dataset("mnist-t10k-images-1k")[16:].reshape(1000, 1, 28, 28)[17:18]  # label ${mnistLabels()[17]}`);
-  assert.ok((await page.inputValue('#source')).trimEnd().endsWith(line));
+  assert.ok((await page.evaluate(() => window.stridelab.editor.text())).trimEnd().endsWith(line));
   const r = await row(page, 'img17');
   assert.deepEqual(r, { shape: '(1, 1, 28, 28)', storage: r.storage, strides: '(784, 784, 28, 1)', format: 'contiguous', offset: 16 + 17 * 784, kind: 'view' });
   // The stepper stands after the new statement, and Inspect shows the view's chain.
-  const n = (await page.inputValue('#source')).trimEnd().split('\n').length;
+  const n = (await page.evaluate(() => window.stridelab.editor.text())).trimEnd().split('\n').length;
   assert.match(await page.textContent('#stepinfo'), new RegExp(`line ${n}`));
   await page.click('.tabs button[data-tab="inspect"]');
   assert.equal(await page.textContent('#chain-name'), 'img17');
@@ -887,7 +916,7 @@ test('dropped dataset files open, and a corrupt one shows the core error', async
   await page.click('#ds-grid .tile[data-i="3"]');
   await page.waitForSelector('#tensors tr[data-name="img3"]');
   assert.equal((await row(page, 'img3')).offset, 16 + 3 * 784);
-  assert.match(await page.inputValue('#source'), /dataset\("my_images\.gz"\)/);
+  assert.match(await page.evaluate(() => window.stridelab.editor.text()), /dataset\("my_images\.gz"\)/);
   await shot(page, 'data-dropped');
   // A CIFAR-10 batch: labels from the records, with their class names.
   await drop(page, [{ name: 'batch.bin', bytes: sampleBytes('cifar/sample_batch.bin') }]);

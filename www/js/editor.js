@@ -1,81 +1,52 @@
-// The trace editor: a plain textarea with a line gutter that marks the current statement and the
-// failing one, and the error message beside it. Plain text in, plain text out.
+// The trace editor: CodeMirror 6 (bundled into vendor/editor.js from tools/editor by `cargo xtask
+// build`) with Python highlighting, the current statement and the failing one marked, the
+// error underlined at its column with the message on hover, and the error message below it.
+// Plain text in, plain text out.
 import { $, h, fill } from './dom.js';
+import { createEditor } from './vendor/editor.js';
 
-const source = $('#source');
-const gutter = $('#gutter');
 const errorBox = $('#error');
+let changed = () => {};
+let timer = 0;
+const cm = createEditor($('#source'), {
+  label: 'trace source',
+  // Runs the edit after typing pauses.
+  onChange: (text) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => changed(text), 200);
+  },
+});
 
 export function getSource() {
-  return source.value;
+  return cm.text();
 }
 
+/** Puts `text` in the editor as one undoable change (Ctrl+Z brings the previous text back). */
 export function setSource(text) {
-  source.value = text;
-  // Laid out now, in the task that sets the text (a long trace's lines cost a layout of their
-  // own), rather than in the middle of the redraw that follows.
-  void source.scrollHeight;
+  cm.setText(text);
 }
 
-/** Calls `fn(text)` after typing pauses. */
+/** Calls `fn(text)` after the user's typing pauses. */
 export function onEdit(fn) {
-  let timer = 0;
-  source.addEventListener('input', () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => fn(source.value), 200);
-  });
-  source.addEventListener('scroll', () => { gutter.scrollTop = source.scrollTop; });
+  changed = fn;
 }
+
+/** Whether `el` (a key event's target) is inside the editor. */
+export const contains = (el) => $('#source').contains(el);
+
+/** The editor's handle, for the browser tests (its text, its view). */
+export const handle = cm;
 
 let suggestion = null;
-
-/** Scrolls the editor so that `line` is inside it, centred when it was out of view. */
-function showLine(line) {
-  const style = getComputedStyle(source);
-  const height = parseFloat(style.lineHeight) || 18;
-  const pad = parseFloat(style.paddingTop) || 0;
-  const top = pad + (line - 1) * height;
-  if (top < source.scrollTop || top + height > source.scrollTop + source.clientHeight) {
-    source.scrollTop = Math.max(0, top - (source.clientHeight - height) / 2);
-  }
-  gutter.scrollTop = source.scrollTop;
-}
 
 /** Calls `fn(name)` when the user follows an error's "did you mean" to the op reference. */
 export function onSuggestion(fn) {
   suggestion = fn;
 }
 
-/** The gutter's line numbers: one text block (thousands of rows as elements took 100 ms to
- *  build), with the current and failing lines as two markers laid over it. */
-const numbers = h('div', { class: 'lines' });
-const curMark = h('div', { class: 'mark cur', hidden: true });
-const badMark = h('div', { class: 'mark bad', hidden: true });
-fill(gutter, numbers, curMark, badMark);
-let numbered = 0;
-
-/** Puts `marker` over gutter row `line` (1-based), or hides it for line 0. */
-function place(marker, line) {
-  marker.hidden = !line;
-  if (!line) return;
-  marker.textContent = String(line);
-  marker.style.top = `${6 + (line - 1) * 18}px`;
-}
-
-/** Redraws the gutter: `current` is the line of the statement just run, `error` the failing one. */
+/** Marks the editor: `current` is the line of the statement just run, `error` the failing one. */
 export function mark(current, error) {
-  const n = source.value.split('\n').length;
-  // The numbers change only with the line count: a step only moves the two markers, and reading
-  // scrollTop after a rebuild would force a layout in the middle of every redraw.
-  if (numbered !== n) {
-    numbers.textContent = Array.from({ length: n }, (_, i) => String(i + 1)).join('\n');
-    numbered = n;
-    gutter.scrollTop = source.scrollTop;
-  }
-  place(curMark, current);
-  place(badMark, error ? error.line : 0);
-  // Scrolled into view before the next paint, once the redraw's layout is done anyway.
-  if (current) requestAnimationFrame(() => showLine(current));
+  cm.mark(current, error);
   if (error) {
     const where = error.column ? `line ${error.line}:${error.column}` : `line ${error.line}`;
     const extra = error.elements ? ` (storage cells ${error.elements.slice(0, 12).join(', ')}${error.elements.length > 12 ? ', …' : ''})` : '';

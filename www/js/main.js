@@ -274,7 +274,7 @@ function wire() {
   // Alt+←/→ step from anywhere, the editor included, where the plain keys move the caret.
   addEventListener('keydown', (e) => {
     if (!app.state || !app.session) return;
-    const inEditor = e.target === $('#source');
+    const inEditor = editor.contains(e.target);
     if (inEditor && !e.altKey) return;
     const keys = { ArrowLeft: app.state.at - 1, ArrowRight: app.state.at + 1, Home: 0, End: app.session.steps };
     if (e.key in keys) { e.preventDefault(); goto(keys[e.key]); }
@@ -350,6 +350,7 @@ async function boot() {
   // Exposed for the browser tests: a step and its redraw (resolves when drawn), and whether the
   // engine has work in hand.
   app.goto = goto;
+  app.editor = editor.handle;
   app.busy = () => app.fetching || engine.busy() || stepping !== null;
   app.memory = engine.memoryBytes;
   wire();

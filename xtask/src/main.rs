@@ -218,6 +218,7 @@ const CATALOGUE_FAMILIES: &str =
 /// change. With no link in the address the page opens on its first built-in lesson.
 fn serve() -> Result {
     let wasm_opt = ensure_web_tools()?;
+    bundle_editor()?;
     eprintln!("serving the playground on http://127.0.0.1:8080/");
     trunk(&wasm_opt, &["serve", "--release"])
 }
@@ -225,7 +226,30 @@ fn serve() -> Result {
 /// Builds the page's release dist/ (what the browser tests load and what the page ships).
 fn build_page() -> Result {
     let wasm_opt = ensure_web_tools()?;
+    bundle_editor()?;
     trunk(&wasm_opt, &["build", "--release"])
+}
+
+/// The page's code editor: CodeMirror 6 bundled by esbuild (both pinned in tools/editor's lock
+/// file) into one ES module, www/js/vendor/editor.js (ignored by git), which trunk copies with
+/// the page's other modules. Build-time only: no node_modules ship.
+fn bundle_editor() -> Result {
+    ensure_node()?;
+    let dir = root().join("tools/editor");
+    let packages = [
+        "esbuild",
+        "@codemirror/state",
+        "@codemirror/view",
+        "@codemirror/commands",
+        "@codemirror/language",
+        "@codemirror/lang-python",
+    ];
+    npm_ci_unless_present(&dir, &packages)?;
+    let esbuild = dir.join("node_modules/.bin/esbuild");
+    let out = root().join("www/js/vendor/editor.js");
+    let outfile = format!("--outfile={}", out.display());
+    let args = ["editor.js", "--bundle", "--format=esm", "--minify", "--target=es2020", outfile.as_str()];
+    run_in(&dir, &esbuild.to_string_lossy(), &args)
 }
 
 /// Runs trunk with the pinned wasm-opt first on PATH: trunk looks the tool up there, and
