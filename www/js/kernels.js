@@ -59,21 +59,36 @@ function downloadTrace() {
   URL.revokeObjectURL(a.href);
 }
 
-/** The panel before a run: the step's kernels run on request (WebGPU, else the CPU executor). */
-export function drawKernelPrompt(run, gpu) {
-  const box = $('#kernels');
-  const msg = h('p', { id: 'kernel-msg', class: 'dim' }, gpu
-    ? `Runs this step's kernels on WebGPU (${gpu.name || 'adapter'}) and checks them against the interpreter.`
-    : 'No WebGPU: this step\'s kernels run on the CPU IR executor (wasm), timed with performance.now().');
-  const btn = h('button', { id: 'run-kernels', onclick: async () => {
-    msg.textContent = 'running…';
+/**
+ * A run button in `box` with a line saying what it will do (`about`); clicked, the line says
+ * `running`, then `draw` gets the parsed answer of `run()`, or the line says why it failed.
+ */
+function prompt(box, { id, msgId, label, about, running, run, draw }) {
+  const msg = h('p', { id: msgId, class: 'dim' }, about);
+  const btn = h('button', { id, onclick: async () => {
+    msg.textContent = running;
     try {
-      drawKernels(JSON.parse(await run()));
+      draw(JSON.parse(await run()));
     } catch (e) {
       msg.textContent = String(e && e.message ? e.message : e);
     }
-  } }, gpu ? 'Run this step on the GPU' : 'Run this step on the CPU');
+  } }, label);
   fill(box, btn, msg);
+}
+
+/** The panel before a run: the step's kernels run on request (WebGPU, else the CPU executor). */
+export function drawKernelPrompt(run, gpu) {
+  prompt($('#kernels'), {
+    id: 'run-kernels',
+    msgId: 'kernel-msg',
+    label: gpu ? 'Run this step on the GPU' : 'Run this step on the CPU',
+    about: gpu
+      ? `Runs this step's kernels on WebGPU (${gpu.name || 'adapter'}) and checks them against the interpreter.`
+      : 'No WebGPU: this step\'s kernels run on the CPU IR executor (wasm), timed with performance.now().',
+    running: 'running…',
+    run,
+    draw: drawKernels,
+  });
 }
 
 /** A kernel's time as the panel says it: the median, with min–max where it ran more than once. */
@@ -87,17 +102,15 @@ function timeText(k) {
 
 /** The whole trace's timeline before a run: a button, and what it will do. */
 export function drawTimelinePrompt(runAll, gpu) {
-  const box = $('#kernel-timeline');
-  const msg = h('p', { class: 'dim', id: 'timeline-msg' }, `Runs every statement's kernels in order on ${gpu ? 'WebGPU' : 'the CPU IR executor (no WebGPU)'}, checked against the interpreter, and lays them out on one track.`);
-  const btn = h('button', { id: 'run-trace-kernels', onclick: async () => {
-    msg.textContent = 'running every statement…';
-    try {
-      drawTimeline(JSON.parse(await runAll()));
-    } catch (e) {
-      msg.textContent = String(e && e.message ? e.message : e);
-    }
-  } }, 'Run the whole trace');
-  fill(box, btn, msg);
+  prompt($('#kernel-timeline'), {
+    id: 'run-trace-kernels',
+    msgId: 'timeline-msg',
+    label: 'Run the whole trace',
+    about: `Runs every statement's kernels in order on ${gpu ? 'WebGPU' : 'the CPU IR executor (no WebGPU)'}, checked against the interpreter, and lays them out on one track.`,
+    running: 'running every statement…',
+    run: runAll,
+    draw: drawTimeline,
+  });
 }
 
 let onPick = () => {};
