@@ -595,28 +595,38 @@ test('accessible in both themes and on every tab: no serious or critical axe-cor
   await page.close();
 });
 
-test('on a 375 px phone the page is one column with nothing cut off sideways', async () => {
-  const b = await browser(false);
-  const page = await b.newPage({ viewport: { width: 375, height: 740 } });
-  await page.goto(`${base}#${await page.evaluate(() => '')}`);
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  const frag = await fragment(page, 'a = arange(12.).reshape(3, 4)\nb = a.t()[1:]\n', null, 'b');
-  await page.goto(`${base}#${frag}`);
-  await page.waitForFunction((n) => document.querySelector('#stepno').textContent === n, '2 / 2');
-  await settle(page);
-  // The document never scrolls sideways; wide tables scroll inside their panels.
-  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scroll');
-  // Panels stack: the tensor list is below the editor and above the inspector, all in one column.
-  const box = (sel) => page.$eval(sel, (e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y + window.scrollY, w: r.width }; });
-  const [ed, list, chain] = [await box('.editor-panel'), await box('#tensors'), await box('#chain')];
-  assert.ok(ed.y < list.y && list.y < chain.y, JSON.stringify({ ed, list, chain }));
-  assert.ok(ed.w <= 375 && ed.w > 300, `editor ${ed.w} px wide`);
-  await page.click('#tensors tr[data-name="a"]');
-  await settle(page);
-  assert.equal(await page.getAttribute('#tensors tr.selected', 'data-name'), 'a');
-  await shot(page, 'phone-375');
-  await page.close();
-});
+for (const width of [375, 800]) {
+  test(`at ${width} px wide the page is one column with nothing cut off sideways`, async () => {
+    const b = await browser(false);
+    const page = await b.newPage({ viewport: { width, height: 740 } });
+    await page.goto(base);
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+    const frag = await fragment(page, 'a = arange(12.).reshape(3, 4)\nb = a.t()[1:]\n', null, 'b');
+    await page.goto(`${base}#${frag}`);
+    await page.waitForFunction((n) => document.querySelector('#stepno').textContent === n, '2 / 2');
+    await settle(page);
+    // The document never scrolls sideways, on any tab; wide tables scroll inside their panels.
+    for (const tab of ['inspect', 'kernels', 'lessons', 'data', 'reference']) {
+      await page.click(`.tabs button[data-tab="${tab}"]`);
+      const over = await page.evaluate(() => [...document.querySelectorAll('body *')]
+        .filter((e) => !e.closest('.scroll, .scroll-x, .mapview') && e.getBoundingClientRect().right > window.innerWidth + 0.5)
+        .map((e) => `${e.tagName.toLowerCase()}#${e.id}.${e.className}`).slice(0, 5));
+      assert.deepEqual(over, [], `${tab} at ${width} px`);
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${tab}: no sideways scroll`);
+    }
+    await page.click('.tabs button[data-tab="inspect"]');
+    // Panels stack: the tensor list below the editor and above the inspector, in one column.
+    const box = (sel) => page.$eval(sel, (e) => { const r = e.getBoundingClientRect(); return { y: r.y + window.scrollY, w: r.width }; });
+    const [ed, list, chain] = [await box('.editor-panel'), await box('#tensors'), await box('#chain')];
+    assert.ok(ed.y < list.y && list.y < chain.y, JSON.stringify({ ed, list, chain }));
+    assert.ok(ed.w <= width && ed.w > width - 80, `editor ${ed.w} px wide`);
+    await page.click('#tensors tr[data-name="a"]');
+    await settle(page);
+    assert.equal(await page.getAttribute('#tensors tr.selected', 'data-name'), 'a');
+    await shot(page, `width-${width}`);
+    await page.close();
+  });
+}
 
 const KERNEL_TRACE = 'a = arange(4096.).reshape(64, 64)\nb = (a.t() * 2 + 1).sum(1)\n';
 
