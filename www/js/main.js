@@ -204,10 +204,12 @@ function redraw() {
   const s = app.state;
   drawStep(s);
   drawNarration(app.lesson, s.step);
-  editor.mark(s.step ? s.step.line : 0, s.error);
   drawList();
   drawSelected();
   drawKernelPrompt(() => engine.call('kernels', { src: app.src, step: s.at }), app.gpu);
+  // Last: the editor reads the page's layout (its selection, its scroll), which is then laid out
+  // once, with every panel already redrawn, instead of once here and again at the next frame.
+  editor.mark(s.step ? s.step.line : 0, s.error);
 }
 
 function drawList() {
