@@ -757,7 +757,7 @@ async function longestTask(page, navigate, done) {
   }, 100)));
 }
 
-test('the engine runs off the main thread: big traces never block it, and a long one can be cancelled', async () => {
+test('the engine runs off the main thread: big traces never block it, one past wasm memory restarts it, a long one can be cancelled', async () => {
   const { page, errors } = await open(base);
   // 2^24 elements: a 4096 x 4096 storage, a strided view of it and a write through the view.
   const big = 'a = zeros(4096, 4096)\nb = a[::2, 1::2]\nb += 1\n';
@@ -776,6 +776,17 @@ test('the engine runs off the main thread: big traces never block it, and a long
   const slack = Number(process.env.PERF_SLACK || 1.5);
   assert.ok(bigGap <= 100 * slack, `the main thread blocked ${bigGap} ms while a 2^24-element trace ran`);
   assert.ok(longGap <= 100 * slack, `the main thread blocked ${longGap} ms while a 10,000-statement link ran (the editor's own layout: ${long1.opening} ms)`);
+  // A trace past the memory one wasm instance can have ends its worker with a message that says
+  // so; the next trace runs in a fresh worker.
+  const oom = `a = zeros(8192, 8192)\n${Array.from({ length: 9 }, (_, i) => `t${i} = a + ${i}`).join('\n')}\n`;
+  await page.goto(`${base}#${await fragment(page, oom, null, 'a')}`);
+  await page.waitForSelector('#engine-stopped', { timeout: 120000 });
+  assert.match(await page.textContent('#fatal'), /ran out of memory/);
+  await page.click('#fatal button');
+  await page.goto(`${base}#${await fragment(page, 'a = arange(3.)\n', null, 'a')}`);
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '1 / 1');
+  await settle(page);
+  assert.equal((await row(page, 'a')).shape, '(3,)');
   // A trace that runs for seconds says so, with a Cancel button that stops it; the page stays
   // usable and the next trace runs in a fresh worker.
   const slow = 'x = zeros(2048, 2048)\nfor i in range(400):\n    x = (x + 1).t().contiguous()\n';

@@ -95,6 +95,14 @@ const handlers = {
   },
 };
 
+/** What a trap means, said plainly: the panic's own message when there was one; otherwise a
+ *  failed allocation (Rust aborts on one without a message), with the memory the instance had. */
+function trapMessage(msg) {
+  if (lastConsoleError) return `${lastConsoleError} (${msg})`;
+  const gb = (memory() / 2 ** 30).toFixed(1);
+  return `the engine ran out of memory (${msg}, with ${gb} GB of wasm memory; one instance can have at most 4 GB): this trace's tensors, with the copies its report and the bridge's run keep, need more`;
+}
+
 let queue = Promise.resolve();
 onmessage = (e) => {
   const { id, type, ...args } = e.data;
@@ -107,7 +115,7 @@ onmessage = (e) => {
       // A trap (WebAssembly.RuntimeError) or an allocation failure (RangeError) ends the instance.
       const fatal = err instanceof WebAssembly.RuntimeError || err instanceof RangeError;
       const msg = String(err && err.message ? err.message : err);
-      postMessage({ id, fatal, error: fatal && lastConsoleError ? `${lastConsoleError} (${msg})` : msg });
+      postMessage({ id, fatal, error: fatal ? trapMessage(msg) : msg });
     }
   });
 };
