@@ -1007,6 +1007,8 @@ async function runSampleModel(webgpu) {
   await page.waitForFunction(() => document.querySelector('#model-verdict') || !document.querySelector('#model-error').hidden, null, { timeout: 60000 });
   const runError = await page.$eval('#model-error', (e) => (e.hidden ? null : e.textContent));
   assert.equal(runError, null, `model run failed: ${runError}`);
+  // The answer is in view, not below the fold.
+  assert.ok(await page.$eval('#model-verdict', (e) => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; }), 'the verdict is in view');
   const predicted = Number(await page.getAttribute('#model-verdict', 'data-predicted'));
   assert.equal(predicted, mnistLabels()[0]);
   const probs = await page.$$eval('#model-probs .prob', (ps) => ps.map((p) => Number(p.dataset.p)));

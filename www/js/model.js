@@ -147,6 +147,8 @@ async function run() {
     describe();
     drawResult(res, cls, input);
     drawKernels(res);
+    // The answer is what the user ran the model for: keep it in view.
+    $('#model-result').scrollIntoView({ block: 'nearest' });
   });
 }
 
