@@ -1049,6 +1049,19 @@ async function runSampleModel(webgpu) {
     await page.click('#model-node-kernels button');
     assert.equal(await page.$eval('#model-kernels tbody tr.sel .kname', (e) => e.textContent), became[0]);
   }
+  if (!webgpu) {
+    // The model lives in the engine worker: a trace cancelled there (a fresh worker) keeps it.
+    const slow = 'x = zeros(2048, 2048)\nfor i in range(400):\n    x = (x + 1).t().contiguous()\n';
+    await page.goto(`${base}#${await fragment(page, slow, null, 'x')}`);
+    await page.waitForSelector('#cancel', { timeout: 20000 });
+    await page.click('#cancel');
+    await page.waitForSelector('#cancelled');
+    await page.click('.tabs button[data-tab="data"]');
+    await page.$eval('#model-verdict', (e) => e.remove());
+    await page.click('#model-run');
+    await page.waitForFunction(() => document.querySelector('#model-verdict') || !document.querySelector('#model-error').hidden, null, { timeout: 60000 });
+    assert.equal(Number(await page.getAttribute('#model-verdict', 'data-predicted')), predicted, 'the model runs again after the worker restarted');
+  }
   perf[`model_${webgpu ? 'webgpu' : 'cpu'}`] = { backend, kernels: ks.map((k) => `${k.name} ${k.time}`) };
   await page.$eval('#model-panel', (p) => p.scrollIntoView());
   await shot(page, `data-model-${webgpu ? 'webgpu' : 'cpu'}`);

@@ -8,7 +8,8 @@
 /** The worker's wasm memory past which the next trace starts in a fresh worker. */
 const RECYCLE_BYTES = 256 << 20;
 
-const engine = { worker: null, glue: '', module: null, files: new Map(), pending: new Map(), next: 1, memory: 0 };
+/** `model`: the last model load asked for, loaded again in every worker started later. */
+const engine = { worker: null, glue: '', module: null, files: new Map(), pending: new Map(), next: 1, memory: 0, model: null };
 
 function settle(id, fn) {
   const p = engine.pending.get(id);
@@ -32,6 +33,8 @@ function spawn() {
       settle(id, (p) => p.resolve(value));
       return;
     }
+    // A model whose load ends the worker is not loaded again in the next one.
+    if (fatal && engine.pending.get(id) && engine.pending.get(id).type === 'modelLoad') engine.model = null;
     settle(id, (p) => p.reject(Object.assign(new Error(error), { fatal })));
     if (fatal) restart(new Error('the engine stopped after that error and was restarted'));
   };
@@ -42,6 +45,7 @@ function spawn() {
   engine.worker = w;
   engine.memory = 0;
   call('init', { glue: engine.glue, module: engine.module, files: [...engine.files] });
+  if (engine.model) call('modelLoad', engine.model).catch(() => {});
 }
 
 /** Ends the worker (whatever it is doing), rejects what was asked of it with `why`, starts a fresh one. */
@@ -81,7 +85,7 @@ export function call(type, args = {}) {
   const id = engine.next++;
   document.body.dataset.busy = '1';
   return new Promise((resolve, reject) => {
-    engine.pending.set(id, { resolve, reject });
+    engine.pending.set(id, { resolve, reject, type });
     engine.worker.postMessage({ id, type, ...args });
   });
 }
@@ -90,6 +94,16 @@ export function call(type, args = {}) {
 export function open(src) {
   if (engine.memory > RECYCLE_BYTES && !engine.pending.size) restart(new Error('recycled'));
   return call('open', { src });
+}
+
+/**
+ * Loads a model in the worker (`{kind: 'onnx', bytes}` or `{kind: 'capture', bytes, weights}`,
+ * with `batch` and `backend`): resolves to `{info, graph}`. A fresh worker (after Cancel, a
+ * panic or a memory recycle) loads it again.
+ */
+export function loadModel(args) {
+  engine.model = args;
+  return call('modelLoad', args);
 }
 
 /** Stops whatever the worker runs now: its requests reject with `cancelled` set. */

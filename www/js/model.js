@@ -1,16 +1,16 @@
 // The model panel: loads a model (the built-in sample, an .onnx file, or a capture's manifest and
-// weights) into the wasm runtime, runs it on the Data tab's input and draws what came back: the
+// weights) into the runtime module in the engine worker, runs it there on the Data tab's input and draws what came back: the
 // class probabilities (softmax done by the adapter), a kernel timeline with bars proportional to
 // each kernel's time, and a kernel table whose rows show the kernel's WGSL.
 import { $, h, fill, num } from './dom.js';
-import { runtime as loadRuntime } from './runtime.js';
+import * as engine from './engine.js';
 import { drawGraph } from './graph.js';
 
 const SAMPLE_MODEL = 'mnist_cnn.onnx';
 /** The batch a model is captured at: the panel runs one image at a time. */
 const BATCH = 1;
 
-const state = { wasm: null, model: null, info: null, input: () => null, busy: false, reload: null };
+const state = { model: null, info: null, input: () => null, busy: false, reload: null };
 
 /** The backend picked in the panel: auto, webgpu or cpu (the runtime checks the spelling). */
 const backendPref = () => $('#model-backend-pref').value;
@@ -24,12 +24,6 @@ function showError(e) {
   box.hidden = false;
 }
 
-async function runtime() {
-  if (!state.wasm) state.wasm = await loadRuntime();
-  const M = state.wasm.WebModel;
-  if (!M) throw new Error('this build of the page has no model runtime (WebModel is missing from the wasm module)');
-  return M;
-}
 
 function ms(x) {
   if (x === null || x === undefined) return '—';
@@ -52,11 +46,9 @@ function describe() {
     h('span', {}, h('b', {}, 'kernels '), String((i.kernels || []).length)));
 }
 
-/** Swaps in a loaded model (freeing the previous one). */
-function loaded(m) {
-  const info = JSON.parse(m.info());
-  if (state.model) state.model.free();
-  state.model = m;
+/** Shows a model the engine worker loaded (in place of the previous one): `{info, graph}`. */
+function loaded({ info, graph }) {
+  state.model = true;
   state.info = info;
   describe();
   fill($('#model-result'));
@@ -64,7 +56,7 @@ function loaded(m) {
   fill($('#model-kernels'));
   $('#model-wgsl-box').hidden = true;
   // The graph's ops link to their kernels: the row after a run, the WGSL before one.
-  drawGraph(JSON.parse(m.graph()), (name) => {
+  drawGraph(graph, (name) => {
     const row = [...document.querySelectorAll('#model-kernels tbody tr')].find((r) => r.querySelector('.kname').textContent === name);
     if (row) { row.click(); row.scrollIntoView({ block: 'nearest' }); return; }
     const k = (state.info.kernels || []).find((x) => x.name === name);
@@ -98,7 +90,7 @@ function loadSample() {
   return guarded('loading the sample model…', async () => {
     const res = await fetch(SAMPLE_MODEL);
     if (!res.ok) throw new Error(`${SAMPLE_MODEL}: HTTP ${res.status}`);
-    loaded(await (await runtime()).fromOnnx(new Uint8Array(await res.arrayBuffer()), BATCH, backendPref()));
+    loaded(await engine.loadModel({ kind: 'onnx', bytes: new Uint8Array(await res.arrayBuffer()), batch: BATCH, backend: backendPref() }));
   });
 }
 
@@ -111,9 +103,9 @@ export function openFiles(files) {
     const weights = files.find((f) => /\.safetensors$/i.test(f.name));
     const bytes = async (f) => new Uint8Array(await f.arrayBuffer());
     if (onnx.length === 1 && files.length === 1) {
-      loaded(await (await runtime()).fromOnnx(await bytes(onnx[0]), BATCH, backendPref()));
+      loaded(await engine.loadModel({ kind: 'onnx', bytes: await bytes(onnx[0]), batch: BATCH, backend: backendPref() }));
     } else if (manifest && weights && files.length === 2) {
-      loaded(await (await runtime()).fromCapture(await bytes(manifest), await bytes(weights), backendPref()));
+      loaded(await engine.loadModel({ kind: 'capture', bytes: await bytes(manifest), weights: await bytes(weights), batch: BATCH, backend: backendPref() }));
     } else {
       throw new Error(`a model is one .onnx file, or a capture's manifest.json and weights.safetensors together; got ${files.map((f) => f.name).join(', ')}`);
     }
@@ -124,7 +116,7 @@ export function openFiles(files) {
 export function loadOnnx(bytes, what) {
   state.reload = () => loadOnnx(bytes, what);
   return guarded(`loading the model ${what}…`, async () => {
-    loaded(await (await runtime()).fromOnnx(bytes, BATCH, backendPref()));
+    loaded(await engine.loadModel({ kind: 'onnx', bytes, batch: BATCH, backend: backendPref() }));
     $('#model-panel').scrollIntoView({ block: 'nearest' });
   });
 }
@@ -141,9 +133,7 @@ async function run() {
   const input = state.input();
   if (!state.model || !input) return;
   await guarded(`running on ${input.what}…`, async () => {
-    const out = await state.model.run(input.values);
-    const res = JSON.parse(out);
-    const cls = JSON.parse(state.wasm.classifyRun(out));
+    const { run: res, classify: cls } = await engine.call('modelRun', { values: input.values });
     describe();
     drawResult(res, cls, input);
     drawKernels(res);

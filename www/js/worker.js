@@ -46,6 +46,8 @@ function tensor(name) {
  *  this worker was given. */
 let runtime = null;
 const files = new Map();
+/** The model the page loaded, in the runtime. */
+let model = null;
 async function loadRuntime() {
   if (!runtime) {
     const build = new URL(self.location.href).searchParams.get('v') || 'dev';
@@ -74,6 +76,20 @@ const handlers = {
   },
   async traceKernels({ src }) {
     return (await loadRuntime()).runTraceKernels(src);
+  },
+  /** Loads a model (ONNX bytes, or a capture's manifest and weights) in place of the last one. */
+  async modelLoad({ kind, bytes, weights, batch, backend }) {
+    const rt = await loadRuntime();
+    const m = kind === 'onnx' ? await rt.WebModel.fromOnnx(bytes, batch, backend) : await rt.WebModel.fromCapture(bytes, weights, backend);
+    if (model) model.free();
+    model = m;
+    return { info: JSON.parse(m.info()), graph: JSON.parse(m.graph()) };
+  },
+  /** Runs the loaded model on `values`: the run and its class probabilities. */
+  async modelRun({ values }) {
+    if (!model) throw new Error('no model is loaded');
+    const out = await model.run(values);
+    return { run: JSON.parse(out), classify: JSON.parse(runtime.classifyRun(out)) };
   },
   open({ src }) {
     if (session) session.free();
