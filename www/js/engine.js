@@ -5,6 +5,9 @@
 // one that grew the worker's memory past `RECYCLE_BYTES` gets a fresh worker too, so memory is
 // returned to the browser instead of staying with the tab.
 
+/** The page's build stamp (tools/web/stamp_build.sh): every module file is asked for with it. */
+const BUILD = document.documentElement.dataset.build || 'dev';
+
 /** The worker's wasm memory past which the next trace starts in a fresh worker. */
 const RECYCLE_BYTES = 256 << 20;
 
@@ -25,7 +28,7 @@ function rejectAll(err) {
 
 function spawn() {
   // The build stamp travels in the worker's address: it loads the runtime with it.
-  const w = new Worker(new URL(`./worker.js?v=${document.documentElement.dataset.build || 'dev'}`, import.meta.url), { type: 'module' });
+  const w = new Worker(new URL(`./worker.js?v=${BUILD}`, import.meta.url), { type: 'module' });
   w.onmessage = (e) => {
     const { id, value, error, fatal } = e.data;
     if (error === undefined) {
@@ -56,7 +59,7 @@ function restart(why) {
 }
 
 /** `/name?v=build`: the page's build stamp pins every module file to this build in caches. */
-export const built = (name) => `/${name}?v=${document.documentElement.dataset.build || 'dev'}`;
+export const built = (name) => `/${name}?v=${BUILD}`;
 
 /** Fetches and compiles `url` (streaming where the server says application/wasm). */
 async function compile(url) {

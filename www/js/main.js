@@ -54,6 +54,18 @@ function showRunning(load) {
   setTimeout(tick, 150);
 }
 
+/** Says in the step panel that the engine failed on this `what` (trace or step), and why. */
+function engineStopped(e, what) {
+  const text = e.fatal ? `the engine stopped on this ${what} (see above) and was restarted` : String(e.message);
+  fill($('#stepinfo'), h('span', { class: 'bad', id: 'engine-stopped' }, text));
+}
+
+/** Offers the whole trace's kernel timeline for the open trace (a new trace, a new offer). */
+function offerTimeline() {
+  const src = app.src;
+  drawTimelinePrompt(() => engine.call('traceKernels', { src }), app.gpu);
+}
+
 /**
  * Opens a trace: the engine worker runs it whole, then the page stands on `step` (default: the
  * end). Runs off the main thread; a newer load (the user typing on) cancels an older one.
@@ -86,7 +98,7 @@ async function load(src, step, tensor) {
     if (e.cancelled) {
       fill($('#stepinfo'), h('span', { id: 'cancelled' }, 'cancelled: edit the trace or pick a lesson to run again'));
     } else {
-      fill($('#stepinfo'), h('span', { class: 'bad', id: 'engine-stopped' }, e.fatal ? 'the engine stopped on this trace (see above) and was restarted' : String(e.message)));
+      engineStopped(e, 'trace');
       fatal(e);
     }
     return;
@@ -95,7 +107,7 @@ async function load(src, step, tensor) {
   opening = false;
   app.session = opened;
   // The whole trace's timeline belongs to the trace it ran: a new trace offers a new run.
-  drawTimelinePrompt(() => engine.call('traceKernels', { src }), app.gpu);
+  offerTimeline();
   app.lesson = activeLesson(app.lessons || [], src);
   const n = opened.steps;
   $('#slider').max = String(n);
@@ -128,7 +140,7 @@ async function pump() {
     } catch (e) {
       if (!e.cancelled) {
         app.session = null;
-        fill($('#stepinfo'), h('span', { class: 'bad', id: 'engine-stopped' }, e.fatal ? 'the engine stopped on this step (see above) and was restarted' : String(e.message)));
+        engineStopped(e, 'step');
         fatal(e);
       }
       return;
@@ -377,7 +389,7 @@ async function boot() {
   document.body.dataset.ready = '1';
   app.gpu = await gpu;
   if (app.state) redraw();
-  if (!document.querySelector('#timeline-track')) drawTimelinePrompt(() => engine.call('traceKernels', { src: app.src }), app.gpu);
+  if (!document.querySelector('#timeline-track')) offerTimeline();
   document.body.dataset.gpu = app.gpu ? 'webgpu' : 'cpu';
 }
 

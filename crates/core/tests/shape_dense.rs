@@ -261,6 +261,10 @@ fn check_chain(numel: usize, steps: &[(u8, u64)]) {
         let context = format!("{log:?} -> {:?}", st.views());
         assert_eq!(st.shape(), dense.shape.as_slice(), "{context}");
         assert_eq!(st.offsets(), dense.data, "{context}");
+        // The first offsets, walked no further than needed, are the list's prefix.
+        for n in [0, 1, 5] {
+            assert_eq!(st.first_offsets(n), dense.data[..n.min(dense.data.len())], "{context}: first {n}");
+        }
         let simplified = st.simplify();
         assert!(simplified.views().len() <= st.views().len());
         assert_eq!(simplified.offsets(), dense.data, "{context}: simplified");

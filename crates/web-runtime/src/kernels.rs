@@ -17,8 +17,7 @@ const CPU_REPEATS: u32 = 5;
 /// none) on `gpu`, or on the CPU when it is `None` (`no_gpu` says why). `Err` on a failed run or
 /// a kernel result that differs from the interpreter's.
 pub async fn step_kernels(src: &str, at: usize, gpu: Option<&Gpu>, no_gpu: &str) -> Result<Json, String> {
-    let (_, steps) = trace_kernels_in(Run::with_files(crate::files::sample_files()), src, schedule_options(gpu))
-        .map_err(|e| e.to_string())?;
+    let steps = statements(src, gpu)?;
     let Some(step) = at.checked_sub(1).and_then(|i| steps.get(i)) else {
         let trace = trace_json("stridelab", &[])?;
         return Ok(json!({"line": null, "kernels": [], "backend": backend_name(gpu), "trace": trace}));
@@ -45,8 +44,7 @@ pub async fn step_kernels(src: &str, at: usize, gpu: Option<&Gpu>, no_gpu: &str)
 /// statement `i + 1` as the stepper counts, with its line, source and kernels; `trace` is the
 /// Chrome trace of them all, one after another.
 pub async fn trace_kernels(src: &str, gpu: Option<&Gpu>, no_gpu: &str) -> Result<Json, String> {
-    let (_, steps) = trace_kernels_in(Run::with_files(crate::files::sample_files()), src, schedule_options(gpu))
-        .map_err(|e| e.to_string())?;
+    let steps = statements(src, gpu)?;
     let mut out = Vec::with_capacity(steps.len());
     let mut timings = Vec::new();
     for (i, step) in steps.iter().enumerate() {
@@ -68,6 +66,14 @@ pub async fn trace_kernels(src: &str, gpu: Option<&Gpu>, no_gpu: &str) -> Result
         "steps": out,
         "trace": trace_json(&format!("stridelab trace ({})", backend_name(gpu)), &timings)?,
     }))
+}
+
+/// Every statement's kernels as the scheduler makes them for `gpu` (or the CPU executor), with
+/// the inputs and expected outputs each is checked against.
+fn statements(src: &str, gpu: Option<&Gpu>) -> Result<Vec<StepKernels>, String> {
+    let (_, steps) = trace_kernels_in(Run::with_files(crate::files::sample_files()), src, schedule_options(gpu))
+        .map_err(|e| e.to_string())?;
+    Ok(steps)
 }
 
 /// Runs one statement's kernels on `gpu`, or on the CPU executor, checked against the interpreter.

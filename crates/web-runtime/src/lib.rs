@@ -49,15 +49,23 @@ async fn page_gpu() -> Result<std::rc::Rc<stridelab_gpu::Gpu>, String> {
     got
 }
 
+/// The page's device for kernel runs, or `None` and why there is none (said beside CPU timings).
+#[cfg(target_arch = "wasm32")]
+async fn gpu_or_why() -> (Option<std::rc::Rc<stridelab_gpu::Gpu>>, String) {
+    match page_gpu().await {
+        Ok(g) => (Some(g), String::new()),
+        Err(why) => (None, why),
+    }
+}
+
 /// Runs the kernels of the statement the viewer stands after (`step` statements run) on WebGPU
 /// when the browser has it, else on the CPU IR executor, checks them against the interpreter and
 /// resolves to the panel's JSON (see [`kernels::step_kernels`]); rejects with the reason on failure.
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen(js_name = runKernels)]
 pub async fn run_kernels(src: String, step: usize) -> Result<String, JsValue> {
-    let gpu = page_gpu().await;
-    let why = gpu.as_ref().err().cloned().unwrap_or_default();
-    kernels::step_kernels(&src, step, gpu.as_deref().ok(), &why)
+    let (gpu, why) = gpu_or_why().await;
+    kernels::step_kernels(&src, step, gpu.as_deref(), &why)
         .await
         .map(|j| j.to_string())
         .map_err(|e| JsValue::from_str(&e))
@@ -69,12 +77,8 @@ pub async fn run_kernels(src: String, step: usize) -> Result<String, JsValue> {
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen(js_name = runTraceKernels)]
 pub async fn run_trace_kernels(src: String) -> Result<String, JsValue> {
-    let gpu = page_gpu().await;
-    let why = gpu.as_ref().err().cloned().unwrap_or_default();
-    kernels::trace_kernels(&src, gpu.as_deref().ok(), &why)
-        .await
-        .map(|j| j.to_string())
-        .map_err(|e| JsValue::from_str(&e))
+    let (gpu, why) = gpu_or_why().await;
+    kernels::trace_kernels(&src, gpu.as_deref(), &why).await.map(|j| j.to_string()).map_err(|e| JsValue::from_str(&e))
 }
 
 /// Asks the browser for a WebGPU adapter and device; resolves to the device's description

@@ -253,7 +253,17 @@ impl Model {
     /// and the names of the GPU kernels it became (as `info().kernels` names them).
     pub fn graph(&self) -> Json {
         let m = self.cap.manifest();
-        let producer = |id: usize| m.kernels.iter().position(|k| k.writes.contains(&id));
+        // Which op wrote each buffer, found once (a lookup per value would be quadratic in a
+        // large model).
+        let mut writer: Vec<Option<usize>> = vec![None; m.buffers.len()];
+        for (k, op) in m.kernels.iter().enumerate() {
+            for &w in &op.writes {
+                if let Some(slot) = writer.get_mut(w) {
+                    slot.get_or_insert(k);
+                }
+            }
+        }
+        let producer = |id: usize| writer.get(id).copied().flatten();
         let value = |id: usize| {
             let b = &m.buffers[id];
             json!({"buffer": id, "name": b.name, "shape": b.shape, "dtype": b.dtype.to_string(),

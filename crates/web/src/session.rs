@@ -21,7 +21,7 @@ use crate::files::sample_files;
 
 /// Storages longer than this are sent without their values: the page draws them aggregated on a
 /// canvas from [`Session::flags`] and reads single values on hover through [`Session::cell`].
-pub const INLINE_VALUES: usize = 4096;
+pub const INLINE_VALUES: usize = PAGE_LIST;
 
 /// The most items of any one list the page is sent (a tensor's values, its cells, a write's cells,
 /// the bridge's positions): the page shows at most 1,024 values of a tensor and the first cells of
@@ -54,6 +54,23 @@ fn trim_lists(v: &mut Json) {
     }
 }
 
+/// Whether a report for the page lists the per-statement history.
+enum Steps {
+    Listed,
+    Left,
+}
+
+/// The page's reports: the bridge's values only where they differ from PyTorch's (the page would
+/// otherwise get every tensor's values twice), at most [`PAGE_LIST`] values per tensor.
+fn page_report(steps: Steps) -> ReportOptions {
+    ReportOptions {
+        steps: matches!(steps, Steps::Listed),
+        graph: false,
+        bridge_values: BridgeValues::Differing,
+        values: ValueList::First(PAGE_LIST),
+    }
+}
+
 /// Bits of [`Session::flags`], one byte per storage cell.
 pub const CELL_SELECTED: u8 = 1 << 0;
 /// The selected tensor reaches this cell through more than one index (stride 0, overlap).
@@ -77,15 +94,7 @@ impl Session {
     /// Parses and runs `src` whole, then stands on its last statement.
     pub fn new(src: &str) -> Session {
         let mut full = Run::with_files(sample_files()).run_text(src);
-        let outline = report_value(
-            &mut full,
-            ReportOptions {
-                steps: true,
-                graph: false,
-                bridge_values: BridgeValues::Differing,
-                values: ValueList::First(PAGE_LIST),
-            },
-        );
+        let outline = report_value(&mut full, page_report(Steps::Listed));
         let program = parser::parse(src).ok();
         let at = full.steps.len();
         Session { program, outline, at, run: full, chains: HashMap::new() }
@@ -139,14 +148,7 @@ impl Session {
     /// What the panels show at the current step: the report of the replayed prefix, its
     /// storages, and what the current statement did (lists cut to [`PAGE_LIST`]).
     pub fn state(&mut self) -> Json {
-        let mut out = report_value(
-            &mut self.run,
-            ReportOptions {
-                bridge_values: BridgeValues::Differing,
-                values: ValueList::First(PAGE_LIST),
-                ..ReportOptions::default()
-            },
-        );
+        let mut out = report_value(&mut self.run, page_report(Steps::Left));
         let mut storages = Map::new();
         for id in 0..self.run.engine.storage_count() {
             let s = self.run.engine.storage(id);
@@ -187,12 +189,7 @@ impl Session {
         // more than wasm's memory.
         let l = t.layout();
         let cells: Vec<i64> = StridedIndex::new(l.sizes(), l.strides(), l.offset()).take(PAGE_LIST).collect();
-        let mut tinygrad = Vec::with_capacity(cells.len());
-        t.tinygrad().for_each_offset(|k, o| {
-            if k < PAGE_LIST {
-                tinygrad.push(o);
-            }
-        });
+        let tinygrad = t.tinygrad().first_offsets(PAGE_LIST);
         let mut out = json!({"storage": storage, "cells": cells, "tinygrad": tinygrad});
         if l.numel() > PAGE_LIST {
             out["cells_total"] = json!(l.numel());

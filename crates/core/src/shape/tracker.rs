@@ -167,13 +167,29 @@ impl ShapeTracker {
     }
 
     /// `offsets()` streamed as (logical position, offset) in row-major order.
-    pub fn for_each_offset(&self, mut f: impl FnMut(usize, Option<i64>)) {
+    pub fn for_each_offset(&self, f: impl FnMut(usize, Option<i64>)) {
+        self.for_each_offset_upto(usize::MAX, f);
+    }
+
+    /// The first `n` of `offsets()` (all of them if there are fewer), walking no further.
+    pub fn first_offsets(&self, n: usize) -> Vec<Option<i64>> {
+        let mut out = Vec::with_capacity(n.min(self.numel()));
+        self.for_each_offset_upto(n, |k, o| {
+            if k < n {
+                out.push(o);
+            }
+        });
+        out
+    }
+
+    /// [`ShapeTracker::for_each_offset`] that stops after the row holding position `limit - 1`.
+    fn for_each_offset_upto(&self, limit: usize, mut f: impl FnMut(usize, Option<i64>)) {
         let lower: Vec<Flat> =
             self.views[..self.views.len() - 1].iter().rev().map(|v| Flat::new(&v.minify())).collect();
         if lower.is_empty() {
-            walk(self.top(), f);
+            walk(self.top(), limit, f);
         } else {
-            walk(self.top(), |k, o| f(k, o.and_then(|i| lower.iter().try_fold(i, |i, v| v.at(i)))));
+            walk(self.top(), limit, |k, o| f(k, o.and_then(|i| lower.iter().try_fold(i, |i, v| v.at(i)))));
         }
     }
 }
@@ -260,7 +276,7 @@ impl Flat {
 }
 
 /// Row-major walk of one view: an [`Odometer`] over the outer dims, a tight loop over the last.
-fn walk(v: &View, mut f: impl FnMut(usize, Option<i64>)) {
+fn walk(v: &View, limit: usize, mut f: impl FnMut(usize, Option<i64>)) {
     let shape = v.shape();
     let strides = v.strides();
     if shape.contains(&0) {
@@ -291,7 +307,7 @@ fn walk(v: &View, mut f: impl FnMut(usize, Option<i64>)) {
             (0..n_in).for_each(|j| f(k + j, None));
         }
         k += n_in;
-        if !rows.step(std::slice::from_mut(&mut base), &[strides]) {
+        if k >= limit || !rows.step(std::slice::from_mut(&mut base), &[strides]) {
             return;
         }
     }
