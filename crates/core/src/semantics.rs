@@ -1,7 +1,7 @@
 //! Whose rules a run follows, the bridge's mirrored views and its write plans: a leaf the engine's state and
 //! [`crate::engine::bridge`] share (see there for the rules).
 
-use crate::uop::StorageId;
+use crate::uop::{StorageId, UOpId};
 
 /// Whose rules a run follows: PyTorch's (the product's main execution) or the bridge's.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -19,6 +19,37 @@ pub struct Mirror {
     pub view: StorageId,
     pub base: StorageId,
     pub positions: Vec<i64>,
+}
+
+/// A bridge tensor outside the view table (`clone`, `unfold`, `flip`, an elementwise result)
+/// computed from a base that tinygrad holds as a buffer (one the bridge has assigned into, or
+/// a tensor literal): tinygrad keeps it a lazy graph over that buffer, and the bridge's later
+/// assigns write the buffer in place, so it reads the base as it is when it is realized, not
+/// as it was when it was made. Its storage is recomputed from `node` after every write into
+/// a storage it reads, then the writes into it since (`replace`s of its own graph) are
+/// applied again in order.
+#[derive(Clone, Debug)]
+pub struct Lazy {
+    pub storage: StorageId,
+    pub node: UOpId,
+    /// The writes into it: each value's node and the storage elements it lands in.
+    pub writes: Vec<(UOpId, Vec<i64>)>,
+    /// Every storage `node` and the writes read.
+    pub reads: Vec<StorageId>,
+    /// For a tensor made by movement ops alone (`flip`, `unfold`, and those of such tensors):
+    /// the storage they lead down to and the position of it each element reads. tinygrad's
+    /// `assign` to such a tensor over a buffer walks the movement ops down and writes into
+    /// the buffer itself.
+    pub positions: Option<(StorageId, Vec<i64>)>,
+}
+
+/// Where a bridge write lands (see [`Lazy::positions`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Landing {
+    /// In the target's storage.
+    Target,
+    /// Through the target's movement ops, in the buffer it reads.
+    Through,
 }
 
 /// What the bridge's `_apply_inplace` does for one write, in its own terms: the flat positions

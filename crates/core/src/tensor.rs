@@ -204,6 +204,17 @@ pub struct Engine {
     pub(crate) semantics: crate::semantics::Semantics,
     /// The bridge's tracked views that no strided window expresses (bridge runs only).
     pub(crate) mirrors: Vec<crate::semantics::Mirror>,
+    /// The bridge's tensors that stay lazy graphs over a buffer (bridge runs only).
+    pub(crate) lazies: Vec<crate::semantics::Lazy>,
+    /// The storages tinygrad holds as buffers in the bridge: assigned into, or literals.
+    pub(crate) buffers: std::collections::HashSet<StorageId>,
+    /// How the bridge writes the in-place op being run (see [`Engine::bridge_op`]).
+    pub(crate) bridge_via: crate::engine::bridge::BridgeWrite,
+    /// Nodes of bridge tensors made by movement ops alone outside its view table (`flip`,
+    /// `unfold`), which stay movement graphs over their source ([`crate::semantics::Lazy`]).
+    pub(crate) movement_nodes: std::collections::HashSet<UOpId>,
+    /// The storages the bridge's view ops have made a view of (its `_views` is set).
+    pub(crate) viewed: std::collections::HashSet<StorageId>,
     /// Writes the bridge's view refreshes made, for the runner's observers.
     pub(crate) refreshed: Vec<Write>,
     /// The bridge's plans of the writes made since the runner last took them.
@@ -297,6 +308,7 @@ impl Engine {
         let data = interp::realize(&self.graph, &self.storages, node)?;
         let id = self.new_storage(data);
         self.events.push(Event::Realize { node, storage: id });
+        self.bridge_track_lazy(node, id);
         Ok(id)
     }
 
@@ -362,6 +374,14 @@ impl Engine {
         }
     }
 
+    /// The computation a storage not yet realized waits for.
+    pub(crate) fn pending_producer(&self, s: StorageRef) -> Option<UOpId> {
+        match self.resolve_ref(s) {
+            StorageRef::Pending(p) => Some(self.pending[p].producer),
+            StorageRef::Realized(_) => None,
+        }
+    }
+
     fn resolve_ref(&self, s: StorageRef) -> StorageRef {
         match s {
             StorageRef::Pending(p) => self.pending[p].realized.map_or(s, StorageRef::Realized),
@@ -380,6 +400,9 @@ impl Engine {
         bridge: Bridge,
     ) -> Tensor {
         let s = self.resolve_ref(s);
+        if let (Aliasing::View, StorageRef::Realized(id), true) = (aliasing, s, self.is_bridge()) {
+            self.viewed.insert(id);
+        }
         let mut root = self.root_node(s);
         let root_dtype = self.graph.node(root).dtype;
         if root_dtype != dtype {
@@ -692,6 +715,12 @@ impl Engine {
         }
         let shape = self.graph.node(node).shape.clone();
         self.graph.push(Op::Cast(to), to, shape, vec![node])
+    }
+
+    /// A node's value in another shape of the same element count, in row-major order.
+    pub(crate) fn reshape_node(&mut self, node: UOpId, shape: &[usize]) -> UOpId {
+        let dtype = self.graph.node(node).dtype;
+        self.graph.push(Op::Reshape(shape.to_vec()), dtype, shape.to_vec(), vec![node])
     }
 
     /// Reshape (prepend 1s) and expand a node to `shape`, as broadcasting does.

@@ -35,9 +35,11 @@
 //! the engine raises under these rules too: a shape mismatch, an unknown op).
 
 use crate::error::{Error, Result};
-pub use crate::semantics::{Mirror, Semantics, WritePath, WritePlan};
-use crate::tensor::{Engine, Event, Tensor, Write};
-use crate::uop::{BinaryOp, StorageId};
+pub use crate::semantics::{Landing, Lazy, Mirror, Semantics, WritePath, WritePlan};
+use crate::tensor::{Engine, Event, StorageRef, Tensor, Write};
+use crate::uop::buffer::Data;
+use crate::uop::interp;
+use crate::uop::{BinaryOp, Op, StorageId, UOpId};
 
 /// The binary in-place ops the bridge implements itself (`aten.add_`, `aten.mul_`,
 /// `aten.floor_divide_` in its op table): they compute in the result's dtype and cast into the
@@ -46,6 +48,18 @@ use crate::uop::{BinaryOp, StorageId};
 /// cast to the desired output type Long" as PyTorch does.
 pub fn casts_inplace(op: BinaryOp) -> bool {
     matches!(op, BinaryOp::Add | BinaryOp::Mul | BinaryOp::FloorDiv)
+}
+
+/// How the bridge writes an in-place op's value (see [`Engine::bridge_op`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BridgeWrite {
+    #[default]
+    /// `_apply_inplace`'s `assign` (and the general path's scatter): `wrap_out`, `copy_`, a
+    /// write through a view, any write into a tensor a view was made of.
+    Assign,
+    /// `_inplace_op`'s `replace` of the target's graph: one of the bridge's own in-place ops
+    /// on a tensor that is no view and was never viewed.
+    Own,
 }
 
 impl Engine {
@@ -72,6 +86,7 @@ impl Engine {
         let base = self.storage_id(&src)?;
         let view = self.storage_id(&copy)?;
         let positions = src.layout().storage_indices();
+        self.lazies.retain(|l| l.storage != view);
         self.mirrors.push(Mirror { view, base, positions });
         Ok(copy)
     }
@@ -93,15 +108,39 @@ impl Engine {
         if plan.path() != WritePath::Assign {
             return Ok(());
         }
-        let tuple = |s: &[usize]| match s {
-            [n] => format!("({n},)"),
-            _ => format!("({})", s.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
-        };
         Err(Error::Value(format!(
             "size mismatch, can't reshape ({}) -> ({})",
-            tuple(src_shape),
-            tuple(&[plan.base_len])
+            py_tuple(src_shape),
+            py_tuple(&[plan.base_len])
         )))
+    }
+
+    /// The bridge's own in-place `add_`/`mul_`/`floor_divide_` (`_inplace_op`) with a value
+    /// of another shape than the target's (`a += a.unsqueeze(0)`): PyTorch's shape check never
+    /// runs. Through the reshape fast path the value is reshaped to the base's shape, which
+    /// takes any value of the same element count, in row-major order; everywhere else
+    /// (`replace`, `assign`, the scatter) the value must broadcast to the target, which a
+    /// bigger one does not.
+    pub(crate) fn bridge_check_inplace_shape(&mut self, target: &Tensor, value: &[usize]) -> Result<()> {
+        let numel = |s: &[usize]| s.iter().product::<usize>();
+        let s = self.storage_id(target)?;
+        let plan = self.write_plan(s, &target.layout().storage_indices());
+        if target.is_view() && plan.path() == WritePath::Assign {
+            if numel(value) == plan.base_len {
+                return Ok(());
+            }
+            return Err(Error::Value(format!(
+                "size mismatch, can't reshape ({}) -> ({})",
+                py_tuple(value),
+                py_tuple(&[plan.base_len])
+            )));
+        }
+        let (value, to) = (py_tuple(value), py_tuple(target.shape()));
+        Err(Error::Value(if value.len() > to.len() {
+            format!("cannot broadcast tensor to fewer dimensions. shape={value} to new_shape={to}")
+        } else {
+            format!("cannot broadcast {value} to new_shape={to}")
+        }))
     }
 
     /// The bridge's plan for a write of `elements` (storage indices in the target's element
@@ -131,11 +170,29 @@ impl Engine {
     /// bases, then recompute every mirror of a changed base from it, as `_apply_inplace`
     /// replaces the derived views it tracks. Each storage this changes, and its cells, is kept
     /// for [`Engine::take_refreshed`]. A no-op under PyTorch's rules (there are no mirrors).
-    pub(crate) fn bridge_refresh(&mut self, s: StorageId, elements: &[i64]) {
-        if self.mirrors.is_empty() {
+    pub(crate) fn bridge_refresh(&mut self, s: StorageId, elements: &[i64], landing: Landing) {
+        if !self.is_bridge() {
             return;
         }
         let mut changed: Vec<(StorageId, Vec<i64>)> = vec![(s, elements.to_vec())];
+        // Through a movement-only lazy tensor: the elements land in its buffer (a later
+        // duplicate position wins), and the tensor is then recomputed from it like any other.
+        if landing == Landing::Through {
+            if let Some(l) = self.lazies.iter().find(|l| l.storage == s).cloned() {
+                if let Some((base, pos)) = &l.positions {
+                    let base = *base;
+                    let src = self.storages[s].data.gather(&elements.iter().map(|&e| Some(e)).collect::<Vec<_>>());
+                    let cells: Vec<i64> =
+                        elements.iter().filter_map(|&e| pos.get(usize::try_from(e).ok()?).copied()).collect();
+                    if cells.len() == elements.len() {
+                        self.storages[base].data.scatter(&cells, &src);
+                        self.touch(base);
+                        self.refreshed.push(Write { storage: base, elements: cells.clone() });
+                        changed.push((base, cells));
+                    }
+                }
+            }
+        }
         // Up: a write into a mirror is a write into its base (transitively).
         let mut at = s;
         let mut cells = elements.to_vec();
@@ -181,6 +238,8 @@ impl Engine {
             }
             i += 1;
         }
+        let changed: Vec<StorageId> = changed.into_iter().map(|(c, _)| c).collect();
+        self.refresh_lazies(changed);
     }
 
     /// The storages the bridge's refreshes changed since the last call, with their cells:
@@ -189,8 +248,204 @@ impl Engine {
         std::mem::take(&mut self.refreshed)
     }
 
+    /// Tells the engine which op the trace runs next (a method name, `add_` for `+=`): the
+    /// bridge implements a few in-place ops itself (`_inplace_op`, [`BridgeWrite::Own`]), and
+    /// the next write is made as it makes them. Every write resets it.
+    pub fn bridge_op(&mut self, name: &str) {
+        const OWN: &[&str] = &[
+            "add_",
+            "mul_",
+            "floor_divide_",
+            "__ilshift__",
+            "__irshift__",
+            "fill_",
+            "zero_",
+            "relu_",
+            "masked_fill_",
+            "logical_or_",
+            "random_",
+            "uniform_",
+            "normal_",
+        ];
+        self.bridge_via = if OWN.contains(&name) { BridgeWrite::Own } else { BridgeWrite::Assign };
+    }
+
+    /// A tensor literal is a buffer in tinygrad (the bridge assigns the CPU data into one).
+    pub fn bridge_note_buffer(&mut self, t: &Tensor) {
+        if self.is_bridge() {
+            if let Ok(s) = self.storage_id(t) {
+                self.buffers.insert(s);
+            }
+        }
+    }
+
+    /// What a write does to the bridge's buffers and lazy tensors. An assign makes its base a
+    /// buffer (tinygrad realizes an assign's target into one). A `replace` gives the target
+    /// a new graph: a buffer it was stops being its storage, so the lazy tensors that read
+    /// that buffer keep what they hold. Either way a write into a lazy tensor is one more step
+    /// of its graph.
+    ///
+    /// An assign into a movement-only lazy tensor over a buffer lands in the buffer
+    /// ([`Landing::Through`]).
+    pub(crate) fn bridge_note_write(
+        &mut self,
+        plan: &WritePlan,
+        target: StorageId,
+        value: UOpId,
+        elements: &[i64],
+        how: BridgeWrite,
+    ) -> Landing {
+        let lazy = self.lazies.iter().any(|l| l.storage == target);
+        let through = self
+            .lazies
+            .iter()
+            .any(|l| l.storage == target && l.positions.as_ref().is_some_and(|(root, _)| self.buffers.contains(root)));
+        if how == BridgeWrite::Assign && through {
+            return Landing::Through;
+        }
+        match how {
+            BridgeWrite::Assign => {
+                self.buffers.insert(plan.base);
+            }
+            BridgeWrite::Own if !lazy && self.buffers.remove(&target) => {
+                self.lazies.retain(|l| !l.reads.contains(&target));
+            }
+            BridgeWrite::Own => {}
+        }
+        if let Some(l) = self.lazies.iter_mut().find(|l| l.storage == target) {
+            l.writes.push((value, elements.to_vec()));
+            // Not a movement graph any more: writes through it stop at it.
+            l.positions = None;
+            for r in buffers_read(&self.graph, value) {
+                if r != target && !l.reads.contains(&r) {
+                    l.reads.push(r);
+                }
+            }
+        }
+        Landing::Target
+    }
+
+    /// Marks `t` as made by movement ops alone outside the bridge's view table (`flip`,
+    /// `unfold`): see [`Lazy::positions`].
+    pub(crate) fn bridge_movement(&mut self, t: &Tensor) {
+        if !self.is_bridge() {
+            return;
+        }
+        if let Some(producer) = self.pending_producer(t.storage()) {
+            self.movement_nodes.insert(producer);
+        } else if let StorageRef::Realized(s) = t.storage() {
+            if let Some(i) = self.lazies.iter().position(|l| l.storage == s && l.reads.len() == 1) {
+                let (node, base) = (self.lazies[i].node, self.lazies[i].reads[0]);
+                self.lazies[i].positions = self.root_positions(node, base);
+            }
+        }
+    }
+
+    /// A tensor the bridge computed into `storage` from `node` stays lazy if `node` reads a
+    /// buffer or another lazy tensor ([`Lazy`]).
+    pub(crate) fn bridge_track_lazy(&mut self, node: UOpId, storage: StorageId) {
+        if !self.is_bridge() || (self.buffers.is_empty() && self.lazies.is_empty()) {
+            return;
+        }
+        let reads = buffers_read(&self.graph, node);
+        let tied = |r: &StorageId| self.buffers.contains(r) || self.lazies.iter().any(|l| l.storage == *r);
+        if reads.iter().any(tied) {
+            let positions = match reads[..] {
+                [base] if self.movement_nodes.contains(&node) => self.root_positions(node, base),
+                _ => None,
+            };
+            self.lazies.push(Lazy { storage, node, writes: Vec::new(), reads, positions });
+        }
+    }
+
+    /// The storage a movement-only `node` over `base` reads in the end (through movement-only
+    /// lazy tensors, as tinygrad's graph goes down to the buffer) and the position of it each
+    /// element reads.
+    fn root_positions(&mut self, node: UOpId, base: StorageId) -> Option<(StorageId, Vec<i64>)> {
+        let here = self.positions_read(node, base)?;
+        match self.lazies.iter().find(|l| l.storage == base).map(|l| l.positions.clone()) {
+            None => Some((base, here)),
+            Some(None) => None,
+            Some(Some((root, inner))) => {
+                let composed: Option<Vec<i64>> =
+                    here.iter().map(|&p| inner.get(usize::try_from(p).ok()?).copied()).collect();
+                composed.map(|c| (root, c))
+            }
+        }
+    }
+
+    /// The positions of `base` a movement-only `node` reads: the node evaluated over the
+    /// positions themselves (the bridge's own trick with `arange`).
+    fn positions_read(&mut self, node: UOpId, base: StorageId) -> Option<Vec<i64>> {
+        let len = self.storages[base].data.len();
+        let iota = Data::I64((0..len as i64).collect());
+        let data = std::mem::replace(&mut self.storages[base].data, iota);
+        let got = interp::realize(&self.graph, &self.storages, node);
+        self.storages[base].data = data;
+        let got = got.ok()?;
+        Some((0..got.len()).map(|i| got.get_f64(i) as i64).collect())
+    }
+
+    /// Recomputes every lazy tensor that reads a storage in `dirty` (and, in turn, those that
+    /// read a recomputed one), in the order they were made, which is the order they read in.
+    fn refresh_lazies(&mut self, mut dirty: Vec<StorageId>) {
+        for i in 0..self.lazies.len() {
+            let l = &self.lazies[i];
+            if !l.reads.iter().any(|r| dirty.contains(r)) {
+                continue;
+            }
+            let (s, node, writes) = (l.storage, l.node, l.writes.clone());
+            let Ok(fresh) = interp::realize(&self.graph, &self.storages, node) else { continue };
+            if fresh.len() != self.storages[s].data.len() {
+                continue;
+            }
+            let old = std::mem::replace(&mut self.storages[s].data, fresh);
+            for (value, elements) in &writes {
+                if let Ok(d) = interp::realize(&self.graph, &self.storages, *value) {
+                    self.storages[s].data.scatter(elements, &d);
+                }
+            }
+            let new = &self.storages[s].data;
+            let cells: Vec<i64> =
+                (0..old.len()).filter(|&k| old.get_scalar(k) != new.get_scalar(k)).map(|k| k as i64).collect();
+            if cells.is_empty() {
+                continue;
+            }
+            self.touch(s);
+            self.refreshed.push(Write { storage: s, elements: cells });
+            dirty.push(s);
+        }
+    }
+
     fn touch(&mut self, s: StorageId) {
         self.storages[s].version += 1;
         self.events.push(Event::Host { storage: s });
+    }
+}
+
+/// The storages a node's graph reads, visiting only the nodes it reaches.
+fn buffers_read(graph: &crate::uop::Graph, root: UOpId) -> Vec<StorageId> {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![root];
+    let mut out = Vec::new();
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let node = graph.node(id);
+        if let Op::Buffer(s) = node.op {
+            out.push(s);
+        }
+        stack.extend(&node.src);
+    }
+    out.sort_unstable();
+    out
+}
+
+/// A shape as Python prints a tuple: `(3, 4)`, or `(3,)` for one item.
+fn py_tuple(s: &[usize]) -> String {
+    match s {
+        [n] => format!("({n},)"),
+        _ => format!("({})", s.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
     }
 }

@@ -114,11 +114,15 @@ impl Engine {
     }
 
     /// `t.t()`: the transpose of a tensor of at most two dims.
-    /// The bridge's `aten.t` is tinygrad's `transpose()` (dims 0 and 1) whatever the rank.
+    /// The bridge's `aten.t` is tinygrad's `transpose()` (dims 0 and 1) whatever the rank,
+    /// which fails on fewer than two dims (PyTorch returns a 1-d tensor itself).
     pub fn t_2d(&mut self, t: &Tensor) -> Result<Tensor> {
         self.ag.name_view("TBackward0");
         if self.is_bridge() && t.shape().len() > 2 {
             return self.permuted(t, |l| l.transpose(0, 1));
+        }
+        if self.is_bridge() && t.shape().len() < 2 {
+            return Err(crate::error::Error::Index("list index out of range".into()));
         }
         self.permuted(t, |l| l.t())
     }
@@ -223,6 +227,7 @@ impl Engine {
         }
         // `aten.unfold` is outside the bridge's view table: a new tensor, untracked.
         let mut copy = self.copy(&view)?;
+        self.bridge_movement(&copy);
         copy.set_bridge(view.bridge().clone());
         copy.set_tinygrad(view.tinygrad().clone());
         Ok(copy)
@@ -340,7 +345,9 @@ impl Engine {
             axes[d] = true;
         }
         let tg = t.tinygrad().flip(&axes)?;
-        self.movement_copy(t, Op::Flip(axes), tg, CopyLayout::LikeSource)
+        let out = self.movement_copy(t, Op::Flip(axes), tg, CopyLayout::LikeSource)?;
+        self.bridge_movement(&out);
+        Ok(out)
     }
 
     /// tinygrad's `shrink`: one `(begin, end)` pair per dim; a view in PyTorch's terms (a

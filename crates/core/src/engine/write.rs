@@ -3,7 +3,7 @@
 //! and PyTorch's memory-overlap checks that come first.
 
 use crate::dtype::DType;
-use crate::engine::bridge::Semantics;
+use crate::engine::bridge::{BridgeWrite, Landing, Semantics};
 use crate::error::{Error, Result};
 use crate::shape::tracker::ShapeTracker;
 use crate::shape::view::View;
@@ -18,7 +18,10 @@ impl Engine {
     /// Writes `value` (already computed in the target's shape) through `target`'s view into
     /// its storage and bumps the storage's version. The caller has made PyTorch's checks
     /// ([`Engine::check_write_overlap`], shape, dtype). Returns the storage indices written.
+    /// Under the bridge's rules the op being run ([`Engine::bridge_op`]) says how the bridge
+    /// writes it.
     pub fn write(&mut self, target: &Tensor, value: UOpId) -> Result<Write> {
+        let via = std::mem::replace(&mut self.bridge_via, BridgeWrite::Assign);
         let target = self.realize(target)?;
         let StorageRef::Realized(s) = target.storage() else { unreachable!("realize leaves no pending storage") };
         let vshape = self.graph.node(value).shape.clone();
@@ -40,13 +43,19 @@ impl Engine {
         // written elements runs element by element, as PyTorch's loop does.
         self.realize_pending()?;
         let elements = target.layout().storage_indices();
+        let mut landing = Landing::Target;
         if self.is_bridge() {
             let plan = self.write_plan(s, &elements);
+            let how = match via {
+                BridgeWrite::Own if !target.is_view() && !self.viewed.contains(&s) => BridgeWrite::Own,
+                _ => BridgeWrite::Assign,
+            };
+            landing = self.bridge_note_write(&plan, s, value, &elements, how);
             self.plans.push(plan);
         }
         let storage_dtype = self.storages[s].data.dtype();
         if storage_dtype != target.dtype() {
-            return self.write_reinterpreted(&target, s, value, &elements);
+            return self.write_reinterpreted(&target, s, value, &elements, landing);
         }
         // The bridge computes the whole value first, then scatters it (a later duplicate
         // position wins): it never runs PyTorch's element loop.
@@ -62,7 +71,7 @@ impl Engine {
             }
         }
         self.storages[s].version += 1;
-        self.bridge_refresh(s, &elements);
+        self.bridge_refresh(s, &elements, landing);
         self.ids.bump(target.counter);
         self.events.push(Event::Store { node: store, storage: s });
         Ok(Write { storage: s, elements })
@@ -72,7 +81,14 @@ impl Engine {
     /// dtype. It is computed by the interpreter (no kernel reads a storage as another dtype yet,
     /// so the step has no store kernel); the storage map paints every storage element whose
     /// bytes changed.
-    fn write_reinterpreted(&mut self, target: &Tensor, s: StorageId, value: UOpId, elements: &[i64]) -> Result<Write> {
+    fn write_reinterpreted(
+        &mut self,
+        target: &Tensor,
+        s: StorageId,
+        value: UOpId,
+        elements: &[i64],
+        landing: Landing,
+    ) -> Result<Write> {
         let data = interp::realize(&self.graph, &self.storages, value)?;
         let storage_dtype = self.storages[s].data.dtype();
         let mut view = Data::from_le_bytes(target.dtype(), &self.storages[s].data.to_le_bytes());
@@ -85,7 +101,7 @@ impl Engine {
         let mut touched: Vec<i64> = elements.iter().flat_map(|&e| (e * ts / ss)..=((e * ts + ts - 1) / ss)).collect();
         touched.sort_unstable();
         touched.dedup();
-        self.bridge_refresh(s, &touched);
+        self.bridge_refresh(s, &touched, landing);
         self.ids.bump(target.counter);
         self.events.push(Event::Host { storage: s });
         Ok(Write { storage: s, elements: touched })

@@ -518,7 +518,9 @@ fn tensor_from_nested(engine: &mut Engine, data: &Value, dtype: Option<DType>) -
     crate::limits::check_numel(&shape)?;
     let inferred = flat.iter().map(|s| s.dtype()).max().unwrap_or(DType::Float32);
     let dtype = dtype.unwrap_or(if flat.is_empty() { DType::Float32 } else { inferred });
-    engine.from_data(Data::from_scalars(dtype, &flat), &shape)
+    let t = engine.from_data(Data::from_scalars(dtype, &flat), &shape)?;
+    engine.bridge_note_buffer(&t);
+    Ok(t)
 }
 
 // ------------------------------------------------------------------------------- views
@@ -545,6 +547,7 @@ fn pairs(v: Value, what: &str) -> Result<Vec<Option<(i64, i64)>>> {
 
 pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Result<Value> {
     let t = run.engine.resolve(&t);
+    run.engine.bridge_op(name);
     if random::is_method(name) {
         return random::method(run, t, name, args);
     }

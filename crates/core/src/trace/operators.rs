@@ -145,6 +145,7 @@ pub fn inplace_binary(run: &mut RunContext, t: &Tensor, op: BinOp, rhs: Value) -
         bail!(Type, "unsupported augmented assignment");
     }
     let other = operand(rhs, "right operand")?;
+    run.engine.bridge_op(&format!("{}_", bop.name()));
     write_binary(run, t, WriteForm::InPlace, bop, &Operand::Tensor(t.clone()), &other)
 }
 
