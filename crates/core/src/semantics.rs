@@ -41,6 +41,9 @@ pub struct Lazy {
     /// `assign` to such a tensor over a buffer walks the movement ops down and writes into
     /// the buffer itself.
     pub positions: Option<(StorageId, Vec<i64>)>,
+    /// The version of each storage it reads when it was made: the graph tinygrad keeps
+    /// reads that version, or a later one if something realized it first.
+    pub born: Vec<(StorageId, u64)>,
 }
 
 /// Where a bridge write lands (see [`Lazy::positions`]).

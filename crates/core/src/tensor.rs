@@ -7,6 +7,8 @@
 //! appends nodes, and a result is realized by the reference interpreter into a storage at the end
 //! of a statement (or before a write could change what it reads).
 
+use std::collections::HashMap;
+
 use crate::dtype::{result_type, DType};
 use crate::error::{bail, Result};
 use crate::identity::{CounterId, Identities, ObjectId};
@@ -213,6 +215,9 @@ pub struct Engine {
     /// Nodes of bridge tensors made by movement ops alone outside its view table (`flip`,
     /// `unfold`), which stay movement graphs over their source ([`crate::semantics::Lazy`]).
     pub(crate) movement_nodes: std::collections::HashSet<UOpId>,
+    /// Storage contents kept from before a bridge write, by (storage, version), where a lazy
+    /// tensor was made at that version: what it reads if it is realized before the write runs.
+    pub(crate) snapshots: HashMap<(StorageId, u64), Data>,
     /// The storages the bridge's view ops have made a view of (its `_views` is set).
     pub(crate) viewed: std::collections::HashSet<StorageId>,
     /// Writes the bridge's view refreshes made, for the runner's observers.

@@ -34,6 +34,9 @@
 //! The bridge keeps running where PyTorch raises and stops where it fails itself (an error
 //! the engine raises under these rules too: a shape mismatch, an unknown op).
 
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+
 use crate::error::{Error, Result};
 pub use crate::semantics::{Landing, Lazy, Mirror, Semantics, WritePath, WritePlan};
 use crate::tensor::{Engine, Event, StorageRef, Tensor, Write};
@@ -200,6 +203,7 @@ impl Engine {
             let values = self.storages[m.view].data.clone();
             let len = m.positions.len().min(values.len());
             let src = values.gather(&(0..len as i64).map(Some).collect::<Vec<_>>());
+            self.preserve(m.base);
             self.storages[m.base].data.scatter(&m.positions[..len], &src);
             self.touch(m.base);
             cells = cells.iter().filter_map(|&c| m.positions.get(usize::try_from(c).ok()?).copied()).collect();
@@ -225,6 +229,7 @@ impl Engine {
                 let idx: Vec<Option<i64>> = m.positions.iter().map(|&p| Some(p)).collect();
                 let fresh = self.storages[m.base].data.gather(&idx);
                 if fresh.len() == self.storages[m.view].data.len() {
+                    self.preserve(m.view);
                     self.storages[m.view].data = fresh;
                     self.touch(m.view);
                 }
@@ -295,6 +300,10 @@ impl Engine {
         elements: &[i64],
         how: BridgeWrite,
     ) -> Landing {
+        self.preserve(target);
+        if let Some((root, _)) = self.lazies.iter().find(|l| l.storage == target).and_then(|l| l.positions.clone()) {
+            self.preserve(root);
+        }
         let lazy = self.lazies.iter().any(|l| l.storage == target);
         let through = self
             .lazies
@@ -350,11 +359,12 @@ impl Engine {
         let reads = buffers_read(&self.graph, node);
         let tied = |r: &StorageId| self.buffers.contains(r) || self.lazies.iter().any(|l| l.storage == *r);
         if reads.iter().any(tied) {
+            let born = reads.iter().map(|&r| (r, self.storages[r].version)).collect();
             let positions = match reads[..] {
                 [base] if self.movement_nodes.contains(&node) => self.root_positions(node, base),
                 _ => None,
             };
-            self.lazies.push(Lazy { storage, node, writes: Vec::new(), reads, positions });
+            self.lazies.push(Lazy { storage, node, writes: Vec::new(), reads, positions, born });
         }
     }
 
@@ -399,6 +409,7 @@ impl Engine {
             if fresh.len() != self.storages[s].data.len() {
                 continue;
             }
+            self.preserve(s);
             let old = std::mem::replace(&mut self.storages[s].data, fresh);
             for (value, elements) in &writes {
                 if let Ok(d) = interp::realize(&self.graph, &self.storages, *value) {
@@ -415,6 +426,96 @@ impl Engine {
             self.refreshed.push(Write { storage: s, elements: cells });
             dirty.push(s);
         }
+    }
+
+    /// Before a bridge write changes storage `s`: keeps its contents if a lazy tensor was
+    /// made from this version of it (and it is small enough to keep: see
+    /// [`Engine::bridge_recorded_values`]).
+    fn preserve(&mut self, s: StorageId) {
+        const KEEP_AT_MOST: usize = 1 << 20;
+        let v = self.storages[s].version;
+        if self.storages[s].data.len() > KEEP_AT_MOST || self.snapshots.contains_key(&(s, v)) {
+            return;
+        }
+        if self.lazies.iter().any(|l| l.born.contains(&(s, v))) {
+            self.snapshots.insert((s, v), self.storages[s].data.clone());
+        }
+    }
+
+    /// The values the bridge's tensors are read back with, in the order given (the trace's
+    /// names in the order they were first bound, as the recorder reads them with `.cpu()`):
+    /// realizing a tensor runs the stores its graph holds, and a lazy tensor realized before a
+    /// later store into its buffer keeps what the buffer held then. A lazy tensor reads each
+    /// storage at the later of the version it was made at and the version an earlier read
+    /// realized; the others read the storage as it ends. Where a kept version is missing (a
+    /// storage past the size kept, or a lazy tensor written itself), the value is the final one.
+    pub fn bridge_recorded_values(&mut self, tensors: &[Tensor]) -> Vec<Result<Data>> {
+        let mut realized: HashMap<StorageId, u64> = HashMap::new();
+        let mut recorded: HashMap<StorageId, Data> = HashMap::new();
+        let mut out = Vec::with_capacity(tensors.len());
+        for t in tensors {
+            let s = match self.storage_id(t) {
+                Ok(s) => s,
+                Err(e) => {
+                    out.push(Err(e));
+                    continue;
+                }
+            };
+            if let Entry::Vacant(slot) = recorded.entry(s) {
+                if let Some(data) = self.recorded_lazy(s, &realized) {
+                    if let Some(l) = self.lazies.iter().find(|l| l.storage == s) {
+                        for &(r, v) in &l.born {
+                            let at = realized.entry(r).or_insert(v);
+                            *at = (*at).max(v);
+                        }
+                    }
+                    slot.insert(data);
+                } else {
+                    // Read as it ends: so is everything it reads.
+                    let reads = self.lazies.iter().find(|l| l.storage == s).map_or(vec![s], |l| l.reads.clone());
+                    for r in reads.into_iter().chain([s]) {
+                        realized.insert(r, self.storages[r].version);
+                    }
+                }
+            }
+            out.push(match recorded.get(&s).cloned() {
+                Some(data) => {
+                    let now = std::mem::replace(&mut self.storages[s].data, data);
+                    let v = self.values(t);
+                    self.storages[s].data = now;
+                    v
+                }
+                None => self.values(t),
+            });
+        }
+        out
+    }
+
+    /// A lazy tensor's value realized now: its graph over each storage it reads at the later
+    /// of its own version and the realized one, when that differs from the storage as it ends
+    /// and is kept. `None` when it reads every storage as it ends (or cannot tell).
+    fn recorded_lazy(&mut self, s: StorageId, realized: &HashMap<StorageId, u64>) -> Option<Data> {
+        let l = self.lazies.iter().find(|l| l.storage == s && l.writes.is_empty())?;
+        let (node, born) = (l.node, l.born.clone());
+        let mut swaps = Vec::new();
+        for (r, v) in born {
+            let at = realized.get(&r).copied().unwrap_or(v).max(v);
+            if at != self.storages[r].version {
+                swaps.push((r, self.snapshots.get(&(r, at))?.clone()));
+            }
+        }
+        if swaps.is_empty() {
+            return None;
+        }
+        let mut kept = Vec::new();
+        for (r, data) in swaps {
+            kept.push((r, std::mem::replace(&mut self.storages[r].data, data)));
+        }
+        let value = interp::realize(&self.graph, &self.storages, node);
+        for (r, data) in kept {
+            self.storages[r].data = data;
+        }
+        value.ok()
     }
 
     fn touch(&mut self, s: StorageId) {

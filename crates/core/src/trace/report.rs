@@ -544,9 +544,11 @@ impl Report<'_> {
 /// The bridge run's tensors: its metadata model and the values its own execution ended with.
 fn bridge_run_report(run: &mut Run) -> BridgeRunReport {
     let named: Vec<(String, Tensor)> = run.tensors();
+    let all: Vec<Tensor> = named.iter().map(|(_, t)| t.clone()).collect();
+    let recorded = run.engine.bridge_recorded_values(&all);
     let mut tensors = Vec::with_capacity(named.len());
-    for (name, t) in named {
-        let Ok(values) = run.engine.values(&t) else { continue };
+    for ((name, t), values) in named.into_iter().zip(recorded) {
+        let Ok(values) = values else { continue };
         let b = t.bridge();
         tensors.push((
             name,
