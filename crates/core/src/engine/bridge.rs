@@ -30,6 +30,15 @@
 //!   "can't be cast" error.
 //! - **`copy_`** hands its source over unbroadcast: through the reshape fast path a source of
 //!   another element count fails ("size mismatch, can't reshape"), where PyTorch broadcasts.
+//! - **Laziness.** tinygrad keeps every tensor a lazy graph until it is read back, and an
+//!   assign writes its buffer in place. A tensor outside the view table made from a buffer
+//!   (a base assigned into, a literal, the result of an op PyTorch runs through its `out=` form
+//!   or `clone`) reads that buffer when it is realized: a [`Lazy`], recomputed after every write
+//!   into what it reads. The bridge's own in-place ops (`add_`, `mul_`, `fill_`, ...) on a
+//!   tensor no view was made of replace its graph instead ([`BridgeWrite::Own`]); an assign
+//!   into a `flip`/`unfold` of a buffer walks the movement ops down into the buffer
+//!   ([`Landing::Through`]). Read back in the recorder's order, a lazy tensor realized before
+//!   a later store keeps what the buffer held then ([`Engine::bridge_recorded_values`]).
 //!
 //! The bridge keeps running where PyTorch raises and stops where it fails itself (an error
 //! the engine raises under these rules too: a shape mismatch, an unknown op).
@@ -352,16 +361,28 @@ impl Engine {
 
     /// A tensor the bridge computed into `storage` from `node` stays lazy if `node` reads a
     /// buffer or another lazy tensor ([`Lazy`]).
+    ///
+    /// The result is a buffer itself unless movement ops alone made it: PyTorch runs the
+    /// bridge's functional ops through their `out=` forms (`add.out`, `sum.IntList_out`, ...)
+    /// and `clone` through `copy_`, which assign the value into a fresh empty buffer.
     pub(crate) fn bridge_track_lazy(&mut self, node: UOpId, storage: StorageId) {
-        if !self.is_bridge() || (self.buffers.is_empty() && self.lazies.is_empty()) {
+        if !self.is_bridge() {
+            return;
+        }
+        let movement = self.movement_nodes.contains(&node);
+        if !movement {
+            self.buffers.insert(storage);
+        }
+        if self.lazies.is_empty() && self.buffers.iter().all(|&b| b == storage) {
             return;
         }
         let reads = buffers_read(&self.graph, node);
-        let tied = |r: &StorageId| self.buffers.contains(r) || self.lazies.iter().any(|l| l.storage == *r);
+        let tied =
+            |r: &StorageId| *r != storage && (self.buffers.contains(r) || self.lazies.iter().any(|l| l.storage == *r));
         if reads.iter().any(tied) {
             let born = reads.iter().map(|&r| (r, self.storages[r].version)).collect();
             let positions = match reads[..] {
-                [base] if self.movement_nodes.contains(&node) => self.root_positions(node, base),
+                [base] if movement => self.root_positions(node, base),
                 _ => None,
             };
             self.lazies.push(Lazy { storage, node, writes: Vec::new(), reads, positions, born });

@@ -155,6 +155,15 @@ impl Engine {
     /// `t.expand(sizes)`: `-1` keeps a dim, new leading dims broadcast with stride 0.
     pub fn expand(&mut self, t: &Tensor, sizes: &[i64]) -> Result<Tensor> {
         self.ag.name_view("ExpandBackward0");
+        // The bridge's `aten.expand` is tinygrad's, which aligns fewer sizes than dims to the
+        // right and reads each missing leading size as 1 (PyTorch refuses fewer sizes).
+        let lead = t.shape().len().saturating_sub(sizes.len());
+        let sizes: Vec<i64> = if self.is_bridge() && lead > 0 {
+            std::iter::repeat_n(1, lead).chain(sizes.iter().copied()).collect()
+        } else {
+            sizes.to_vec()
+        };
+        let sizes = &sizes[..];
         let layout = t.layout().expand(sizes)?;
         let new = layout.sizes().to_vec();
         let lead = new.len() - t.shape().len();
@@ -221,11 +230,16 @@ impl Engine {
         self.ag.name_view("UnfoldBackward0");
         let layout = t.layout().unfold(dimension, size, step)?;
         let tg = t.tinygrad().push(restride_view(&Layout::contiguous(t.shape()).unfold(dimension, size, step)?))?;
+        let viewed_before = self.storage_id(t).map(|s| self.viewed.contains(&s));
         let view = self.torch_view(t, layout, tg, 0)?;
         if !self.is_bridge() {
             return Ok(view);
         }
-        // `aten.unfold` is outside the bridge's view table: a new tensor, untracked.
+        // `aten.unfold` is outside the bridge's view table: a new tensor, untracked, and no
+        // view of its source.
+        if let (Ok(false), Ok(s)) = (viewed_before, self.storage_id(t)) {
+            self.viewed.remove(&s);
+        }
         let mut copy = self.copy(&view)?;
         self.bridge_movement(&copy);
         copy.set_bridge(view.bridge().clone());

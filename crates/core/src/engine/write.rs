@@ -60,7 +60,7 @@ impl Engine {
         // The bridge computes the whole value first, then scatters it (a later duplicate
         // position wins): it never runs PyTorch's element loop.
         let hazard = match self.semantics() {
-            Semantics::Torch => sequential::hazard(&self.graph, &self.storages, s, value, target.layout())?,
+            Semantics::Torch => sequential::hazard(&self.graph, &self.storages, s, value, target.layout(), &elements)?,
             Semantics::Bridge => None,
         };
         match hazard {

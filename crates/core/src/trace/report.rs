@@ -43,6 +43,38 @@ pub enum ValueList {
 }
 
 impl ValueList {
+    /// How many items of any long list (values, written cells, positions) a report carries.
+    fn cap(self) -> usize {
+        match self {
+            ValueList::Whole => usize::MAX,
+            ValueList::First(n) => n,
+        }
+    }
+}
+
+/// A list of storage cells or positions cut to a report's [`ValueList`] (its `_total`
+/// sibling says how many there are): a 2^26-element write listed whole is half a gigabyte of
+/// numbers, and far more as a JSON tree.
+struct Cells<'a>(&'a [i64], usize);
+
+impl<'a> Cells<'a> {
+    fn new(all: &'a [i64], list: ValueList) -> Self {
+        Cells(all, list.cap())
+    }
+
+    /// The full count, when the list is cut.
+    fn total(&self) -> Option<usize> {
+        (self.0.len() > self.1).then_some(self.0.len())
+    }
+}
+
+impl Serialize for Cells<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(&self.0[..self.0.len().min(self.1)])
+    }
+}
+
+impl ValueList {
     /// `values` cut to this list's length, and the full count when it was cut.
     fn cut(self, values: &mut Values) -> Option<usize> {
         let total = values.0.len();
@@ -104,7 +136,9 @@ struct ErrorReport<'a> {
     kind: &'static str,
     message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    elements: Option<&'a [i64]>,
+    elements: Option<Cells<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    elements_total: Option<usize>,
 }
 
 /// Tensors by name, in the order the trace introduced them.
@@ -379,6 +413,8 @@ struct BridgePlanReport {
     /// The positions, when they are not PyTorch's written storage elements for the statement.
     #[serde(skip_serializing_if = "Option::is_none")]
     positions: Option<Vec<i64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    positions_total: Option<usize>,
     /// The target is a reshape of a non-contiguous view, kept in step with its base.
     through_mirror: bool,
 }
@@ -386,7 +422,9 @@ struct BridgePlanReport {
 #[derive(Serialize)]
 struct WriteReport<'a> {
     storage: usize,
-    elements: &'a [i64],
+    elements: Cells<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    elements_total: Option<usize>,
     /// Every storage the statement wrote, when it wrote more than one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     all: Vec<WriteRef<'a>>,
@@ -395,7 +433,9 @@ struct WriteReport<'a> {
 #[derive(Serialize)]
 struct WriteRef<'a> {
     storage: usize,
-    elements: &'a [i64],
+    elements: Cells<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    elements_total: Option<usize>,
 }
 
 /// Element values: integers for int and bool tensors, the shortest decimal that round-trips
@@ -499,7 +539,11 @@ pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
         kind: e.error.kind(),
         message: e.error.message(),
         elements: match &e.error {
-            Error::Overlap { elements, .. } => Some(elements),
+            Error::Overlap { elements, .. } => Some(Cells::new(elements, opts.values)),
+            _ => None,
+        },
+        elements_total: match &e.error {
+            Error::Overlap { elements, .. } => Cells::new(elements, opts.values).total(),
             _ => None,
         },
     });
@@ -515,7 +559,10 @@ pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
             run.steps
                 .iter()
                 .enumerate()
-                .map(|(i, s)| StepReport { bridge: bridge_step_report(run, i), ..step_report(s, &run.engine) })
+                .map(|(i, s)| StepReport {
+                    bridge: bridge_step_report(run, i, opts.values),
+                    ..step_report(s, &run.engine, opts.values)
+                })
                 .collect()
         }),
         graph: opts.graph.then(|| run.engine.graph()),
@@ -569,12 +616,20 @@ fn bridge_run_report(run: &mut Run) -> BridgeRunReport {
     }
 }
 
-fn step_report<'a>(s: &'a Step, engine: &Engine) -> StepReport<'a> {
+fn step_report<'a>(s: &'a Step, engine: &Engine, list: ValueList) -> StepReport<'a> {
     let writes = s.writes.first().map(|w| WriteReport {
         storage: w.storage,
-        elements: &w.elements,
+        elements: Cells::new(&w.elements, list),
+        elements_total: Cells::new(&w.elements, list).total(),
         all: if s.writes.len() > 1 {
-            s.writes.iter().map(|w| WriteRef { storage: w.storage, elements: &w.elements }).collect()
+            s.writes
+                .iter()
+                .map(|w| WriteRef {
+                    storage: w.storage,
+                    elements: Cells::new(&w.elements, list),
+                    elements_total: Cells::new(&w.elements, list).total(),
+                })
+                .collect()
         } else {
             vec![]
         },
@@ -598,7 +653,7 @@ fn step_report<'a>(s: &'a Step, engine: &Engine) -> StepReport<'a> {
 }
 
 /// Step `i` of PyTorch's run beside the bridge run's step for the same statement.
-fn bridge_step_report<'a>(run: &'a Run, i: usize) -> Option<BridgeStepReport<'a>> {
+fn bridge_step_report<'a>(run: &'a Run, i: usize, list: ValueList) -> Option<BridgeStepReport<'a>> {
     let bridge = run.bridge.as_deref()?;
     let torch = &run.steps[i];
     let torch_fails = run.error.is_some() && i + 1 == run.steps.len();
@@ -634,7 +689,8 @@ fn bridge_step_report<'a>(run: &'a Run, i: usize) -> Option<BridgeStepReport<'a>
             },
             count: plan.positions.len(),
             through_mirror: plan.through_mirror,
-            positions: (!same_cells).then(|| plan.positions.clone()),
+            positions: (!same_cells).then(|| plan.positions.iter().take(list.cap()).copied().collect()),
+            positions_total: (!same_cells).then(|| Cells::new(&plan.positions, list).total()).flatten(),
         }
     });
     let missing = |from: &'a [String], to: &[String]| -> Vec<&'a str> {

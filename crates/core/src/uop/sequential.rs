@@ -10,6 +10,8 @@ use super::buffer::Data;
 use super::interp::{self, fold_movement, Storages};
 use super::{Graph, Op, StorageId, UOpId};
 use crate::error::Result;
+use crate::shape::tracker::ShapeTracker;
+use crate::shape::view::View;
 use crate::torch::layout::Layout;
 
 /// The value of a write, with reads of the written storage left live.
@@ -18,18 +20,20 @@ enum Plan {
     Live(Vec<Option<i64>>),
     /// Anything that does not read the written storage, evaluated once up front.
     Dense(Data),
+    /// The element being written, read before the write.
+    Same,
     Unary(super::UnaryOp, Box<Plan>),
     Binary(super::BinaryOp, Box<Plan>, Box<Plan>),
     Where(Box<Plan>, Box<Plan>, Box<Plan>),
     Cast(crate::dtype::DType, Box<Plan>),
 }
 
-fn plan(graph: &Graph, storages: &dyn Storages, node: UOpId, s: StorageId) -> Result<Plan> {
+fn plan(graph: &Graph, storages: &dyn Storages, node: UOpId, s: StorageId, target: &ShapeTracker) -> Result<Plan> {
     if !graph.buffers_read(node).contains(&s) {
         return Ok(Plan::Dense(interp::realize(graph, storages, node)?));
     }
     let n = graph.node(node);
-    let sub = |i: usize| plan(graph, storages, n.src[i], s).map(Box::new);
+    let sub = |i: usize| plan(graph, storages, n.src[i], s, target).map(Box::new);
     Ok(match &n.op {
         Op::Unary(u) => Plan::Unary(*u, sub(0)?),
         Op::Binary(b) => Plan::Binary(*b, sub(0)?, sub(1)?),
@@ -38,6 +42,9 @@ fn plan(graph: &Graph, storages: &dyn Storages, node: UOpId, s: StorageId) -> Re
         op if op.is_movement() => {
             let (base, st) = fold_movement(graph, node)?;
             match graph.node(base).op {
+                // Through the target's own view: each element reads the one it writes (`a += 1`),
+                // with no list of offsets (half a gigabyte at 2^26 elements).
+                Op::Buffer(b) if b == s && st == *target => Plan::Same,
                 Op::Buffer(b) if b == s => Plan::Live(st.offsets()),
                 // A view of a computation over the written storage: PyTorch would have
                 // materialised that computation first, so a snapshot is its semantics too.
@@ -50,14 +57,16 @@ fn plan(graph: &Graph, storages: &dyn Storages, node: UOpId, s: StorageId) -> Re
 }
 
 impl Plan {
-    fn eval(&self, i: usize, live: &Data) -> Data {
+    /// Element `i` of the value, which is written at storage element `at`.
+    fn eval(&self, i: usize, at: i64, live: &Data) -> Data {
         match self {
             Plan::Live(off) => live.gather(&[off[i]]),
+            Plan::Same => live.gather(&[Some(at)]),
             Plan::Dense(d) => d.gather(&[Some(i as i64)]),
-            Plan::Unary(u, a) => alu::unary(*u, &a.eval(i, live)),
-            Plan::Binary(b, x, y) => alu::binary(*b, &x.eval(i, live), &y.eval(i, live)),
-            Plan::Where(c, x, y) => alu::select(&c.eval(i, live), &x.eval(i, live), &y.eval(i, live)),
-            Plan::Cast(d, a) => a.eval(i, live).cast(*d),
+            Plan::Unary(u, a) => alu::unary(*u, &a.eval(i, at, live)),
+            Plan::Binary(b, x, y) => alu::binary(*b, &x.eval(i, at, live), &y.eval(i, at, live)),
+            Plan::Where(c, x, y) => alu::select(&c.eval(i, at, live), &x.eval(i, at, live), &y.eval(i, at, live)),
+            Plan::Cast(d, a) => a.eval(i, at, live).cast(*d),
         }
     }
 
@@ -65,7 +74,7 @@ impl Plan {
     fn crosses(&self, target: &[i64]) -> bool {
         match self {
             Plan::Live(off) => off.iter().zip(target).any(|(o, t)| *o != Some(*t)),
-            Plan::Dense(_) => false,
+            Plan::Dense(_) | Plan::Same => false,
             Plan::Unary(_, a) | Plan::Cast(_, a) => a.crosses(target),
             Plan::Binary(_, a, b) => a.crosses(target) || b.crosses(target),
             Plan::Where(a, b, c) => a.crosses(target) || b.crosses(target) || c.crosses(target),
@@ -79,27 +88,29 @@ pub struct Hazard {
     elements: Vec<i64>,
 }
 
-/// Plans the write of `value` through `target` into storage `s`; `None` when a bulk write
-/// (evaluate the whole value, then store it) gives the same result.
+/// Plans the write of `value` through `target` (whose storage elements are `elements`) into
+/// storage `s`; `None` when a bulk write (evaluate the whole value, then store it) gives the
+/// same result.
 pub fn hazard(
     graph: &Graph,
     storages: &dyn Storages,
     s: StorageId,
     value: UOpId,
     target: &Layout,
+    elements: &[i64],
 ) -> Result<Option<Hazard>> {
-    let elements = target.storage_indices();
     let repeats = !target.is_non_overlapping_and_dense() && {
-        let mut sorted = elements.clone();
+        let mut sorted = elements.to_vec();
         sorted.sort_unstable();
         sorted.dedup();
         sorted.len() != elements.len()
     };
-    let plan = plan(graph, storages, value, s)?;
-    if !repeats && !plan.crosses(&elements) {
+    let own = ShapeTracker::from_view(View::new(target.sizes(), Some(target.strides()), target.offset(), None));
+    let plan = plan(graph, storages, value, s, &own)?;
+    if !repeats && !plan.crosses(elements) {
         return Ok(None);
     }
-    Ok(Some(Hazard { plan, elements }))
+    Ok(Some(Hazard { plan, elements: elements.to_vec() }))
 }
 
 impl Hazard {
@@ -107,7 +118,7 @@ impl Hazard {
     pub fn apply(&self, target: &Layout, live: &mut Data) {
         let dtype = live.dtype();
         for i in iteration_order(target) {
-            let v = self.plan.eval(i, live).cast(dtype);
+            let v = self.plan.eval(i, self.elements[i], live).cast(dtype);
             live.scatter(&[self.elements[i]], &v);
         }
     }
