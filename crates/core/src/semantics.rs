@@ -46,6 +46,18 @@ pub struct Lazy {
     pub born: Vec<(StorageId, u64)>,
 }
 
+/// How the bridge writes an in-place op's value (see `Engine::bridge_op`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BridgeWrite {
+    #[default]
+    /// `_apply_inplace`'s `assign` (and the general path's scatter): `wrap_out`, `copy_`, a
+    /// write through a view, any write into a tensor a view was made of.
+    Assign,
+    /// `_inplace_op`'s `replace` of the target's graph: one of the bridge's own in-place ops
+    /// on a tensor that is no view and was never viewed.
+    Own,
+}
+
 /// Where a bridge write lands (see [`Lazy::positions`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Landing {

@@ -211,7 +211,7 @@ pub struct Engine {
     /// The storages tinygrad holds as buffers in the bridge: assigned into, or literals.
     pub(crate) buffers: std::collections::HashSet<StorageId>,
     /// How the bridge writes the in-place op being run (see [`Engine::bridge_op`]).
-    pub(crate) bridge_via: crate::engine::bridge::BridgeWrite,
+    pub(crate) bridge_via: crate::semantics::BridgeWrite,
     /// Nodes of bridge tensors made by movement ops alone outside its view table (`flip`,
     /// `unfold`), which stay movement graphs over their source ([`crate::semantics::Lazy`]).
     pub(crate) movement_nodes: std::collections::HashSet<UOpId>,

@@ -296,6 +296,21 @@ pub const LESSONS: &[Lesson] = &[
         tensor: "a",
     },
     Lesson {
+        id: "bridge-lazy",
+        title: "A clone in the bridge sees later writes",
+        explain: "In PyTorch c = a.clone() copies a's values then and there, so a.mul_(10) leaves c alone. tinygrad keeps every bridge tensor a lazy graph until it is read back, and a += 1 made a's storage a buffer that later assigns write in place: c still reads that buffer, so it ends with a's new values. The tensors list marks c '≠ values'.",
+        trace: "a = arange(6.).reshape(2, 3)\na += 1\nc = a.clone()\na.mul_(10)\n",
+        claims: &[
+            Claim::Apart("c", "a"),
+            Claim::SeenBy(4, &["a"]),
+            Claim::BridgeSeenBy(4, &["a", "c"]),
+            Claim::BridgeValues("c", Bridge::Differs),
+            Claim::BridgeValues("a", Bridge::Agrees),
+        ],
+        narration: &[(2, "The bridge assigns into a's base: from now on it is a buffer that writes change in place."), (3, "PyTorch copies a's values into c; the bridge's c is a graph that reads a's buffer when it is realized."), (4, "PyTorch's write changes a only. In the bridge, c reads the buffer after the write: c diverges.")],
+        tensor: "c",
+    },
+    Lesson {
         id: "bridge-overlap",
         title: "The bridge writes where PyTorch refuses",
         explain: "Every element of b reads one of a's three cells, so PyTorch refuses b += ... . The bridge checks no overlap: it computes the value whole and scatters it into a, where the last duplicate wins, so a ends as [3, 4, 5].",

@@ -47,7 +47,7 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
-pub use crate::semantics::{Landing, Lazy, Mirror, Semantics, WritePath, WritePlan};
+pub use crate::semantics::{BridgeWrite, Landing, Lazy, Mirror, Semantics, WritePath, WritePlan};
 use crate::tensor::{Engine, Event, StorageRef, Tensor, Write};
 use crate::uop::buffer::Data;
 use crate::uop::interp;
@@ -60,18 +60,6 @@ use crate::uop::{BinaryOp, Op, StorageId, UOpId};
 /// cast to the desired output type Long" as PyTorch does.
 pub fn casts_inplace(op: BinaryOp) -> bool {
     matches!(op, BinaryOp::Add | BinaryOp::Mul | BinaryOp::FloorDiv)
-}
-
-/// How the bridge writes an in-place op's value (see [`Engine::bridge_op`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum BridgeWrite {
-    #[default]
-    /// `_apply_inplace`'s `assign` (and the general path's scatter): `wrap_out`, `copy_`, a
-    /// write through a view, any write into a tensor a view was made of.
-    Assign,
-    /// `_inplace_op`'s `replace` of the target's graph: one of the bridge's own in-place ops
-    /// on a tensor that is no view and was never viewed.
-    Own,
 }
 
 impl Engine {
@@ -186,7 +174,7 @@ impl Engine {
         if !self.is_bridge() {
             return;
         }
-        let mut changed: Vec<(StorageId, Vec<i64>)> = vec![(s, elements.to_vec())];
+        let mut dirty = vec![s];
         // Through a movement-only lazy tensor: the elements land in its buffer (a later
         // duplicate position wins), and the tensor is then recomputed from it like any other.
         if landing == Landing::Through {
@@ -199,12 +187,22 @@ impl Engine {
                     if cells.len() == elements.len() {
                         self.storages[base].data.scatter(&cells, &src);
                         self.touch(base);
-                        self.refreshed.push(Write { storage: base, elements: cells.clone() });
-                        changed.push((base, cells));
+                        self.refreshed.push(Write { storage: base, elements: cells });
+                        dirty.push(base);
                     }
                 }
             }
         }
+        if !self.mirrors.is_empty() {
+            dirty.extend(self.refresh_mirrors(s, elements));
+        }
+        self.refresh_lazies(dirty);
+    }
+
+    /// The mirror half of [`Engine::bridge_refresh`]: writes a written mirror back into its
+    /// base, then recomputes every mirror of a changed storage. Returns the storages changed.
+    fn refresh_mirrors(&mut self, s: StorageId, elements: &[i64]) -> Vec<StorageId> {
+        let mut changed: Vec<(StorageId, Vec<i64>)> = vec![(s, elements.to_vec())];
         // Up: a write into a mirror is a write into its base (transitively).
         let mut at = s;
         let mut cells = elements.to_vec();
@@ -252,8 +250,7 @@ impl Engine {
             }
             i += 1;
         }
-        let changed: Vec<StorageId> = changed.into_iter().map(|(c, _)| c).collect();
-        self.refresh_lazies(changed);
+        changed.into_iter().skip(1).map(|(c, _)| c).collect()
     }
 
     /// The storages the bridge's refreshes changed since the last call, with their cells:

@@ -894,6 +894,10 @@ pub(super) fn merge_writes(writes: Vec<Write>) -> Vec<Write> {
         }
     }
     for w in &mut out {
+        // Most writes are already in order (a dense target): nothing to copy.
+        if w.elements.windows(2).all(|p| p[0] < p[1]) {
+            continue;
+        }
         // A bitmap over the written span sorts and dedups in linear time.
         let (lo, hi) = match (w.elements.iter().min(), w.elements.iter().max()) {
             (Some(&lo), Some(&hi)) => (lo, hi),
