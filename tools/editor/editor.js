@@ -3,7 +3,7 @@
 // column (the message on hover), and one undo history across every text the page puts in it.
 // esbuild bundles this file into www/js/vendor/editor.js (`cargo xtask build`); www/js/editor.js
 // is the page's side of it.
-import { EditorState, StateEffect, StateField, Annotation } from '@codemirror/state';
+import { EditorState, StateEffect, StateField, Annotation, Compartment } from '@codemirror/state';
 import { EditorView, Decoration, keymap, lineNumbers, drawSelection, hoverTooltip } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { python } from '@codemirror/lang-python';
@@ -76,6 +76,18 @@ const theme = EditorView.theme({
   '.cm-cursor': { borderLeftColor: 'var(--text)' },
 });
 
+// Python highlighting up to this many lines. The parser runs in the background in slices of up
+// to 100 ms; a 10,000-statement link would keep the main thread busy in such slices for seconds.
+const MAX_HIGHLIGHTED = 2000;
+const language = new Compartment();
+const py = python();
+const highlightLimit = EditorState.transactionExtender.of((tr) => {
+  if (!tr.docChanged) return null;
+  const on = tr.newDoc.lines <= MAX_HIGHLIGHTED;
+  if (on === (language.get(tr.startState) === py)) return null;
+  return { effects: language.reconfigure(on ? py : []) };
+});
+
 /**
  * A CodeMirror editor in `parent`. `onChange(text)` runs after the user edits (not after the
  * page sets the text); the returned handle reads and sets the text and marks lines.
@@ -90,7 +102,8 @@ export function createEditor(parent, { onChange, label }) {
         history(),
         drawSelection(),
         indentUnit.of('    '),
-        python(),
+        language.of(py),
+        highlightLimit,
         syntaxHighlighting(highlight),
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
         marks,

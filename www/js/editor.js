@@ -44,9 +44,24 @@ export function onSuggestion(fn) {
   suggestion = fn;
 }
 
-/** Marks the editor: `current` is the line of the statement just run, `error` the failing one. */
+let marking = null;
+
+/** Whether a mark waits for the next frame. */
+export const markingPending = () => marking !== null;
+
+/** Marks the editor: `current` is the line of the statement just run, `error` the failing one.
+ *  The editor reads the page's layout when it updates (its selection), so the mark waits for
+ *  the next frame: inside the task that drew the panels it would force the whole page's layout
+ *  there, and a big trace's redraw would block the main thread twice as long. */
 export function mark(current, error) {
-  cm.mark(current, error);
+  if (marking === null) {
+    requestAnimationFrame(() => {
+      const [c, e] = marking;
+      marking = null;
+      cm.mark(c, e);
+    });
+  }
+  marking = [current, error];
   if (error) {
     const where = error.column ? `line ${error.line}:${error.column}` : `line ${error.line}`;
     const extra = error.elements ? ` (storage cells ${error.elements.slice(0, 12).join(', ')}${error.elements.length > 12 ? ', …' : ''})` : '';

@@ -365,7 +365,7 @@ async function boot() {
   // engine has work in hand.
   app.goto = goto;
   app.editor = editor.handle;
-  app.busy = () => app.fetching || engine.busy() || stepping !== null;
+  app.busy = () => app.fetching || engine.busy() || stepping !== null || editor.markingPending();
   app.memory = engine.memoryBytes;
   wire();
   wireTheme();

@@ -94,10 +94,11 @@ export function drawCanvas(box, st, map) {
   ctx.putImageData(img, 0, 0);
   const view = h('div', { class: 'mapview', id: 'storage-view' }, canvas);
   const fit = () => Math.max(1e-3, (view.clientWidth || 512) / w);
+  // Fit is the panel's width (CSS keeps the canvas's aspect): drawing the map reads no layout,
+  // which would force the whole page's layout inside the task that received the state.
   const apply = () => {
-    const s = zoom || fit();
-    canvas.style.width = `${w * s}px`;
-    canvas.style.height = `${hgt * s}px`;
+    canvas.style.width = zoom ? `${w * zoom}px` : '100%';
+    canvas.style.height = zoom ? `${hgt * zoom}px` : 'auto';
     $('#map-zoom').textContent = zoom ? `${zoom < 1 ? zoom.toFixed(2) : zoom}×` : 'fit';
   };
   const setZoom = (z) => { zoom = z; apply(); };
