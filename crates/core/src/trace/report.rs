@@ -674,11 +674,13 @@ fn bridge_step_report<'a>(run: &'a Run, i: usize, list: ValueList) -> Option<Bri
         // storage and the same distinct cells need no second list (the order matters only
         // where positions repeat, and then the counts differ).
         let same_cells = torch.writes.first().is_some_and(|t| {
-            t.storage == plan.base && t.elements.len() == plan.positions.len() && {
-                let mut sorted = plan.positions.clone();
-                sorted.sort_unstable();
-                sorted == t.elements
-            }
+            t.storage == plan.base
+                && t.elements.len() == plan.positions.len()
+                && (plan.positions == t.elements || {
+                    let mut sorted = plan.positions.clone();
+                    sorted.sort_unstable();
+                    sorted == t.elements
+                })
         });
         BridgePlanReport {
             storage: plan.base,
