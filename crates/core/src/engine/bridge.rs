@@ -310,7 +310,6 @@ impl Engine {
         if let Some((root, _)) = self.lazies.iter().find(|l| l.storage == target).and_then(|l| l.positions.clone()) {
             self.preserve(root);
         }
-        let lazy = self.lazies.iter().any(|l| l.storage == target);
         let through = self
             .lazies
             .iter()
@@ -322,7 +321,7 @@ impl Engine {
             BridgeWrite::Assign => {
                 self.buffers.insert(plan.base);
             }
-            BridgeWrite::Own if !lazy && self.buffers.remove(&target) => {
+            BridgeWrite::Own if self.buffers.remove(&target) => {
                 self.lazies.retain(|l| !l.reads.contains(&target));
             }
             BridgeWrite::Own => {}
