@@ -445,6 +445,30 @@ impl Engine {
         }
     }
 
+    /// Forgets the lazy tensors nothing can read any more: those over none of the `live`
+    /// storages (the trace's bound tensors) and read by no lazy tensor that is kept. tinygrad
+    /// drops them as Python does; kept, every later write would recompute them all (a training
+    /// loop's activations, step after step).
+    pub fn bridge_prune_lazies(&mut self, live: &[StorageId]) {
+        if self.lazies.is_empty() {
+            return;
+        }
+        let mut keep: std::collections::HashSet<StorageId> = live.iter().copied().collect();
+        // Readers come after what they read: from the last, a kept tensor keeps its sources.
+        for l in self.lazies.iter().rev() {
+            if keep.contains(&l.storage) {
+                keep.extend(l.reads.iter().copied());
+                if let Some((root, _)) = &l.positions {
+                    keep.insert(*root);
+                }
+            }
+        }
+        self.lazies.retain(|l| keep.contains(&l.storage));
+        let born: std::collections::HashSet<(StorageId, u64)> =
+            self.lazies.iter().flat_map(|l| l.born.iter().copied()).collect();
+        self.snapshots.retain(|k, _| born.contains(k));
+    }
+
     /// Before a bridge write changes storage `s`: keeps its contents if a lazy tensor was
     /// made from this version of it (and it is small enough to keep: see
     /// [`Engine::bridge_recorded_values`]).

@@ -279,6 +279,10 @@ impl Run {
         }
         self.engine.label_nodes(stmt.span.line);
         self.engine.end_statement();
+        if self.engine.is_bridge() {
+            let live = self.live_storages();
+            self.engine.bridge_prune_lazies(&live);
+        }
         let writes = std::mem::take(&mut self.writes);
         // The bridge's refreshed views count among the observers, not among the writes.
         let refreshed = self.engine.take_refreshed();
@@ -361,6 +365,34 @@ impl Run {
     }
 
     /// Names whose elements include a written storage cell.
+    /// The storages of every tensor the trace can still reach: bound names (inside tuples, lists
+    /// and dicts), a running function's locals, modules' and optimizers' tensors.
+    fn live_storages(&self) -> Vec<crate::uop::StorageId> {
+        fn walk(v: &Value, out: &mut Vec<crate::uop::StorageId>) {
+            match v {
+                Value::Tensor(t) | Value::Storage(t) => {
+                    if let crate::tensor::StorageRef::Realized(s) = t.storage() {
+                        out.push(s);
+                    }
+                }
+                Value::Tuple(items) | Value::List(items) | Value::Size(items) => {
+                    items.iter().for_each(|x| walk(x, out))
+                }
+                Value::Named(fields) => fields.iter().for_each(|(_, x)| walk(x, out)),
+                Value::Dict(_, entries) => entries.iter().for_each(|(_, x)| walk(x, out)),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        for v in self.env.values().chain(self.frames.iter().flat_map(|f| f.vars.values())) {
+            walk(v, &mut out);
+        }
+        for (_, t) in self.tensors() {
+            walk(&Value::Tensor(t), &mut out);
+        }
+        out
+    }
+
     fn observers(&self, writes: &[Write]) -> Vec<String> {
         let mut out = Vec::new();
         let named = if writes.is_empty() { Vec::new() } else { self.tensors() };
