@@ -51,7 +51,7 @@ pub use crate::semantics::{BridgeWrite, Landing, Lazy, Mirror, Semantics, WriteP
 use crate::tensor::{Engine, Event, StorageRef, Tensor, Write};
 use crate::uop::buffer::Data;
 use crate::uop::interp;
-use crate::uop::{BinaryOp, Op, StorageId, UOpId};
+use crate::uop::{BinaryOp, StorageId, UOpId};
 
 /// The binary in-place ops the bridge implements itself (`aten.add_`, `aten.mul_`,
 /// `aten.floor_divide_` in its op table): they compute in the result's dtype and cast into the
@@ -59,8 +59,26 @@ use crate::uop::{BinaryOp, Op, StorageId, UOpId};
 /// reaches PyTorch's structured kernel first, whose check raises "result type Float can't be
 /// cast to the desired output type Long" as PyTorch does.
 pub fn casts_inplace(op: BinaryOp) -> bool {
-    matches!(op, BinaryOp::Add | BinaryOp::Mul | BinaryOp::FloorDiv)
+    OWN_INPLACE.iter().any(|n| n.strip_suffix('_') == Some(op.name()))
 }
+
+/// The in-place ops the bridge implements itself (its table's in-place entries, wrapped by
+/// `_inplace_op`), by PyTorch's method name.
+const OWN_INPLACE: &[&str] = &[
+    "add_",
+    "mul_",
+    "floor_divide_",
+    "__ilshift__",
+    "__irshift__",
+    "fill_",
+    "zero_",
+    "relu_",
+    "masked_fill_",
+    "logical_or_",
+    "random_",
+    "uniform_",
+    "normal_",
+];
 
 impl Engine {
     /// An engine that runs traces with the bridge's rules.
@@ -178,18 +196,15 @@ impl Engine {
         // Through a movement-only lazy tensor: the elements land in its buffer (a later
         // duplicate position wins), and the tensor is then recomputed from it like any other.
         if landing == Landing::Through {
-            if let Some(l) = self.lazies.iter().find(|l| l.storage == s).cloned() {
-                if let Some((base, pos)) = &l.positions {
-                    let base = *base;
-                    let src = self.storages[s].data.gather(&elements.iter().map(|&e| Some(e)).collect::<Vec<_>>());
-                    let cells: Vec<i64> =
-                        elements.iter().filter_map(|&e| pos.get(usize::try_from(e).ok()?).copied()).collect();
-                    if cells.len() == elements.len() {
-                        self.storages[base].data.scatter(&cells, &src);
-                        self.touch(base);
-                        self.refreshed.push(Write { storage: base, elements: cells });
-                        dirty.push(base);
-                    }
+            if let Some((base, pos)) = self.lazies.iter().find(|l| l.storage == s).and_then(|l| l.positions.clone()) {
+                let src = self.storages[s].data.gather(&elements.iter().map(|&e| Some(e)).collect::<Vec<_>>());
+                let cells: Vec<i64> =
+                    elements.iter().filter_map(|&e| pos.get(usize::try_from(e).ok()?).copied()).collect();
+                if cells.len() == elements.len() {
+                    self.storages[base].data.scatter(&cells, &src);
+                    self.touch(base);
+                    self.refreshed.push(Write { storage: base, elements: cells });
+                    dirty.push(base);
                 }
             }
         }
@@ -263,22 +278,7 @@ impl Engine {
     /// bridge implements a few in-place ops itself (`_inplace_op`, [`BridgeWrite::Own`]), and
     /// the next write is made as it makes them. Every write resets it.
     pub fn bridge_op(&mut self, name: &str) {
-        const OWN: &[&str] = &[
-            "add_",
-            "mul_",
-            "floor_divide_",
-            "__ilshift__",
-            "__irshift__",
-            "fill_",
-            "zero_",
-            "relu_",
-            "masked_fill_",
-            "logical_or_",
-            "random_",
-            "uniform_",
-            "normal_",
-        ];
-        self.bridge_via = if OWN.contains(&name) { BridgeWrite::Own } else { BridgeWrite::Assign };
+        self.bridge_via = if OWN_INPLACE.contains(&name) { BridgeWrite::Own } else { BridgeWrite::Assign };
     }
 
     /// A tensor literal is a buffer in tinygrad (the bridge assigns the CPU data into one).
@@ -307,15 +307,12 @@ impl Engine {
         how: BridgeWrite,
     ) -> Landing {
         self.preserve(target);
-        if let Some((root, _)) = self.lazies.iter().find(|l| l.storage == target).and_then(|l| l.positions.clone()) {
+        let root = self.lazies.iter().find(|l| l.storage == target).and_then(|l| l.positions.as_ref().map(|p| p.0));
+        if let Some(root) = root {
             self.preserve(root);
-        }
-        let through = self
-            .lazies
-            .iter()
-            .any(|l| l.storage == target && l.positions.as_ref().is_some_and(|(root, _)| self.buffers.contains(root)));
-        if how == BridgeWrite::Assign && through {
-            return Landing::Through;
+            if how == BridgeWrite::Assign && self.buffers.contains(&root) {
+                return Landing::Through;
+            }
         }
         match how {
             BridgeWrite::Assign => {
@@ -330,7 +327,7 @@ impl Engine {
             l.writes.push((value, elements.to_vec()));
             // Not a movement graph any more: writes through it stop at it.
             l.positions = None;
-            for r in buffers_read(&self.graph, value) {
+            for r in self.graph.buffers_read(value) {
                 if r != target && !l.reads.contains(&r) {
                     l.reads.push(r);
                 }
@@ -369,10 +366,7 @@ impl Engine {
         if !movement {
             self.buffers.insert(storage);
         }
-        if self.lazies.is_empty() && self.buffers.iter().all(|&b| b == storage) {
-            return;
-        }
-        let reads = buffers_read(&self.graph, node);
+        let reads = self.graph.buffers_read(node);
         let tied =
             |r: &StorageId| *r != storage && (self.buffers.contains(r) || self.lazies.iter().any(|l| l.storage == *r));
         if reads.iter().any(tied) {
@@ -563,25 +557,6 @@ impl Engine {
         self.storages[s].version += 1;
         self.events.push(Event::Host { storage: s });
     }
-}
-
-/// The storages a node's graph reads, visiting only the nodes it reaches.
-fn buffers_read(graph: &crate::uop::Graph, root: UOpId) -> Vec<StorageId> {
-    let mut seen = std::collections::HashSet::new();
-    let mut stack = vec![root];
-    let mut out = Vec::new();
-    while let Some(id) = stack.pop() {
-        if !seen.insert(id) {
-            continue;
-        }
-        let node = graph.node(id);
-        if let Op::Buffer(s) = node.op {
-            out.push(s);
-        }
-        stack.extend(&node.src);
-    }
-    out.sort_unstable();
-    out
 }
 
 /// A shape as Python prints a tuple: `(3, 4)`, or `(3,)` for one item.

@@ -186,16 +186,22 @@ impl Graph {
         (0..self.nodes.len()).filter(|&i| seen[i]).map(|i| UOpId(i as u32)).collect()
     }
 
-    /// The storages a subgraph reads (its `Buffer` leaves).
+    /// The storages a subgraph reads (its `Buffer` leaves), sorted. Visits only the nodes the
+    /// root reaches (no pass over the whole table: it runs once per realized bridge value).
     pub fn buffers_read(&self, root: UOpId) -> Vec<StorageId> {
-        let mut out: Vec<StorageId> = self
-            .toposort(&[root])
-            .into_iter()
-            .filter_map(|id| match self.node(id).op {
-                Op::Buffer(s) => Some(s),
-                _ => None,
-            })
-            .collect();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![root];
+        let mut out = Vec::new();
+        while let Some(id) = stack.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            let node = self.node(id);
+            if let Op::Buffer(s) = node.op {
+                out.push(s);
+            }
+            stack.extend(&node.src);
+        }
         out.sort_unstable();
         out.dedup();
         out
