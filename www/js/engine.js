@@ -4,6 +4,12 @@
 // one, with every dataset file registered again; its memory goes with it. A trace replaced after
 // one that grew the worker's memory past `RECYCLE_BYTES` gets a fresh worker too, so memory is
 // returned to the browser instead of staying with the tab.
+//
+// Until the trace module is in (the page starts it after the first render), the example's
+// recorded answers (example.json, made at build time by the worker's own session code) answer for
+// the worker; the first request they cannot answer waits for the worker, which is first brought to
+// where the recording stood (the example opened, the same step).
+import { pick } from './session.js';
 
 /** The page's build stamp (tools/web/stamp_build.sh): every module file is asked for with it. */
 const BUILD = document.documentElement.dataset.build || 'dev';
@@ -12,7 +18,7 @@ const BUILD = document.documentElement.dataset.build || 'dev';
 const RECYCLE_BYTES = 256 << 20;
 
 /** `model`: the last model load asked for, loaded again in every worker started later. */
-const engine = { worker: null, glue: '', module: null, files: new Map(), pending: new Map(), next: 1, memory: 0, model: null };
+const engine = { worker: null, glue: '', module: null, files: new Map(), pending: new Map(), next: 1, memory: 0, model: null, recording: null, queued: [] };
 
 function settle(id, fn) {
   const p = engine.pending.get(id);
@@ -23,7 +29,38 @@ function settle(id, fn) {
 }
 
 function rejectAll(err) {
+  engine.queued = [];
   for (const id of [...engine.pending.keys()]) settle(id, (p) => p.reject(err));
+}
+
+/**
+ * Answers for the worker from the example's recording (`rec`: example.json, its flags made byte
+ * arrays again), as the worker would: `undefined` for anything it holds no answer for. It follows
+ * the session the way the worker does: opened on the example, standing on a step.
+ */
+function recorded(rec, type, args) {
+  if (type === 'open') {
+    if (args.src !== rec.src) return undefined;
+    rec.at = null;
+    return structuredClone(rec.open);
+  }
+  if (rec.at === undefined) return undefined;
+  const step = rec.steps[type === 'goto' ? args.k : rec.at];
+  if (!step) return undefined;
+  if (type === 'goto') {
+    rec.at = args.k;
+    const name = pick(step.state, args.selected);
+    return structuredClone({ state: step.state, selected: name, tensor: name === null ? null : step.tensors[name] });
+  }
+  if (type === 'tensor') return step.tensors[args.name] ? structuredClone(step.tensors[args.name]) : undefined;
+  if (type === 'cell') return step.cells[`${args.storage}:${args.index}`];
+  return undefined;
+}
+
+/** Draws the example from its recorded answers until the trace module is in. */
+export function useRecording(example) {
+  for (const step of example.steps) for (const t of Object.values(step.tensors)) t.flags = Uint8Array.from(t.flags);
+  engine.recording = { ...example, at: undefined };
 }
 
 function spawn() {
@@ -49,13 +86,24 @@ function spawn() {
   engine.memory = 0;
   call('init', { glue: engine.glue, module: engine.module, files: [...engine.files] });
   if (engine.model) call('modelLoad', engine.model).catch(() => {});
+  // The session the recording stood in for: the example opened, on the same step.
+  const rec = engine.recording;
+  engine.recording = null;
+  if (rec && rec.at !== undefined) {
+    call('open', { src: rec.src }).catch(() => {});
+    if (rec.at !== null) call('goto', { k: rec.at, selected: null }).catch(() => {});
+  }
+  for (const q of engine.queued) w.postMessage(q);
+  engine.queued = [];
 }
 
 /** Ends the worker (whatever it is doing), rejects what was asked of it with `why`, starts a fresh one. */
 function restart(why) {
   if (engine.worker) engine.worker.terminate();
+  engine.worker = null;
+  engine.recording = null;
   rejectAll(why);
-  spawn();
+  if (engine.module) spawn();
 }
 
 /** `/name?v=build`: the page's build stamp pins every module file to this build in caches. */
@@ -89,7 +137,13 @@ export function call(type, args = {}) {
   document.body.dataset.busy = '1';
   return new Promise((resolve, reject) => {
     engine.pending.set(id, { resolve, reject, type });
-    engine.worker.postMessage({ id, type, ...args });
+    if (engine.worker) {
+      engine.worker.postMessage({ id, type, ...args });
+      return;
+    }
+    const answer = engine.recording && !engine.queued.length ? recorded(engine.recording, type, args) : undefined;
+    if (answer === undefined) engine.queued.push({ id, type, ...args });
+    else queueMicrotask(() => settle(id, (p) => p.resolve(answer)));
   });
 }
 
@@ -120,7 +174,8 @@ export const busy = () => engine.pending.size > 0;
 /** Registers a dataset file for `dataset(name)`: now, and in every worker started later. */
 export function registerFile(name, bytes) {
   engine.files.set(name, bytes);
-  call('file', { name, bytes }).catch(() => {});
+  // A worker started later is given every file with its module.
+  if (engine.worker) call('file', { name, bytes }).catch(() => {});
 }
 
 /** The worker's wasm memory in bytes, as last reported. */

@@ -188,7 +188,8 @@ let rememberTimer = 0;
 function remember() {
   clearTimeout(rememberTimer);
   rememberTimer = setTimeout(() => {
-    if (!app.session || app.src === undefined) return;
+    // The engine makes the fragment: before it is in, the address waits for it (startEngine).
+    if (!app.session || app.src === undefined || !app.wasm) return;
     // A navigation the page has not opened yet (a lesson or link clicked since the timer
     // started) owns the address: writing the old trace over it would lose the new one.
     if (location.hash.slice(1) !== app.frag) return;
@@ -258,12 +259,13 @@ function shareLink() {
   return `${location.origin}${location.pathname}#${frag}`;
 }
 
-/** Restores a link's trace, step and selection: resolves when it is drawn; false when the
- *  fragment is not a link. */
-function openFragment() {
+/** Restores a link's trace, step and selection: resolves to true when it is drawn, false when
+ *  the fragment is not a link. */
+async function openFragment() {
   const frag = location.hash.slice(1);
   app.frag = frag;
   if (!frag) return false;
+  await startEngine();
   const d = JSON.parse(app.wasm.shareDecode(frag));
   if (d.error) {
     fatal(new Error(`This link could not be read: ${d.error}`));
@@ -274,7 +276,8 @@ function openFragment() {
   // The tab the link was shared from: clicked, so a tab's own opening work runs (Data fetches).
   const tab = d.view && document.querySelector(`.tabs button[data-tab="${CSS.escape(d.view)}"]`);
   if (tab) tab.click();
-  return opened;
+  await opened;
+  return true;
 }
 
 function wire() {
@@ -294,6 +297,7 @@ function wire() {
     if (e.key in keys) { e.preventDefault(); goto(keys[e.key]); }
   });
   $('#share').onclick = async () => {
+    await startEngine();
     const link = shareLink();
     history.replaceState(null, '', link);
     app.frag = location.hash.slice(1);
@@ -356,11 +360,32 @@ function appendLine(line, tensor) {
   load(src, undefined, tensor);
 }
 
+/** The example's recorded answers and the page's static data (tools/web/record_example.mjs). */
+async function fetchExample() {
+  const res = await fetch(engine.built('example.json'));
+  if (!res.ok) throw new Error(`example.json: HTTP ${res.status}`);
+  return res.json();
+}
+
+let engineStarted = null;
+/** Starts the trace module (main thread and worker) once; the address then follows the trace. */
+function startEngine() {
+  engineStarted = engineStarted || engine.start().then((wasm) => {
+    app.wasm = wasm;
+    // The browser tests make links with the page's own encoder.
+    window.wasmBindings = wasm;
+    remember();
+  });
+  return engineStarted;
+}
+
+/**
+ * The first render needs no wasm when the page opens on the example (no link in the address, no
+ * other trace saved): it is drawn from the example's recorded answers, and the trace module is
+ * fetched after it (`body[data-drawn]`, then `body[data-ready]` once the engine is in). A link or
+ * a saved trace needs the engine first.
+ */
 async function boot() {
-  app.wasm = await engine.start();
-  // The browser tests make links with the page's own encoder.
-  window.wasmBindings = app.wasm;
-  // The sample datasets are fetched by the first trace that reads one, or the Data tab.
   // Exposed for the browser tests: a step and its redraw (resolves when drawn), and whether the
   // engine has work in hand.
   app.goto = goto;
@@ -371,20 +396,25 @@ async function boot() {
   wireTheme();
   onTimelinePick((step) => goto(step));
   initData(app, appendLine);
-  initReference(app.wasm.opNames());
+  const example = await fetchExample();
+  initReference(example.opNames);
   editor.onSuggestion(showReference);
-  const lessons = JSON.parse(app.wasm.lessons());
+  const lessons = example.lessons;
   app.lessons = lessons;
   drawLessons(lessons);
   const gpu = detect();
-  let first = openFragment();
-  if (!first) {
-    const saved = savedTrace();
-    const src = saved === null ? lessons[0].trace : saved;
+  const saved = savedTrace();
+  const src = saved === null ? lessons[0].trace : saved;
+  const linked = location.hash.length > 1;
+  if (linked || src !== example.src) await startEngine();
+  else engine.useRecording(example);
+  if (!(linked && (await openFragment()))) {
     editor.setSource(src);
-    first = load(src, undefined, saved === null ? lessons[0].tensor : undefined);
+    await load(src, undefined, saved === null ? lessons[0].tensor : undefined);
   }
-  await first;
+  app.perf.drawn_ms = performance.now();
+  document.body.dataset.drawn = '1';
+  await startEngine();
   app.perf.interactive_ms = performance.now();
   document.body.dataset.ready = '1';
   app.gpu = await gpu;

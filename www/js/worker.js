@@ -4,10 +4,11 @@
 // then one request at a time; requests run in the order they came, each answered with {id, value}
 // or {id, error, fatal}. A fatal error (a panic or running out of memory) leaves the instance
 // unusable: the page then starts a fresh worker.
-import { DOM_LIMIT, layoutMap } from './mapgrid.js';
+import { traceSession } from './session.js';
 
 let wasm = null;
 let exports = null;
+/** The open trace's session (session.js). */
 let session = null;
 // The panic hook writes the panic's message to console.error before the trap: the error sent
 // back carries it instead of a bare "unreachable".
@@ -16,30 +17,6 @@ const consoleError = console.error.bind(console);
 console.error = (...args) => { lastConsoleError = args.map(String).join(' '); consoleError(...args); };
 
 const memory = () => (exports && exports.memory ? exports.memory.buffer.byteLength : 0);
-
-/** The tensor the panels show: the one asked for if it exists, else the first this step defined,
- *  else the last one. */
-function pick(state, wanted) {
-  const names = Object.keys(state.tensors);
-  if (names.includes(wanted)) return wanted;
-  const defined = state.step && state.step.defines.filter((d) => names.includes(d));
-  return (defined && defined[0]) || names[names.length - 1] || null;
-}
-
-/** The state of the step the session stands on (a large map's layout reads its tensors). */
-let state = null;
-
-/** What the panels draw for one tensor: its cells, storage flags (a large storage's laid out as
- *  the map's pixels instead) and view chain. */
-function tensor(name) {
-  const info = JSON.parse(session.cells(name));
-  let flags = session.flags(name);
-  if (flags.length > DOM_LIMIT && info && info.storage !== null) {
-    info.map = layoutMap(state, info.storage, flags);
-    flags = new Uint8Array();
-  }
-  return { name, info, flags, chain: JSON.parse(session.chain(name)) };
-}
 
 /** The runtime module, imported into this worker the first time a statement's kernels run (on
  *  WebGPU where the browser offers it to workers, else on the CPU executor), with every file
@@ -63,6 +40,7 @@ const handlers = {
   async init({ glue, module, files: given }) {
     wasm = await import(glue);
     exports = await wasm.default({ module_or_path: module });
+    session = traceSession(wasm, memory);
     for (const [name, bytes] of given) handlers.file({ name, bytes });
     return { memory: memory() };
   },
@@ -91,23 +69,17 @@ const handlers = {
     const out = await model.run(values);
     return { run: JSON.parse(out), classify: JSON.parse(runtime.classifyRun(out)) };
   },
-  open({ src }) {
-    if (session) session.free();
-    session = null;
-    session = new wasm.Session(src);
-    return { steps: session.stepCount(), divergences: [...session.bridgeDivergences()], memory: memory() };
+  open(args) {
+    return session.open(args);
   },
-  goto({ k, selected }) {
-    state = JSON.parse(session.goto(k));
-    const name = pick(state, selected);
-    const t = state.tensors[name];
-    return { state, selected: name, tensor: t ? tensor(name) : null };
+  goto(args) {
+    return session.goto(args);
   },
-  tensor({ name }) {
-    return tensor(name);
+  tensor(args) {
+    return session.tensor(args);
   },
-  cell({ storage, index }) {
-    return session.cell(storage, index);
+  cell(args) {
+    return session.cell(args);
   },
 };
 

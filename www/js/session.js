@@ -1,0 +1,56 @@
+// The trace session's answers, over the trace module's bindings: what the engine worker sends the
+// page for `open`, `goto`, `tensor` and `cell`. Shared by the worker (worker.js) and the build's
+// recorder of the example (tools/web/record_example.mjs), so the recorded answers the first
+// render draws are the ones the worker gives, made by the same code.
+import { DOM_LIMIT, layoutMap } from './mapgrid.js';
+
+/** The tensor the panels show: the one asked for if it exists, else the first this step defined,
+ *  else the last one. */
+export function pick(state, wanted) {
+  const names = Object.keys(state.tensors);
+  if (names.includes(wanted)) return wanted;
+  const defined = state.step && state.step.defines.filter((d) => names.includes(d));
+  return (defined && defined[0]) || names[names.length - 1] || null;
+}
+
+/** A session over the trace module `wasm` (its glue, initialised); `memory()` reports the
+ *  instance's memory in bytes. */
+export function traceSession(wasm, memory) {
+  let session = null;
+  /** The state of the step the session stands on (a large map's layout reads its tensors). */
+  let state = null;
+
+  /** What the panels draw for one tensor: its cells, storage flags (a large storage's laid out
+   *  as the map's pixels instead) and view chain. */
+  function tensor(name) {
+    const info = JSON.parse(session.cells(name));
+    let flags = session.flags(name);
+    if (flags.length > DOM_LIMIT && info && info.storage !== null) {
+      info.map = layoutMap(state, info.storage, flags);
+      flags = new Uint8Array();
+    }
+    return { name, info, flags, chain: JSON.parse(session.chain(name)) };
+  }
+
+  return {
+    open({ src }) {
+      if (session) session.free();
+      session = null;
+      state = null;
+      session = new wasm.Session(src);
+      return { steps: session.stepCount(), divergences: [...session.bridgeDivergences()], memory: memory() };
+    },
+    goto({ k, selected }) {
+      state = JSON.parse(session.goto(k));
+      const name = pick(state, selected);
+      const t = state.tensors[name];
+      return { state, selected: name, tensor: t ? tensor(name) : null };
+    },
+    tensor({ name }) {
+      return tensor(name);
+    },
+    cell({ storage, index }) {
+      return session.cell(storage, index);
+    },
+  };
+}
