@@ -8,6 +8,7 @@
 
 pub mod autograd;
 pub mod capture;
+pub mod cells;
 pub mod codegen;
 pub mod data;
 pub mod dtype;

@@ -41,3 +41,107 @@ pub fn check_lazy_numel(shape: &[usize]) -> Result<()> {
         ),
     }
 }
+
+/// What one engine's storages may hold, checked before a storage is kept: each storage's
+/// elements and bytes, and the bytes of all storages held together (freed ones not counted;
+/// see [`Reclaim`]). The default is the per-buffer limit alone ([`MAX_ELEMENTS`]); the page
+/// sets a tighter one ([`StorageBudget::PAGE`]) to stay within a browser tab's memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StorageBudget {
+    /// The most elements one storage may have.
+    pub elements: usize,
+    /// The most bytes one storage may have.
+    pub storage_bytes: usize,
+    /// The most bytes all storages of a run may hold together.
+    pub bytes: usize,
+    /// Whether the run frees storages nothing reaches any more.
+    pub reclaim: Reclaim,
+}
+
+/// What a run does with a storage nothing can reach any more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reclaim {
+    /// Keeps it: every storage stays readable to the end (the CLI's reports and kernel runs).
+    Never,
+    /// Frees its elements at the end of the statement that dropped it, as Python would; its
+    /// id, dtype and version stay.
+    Unreachable,
+}
+
+impl StorageBudget {
+    /// The CLI's and the library's: each storage within [`MAX_ELEMENTS`], no other limit.
+    pub const DEFAULT: StorageBudget =
+        StorageBudget { elements: MAX_ELEMENTS, storage_bytes: usize::MAX, bytes: usize::MAX, reclaim: Reclaim::Never };
+
+    /// The page's, per run (the page runs PyTorch's run and the bridge's, so twice this):
+    /// 2^24 elements and 64 MiB per storage (a 4096 x 4096 float32 tensor), 128 MiB held
+    /// together, storages nothing reaches freed at each statement's end. A write into the
+    /// largest storage holds its storage indices (8 bytes an element), its value, the operands
+    /// the interpreter reads and the bridge's positions for a moment: about 8 times the
+    /// storage's bytes on top of both runs' storages, under 1 GB of wasm memory.
+    pub const PAGE: StorageBudget =
+        StorageBudget { elements: 1 << 24, storage_bytes: 64 << 20, bytes: 128 << 20, reclaim: Reclaim::Unreachable };
+
+    /// Refuses a new storage of `len` elements of `itemsize` bytes when `used` bytes are held.
+    pub fn check(&self, len: usize, itemsize: usize, used: usize) -> Result<()> {
+        let bytes = len.saturating_mul(itemsize);
+        if len > self.elements || bytes > self.storage_bytes {
+            bail!(
+                Limit,
+                "a storage of {len} elements ({} MiB) would exceed the limit of {} elements and {} MiB per storage{}",
+                mib(bytes),
+                self.elements,
+                mib(self.storage_bytes),
+                self.whose()
+            );
+        }
+        if used.saturating_add(bytes) > self.bytes {
+            bail!(
+                Limit,
+                "a storage of {len} elements ({} MiB) would take this run's live storages past {} MiB together (they hold {} MiB){}",
+                mib(bytes),
+                mib(self.bytes),
+                mib(used),
+                self.whose()
+            );
+        }
+        Ok(())
+    }
+
+    fn whose(&self) -> &'static str {
+        if *self == StorageBudget::PAGE {
+            " in the page (its tab's memory; the command-line tool allows 2^26 elements per tensor and no total)"
+        } else {
+            ""
+        }
+    }
+}
+
+impl Default for StorageBudget {
+    fn default() -> Self {
+        StorageBudget::DEFAULT
+    }
+}
+
+fn mib(bytes: usize) -> String {
+    format!("{:.1}", bytes as f64 / (1u64 << 20) as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_budget_refuses_large_storages_and_large_totals() {
+        let page = StorageBudget::PAGE;
+        assert!(page.check(1 << 24, 4, 0).is_ok());
+        let e = page.check((1 << 24) + 1, 1, 0).unwrap_err().to_string();
+        assert!(e.contains("16777216 elements and 64.0 MiB per storage in the page"), "{e}");
+        assert!(page.check(1 << 24, 8, 0).is_err(), "a float64 4096 x 4096 is 128 MiB");
+        assert!(page.check(1 << 24, 4, 64 << 20).is_ok());
+        let e = page.check(1 << 24, 4, (64 << 20) + 1).unwrap_err().to_string();
+        assert!(e.contains("past 128.0 MiB"), "{e}");
+        assert!(StorageBudget::DEFAULT.check(1 << 26, 8, usize::MAX / 2).is_ok());
+        assert!(StorageBudget::DEFAULT.check((1 << 26) + 1, 1, 0).is_err());
+    }
+}

@@ -1,6 +1,7 @@
 //! Whose rules a run follows, the bridge's mirrored views and its write plans: a leaf the engine's state and
 //! [`crate::engine::bridge`] share (see there for the rules).
 
+use crate::cells::CellList;
 use crate::uop::{StorageId, UOpId};
 
 /// Whose rules a run follows: PyTorch's (the product's main execution) or the bridge's.
@@ -77,7 +78,7 @@ pub struct WritePlan {
     /// Its element count.
     pub base_len: usize,
     /// The base positions written, in the target's element order.
-    pub positions: Vec<i64>,
+    pub positions: CellList,
     /// The target is a reshape of a non-contiguous view, whose own storage the bridge keeps
     /// in step with the base ([`Mirror`]).
     pub through_mirror: bool,
@@ -96,7 +97,7 @@ pub enum WritePath {
 
 impl WritePlan {
     pub fn path(&self) -> WritePath {
-        let in_order = self.positions.iter().enumerate().all(|(i, &p)| p == i as i64);
+        let in_order = self.positions.iter().enumerate().all(|(i, p)| p == i as i64);
         if in_order && self.positions.len() == self.base_len {
             WritePath::Assign
         } else {

@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use crate::cells::CellList;
 use crate::dtype::{result_type, DType};
 use crate::error::{bail, Result};
 use crate::identity::{CounterId, Identities, ObjectId};
@@ -21,7 +22,7 @@ use crate::uop::buffer::{Data, Scalar};
 use crate::uop::interp::{self, Storages};
 use crate::uop::{BinaryOp, Graph, Op, StorageId, UOpId, UnaryOp};
 
-use crate::limits::{check_lazy_numel, check_numel, MAX_ELEMENTS};
+use crate::limits::{check_lazy_numel, check_numel, StorageBudget, MAX_ELEMENTS};
 
 /// How [`Engine::movement_copy`] lays out the copy: like the source (`empty_like`'s preserve
 /// format, as flip does) or row-major. An enum rather than a bool parameter so a call says which.
@@ -224,6 +225,11 @@ pub struct Engine {
     pub(crate) refreshed: Vec<Write>,
     /// The bridge's plans of the writes made since the runner last took them.
     pub(crate) plans: Vec<crate::semantics::WritePlan>,
+    /// What the storages may hold ([`Engine::limit_storages`]), and the bytes they hold now.
+    budget: StorageBudget,
+    stored_bytes: usize,
+    /// Storages [`Engine::reclaim`] freed: their elements are gone.
+    freed: std::collections::HashSet<StorageId>,
 }
 
 /// What the engine ran, in order: the input a scheduler needs to turn a statement into kernels.
@@ -255,7 +261,7 @@ impl Storages for Vec<Storage> {
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Write {
     pub storage: StorageId,
-    pub elements: Vec<i64>,
+    pub elements: CellList,
 }
 
 /// How an in-place op treats overlap, as PyTorch's kernels do.
@@ -310,8 +316,11 @@ impl Engine {
 
     /// Runs the computation `node` into a fresh storage and logs it.
     fn realize_node(&mut self, node: UOpId) -> Result<StorageId> {
+        let n = self.graph.node(node);
+        // Refused before the interpreter computes it.
+        self.budget.check(n.shape.iter().product(), n.dtype.itemsize(), self.stored_bytes)?;
         let data = interp::realize(&self.graph, &self.storages, node)?;
-        let id = self.new_storage(data);
+        let id = self.new_storage(data)?;
         self.events.push(Event::Realize { node, storage: id });
         self.bridge_track_lazy(node, id);
         Ok(id)
@@ -319,14 +328,70 @@ impl Engine {
 
     // ---------------------------------------------------------------- storages and realization
 
-    fn new_storage(&mut self, data: Data) -> StorageId {
+    /// Keeps `data` as a new storage, within the engine's [`StorageBudget`].
+    fn new_storage(&mut self, data: Data) -> Result<StorageId> {
         let id = self.storages.len();
         let len = data.len();
         let dtype = data.dtype();
+        self.budget.check(len, dtype.itemsize(), self.stored_bytes)?;
+        self.stored_bytes += len * dtype.itemsize();
         self.storages.push(Storage { data, version: 0 });
         let node = self.graph.push(Op::Buffer(id), dtype, vec![len], vec![]);
         self.buffer_nodes.push(node);
-        id
+        Ok(id)
+    }
+
+    /// Holds this engine's storages to `budget` from now on (the page's is
+    /// [`StorageBudget::PAGE`]).
+    pub fn limit_storages(&mut self, budget: StorageBudget) {
+        self.budget = budget;
+    }
+
+    pub fn storage_budget(&self) -> StorageBudget {
+        self.budget
+    }
+
+    /// Frees the elements of every storage outside `live` (what the trace can reach) that the
+    /// engine does not hold itself: what autograd may read, and the bridge's lazy tensors and
+    /// mirrored views with what they read. A freed storage keeps its id, dtype and version.
+    pub fn reclaim(&mut self, live: &[StorageId]) {
+        let mut keep: std::collections::HashSet<StorageId> = live.iter().copied().collect();
+        for t in self.ag.held_tensors() {
+            if let StorageRef::Realized(s) = t.storage {
+                keep.insert(s);
+            }
+        }
+        for l in &self.lazies {
+            keep.insert(l.storage);
+            keep.extend(l.reads.iter().copied());
+            keep.extend(l.positions.as_ref().map(|p| p.0));
+        }
+        for m in &self.mirrors {
+            keep.extend([m.view, m.base]);
+        }
+        for s in 0..self.storages.len() {
+            if keep.contains(&s) || self.freed.contains(&s) {
+                continue;
+            }
+            let data = &mut self.storages[s].data;
+            self.stored_bytes -= data.len() * data.dtype().itemsize();
+            *data = Data::zeros(data.dtype(), 0);
+            self.freed.insert(s);
+        }
+    }
+
+    /// Whether [`Engine::reclaim`] freed storage `s`.
+    pub fn is_freed(&self, s: StorageId) -> bool {
+        self.freed.contains(&s)
+    }
+
+    /// Counts storage `s` as grown to `len` elements (more than it has), within the budget.
+    pub(crate) fn reserve_growth(&mut self, s: StorageId, len: usize) -> Result<()> {
+        let data = &self.storages[s].data;
+        let (old, itemsize) = (data.len() * data.dtype().itemsize(), data.dtype().itemsize());
+        self.budget.check(len, itemsize, self.stored_bytes - old)?;
+        self.stored_bytes = self.stored_bytes - old + len * itemsize;
+        Ok(())
     }
 
     /// A new tensor over a fresh contiguous storage holding `data`.
@@ -334,7 +399,7 @@ impl Engine {
         check_numel(shape)?;
         assert_eq!(data.len(), shape.iter().product::<usize>(), "data does not fill the shape");
         let dtype = data.dtype();
-        let s = self.new_storage(data);
+        let s = self.new_storage(data)?;
         Ok(self.over_storage(
             StorageRef::Realized(s),
             dtype,
@@ -363,7 +428,7 @@ impl Engine {
             1 + sizes.iter().zip(strides).map(|(&n, &s)| (n as i64 - 1) * s).sum::<i64>() as usize
         };
         check_numel(&[len])?;
-        let s = self.new_storage(Data::zeros(dtype, len));
+        let s = self.new_storage(Data::zeros(dtype, len))?;
         let layout = Layout::new(sizes, strides, 0);
         let tg = ShapeTracker::from_view(View::new(sizes, Some(strides), 0, None));
         Ok(self.over_storage(StorageRef::Realized(s), dtype, layout, Aliasing::Owner, tg, Bridge::fresh(sizes)))
@@ -624,7 +689,7 @@ impl Engine {
     /// `full_like` and friends: laid out like `t` (PyTorch's preserve format).
     pub fn full_like(&mut self, t: &Tensor, value: Scalar, dtype: DType) -> Result<Tensor> {
         let layout = t.layout.empty_like_preserve();
-        let s = self.new_storage(Data::full_scalar(dtype, t.numel(), value));
+        let s = self.new_storage(Data::full_scalar(dtype, t.numel(), value))?;
         let shape = t.shape().to_vec();
         Ok(self.over_storage(
             StorageRef::Realized(s),

@@ -16,7 +16,7 @@ fn backward_writes_into_grad_show_in_its_step() {
     // it in place, and its step records that write.
     assert!(run.steps[1].writes.is_empty());
     assert_eq!(run.steps[2].writes.len(), 1);
-    assert_eq!(run.steps[2].writes[0].elements, vec![0, 1, 2]);
+    assert_eq!(run.steps[2].writes[0].elements.to_vec(), vec![0, 1, 2]);
 }
 
 #[test]

@@ -5,7 +5,6 @@
 use serde_json::{json, Value as Json};
 use stridelab_core::schedule::StepKernels;
 use stridelab_core::trace::kernels::trace_kernels_in;
-use stridelab_core::trace::runner::Run;
 use stridelab_gpu::step::{run_step_cpu, run_step_gpu, schedule_options, Ran};
 use stridelab_gpu::{chrome_trace, Gpu, KernelTiming};
 
@@ -71,8 +70,8 @@ pub async fn trace_kernels(src: &str, gpu: Option<&Gpu>, no_gpu: &str) -> Result
 /// Every statement's kernels as the scheduler makes them for `gpu` (or the CPU executor), with
 /// the inputs and expected outputs each is checked against.
 fn statements(src: &str, gpu: Option<&Gpu>) -> Result<Vec<StepKernels>, String> {
-    let (_, steps) = trace_kernels_in(Run::with_files(crate::files::sample_files()), src, schedule_options(gpu))
-        .map_err(|e| e.to_string())?;
+    let (_, steps) =
+        trace_kernels_in(crate::files::page_run(), src, schedule_options(gpu)).map_err(|e| e.to_string())?;
     Ok(steps)
 }
 

@@ -12,7 +12,6 @@
 use serde_json::{json, Value as Json};
 use stridelab_core::trace::ast::{BoolOp, CompKind, Expr, ExprKind, FPart, Program, Stmt, StmtKind, Target, UnaryOp};
 use stridelab_core::trace::report::{report_value, ReportOptions, ValueList};
-use stridelab_core::trace::runner::Run;
 
 /// How many definitions back a chain is followed; deeper chains keep their nearest links.
 const MAX_DEPTH: usize = 16;
@@ -67,7 +66,7 @@ fn collect(program: &Program, upto: usize, name: &str, depth: usize, rows: &mut 
         });
     }
     // The page's registered files, so prefixes that read `dataset(name)` evaluate as they ran.
-    let mut run = Run::with_files(crate::files::sample_files());
+    let mut run = crate::files::page_run();
     run.run_program(&Program { stmts });
     // The rows show layouts, not values: none are listed (a large tensor's would be most of the
     // report).

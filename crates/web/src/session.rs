@@ -17,7 +17,7 @@ use stridelab_core::trace::runner::Run;
 use stridelab_core::Error;
 
 use crate::chain;
-use crate::files::sample_files;
+use crate::files::page_run;
 
 /// Storages longer than this are sent without their values: the page draws them aggregated on a
 /// canvas from [`Session::flags`] and reads single values on hover through [`Session::cell`].
@@ -93,7 +93,7 @@ pub struct Session {
 impl Session {
     /// Parses and runs `src` whole, then stands on its last statement.
     pub fn new(src: &str) -> Session {
-        let mut full = Run::with_files(sample_files()).run_text(src);
+        let mut full = page_run().run_text(src);
         let outline = report_value(&mut full, page_report(Steps::Listed));
         let program = parser::parse(src).ok();
         let at = full.steps.len();
@@ -132,15 +132,19 @@ impl Session {
             // Forward steps continue the run: the same statements in the same order reach the
             // same state as a replay, at the cost of the new statements only.
             self.run.run_program_with_bridge(&Program { stmts: p.stmts[self.at..k].to_vec() });
-        } else if p.is_flat() {
-            let mut run = Run::with_files(sample_files());
-            run.run_program_with_bridge(&Program { stmts: p.stmts[..k].to_vec() });
-            self.run = run;
         } else {
-            // With blocks, step k is the k-th statement executed: the run replays up to it.
-            let mut run = Run::with_files(sample_files()).stop_after(k);
-            run.run_program_with_bridge(p);
-            self.run = run;
+            // A replay: the old run's storages go first, so stepping back never holds two runs.
+            self.run = Run::new();
+            self.run = if p.is_flat() {
+                let mut run = page_run();
+                run.run_program_with_bridge(&Program { stmts: p.stmts[..k].to_vec() });
+                run
+            } else {
+                // With blocks, step k is the k-th statement executed: the run replays up to it.
+                let mut run = page_run().stop_after(k);
+                run.run_program_with_bridge(p);
+                run
+            };
         }
         self.at = k;
     }
@@ -150,7 +154,7 @@ impl Session {
     pub fn state(&mut self) -> Json {
         let mut out = report_value(&mut self.run, page_report(Steps::Left));
         let mut storages = Map::new();
-        for id in 0..self.run.engine.storage_count() {
+        for id in (0..self.run.engine.storage_count()).filter(|&id| !self.run.engine.is_freed(id)) {
             let s = self.run.engine.storage(id);
             let values = if s.data.len() <= INLINE_VALUES { values_json(&s.data) } else { Json::Null };
             storages.insert(
@@ -217,13 +221,13 @@ impl Session {
         // The replayed prefix ends on the current statement, so its last step is this one.
         if let Some(step) = self.run.steps.last() {
             for w in step.writes.iter().filter(|w| w.storage == s) {
-                mark(&mut flags, &w.elements, CELL_WRITTEN);
+                mark(&mut flags, w.elements.iter(), CELL_WRITTEN);
             }
         }
         if let Some(e) = &self.run.error {
             if let Error::Overlap { elements, .. } = &e.error {
                 if self.error_storage() == Some(s) {
-                    mark(&mut flags, elements, CELL_OVERLAP);
+                    mark(&mut flags, elements.iter().copied(), CELL_OVERLAP);
                 }
             }
         }
@@ -274,8 +278,8 @@ impl Session {
     }
 }
 
-fn mark(flags: &mut [u8], elements: &[i64], bit: u8) {
-    for &i in elements {
+fn mark(flags: &mut [u8], elements: impl Iterator<Item = i64>, bit: u8) {
+    for i in elements {
         if let Some(f) = usize::try_from(i).ok().and_then(|i| flags.get_mut(i)) {
             *f |= bit;
         }

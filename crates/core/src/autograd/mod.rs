@@ -116,6 +116,17 @@ pub struct Autograd<T> {
     pub(crate) view_name: Option<&'static str>,
 }
 
+impl<T> Autograd<T> {
+    /// Every tensor autograd may still read: its nodes' saved tensors and operands (a node a
+    /// backward freed keeps neither), and each object's `.grad`, differentiable base and leaf.
+    pub fn held_tensors(&self) -> impl Iterator<Item = &T> {
+        let nodes = self.nodes.iter().filter(|n| !(n.freed && n.holds_saved));
+        nodes
+            .flat_map(|n| n.operands.iter().flatten().chain(n.saved.iter().map(|s| &s.tensor)))
+            .chain(self.meta.values().flat_map(|m| m.grad.iter().chain(m.diff_base.iter()).chain(m.leaf.iter())))
+    }
+}
+
 impl<T> Default for Autograd<T> {
     fn default() -> Self {
         Autograd {
@@ -230,7 +241,7 @@ pub struct BackwardEntry {
     pub into: Vec<GradTarget>,
     /// The `.grad` cells an AccumulateGrad wrote: storage and storage indices (a fresh
     /// `.grad`: all of its storage).
-    pub write: Option<(StorageId, Vec<i64>)>,
+    pub write: Option<(StorageId, crate::cells::CellList)>,
 }
 
 /// Where a backward node sent a gradient.

@@ -1022,7 +1022,7 @@ impl Engine {
             None => {
                 let fresh = self.ag.meta.get(&leaf).and_then(|m| m.grad.clone());
                 match fresh {
-                    Some(f) => Some((self.storage_id(&f)?, f.layout().storage_indices())),
+                    Some(f) => Some((self.storage_id(&f)?, f.layout().storage_indices().into())),
                     None => None,
                 }
             }

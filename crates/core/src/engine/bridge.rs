@@ -46,6 +46,7 @@
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
+use crate::cells::CellList;
 use crate::error::{Error, Result};
 pub use crate::semantics::{BridgeWrite, Landing, Lazy, Mirror, Semantics, WritePath, WritePlan};
 use crate::tensor::{Engine, Event, StorageRef, Tensor, Write};
@@ -166,12 +167,12 @@ impl Engine {
     /// its base at the mirror's positions (transitively).
     pub(crate) fn write_plan(&self, s: StorageId, elements: &[i64]) -> WritePlan {
         let mut base = s;
-        let mut positions = elements.to_vec();
+        let mut positions = CellList::from(elements);
         let mut through_mirror = false;
         while let Some(m) = self.mirrors.iter().find(|m| m.view == base) {
             positions = positions
                 .iter()
-                .filter_map(|&p| usize::try_from(p).ok().and_then(|p| m.positions.get(p)).copied())
+                .filter_map(|p| usize::try_from(p).ok().and_then(|p| m.positions.get(p)).copied())
                 .collect();
             base = m.base;
             through_mirror = true;
@@ -203,7 +204,7 @@ impl Engine {
                 if cells.len() == elements.len() {
                     self.storages[base].data.scatter(&cells, &src);
                     self.touch(base);
-                    self.refreshed.push(Write { storage: base, elements: cells });
+                    self.refreshed.push(Write { storage: base, elements: cells.into() });
                     dirty.push(base);
                 }
             }
@@ -229,7 +230,7 @@ impl Engine {
             self.storages[m.base].data.scatter(&m.positions[..len], &src);
             self.touch(m.base);
             cells = cells.iter().filter_map(|&c| m.positions.get(usize::try_from(c).ok()?).copied()).collect();
-            self.refreshed.push(Write { storage: m.base, elements: cells.clone() });
+            self.refreshed.push(Write { storage: m.base, elements: cells.as_slice().into() });
             changed.push((m.base, cells.clone()));
             at = m.base;
         }
@@ -260,7 +261,7 @@ impl Engine {
                         usize::try_from(m.positions[k as usize]).ok().and_then(|p| hit.get(p)).copied().unwrap_or(false)
                     })
                     .collect();
-                self.refreshed.push(Write { storage: m.view, elements: view_cells.clone() });
+                self.refreshed.push(Write { storage: m.view, elements: view_cells.as_slice().into() });
                 changed.push((m.view, view_cells));
             }
             i += 1;
@@ -434,7 +435,7 @@ impl Engine {
                 continue;
             }
             self.touch(s);
-            self.refreshed.push(Write { storage: s, elements: cells });
+            self.refreshed.push(Write { storage: s, elements: cells.into() });
             dirty.push(s);
         }
     }

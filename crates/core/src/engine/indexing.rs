@@ -15,6 +15,7 @@
 
 use super::reduce::KeepDim;
 use crate::autograd::Route;
+use crate::cells::CellList;
 use crate::dtype::DType;
 use crate::error::{bail, Error, Result};
 use crate::limits::{check_lazy_numel, check_numel};
@@ -306,7 +307,7 @@ impl Engine {
     fn write_hits(&mut self, target: &Tensor, node: UOpId, hit_of: impl Fn(usize) -> bool) -> Result<Write> {
         let w = self.write(target, node)?;
         let elements = if w.elements.len() == target.numel() {
-            w.elements.iter().enumerate().filter(|(i, _)| hit_of(*i)).map(|(_, &e)| e).collect()
+            w.elements.iter().enumerate().filter(|(i, _)| hit_of(*i)).map(|(_, e)| e).collect()
         } else {
             w.elements
         };
@@ -598,7 +599,7 @@ impl Engine {
             None => {
                 let target = self.realize(t)?;
                 self.bump_empty_write(&target);
-                Ok(Write { storage: self.storage_id(&target)?, elements: vec![] })
+                Ok(Write { storage: self.storage_id(&target)?, elements: CellList::new() })
             }
             Some((target, node, hit_of)) => self.write_hits(&target, node, hit_of),
         }
@@ -1754,7 +1755,7 @@ mod tests {
         let x = arange(&mut e, &[6]);
         let items = [longs(&mut e, &[4, 1, 4])];
         let w = e.index_put(&x, &items, &Operand::Scalar(Scalar::Int(0)), false).unwrap_or_else(|err| panic!("{err}"));
-        assert_eq!(w.elements, vec![1, 4]);
+        assert_eq!(w.elements.to_vec(), vec![1, 4]);
         assert_eq!(e.version(&x), 1);
         let got = e.values(&x).unwrap_or_else(|err| panic!("{err}")).to_f64_vec();
         assert_eq!(got, vec![0.0, 0.0, 2.0, 3.0, 0.0, 5.0]);

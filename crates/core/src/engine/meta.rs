@@ -114,6 +114,7 @@ impl Engine {
         let need = usize::try_from(layout.offset()).unwrap_or(usize::MAX).saturating_add(layout.numel());
         if need > self.storages[s].data.len() {
             crate::limits::check_numel(&[need])?;
+            self.reserve_growth(s, need)?;
             self.grow_storage(s, need);
         }
         let t = self.resolve(t);

@@ -74,7 +74,7 @@ impl Engine {
         self.bridge_refresh(s, &elements, landing);
         self.ids.bump(target.counter);
         self.events.push(Event::Store { node: store, storage: s });
-        Ok(Write { storage: s, elements })
+        Ok(Write { storage: s, elements: elements.into() })
     }
 
     /// A write through a dtype view: the value lands in the storage's bytes read as the view's
@@ -104,7 +104,7 @@ impl Engine {
         self.bridge_refresh(s, &touched, landing);
         self.ids.bump(target.counter);
         self.events.push(Event::Host { storage: s });
-        Ok(Write { storage: s, elements: touched })
+        Ok(Write { storage: s, elements: touched.into() })
     }
 
     /// PyTorch's memory-overlap checks for a write into `target` that reads `inputs`.

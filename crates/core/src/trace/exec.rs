@@ -56,7 +56,10 @@ impl Run {
             self.begin_statement();
         }
         self.span = stmt.span;
-        match f(self) {
+        // A value the statement left pending that is past a limit fails the statement itself
+        // (the page's storage budget): it is not silently left unbound.
+        let done = f(self).and_then(|out| if stepping { self.realize_within_limits().map(|()| out) } else { Ok(out) });
+        match done {
             Ok((v, defines)) => {
                 if stepping {
                     self.finish_statement(stmt, defines);

@@ -7,6 +7,7 @@
 
 use super::runner::{Run, Step};
 use crate::autograd::Edge;
+use crate::cells::CellList;
 use crate::engine::bridge::WritePath;
 use crate::error::Error;
 use crate::tensor::{Engine, Tensor};
@@ -55,22 +56,42 @@ impl ValueList {
 /// A list of storage cells or positions cut to a report's [`ValueList`] (its `_total`
 /// sibling says how many there are): a 2^26-element write listed whole is half a gigabyte of
 /// numbers, and far more as a JSON tree.
-struct Cells<'a>(&'a [i64], usize);
+struct Cells<'a>(CellSource<'a>, usize);
+
+/// Where a [`Cells`] list's indices live.
+enum CellSource<'a> {
+    Slice(&'a [i64]),
+    Runs(&'a CellList),
+}
 
 impl<'a> Cells<'a> {
     fn new(all: &'a [i64], list: ValueList) -> Self {
-        Cells(all, list.cap())
+        Cells(CellSource::Slice(all), list.cap())
+    }
+
+    fn runs(all: &'a CellList, list: ValueList) -> Self {
+        Cells(CellSource::Runs(all), list.cap())
+    }
+
+    fn len(&self) -> usize {
+        match self.0 {
+            CellSource::Slice(s) => s.len(),
+            CellSource::Runs(r) => r.len(),
+        }
     }
 
     /// The full count, when the list is cut.
     fn total(&self) -> Option<usize> {
-        (self.0.len() > self.1).then_some(self.0.len())
+        (self.len() > self.1).then_some(self.len())
     }
 }
 
 impl Serialize for Cells<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(&self.0[..self.0.len().min(self.1)])
+        match self.0 {
+            CellSource::Slice(all) => s.collect_seq(all.iter().take(self.1)),
+            CellSource::Runs(all) => s.collect_seq(all.iter().take(self.1)),
+        }
     }
 }
 
@@ -532,6 +553,12 @@ pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
             tensors.push((name, r));
         }
     }
+    // The bridge's tensors PyTorch's run has no values for are cut too.
+    for (_, bt) in bridge.iter_mut().flat_map(|b| b.tensors.0.iter_mut()) {
+        if let (Some(v), None) = (&mut bt.values, bt.values_total) {
+            bt.values_total = opts.values.cut(v);
+        }
+    }
     let run: &Run = run;
     let error = run.error.as_ref().map(|e| ErrorReport {
         line: e.line,
@@ -619,15 +646,15 @@ fn bridge_run_report(run: &mut Run) -> BridgeRunReport {
 fn step_report<'a>(s: &'a Step, engine: &Engine, list: ValueList) -> StepReport<'a> {
     let writes = s.writes.first().map(|w| WriteReport {
         storage: w.storage,
-        elements: Cells::new(&w.elements, list),
-        elements_total: Cells::new(&w.elements, list).total(),
+        elements_total: Cells::runs(&w.elements, list).total(),
+        elements: Cells::runs(&w.elements, list),
         all: if s.writes.len() > 1 {
             s.writes
                 .iter()
                 .map(|w| WriteRef {
                     storage: w.storage,
-                    elements: Cells::new(&w.elements, list),
-                    elements_total: Cells::new(&w.elements, list).total(),
+                    elements_total: Cells::runs(&w.elements, list).total(),
+                    elements: Cells::runs(&w.elements, list),
                 })
                 .collect()
         } else {
@@ -676,11 +703,7 @@ fn bridge_step_report<'a>(run: &'a Run, i: usize, list: ValueList) -> Option<Bri
         let same_cells = torch.writes.first().is_some_and(|t| {
             t.storage == plan.base
                 && t.elements.len() == plan.positions.len()
-                && (plan.positions == t.elements || {
-                    let mut sorted = plan.positions.clone();
-                    sorted.sort_unstable();
-                    sorted == t.elements
-                })
+                && (plan.positions == t.elements || plan.positions.clone().into_sorted_unique() == t.elements)
         });
         BridgePlanReport {
             storage: plan.base,
@@ -691,8 +714,8 @@ fn bridge_step_report<'a>(run: &'a Run, i: usize, list: ValueList) -> Option<Bri
             },
             count: plan.positions.len(),
             through_mirror: plan.through_mirror,
-            positions: (!same_cells).then(|| plan.positions.iter().take(list.cap()).copied().collect()),
-            positions_total: (!same_cells).then(|| Cells::new(&plan.positions, list).total()).flatten(),
+            positions: (!same_cells).then(|| plan.positions.iter().take(list.cap()).collect()),
+            positions_total: (!same_cells).then(|| Cells::runs(&plan.positions, list).total()).flatten(),
         }
     });
     let missing = |from: &'a [String], to: &[String]| -> Vec<&'a str> {

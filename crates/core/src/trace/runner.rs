@@ -21,6 +21,7 @@ use super::random;
 use super::subscript;
 use super::value::{Args, Value};
 use crate::error::{bail, Error, Result};
+use crate::limits::{Reclaim, StorageBudget};
 use crate::tensor::{Engine, Tensor, Write};
 use crate::uop::buffer::Scalar;
 use std::collections::BTreeMap;
@@ -179,6 +180,19 @@ impl Run {
         self.stop_after.is_some_and(|k| self.steps.len() >= k)
     }
 
+    /// Holds the run's storages to `budget` (and the bridge's run beside it, to the same).
+    pub fn limit_storages(mut self, budget: StorageBudget) -> Self {
+        self.engine.limit_storages(budget);
+        self
+    }
+
+    /// The bridge's run beside this one: the same files, stop and budget.
+    fn bridge_run(&self) -> Run {
+        let mut engine = Engine::bridge();
+        engine.limit_storages(self.engine.storage_budget());
+        Run { engine, files: self.files.clone(), stop_after: self.stop_after, ..Run::new() }
+    }
+
     /// A run whose `dataset(name)` can read the given files (name -> raw or gzip'd bytes).
     pub fn with_files(files: BTreeMap<String, Vec<u8>>) -> Self {
         Run { files, ..Run::new() }
@@ -193,9 +207,7 @@ impl Run {
     pub fn run_text(self, src: &str) -> Run {
         let mut run = self;
         if !run.engine.is_bridge() {
-            let bridge =
-                Run { engine: Engine::bridge(), files: run.files.clone(), stop_after: run.stop_after, ..Run::new() };
-            run.bridge = Some(Box::new(bridge.run_text(src)));
+            run.bridge = Some(Box::new(run.bridge_run().run_text(src)));
         }
         match parser::parse(src) {
             Ok(program) => run.run_program(&program),
@@ -214,11 +226,10 @@ impl Run {
     /// bridge's run unless it has failed already), as [`Run::run_text`] does.
     pub fn run_program_with_bridge(&mut self, program: &Program) {
         if !self.engine.is_bridge() {
-            let (files, stop_after) = (self.files.clone(), self.stop_after);
-            let bridge = self
-                .bridge
-                .get_or_insert_with(|| Box::new(Run { engine: Engine::bridge(), files, stop_after, ..Run::new() }));
-            if bridge.error.is_none() {
+            if self.bridge.is_none() {
+                self.bridge = Some(Box::new(self.bridge_run()));
+            }
+            if let Some(bridge) = self.bridge.as_mut().filter(|b| b.error.is_none()) {
                 bridge.run_program(program);
             }
         }
@@ -267,6 +278,21 @@ impl Run {
         }
     }
 
+    /// Realizes what the statement left pending, failing with the first `limit` error (other
+    /// failures leave the name to [`Run::finish_statement`], which drops it).
+    pub(super) fn realize_within_limits(&mut self) -> Result<()> {
+        let names: Vec<String> = self.env.keys().cloned().collect();
+        for name in names {
+            let Some(mut v) = self.env.remove(&name) else { continue };
+            let realized = realize_value(&mut self.engine, &mut v);
+            self.env.insert(name, v);
+            if let Err(e @ Error::Limit(_)) = realized {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     /// Realizes what the statement left pending and records the step.
     pub(super) fn finish_statement(&mut self, stmt: &Stmt, defines: Vec<String>) {
         let names: Vec<String> = self.env.keys().cloned().collect();
@@ -309,6 +335,12 @@ impl Run {
         });
         if let (Some(o), Some(step)) = (self.observer.as_mut(), self.steps.last()) {
             o.after(&self.engine, step);
+        }
+        // Last, after the observer has read the statement's storages: a run on a budget frees
+        // what nothing reaches any more (Python drops it too).
+        if self.engine.storage_budget().reclaim == Reclaim::Unreachable {
+            let live = self.live_storages();
+            self.engine.reclaim(&live);
         }
     }
 
@@ -367,28 +399,44 @@ impl Run {
     /// Names whose elements include a written storage cell.
     /// The storages of every tensor the trace can still reach: bound names (inside tuples, lists
     /// and dicts), a running function's locals, modules' and optimizers' tensors.
+    /// The storages the trace can still reach: its names in every frame, what lists, tuples,
+    /// dicts, modules (parameters, buffers, attributes, children), optimizers and functions'
+    /// default arguments hold.
     fn live_storages(&self) -> Vec<crate::uop::StorageId> {
         fn walk(v: &Value, out: &mut Vec<crate::uop::StorageId>) {
             match v {
-                Value::Tensor(t) | Value::Storage(t) => {
-                    if let crate::tensor::StorageRef::Realized(s) = t.storage() {
-                        out.push(s);
-                    }
-                }
+                Value::Tensor(t) | Value::Storage(t) => tensor(t, out),
                 Value::Tuple(items) | Value::List(items) | Value::Size(items) => {
                     items.iter().for_each(|x| walk(x, out))
                 }
                 Value::Named(fields) => fields.iter().for_each(|(_, x)| walk(x, out)),
                 Value::Dict(_, entries) => entries.iter().for_each(|(_, x)| walk(x, out)),
+                Value::Layer(l) => {
+                    for (_, m) in l.modules() {
+                        for list in [&m.params, &m.buffers] {
+                            list.borrow().iter().for_each(|(_, t)| tensor(t, out));
+                        }
+                        m.attrs.borrow().iter().for_each(|(_, x)| walk(x, out));
+                        m.config.iter().for_each(|(_, x)| walk(x, out));
+                    }
+                }
+                Value::Optimizer(o) => {
+                    o.params.iter().for_each(|t| tensor(t, out));
+                    o.named_state().iter().for_each(|(_, t)| tensor(t, out));
+                    o.group.iter().for_each(|(_, x)| walk(x, out));
+                }
+                Value::Function(f) => f.defaults.iter().flatten().for_each(|x| walk(x, out)),
                 _ => {}
+            }
+        }
+        fn tensor(t: &Tensor, out: &mut Vec<crate::uop::StorageId>) {
+            if let crate::tensor::StorageRef::Realized(s) = t.storage() {
+                out.push(s);
             }
         }
         let mut out = Vec::new();
         for v in self.env.values().chain(self.frames.iter().flat_map(|f| f.vars.values())) {
             walk(v, &mut out);
-        }
-        for (_, t) in self.tensors() {
-            walk(&Value::Tensor(t), &mut out);
         }
         out
     }
@@ -398,7 +446,7 @@ impl Run {
         let named = if writes.is_empty() { Vec::new() } else { self.tensors() };
         for w in writes {
             let mut cells = vec![false; self.engine.storage(w.storage).data.len()];
-            for &e in &w.elements {
+            for e in w.elements.iter() {
                 cells[e as usize] = true;
             }
             for (name, t) in &named {
@@ -921,25 +969,12 @@ pub(super) fn merge_writes(writes: Vec<Write>) -> Vec<Write> {
     let mut out: Vec<Write> = Vec::new();
     for w in writes {
         match out.iter_mut().find(|o| o.storage == w.storage) {
-            Some(o) => o.elements.extend(w.elements),
+            Some(o) => o.elements.extend_from(&w.elements),
             None => out.push(w),
         }
     }
     for w in &mut out {
-        // Most writes are already in order (a dense target): nothing to copy.
-        if w.elements.windows(2).all(|p| p[0] < p[1]) {
-            continue;
-        }
-        // A bitmap over the written span sorts and dedups in linear time.
-        let (lo, hi) = match (w.elements.iter().min(), w.elements.iter().max()) {
-            (Some(&lo), Some(&hi)) => (lo, hi),
-            _ => continue,
-        };
-        let mut cells = vec![false; (hi - lo + 1) as usize];
-        for &e in &w.elements {
-            cells[(e - lo) as usize] = true;
-        }
-        w.elements = cells.iter().enumerate().filter(|(_, &c)| c).map(|(i, _)| lo + i as i64).collect();
+        w.elements = std::mem::take(&mut w.elements).into_sorted_unique();
     }
     out
 }

@@ -1,0 +1,73 @@
+//! Freeing unreachable storages (the page's runs, `Reclaim::Unreachable`) never changes what a
+//! run reports: every recorded trace of the fixtures, PyTorch's and the bridge's, run with and
+//! without it, gives the same report, step by step.
+
+use serde_json::Value;
+use stridelab_core::limits::{Reclaim, StorageBudget};
+use stridelab_core::trace::report::{report_value, BridgeValues, ReportOptions, ValueList};
+use stridelab_core::trace::runner::Run;
+
+fn repo() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn sources(file: &str) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(repo().join("tests/fixtures").join(file)).unwrap_or_default();
+    let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    v["cases"]
+        .as_array()
+        .map(|cs| {
+            cs.iter()
+                .map(|c| (c["name"].as_str().unwrap_or("").to_string(), c["source"].as_str().unwrap_or("").to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn report(run: Run, src: &str) -> (Value, usize) {
+    let mut run = run.run_text(src);
+    let opts = ReportOptions { steps: true, graph: false, bridge_values: BridgeValues::All, values: ValueList::Whole };
+    let freed = (0..run.engine.storage_count()).filter(|&s| run.engine.is_freed(s)).count();
+    (report_value(&mut run, opts), freed)
+}
+
+#[test]
+fn freeing_unreachable_storages_changes_no_report() {
+    let reclaiming = StorageBudget { reclaim: Reclaim::Unreachable, ..StorageBudget::DEFAULT };
+    let files = [
+        "torch_views.json",
+        "torch_inplace.json",
+        "torch_ops.json",
+        "torch_autograd.json",
+        "torch_nn.json",
+        "torch_nn_extra.json",
+        "torch_train.json",
+        "torch_python.json",
+        "torch_random.json",
+        "torch_indexing.json",
+        "torch_elementwise.json",
+        "torch_surface.json",
+        "bridge.json",
+    ];
+    let (mut total, mut freed_any, mut failures) = (0, 0, Vec::new());
+    for file in files {
+        for (name, src) in sources(file) {
+            total += 1;
+            let (kept, _) = report(Run::new(), &src);
+            let (reclaimed, freed) = report(Run::new().limit_storages(reclaiming), &src);
+            freed_any += usize::from(freed > 0);
+            if kept != reclaimed {
+                failures.push(format!("{file} {name}"));
+            }
+        }
+    }
+    eprintln!("{total} traces, {freed_any} freed a storage");
+    assert!(total > 2000, "the fixtures hold the recorded cases ({total})");
+    assert!(freed_any > 100, "many traces drop a storage ({freed_any} of {total})");
+    assert!(
+        failures.is_empty(),
+        "{} of {total} reports changed: {:?}",
+        failures.len(),
+        &failures[..failures.len().min(20)]
+    );
+}
