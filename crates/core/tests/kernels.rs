@@ -6,18 +6,16 @@
 // A failed expectation here is the test failing, with its message.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use serde_json::Value;
-use std::path::PathBuf;
+mod fixture_common;
+
+use fixture_common::{fixture_sources, repo};
+
 use stridelab_core::codegen::{cpu, ir::Kernel, wgsl, wgsl_check};
 use stridelab_core::schedule::{schedule_events, Schedule, ScheduleOptions};
 use stridelab_core::trace::ast::Program;
 use stridelab_core::trace::parser;
 use stridelab_core::trace::runner::Run;
 use stridelab_core::uop::buffer::Data;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// Equal as the interpreter would compare: NaNs match, floats within 1e-5 relative.
 fn same(a: &Data, b: &Data) -> bool {
@@ -118,19 +116,6 @@ fn naga_valid(ks: &[Kernel]) -> Result<(), String> {
             .map_err(|e| format!("{}: {}\n{}", k.name, e.emit_to_string(&r.wgsl), r.wgsl))?;
     }
     Ok(())
-}
-
-fn fixture_sources(file: &str) -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(repo().join("tests/fixtures").join(file)).unwrap_or_default();
-    let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-    v["cases"]
-        .as_array()
-        .map(|cs| {
-            cs.iter()
-                .map(|c| (c["name"].as_str().unwrap_or("").to_string(), c["source"].as_str().unwrap_or("").to_string()))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[test]

@@ -2,27 +2,14 @@
 //! run reports: every recorded trace of the fixtures, PyTorch's and the bridge's, run with and
 //! without it, gives the same report, step by step.
 
+mod fixture_common;
+
+use fixture_common::fixture_sources as sources;
+
 use serde_json::Value;
 use stridelab_core::limits::{Reclaim, StorageBudget};
 use stridelab_core::trace::report::{report_value, BridgeValues, ReportOptions, ValueList};
 use stridelab_core::trace::runner::Run;
-
-fn repo() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn sources(file: &str) -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(repo().join("tests/fixtures").join(file)).unwrap_or_default();
-    let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-    v["cases"]
-        .as_array()
-        .map(|cs| {
-            cs.iter()
-                .map(|c| (c["name"].as_str().unwrap_or("").to_string(), c["source"].as_str().unwrap_or("").to_string()))
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 fn report(run: Run, src: &str) -> (Value, usize) {
     let mut run = run.run_text(src);
