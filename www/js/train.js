@@ -1,13 +1,13 @@
 // The Train panel: trains the sample CNN on MNIST's 60,000 training images in the tab, on the CPU
 // plan compiled to wasm, as PyTorch would train it (the same initialisation from the seed, batch
 // order, loss and optimizer; `stridelab train` runs the same natively). The MNIST files are fetched
-// only when training starts, with a progress bar; training runs in slices of about 40 ms between
-// frames, so the page stays responsive, and draws the loss, the batch and test accuracy, steps per
-// second, and the kernels of the last step with their times. The trained model goes to the model
-// panel, or out as ONNX or as a capture.
+// only when training starts, with a progress bar; the model trains in its own worker
+// (train-worker.js), off the main thread, in slices of about 40 ms, and the panel draws the loss,
+// the batch and test accuracy, steps per second, and the kernels of the last step with their
+// times after each. The trained model goes to the model panel, or out as ONNX or as a capture.
 import { $, h, fill } from './dom.js';
 import { loadOnnx } from './model.js';
-import { runtime } from './runtime.js';
+import { built } from './engine.js';
 
 /** The full MNIST files as `cargo xtask build` puts them beside the page. */
 const FILES = {
@@ -18,7 +18,7 @@ const FILES = {
 };
 /** The 1,000-image test sample the page always has, for evaluation when the full set is absent. */
 const SAMPLE_TEST = ['t10k-images-1k-idx3-ubyte.gz', 't10k-labels-1k-idx1-ubyte.gz'];
-/** Time per slice of training before the page gets a frame. */
+/** Time per slice of training: the panel redraws after each. */
 const SLICE_MS = 40;
 /** Test images evaluated per slice. */
 const EVAL_PART = 1000;
@@ -29,6 +29,41 @@ const state = {
 };
 
 const message = (e) => String(e && e.message ? e.message : e);
+
+/** The training worker, started with the first model; ended after a fatal error. */
+const worker = { w: null, next: 1, pending: new Map() };
+
+function endWorker(why) {
+  if (worker.w) worker.w.terminate();
+  worker.w = null;
+  state.trainer = null;
+  for (const p of worker.pending.values()) p.reject(why);
+  worker.pending.clear();
+}
+
+/** Asks the training worker to run `type` with `args`; resolves to its value. */
+function train(type, args = {}) {
+  if (!worker.w) {
+    worker.w = new Worker(built('js/train-worker.js'), { type: 'module' });
+    worker.w.onmessage = (e) => {
+      const { id, value, error, fatal } = e.data;
+      const p = worker.pending.get(id);
+      worker.pending.delete(id);
+      if (error === undefined) p.resolve(value);
+      else p.reject(new Error(error));
+      if (fatal) endWorker(new Error(`the training stopped after that error (${error}); start again for a fresh model`));
+    };
+    worker.w.onerror = (e) => {
+      e.preventDefault();
+      endWorker(new Error(`the training worker failed: ${e.message || 'unknown error'}`));
+    };
+  }
+  const id = worker.next++;
+  return new Promise((resolve, reject) => {
+    worker.pending.set(id, { resolve, reject });
+    worker.w.postMessage({ id, type, ...args });
+  });
+}
 
 function showError(e) {
   const box = $('#train-error');
@@ -121,20 +156,20 @@ async function create() {
       throw new Error('this page is served without the MNIST training files: open them with "MNIST files…" (train-images-idx3-ubyte.gz and train-labels-idx1-ubyte.gz, and the t10k files for the test accuracy)');
     }
   }
-  if (state.trainer) state.trainer.free();
   state.trainer = null;
   const backend = $('#train-backend').value;
   status(`preparing the model on ${backend === 'webgpu' ? 'WebGPU' : 'the CPU'}…`);
-  state.trainer = await (await runtime()).WebTrainer.create(JSON.stringify(config()), state.files.trainImages, state.files.trainLabels, backend);
+  const info = await train('create', { config: JSON.stringify(config()), images: state.files.trainImages, labels: state.files.trainLabels, backend });
   let test = state.files.testImages && state.files.testLabels ? [state.files.testImages, state.files.testLabels] : null;
   let what = 'the test images';
   if (!test) {
     const [x, y] = await Promise.all(SAMPLE_TEST.map((u) => fetchBytes(u, () => {})));
     if (x && y) { test = [x, y]; what = 'the test sample'; }
   }
-  if (test) state.trainer.setTest(test[0], test[1]);
+  if (test) await train('setTest', { images: test[0], labels: test[1] });
+  state.trainer = true;
   state.test = test ? what : null;
-  state.info = JSON.parse(state.trainer.info());
+  state.info = info;
   Object.assign(state, { losses: [], accs: [], evals: [], msPerStep: [] });
   $('#train-info').textContent = `${state.info.backend} · ${state.info.architecture} · ${state.info.parameters.toLocaleString()} parameters · ${state.info.optimizer_name} · batch ${state.info.batch} · ${state.info.steps_per_epoch} steps per epoch of ${state.info.train_images.toLocaleString()} images · seed ${state.info.seed}`;
   document.body.dataset.train = 'ready';
@@ -147,7 +182,7 @@ async function evaluate() {
   if (!state.trainer || !state.test) return null;
   let correct = 0; let total = 0; let loss = 0; let images = Infinity;
   for (let start = 0; start < images; start += EVAL_PART) {
-    const r = JSON.parse(await state.trainer.evaluate(start, EVAL_PART));
+    const r = await train('evaluate', { start, count: EVAL_PART });
     images = r.images;
     correct += r.correct; loss += r.loss * r.total; total += r.total;
     status(`evaluating on ${state.test}: ${total.toLocaleString()} of ${images.toLocaleString()}`);
@@ -171,7 +206,7 @@ async function loop() {
   state.stepsAtStart = lastStep();
   let epoch = state.losses.length ? state.losses[state.losses.length - 1].epoch : 0;
   while (state.running && lastStep() < state.target) {
-    const r = JSON.parse(await state.trainer.run(SLICE_MS, state.target - lastStep()));
+    const r = await train('run', { ms: SLICE_MS, steps: state.target - lastStep() });
     for (const s of r.steps) {
       state.losses.push(s);
       state.msPerStep.push(s.ms);
@@ -309,14 +344,14 @@ export function init() {
   $('#train-start').onclick = start;
   $('#train-stop').onclick = () => { state.running = false; buttons(); };
   $('#train-eval-btn').onclick = () => guarded(evaluate);
-  $('#train-onnx').onclick = () => guarded(async () => download(await state.trainer.onnx(), 'mnist_cnn_trained.onnx', 'application/octet-stream'));
+  $('#train-onnx').onclick = () => guarded(async () => download(await train('onnx'), 'mnist_cnn_trained.onnx', 'application/octet-stream'));
   $('#train-capture').onclick = () => guarded(async () => {
-    const [manifest, weights] = await state.trainer.capture();
+    const [manifest, weights] = await train('capture');
     download(manifest, 'manifest.json', 'application/json');
     download(weights, 'weights.safetensors', 'application/octet-stream');
   });
   $('#train-log').onclick = () => guarded(async () => download(JSON.stringify(log(), null, 1), 'train-log.json', 'application/json'));
-  $('#train-use').onclick = () => guarded(async () => loadOnnx(await state.trainer.onnx(), `trained for ${lastStep()} steps`));
+  $('#train-use').onclick = () => guarded(async () => loadOnnx(await train('onnx'), `trained for ${lastStep()} steps`));
   $('#train-files').onchange = (e) => guarded(async () => {
     state.files = await picked(e.target.files);
     state.configText = null;
