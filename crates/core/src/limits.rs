@@ -108,6 +108,25 @@ impl StorageBudget {
         Ok(())
     }
 
+    /// Refuses a value the interpreter would compute and hold (an intermediate, never kept as a
+    /// storage) of `len` elements of `itemsize` bytes, past the bytes one storage may have: the
+    /// page's run holds nothing larger than it may keep (a 2^26-element broadcast read through
+    /// a transpose, 256 MiB of float32, is refused there; the same in `uint8`, 64 MiB, is not).
+    pub fn check_held(&self, op: &str, shape: &[usize], len: usize, itemsize: usize) -> Result<()> {
+        let bytes = len.saturating_mul(itemsize);
+        if bytes > self.storage_bytes {
+            bail!(
+                Limit,
+                "computing a {op} of shape {shape:?} would hold {} MiB, past the limit of {} MiB per value{}",
+                mib(bytes),
+                mib(self.storage_bytes),
+                self.whose()
+            );
+        }
+        Ok(())
+    }
+
+    /// Where this budget applies, for an error's message: nothing for the default.
     fn whose(&self) -> &'static str {
         if *self == StorageBudget::PAGE {
             " in the page (its tab's memory; the command-line tool allows 2^26 elements per tensor and no total)"
@@ -143,5 +162,14 @@ mod tests {
         assert!(e.contains("past 128.0 MiB"), "{e}");
         assert!(StorageBudget::DEFAULT.check(1 << 26, 8, usize::MAX / 2).is_ok());
         assert!(StorageBudget::DEFAULT.check((1 << 26) + 1, 1, 0).is_err());
+    }
+
+    #[test]
+    fn the_page_budget_holds_computed_values_to_a_storage_s_bytes() {
+        let page = StorageBudget::PAGE;
+        assert!(page.check_held("add", &[1 << 26], 1 << 26, 1).is_ok(), "64 MiB of uint8");
+        let e = page.check_held("add", &[1 << 25], 1 << 25, 4).unwrap_err().to_string();
+        assert!(e.contains("computing a add of shape [33554432] would hold 128.0 MiB, past the limit of 64.0 MiB per value in the page"), "{e}");
+        assert!(StorageBudget::DEFAULT.check_held("add", &[1 << 26], 1 << 26, 8).is_ok());
     }
 }

@@ -319,7 +319,7 @@ impl Engine {
         let n = self.graph.node(node);
         // Refused before the interpreter computes it.
         self.budget.check(n.shape.iter().product(), n.dtype.itemsize(), self.stored_bytes)?;
-        let data = interp::realize(&self.graph, &self.storages, node)?;
+        let data = interp::realize_within(&self.graph, &self.storages, node, &self.budget)?;
         let id = self.new_storage(data)?;
         self.events.push(Event::Realize { node, storage: id });
         self.bridge_track_lazy(node, id);

@@ -405,3 +405,23 @@ fn small_tensors_reach_the_page_whole() {
     assert_eq!(state["tensors"]["a"]["values"].as_array().map(Vec::len), Some(12));
     assert!(state["tensors"]["a"].get("values_total").is_none());
 }
+
+/// The page's run computes nothing larger than it may keep: an intermediate the interpreter
+/// would hold (a broadcast read through a transpose, never stored) is held to the page's
+/// 64 MiB per storage, so no trace within the page's limits takes the tab past its memory.
+/// The command-line tool's run computes the same trace (its limit is 2^26 elements).
+#[test]
+fn the_page_holds_intermediates_to_its_storage_limit() {
+    let src = "a = zeros(4096, 1)\nb = zeros(1, 8192)\nc = (a + b).t().sum()\n";
+    let mut s = Session::new(src);
+    let state = s.state();
+    assert_eq!(state["error"]["kind"], "limit", "{}", state["error"]);
+    assert_eq!(state["error"]["line"], 3, "{}", state["error"]);
+    let message = state["error"]["message"].as_str().unwrap_or("");
+    assert!(message.contains("would hold 128.0 MiB, past the limit of 64.0 MiB per value in the page"), "{message}");
+    let cli = stridelab_core::trace::runner::Run::new().run_text(src);
+    assert!(cli.error.is_none(), "{:?}", cli.error);
+    // At the page's limit itself the same trace runs.
+    let mut s = Session::new("a = zeros(4096, 1)\nb = zeros(1, 4096)\nc = (a + b).t().sum()\n");
+    assert!(s.state()["error"].is_null(), "{}", s.state()["error"]);
+}

@@ -66,7 +66,7 @@ impl Engine {
         match hazard {
             Some(h) => h.apply(target.layout(), &mut self.storages[s].data),
             None => {
-                let data = interp::realize(&self.graph, &self.storages, value)?;
+                let data = interp::realize_within(&self.graph, &self.storages, value, &self.budget)?;
                 self.storages[s].data.scatter(&elements, &data);
             }
         }
@@ -89,7 +89,7 @@ impl Engine {
         elements: &[i64],
         landing: Landing,
     ) -> Result<Write> {
-        let data = interp::realize(&self.graph, &self.storages, value)?;
+        let data = interp::realize_within(&self.graph, &self.storages, value, &self.budget)?;
         let storage_dtype = self.storages[s].data.dtype();
         let mut view = Data::from_le_bytes(target.dtype(), &self.storages[s].data.to_le_bytes());
         view.scatter(elements, &data);

@@ -13,7 +13,7 @@ use super::buffer::{gather_view, with_data, Data, Elem};
 use super::fused::{self, Tree};
 use super::{BinaryOp, Graph, Op, ReduceOp, StorageId, UOpId};
 use crate::error::{bail, Result};
-use crate::limits::{checked_numel, MAX_ELEMENTS};
+use crate::limits::{checked_numel, StorageBudget, MAX_ELEMENTS};
 use crate::shape::tracker::ShapeTracker;
 use crate::shape::view::View;
 use std::collections::HashMap;
@@ -30,9 +30,17 @@ impl Storages for Vec<Data> {
     }
 }
 
-/// Evaluates `root` to a dense buffer in row-major order of its shape.
+/// Evaluates `root` to a dense buffer in row-major order of its shape, holding no value of more
+/// than [`MAX_ELEMENTS`] elements.
 pub fn realize(graph: &Graph, storages: &dyn Storages, root: UOpId) -> Result<Data> {
-    let mut it = Interp { graph, storages, memo: HashMap::new(), uses: HashMap::new() };
+    realize_within(graph, storages, root, &StorageBudget::DEFAULT)
+}
+
+/// [`realize`] holding every value it computes (the result and each intermediate) to `budget`'s
+/// bytes per storage ([`StorageBudget::check_held`]): the page's engine computes nothing
+/// larger than it may keep.
+pub fn realize_within(graph: &Graph, storages: &dyn Storages, root: UOpId, budget: &StorageBudget) -> Result<Data> {
+    let mut it = Interp { graph, storages, budget, memo: HashMap::new(), uses: HashMap::new() };
     let out = it.eval(root)?;
     // Drop the memo's references first so the result is moved out, not copied.
     drop(it);
@@ -100,6 +108,8 @@ const MAX_FUSED_DEPTH: usize = 32;
 struct Interp<'a> {
     graph: &'a Graph,
     storages: &'a dyn Storages,
+    /// What bounds every value computed, besides [`MAX_ELEMENTS`].
+    budget: &'a StorageBudget,
     memo: HashMap<UOpId, Val<'a>>,
     /// For each computed node, how many more times a node evaluated later reads it; at zero
     /// its value leaves the memo, so a chain holds one intermediate at a time (and an
@@ -260,13 +270,16 @@ impl<'a> Interp<'a> {
         // Lazy nodes may be far larger than a buffer may be; everything but a storage read or
         // a pass-through is materialised here, so this is where the buffer limit applies.
         let numel = checked_numel(&node.shape);
-        if !matches!(node.op, Op::Buffer(_) | Op::Contiguous) && numel.is_none_or(|n| n > MAX_ELEMENTS) {
-            bail!(
-                Limit,
-                "computing a {} of shape {:?} would hold more than the limit of {MAX_ELEMENTS} elements",
-                node.op.name(),
-                node.shape
-            );
+        if !matches!(node.op, Op::Buffer(_) | Op::Contiguous) {
+            match numel {
+                Some(n) if n <= MAX_ELEMENTS => self.budget.check_held(node.op.name(), &node.shape, n, node.dtype.itemsize())?,
+                _ => bail!(
+                    Limit,
+                    "computing a {} of shape {:?} would hold more than the limit of {MAX_ELEMENTS} elements",
+                    node.op.name(),
+                    node.shape
+                ),
+            }
         }
         let owned = |d: Data| Val::Owned(Rc::new(d));
         let out = match &node.op {
