@@ -207,6 +207,34 @@ fn acceptance() -> Result {
         let script = catalogue.to_string_lossy().into_owned();
         run("python3", &[&script, "--show", "20", "--families", CATALOGUE_FAMILIES, &cases])?;
     }
+    // tinygrad's real PyTorch bridge, recorded: the bridge's own run (failing line, strides,
+    // offsets, values) of every case. The script prints its counts and exits 0 either way.
+    let bridge = dir.join("check_bridge.py");
+    if bridge.exists() {
+        let records = dir.join("bridge_public.json").to_string_lossy().into_owned();
+        let script = bridge.to_string_lossy().into_owned();
+        let args = [script.as_str(), "--show", "20", "--values", &records];
+        eprintln!("+ python3 {}", args.join(" "));
+        let out = Command::new("python3").args(args).current_dir(root()).output().map_err(|e| format!("python3: {e}"))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        print!("{text}");
+        bridge_passed(&text).map_err(|e| format!("check_bridge.py: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Whether check_bridge.py's summary (`cases K/N`, then `P passed, F failed`) says every case
+/// and every tensor matched.
+fn bridge_passed(text: &str) -> Result {
+    let cases = text.lines().find_map(|l| l.strip_prefix("cases ")).ok_or("no `cases` line")?;
+    let (ok, all) = cases.split_once('/').ok_or("a `cases` line without K/N")?;
+    let failed = text
+        .lines()
+        .find_map(|l| l.strip_suffix(" failed").and_then(|l| l.rsplit_once(", ")).map(|(_, f)| f))
+        .ok_or("no `failed` count")?;
+    if ok.trim() != all.trim() || all.trim() == "0" || failed.trim() != "0" {
+        return Err(format!("cases {cases}, {failed} tensors failed"));
+    }
     Ok(())
 }
 
@@ -523,4 +551,18 @@ fn numpy_python() -> Option<PathBuf> {
         }
     }
     Some(python)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bridge_passed;
+
+    #[test]
+    fn the_bridge_summary_passes_only_when_every_case_and_tensor_matched() {
+        assert!(bridge_passed("cases 173/173\n546 passed, 0 failed\n").is_ok());
+        assert!(bridge_passed("FAIL x a: ...\ncases 172/173\n545 passed, 1 failed\n").is_err());
+        assert!(bridge_passed("cases 173/173\n545 passed, 1 failed\n").is_err());
+        assert!(bridge_passed("cases 0/0\n0 passed, 0 failed\n").is_err(), "no case checked");
+        assert!(bridge_passed("Traceback (most recent call last):\n").is_err());
+    }
 }
