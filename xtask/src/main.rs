@@ -215,7 +215,8 @@ fn acceptance() -> Result {
         let script = bridge.to_string_lossy().into_owned();
         let args = [script.as_str(), "--show", "20", "--values", &records];
         eprintln!("+ python3 {}", args.join(" "));
-        let out = Command::new("python3").args(args).current_dir(root()).output().map_err(|e| format!("python3: {e}"))?;
+        let out =
+            Command::new("python3").args(args).current_dir(root()).output().map_err(|e| format!("python3: {e}"))?;
         let text = String::from_utf8_lossy(&out.stdout);
         print!("{text}");
         bridge_passed(&text).map_err(|e| format!("check_bridge.py: {e}"))?;

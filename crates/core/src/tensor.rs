@@ -226,7 +226,7 @@ pub struct Engine {
     /// The bridge's plans of the writes made since the runner last took them.
     pub(crate) plans: Vec<crate::semantics::WritePlan>,
     /// What the storages may hold ([`Engine::limit_storages`]), and the bytes they hold now.
-    budget: StorageBudget,
+    pub(crate) budget: StorageBudget,
     stored_bytes: usize,
     /// Storages [`Engine::reclaim`] freed: their elements are gone.
     freed: std::collections::HashSet<StorageId>,

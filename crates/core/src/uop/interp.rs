@@ -272,7 +272,9 @@ impl<'a> Interp<'a> {
         let numel = checked_numel(&node.shape);
         if !matches!(node.op, Op::Buffer(_) | Op::Contiguous) {
             match numel {
-                Some(n) if n <= MAX_ELEMENTS => self.budget.check_held(node.op.name(), &node.shape, n, node.dtype.itemsize())?,
+                Some(n) if n <= MAX_ELEMENTS => {
+                    self.budget.check_held(node.op.name(), &node.shape, n, node.dtype.itemsize())?
+                }
                 _ => bail!(
                     Limit,
                     "computing a {} of shape {:?} would hold more than the limit of {MAX_ELEMENTS} elements",
