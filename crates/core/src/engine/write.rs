@@ -98,9 +98,19 @@ impl Engine {
         self.storages[s].data = Data::from_le_bytes(storage_dtype, &bytes);
         self.storages[s].version += 1;
         let (ts, ss) = (target.dtype().itemsize() as i64, storage_dtype.itemsize() as i64);
-        let mut touched: Vec<i64> = elements.iter().flat_map(|&e| (e * ts / ss)..=((e * ts + ts - 1) / ss)).collect();
-        touched.sort_unstable();
-        touched.dedup();
+        // The storage elements whose bytes the written view elements cover, sorted and unique:
+        // marked in one pass over the storage (a `uint8` view's 2^26 elements of an `int64`
+        // storage touch 2^23 of them; a list of every covered element first would be 512 MB).
+        let mut hit = vec![false; self.storages[s].data.len()];
+        for &e in elements {
+            for i in (e * ts / ss)..=((e * ts + ts - 1) / ss) {
+                if let Some(h) = usize::try_from(i).ok().and_then(|i| hit.get_mut(i)) {
+                    *h = true;
+                }
+            }
+        }
+        let touched: Vec<i64> = hit.iter().enumerate().filter(|&(_, &h)| h).map(|(i, _)| i as i64).collect();
+        drop(hit);
         self.bridge_refresh(s, &touched, landing);
         self.ids.bump(target.counter);
         self.events.push(Event::Host { storage: s });
