@@ -354,11 +354,15 @@ test('hovering a tensor element lights its storage cell, and the reverse', async
   const strides = r.strides.replace(/[()]/g, '').split(', ').map(Number);
   for (const [i, j] of [[0, 0], [1, 2], [2, 1]]) {
     await page.hover(`#values td[data-i="${i * 3 + j}"]`);
+    // The cell is lit when the engine worker answers for it: wait for that answer, then check.
+    const want = r.offset + i * strides[0] + j * strides[1];
+    await page.waitForFunction((c) => document.querySelector(`#storage .cell.lit[data-cell="${c}"]`), want, { timeout: 10000 }).catch(() => {});
     const lit = await page.$$eval('#storage .cell.lit', (cs) => cs.map((e) => Number(e.dataset.cell)));
-    assert.deepEqual(lit, [r.offset + i * strides[0] + j * strides[1]], `b[${i}, ${j}]`);
+    assert.deepEqual(lit, [want], `b[${i}, ${j}]`);
   }
   // Storage cell 6 is b[1, 1]: 1 + 1*1 + 1*4.
   await page.hover('#storage .cell[data-cell="6"]');
+  await page.waitForSelector('#values td.lit', { timeout: 10000 }).catch(() => {});
   assert.deepEqual(await page.$$eval('#values td.lit', (ts) => ts.map((t) => Number(t.dataset.i))), [4]);
   assert.match(await page.textContent('#hover'), /b\[1, 1\]/);
   await shot(page, 'hover');
