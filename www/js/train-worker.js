@@ -5,16 +5,13 @@
 // error (a trap, running out of memory) leaves the instance unusable: the panel then ends this
 // worker and the next model starts in a fresh one.
 
+import { importRuntime } from './worker-runtime.js';
+
 let runtime = null;
 let trainer = null;
 
 async function load() {
-  if (!runtime) {
-    const build = new URL(self.location.href).searchParams.get('v') || 'dev';
-    const glue = await import(`/stridelab-web-runtime.js?v=${build}`);
-    await glue.default({ module_or_path: `/stridelab-web-runtime_bg.wasm?v=${build}` });
-    runtime = glue;
-  }
+  if (!runtime) runtime = await importRuntime();
   return runtime;
 }
 

@@ -5,6 +5,7 @@
 // or {id, error, fatal}. A fatal error (a panic or running out of memory) leaves the instance
 // unusable: the page then starts a fresh worker.
 import { traceSession } from './session.js';
+import { importRuntime } from './worker-runtime.js';
 
 let wasm = null;
 let exports = null;
@@ -27,9 +28,7 @@ const files = new Map();
 let model = null;
 async function loadRuntime() {
   if (!runtime) {
-    const build = new URL(self.location.href).searchParams.get('v') || 'dev';
-    const glue = await import(`/stridelab-web-runtime.js?v=${build}`);
-    await glue.default({ module_or_path: `/stridelab-web-runtime_bg.wasm?v=${build}` });
+    const glue = await importRuntime();
     for (const [name, bytes] of files) glue.registerFile(name, bytes);
     runtime = glue;
   }
