@@ -179,15 +179,29 @@ impl Engine {
     pub fn arg_reduce(&mut self, a: &Tensor, axis: usize, keepdim: KeepDim, extreme: ArgExtreme) -> Result<Tensor> {
         let a = self.resolve(a);
         let shape = a.shape().to_vec();
-        let n = shape[axis];
-        let op = match extreme {
-            ArgExtreme::Max => ReduceOp::Max,
-            ArgExtreme::Min => ReduceOp::Min,
+        let (op, name) = match extreme {
+            ArgExtreme::Max => (ReduceOp::Max, "argmax"),
+            ArgExtreme::Min => (ReduceOp::Min, "argmin"),
         };
+        // A 0-d tensor has one element along its only (implied) dim: index 0.
+        if shape.is_empty() {
+            return self.full(&[], Scalar::Int(0), Some(DType::Int64));
+        }
+        let Some(&n) = shape.get(axis) else {
+            bail!(Index, "Dimension out of range (expected to be in range of [-{0}, {1}], but got {axis})", shape.len(), shape.len() - 1)
+        };
+        if n == 0 {
+            bail!(Index, "{name}(): Expected reduction dim {axis} to have non-zero size.");
+        }
         let m = self.reduce_node(op, a.node(), a.dtype(), &shape, &[axis], KeepDim::Keep)?;
         let mshape = self.graph.node(m).shape.clone();
         let wide = self.broadcast_node(m, a.dtype(), &mshape, &shape)?;
-        let hit = self.graph.push(Op::Binary(BinaryOp::CmpEq), DType::Bool, shape.clone(), vec![a.node(), wide]);
+        let mut hit = self.graph.push(Op::Binary(BinaryOp::CmpEq), DType::Bool, shape.clone(), vec![a.node(), wide]);
+        if a.dtype().is_float() {
+            // PyTorch's max propagates NaN and its index is the first NaN's: NaN != NaN.
+            let nan = self.graph.push(Op::Binary(BinaryOp::CmpNe), DType::Bool, shape.clone(), vec![a.node(), a.node()]);
+            hit = self.graph.push(Op::Binary(BinaryOp::Or), DType::Bool, shape.clone(), vec![hit, nan]);
+        }
         let down: Vec<i64> = (0..n).map(|i| (n - i) as i64).collect();
         let counter = self.from_data(Data::I64(down), &[n])?;
         let mut cshape = vec![1; shape.len()];

@@ -73,6 +73,10 @@ const COMPOSITE_NODES: &[(&str, &str)] = &[
 /// `torch.name(pos, kw)` through the op library, with autograd's checks after it (the
 /// `requires_grad=` of a factory, the node a differentiable op must have recorded).
 pub fn function_call(run: &mut RunContext, name: &str, pos: Vec<Value>, mut kw: Vec<(String, Value)>) -> Result<Value> {
+    if name == "device" {
+        return super::device::construct(Args::new(name, pos, kw));
+    }
+    super::device::take_factory_kwargs(run, name, &mut kw)?;
     let requires_grad = take_requires_grad(&mut kw)?;
     let inputs = tensors_in(pos.iter().chain(kw.iter().map(|(_, v)| v)));
     let out = super::library::function(run, name, Args::new(name, pos, kw))?;

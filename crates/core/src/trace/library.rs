@@ -5,6 +5,7 @@
 
 use super::context::RunContext;
 use super::copies;
+use super::device;
 use super::elementwise::{self, operand, tensor_arg, write_value};
 use super::meta;
 use super::random;
@@ -13,6 +14,7 @@ use super::subscript::{copy_into, fill};
 use super::value::{sizes, Args, Value};
 use super::views_extra;
 use crate::dtype::DType;
+use crate::engine::pad::PadMode;
 use crate::error::{bail, Result};
 use crate::strided::wrap_dim;
 use crate::tensor::{Engine, Operand, OverlapRules, Tensor};
@@ -240,6 +242,8 @@ pub fn attr(run: &mut RunContext, v: Value, name: &str) -> Result<Value> {
             ("torch", "nn") => Ok(Value::Module("nn")),
             ("torch", "optim") => Ok(Value::Module("optim")),
             ("torch", "linalg") => Ok(Value::Module("linalg")),
+            ("torch", "cuda") => Ok(Value::Module("cuda")),
+            ("torch", "device") => Ok(Value::Func("device".into())),
             ("linalg", _) if is_function(&format!("linalg.{name}")) => Ok(Value::Func(format!("linalg.{name}"))),
             ("nn", "Module") => Ok(Value::Func("Module".into())),
             ("nn", "functional") => Ok(Value::Module("F")),
@@ -278,6 +282,7 @@ fn tensor_attr(run: &mut RunContext, t: Tensor, name: &str) -> Result<Value> {
         "shape" => size(t.shape()),
         "ndim" => int(t.shape().len() as i64),
         "dtype" => Value::DType(t.dtype()),
+        _ if device::ATTRS.contains(&name) => device::attr(name).unwrap_or(Value::None),
         _ if views_extra::is_attr(name) => views_extra::attr(run, t, name)?,
         _ => return Err(crate::error::Error::unknown_op(format!("Tensor.{name}"), name)),
     })
@@ -462,21 +467,23 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
             // F.pad: pairs from the LAST dim backwards, (left, right, top, bottom, ...).
             let t = tensor_arg(args.req(0, "input")?, "input")?;
             let pad = args.req(1, "pad")?.as_ints("pad")?;
-            let value = args.opt(3, "value").map(|v| v.as_scalar("value")).transpose()?;
-            let _mode = args.opt(2, "mode");
+            let mode = match args.opt(2, "mode") {
+                None => PadMode::Constant,
+                Some(Value::Str(m)) => match PadMode::from_name(&m) {
+                    Some(mode) => mode,
+                    None => bail!(
+                        Unsupported,
+                        "Unrecognised padding mode {m}"
+                    ),
+                },
+                Some(other) => bail!(Type, "pad(): argument 'mode' must be str, not {}", other.type_name()),
+            };
+            let value = match args.opt(3, "value") {
+                None | Some(Value::None) => None,
+                Some(v) => Some(v.as_scalar("value")?),
+            };
             args.finish()?;
-            if pad.len() % 2 != 0 || pad.len() / 2 > t.shape().len() {
-                bail!(
-                    Shape,
-                    "Padding length must be divisible by 2 and at most twice the number of dimensions of the input"
-                );
-            }
-            let mut arg = vec![(0i64, 0i64); t.shape().len()];
-            for (i, pair) in pad.chunks(2).enumerate() {
-                let d = t.shape().len() - 1 - i;
-                arg[d] = (pair[0], pair[1]);
-            }
-            Ok(Value::Tensor(run.engine.pad(&t, &arg, value)?))
+            Ok(Value::Tensor(run.engine.torch_pad(&t, &pad, mode, value)?))
         }
         _ => super::nn::function(run.engine, name, args),
     }
@@ -550,6 +557,9 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
     run.engine.bridge_op(name);
     if random::is_method(name) {
         return random::method(run, t, name, args);
+    }
+    if device::METHODS.contains(&name) {
+        return device::method(run, &t, name, args);
     }
     let tensor = |x: Tensor| Ok(Value::Tensor(x));
     match name {

@@ -70,11 +70,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             return Ok(Value::Tensor(run.engine.clone_as(&t, format)?));
         }
         "to" => {
-            let dtype = match args.opt(0, "dtype") {
-                None | Some(Value::None) => t.dtype(),
-                Some(Value::DType(d)) => d,
-                Some(other) => bail!(Type, "to() expects a dtype, got {}", other.type_name()),
-            };
+            let dtype = super::device::to_dtype(run, &t, &mut args)?;
             let format = args.memory_format(MemoryFormat::Preserve)?;
             // `copy=True` always makes a new tensor.
             let copy = args.kw_only("copy").is_some_and(|v| matches!(v, Value::Scalar(Scalar::Bool(true))));

@@ -5,6 +5,7 @@ pub mod ast;
 pub mod autograd;
 pub mod context;
 pub mod copies;
+pub mod device;
 pub mod elementwise;
 mod exec;
 pub mod indexing;

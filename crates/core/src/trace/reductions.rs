@@ -134,6 +134,9 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                     tensor(run.engine.arg_reduce(&t, d, keepdim, extreme)?)
                 }
                 None => {
+                    if t.numel() == 0 {
+                        bail!(Shape, "{name}(): Expected reduction dim to be specified for input.numel() == 0.");
+                    }
                     let flat = run.engine.reshape(&t, &[-1])?;
                     tensor(run.engine.arg_reduce(&flat, 0, KeepDim::Drop, extreme)?)
                 }

@@ -10,6 +10,7 @@
 use super::ast::{BinOp, BoolOp, Expr, ExprKind, Program, Span, Stmt, UnaryOp};
 use super::autograd;
 use super::context::RunContext;
+use super::device;
 use super::library;
 use super::meta;
 use super::modules;
@@ -685,6 +686,7 @@ impl Run {
                             Value::Tensor(t) => {
                                 let mut kw = kw;
                                 let requires_grad = autograd::take_requires_grad(&mut kw)?;
+                                device::take_factory_kwargs(&mut self.context(), name, &mut kw)?;
                                 let inputs = autograd::tensors_in(
                                     std::iter::once(&Value::Tensor(t.clone()))
                                         .chain(&pos)
@@ -755,6 +757,7 @@ impl Run {
                                 meta::storage_method(&mut self.context(), t, name, Args::new(name, pos, kw))
                             }
                             Value::Module("math") => python::math(&mut self.context(), name, Args::new(name, pos, kw)),
+                            Value::Module("cuda") => device::cuda_function(name, Args::new(name, pos, kw)),
                             Value::Module("linalg") => {
                                 let name = format!("linalg.{name}");
                                 self.call_function(&name, Args::new(&name, pos, kw))

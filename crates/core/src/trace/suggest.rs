@@ -2,7 +2,7 @@
 //! and the nearest of them to a name that is not one.
 
 use super::elementwise::{Form, COMPOSITES};
-use super::{copies, indexing, library, meta, nn, random, reductions, views_extra};
+use super::{copies, device, indexing, library, meta, nn, random, reductions, views_extra};
 use crate::error::Error;
 use crate::uop::{BinaryOp, UnaryOp};
 
@@ -24,6 +24,8 @@ pub fn known_names() -> Vec<String> {
         views_extra::VARIADIC,
         views_extra::ATTRS,
         nn::NAMES,
+        device::METHODS,
+        device::ATTRS,
     ] {
         out.extend(table.iter().map(|n| n.to_string()));
     }

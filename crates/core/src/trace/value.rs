@@ -30,6 +30,8 @@ pub enum Value {
     Format(MemoryFormat),
     /// `t.untyped_storage()`: the storage under the tensor (read through the tensor).
     Storage(Tensor),
+    /// `torch.device(...)`, `x.device`.
+    Device(super::device::Device),
     /// A `torch.Generator` (the default one too): which of the run's generators.
     Generator(crate::random::GeneratorId),
     /// `torch.Size`: `t.shape`, `t.size()`.
@@ -128,6 +130,7 @@ impl Value {
             Value::Optimizer(_) => "Optimizer",
             Value::Dict(..) => "dict",
             Value::Generator(_) => "Generator",
+            Value::Device(_) => "torch.device",
         }
     }
 

@@ -142,6 +142,7 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
         Value::Format(f) => format!("torch.{}", f.name()),
         Value::Storage(_) => "<torch.storage.UntypedStorage>".into(),
         Value::Generator(_) => "<torch._C.Generator object>".into(),
+        Value::Device(d) => d.repr(),
         Value::Layer(l) => super::super::modules::repr(l),
         Value::Class(c) => format!("<class '__main__.{}'>", c.name),
         Value::Super => "<super object>".into(),
