@@ -145,14 +145,14 @@ impl Engine {
             let index = self.from_data(Data::I64(positions), &[len])?;
             out = self.index_select(&out, d as i64, &index)?;
         }
+        // PyTorch's node names: reflect and replicate have kernels of their own, circular is
+        // written with slice copies.
         let node = match mode {
-            PadMode::Reflect => Some("ReflectionPad"),
-            PadMode::Replicate => Some("ReplicationPad"),
-            PadMode::Constant | PadMode::Circular => None,
+            PadMode::Reflect => format!("ReflectionPad{}DBackward0", pairs.len()),
+            PadMode::Replicate => format!("ReplicationPad{}DBackward0", pairs.len()),
+            PadMode::Constant | PadMode::Circular => "CopySlices".to_string(),
         };
-        if let Some(node) = node {
-            self.rename_grad_fn(&out, &format!("{node}{}dBackward0", pairs.len()));
-        }
+        self.rename_grad_fn(&out, &node);
         Ok(out)
     }
 }

@@ -188,7 +188,12 @@ impl Engine {
             return self.full(&[], Scalar::Int(0), Some(DType::Int64));
         }
         let Some(&n) = shape.get(axis) else {
-            bail!(Index, "Dimension out of range (expected to be in range of [-{0}, {1}], but got {axis})", shape.len(), shape.len() - 1)
+            bail!(
+                Index,
+                "Dimension out of range (expected to be in range of [-{0}, {1}], but got {axis})",
+                shape.len(),
+                shape.len() - 1
+            )
         };
         if n == 0 {
             bail!(Index, "{name}(): Expected reduction dim {axis} to have non-zero size.");
@@ -199,7 +204,8 @@ impl Engine {
         let mut hit = self.graph.push(Op::Binary(BinaryOp::CmpEq), DType::Bool, shape.clone(), vec![a.node(), wide]);
         if a.dtype().is_float() {
             // PyTorch's max propagates NaN and its index is the first NaN's: NaN != NaN.
-            let nan = self.graph.push(Op::Binary(BinaryOp::CmpNe), DType::Bool, shape.clone(), vec![a.node(), a.node()]);
+            let nan =
+                self.graph.push(Op::Binary(BinaryOp::CmpNe), DType::Bool, shape.clone(), vec![a.node(), a.node()]);
             hit = self.graph.push(Op::Binary(BinaryOp::Or), DType::Bool, shape.clone(), vec![hit, nan]);
         }
         let down: Vec<i64> = (0..n).map(|i| (n - i) as i64).collect();

@@ -125,7 +125,7 @@ pub fn after_call(
         }
         return Ok(());
     }
-    if !run.engine.grad_enabled() || NOT_DIFFERENTIABLE.contains(&name) {
+    if !run.engine.grad_enabled() || NOT_DIFFERENTIABLE.contains(&name) || super::decl::not_differentiable(name) {
         return Ok(());
     }
     for t in inputs {

@@ -51,7 +51,8 @@ pub const FACTORIES: &[&str] = &[
 ];
 
 /// The tensor methods that take `device=`.
-const METHOD_FACTORIES: &[&str] = &["new_zeros", "new_ones", "new_full", "new_empty", "new_empty_strided", "new_tensor"];
+const METHOD_FACTORIES: &[&str] =
+    &["new_zeros", "new_ones", "new_full", "new_empty", "new_empty_strided", "new_tensor"];
 
 /// The tensor methods this module answers.
 pub const METHODS: &[&str] = &["cpu", "cuda", "get_device"];

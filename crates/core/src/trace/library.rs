@@ -5,6 +5,7 @@
 
 use super::context::RunContext;
 use super::copies;
+use super::decl;
 use super::device;
 use super::elementwise::{self, operand, tensor_arg, write_value};
 use super::meta;
@@ -196,7 +197,8 @@ pub(super) const CAST_METHODS: &[(&str, DType)] = &[
 /// Whether `torch.name`/`F.name` is a function the library has: the list above, the
 /// elementwise ops of the op table, and the creation ops defined with them.
 fn is_function(name: &str) -> bool {
-    FUNCTIONS.contains(&name)
+    decl::function_decl(name).is_some()
+        || FUNCTIONS.contains(&name)
         || reductions::is_method(name)
         || copies::FUNCTIONS.contains(&name)
         || elementwise::function_entry(name).is_some()
@@ -204,6 +206,24 @@ fn is_function(name: &str) -> bool {
         || views_extra::is_function(name)
         || super::indexing::is_function(name)
         || random::is_function(name)
+}
+
+/// `torch.special`'s names for ops the library has under another name.
+pub(super) const SPECIAL_ALIASES: &[(&str, &str)] = &[
+    ("expit", "sigmoid"),
+    ("erf", "erf"),
+    ("erfc", "erfc"),
+    ("expm1", "expm1"),
+    ("exp2", "exp2"),
+    ("log1p", "log1p"),
+    ("log_softmax", "log_softmax"),
+    ("softmax", "softmax"),
+    ("logsumexp", "logsumexp"),
+];
+
+/// Whether `torch.special.name` runs.
+fn is_special(name: &str) -> bool {
+    SPECIAL_ALIASES.iter().any(|(n, _)| *n == name) || decl::function_decl(&format!("special.{name}")).is_some()
 }
 
 /// `torch.pi`, `torch.e`, `torch.inf`, `torch.nan` (and `math.`'s).
@@ -243,6 +263,8 @@ pub fn attr(run: &mut RunContext, v: Value, name: &str) -> Result<Value> {
             ("torch", "optim") => Ok(Value::Module("optim")),
             ("torch", "linalg") => Ok(Value::Module("linalg")),
             ("torch", "cuda") => Ok(Value::Module("cuda")),
+            ("torch", "special") => Ok(Value::Module("special")),
+            ("special", _) if is_special(name) => Ok(Value::Func(format!("special.{name}"))),
             ("torch", "device") => Ok(Value::Func("device".into())),
             ("linalg", _) if is_function(&format!("linalg.{name}")) => Ok(Value::Func(format!("linalg.{name}"))),
             ("nn", "Module") => Ok(Value::Func("Module".into())),
@@ -304,6 +326,15 @@ fn ints(v: impl Iterator<Item = i64>) -> Value {
 // ------------------------------------------------------------------------------- functions
 
 pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
+    if let Some(d) = decl::function_decl(name) {
+        return decl::call_function(run, d, name, args);
+    }
+    if let Some(n) = name.strip_prefix("special.") {
+        return match SPECIAL_ALIASES.iter().find(|(s, _)| *s == n) {
+            Some((_, torch_name)) => function(run, torch_name, args),
+            None => Err(crate::error::Error::unknown_op(format!("torch.special.{n}"), n)),
+        };
+    }
     if views_extra::is_function(name) {
         return views_extra::function(run, name, args);
     }
@@ -471,10 +502,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
                 None => PadMode::Constant,
                 Some(Value::Str(m)) => match PadMode::from_name(&m) {
                     Some(mode) => mode,
-                    None => bail!(
-                        Unsupported,
-                        "Unrecognised padding mode {m}"
-                    ),
+                    None => bail!(Unsupported, "Unrecognised padding mode {m}"),
                 },
                 Some(other) => bail!(Type, "pad(): argument 'mode' must be str, not {}", other.type_name()),
             };
@@ -560,6 +588,9 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
     }
     if device::METHODS.contains(&name) {
         return device::method(run, &t, name, args);
+    }
+    if let Some((d, inplace)) = decl::method_decl(name) {
+        return decl::call_method(run, &t, d, name, inplace, args);
     }
     let tensor = |x: Tensor| Ok(Value::Tensor(x));
     match name {

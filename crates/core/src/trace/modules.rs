@@ -20,7 +20,7 @@ use crate::error::{bail, Result};
 use crate::random::{Distribution, Generators};
 use crate::tensor::{Operand, OverlapRules, Tensor};
 use crate::uop::buffer::Scalar;
-use crate::uop::{BinaryOp, UnaryOp};
+use crate::uop::BinaryOp;
 use std::rc::Rc;
 
 /// A module that is one functional call: its name in `nn`, what it is, the functional it
@@ -553,48 +553,8 @@ fn layer_norm(
         bail!(Shape, "Given normalized_shape has {dims} dims, expected input with at least that many dims");
     }
     let axes: Vec<usize> = (n - dims..n).collect();
-    let y = normalize(run, x, &axes, eps, w, b)?;
+    let y = run.engine.normalize(x, &axes, eps, w, b)?;
     run.engine.rename_grad_fn(&y, "NativeLayerNormBackward0");
-    Ok(y)
-}
-
-/// (x - mean) / sqrt(var + eps) over `axes` (biased variance), then `* w + b` along dim 1 for
-/// a batch norm's per-channel parameters or along the last dims for a layer norm's.
-fn normalize(
-    run: &mut RunContext,
-    x: &Tensor,
-    axes: &[usize],
-    eps: f64,
-    w: Option<&Tensor>,
-    b: Option<&Tensor>,
-) -> Result<Tensor> {
-    let e = &mut *run.engine;
-    let mean = e.mean(x, axes, KeepDim::Keep)?;
-    let centered = e.binary(BinaryOp::Sub, &Operand::Tensor(x.clone()), &Operand::Tensor(mean))?;
-    let sq = e.binary(BinaryOp::Mul, &Operand::Tensor(centered.clone()), &Operand::Tensor(centered.clone()))?;
-    let var = e.mean(&sq, axes, KeepDim::Keep)?;
-    scale_shift(run, &centered, &var, eps, w, b)
-}
-
-/// `centered / sqrt(var + eps) * w + b`, `w` and `b` broadcast against the trailing dims.
-fn scale_shift(
-    run: &mut RunContext,
-    centered: &Tensor,
-    var: &Tensor,
-    eps: f64,
-    w: Option<&Tensor>,
-    b: Option<&Tensor>,
-) -> Result<Tensor> {
-    let e = &mut *run.engine;
-    let var = e.binary(BinaryOp::Add, &Operand::Tensor(var.clone()), &Operand::Scalar(Scalar::Float(eps)))?;
-    let std = e.unary(UnaryOp::Sqrt, &var)?;
-    let mut y = e.binary(BinaryOp::Div, &Operand::Tensor(centered.clone()), &Operand::Tensor(std))?;
-    if let Some(w) = w {
-        y = e.binary(BinaryOp::Mul, &Operand::Tensor(y), &Operand::Tensor(w.clone()))?;
-    }
-    if let Some(b) = b {
-        y = e.binary(BinaryOp::Add, &Operand::Tensor(y), &Operand::Tensor(b.clone()))?;
-    }
     Ok(y)
 }
 
@@ -660,13 +620,13 @@ fn batch_norm_forward(
         if let (true, Some((rm, rv))) = (training, &running) {
             update_running(run, layer, rm, rv, &mean, &var, count, momentum)?;
         }
-        scale_shift(run, &centered, &var, eps, w4.as_ref(), b4.as_ref())?
+        run.engine.scale_shift(&centered, &var, eps, w4.as_ref(), b4.as_ref())?
     } else {
         let (rm, rv) = running.as_ref().map(|(m, v)| (m.clone(), v.clone())).unwrap_or_else(|| (x.clone(), x.clone()));
         let rm4 = per_channel(run, &rm)?;
         let rv4 = per_channel(run, &rv)?;
         let centered = run.engine.binary(BinaryOp::Sub, &Operand::Tensor(x.clone()), &Operand::Tensor(rm4))?;
-        scale_shift(run, &centered, &rv4, eps, w4.as_ref(), b4.as_ref())?
+        run.engine.scale_shift(&centered, &rv4, eps, w4.as_ref(), b4.as_ref())?
     };
     run.engine.rename_grad_fn(&y, "NativeBatchNormBackward0");
     Ok(y)

@@ -757,6 +757,10 @@ impl Run {
                                 meta::storage_method(&mut self.context(), t, name, Args::new(name, pos, kw))
                             }
                             Value::Module("math") => python::math(&mut self.context(), name, Args::new(name, pos, kw)),
+                            Value::Module("special") => {
+                                let name = format!("special.{name}");
+                                self.call_function(&name, Args::new(&name, pos, kw))
+                            }
                             Value::Module("cuda") => device::cuda_function(name, Args::new(name, pos, kw)),
                             Value::Module("linalg") => {
                                 let name = format!("linalg.{name}");

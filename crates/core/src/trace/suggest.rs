@@ -47,6 +47,8 @@ pub fn known_names() -> Vec<String> {
     for (name, _, form) in COMPOSITES {
         with_inplace(&mut out, &[name], !matches!(form, Form::FunctionalOnly));
     }
+    out.extend(super::decl::names());
+    out.extend(super::library::SPECIAL_ALIASES.iter().map(|(n, _)| format!("special.{n}")));
     out.sort_unstable();
     out.dedup();
     out

@@ -1,0 +1,249 @@
+//! One declaration per op: the torch ops declared as data, PyTorch's way.
+//!
+//! Each row of [`table::DECLS`] says, once, everything the product needs about an op: its
+//! names and where PyTorch exposes them (`torch.X`, `Tensor.X`, `Tensor.X_`, `F.X`,
+//! `torch.special.X`, aliases), its signature as `native_functions.yaml` writes it (binding,
+//! defaults, keyword-only parameters and PyTorch's argument errors all come from it), its
+//! gradient (the autograd node PyTorch names, or "not differentiable") and the handler that
+//! computes it over the engine's typed API. The binding, the op reference, "did you mean" and
+//! `stridelab ops` read the rows; a test checks that every row's names run.
+//!
+//! Rows here cover the ops added since the table was introduced; the older hand-kept lists
+//! (`library.rs`, `elementwise.rs`, ...) are listed beside them by [`super::suggest`].
+
+mod handlers;
+pub mod table;
+
+use super::context::RunContext;
+use super::signature::{Bound, Signature};
+use super::value::{Args, Value};
+use crate::error::{bail, Result};
+use crate::tensor::{OverlapRules, Tensor};
+
+/// Where PyTorch exposes an op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    /// `torch.X(input, ...)`.
+    Torch,
+    /// `input.X(...)`.
+    Method,
+    /// `input.X_(...)`: the in-place form, writing the result into `input`.
+    Inplace,
+    /// `torch.nn.functional.X(...)`.
+    Functional,
+    /// `torch.special.X(...)`.
+    Special,
+}
+
+/// What backward PyTorch records for an op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grad {
+    /// The op's own node, by PyTorch's name; the formula is the composition's.
+    Node(&'static str),
+    /// The node of the last op of the composition, as PyTorch's composite ops record it.
+    Composite,
+    /// No gradient: the result never requires grad (bool results, indices).
+    None,
+}
+
+/// One op.
+pub struct Decl {
+    pub name: &'static str,
+    pub spaces: &'static [Space],
+    /// Other names of the same op in the same spaces (`ger` for `outer`).
+    pub aliases: &'static [&'static str],
+    pub sig: &'static str,
+    pub grad: Grad,
+    pub run: fn(&mut RunContext, &Bound) -> Result<Value>,
+}
+
+impl Decl {
+    pub fn has(&self, space: Space) -> bool {
+        self.spaces.contains(&space)
+    }
+
+    fn named(&self, name: &str) -> bool {
+        self.name == name || self.aliases.contains(&name)
+    }
+
+    pub fn signature(&self) -> Signature {
+        // The table's test parses every row; a row that does not parse never ships.
+        Signature::parse(self.sig).unwrap_or(Signature { params: Vec::new() })
+    }
+
+    /// Every public spelling: `torch.outer`, `Tensor.outer`, `F.layer_norm`, `Tensor.logit_`.
+    pub fn spellings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for n in std::iter::once(&self.name).chain(self.aliases) {
+            for s in self.spaces {
+                out.push(match s {
+                    Space::Torch => format!("torch.{n}"),
+                    Space::Method => format!("Tensor.{n}"),
+                    Space::Inplace => format!("Tensor.{n}_"),
+                    Space::Functional => format!("torch.nn.functional.{n}"),
+                    Space::Special => format!("torch.special.{n}"),
+                });
+            }
+        }
+        out
+    }
+}
+
+/// The row a `torch.`/`F.` function name means (`special.X` for `torch.special.X`).
+pub fn function_decl(name: &str) -> Option<&'static Decl> {
+    if let Some(n) = name.strip_prefix("special.") {
+        return table::DECLS.iter().find(|d| d.has(Space::Special) && d.named(n));
+    }
+    table::DECLS.iter().find(|d| (d.has(Space::Torch) || d.has(Space::Functional)) && d.named(name))
+}
+
+/// The row a tensor method name means, and whether it is the in-place form.
+pub fn method_decl(name: &str) -> Option<(&'static Decl, bool)> {
+    if let Some(d) = table::DECLS.iter().find(|d| d.has(Space::Method) && d.named(name)) {
+        return Some((d, false));
+    }
+    let base = name.strip_suffix('_')?;
+    table::DECLS.iter().find(|d| d.has(Space::Inplace) && d.named(base)).map(|d| (d, true))
+}
+
+/// Whether `name` is an op of the table whose result has no gradient.
+pub fn not_differentiable(name: &str) -> bool {
+    let base = name.strip_prefix("special.").unwrap_or(name);
+    let base = base.strip_suffix('_').unwrap_or(base);
+    table::DECLS.iter().any(|d| d.named(base) && d.grad == Grad::None)
+}
+
+/// `torch.name(...)`, with `out=` where `torch.name` takes it and `inplace=True` where the
+/// signature has it.
+pub fn call_function(run: &mut RunContext, decl: &Decl, name: &str, args: Args) -> Result<Value> {
+    let shown = name.strip_prefix("special.").unwrap_or(name);
+    let (pos, mut kw) = args.into_parts();
+    let out_arg = match kw.iter().position(|(k, _)| k == "out") {
+        Some(i) if decl.has(Space::Torch) || decl.has(Space::Special) => Some(kw.remove(i).1),
+        _ => None,
+    };
+    let bound = Bound::bind(run.engine, shown, &decl.signature(), Args::new(shown, pos, kw))?;
+    let inputs = tensors_of(&bound);
+    let value = (decl.run)(run, &bound)?;
+    name_node(run, decl, &inputs, &value);
+    if bound.bool("inplace") {
+        let target = bound.tensor(decl.signature().params[0].name.as_str())?;
+        return write_into(run, &target, value, &inputs, shown);
+    }
+    match out_arg {
+        None | Some(Value::None) => Ok(value),
+        Some(Value::Tensor(out)) => {
+            let grad_inputs: Vec<&Tensor> = inputs.iter().collect();
+            if run.engine.grad_enabled() && grad_inputs.iter().any(|t| run.engine.autograd().requires_grad(t)) {
+                bail!(
+                    Autograd,
+                    "{shown}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad."
+                );
+            }
+            let Value::Tensor(v) = &value else {
+                bail!(Unsupported, "{shown}(out=...) of a result that is not a tensor")
+            };
+            if v.shape() != out.shape() {
+                bail!(
+                    Unsupported,
+                    "{shown}(out=...) with an out of shape {:?} for a result of shape {:?} (PyTorch resizes it) is not supported",
+                    out.shape(),
+                    v.shape()
+                );
+            }
+            write_into(run, &out, value, &inputs, shown)
+        }
+        Some(other) => bail!(Type, "{shown}(): argument 'out' must be Tensor, not {}", other.type_name()),
+    }
+}
+
+/// Writes an op's result into `target` (an in-place form or `out=`).
+fn write_into(run: &mut RunContext, target: &Tensor, value: Value, inputs: &[Tensor], name: &str) -> Result<Value> {
+    let Value::Tensor(value) = value else { bail!(Type, "{name}() has no in-place form") };
+    if value.shape() != target.shape() {
+        bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", target.shape(), value.shape());
+    }
+    let written = super::elementwise::write_value(run, target, &value, inputs, OverlapRules::ALL)?;
+    Ok(Value::Tensor(written))
+}
+
+/// `t.name(...)`, or `t.name_(...)` in place.
+pub fn call_method(
+    run: &mut RunContext,
+    t: &Tensor,
+    decl: &Decl,
+    name: &str,
+    inplace: bool,
+    args: Args,
+) -> Result<Value> {
+    let (pos, kw) = args.into_parts();
+    let mut all = Vec::with_capacity(pos.len() + 1);
+    all.push(Value::Tensor(t.clone()));
+    all.extend(pos);
+    let bound = Bound::bind(run.engine, name, &decl.signature(), Args::new(name, all, kw))?;
+    let inputs = tensors_of(&bound);
+    let out = (decl.run)(run, &bound)?;
+    name_node(run, decl, &inputs, &out);
+    if !inplace && !bound.bool("inplace") {
+        return Ok(out);
+    }
+    write_into(run, t, out, &inputs, name)
+}
+
+fn tensors_of(b: &Bound) -> Vec<Tensor> {
+    let mut out = Vec::new();
+    for v in b.values() {
+        match v {
+            Value::Tensor(t) => out.push(t.clone()),
+            Value::Tuple(items) | Value::List(items) => {
+                out.extend(items.iter().filter_map(|x| if let Value::Tensor(t) = x { Some(t.clone()) } else { None }))
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Gives a result the node PyTorch names for the op (the composition recorded its own).
+fn name_node(run: &mut RunContext, decl: &Decl, inputs: &[Tensor], out: &Value) {
+    let Grad::Node(node) = decl.grad else { return };
+    if let Value::Tensor(r) = out {
+        if !inputs.iter().any(|t| t.same_object(r)) {
+            run.engine.rename_grad_fn(r, node);
+        }
+    }
+}
+
+/// Every name the table runs, in-place forms and `special.` names included.
+pub fn names() -> Vec<String> {
+    let mut out = Vec::new();
+    for d in table::DECLS {
+        for n in std::iter::once(&d.name).chain(d.aliases) {
+            if d.has(Space::Torch) || d.has(Space::Method) || d.has(Space::Functional) {
+                out.push(n.to_string());
+            }
+            if d.has(Space::Inplace) {
+                out.push(format!("{n}_"));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::table::DECLS;
+    use super::*;
+
+    #[test]
+    fn every_signature_parses_and_no_name_is_declared_twice() {
+        let mut seen = std::collections::HashSet::new();
+        for d in DECLS {
+            let sig = Signature::parse(d.sig).unwrap_or_else(|e| panic!("{}: {e}", d.name));
+            assert!(!sig.params.is_empty(), "{}", d.name);
+            for s in d.spellings() {
+                assert!(seen.insert(s.clone()), "{s} declared twice");
+            }
+        }
+    }
+}

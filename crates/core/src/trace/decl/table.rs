@@ -1,0 +1,96 @@
+//! The rows: one per op. Adding an op is a row here and its handler in `handlers.rs`; the
+//! binding, the reference, "did you mean", `stridelab ops` and the name test follow.
+//!
+//! Columns: name, where PyTorch exposes it, other names, PyTorch's signature, its autograd
+//! node (or `Grad::None` where PyTorch's result has no gradient), the handler.
+
+use super::handlers as h;
+use super::{Decl, Grad, Space};
+
+macro_rules! decls {
+    ($($name:literal [$($space:ident),*] [$($alias:literal),*] $sig:literal => $grad:expr, $run:path;)*) => {
+        pub const DECLS: &[Decl] = &[
+            $(Decl { name: $name, spaces: &[$(Space::$space),*], aliases: &[$($alias),*], sig: $sig, grad: $grad, run: $run },)*
+        ];
+    };
+}
+
+const NONE: Grad = Grad::None;
+const COMPOSITE: Grad = Grad::Composite;
+
+decls! {
+    "isnan" [Torch, Method] [] "(Tensor input)" => NONE, h::isnan;
+    "isinf" [Torch, Method] [] "(Tensor input)" => NONE, h::isinf;
+    "isposinf" [Torch, Method] [] "(Tensor input)" => NONE, h::isposinf;
+    "isneginf" [Torch, Method] [] "(Tensor input)" => NONE, h::isneginf;
+    "isfinite" [Torch, Method] [] "(Tensor input)" => NONE, h::isfinite;
+    "isreal" [Torch, Method] [] "(Tensor input)" => NONE, h::isreal;
+    "signbit" [Torch, Method] [] "(Tensor input)" => NONE, h::signbit;
+    "logical_and" [Torch, Method, Inplace] [] "(Tensor input, Tensor other)" => NONE, h::logical_and;
+    "logical_or" [Torch, Method, Inplace] [] "(Tensor input, Tensor other)" => NONE, h::logical_or;
+    "logical_xor" [Torch, Method, Inplace] [] "(Tensor input, Tensor other)" => NONE, h::logical_xor;
+    "nan_to_num" [Torch, Method, Inplace] [] "(Tensor input, float? nan=0.0, float? posinf=None, float? neginf=None)" => Grad::Node("NanToNumBackward0"), h::nan_to_num;
+    "xlogy" [Torch, Method, Inplace, Special] [] "(Any input, Any other)" => Grad::Node("XlogyBackward0"), h::xlogy;
+    "logaddexp" [Torch, Method] [] "(Tensor input, Tensor other)" => Grad::Node("LogaddexpBackward0"), h::logaddexp;
+    "logaddexp2" [Torch, Method] [] "(Tensor input, Tensor other)" => Grad::Node("Logaddexp2Backward0"), h::logaddexp2;
+    "sinc" [Torch, Method, Inplace, Special] [] "(Tensor input)" => Grad::Node("SincBackward0"), h::sinc;
+    "deg2rad" [Torch, Method, Inplace] [] "(Tensor input)" => Grad::Node("Deg2RadBackward0"), h::deg2rad;
+    "rad2deg" [Torch, Method, Inplace] [] "(Tensor input)" => Grad::Node("Rad2DegBackward0"), h::rad2deg;
+    "sgn" [Torch, Method, Inplace] [] "(Tensor input)" => Grad::Node("SgnBackward0"), h::sgn;
+    "positive" [Torch, Method] [] "(Tensor input)" => COMPOSITE, h::positive;
+    "logit" [Torch, Method, Inplace, Special] [] "(Tensor input, float? eps=None)" => Grad::Node("LogitBackward0"), h::logit;
+    "float_power" [Torch, Method] [] "(Any input, Any exponent)" => Grad::Node("PowBackward0"), h::float_power;
+    "heaviside" [Torch, Method, Inplace] [] "(Tensor input, Tensor values)" => NONE, h::heaviside;
+    "ndtr" [Special] [] "(Tensor input)" => COMPOSITE, h::ndtr;
+    "entr" [Special] [] "(Tensor input)" => Grad::Node("SpecialEntrBackward0"), h::entr;
+    "round" [Torch, Method, Inplace, Special] [] "(Tensor input, *, int decimals=0)" => COMPOSITE, h::round;
+    "selu" [Torch, Functional] [] "(Tensor input, bool inplace=False)" => Grad::Node("EluBackward0"), h::selu;
+    "celu" [Torch, Functional] [] "(Tensor input, float alpha=1.0, bool inplace=False)" => Grad::Node("CeluBackward0"), h::celu;
+    "softsign" [Functional] [] "(Tensor input)" => COMPOSITE, h::softsign;
+    "tanhshrink" [Functional] [] "(Tensor input)" => COMPOSITE, h::tanhshrink;
+    "softshrink" [Functional] [] "(Tensor input, float lambd=0.5)" => Grad::Node("SoftshrinkBackward0"), h::softshrink;
+    "hardshrink" [Torch, Method, Functional] [] "(Tensor input, float lambd=0.5)" => Grad::Node("HardshrinkBackward0"), h::hardshrink;
+    "threshold" [Torch, Functional] [] "(Tensor input, Scalar threshold, Scalar value, bool inplace=False)" => Grad::Node("ThresholdBackward0"), h::threshold;
+    "glu" [Functional] [] "(Tensor input, int dim=-1)" => Grad::Node("GluBackward0"), h::glu;
+    "prelu" [Torch, Functional] [] "(Tensor input, Tensor weight)" => Grad::Node("PreluKernelBackward0"), h::prelu;
+    "count_nonzero" [Torch, Method] [] "(Tensor input, int[]? dim=None)" => NONE, h::count_nonzero;
+    "nansum" [Torch, Method] [] "(Tensor input, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)" => Grad::Node("NansumBackward0"), h::nansum;
+    "nanmean" [Torch, Method] [] "(Tensor input, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)" => COMPOSITE, h::nanmean;
+    "diff" [Torch, Method] [] "(Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None)" => COMPOSITE, h::diff;
+    "trace" [Torch, Method] [] "(Tensor input)" => Grad::Node("TraceBackward0"), h::trace;
+    "isclose" [Torch, Method] [] "(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)" => NONE, h::isclose;
+    "allclose" [Torch, Method] [] "(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)" => NONE, h::allclose;
+    "equal" [Torch, Method] [] "(Tensor input, Tensor other)" => NONE, h::equal;
+    "outer" [Torch, Method] ["ger"] "(Tensor input, Tensor vec2)" => COMPOSITE, h::outer;
+    "inner" [Torch, Method] [] "(Tensor input, Tensor other)" => COMPOSITE, h::inner;
+    "addmm" [Torch, Method, Inplace] [] "(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)" => Grad::Node("AddmmBackward0"), h::addmm;
+    "addmv" [Torch, Method, Inplace] [] "(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)" => Grad::Node("AddmvBackward0"), h::addmv;
+    "baddbmm" [Torch, Method, Inplace] [] "(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)" => Grad::Node("BaddbmmBackward0"), h::baddbmm;
+    "addbmm" [Torch, Method, Inplace] [] "(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)" => Grad::Node("AddbmmBackward0"), h::addbmm;
+    "addr" [Torch, Method, Inplace] [] "(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)" => Grad::Node("AddrBackward0"), h::addr;
+    "dist" [Torch, Method] [] "(Tensor input, Tensor other, Scalar p=2)" => Grad::Node("DistBackward0"), h::dist;
+    "vdot" [Torch, Method] [] "(Tensor input, Tensor other)" => COMPOSITE, h::vdot;
+    "layer_norm" [Functional] [] "(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05)" => Grad::Node("NativeLayerNormBackward0"), h::layer_norm;
+    "rms_norm" [Functional] [] "(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)" => COMPOSITE, h::rms_norm;
+    "group_norm" [Functional] [] "(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05)" => COMPOSITE, h::group_norm;
+    "normalize" [Functional] [] "(Tensor input, float p=2.0, int dim=1, float eps=1e-12)" => COMPOSITE, h::normalize;
+    "cosine_similarity" [Torch, Functional] [] "(Tensor x1, Tensor x2, int dim=1, float eps=1e-08)" => COMPOSITE, h::cosine_similarity;
+    "pairwise_distance" [Torch, Functional] [] "(Tensor x1, Tensor x2, float p=2.0, float eps=1e-06, bool keepdim=False)" => Grad::Node("NormBackward1"), h::pairwise_distance;
+    "embedding" [Functional] [] "(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False)" => Grad::Node("EmbeddingBackward0"), h::embedding;
+    "l1_loss" [Functional] [] "(Tensor input, Tensor target, Any size_average=None, Any reduce=None, str reduction='mean')" => COMPOSITE, h::l1_loss;
+    "smooth_l1_loss" [Functional] [] "(Tensor input, Tensor target, Any size_average=None, Any reduce=None, str reduction='mean', float beta=1.0)" => Grad::Node("SmoothL1LossBackward0"), h::smooth_l1_loss;
+    "huber_loss" [Functional] [] "(Tensor input, Tensor target, str reduction='mean', float delta=1.0)" => Grad::Node("HuberLossBackward0"), h::huber_loss;
+    "kl_div" [Functional] [] "(Tensor input, Tensor target, Any size_average=None, Any reduce=None, str reduction='mean', bool log_target=False)" => COMPOSITE, h::kl_div;
+    "hstack" [Torch] [] "(Tensor[] tensors)" => COMPOSITE, h::hstack;
+    "vstack" [Torch] ["row_stack"] "(Tensor[] tensors)" => COMPOSITE, h::vstack;
+    "dstack" [Torch] [] "(Tensor[] tensors)" => COMPOSITE, h::dstack;
+    "column_stack" [Torch] [] "(Tensor[] tensors)" => COMPOSITE, h::column_stack;
+    "meshgrid" [Torch] [] "(Tensor... tensors, *, str? indexing=None)" => COMPOSITE, h::meshgrid;
+    "tril_indices" [Torch] [] "(int row, int col, int offset=0, *, ScalarType? dtype=None)" => NONE, h::tril_indices;
+    "triu_indices" [Torch] [] "(int row, int col, int offset=0, *, ScalarType? dtype=None)" => NONE, h::triu_indices;
+    "pixel_shuffle" [Torch, Functional] [] "(Tensor input, int upscale_factor)" => Grad::Node("PixelShuffleBackward0"), h::pixel_shuffle;
+    "pixel_unshuffle" [Torch, Functional] [] "(Tensor input, int downscale_factor)" => Grad::Node("PixelUnshuffleBackward0"), h::pixel_unshuffle;
+    "adaptive_avg_pool2d" [Functional] [] "(Tensor input, int[] output_size)" => Grad::Node("AdaptiveAvgPool2DBackward0"), h::adaptive_avg_pool2d;
+    "scaled_dot_product_attention" [Functional] [] "(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, float? scale=None, bool enable_gqa=False)" => COMPOSITE, h::scaled_dot_product_attention;
+    "einsum" [Torch] [] "(str equation, Tensor... operands)" => COMPOSITE, h::einsum;
+}
