@@ -36,6 +36,6 @@ for (let k = 0; k <= open.steps; k++) {
   }
   steps.push({ state, tensors, cells });
 }
-const out = { src, open, steps, lessons, opNames: glue.opNames() };
+const out = { src, open, steps, lessons, opReference: JSON.parse(glue.opReference()) };
 fs.writeFileSync(path.join(dir, 'example.json'), JSON.stringify(out));
 console.log(`record_example: ${steps.length} steps of "${lessons[0].title}"`);

@@ -397,7 +397,7 @@ async function boot() {
   onTimelinePick((step) => goto(step));
   initData(app, appendLine);
   const example = await fetchExample();
-  initReference(example.opNames);
+  initReference(example.opReference);
   editor.onSuggestion(showReference);
   const lessons = example.lessons;
   app.lessons = lessons;

@@ -71,6 +71,13 @@ enum Command {
     /// Train the sample MNIST CNN on the CPU as PyTorch would (same initialisation, batch
     /// order, loss and optimizer), with a per-step JSON log and ONNX or capture export.
     Train(train::TrainArgs),
+    /// List every op the trace language runs: its spellings, PyTorch's signature and its
+    /// autograd node where the op table declares them.
+    Ops {
+        /// Print the list as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a share link that replays the trace exactly.
     Url {
         /// FILE or `-`.
@@ -134,6 +141,31 @@ fn main() -> ExitCode {
             match result {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => e.report(false),
+            }
+        }
+        Command::Ops { json } => {
+            let ops = stridelab_core::trace::report::ops_json();
+            let text = if json {
+                format!("{ops:#}\n")
+            } else {
+                ops.as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|e| {
+                        let forms: Vec<&str> =
+                            e["forms"].as_array().into_iter().flatten().filter_map(|f| f.as_str()).collect();
+                        format!(
+                            "{:<28} {}{}\n",
+                            e["name"].as_str().unwrap_or(""),
+                            forms.join(" "),
+                            e["signature"].as_str().unwrap_or("")
+                        )
+                    })
+                    .collect()
+            };
+            match write_stdout(&text) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => e.report(json),
             }
         }
         Command::Url { input, base, step, tensor } => {

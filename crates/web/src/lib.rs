@@ -132,11 +132,11 @@ pub fn lessons_json() -> Json {
     )
 }
 
-/// Every function, method and attribute name the trace language runs, from the op tables: the
-/// page's op reference (the same list the "did you mean" of an unsupported name searches).
-#[wasm_bindgen(js_name = opNames)]
-pub fn op_names() -> Vec<String> {
-    stridelab_core::trace::suggest::known_names()
+/// Every op the trace language runs, from the op tables, as JSON (`[{name, forms, signature,
+/// grad}]`): the page's op reference (`stridelab ops --json` prints the same list).
+#[wasm_bindgen(js_name = opReference)]
+pub fn op_reference() -> String {
+    stridelab_core::trace::report::ops_json().to_string()
 }
 
 #[wasm_bindgen]

@@ -214,9 +214,15 @@ pub fn setattr(run: &mut RunContext, t: &Tensor, name: &str, v: Value) -> Result
     }
 }
 
+/// The tensor methods [`method`] answers.
+pub const METHODS: &[&str] = &["requires_grad_", "retain_grad", "backward"];
+
+/// Autograd's tensor attributes.
+pub const ATTRS: &[&str] = &["requires_grad", "is_leaf", "grad", "grad_fn"];
+
 /// Autograd's tensor methods; `None` for any other name.
 pub fn method(run: &mut RunContext, t: &Tensor, name: &str, args: &mut Option<Args>) -> Option<Result<Value>> {
-    if !matches!(name, "requires_grad_" | "retain_grad" | "backward") {
+    if !METHODS.contains(&name) {
         return None;
     }
     let mut args = args.take()?;

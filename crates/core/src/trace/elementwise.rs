@@ -220,9 +220,14 @@ pub fn call_method(run: &mut RunContext, t: &Tensor, entry: Entry, name: &str, m
             }
             let other = operand(other, "other")?;
             let alpha = if matches!(op, BinaryOp::Add | BinaryOp::Sub) { args.kw_only("alpha") } else { None };
+            let rounding = if op == BinaryOp::Div { rounding_mode(&mut args)? } else { Rounding::True };
             args.finish()?;
             let other = scaled(run, other, alpha)?;
             let me = Operand::Tensor(t.clone());
+            if rounding != Rounding::True {
+                let value = rounded_div(run, &me, &other, rounding)?;
+                return Ok(Value::Tensor(finish(run, t, value, std::slice::from_ref(t), mode)?));
+            }
             match mode {
                 Mode::InPlace => write_binary(run, t, WriteForm::InPlace, op, &me, &other)?,
                 Mode::OutOfPlace => match order {
@@ -247,9 +252,16 @@ pub fn call_function(run: &mut RunContext, entry: Entry, name: &str, mut args: A
         }
         let b = operand(other, "other")?;
         let alpha = if matches!(op, BinaryOp::Add | BinaryOp::Sub) { args.kw_only("alpha") } else { None };
+        let rounding = if op == BinaryOp::Div { rounding_mode(&mut args)? } else { Rounding::True };
         let out = args.kw_only("out");
         args.finish()?;
         let b = scaled(run, b, alpha)?;
+        if rounding != Rounding::True {
+            if out.as_ref().is_some_and(|o| !matches!(o, Value::None)) {
+                bail!(Unsupported, "div(rounding_mode=..., out=...) is not supported");
+            }
+            return Ok(Value::Tensor(rounded_div(run, &a, &b, rounding)?));
+        }
         return match order {
             Operands::InOrder => with_out(run, op, &a, &b, out),
             Operands::Swapped => with_out(run, op, &b, &a, out),
@@ -258,6 +270,54 @@ pub fn call_function(run: &mut RunContext, entry: Entry, name: &str, mut args: A
     let first = args.req(0, "input")?;
     let t = tensor_arg(first, &format!("{name}(): argument 'input' (position 1)"))?;
     call_method(run, &t, entry, name, args.shifted())
+}
+
+/// `div`'s `rounding_mode=`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rounding {
+    /// None: true division.
+    True,
+    Trunc,
+    Floor,
+}
+
+fn rounding_mode(args: &mut Args) -> Result<Rounding> {
+    match args.kw_only("rounding_mode") {
+        None | Some(Value::None) => Ok(Rounding::True),
+        Some(Value::Str(s)) if s == "trunc" => Ok(Rounding::Trunc),
+        Some(Value::Str(s)) if s == "floor" => Ok(Rounding::Floor),
+        Some(Value::Str(s)) => {
+            bail!(Value, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{s}'")
+        }
+        Some(v) => bail!(Type, "div(): argument 'rounding_mode' must be str, not {}", v.type_name()),
+    }
+}
+
+/// `div(a, b, rounding_mode=...)`: floor is Python's `//`; trunc rounds the true quotient
+/// toward zero, in the operands' promoted dtype (integers divide exactly through float64).
+fn rounded_div(run: &mut RunContext, a: &Operand, b: &Operand, rounding: Rounding) -> Result<Tensor> {
+    match rounding {
+        Rounding::True => binary(run, BinaryOp::Div, a, b),
+        Rounding::Floor => binary(run, BinaryOp::FloorDiv, a, b),
+        Rounding::Trunc => {
+            let dtype = run.engine.compute_dtype(BinaryOp::FloorDiv, a, b)?;
+            check_integer_operands(run.engine, BinaryOp::FloorDiv, a, b)?;
+            let wide = |run: &mut RunContext, o: &Operand| -> Result<Operand> {
+                Ok(match o {
+                    Operand::Tensor(t) if !dtype.is_float() => Operand::Tensor(run.engine.cast(t, DType::Float64)?),
+                    other => other.clone(),
+                })
+            };
+            let (wa, wb) = (wide(run, a)?, wide(run, b)?);
+            let q = run.engine.binary(BinaryOp::Div, &wa, &wb)?;
+            let q = run.engine.unary(UnaryOp::Trunc, &q)?;
+            if q.dtype() == dtype {
+                Ok(q)
+            } else {
+                run.engine.cast(&q, dtype)
+            }
+        }
+    }
 }
 
 fn with_out(run: &mut RunContext, op: BinaryOp, a: &Operand, b: &Operand, out: Option<Value>) -> Result<Value> {

@@ -194,15 +194,18 @@ pub(super) const CAST_METHODS: &[(&str, DType)] = &[
     ("bool", DType::Bool),
 ];
 
+/// The creation ops the elementwise and matrix modules define (`torch.linspace`, ...).
+pub(super) const SPACES: &[&str] = &["linspace", "logspace", "eye"];
+
 /// Whether `torch.name`/`F.name` is a function the library has: the list above, the
 /// elementwise ops of the op table, and the creation ops defined with them.
-fn is_function(name: &str) -> bool {
+pub(super) fn is_function(name: &str) -> bool {
     decl::function_decl(name).is_some()
         || FUNCTIONS.contains(&name)
         || reductions::is_method(name)
         || copies::FUNCTIONS.contains(&name)
         || elementwise::function_entry(name).is_some()
-        || matches!(name, "linspace" | "logspace" | "eye")
+        || SPACES.contains(&name)
         || views_extra::is_function(name)
         || super::indexing::is_function(name)
         || random::is_function(name)

@@ -24,6 +24,7 @@ pub mod parser;
 pub mod python;
 pub mod random;
 pub mod reductions;
+pub mod reference;
 pub mod report;
 pub mod runner;
 pub mod signature;

@@ -1075,3 +1075,39 @@ pub fn repr(layer: &Module) -> String {
     s.push(')');
     s
 }
+
+/// Every module `nn.X(...)` builds, with its constructor's parameters as PyTorch documents
+/// them (for the op reference).
+pub fn constructors() -> Vec<(&'static str, String)> {
+    let mut out: Vec<(&'static str, String)> = FUNCTIONAL
+        .iter()
+        .map(|r| {
+            let params: Vec<String> = r
+                .params
+                .iter()
+                .map(|(p, d)| match d {
+                    Some(d) if !d.is_empty() => format!("{p}={d}"),
+                    Some(_) => p.to_string(),
+                    None => format!("{p}=None"),
+                })
+                .collect();
+            (r.name, format!("({})", params.join(", ")))
+        })
+        .collect();
+    out.extend([
+        ("Linear", "(in_features, out_features, bias=True)".to_string()),
+        (
+            "Conv2d",
+            "(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True)".into(),
+        ),
+        ("BatchNorm1d", "(num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)".into()),
+        ("BatchNorm2d", "(num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)".into()),
+        ("Sequential", "(*modules)".into()),
+        ("ModuleList", "(modules=None)".into()),
+        ("Embedding", "(num_embeddings, embedding_dim)".into()),
+        ("LayerNorm", "(normalized_shape, eps=1e-05, elementwise_affine=True, bias=True)".into()),
+        ("Parameter", "(data=None, requires_grad=True)".into()),
+        ("Module", "()".into()),
+    ]);
+    out
+}

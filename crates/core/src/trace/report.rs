@@ -819,3 +819,21 @@ fn tensor_report(engine: &mut Engine, t: &Tensor) -> Option<TensorReport> {
         },
     })
 }
+
+/// `stridelab ops --json` and the page's op reference: every name the trace language runs
+/// ([`super::reference::entries`]), each with its spellings, signature and autograd node.
+pub fn ops_json() -> serde_json::Value {
+    serde_json::Value::Array(
+        super::reference::entries()
+            .into_iter()
+            .map(|e| {
+                serde_json::json!({
+                    "name": e.name,
+                    "forms": e.forms,
+                    "signature": e.signature,
+                    "grad": e.grad,
+                })
+            })
+            .collect(),
+    )
+}

@@ -26,6 +26,10 @@ pub fn known_names() -> Vec<String> {
         nn::NAMES,
         device::METHODS,
         device::ATTRS,
+        library::SPACES,
+        super::autograd::METHODS,
+        super::autograd::ATTRS,
+        &["one_hot"],
     ] {
         out.extend(table.iter().map(|n| n.to_string()));
     }
