@@ -10,13 +10,7 @@ use crate::error::{bail, Result};
 use crate::tensor::Tensor;
 use crate::uop::buffer::Scalar;
 
-/// A device as PyTorch names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Device {
-    Cpu,
-    /// `cuda` or `cuda:N`; runs on the CPU.
-    Cuda(Option<i64>),
-}
+pub use crate::torch::device::Device;
 
 /// The step's note where code asks for CUDA.
 const CUDA_NOTE: &str = "the playground has no CUDA device: this runs on the CPU (values and layouts are the CPU's)";
@@ -59,55 +53,6 @@ pub const METHODS: &[&str] = &["cpu", "cuda", "get_device"];
 
 /// The tensor attributes this module answers.
 pub const ATTRS: &[&str] = &["device", "is_cuda", "is_cpu"];
-
-impl Device {
-    /// `"cpu"`, `"cuda"`, `"cuda:1"`.
-    pub fn parse(s: &str) -> Result<Device> {
-        let (kind, index) = match s.split_once(':') {
-            Some((k, i)) => match i.parse::<i64>() {
-                Ok(i) if i >= 0 => (k, Some(i)),
-                _ => bail!(Type, "Invalid device string: '{s}'"),
-            },
-            None => (s, None),
-        };
-        match kind {
-            "cpu" => Ok(Device::Cpu),
-            "cuda" => Ok(Device::Cuda(index)),
-            "mps" | "xpu" | "meta" | "hpu" | "mtia" | "xla" => {
-                bail!(Unsupported, "device '{kind}' is not supported: the playground runs on the CPU")
-            }
-            _ => bail!(
-                Type,
-                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: {kind}"
-            ),
-        }
-    }
-
-    /// Python's repr: `device(type='cpu')`, `device(type='cuda', index=0)`.
-    pub fn repr(self) -> String {
-        match self {
-            Device::Cpu => "device(type='cpu')".into(),
-            Device::Cuda(None) => "device(type='cuda')".into(),
-            Device::Cuda(Some(i)) => format!("device(type='cuda', index={i})"),
-        }
-    }
-
-    /// Python's str: `cpu`, `cuda:0`.
-    pub fn text(self) -> String {
-        match self {
-            Device::Cpu => "cpu".into(),
-            Device::Cuda(None) => "cuda".into(),
-            Device::Cuda(Some(i)) => format!("cuda:{i}"),
-        }
-    }
-
-    pub fn kind(self) -> &'static str {
-        match self {
-            Device::Cpu => "cpu",
-            Device::Cuda(_) => "cuda",
-        }
-    }
-}
 
 /// A device argument: a string, a `torch.device`, or a CUDA ordinal.
 pub fn from_value(v: &Value, func: &str) -> Result<Device> {

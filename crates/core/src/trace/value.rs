@@ -31,7 +31,7 @@ pub enum Value {
     /// `t.untyped_storage()`: the storage under the tensor (read through the tensor).
     Storage(Tensor),
     /// `torch.device(...)`, `x.device`.
-    Device(super::device::Device),
+    Device(crate::torch::device::Device),
     /// A `torch.Generator` (the default one too): which of the run's generators.
     Generator(crate::random::GeneratorId),
     /// `torch.Size`: `t.shape`, `t.size()`.
