@@ -65,7 +65,7 @@ impl Engine {
     /// backwards, as PyTorch takes them.
     pub fn torch_pad(&mut self, t: &Tensor, pad: &[i64], mode: PadMode, value: Option<Scalar>) -> Result<Tensor> {
         let nd = t.shape().len();
-        if pad.len() % 2 != 0 {
+        if !pad.len().is_multiple_of(2) {
             bail!(Shape, "Padding length must be divisible by 2");
         }
         if pad.len() > 2 * nd {

@@ -12,7 +12,12 @@
 //! (`library.rs`, `elementwise.rs`, ...) are listed beside them by [`super::suggest`].
 
 mod handlers;
+mod nn;
+mod pointwise;
+mod reduce;
+mod shape;
 pub mod table;
+mod util;
 
 use super::context::RunContext;
 use super::signature::{Bound, Signature};

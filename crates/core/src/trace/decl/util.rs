@@ -1,0 +1,68 @@
+//! What every handler of the declared ops shares. The handlers (`pointwise`, `reduce`,
+//! `nn`, `shape`): each is PyTorch's definition of the op written over the
+//! engine's typed API (or over torch ops the library already binds, called by name with
+//! [`op`], as PyTorch's composite ops call other ops). Arguments arrive bound and typed.
+
+use super::super::context::RunContext;
+use super::super::library;
+use super::super::value::{Args, Value};
+use crate::dtype::DType;
+use crate::error::{bail, Result};
+use crate::tensor::{Operand, Tensor};
+use crate::uop::buffer::Scalar;
+use crate::uop::{BinaryOp, UnaryOp};
+
+pub(super) type Out = Result<Value>;
+
+pub(super) fn t(x: &Tensor) -> Operand {
+    Operand::Tensor(x.clone())
+}
+
+pub(super) fn f(x: f64) -> Operand {
+    Operand::Scalar(Scalar::Float(x))
+}
+
+pub(super) fn v(x: Tensor) -> Out {
+    Ok(Value::Tensor(x))
+}
+
+pub(super) fn tv(x: &Tensor) -> Value {
+    Value::Tensor(x.clone())
+}
+
+pub(super) fn int(x: i64) -> Value {
+    Value::Scalar(Scalar::Int(x))
+}
+
+/// A torch op the library binds, called by name (`op(run, "sum", ...)`).
+pub(super) fn op(run: &mut RunContext, name: &str, pos: Vec<Value>, kw: Vec<(&str, Value)>) -> Result<Tensor> {
+    let kw = kw.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    match library::function(run, name, Args::new(name, pos, kw))? {
+        Value::Tensor(x) => Ok(x),
+        other => bail!(Type, "{name}() returned {}, not a Tensor", other.type_name()),
+    }
+}
+
+pub(super) fn bin(run: &mut RunContext, o: BinaryOp, a: &Operand, b: &Operand) -> Result<Tensor> {
+    run.engine.binary(o, a, b)
+}
+
+pub(super) fn un(run: &mut RunContext, o: UnaryOp, a: &Tensor) -> Result<Tensor> {
+    run.engine.unary(o, a)
+}
+
+pub(super) fn float_only(x: &Tensor, name: &str) -> Result<()> {
+    if !x.dtype().is_float() {
+        bail!(DType, "\"{name}\" not implemented for '{}'", x.dtype().torch_name());
+    }
+    Ok(())
+}
+
+/// `x` in a float dtype: integers and bool compute in float32, as PyTorch's float ops do.
+pub(super) fn floated(run: &mut RunContext, x: &Tensor) -> Result<Tensor> {
+    if x.dtype().is_float() {
+        Ok(x.clone())
+    } else {
+        run.engine.cast(x, DType::Float32)
+    }
+}
