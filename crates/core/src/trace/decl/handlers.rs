@@ -4,3 +4,5 @@ pub use super::nn::*;
 pub use super::pointwise::*;
 pub use super::reduce::*;
 pub use super::shape::*;
+pub use super::spatial::*;
+pub use super::stats::*;

@@ -16,6 +16,8 @@ mod nn;
 mod pointwise;
 mod reduce;
 mod shape;
+mod spatial;
+mod stats;
 pub mod table;
 mod util;
 

@@ -133,7 +133,7 @@ pub fn embedding(run: &mut RunContext, b: &Bound) -> Out {
 
 // -------------------------------------------------------------------------------- losses
 
-fn reduced(run: &mut RunContext, b: &Bound, x: Tensor) -> Out {
+pub(super) fn reduced(run: &mut RunContext, b: &Bound, x: Tensor) -> Out {
     match b.str("reduction").as_deref() {
         Some("mean") => v(op(run, "mean", vec![tv(&x)], vec![])?),
         Some("sum") => v(op(run, "sum", vec![tv(&x)], vec![])?),
@@ -143,7 +143,7 @@ fn reduced(run: &mut RunContext, b: &Bound, x: Tensor) -> Out {
     }
 }
 
-fn loss_operands(run: &mut RunContext, b: &Bound) -> Result<(Tensor, Tensor)> {
+pub(super) fn loss_operands(run: &mut RunContext, b: &Bound) -> Result<(Tensor, Tensor)> {
     let x = b.tensor("input")?;
     let y = b.tensor("target")?;
     float_only(&x, b.func())?;

@@ -93,4 +93,22 @@ decls! {
     "adaptive_avg_pool2d" [Functional] [] "(Tensor input, int[] output_size)" => Grad::Node("AdaptiveAvgPool2DBackward0"), h::adaptive_avg_pool2d;
     "scaled_dot_product_attention" [Functional] [] "(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, float? scale=None, bool enable_gqa=False)" => COMPOSITE, h::scaled_dot_product_attention;
     "einsum" [Torch] [] "(str equation, Tensor... operands)" => COMPOSITE, h::einsum;
+    "median" [Torch, Method] [] "(Tensor input, int? dim=None, bool keepdim=False)" => COMPOSITE, h::median;
+    "kthvalue" [Torch, Method] [] "(Tensor input, int k, int dim=-1, bool keepdim=False)" => COMPOSITE, h::kthvalue;
+    "quantile" [Torch, Method] [] "(Tensor input, Any q, int? dim=None, bool keepdim=False, *, str interpolation='linear')" => COMPOSITE, h::quantile;
+    "aminmax" [Torch, Method] [] "(Tensor input, *, int? dim=None, bool keepdim=False)" => COMPOSITE, h::aminmax;
+    "searchsorted" [Torch] [] "(Tensor sorted_sequence, Any input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None)" => NONE, h::searchsorted;
+    "bucketize" [Torch] [] "(Any input, Tensor boundaries, *, bool out_int32=False, bool right=False)" => NONE, h::bucketize;
+    "cdist" [Torch] [] "(Tensor x1, Tensor x2, float p=2.0, Any compute_mode=None)" => Grad::Node("CdistBackward0"), h::cdist;
+    "batch_norm" [Functional] [] "(Tensor input, Tensor? running_mean, Tensor? running_var, Tensor? weight=None, Tensor? bias=None, bool training=False, float momentum=0.1, float eps=1e-05)" => COMPOSITE, h::batch_norm;
+    "interpolate" [Functional] [] "(Tensor input, Any size=None, Any scale_factor=None, str mode='nearest', Any align_corners=None, bool? recompute_scale_factor=None, bool antialias=False)" => COMPOSITE, h::interpolate;
+    "conv1d" [Torch, Functional] [] "(Tensor input, Tensor weight, Tensor? bias=None, Any stride=1, Any padding=0, Any dilation=1, int groups=1)" => COMPOSITE, h::conv1d;
+    "unfold" [Functional] [] "(Tensor input, Any kernel_size, Any dilation=1, Any padding=0, Any stride=1)" => COMPOSITE, h::unfold;
+    "softmin" [Functional] [] "(Tensor input, int? dim=None, Any _stacklevel=3, *, ScalarType? dtype=None)" => COMPOSITE, h::softmin;
+    "clamp_min" [Torch, Method, Inplace] [] "(Tensor input, Any min)" => COMPOSITE, h::clamp_min;
+    "clamp_max" [Torch, Method, Inplace] [] "(Tensor input, Any max)" => COMPOSITE, h::clamp_max;
+    "soft_margin_loss" [Functional] [] "(Tensor input, Tensor target, Any size_average=None, Any reduce=None, str reduction='mean')" => Grad::Node("SoftMarginLossBackward0"), h::soft_margin_loss;
+    "margin_ranking_loss" [Functional] [] "(Tensor input1, Tensor input2, Tensor target, float margin=0.0, Any size_average=None, Any reduce=None, str reduction='mean')" => COMPOSITE, h::margin_ranking_loss;
+    "hinge_embedding_loss" [Functional] [] "(Tensor input, Tensor target, float margin=1.0, Any size_average=None, Any reduce=None, str reduction='mean')" => COMPOSITE, h::hinge_embedding_loss;
+    "poisson_nll_loss" [Functional] [] "(Tensor input, Tensor target, bool log_input=True, bool full=False, Any size_average=None, float eps=1e-08, Any reduce=None, str reduction='mean')" => COMPOSITE, h::poisson_nll_loss;
 }
