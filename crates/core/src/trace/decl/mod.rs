@@ -12,6 +12,7 @@
 //! (`library.rs`, `elementwise.rs`, ...) are listed beside them by [`super::suggest`].
 
 mod handlers;
+mod linalg;
 mod nn;
 mod pointwise;
 mod reduce;
@@ -40,6 +41,8 @@ pub enum Space {
     Functional,
     /// `torch.special.X(...)`.
     Special,
+    /// `torch.linalg.X(...)`.
+    Linalg,
 }
 
 /// What backward PyTorch records for an op.
@@ -89,6 +92,7 @@ impl Decl {
                     Space::Inplace => format!("Tensor.{n}_"),
                     Space::Functional => format!("torch.nn.functional.{n}"),
                     Space::Special => format!("torch.special.{n}"),
+                    Space::Linalg => format!("torch.linalg.{n}"),
                 });
             }
         }
@@ -100,6 +104,9 @@ impl Decl {
 pub fn function_decl(name: &str) -> Option<&'static Decl> {
     if let Some(n) = name.strip_prefix("special.") {
         return table::DECLS.iter().find(|d| d.has(Space::Special) && d.named(n));
+    }
+    if let Some(n) = name.strip_prefix("linalg.") {
+        return table::DECLS.iter().find(|d| d.has(Space::Linalg) && d.named(n));
     }
     table::DECLS.iter().find(|d| (d.has(Space::Torch) || d.has(Space::Functional)) && d.named(name))
 }
@@ -115,7 +122,7 @@ pub fn method_decl(name: &str) -> Option<(&'static Decl, bool)> {
 
 /// Whether `name` is an op of the table whose result has no gradient.
 pub fn not_differentiable(name: &str) -> bool {
-    let base = name.strip_prefix("special.").unwrap_or(name);
+    let base = name.strip_prefix("special.").or_else(|| name.strip_prefix("linalg.")).unwrap_or(name);
     let base = base.strip_suffix('_').unwrap_or(base);
     table::DECLS.iter().any(|d| d.named(base) && d.grad == Grad::None)
 }
@@ -126,7 +133,9 @@ pub fn call_function(run: &mut RunContext, decl: &Decl, name: &str, args: Args) 
     let shown = name.strip_prefix("special.").unwrap_or(name);
     let (pos, mut kw) = args.into_parts();
     let out_arg = match kw.iter().position(|(k, _)| k == "out") {
-        Some(i) if decl.has(Space::Torch) || decl.has(Space::Special) => Some(kw.remove(i).1),
+        Some(i) if decl.has(Space::Torch) || decl.has(Space::Special) || decl.has(Space::Linalg) => {
+            Some(kw.remove(i).1)
+        }
         _ => None,
     };
     let bound = Bound::bind(run.engine, shown, &decl.signature(), Args::new(shown, pos, kw))?;
@@ -228,6 +237,9 @@ pub fn names() -> Vec<String> {
         for n in std::iter::once(&d.name).chain(d.aliases) {
             if d.has(Space::Torch) || d.has(Space::Method) || d.has(Space::Functional) {
                 out.push(n.to_string());
+            }
+            if d.has(Space::Linalg) {
+                out.push(format!("linalg.{n}"));
             }
             if d.has(Space::Inplace) {
                 out.push(format!("{n}_"));

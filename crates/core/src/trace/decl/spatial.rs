@@ -94,7 +94,11 @@ fn ints_n(v: &Value, n: usize, what: &str) -> Result<Vec<i64>> {
 fn sources(mode: &str, n_in: usize, n_out: usize, scale: Option<f64>, align: bool) -> Vec<(usize, usize, f64)> {
     let ratio = |align: bool| -> f64 {
         if align {
-            if n_out > 1 { (n_in as f64 - 1.0) / (n_out as f64 - 1.0) } else { 0.0 }
+            if n_out > 1 {
+                (n_in as f64 - 1.0) / (n_out as f64 - 1.0)
+            } else {
+                0.0
+            }
         } else {
             scale.map_or(n_in as f64 / n_out as f64, |s| 1.0 / s)
         }
@@ -127,7 +131,17 @@ pub fn interpolate(run: &mut RunContext, b: &Bound) -> Out {
         ("nearest" | "nearest-exact", _) => false,
         ("linear", 1) | ("bilinear", 2) | ("trilinear", 3) => true,
         ("linear" | "bilinear" | "trilinear", _) => {
-            bail!(Unsupported, "Got {nd}D input, but {mode} mode needs {}D input", if mode == "linear" { 3 } else if mode == "bilinear" { 4 } else { 5 })
+            bail!(
+                Unsupported,
+                "Got {nd}D input, but {mode} mode needs {}D input",
+                if mode == "linear" {
+                    3
+                } else if mode == "bilinear" {
+                    4
+                } else {
+                    5
+                }
+            )
         }
         (m, _) => bail!(Unsupported, "interpolate(mode='{m}') is not supported"),
     };
@@ -215,11 +229,7 @@ pub fn conv1d(run: &mut RunContext, b: &Bound) -> Out {
     let w = b.tensor("weight")?;
     let batched = x.shape().len() == 3;
     if !batched && x.shape().len() != 2 {
-        bail!(
-            Shape,
-            "Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: {:?}",
-            x.shape()
-        );
+        bail!(Shape, "Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: {:?}", x.shape());
     }
     if w.shape().len() != 3 {
         bail!(Shape, "Expected 3-dimensional weight for 3-dimensional input, but got weight of size {:?}", w.shape());

@@ -135,7 +135,8 @@ pub fn quantile(run: &mut RunContext, b: &Bound) -> Out {
     for q in &qs {
         let pos = q * (n as f64 - 1.0);
         let (lo, hi) = (pos.floor(), pos.ceil());
-        let pick = |run: &mut RunContext, i: f64| -> Result<Tensor> { run.engine.narrow(&sorted, d as i64, i as i64, 1) };
+        let pick =
+            |run: &mut RunContext, i: f64| -> Result<Tensor> { run.engine.narrow(&sorted, d as i64, i as i64, 1) };
         let r = match interp.as_str() {
             "lower" => pick(run, lo)?,
             "higher" => pick(run, hi)?,
@@ -179,13 +180,20 @@ pub fn aminmax(run: &mut RunContext, b: &Bound) -> Out {
     let axes: Vec<usize> = match b.opt_int("dim") {
         None => {
             if x.numel() == 0 {
-                bail!(Shape, "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
+                bail!(
+                    Shape,
+                    "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
+                );
             }
             (0..x.shape().len()).collect()
         }
         Some(d) => {
             let d = wrap_dim(d, x.shape().len())?;
-            if x.shape().is_empty() { vec![] } else { vec![d] }
+            if x.shape().is_empty() {
+                vec![]
+            } else {
+                vec![d]
+            }
         }
     };
     let lo = run.engine.reduce(ReduceOp::Min, &x, &axes, keep)?;
@@ -248,7 +256,10 @@ fn side(b: &Bound) -> Result<bool> {
         None => Ok(right),
         Some("left") if !right => Ok(false),
         Some("right") => Ok(true),
-        Some("left") => bail!(Shape, "torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True"),
+        Some("left") => bail!(
+            Shape,
+            "torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True"
+        ),
         Some(s) => bail!(Shape, "torch.searchsorted(): side can only be 'left' or 'right' but got {s}"),
     }
 }

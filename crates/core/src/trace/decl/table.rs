@@ -111,4 +111,18 @@ decls! {
     "margin_ranking_loss" [Functional] [] "(Tensor input1, Tensor input2, Tensor target, float margin=0.0, Any size_average=None, Any reduce=None, str reduction='mean')" => COMPOSITE, h::margin_ranking_loss;
     "hinge_embedding_loss" [Functional] [] "(Tensor input, Tensor target, float margin=1.0, Any size_average=None, Any reduce=None, str reduction='mean')" => COMPOSITE, h::hinge_embedding_loss;
     "poisson_nll_loss" [Functional] [] "(Tensor input, Tensor target, bool log_input=True, bool full=False, Any size_average=None, float eps=1e-08, Any reduce=None, str reduction='mean')" => COMPOSITE, h::poisson_nll_loss;
+    "det" [Torch, Method, Linalg] [] "(Tensor A)" => NONE, h::det;
+    "slogdet" [Torch, Method, Linalg] [] "(Tensor A)" => NONE, h::slogdet;
+    "logdet" [Torch, Method] [] "(Tensor A)" => NONE, h::logdet;
+    "inv" [Linalg] [] "(Tensor A)" => NONE, h::inv;
+    "inverse" [Torch, Method] [] "(Tensor A)" => NONE, h::inv;
+    "solve" [Linalg] [] "(Tensor A, Tensor B, *, bool left=True)" => NONE, h::solve;
+    "cholesky" [Torch, Method, Linalg] [] "(Tensor A, *, bool upper=False)" => NONE, h::cholesky;
+    "matrix_norm" [Linalg] [] "(Tensor A, Any ord='fro', int[] dim=(-2, -1), bool keepdim=False, *, ScalarType? dtype=None)" => COMPOSITE, h::matrix_norm;
+    "vecdot" [Linalg] [] "(Tensor x, Tensor y, *, int dim=-1)" => COMPOSITE, h::vecdot;
+    "multi_dot" [Linalg] [] "(Tensor[] tensors)" => COMPOSITE, h::multi_dot;
+    "matrix_power" [Torch, Method, Linalg] [] "(Tensor A, int n)" => COMPOSITE, h::matrix_power;
+    "cross" [Torch, Method] [] "(Tensor input, Tensor other, int? dim=None)" => COMPOSITE, h::cross;
+    "cross" [Linalg] [] "(Tensor input, Tensor other, *, int dim=-1)" => COMPOSITE, h::linalg_cross;
+    "kron" [Torch, Method] [] "(Tensor input, Tensor other)" => COMPOSITE, h::kron;
 }
