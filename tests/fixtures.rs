@@ -18,6 +18,13 @@ fn close(a: &[f64], b: &[f64]) -> bool {
             .all(|(x, y)| (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= 1e-4 * y.abs().max(1.0))
 }
 
+/// torch.testing's rule, `|a - b| <= atol + rtol * |b|` (NaN equal to NaN), for cases that
+/// record their tolerances (`rtol`, `atol`: the OpInfo fixtures).
+fn close_tol(a: &[f64], b: &[f64], rtol: f64, atol: f64) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= atol + rtol * y.abs())
+}
+
 fn floats(v: &Value) -> Vec<f64> {
     v.as_array()
         .map(|a| {
@@ -85,7 +92,12 @@ fn check_torch(exp: &Value, got: &Value) -> Option<String> {
                 return Some(format!("{name}: dtype {} != {dt}", g["dtype"]));
             }
         }
-        if !close(&floats(&g["values"]), &floats(&e["values"])) {
+        let (gv, ev) = (floats(&g["values"]), floats(&e["values"]));
+        let same = match (exp["rtol"].as_f64(), exp["atol"].as_f64()) {
+            (Some(rtol), Some(atol)) => close_tol(&gv, &ev, rtol, atol),
+            _ => close(&gv, &ev),
+        };
+        if !same {
             return Some(format!("{name}: values {} != {}", g["values"], e["values"]));
         }
         let (gs, es) = (ints(&g["torch"]["strides"]), ints(&e["strides"]));
@@ -477,4 +489,100 @@ fn torch_autograd() {
     );
     assert!(fixed.is_empty(), "now matching PyTorch, remove from AUTOGRAD_DIVERGES: {fixed:?}");
     assert!(passed >= 514, "only {passed} autograd cases match PyTorch");
+}
+
+/// How the product answered one recorded OpInfo case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Answer {
+    /// As PyTorch did.
+    Matches,
+    /// "Not supported" (where PyTorch runs or raises another error): a refusal, never an answer.
+    Refused,
+    /// Another answer: a value, layout or error PyTorch does not give.
+    Wrong,
+}
+
+fn answer(case: &Value) -> (Answer, String, Value) {
+    let src = case["source"].as_str().expect("source");
+    let run = std::panic::catch_unwind(|| run_json(src, ReportOptions::default()));
+    let Ok(got) = run else { return (Answer::Wrong, "the run panicked".to_string(), Value::Null) };
+    match check_torch(&case["expect"], &got) {
+        None => (Answer::Matches, String::new(), got),
+        Some(why) => {
+            let refused = got["error"]["kind"] == "unsupported";
+            (if refused { Answer::Refused } else { Answer::Wrong }, why, got)
+        }
+    }
+}
+
+fn listed(file: &str) -> Vec<String> {
+    std::fs::read_to_string(root().join("tests/fixtures").join(file))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// PyTorch's own operator inventory (`tools/fixtures/gen_opinfo.py`: every OpInfo's samples
+/// in float32 and int64, as functions, methods, in place and non-contiguous). Every case
+/// matches PyTorch or is refused as not supported, except the wrong answers listed in
+/// `opinfo_wrong.txt` (each a known defect; a listed case that starts to pass must leave the
+/// list); every op in `opinfo_passing.txt` passes all of its cases (the coverage only grows).
+#[test]
+fn opinfo() {
+    let path = root().join("tests/fixtures/opinfo.json.gz");
+    let file = std::fs::File::open(&path).expect("tests/fixtures/opinfo.json.gz");
+    let data: Value = serde_json::from_reader(flate2::read::GzDecoder::new(file)).expect("opinfo.json.gz parses");
+    let known_wrong = listed("opinfo_wrong.txt");
+    let must_pass = listed("opinfo_passing.txt");
+    let mut per_op: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+    let (mut matched, mut refused) = (0, 0);
+    let mut wrong = Vec::new();
+    let mut fixed = Vec::new();
+    for case in data["cases"].as_array().expect("cases") {
+        let name = case["name"].as_str().unwrap_or("").to_string();
+        let op = case["expect"]["op"].as_str().unwrap_or("").to_string();
+        let (a, why, _) = answer(case);
+        let entry = per_op.entry(op).or_default();
+        entry.1 += 1;
+        match a {
+            Answer::Matches => {
+                matched += 1;
+                entry.0 += 1;
+                if known_wrong.contains(&name) {
+                    fixed.push(name);
+                }
+            }
+            Answer::Refused => refused += 1,
+            Answer::Wrong if known_wrong.contains(&name) => {}
+            Answer::Wrong => wrong
+                .push(format!("{name}: {why}\n    {}", case["source"].as_str().unwrap_or("").replace('\n', "\n    "))),
+        }
+    }
+    let passing: Vec<&String> = per_op.iter().filter(|(_, (ok, n))| ok == n).map(|(op, _)| op).collect();
+    let regressed: Vec<&String> = must_pass.iter().filter(|op| !passing.contains(op)).collect();
+    eprintln!(
+        "opinfo: {} of {} ops pass every case; cases: {matched} match, {refused} refused, {} wrong ({} listed)",
+        passing.len(),
+        per_op.len(),
+        wrong.len() + known_wrong.len() - fixed.len(),
+        known_wrong.len() - fixed.len()
+    );
+    if std::env::var_os("STRIDELAB_OPINFO_LIST").is_some() {
+        for op in &passing {
+            println!("PASSING {op}");
+        }
+        for w in &wrong {
+            println!("WRONG {}", w.lines().next().unwrap_or(""));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} wrong answers not listed:\n{}",
+        wrong.len(),
+        wrong.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+    );
+    assert!(fixed.is_empty(), "listed as wrong but now match PyTorch (remove from opinfo_wrong.txt): {fixed:?}");
+    assert!(regressed.is_empty(), "ops that passed every case no longer do: {regressed:?}");
 }

@@ -843,6 +843,14 @@ impl Engine {
     }
 
     pub fn masked_scatter(&mut self, t: &Tensor, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
+        // The out-of-place form broadcasts the input and the mask together first.
+        let shape = Engine::broadcast_shapes(&[t.shape(), mask.shape()])?;
+        let t = &if shape != t.shape() {
+            let sizes: Vec<i64> = shape.iter().map(|&n| n as i64).collect();
+            self.expand(t, &sizes)?
+        } else {
+            t.clone()
+        };
         let out = self.untracked(|e| e.masked_scatter_values(t, mask, source))?;
         if !self.index_map_wanted(&out, &[t, source]) {
             return Ok(out);

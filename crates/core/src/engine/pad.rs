@@ -153,6 +153,13 @@ impl Engine {
             PadMode::Constant | PadMode::Circular => "CopySlices".to_string(),
         };
         self.rename_grad_fn(&out, &node);
+        if mode == PadMode::Circular {
+            // PyTorch copies the input into the result, then each padded side: one write each.
+            let writes = 1 + pairs.iter().map(|&(_, b, a)| usize::from(b > 0) + usize::from(a > 0)).sum::<usize>();
+            for _ in 0..writes {
+                out = self.bump_version(&out)?;
+            }
+        }
         Ok(out)
     }
 }

@@ -66,6 +66,14 @@ impl Engine {
         axes: &[usize],
         keepdim: KeepDim,
     ) -> Result<UOpId> {
+        if let Some(&d) = axes.iter().find(|&&d| d >= shape.len()) {
+            bail!(
+                Index,
+                "Dimension out of range (expected to be in range of [-{0}, {1}], but got {d})",
+                shape.len().max(1),
+                shape.len().max(1) - 1
+            );
+        }
         let out_dtype =
             if matches!(op, ReduceOp::Sum | ReduceOp::Prod) && !dtype.is_float() { DType::Int64 } else { dtype };
         if matches!(op, ReduceOp::Max | ReduceOp::Min) && axes.iter().any(|&d| shape[d] == 0) {

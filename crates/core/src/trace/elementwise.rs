@@ -581,8 +581,20 @@ pub(crate) fn write_value(
 
 /// `torch.linspace(start, end, steps)` and `torch.logspace(start, end, steps, base)`.
 pub fn space(run: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
-    let start = args.req(0, "start")?.as_scalar("start")?.as_f64();
-    let end = args.req(1, "end")?.as_scalar("end")?.as_f64();
+    // `start` and `end` may be 0-d tensors (PyTorch's Tensor overloads).
+    let mut number = |v: Value, what: &str| -> Result<f64> {
+        match v {
+            Value::Tensor(t) if t.shape().is_empty() => Ok(run.engine.values(&t)?.get_f64(0)),
+            Value::Tensor(t) => bail!(
+                Shape,
+                "{name}(): argument '{what}' must be a 0-dimensional tensor, got a {}-dimensional one",
+                t.shape().len()
+            ),
+            v => Ok(v.as_scalar(what)?.as_f64()),
+        }
+    };
+    let start = number(args.req(0, "start")?, "start")?;
+    let end = number(args.req(1, "end")?, "end")?;
     let steps = args.req(2, "steps")?.as_int("steps")?;
     let base = if name == "logspace" { float_arg(&mut args, 3, "base", 10.0)? } else { 10.0 };
     let dtype = args.dtype()?.unwrap_or(DType::Float32);

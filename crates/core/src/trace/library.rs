@@ -180,6 +180,11 @@ const DTYPES: &[(&str, DType)] = &[
     ("bool", DType::Bool),
 ];
 
+/// Whether `torch.name` is a dtype (`torch.int`, `torch.float32`).
+pub(super) fn is_dtype_name(name: &str) -> bool {
+    DTYPES.iter().any(|(n, _)| *n == name)
+}
+
 /// The casting methods (`x.long()`) and the dtype each makes.
 pub(super) const CAST_METHODS: &[(&str, DType)] = &[
     ("float", DType::Float32),
@@ -450,6 +455,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
         "where" => {
             let c = operand(args.req(0, "condition")?, "condition")?;
             let x = operand(args.req(1, "input")?, "input")?;
+            bool_condition(&c)?;
             let y = operand(args.req(2, "other")?, "other")?;
             args.finish()?;
             Ok(Value::Tensor(run.engine.where_(&c, &x, &y)?))
@@ -672,7 +678,13 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         }
         "narrow" => {
             let dim = args.int(0, "dim")?;
-            let start = args.int(1, "start")?;
+            // `start` may be a 0-d integer tensor, as PyTorch's `narrow.Tensor` overload takes.
+            let start = match args.req(1, "start")? {
+                Value::Tensor(s) if s.shape().is_empty() && !s.dtype().is_float() => {
+                    run.engine.values(&s)?.get_f64(0) as i64
+                }
+                other => other.as_int("start")?,
+            };
             let length = args.int(2, "length")?;
             args.finish()?;
             tensor(run.engine.narrow(&t, dim, start, length)?)
@@ -738,8 +750,13 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             };
             // `copy=True` always makes a new tensor; otherwise the same dtype is the same tensor.
             let copy = args.kw_only("copy").is_some_and(|v| matches!(v, Value::Scalar(Scalar::Bool(true))));
+            let format = args.kw_only("memory_format");
+            let _ = args.kw_only("non_blocking");
             args.finish()?;
-            if dtype == t.dtype() && copy {
+            if let Some(Value::Format(format)) = format {
+                // `x.float(memory_format=...)` is `x.to(torch.float32, memory_format=...)`.
+                tensor(run.engine.to_as(&t, dtype, format)?)
+            } else if dtype == t.dtype() && copy {
                 tensor(run.engine.copy(&t)?)
             } else if dtype == t.dtype() {
                 tensor(t)
@@ -801,6 +818,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         "where" => {
             let c = operand(args.req(0, "condition")?, "condition")?;
             let y = operand(args.req(1, "other")?, "other")?;
+            bool_condition(&c)?;
             args.finish()?;
             tensor(run.engine.where_(&c, &Operand::Tensor(t), &y)?)
         }
@@ -895,6 +913,20 @@ fn clamp(run: &mut RunContext, t: &Tensor, lo: Option<Value>, hi: Option<Value>)
         cur = run.engine.binary(BinaryOp::Min, &Operand::Tensor(cur), hi)?;
     }
     Ok(cur)
+}
+
+/// `where`'s condition must be a bool tensor.
+fn bool_condition(c: &Operand) -> Result<()> {
+    if let Operand::Tensor(c) = c {
+        if c.dtype() != DType::Bool {
+            bail!(
+                DType,
+                "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
+                c.dtype().torch_name().trim_start_matches("torch.")
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Python's `float(x)`, `int(x)` and `bool(x)` of a number, a string (`float('-inf')`) or a

@@ -766,6 +766,9 @@ impl Run {
                                 let name = format!("linalg.{name}");
                                 self.call_function(&name, Args::new(&name, pos, kw))
                             }
+                            Value::Module("torch") if library::is_dtype_name(name) => {
+                                bail!(Type, "'torch.dtype' object is not callable")
+                            }
                             Value::Module(_) => self.call_function(name, Args::new(name, pos, kw)),
                             Value::Generator(g) => {
                                 random::generator_method(&mut self.context(), g, name, Args::new(name, pos, kw))

@@ -128,7 +128,9 @@ pub fn matrix_power(run: &mut RunContext, b: &Bound) -> Out {
         let eye = run.engine.eye(k, None, Some(a.dtype()))?;
         let shape: Vec<i64> = s.iter().map(|&d| d as i64).collect();
         let e = run.engine.expand(&eye, &shape)?;
-        return v(run.engine.contiguous(&e)?);
+        // PyTorch copies the identity into a new tensor (`copy_`): version 1.
+        let e = op(run, "clone", vec![Value::Tensor(e)], vec![])?;
+        return v(bumped(run, e, 1)?);
     }
     let mut acc = base.clone();
     for _ in 1..n.unsigned_abs() {

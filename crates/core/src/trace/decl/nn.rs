@@ -82,6 +82,19 @@ pub fn cosine_similarity(run: &mut RunContext, b: &Bound) -> Out {
     let y = b.tensor("x2")?;
     float_only(&x, "cosine_similarity")?;
     let shape = crate::tensor::Engine::broadcast_shapes(&[x.shape(), y.shape()])?;
+    if shape.is_empty() {
+        // 0-d inputs: the similarity of one-element vectors along dim 0 (or -1).
+        wrap_dim(b.int("dim"), 0)?;
+        let (x1, y1) = (run.engine.reshape(&x, &[1])?, run.engine.reshape(&y, &[1])?);
+        let unit = |run: &mut RunContext, a: &Tensor| -> Result<Tensor> {
+            let n = run.engine.unary(UnaryOp::Abs, a)?;
+            let n = bin(run, BinaryOp::Max, &t(&n), &f(b.float("eps")))?;
+            bin(run, BinaryOp::Div, &t(a), &t(&n))
+        };
+        let (xu, yu) = (unit(run, &x1)?, unit(run, &y1)?);
+        let p = bin(run, BinaryOp::Mul, &t(&xu), &t(&yu))?;
+        return v(op(run, "sum", vec![tv(&p), int(0)], vec![])?);
+    }
     let d = wrap_dim(b.int("dim"), shape.len())?;
     let eps = b.float("eps");
     // PyTorch's formula: each input divided by its clamped norm, then the dot product.

@@ -202,8 +202,7 @@ pub fn sinc(run: &mut RunContext, b: &Bound) -> Out {
 }
 
 fn scale(run: &mut RunContext, b: &Bound, k: f64) -> Out {
-    let x = b.tensor("input")?;
-    float_only(&x, "deg2rad")?;
+    let x = floated(run, &b.tensor("input")?)?;
     v(bin(run, BinaryOp::Mul, &t(&x), &f(k))?)
 }
 

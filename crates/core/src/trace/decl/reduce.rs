@@ -105,6 +105,11 @@ pub fn diff(run: &mut RunContext, b: &Bound) -> Out {
     if parts.len() > 1 {
         x = run.engine.cat(&parts, d)?;
     }
+    if n == 0 {
+        // PyTorch copies the input into a new tensor (`copy_`): version 1.
+        let c = op(run, "clone", vec![tv(&x)], vec![])?;
+        return v(bumped(run, c, 1)?);
+    }
     for _ in 0..n {
         let len = x.shape()[d as usize] as i64;
         if len == 0 {
@@ -168,7 +173,12 @@ fn close_mask(run: &mut RunContext, b: &Bound) -> Result<Tensor> {
 }
 
 pub fn isclose(run: &mut RunContext, b: &Bound) -> Out {
-    v(close_mask(run, b)?)
+    let m = close_mask(run, b)?;
+    // PyTorch ORs the tolerance test (and equal_nan's) into `close` in place.
+    let x = b.tensor("input")?;
+    let tolerant = x.dtype().is_float() || b.float("rtol") != 0.0 || b.float("atol") != 0.0;
+    let n = usize::from(tolerant) + usize::from(b.bool("equal_nan") && x.dtype().is_float());
+    v(bumped(run, m, n)?)
 }
 
 fn all_true(run: &mut RunContext, m: &Tensor) -> Result<bool> {
@@ -215,6 +225,9 @@ pub fn inner(run: &mut RunContext, b: &Bound) -> Out {
     if x.shape().is_empty() || y.shape().is_empty() {
         return v(bin(run, BinaryOp::Mul, &t(&x), &t(&y))?);
     }
+    if x.shape().len() == 1 && y.shape().len() == 1 {
+        return v(op(run, "dot", vec![tv(&x), tv(&y)], vec![])?);
+    }
     let (xn, yn) = (x.shape()[x.shape().len() - 1], y.shape()[y.shape().len() - 1]);
     if xn != yn {
         bail!(
@@ -237,8 +250,13 @@ pub fn inner(run: &mut RunContext, b: &Bound) -> Out {
 /// (NaNs included).
 fn add_scaled(run: &mut RunContext, b: &Bound, product: Tensor) -> Out {
     let input = b.tensor("input")?;
-    let beta = b.scalar("beta").unwrap_or(Scalar::Int(1));
-    let alpha = b.scalar("alpha").unwrap_or(Scalar::Int(1));
+    let mut beta = b.scalar("beta").unwrap_or(Scalar::Int(1));
+    let mut alpha = b.scalar("alpha").unwrap_or(Scalar::Int(1));
+    if !product.dtype().is_float() && !input.dtype().is_float() {
+        // An integer op reads its scalars as integers (PyTorch's Scalar::to<int64_t>).
+        beta = Scalar::Int(beta.as_f64() as i64);
+        alpha = Scalar::Int(alpha.as_f64() as i64);
+    }
     let p =
         if alpha.as_f64() == 1.0 { product } else { bin(run, BinaryOp::Mul, &t(&product), &Operand::Scalar(alpha))? };
     if beta.as_f64() == 0.0 {
@@ -260,7 +278,17 @@ fn add_scaled(run: &mut RunContext, b: &Bound, product: Tensor) -> Out {
 }
 
 fn checked_rank(x: &Tensor, rank: usize, name: &str, what: &str) -> Result<()> {
-    if x.shape().len() != rank {
+    let r = x.shape().len();
+    if rank == 3 && r < 3 {
+        // PyTorch reads the batches' third size before checking their rank.
+        bail!(
+            Index,
+            "Dimension out of range (expected to be in range of [-{0}, {1}], but got 2)",
+            r.max(1),
+            r.max(1) - 1
+        );
+    }
+    if r != rank {
         bail!(Shape, "{what} must be a {rank}D tensor ({name})");
     }
     Ok(())

@@ -26,7 +26,7 @@ pub fn batch_norm(run: &mut RunContext, b: &Bound) -> Out {
     float_only(&x, "batch_norm")?;
     let rank = x.shape().len();
     if rank < 2 {
-        bail!(Shape, "batch_norm(): expected at least 2D input (got {rank}D input)");
+        bail!(Unsupported, "batch_norm() of a {rank}-D input is not supported");
     }
     let c = x.shape()[1];
     let (rm, rv) = (b.opt_tensor("running_mean"), b.opt_tensor("running_var"));
@@ -60,7 +60,9 @@ pub fn batch_norm(run: &mut RunContext, b: &Bound) -> Out {
                 let sum = e.binary(BinaryOp::Add, &t(&old), &t(&s))?;
                 e.cast(&sum, running.dtype())
             })?;
-            super::super::elementwise::write_value(run, running, &new, &[], OverlapRules::ALL)?;
+            // The kernel writes the running statistics directly: their version does not move.
+            let alias = run.engine.data_alias(running)?;
+            super::super::elementwise::write_value(run, &alias, &new, &[], OverlapRules::ALL)?;
         }
         run.engine.scale_shift(&centered, &var, eps, w.as_ref(), bias.as_ref())?
     } else {
@@ -263,6 +265,16 @@ pub fn conv1d(run: &mut RunContext, b: &Bound) -> Out {
 pub fn unfold(run: &mut RunContext, b: &Bound) -> Out {
     let x = b.tensor("input")?;
     let batched = x.shape().len() == 4;
+    let r = x.shape().len();
+    if r < 3 {
+        // PyTorch reads the spatial sizes before it checks the rank.
+        bail!(
+            Index,
+            "Dimension out of range (expected to be in range of [-{0}, {1}], but got {r})",
+            r.max(1),
+            r.max(1) - 1
+        );
+    }
     if !batched && x.shape().len() != 3 {
         bail!(
             Shape,
@@ -357,6 +369,8 @@ pub fn margin_ranking_loss(run: &mut RunContext, b: &Bound) -> Out {
     let yd = run.engine.binary(BinaryOp::Mul, &t(&y), &t(&d))?;
     let m = run.engine.binary(BinaryOp::Sub, &f(b.float("margin")), &t(&yd))?;
     let l = run.engine.binary(BinaryOp::Max, &t(&m), &f(0.0))?;
+    // `.clamp_min_(0)`: in place, as an unreduced result's version shows.
+    let l = if b.str("reduction").as_deref() == Some("none") { bumped(run, l, 1)? } else { l };
     reduced(run, b, l)
 }
 
@@ -374,7 +388,7 @@ pub fn hinge_embedding_loss(run: &mut RunContext, b: &Bound) -> Out {
 }
 
 pub fn poisson_nll_loss(run: &mut RunContext, b: &Bound) -> Out {
-    let (x, y) = loss_operands(run, b)?;
+    let (x, y) = (b.tensor("input")?, b.tensor("target")?);
     let mut l = if b.bool("log_input") {
         let e = run.engine.unary(UnaryOp::Exp, &x)?;
         let yx = run.engine.binary(BinaryOp::Mul, &t(&y), &t(&x))?;
@@ -398,6 +412,10 @@ pub fn poisson_nll_loss(run: &mut RunContext, b: &Bound) -> Out {
         let big = run.engine.binary(BinaryOp::CmpLt, &f(1.0), &t(&yf))?;
         let s = run.engine.where_(&t(&big), &t(&s), &f(0.0))?;
         l = run.engine.binary(BinaryOp::Add, &t(&l), &t(&s))?;
+        // `loss += stirling`: in place, as an unreduced result's version shows.
+        if b.str("reduction").as_deref() == Some("none") {
+            l = bumped(run, l, 1)?;
+        }
     }
     reduced(run, b, l)
 }

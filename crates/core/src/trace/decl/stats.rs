@@ -23,15 +23,14 @@ fn kth(run: &mut RunContext, x: &Tensor, k: usize, dim: usize, keepdim: bool) ->
     let (s, i) = run.engine.sort(x, dim as i64, false)?;
     let v = run.engine.narrow(&s, dim as i64, k as i64, 1)?;
     let i = run.engine.narrow(&i, dim as i64, k as i64, 1)?;
-    if keepdim {
-        let v = run.engine.contiguous(&v)?;
-        let i = run.engine.contiguous(&i)?;
-        return Ok((v, i));
-    }
-    let v = run.engine.squeeze(&v, Some(&[dim as i64]))?;
-    let i = run.engine.squeeze(&i, Some(&[dim as i64]))?;
-    let v = run.engine.contiguous(&v)?;
-    let i = run.engine.contiguous(&i)?;
+    let (v, i) = if keepdim {
+        (v, i)
+    } else {
+        (run.engine.squeeze(&v, Some(&[dim as i64]))?, run.engine.squeeze(&i, Some(&[dim as i64]))?)
+    };
+    // New tensors of their own, as PyTorch's kernels write them.
+    let v = op(run, "clone", vec![Value::Tensor(v)], vec![])?;
+    let i = op(run, "clone", vec![Value::Tensor(i)], vec![])?;
     Ok((v, i))
 }
 
@@ -64,7 +63,8 @@ pub fn median(run: &mut RunContext, b: &Bound) -> Out {
             let d = wrap_dim(d, nd)?;
             if nd == 0 {
                 let i = run.engine.full(&[], Scalar::Int(0), Some(DType::Int64))?;
-                return Ok(named(x.clone(), i));
+                let x = op(run, "clone", vec![Value::Tensor(x.clone())], vec![])?;
+                return Ok(named(x, i));
             }
             let n = x.shape()[d];
             if n == 0 {
@@ -88,7 +88,8 @@ pub fn kthvalue(run: &mut RunContext, b: &Bound) -> Out {
     }
     if nd == 0 {
         let i = run.engine.full(&[], Scalar::Int(0), Some(DType::Int64))?;
-        return Ok(named(x.clone(), i));
+        let x = op(run, "clone", vec![Value::Tensor(x.clone())], vec![])?;
+        return Ok(named(x, i));
     }
     let (val, i) = kth(run, &x, (k - 1) as usize, d, b.bool("keepdim"))?;
     Ok(named(val, i))
@@ -165,11 +166,17 @@ pub fn quantile(run: &mut RunContext, b: &Bound) -> Out {
         outs.push(r);
     }
     if scalar_q.is_some() || b.opt_tensor("q").is_some_and(|q| q.shape().is_empty()) {
-        let r = outs.swap_remove(0);
-        return v(run.engine.contiguous(&r)?);
+        let mut r = outs.swap_remove(0);
+        if x.shape().is_empty() {
+            r = run.engine.reshape(&r, &[])?;
+        }
+        let r = op(run, "clone", vec![Value::Tensor(r)], vec![])?;
+        // PyTorch's kernel finishes its result in place twice (a sort into it, then lerp_).
+        return v(bumped(run, r, 2)?);
     }
     // PyTorch computes with q as the last dim and moves it to the front: a permuted view.
     let s = run.engine.stack(&outs, -1)?;
+    let s = bumped(run, s, 2)?;
     let last = s.shape().len() as i64 - 1;
     v(run.engine.movedim(&s, &[last], &[0])?)
 }

@@ -51,6 +51,16 @@ pub(super) fn un(run: &mut RunContext, o: UnaryOp, a: &Tensor) -> Result<Tensor>
     run.engine.unary(o, a)
 }
 
+/// `x` with its version counter moved `n` times: a fresh result PyTorch's implementation
+/// finished with in-place ops (`isclose`'s `close |= ...`), which its version shows.
+pub(super) fn bumped(run: &mut RunContext, x: Tensor, n: usize) -> Result<Tensor> {
+    let mut x = x;
+    for _ in 0..n {
+        x = run.engine.bump_version(&x)?;
+    }
+    Ok(x)
+}
+
 pub(super) fn float_only(x: &Tensor, name: &str) -> Result<()> {
     if !x.dtype().is_float() {
         bail!(DType, "\"{name}\" not implemented for '{}'", x.dtype().torch_name());
