@@ -554,7 +554,12 @@ fn opinfo() {
                     fixed.push(name);
                 }
             }
-            Answer::Refused => refused += 1,
+            Answer::Refused => {
+                refused += 1;
+                if std::env::var_os("STRIDELAB_OPINFO_LIST").is_some() {
+                    println!("REFUSED {name}: {}", why.lines().next().unwrap_or(""));
+                }
+            }
             Answer::Wrong if known_wrong.contains(&name) => {}
             Answer::Wrong => wrong
                 .push(format!("{name}: {why}\n    {}", case["source"].as_str().unwrap_or("").replace('\n', "\n    "))),

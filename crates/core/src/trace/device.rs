@@ -41,6 +41,7 @@ pub const FACTORIES: &[&str] = &[
     "randint_like",
     "normal",
     "tril_indices",
+    "scalar_tensor",
     "triu_indices",
 ];
 

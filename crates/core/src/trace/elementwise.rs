@@ -108,6 +108,12 @@ pub fn method_entry(name: &str) -> Option<Entry> {
     if let Some(op) = BinaryOp::from_inplace_name(name) {
         return Some(Entry::Binary(op, Operands::InOrder, Mode::InPlace));
     }
+    // `gt_` is `lt` of the swapped operands, written into the receiver.
+    if let Some((op, Operands::Swapped)) = name.strip_suffix('_').and_then(BinaryOp::from_name) {
+        if op.has_inplace() {
+            return Some(Entry::Binary(op, Operands::Swapped, Mode::InPlace));
+        }
+    }
     let (c, mode) = composite(name)?;
     COMPOSITES.iter().any(|&(_, k, form)| k == c && form == Form::Method).then_some(Entry::Composite(c, mode))
 }
@@ -228,7 +234,13 @@ pub fn call_method(run: &mut RunContext, t: &Tensor, entry: Entry, name: &str, m
                 let value = rounded_div(run, &me, &other, rounding)?;
                 return Ok(Value::Tensor(finish(run, t, value, std::slice::from_ref(t), mode)?));
             }
+            if mode == Mode::InPlace && op.is_comparison() && run.engine.autograd().requires_grad(t) {
+                bail!(Unsupported, "{name}() on a tensor that requires grad is not supported");
+            }
             match mode {
+                Mode::InPlace if order == Operands::Swapped => {
+                    write_binary(run, t, WriteForm::InPlace, op, &other, &me)?
+                }
                 Mode::InPlace => write_binary(run, t, WriteForm::InPlace, op, &me, &other)?,
                 Mode::OutOfPlace => match order {
                     Operands::InOrder => binary(run, op, &me, &other)?,

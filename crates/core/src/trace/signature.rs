@@ -41,6 +41,8 @@ pub struct Param {
     pub keyword_only: bool,
     /// `Tensor... operands`: every remaining positional argument (or one list of them).
     pub variadic: bool,
+    /// `Any** kwargs`: every keyword no other parameter takes, as a dict.
+    pub rest_keywords: bool,
 }
 
 /// A parsed signature.
@@ -74,6 +76,10 @@ impl Signature {
                 None => (part, None),
             };
             let (ty, name) = decl.rsplit_once(' ').ok_or_else(|| format!("parameter {part:?} has no type"))?;
+            let (ty, rest_keywords) = match ty.strip_suffix("**") {
+                Some(t) => (t, true),
+                None => (ty, false),
+            };
             let (ty, variadic) = match ty.strip_suffix("...") {
                 Some(t) => (format!("{t}[]"), true),
                 None => (ty.to_string(), false),
@@ -93,10 +99,10 @@ impl Signature {
                 "Scalar" => Ty::Scalar,
                 "str" => Ty::Str,
                 "ScalarType" => Ty::Dtype,
-                "Any" => Ty::Any,
+                "Any" | "Any[]" => Ty::Any,
                 other => return Err(format!("unknown type {other:?} in {text:?}")),
             };
-            params.push(Param { name: name.to_string(), ty, optional, default, keyword_only, variadic });
+            params.push(Param { name: name.to_string(), ty, optional, default, keyword_only, variadic, rest_keywords });
         }
         Ok(Signature { params })
     }
@@ -177,14 +183,19 @@ impl Bound {
         let mut pos = pos.into_iter();
         let mut values = Vec::with_capacity(sig.params.len());
         for (i, p) in sig.params.iter().enumerate() {
+            if p.rest_keywords {
+                let rest = std::mem::take(&mut kw);
+                values.push((p.name.clone(), Value::Dict(super::value::DictKind::Plain, rest)));
+                continue;
+            }
             let given = if p.keyword_only {
                 None
             } else if p.variadic {
                 let rest: Vec<Value> = pos.by_ref().collect();
+                // `meshgrid(xs)` and `meshgrid(x, y)` alike: one list of tensors is the list.
                 match <[Value; 1]>::try_from(rest) {
-                    Ok([one @ (Value::Tuple(_) | Value::List(_))]) => Some(one),
+                    Ok([one @ (Value::Tuple(_) | Value::List(_))]) if p.ty == Ty::TensorList => Some(one),
                     Ok([one]) => Some(Value::Tuple(vec![one])),
-                    Err(rest) if rest.is_empty() => None,
                     Err(rest) => Some(Value::Tuple(rest)),
                 }
             } else {
@@ -192,6 +203,7 @@ impl Bound {
             };
             let by_name = kw.iter().position(|(k, _)| *k == p.name).map(|j| kw.remove(j).1);
             let v = match (given, by_name, &p.default) {
+                (None, None, None) if p.variadic => Value::Tuple(Vec::new()),
                 (Some(_), Some(_), _) => bail!(Type, "{func}() got multiple values for argument '{}'", p.name),
                 (Some(v), None, _) | (None, Some(v), _) => v,
                 (None, None, Some(d)) => literal(d),

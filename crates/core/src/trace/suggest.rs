@@ -47,6 +47,7 @@ pub fn known_names() -> Vec<String> {
     }
     for op in BinaryOp::ALL {
         with_inplace(&mut out, op.names(), op.has_inplace());
+        with_inplace(&mut out, op.swapped_names(), op.has_inplace());
     }
     for (name, _, form) in COMPOSITES {
         with_inplace(&mut out, &[name], !matches!(form, Form::FunctionalOnly));

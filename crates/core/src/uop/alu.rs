@@ -421,13 +421,13 @@ binary_ops! {
         wgsl "hypot_f32({a}, {b})";
     Copysign = float(f64::copysign) in Float, names ["copysign"], swapped [], inplace, onnx -,
         wgsl "copysign_f32({a}, {b})";
-    CmpLt = compare(|x, y| x < y) in Compare, names ["lt", "less"], swapped ["gt", "greater"], no_inplace, onnx -,
+    CmpLt = compare(|x, y| x < y) in Compare, names ["lt", "less"], swapped ["gt", "greater"], inplace, onnx -,
         wgsl [B => "(!{a} && {b})", F | I | U8 => "({a} < {b})"];
     CmpLe = compare(|x, y| x <= y) in Compare, names ["le", "less_equal"], swapped ["ge", "greater_equal"],
-        no_inplace, onnx -, wgsl [B => "(!{a} || {b})", F | I | U8 => "({a} <= {b})"];
-    CmpEq = compare(|x, y| x == y) in Compare, names ["eq"], swapped [], no_inplace, onnx -,
+        inplace, onnx -, wgsl [B => "(!{a} || {b})", F | I | U8 => "({a} <= {b})"];
+    CmpEq = compare(|x, y| x == y) in Compare, names ["eq"], swapped [], inplace, onnx -,
         wgsl [F | I | U8 | B => "({a} == {b})"];
-    CmpNe = compare(|x, y| x != y) in Compare, names ["ne", "not_equal"], swapped [], no_inplace, onnx -,
+    CmpNe = compare(|x, y| x != y) in Compare, names ["ne", "not_equal"], swapped [], inplace, onnx -,
         wgsl [F | I | U8 | B => "({a} != {b})"];
     And = exact(and) in Bitwise, names ["bitwise_and"], swapped [], inplace, onnx -,
         wgsl [I | U8 => "({a} & {b})", B => "({a} && {b})", F => "select(0.0, 1.0, {a} != 0.0 && {b} != 0.0)"];

@@ -1,5 +1,6 @@
 //! The handlers the table names, by theme.
 
+pub use super::forms::*;
 pub use super::linalg::*;
 pub use super::nn::*;
 pub use super::pointwise::*;

@@ -11,6 +11,7 @@
 //! Rows here cover the ops added since the table was introduced; the older hand-kept lists
 //! (`library.rs`, `elementwise.rs`, ...) are listed beside them by [`super::suggest`].
 
+mod forms;
 mod handlers;
 mod linalg;
 mod nn;
