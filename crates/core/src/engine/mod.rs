@@ -10,7 +10,7 @@
 //! [`aliases`] views PyTorch names apart (`adjoint`, `H`, `atleast_2d`, ...), [`scatter`] the
 //! functional scatter ops (`select_scatter`, `slice_scatter`, ...),
 //! [`copies`] the copies that look like views (`repeat`, `roll`, `rot90`, ...), [`matrix`]
-//! `tril`/`triu`, `diag`, `diag_embed` and `eye`, [`scan`] `cumsum` and `cumprod`, [`pad`] `F.pad` in its four modes, [`norm`] the layer, RMS and group normalizations, [`einsum`] `torch.einsum`, [`linalg`] the factorizing linear algebra (`det`, `inv`, `solve`, `cholesky`), [`indexing`] advanced indexing and the index ops
+//! `tril`/`triu`, `diag`, `diag_embed` and `eye`, [`scan`] `cumsum` and `cumprod`, [`pad`] `F.pad` in its four modes, [`norm`] the layer, RMS and group normalizations, [`einsum`] `torch.einsum`, [`linalg`] the factorizing linear algebra (`det`, `inv`, `solve`, `cholesky`), [`special`] the special functions evaluated on the host (`lgamma`, `digamma`, `polygamma`, `zeta`), [`indexing`] advanced indexing and the index ops
 //! (`gather`, `scatter*`, `index_*`, `masked_*`, `sort`, `nonzero`, ...), [`random`] the random
 //! tensors (numbers drawn on the host, entering the graph as buffers), [`bridge`] tinygrad's
 //! PyTorch bridge as a second execution (its view table, write path and missing checks).
@@ -36,6 +36,7 @@ pub mod random;
 pub mod reduce;
 pub mod scan;
 pub mod scatter;
+pub mod special;
 pub mod split;
 pub mod stats;
 pub mod views;

@@ -17,6 +17,11 @@ pub mod sequential;
 use crate::dtype::DType;
 use crate::shape::tracker::ShapeTracker;
 pub use alu::{BinaryOp, UnaryOp};
+
+/// The reference `erfc` in float64 (for the front ends' host-evaluated special functions).
+pub(crate) fn erfc_f64(x: f64) -> f64 {
+    arith::float::erfc(x)
+}
 use buffer::Scalar;
 use serde::Serialize;
 

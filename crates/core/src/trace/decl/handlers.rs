@@ -2,9 +2,11 @@
 
 pub use super::forms::*;
 pub use super::linalg::*;
+pub use super::misc::*;
 pub use super::nn::*;
 pub use super::pointwise::*;
 pub use super::reduce::*;
 pub use super::shape::*;
 pub use super::spatial::*;
+pub use super::special::*;
 pub use super::stats::*;

@@ -14,11 +14,13 @@
 mod forms;
 mod handlers;
 mod linalg;
+mod misc;
 mod nn;
 mod pointwise;
 mod reduce;
 mod shape;
 mod spatial;
+mod special;
 mod stats;
 pub mod table;
 mod util;
@@ -177,6 +179,15 @@ pub fn call_function(run: &mut RunContext, decl: &Decl, name: &str, args: Args) 
 /// Writes an op's result into `target` (an in-place form or `out=`).
 fn write_into(run: &mut RunContext, target: &Tensor, value: Value, inputs: &[Tensor], name: &str) -> Result<Value> {
     let Value::Tensor(value) = value else { bail!(Type, "{name}() has no in-place form") };
+    // PyTorch checks the result's dtype against the target's before the shapes.
+    if !crate::dtype::DType::can_cast(value.dtype(), target.dtype()) {
+        bail!(
+            DType,
+            "result type {} can't be cast to the desired output type {}",
+            value.dtype().torch_name(),
+            target.dtype().torch_name()
+        );
+    }
     if value.shape() != target.shape() {
         bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", target.shape(), value.shape());
     }
