@@ -3,6 +3,7 @@
 pub use super::forms::*;
 pub use super::linalg::*;
 pub use super::misc::*;
+pub use super::more_nn::*;
 pub use super::nn::*;
 pub use super::pointwise::*;
 pub use super::reduce::*;

@@ -332,15 +332,17 @@ pub fn avg_pool1d(run: &mut RunContext, b: &Bound) -> Out {
 }
 
 pub fn adaptive_avg_pool1d(run: &mut RunContext, b: &Bound) -> Out {
+    super::more_nn::adaptive_avg_pool_any(run, b, 1)
+}
+
+/// `x.__getitem__(idx)`: `x[idx]`.
+pub fn getitem(run: &mut RunContext, b: &Bound) -> Out {
     let x = b.tensor("input")?;
-    let size = match b.value("output_size") {
-        Value::Scalar(Scalar::Int(i)) => i,
-        Value::Tuple(items) | Value::List(items) if items.len() == 1 => items[0].as_int("output_size")?,
-        other => bail!(Type, "adaptive_avg_pool1d(): output_size must be int, not {}", other.type_name()),
+    let items = match b.value("idx") {
+        Value::Tuple(items) => items,
+        other => vec![other],
     };
-    let x4 = run.engine.unsqueeze(&x, -2)?;
-    let y = op(run, "adaptive_avg_pool2d", vec![Value::Tensor(x4), ints_value(&[1, size])], vec![])?;
-    v(run.engine.squeeze(&y, Some(&[-2]))?)
+    super::super::subscript::getitem(run, &Value::Tensor(x), &items)
 }
 
 pub fn channel_shuffle(run: &mut RunContext, b: &Bound) -> Out {

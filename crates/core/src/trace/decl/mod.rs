@@ -15,6 +15,7 @@ mod forms;
 mod handlers;
 mod linalg;
 mod misc;
+mod more_nn;
 mod nn;
 mod pointwise;
 mod reduce;

@@ -5,7 +5,7 @@ use super::super::context::RunContext;
 use super::super::signature::Bound;
 use super::util::*;
 use crate::dtype::DType;
-use crate::engine::nn::{PoolKind, SoftmaxKind, Window2d};
+use crate::engine::nn::SoftmaxKind;
 use crate::engine::reduce::KeepDim;
 use crate::error::{bail, Result};
 use crate::strided::wrap_dim;
@@ -274,32 +274,11 @@ pub fn pixel_unshuffle(run: &mut RunContext, b: &Bound) -> Out {
 }
 
 pub fn adaptive_avg_pool2d(run: &mut RunContext, b: &Bound) -> Out {
-    let x = b.tensor("input")?;
-    float_only(&x, "adaptive_avg_pool2d")?;
-    let nd = x.shape().len();
-    if nd != 3 && nd != 4 {
-        bail!(Shape, "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {:?}", x.shape());
-    }
-    let out = b.ints("output_size").unwrap_or_default();
-    let (h, w) = (x.shape()[nd - 2], x.shape()[nd - 1]);
-    let (oh, ow) = match out.as_slice() {
-        [s] => (*s, *s),
-        [a, c] => (*a, *c),
-        _ => bail!(Shape, "adaptive_avg_pool2d: output_size must be 2"),
-    };
-    let (oh, ow) = (if oh < 0 { h as i64 } else { oh } as usize, if ow < 0 { w as i64 } else { ow } as usize);
-    if oh == 0 || ow == 0 || h % oh != 0 || w % ow != 0 {
-        bail!(
-            Unsupported,
-            "adaptive_avg_pool2d to an output size that does not divide the input ({h}x{w} to {oh}x{ow}) is not supported"
-        );
-    }
-    // Equal windows: an average pool with kernel = stride = input / output.
-    let (kh, kw) = (h / oh, w / ow);
-    let win = Window2d { kernel: [kh, kw], stride: [kh, kw], padding: [0, 0], dilation: [1, 1], ceil_mode: false };
-    let x4 = if nd == 3 { run.engine.unsqueeze(&x, 0)? } else { x.clone() };
-    let y = run.engine.pool2d(&x4, win, PoolKind::Avg { count_include_pad: true, divisor: None })?;
-    v(if nd == 3 { run.engine.squeeze(&y, Some(&[0]))? } else { y })
+    super::more_nn::adaptive_avg_pool_any(run, b, 2)
+}
+
+pub fn adaptive_avg_pool3d(run: &mut RunContext, b: &Bound) -> Out {
+    super::more_nn::adaptive_avg_pool_any(run, b, 3)
 }
 
 pub fn scaled_dot_product_attention(run: &mut RunContext, b: &Bound) -> Out {

@@ -130,7 +130,7 @@ pub fn interpolate(run: &mut RunContext, b: &Bound) -> Out {
     let k = nd - 2;
     let mode = b.str("mode").unwrap_or_else(|| "nearest".into());
     let linear = match (mode.as_str(), k) {
-        ("nearest" | "nearest-exact", _) => false,
+        ("nearest" | "nearest-exact" | "area", _) => false,
         ("linear", 1) | ("bilinear", 2) | ("trilinear", 3) => true,
         ("linear" | "bilinear" | "trilinear", _) => {
             bail!(
@@ -188,6 +188,12 @@ pub fn interpolate(run: &mut RunContext, b: &Bound) -> Out {
     };
     if sizes.contains(&0) || spatial.contains(&0) {
         bail!(Shape, "Input and output sizes should be greater than 0, but got input {spatial:?} and output {sizes:?}");
+    }
+    if mode == "area" {
+        // PyTorch's area mode is adaptive average pooling to the output size.
+        let y = super::more_nn::adaptive_avg(run, &x, &sizes)?;
+        run.engine.rename_grad_fn(&y, &format!("AdaptiveAvgPool{k}DBackward0"));
+        return v(y);
     }
     let mut y = x.clone();
     for (i, (&n_in, &n_out)) in spatial.iter().zip(&sizes).enumerate() {

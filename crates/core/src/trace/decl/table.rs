@@ -90,7 +90,7 @@ decls! {
     "triu_indices" [Torch] [] "(int row, int col, int offset=0, *, ScalarType? dtype=None)" => NONE, h::triu_indices;
     "pixel_shuffle" [Torch, Functional] [] "(Tensor input, int upscale_factor)" => Grad::Node("PixelShuffleBackward0"), h::pixel_shuffle;
     "pixel_unshuffle" [Torch, Functional] [] "(Tensor input, int downscale_factor)" => Grad::Node("PixelUnshuffleBackward0"), h::pixel_unshuffle;
-    "adaptive_avg_pool2d" [Functional] [] "(Tensor input, int[] output_size)" => Grad::Node("AdaptiveAvgPool2DBackward0"), h::adaptive_avg_pool2d;
+    "adaptive_avg_pool2d" [Functional] [] "(Tensor input, Any output_size)" => COMPOSITE, h::adaptive_avg_pool2d;
     "scaled_dot_product_attention" [Functional] [] "(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, float? scale=None, bool enable_gqa=False)" => COMPOSITE, h::scaled_dot_product_attention;
     "einsum" [Torch] [] "(str equation, Tensor... operands)" => COMPOSITE, h::einsum;
     "median" [Torch, Method] [] "(Tensor input, int? dim=None, bool keepdim=False)" => COMPOSITE, h::median;
@@ -185,6 +185,7 @@ decls! {
     "max_pool1d" [Torch, Functional] [] "(Tensor input, Any kernel_size, Any stride=None, Any padding=0, Any dilation=1, bool ceil_mode=False, bool return_indices=False)" => COMPOSITE, h::max_pool1d;
     "avg_pool1d" [Torch, Functional] [] "(Tensor input, Any kernel_size, Any stride=None, Any padding=0, bool ceil_mode=False, bool count_include_pad=True)" => COMPOSITE, h::avg_pool1d;
     "adaptive_avg_pool1d" [Torch, Functional] [] "(Tensor input, Any output_size)" => COMPOSITE, h::adaptive_avg_pool1d;
+    "adaptive_avg_pool3d" [Functional] [] "(Tensor input, Any output_size)" => COMPOSITE, h::adaptive_avg_pool3d;
     "channel_shuffle" [Torch, Functional] ["native_channel_shuffle"] "(Tensor input, int groups)" => COMPOSITE, h::channel_shuffle;
     "sum_to_size" [Method] [] "(Tensor input, Any... size)" => COMPOSITE, h::sum_to_size;
     "cov" [Torch, Method] [] "(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None)" => COMPOSITE, h::cov;
@@ -202,4 +203,19 @@ decls! {
     "inv_ex" [Linalg] [] "(Tensor A, *, bool check_errors=False)" => NONE, h::inv_ex;
     "cholesky_ex" [Linalg] [] "(Tensor A, *, bool upper=False, bool check_errors=False)" => NONE, h::cholesky_ex;
     "solve_ex" [Linalg] [] "(Tensor A, Tensor B, *, bool left=True, bool check_errors=False)" => NONE, h::solve_ex;
+    "native_layer_norm" [Torch] [] "(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps)" => COMPOSITE, h::native_layer_norm;
+    "native_group_norm" [Torch] [] "(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps)" => COMPOSITE, h::native_group_norm;
+    "native_batch_norm" [Torch] [] "(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps)" => COMPOSITE, h::native_batch_norm;
+    "instance_norm" [Torch, Functional] [] "(Tensor input, Tensor? running_mean=None, Tensor? running_var=None, Tensor? weight=None, Tensor? bias=None, bool use_input_stats=True, float momentum=0.1, float eps=1e-05)" => COMPOSITE, h::instance_norm;
+    "local_response_norm" [Functional] [] "(Tensor input, int size, float alpha=0.0001, float beta=0.75, float k=1.0)" => COMPOSITE, h::local_response_norm;
+    "bilinear" [Torch, Functional] [] "(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)" => COMPOSITE, h::bilinear;
+    "pdist" [Torch, Functional] [] "(Tensor input, float p=2.0)" => COMPOSITE, h::pdist;
+    "renorm" [Torch, Method, Inplace] [] "(Tensor input, Scalar p, int dim, Scalar maxnorm)" => COMPOSITE, h::renorm;
+    "cosine_embedding_loss" [Functional] [] "(Tensor input1, Tensor input2, Tensor target, float margin=0.0, Any size_average=None, Any reduce=None, str reduction='mean')" => COMPOSITE, h::cosine_embedding_loss;
+    "triplet_margin_loss" [Functional] [] "(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2.0, float eps=1e-06, bool swap=False, Any size_average=None, Any reduce=None, str reduction='mean')" => COMPOSITE, h::triplet_margin_loss;
+    "multilabel_soft_margin_loss" [Functional] [] "(Tensor input, Tensor target, Tensor? weight=None, Any size_average=None, Any reduce=None, str reduction='mean')" => COMPOSITE, h::multilabel_soft_margin_loss;
+    "gaussian_nll_loss" [Functional] [] "(Tensor input, Tensor target, Tensor var, bool full=False, float eps=1e-06, str reduction='mean')" => COMPOSITE, h::gaussian_nll_loss;
+    "nanmedian" [Torch, Method] [] "(Tensor input, int? dim=None, bool keepdim=False)" => COMPOSITE, h::median;
+    "nanquantile" [Torch, Method] [] "(Tensor input, Any q, int? dim=None, bool keepdim=False, *, str interpolation='linear')" => COMPOSITE, h::quantile;
+    "__getitem__" [Method] [] "(Tensor input, Any idx)" => COMPOSITE, h::getitem;
 }
