@@ -106,7 +106,7 @@ impl Engine {
         Ok(Batch { lead: s[..s.len() - 2].to_vec(), rows, cols, data })
     }
 
-    fn from_f64(&mut self, v: Vec<f64>, shape: &[usize], dtype: DType) -> Result<Tensor> {
+    fn buffer_f64(&mut self, v: Vec<f64>, shape: &[usize], dtype: DType) -> Result<Tensor> {
         let t = self.from_data(Data::F64(v), shape)?;
         if dtype == DType::Float64 {
             Ok(t)
@@ -118,7 +118,7 @@ impl Engine {
     /// A matrix result laid out as LAPACK writes it: each matrix column-major (strides
     /// `(..., 1, rows)`), batches row-major.
     fn column_major(&mut self, v: Vec<f64>, shape: &[usize], dtype: DType) -> Result<Tensor> {
-        let t = self.from_f64(v, shape, dtype)?;
+        let t = self.buffer_f64(v, shape, dtype)?;
         let nd = shape.len();
         let (rows, cols) = (shape[nd - 2], shape[nd - 1]);
         let mut strides = vec![0i64; nd];
@@ -156,8 +156,8 @@ impl Engine {
             signs.push(sign);
             logs.push(log);
         }
-        let s = self.from_f64(signs, &b.lead, a.dtype())?;
-        let l = self.from_f64(logs, &b.lead, a.dtype())?;
+        let s = self.buffer_f64(signs, &b.lead, a.dtype())?;
+        let l = self.buffer_f64(logs, &b.lead, a.dtype())?;
         Ok((s, l))
     }
 
@@ -172,7 +172,7 @@ impl Engine {
             let (sign, _) = lu(&mut m, n, &mut perm);
             out.push((0..n).fold(sign, |acc, k| acc * m[k * n + k]));
         }
-        self.from_f64(out, &b.lead, a.dtype())
+        self.buffer_f64(out, &b.lead, a.dtype())
     }
 
     /// `linalg.solve(A, B)`, B of shape `(*, n)` or `(*, n, k)` (batch dims broadcast only
@@ -232,7 +232,7 @@ impl Engine {
         if out_shape.len() == a.shape().len() {
             self.column_major(out, &out_shape, a.dtype())
         } else {
-            self.from_f64(out, &out_shape, a.dtype())
+            self.buffer_f64(out, &out_shape, a.dtype())
         }
     }
 

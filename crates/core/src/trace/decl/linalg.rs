@@ -74,7 +74,7 @@ pub fn matrix_norm(run: &mut RunContext, b: &Bound) -> Out {
             let o = s.as_f64();
             // 1 / -1: the largest / smallest column sum of |A|; inf / -inf: of the row sums.
             let (sum_dim, pick_dim) = match o.abs() {
-                x if x == 1.0 => (r, c),
+                1.0 => (r, c),
                 x if x.is_infinite() => (c, r),
                 _ => bail!(Unsupported, "linalg.matrix_norm(ord={o}) is not supported"),
             };

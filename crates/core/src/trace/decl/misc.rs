@@ -318,8 +318,6 @@ fn pool1d(run: &mut RunContext, b: &Bound, name: &str) -> Out {
     let kw: Vec<(&str, Value)> = kw.into_iter().filter(|(_, v)| !matches!(v, Value::None)).collect();
     let y = op(run, two, vec![Value::Tensor(x4)], kw)?;
     let y = run.engine.squeeze(&y, Some(&[-2]))?;
-    let node = if name == "max_pool1d" { "SqueezeBackward1" } else { "SqueezeBackward1" };
-    run.engine.rename_grad_fn(&y, node);
     v(y)
 }
 
