@@ -702,5 +702,5 @@ pub fn solve_ex(run: &mut RunContext, b: &Bound) -> Out {
 /// A torch op the library binds, its whole value (a tuple too).
 fn op_value(run: &mut RunContext, name: &str, pos: Vec<Value>, kw: Vec<(&str, Value)>) -> Result<Value> {
     let kw = kw.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    super::super::library::function(run, name, Args::new(name, pos, kw))
+    run.function(name, Args::new(name, pos, kw))
 }

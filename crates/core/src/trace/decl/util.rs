@@ -4,7 +4,6 @@
 //! [`op`], as PyTorch's composite ops call other ops). Arguments arrive bound and typed.
 
 use super::super::context::RunContext;
-use super::super::library;
 use super::super::value::{Args, Value};
 use crate::dtype::DType;
 use crate::error::{bail, Result};
@@ -37,7 +36,7 @@ pub(super) fn int(x: i64) -> Value {
 /// A torch op the library binds, called by name (`op(run, "sum", ...)`).
 pub(super) fn op(run: &mut RunContext, name: &str, pos: Vec<Value>, kw: Vec<(&str, Value)>) -> Result<Tensor> {
     let kw = kw.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    match library::function(run, name, Args::new(name, pos, kw))? {
+    match run.function(name, Args::new(name, pos, kw))? {
         Value::Tensor(x) => Ok(x),
         other => bail!(Type, "{name}() returned {}, not a Tensor", other.type_name()),
     }
