@@ -1,11 +1,13 @@
 //! The import graph of the library crates, checked for file-level circles and layering.
 //!
 //! Each `.rs` file under a crate's `src/` is one node, named by its module path (`lib.rs` and
-//! `main.rs` are the crate root, `a/mod.rs` is `a`). An edge `a -> b` is a `crate::...` or
-//! `super::...` path in `a` (outside comments, strings and `#[cfg(test)]` items) whose longest
-//! prefix that names a file module is `b`; edges to the crate root and to the file itself are
-//! dropped. Any strongly connected component of more than one file is an import circle, and
-//! every edge a layering rule forbids is reported with the rule's reason.
+//! `main.rs` are the crate root, `a/mod.rs` is `a`). An edge `a -> b` is a `crate::...`,
+//! `super::...` or `self::...` path in `a`, or a relative one whose first segment names a child
+//! module `a` declares with `mod child;` (`use child::X`, `pub use child::*`, `child::f()`), in
+//! each case outside comments, strings and `#[cfg(test)]` items, whose longest prefix that names
+//! a file module is `b`; edges to the crate root and to the file itself are dropped. Any
+//! strongly connected component of more than one file is an import circle, and every edge a
+//! layering rule forbids is reported with the rule's reason.
 //!
 //! `cargo xtask imports` prints the findings; the tests below fail with the same text.
 
@@ -31,6 +33,7 @@ const GRAPH: &str = "the graph sits below every front end and the engine that re
 const FRONT_ENDS: &str = "the front ends (trace text, ONNX models, captures) never import each other";
 const KERNELS: &str = "kernels are built from the engine's events, not from the trace language";
 const PLANS: &str = "the training plan and the capture plan are runtimes of their own over shared leaves (sgemm, random, the ONNX writer)";
+const PYTHON: &str = "Python's own semantics sit below the torch bindings: they call torch ops by name through the RunContext and print modules through layer::Repr";
 
 /// The layering of the core. Prefixes match whole module path segments (`trace` matches
 /// `trace::runner`, not `tracer`).
@@ -55,6 +58,20 @@ pub const RULES: &[Rule] = &[
     rule("train", "engine", PLANS),
     rule("train", "capture", PLANS),
     rule("capture", "train", PLANS),
+    rule("trace::python", "trace::library", PYTHON),
+    rule("trace::python", "trace::decl", PYTHON),
+    rule("trace::python", "trace::modules", PYTHON),
+    rule("trace::python", "trace::optim", PYTHON),
+    rule("trace::python", "trace::nn", PYTHON),
+    rule("trace::python", "trace::elementwise", PYTHON),
+    rule("trace::python", "trace::reductions", PYTHON),
+    rule("trace::python", "trace::indexing", PYTHON),
+    rule("trace::python", "trace::views_extra", PYTHON),
+    rule("trace::python", "trace::copies", PYTHON),
+    rule("trace::python", "trace::meta", PYTHON),
+    rule("trace::python", "trace::random", PYTHON),
+    rule("trace::python", "trace::autograd", PYTHON),
+    rule("trace::python", "trace::device", PYTHON),
 ];
 
 /// A module path, `[]` for the crate root.
@@ -212,6 +229,24 @@ struct Scan {
     test_children: Vec<String>,
 }
 
+/// A path as written (its segments, leading `crate`, `self` or `super`s included) resolved
+/// against `scope` (the module it is written in): `None` for one that starts with any other
+/// name; that is relative, an edge only if the name is a child module `scope` declares.
+fn resolve(scope: &[String], written: &[String]) -> Option<ModPath> {
+    let (mut base, rest) = match written.first().map(String::as_str) {
+        Some("crate") => (Vec::new(), &written[1..]),
+        Some("self") => (scope.to_vec(), &written[1..]),
+        Some("super") => (scope.to_vec(), written),
+        _ => return None,
+    };
+    let supers = rest.iter().take_while(|s| *s == "super").count();
+    for _ in 0..supers {
+        base.pop();
+    }
+    base.extend(rest[supers..].iter().cloned());
+    Some(base)
+}
+
 fn is_punct(t: Option<&(Tok, usize)>, c: char) -> bool {
     matches!(t, Some((Tok::Punct(p), _)) if *p == c)
 }
@@ -307,6 +342,10 @@ fn scan(src: &str, module: &[String]) -> Scan {
     let mut inline: Vec<(String, usize)> = Vec::new();
     let mut depth = 0usize;
     let mut cfg_test = false;
+    // Child modules declared with `mod x;` (full paths), and the paths that start with a plain
+    // name, each with the module it is written in: kept once the whole file has been read.
+    let mut children: BTreeSet<ModPath> = BTreeSet::new();
+    let mut relative: Vec<(usize, String, ModPath, Vec<String>)> = Vec::new();
     let mut i = 0;
     while i < toks.len() {
         let (tok, line) = (&toks[i].0, toks[i].1);
@@ -337,6 +376,20 @@ fn scan(src: &str, module: &[String]) -> Scan {
                 i = skip_item(&toks, i);
                 continue;
             }
+            Tok::Ident(s) if s == "mod" && is_punct(toks.get(i + 2), ';') => {
+                if let Some((Tok::Ident(name), _)) = toks.get(i + 1) {
+                    let mut child: ModPath = module.to_vec();
+                    child.extend(inline.iter().map(|(n, _)| n.clone()));
+                    child.push(name.clone());
+                    children.insert(child);
+                }
+                i += 3;
+            }
+            // `use ::extern_crate::...` names no module of this crate.
+            Tok::Ident(s) if s == "use" && matches!(toks.get(i + 1), Some((Tok::PathSep, _))) => {
+                i = parse_tree(&toks, i + 2, &mut Vec::new(), &mut Vec::new()).max(i + 2);
+                continue;
+            }
             Tok::Ident(s) if s == "mod" && is_punct(toks.get(i + 2), '{') => {
                 if let Some((Tok::Ident(name), _)) = toks.get(i + 1) {
                     depth += 1;
@@ -346,15 +399,15 @@ fn scan(src: &str, module: &[String]) -> Scan {
                 }
                 i += 1;
             }
-            Tok::Ident(s) if (s == "crate" || s == "super") && matches!(toks.get(i + 1), Some((Tok::PathSep, _))) => {
-                if i > 0 && matches!(toks[i - 1].0, Tok::PathSep) {
-                    i += 1;
-                    continue;
-                }
+            // A path's first segment: not after `::` (a later segment) or `.` (a method's turbofish).
+            Tok::Ident(_)
+                if matches!(toks.get(i + 1), Some((Tok::PathSep, _)))
+                    && !(i > 0 && matches!(toks[i - 1].0, Tok::PathSep | Tok::Punct('.'))) =>
+            {
                 let mut segments = Vec::new();
                 let mut j = i;
                 while let Some((Tok::Ident(seg), _)) = toks.get(j) {
-                    if (seg == "crate" && j == i) || seg == "super" {
+                    if ((seg == "crate" || seg == "self") && j == i) || seg == "super" {
                         segments.push(seg.clone());
                         if matches!(toks.get(j + 1), Some((Tok::PathSep, _))) {
                             j += 2;
@@ -368,13 +421,13 @@ fn scan(src: &str, module: &[String]) -> Scan {
                 let mut scope: ModPath = module.to_vec();
                 scope.extend(inline.iter().map(|(n, _)| n.clone()));
                 for leaf in leaves {
-                    let mut base = if segments[0] == "crate" { Vec::new() } else { scope.clone() };
-                    for _ in segments.iter().filter(|s| *s == "super") {
-                        base.pop();
+                    let full: Vec<String> = segments.iter().chain(&leaf).cloned().collect();
+                    let written = full.join("::");
+                    match resolve(&scope, &full) {
+                        Some(path) => scan.paths.push((line, written, path)),
+                        None if !full.is_empty() => relative.push((line, written, scope.clone(), full)),
+                        None => {}
                     }
-                    let written = segments.iter().chain(&leaf).cloned().collect::<Vec<_>>().join("::");
-                    base.extend(leaf);
-                    scan.paths.push((line, written, base));
                 }
                 i = end.max(i + 1);
                 continue;
@@ -394,6 +447,14 @@ fn scan(src: &str, module: &[String]) -> Scan {
         }
         cfg_test = false;
     }
+    for (line, written, mut scope, full) in relative {
+        scope.push(full[0].clone());
+        if children.contains(&scope) {
+            scope.extend(full[1..].iter().cloned());
+            scan.paths.push((line, written, scope));
+        }
+    }
+    scan.paths.sort_by_key(|p| p.0);
     scan
 }
 
@@ -624,6 +685,63 @@ mod tests {
             g.edges.iter().flat_map(|(f, ts)| ts.keys().map(move |t| (show(f), show(t)))).collect();
         assert_eq!(edges, [("b".to_string(), "a".to_string())]);
         assert!(!g.files.contains_key(&vec!["b".to_string(), "checks".to_string()]));
+    }
+
+    #[test]
+    fn finds_a_circle_through_a_reexported_child() {
+        let g = graph(&[
+            ("lib.rs", "pub mod a;"),
+            ("a/mod.rs", "mod child;\npub use child::X;\npub struct Y;"),
+            ("a/child.rs", "use super::Y;\npub struct X(Y);"),
+        ]);
+        assert_eq!(names(&g), [["a", "a::child"]]);
+        let found = findings("k", &g, &[]);
+        assert!(found[0].contains("k/src/a/mod.rs:2 -> a::child (`child::X`)"), "{}", found[0]);
+        assert!(found[0].contains("k/src/a/child.rs:1 -> a (`super::Y`)"), "{}", found[0]);
+    }
+
+    #[test]
+    fn self_paths_and_child_paths_are_edges_to_the_longest_file_prefix() {
+        let g = graph(&[
+            ("lib.rs", "mod a; mod b; mod c;"),
+            ("a.rs", "pub(crate) mod kid;\nfn f() { let _ = kid::deep::g(); }"),
+            ("a/kid.rs", "pub mod deep;"),
+            ("a/kid/deep.rs", "pub fn g() {}"),
+            ("b.rs", "mod x;\nuse self::x::{self, Y};"),
+            ("b/x.rs", "pub struct Y;"),
+            ("c.rs", "mod p; mod q;\nuse {p::P, q::{self as qq}};"),
+            ("c/p.rs", ""),
+            ("c/q.rs", ""),
+        ]);
+        let edges: Vec<(String, String, String)> = g
+            .edges
+            .iter()
+            .flat_map(|(f, ts)| ts.iter().map(move |(t, site)| (show(f), show(t), site.path.clone())))
+            .collect();
+        let expected = [
+            ("a", "a::kid::deep", "kid::deep::g"),
+            ("b", "b::x", "self::x"),
+            ("c", "c::p", "p::P"),
+            ("c", "c::q", "q"),
+        ];
+        let expected: Vec<(String, String, String)> =
+            expected.iter().map(|(f, t, p)| (f.to_string(), t.to_string(), p.to_string())).collect();
+        assert_eq!(edges, expected);
+    }
+
+    #[test]
+    fn paths_that_start_with_other_names_make_no_edges() {
+        let g = graph(&[
+            ("lib.rs", "mod a; mod kid;"),
+            ("kid.rs", ""),
+            (
+                "a.rs",
+                "use std::{fmt, kid::X};\nuse ::kid::Y;\nuse kid::Z;\nmod inner { use kid::W; }\n\
+                 fn f(v: Vec<u8>) { v.iter().kid::<u8>(); Vec::<kid::T>::new(); }\n#[cfg(test)]\nmod t;\nfn g() { t::h(); }",
+            ),
+            ("a/t.rs", "pub fn h() {}"),
+        ]);
+        assert!(g.edges.values().all(BTreeMap::is_empty), "{:?}", g.edges);
     }
 
     #[test]

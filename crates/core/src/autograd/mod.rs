@@ -18,7 +18,7 @@
 
 mod op;
 
-pub use op::{GradOp, IndexSlot, NormOf, Reduction, Route, Side, Spread, SpreadOf, Window};
+pub use op::{GradOp, IndexSlot, NodeId, NormOf, Reduction, Route, Side, Spread, SpreadOf, Window};
 
 use crate::identity::{CounterId, ObjectId};
 use crate::uop::StorageId;
@@ -27,15 +27,6 @@ use std::collections::HashMap;
 /// What autograd needs to know of a tensor: which Python object it is.
 pub trait Object {
     fn object(&self) -> ObjectId;
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct NodeId(u32);
-
-impl NodeId {
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
 }
 
 /// Where a gradient flows: into another node, or into a leaf's `.grad` (AccumulateGrad).

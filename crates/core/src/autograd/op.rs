@@ -1,11 +1,21 @@
 //! The differentiable ops a node can record, with what each backward needs beyond the tensors
 //! it reads, and PyTorch's class name for each node. The formulas are `engine/grad.rs`.
 
-use super::NodeId;
 use crate::dtype::DType;
 use crate::torch::layout::Layout;
 use crate::uop::buffer::Scalar;
 use crate::uop::{BinaryOp, ReduceOp, UnaryOp};
+
+/// A node of the graph: its index in the order nodes were recorded (an op such as
+/// `CopySlices` names another node by it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub(super) u32);
+
+impl NodeId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
 
 /// Which side of a binary op a Python scalar stood on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -16,6 +16,8 @@
 //! ([`super::routine`]), the folding of a Relu and a max pool into the convolution before them,
 //! and the run.
 
+use std::collections::BTreeMap;
+
 use crate::error::{bail, Error, Result};
 use crate::model::ops::Lower;
 use crate::model::HostTensor;
@@ -24,12 +26,13 @@ use crate::tensor::{Engine, Tensor};
 use crate::uop::buffer::Data;
 use crate::DType;
 
+use super::conv;
 use super::elementwise;
 use super::gemm::run_gemm;
+use super::manifest::Manifest;
 use super::pool::run_pool;
 use super::routine::Routine;
 use super::select::routine;
-use super::{conv, Capture};
 
 /// Which kernels a CPU replay runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,22 +80,20 @@ pub struct Replay {
     pub timings: Vec<ReplayTiming>,
 }
 
-impl Capture {
-    /// Runs the schedule on the reference interpreter, realizing each kernel's outputs before
-    /// the next starts; `clock` is read before and after each kernel. A host that replays many
-    /// times keeps a [`CpuPlan`] instead (buffers allocated once, direct f32 kernels).
-    pub fn replay(&self, inputs: &[(&str, HostTensor)], clock: &mut dyn FnMut() -> f64) -> Result<Replay> {
-        self.cpu_plan(CpuKernels::Reference)?.run(inputs, clock)
-    }
-
-    /// Allocates every buffer and binds each scheduled kernel to the routine `kernels` picks.
-    pub fn cpu_plan(&self, kernels: CpuKernels) -> Result<CpuPlan> {
-        let m = self.manifest();
+impl CpuPlan {
+    /// Allocates every buffer of the capture `m` (weights filled from `weights`) and binds each
+    /// scheduled kernel, decoded at load as `nodes`, to the routine `kernels` picks.
+    pub(super) fn new(
+        m: &Manifest,
+        weights: &BTreeMap<usize, Data>,
+        nodes: &[Option<Node>],
+        kernels: CpuKernels,
+    ) -> Result<CpuPlan> {
         let shapes: Vec<Vec<usize>> = m.buffers.iter().map(|b| b.shape.clone()).collect();
         let bufs = m
             .buffers
             .iter()
-            .map(|b| match self.weight(b.id) {
+            .map(|b| match weights.get(&b.id) {
                 Some(w) => w.clone(),
                 None => Data::zeros(b.dtype, b.shape.iter().product()),
             })
@@ -101,7 +102,7 @@ impl Capture {
         for &k in &m.schedule {
             let kernel = &m.kernels[k];
             // Load decoded every scheduled kernel; a miss is a broken invariant, said as such.
-            let Some(node) = self.nodes.get(k).and_then(Option::as_ref) else {
+            let Some(node) = nodes.get(k).and_then(Option::as_ref) else {
                 bail!(Decode, "capture kernel {:?} was not decoded at load", kernel.name)
             };
             let all_f32 = kernel.reads.iter().flatten().chain(&kernel.writes).all(|&i| {
@@ -114,7 +115,7 @@ impl Capture {
                 _ => None,
             };
             if let (Some(Routine::Conv(c)), Some(Some(Data::F32(w)))) =
-                (&mut fast, kernel.reads.get(1).map(|r| r.and_then(|i| self.weight(i))))
+                (&mut fast, kernel.reads.get(1).map(|r| r.and_then(|i| weights.get(&i))))
             {
                 c.packed = conv::pack_weights(c, w);
             }

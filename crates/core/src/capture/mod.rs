@@ -73,39 +73,6 @@ fn st_dtype(d: DType) -> Dtype {
     }
 }
 
-/// A rough operation count: multiply-adds for the contracting ops, one op per output element
-/// (per input element for reductions) otherwise.
-fn flops(node: &Node, ins: &[Option<&Buffer>], outs: &[&Buffer]) -> u64 {
-    let out: u64 = outs.iter().map(|b| b.shape.iter().product::<usize>() as u64).sum();
-    let first_in = ins.first().copied().flatten().map_or(0, |b| b.shape.iter().product::<usize>() as u64);
-    match node.op_type() {
-        "Conv" => {
-            let w = ins.get(1).copied().flatten().map_or(1, |b| b.shape[1..].iter().product::<usize>() as u64);
-            2 * out * w
-        }
-        "MatMul" | "Gemm" => {
-            let a = ins.first().copied().flatten();
-            let k = a
-                .and_then(|b| {
-                    if node.op_type() == "Gemm" && node.int_or("transA", 0).unwrap_or(0) != 0 {
-                        b.shape.first()
-                    } else {
-                        b.shape.last()
-                    }
-                })
-                .copied()
-                .unwrap_or(1);
-            2 * out * k as u64
-        }
-        "MaxPool" | "AveragePool" => {
-            let k = node.ints("kernel_shape").ok().flatten().map_or(1, |k| k.iter().product::<i64>().max(1) as u64);
-            out * k
-        }
-        "GlobalAveragePool" | "Softmax" | "BatchNormalization" => first_in.max(out) * 2,
-        _ => out,
-    }
-}
-
 /// Runs `model` on `inputs` node by node and records the run as a capture: the manifest and
 /// the safetensors bytes of its weights (initializers and Constant values). `sha256` pins the
 /// ONNX file the model was read from.
@@ -480,6 +447,18 @@ impl Capture {
             ));
         }
         Ok(Capture { manifest, weights: loaded, nodes })
+    }
+
+    /// Runs the schedule on the reference interpreter, realizing each kernel's outputs before
+    /// the next starts; `clock` is read before and after each kernel. A host that replays many
+    /// times keeps a [`CpuPlan`] instead (buffers allocated once, direct f32 kernels).
+    pub fn replay(&self, inputs: &[(&str, HostTensor)], clock: &mut dyn FnMut() -> f64) -> Result<Replay> {
+        self.cpu_plan(CpuKernels::Reference)?.run(inputs, clock)
+    }
+
+    /// Allocates every buffer and binds each scheduled kernel to the routine `kernels` picks.
+    pub fn cpu_plan(&self, kernels: CpuKernels) -> Result<CpuPlan> {
+        CpuPlan::new(&self.manifest, &self.weights, &self.nodes, kernels)
     }
 
     pub fn manifest(&self) -> &Manifest {

@@ -21,7 +21,6 @@ use crate::tensor::{Engine, StorageRef, Tensor};
 use crate::uop::buffer::Data;
 use crate::DType;
 
-use super::flops;
 use super::manifest::{attr_json, Buffer, BufferBinding, Cost, GpuKernel, OpKernel, Role, WORKGROUP_SIZE};
 
 /// Where a recorder's buffers and kernels go.
@@ -360,4 +359,37 @@ fn first_difference(rec: &OpKernel, got: &OpKernel) -> Option<String> {
         }
     }
     (rec.name != got.name).then(|| "name".to_string())
+}
+
+/// A rough operation count: multiply-adds for the contracting ops, one op per output element
+/// (per input element for reductions) otherwise.
+fn flops(node: &Node, ins: &[Option<&Buffer>], outs: &[&Buffer]) -> u64 {
+    let out: u64 = outs.iter().map(|b| b.shape.iter().product::<usize>() as u64).sum();
+    let first_in = ins.first().copied().flatten().map_or(0, |b| b.shape.iter().product::<usize>() as u64);
+    match node.op_type() {
+        "Conv" => {
+            let w = ins.get(1).copied().flatten().map_or(1, |b| b.shape[1..].iter().product::<usize>() as u64);
+            2 * out * w
+        }
+        "MatMul" | "Gemm" => {
+            let a = ins.first().copied().flatten();
+            let k = a
+                .and_then(|b| {
+                    if node.op_type() == "Gemm" && node.int_or("transA", 0).unwrap_or(0) != 0 {
+                        b.shape.first()
+                    } else {
+                        b.shape.last()
+                    }
+                })
+                .copied()
+                .unwrap_or(1);
+            2 * out * k as u64
+        }
+        "MaxPool" | "AveragePool" => {
+            let k = node.ints("kernel_shape").ok().flatten().map_or(1, |k| k.iter().product::<i64>().max(1) as u64);
+            out * k
+        }
+        "GlobalAveragePool" | "Softmax" | "BatchNormalization" => first_in.max(out) * 2,
+        _ => out,
+    }
 }

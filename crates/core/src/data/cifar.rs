@@ -2,7 +2,7 @@
 //! 3073-byte records, one label byte then a 32x32 image stored channel-first (1024 red, 1024
 //! green, 1024 blue bytes). There is no header, so the length and labels are all there is to check.
 
-use super::decode;
+use super::decode::decode;
 use crate::error::{bail, Result};
 
 /// Pixels in one record: 3 channels of 32x32.

@@ -2,7 +2,7 @@
 //! big-endian u32 per dimension, then the row-major data. Only unsigned bytes (type 0x08) are
 //! read, which is what every MNIST-family file uses; the other IDX types are named in the error.
 
-use super::decode;
+use super::decode::decode;
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 

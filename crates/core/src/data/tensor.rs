@@ -7,7 +7,9 @@ use crate::error::{bail, Result};
 use crate::tensor::{Engine, Tensor};
 use crate::uop::buffer::Data;
 
-use super::{decode, read_cifar, read_idx};
+use super::cifar::read_cifar;
+use super::decode::decode;
+use super::idx::read_idx;
 
 /// Which reader accepted a dataset file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

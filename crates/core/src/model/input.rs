@@ -5,7 +5,7 @@ use crate::data::{read_cifar, read_idx};
 use crate::error::{bail, Result};
 use crate::uop::buffer::Data;
 
-use super::HostTensor;
+use super::host::HostTensor;
 
 fn take(name: &str, available: usize, first: Option<usize>) -> Result<usize> {
     match first {

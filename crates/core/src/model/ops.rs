@@ -21,7 +21,7 @@ use crate::uop::buffer::{Data, Scalar};
 use crate::uop::{BinaryOp, Op, ReduceOp, UnaryOp};
 use crate::DType;
 
-use super::HostTensor;
+use super::host::HostTensor;
 
 pub(crate) struct Lower<'r> {
     pub engine: &'r mut Engine,

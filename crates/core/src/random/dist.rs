@@ -7,7 +7,7 @@
 //! (`uniform_`, `normal_`), the code here says `mul_add`; the recorded fixtures pin each one.
 
 use super::cephes;
-use super::Generator;
+use super::generator::Generator;
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::uop::buffer::{with_dtype, Data, Elem};

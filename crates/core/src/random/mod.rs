@@ -1,6 +1,6 @@
 //! PyTorch's CPU random numbers, bit for bit: the generator (a Mersenne Twister plus the
-//! Box–Muller value it keeps for the next `normal` draw), the table of generators a trace has
-//! made, and the distributions drawn from them ([`dist`]).
+//! Box–Muller value it keeps for the next `normal` draw, `generator`), the table of generators a
+//! trace has made, and the distributions drawn from them ([`dist`]).
 //!
 //! Numbers are drawn here, on the host, in the order PyTorch's CPU kernels draw them; the
 //! engine puts them into the graph as constant buffers, so every backend gets the same values
@@ -8,11 +8,11 @@
 
 pub mod cephes;
 pub mod dist;
+mod generator;
 pub mod mt19937;
 
 pub use dist::{randperm, sample, sample_bernoulli, Distribution};
-
-use mt19937::Mt19937;
+pub use generator::Generator;
 
 /// The seed of PyTorch's default CPU generator before any `manual_seed`
 /// (`default_rng_seed_val`); a trace without `manual_seed` starts from it, so a share link
@@ -31,51 +31,6 @@ pub fn default_init_bounds(fan_in: usize) -> (f64, f64) {
     let gain = (2.0 / (1.0 + a * a)).sqrt();
     let std = gain / (fan_in as f64).sqrt();
     (3f64.sqrt() * std, 1.0 / (fan_in as f64).sqrt())
-}
-
-/// One `torch.Generator` (the default one included).
-#[derive(Clone, Debug)]
-pub struct Generator {
-    engine: Mt19937,
-    seed: u64,
-    /// The second value of the last Box–Muller pair drawn by the per-element `normal` path.
-    next_double_normal: Option<f64>,
-}
-
-impl Generator {
-    pub fn new(seed: u64) -> Generator {
-        Generator { engine: Mt19937::new(seed), seed, next_double_normal: None }
-    }
-
-    /// `manual_seed`: a fresh engine, and no cached normal value.
-    pub fn manual_seed(&mut self, seed: u64) {
-        *self = Generator::new(seed);
-    }
-
-    /// `initial_seed()`.
-    pub fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    /// 32 random bits (`CPUGeneratorImpl::random`).
-    pub fn random(&mut self) -> u32 {
-        self.engine.next_u32()
-    }
-
-    /// 64 random bits: two draws, the first the high half (`random64`).
-    pub fn random64(&mut self) -> u64 {
-        let hi = u64::from(self.engine.next_u32());
-        let lo = u64::from(self.engine.next_u32());
-        (hi << 32) | lo
-    }
-
-    pub(crate) fn take_double_normal(&mut self) -> Option<f64> {
-        self.next_double_normal.take()
-    }
-
-    pub(crate) fn set_double_normal(&mut self, v: f64) {
-        self.next_double_normal = Some(v);
-    }
 }
 
 /// Which generator: an index into a run's [`Generators`]. A trace's generator value holds

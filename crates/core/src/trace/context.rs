@@ -1,19 +1,44 @@
-//! What an op of the library may touch while a statement runs: the engine, and the record of
-//! the writes the statement made (for the step's report). The runner owns both and lends them
-//! here, so the library and the runner do not import each other.
+//! What an op of the library may touch while a statement runs: the engine, the record of the
+//! writes the statement made (for the step's report), and the library's calls by name. The
+//! runner owns them and lends them here, so the library and the runner do not import each
+//! other, and the code the library dispatches to (declared ops, Python's builtins) calls torch
+//! ops by name without importing the library.
 
+use super::value::{Args, Value};
+use crate::error::Result;
 use crate::tensor::{Engine, Tensor, Write};
+
+/// The op library's entries by name (`library::function` and `library::method`), lent by the
+/// runner with the engine.
+#[derive(Clone, Copy)]
+pub struct Library {
+    pub function: fn(&mut RunContext<'_>, &str, Args) -> Result<Value>,
+    pub method: fn(&mut RunContext<'_>, Tensor, &str, Args) -> Result<Value>,
+}
 
 /// The part of a run an op may touch; made by the runner for each call into the library.
 pub struct RunContext<'a> {
     pub engine: &'a mut Engine,
     writes: &'a mut Vec<Write>,
     rebound: Vec<Tensor>,
+    library: Library,
 }
 
 impl<'a> RunContext<'a> {
-    pub fn new(engine: &'a mut Engine, writes: &'a mut Vec<Write>) -> Self {
-        RunContext { engine, writes, rebound: Vec::new() }
+    pub fn new(engine: &'a mut Engine, writes: &'a mut Vec<Write>, library: Library) -> Self {
+        RunContext { engine, writes, rebound: Vec::new(), library }
+    }
+
+    /// `torch.name(args)` as the op library runs it.
+    pub fn function(&mut self, name: &str, args: Args) -> Result<Value> {
+        let function = self.library.function;
+        function(self, name, args)
+    }
+
+    /// `t.name(args)` as the op library runs it.
+    pub fn method(&mut self, t: Tensor, name: &str, args: Args) -> Result<Value> {
+        let method = self.library.method;
+        method(self, t, name, args)
     }
 
     /// Notes a write for the statement's step (which storage cells it changed).

@@ -28,6 +28,12 @@ pub struct Layer<V> {
     pub class: Option<Rc<Class<V>>>,
 }
 
+/// A module's printed form, PyTorch's `repr(module)`: the modules' behaviour (`modules.rs`)
+/// implements it, so Python's `repr` prints a module without importing that.
+pub trait Repr {
+    fn repr(&self) -> String;
+}
+
 /// A class the trace defines with `class Name(nn.Module):`: its methods, in definition order.
 #[derive(Debug)]
 pub struct Class<V> {

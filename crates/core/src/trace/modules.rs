@@ -12,7 +12,7 @@
 
 use super::context::RunContext;
 use super::elementwise::{tensor_arg, write_value};
-use super::layer::{BatchDims, Class, Functional, LayerKind};
+use super::layer::{BatchDims, Class, Functional, LayerKind, Repr};
 use super::value::{Args, Module, Value};
 use crate::dtype::DType;
 use crate::engine::reduce::KeepDim;
@@ -1074,6 +1074,12 @@ pub fn repr(layer: &Module) -> String {
     }
     s.push(')');
     s
+}
+
+impl Repr for Module {
+    fn repr(&self) -> String {
+        repr(self)
+    }
 }
 
 /// Every module `nn.X(...)` builds, with its constructor's parameters as PyTorch documents

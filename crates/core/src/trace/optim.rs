@@ -227,7 +227,7 @@ pub fn method(run: &mut RunContext, opt: &Rc<Optim>, name: &str, mut args: Args)
             super::modules::zero_grads(run, &opt.params, to_none)?;
             Ok(Value::None)
         }
-        _ => bail!(Type, "'{}' object has no attribute '{name}'", title(opt)),
+        _ => bail!(Type, "'{}' object has no attribute '{name}'", opt.kind.title()),
     }
 }
 
@@ -244,26 +244,8 @@ pub fn attr(opt: &Rc<Optim>, name: &str) -> Result<Value> {
             super::value::DictKind::Plain,
             opt.group.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
         )),
-        _ => bail!(Type, "'{}' object has no attribute '{name}'", title(opt)),
+        _ => bail!(Type, "'{}' object has no attribute '{name}'", opt.kind.title()),
     }
-}
-
-fn title(opt: &Optim) -> &'static str {
-    match opt.kind {
-        OptimKind::Sgd => "SGD",
-        OptimKind::Adam => "Adam",
-        OptimKind::AdamW => "AdamW",
-    }
-}
-
-/// PyTorch's printed form: the class name, then each group's options sorted by name.
-pub fn repr(opt: &Optim) -> String {
-    let mut s = format!("{} (\nParameter Group 0\n", title(opt));
-    for (k, v) in &opt.group {
-        s.push_str(&format!("    {k}: {}\n", super::python::repr_plain(v)));
-    }
-    s.push(')');
-    s
 }
 
 /// `t.name(args...)` through the trace's own method table; the result's tensor.

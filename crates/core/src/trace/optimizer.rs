@@ -27,6 +27,17 @@ pub enum OptimKind {
     AdamW,
 }
 
+impl OptimKind {
+    /// The class's name, as PyTorch prints it.
+    pub fn title(self) -> &'static str {
+        match self {
+            OptimKind::Sgd => "SGD",
+            OptimKind::Adam => "Adam",
+            OptimKind::AdamW => "AdamW",
+        }
+    }
+}
+
 /// Every hyper-parameter of the supported optimizers (each algorithm reads its own).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Hyper {
@@ -69,6 +80,17 @@ impl ParamState {
 }
 
 impl<V> Optimizer<V> {
+    /// PyTorch's printed form: the class name, then each group's options sorted by name, each
+    /// value as `value` prints it.
+    pub fn repr(&self, value: impl Fn(&V) -> String) -> String {
+        let mut s = format!("{} (\nParameter Group 0\n", self.kind.title());
+        for (k, v) in &self.group {
+            s.push_str(&format!("    {k}: {}\n", value(v)));
+        }
+        s.push(')');
+        s
+    }
+
     /// Every state tensor, named `state[i].name` by the parameter's position.
     pub fn named_state(&self) -> Vec<(String, Tensor)> {
         let mut out = Vec::new();

@@ -9,7 +9,7 @@
 
 use super::ast::{BinOp, BoolOp, Expr, ExprKind, Program, Span, Stmt, UnaryOp};
 use super::autograd;
-use super::context::RunContext;
+use super::context::{Library, RunContext};
 use super::device;
 use super::library;
 use super::meta;
@@ -547,7 +547,8 @@ impl Run {
 
     /// The engine and the statement's writes, lent to the op library for one call.
     pub(super) fn context(&mut self) -> RunContext<'_> {
-        RunContext::new(&mut self.engine, &mut self.writes)
+        let library = Library { function: library::function, method: library::method };
+        RunContext::new(&mut self.engine, &mut self.writes, library)
     }
 
     pub(super) fn augmented(&mut self, cur: Value, op: BinOp, rhs: Value) -> Result<Value> {

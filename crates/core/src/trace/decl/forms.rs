@@ -5,7 +5,6 @@
 //! `unsafe_` splits, `rsub`, `fill`, `zero_`, `scalar_tensor`.
 
 use super::super::context::RunContext;
-use super::super::library;
 use super::super::signature::Bound;
 use super::super::value::{Args, Value};
 use super::util::*;
@@ -51,7 +50,7 @@ pub fn view_copy(run: &mut RunContext, b: &Bound) -> Out {
         Value::Dict(_, kw) => kw,
         _ => Vec::new(),
     };
-    let v = library::method(run, x, base, Args::new(base, pos, kw))?;
+    let v = run.method(x, base, Args::new(base, pos, kw))?;
     copied(run, v)
 }
 
@@ -59,7 +58,7 @@ pub fn view_copy(run: &mut RunContext, b: &Bound) -> Out {
 pub fn unsafe_split(run: &mut RunContext, b: &Bound) -> Out {
     let x = b.tensor("input")?;
     let base = b.func().trim_start_matches("unsafe_").to_string();
-    library::method(run, x, &base, Args::new(&base, rest(b), Vec::new()))
+    run.method(x, &base, Args::new(&base, rest(b), Vec::new()))
 }
 
 /// `x.__rop__(y)`: `op(y, x)`.
@@ -84,7 +83,7 @@ pub fn reflected(run: &mut RunContext, b: &Bound) -> Out {
         let Value::Tensor(o) = other else { bail!(Type, "matmul(): argument 'other' must be Tensor") };
         return v(run.engine.matmul(&o, &x)?);
     }
-    library::function(run, name, Args::new(name, vec![other, Value::Tensor(x)], Vec::new()))
+    run.function(name, Args::new(name, vec![other, Value::Tensor(x)], Vec::new()))
 }
 
 /// `torch.rsub(input, other, alpha=1)`: `other - alpha * input`.
@@ -94,7 +93,7 @@ pub fn rsub(run: &mut RunContext, b: &Bound) -> Out {
         Some(a) => vec![("alpha".to_string(), Value::Scalar(a))],
         None => Vec::new(),
     };
-    library::function(run, "sub", Args::new("sub", vec![b.value("other"), Value::Tensor(x)], kw))
+    run.function("sub", Args::new("sub", vec![b.value("other"), Value::Tensor(x)], kw))
 }
 
 /// The identities of a real tensor: `conj` (a view of itself for real dtypes, which PyTorch
@@ -117,7 +116,7 @@ pub fn fill(run: &mut RunContext, b: &Bound) -> Out {
 /// `torch.zero_(input)`: `input.zero_()`.
 pub fn zero_(run: &mut RunContext, b: &Bound) -> Out {
     let x = b.tensor("input")?;
-    library::method(run, x, "zero_", Args::new("zero_", Vec::new(), Vec::new()))
+    run.method(x, "zero_", Args::new("zero_", Vec::new(), Vec::new()))
 }
 
 /// `torch.scalar_tensor(s, dtype=float32)`: a 0-d tensor.

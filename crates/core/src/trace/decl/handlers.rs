@@ -6,6 +6,7 @@ pub use super::misc::*;
 pub use super::more_nn::*;
 pub use super::nn::*;
 pub use super::pointwise::*;
+pub use super::pool::*;
 pub use super::reduce::*;
 pub use super::shape::*;
 pub use super::spatial::*;

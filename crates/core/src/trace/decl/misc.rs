@@ -329,10 +329,6 @@ pub fn avg_pool1d(run: &mut RunContext, b: &Bound) -> Out {
     pool1d(run, b, "avg_pool1d")
 }
 
-pub fn adaptive_avg_pool1d(run: &mut RunContext, b: &Bound) -> Out {
-    super::more_nn::adaptive_avg_pool_any(run, b, 1)
-}
-
 /// `x.__getitem__(idx)`: `x[idx]`.
 pub fn getitem(run: &mut RunContext, b: &Bound) -> Out {
     let x = b.tensor("input")?;
@@ -702,5 +698,5 @@ pub fn solve_ex(run: &mut RunContext, b: &Bound) -> Out {
 /// A torch op the library binds, its whole value (a tuple too).
 fn op_value(run: &mut RunContext, name: &str, pos: Vec<Value>, kw: Vec<(&str, Value)>) -> Result<Value> {
     let kw = kw.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    super::super::library::function(run, name, Args::new(name, pos, kw))
+    run.function(name, Args::new(name, pos, kw))
 }

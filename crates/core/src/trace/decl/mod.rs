@@ -18,7 +18,9 @@ mod misc;
 mod more_nn;
 mod nn;
 mod pointwise;
+mod pool;
 mod reduce;
+mod row;
 mod shape;
 mod spatial;
 mod special;
@@ -26,83 +28,13 @@ mod stats;
 pub mod table;
 mod util;
 
+pub use row::{Decl, Grad, Space};
+
 use super::context::RunContext;
-use super::signature::{Bound, Signature};
+use super::signature::Bound;
 use super::value::{Args, Value};
 use crate::error::{bail, Result};
 use crate::tensor::{OverlapRules, Tensor};
-
-/// Where PyTorch exposes an op.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Space {
-    /// `torch.X(input, ...)`.
-    Torch,
-    /// `input.X(...)`.
-    Method,
-    /// `input.X_(...)`: the in-place form, writing the result into `input`.
-    Inplace,
-    /// `torch.nn.functional.X(...)`.
-    Functional,
-    /// `torch.special.X(...)`.
-    Special,
-    /// `torch.linalg.X(...)`.
-    Linalg,
-}
-
-/// What backward PyTorch records for an op.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Grad {
-    /// The op's own node, by PyTorch's name; the formula is the composition's.
-    Node(&'static str),
-    /// The node of the last op of the composition, as PyTorch's composite ops record it.
-    Composite,
-    /// No gradient: the result never requires grad (bool results, indices).
-    None,
-}
-
-/// One op.
-pub struct Decl {
-    pub name: &'static str,
-    pub spaces: &'static [Space],
-    /// Other names of the same op in the same spaces (`ger` for `outer`).
-    pub aliases: &'static [&'static str],
-    pub sig: &'static str,
-    pub grad: Grad,
-    pub run: fn(&mut RunContext, &Bound) -> Result<Value>,
-}
-
-impl Decl {
-    pub fn has(&self, space: Space) -> bool {
-        self.spaces.contains(&space)
-    }
-
-    fn named(&self, name: &str) -> bool {
-        self.name == name || self.aliases.contains(&name)
-    }
-
-    pub fn signature(&self) -> Signature {
-        // The table's test parses every row; a row that does not parse never ships.
-        Signature::parse(self.sig).unwrap_or(Signature { params: Vec::new() })
-    }
-
-    /// Every public spelling: `torch.outer`, `Tensor.outer`, `F.layer_norm`, `Tensor.logit_`.
-    pub fn spellings(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for n in std::iter::once(&self.name).chain(self.aliases) {
-            for s in self.spaces {
-                out.push(match s {
-                    Space::Torch => format!("torch.{n}"),
-                    Space::Method => format!("Tensor.{n}"),
-                    Space::Inplace => format!("Tensor.{n}_"),
-                    Space::Functional => format!("torch.nn.functional.{n}"),
-                    Space::Special => format!("torch.special.{n}"),
-                    Space::Linalg => format!("torch.linalg.{n}"),
-                });
-            }
-        }
-        out
-    }
-}
 
 /// The row a `torch.`/`F.` function name means (`special.X` for `torch.special.X`).
 pub fn function_decl(name: &str) -> Option<&'static Decl> {
@@ -264,8 +196,8 @@ pub fn names() -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::signature::Signature;
     use super::table::DECLS;
-    use super::*;
 
     #[test]
     fn every_signature_parses_and_no_name_is_declared_twice() {

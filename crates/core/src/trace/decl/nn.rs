@@ -146,24 +146,6 @@ pub fn embedding(run: &mut RunContext, b: &Bound) -> Out {
 
 // -------------------------------------------------------------------------------- losses
 
-pub(super) fn reduced(run: &mut RunContext, b: &Bound, x: Tensor) -> Out {
-    match b.str("reduction").as_deref() {
-        Some("mean") => v(op(run, "mean", vec![tv(&x)], vec![])?),
-        Some("sum") => v(op(run, "sum", vec![tv(&x)], vec![])?),
-        Some("none") => v(x),
-        Some(other) => bail!(Value, "{other} is not a valid value for reduction"),
-        None => bail!(Type, "{}(): argument 'reduction' must be str", b.func()),
-    }
-}
-
-pub(super) fn loss_operands(run: &mut RunContext, b: &Bound) -> Result<(Tensor, Tensor)> {
-    let x = b.tensor("input")?;
-    let y = b.tensor("target")?;
-    float_only(&x, b.func())?;
-    let _ = run;
-    Ok((x, y))
-}
-
 pub fn l1_loss(run: &mut RunContext, b: &Bound) -> Out {
     let (x, y) = loss_operands(run, b)?;
     let d = bin(run, BinaryOp::Sub, &t(&x), &t(&y))?;
@@ -271,14 +253,6 @@ pub fn pixel_shuffle(run: &mut RunContext, b: &Bound) -> Out {
 pub fn pixel_unshuffle(run: &mut RunContext, b: &Bound) -> Out {
     let x = b.tensor("input")?;
     shuffle(run, &x, b.int("downscale_factor"), false, "pixel_unshuffle")
-}
-
-pub fn adaptive_avg_pool2d(run: &mut RunContext, b: &Bound) -> Out {
-    super::more_nn::adaptive_avg_pool_any(run, b, 2)
-}
-
-pub fn adaptive_avg_pool3d(run: &mut RunContext, b: &Bound) -> Out {
-    super::more_nn::adaptive_avg_pool_any(run, b, 3)
 }
 
 pub fn scaled_dot_product_attention(run: &mut RunContext, b: &Bound) -> Out {

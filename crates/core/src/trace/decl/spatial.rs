@@ -5,7 +5,6 @@
 use super::super::context::RunContext;
 use super::super::signature::Bound;
 use super::super::value::Value;
-use super::nn::{loss_operands, reduced};
 use super::util::*;
 use crate::dtype::DType;
 use crate::engine::pad::PadMode;
@@ -191,7 +190,7 @@ pub fn interpolate(run: &mut RunContext, b: &Bound) -> Out {
     }
     if mode == "area" {
         // PyTorch's area mode is adaptive average pooling to the output size.
-        let y = super::more_nn::adaptive_avg(run, &x, &sizes)?;
+        let y = super::pool::adaptive_avg(run, &x, &sizes)?;
         run.engine.rename_grad_fn(&y, &format!("AdaptiveAvgPool{k}DBackward0"));
         return v(y);
     }

@@ -5,7 +5,7 @@
 //! node (or `Grad::None` where PyTorch's result has no gradient), the handler.
 
 use super::handlers as h;
-use super::{Decl, Grad, Space};
+use super::row::{Decl, Grad, Space};
 
 macro_rules! decls {
     ($($name:literal [$($space:ident),*] [$($alias:literal),*] $sig:literal => $grad:expr, $run:path;)*) => {

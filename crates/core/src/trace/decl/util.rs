@@ -4,7 +4,7 @@
 //! [`op`], as PyTorch's composite ops call other ops). Arguments arrive bound and typed.
 
 use super::super::context::RunContext;
-use super::super::library;
+use super::super::signature::Bound;
 use super::super::value::{Args, Value};
 use crate::dtype::DType;
 use crate::error::{bail, Result};
@@ -37,7 +37,7 @@ pub(super) fn int(x: i64) -> Value {
 /// A torch op the library binds, called by name (`op(run, "sum", ...)`).
 pub(super) fn op(run: &mut RunContext, name: &str, pos: Vec<Value>, kw: Vec<(&str, Value)>) -> Result<Tensor> {
     let kw = kw.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    match library::function(run, name, Args::new(name, pos, kw))? {
+    match run.function(name, Args::new(name, pos, kw))? {
         Value::Tensor(x) => Ok(x),
         other => bail!(Type, "{name}() returned {}, not a Tensor", other.type_name()),
     }
@@ -75,4 +75,23 @@ pub(super) fn floated(run: &mut RunContext, x: &Tensor) -> Result<Tensor> {
     } else {
         run.engine.cast(x, DType::Float32)
     }
+}
+
+/// A loss's `reduction=`: `mean`, `sum` or `none`.
+pub(super) fn reduced(run: &mut RunContext, b: &Bound, x: Tensor) -> Out {
+    match b.str("reduction").as_deref() {
+        Some("mean") => v(op(run, "mean", vec![tv(&x)], vec![])?),
+        Some("sum") => v(op(run, "sum", vec![tv(&x)], vec![])?),
+        Some("none") => v(x),
+        Some(other) => bail!(Value, "{other} is not a valid value for reduction"),
+        None => bail!(Type, "{}(): argument 'reduction' must be str", b.func()),
+    }
+}
+
+/// A loss's `input` (float) and `target`.
+pub(super) fn loss_operands(_run: &mut RunContext, b: &Bound) -> Result<(Tensor, Tensor)> {
+    let x = b.tensor("input")?;
+    let y = b.tensor("target")?;
+    float_only(&x, b.func())?;
+    Ok((x, y))
 }

@@ -3,6 +3,7 @@
 //! f, g, %), with floats written as Python writes them (shortest round-trip `repr`).
 
 use super::super::context::RunContext;
+use super::super::layer::Repr;
 use super::super::value::Value;
 use super::tensor_str::{self, sci};
 use crate::error::{bail, Result};
@@ -143,10 +144,10 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
         Value::Storage(_) => "<torch.storage.UntypedStorage>".into(),
         Value::Generator(_) => "<torch._C.Generator object>".into(),
         Value::Device(d) => d.repr(),
-        Value::Layer(l) => super::super::modules::repr(l),
+        Value::Layer(l) => l.repr(),
         Value::Class(c) => format!("<class '__main__.{}'>", c.name),
         Value::Super => "<super object>".into(),
-        Value::Optimizer(o) => super::super::optim::repr(o),
+        Value::Optimizer(o) => o.repr(repr_plain),
         Value::Dict(kind, entries) => {
             let mut parts = Vec::with_capacity(entries.len());
             for (k, v) in entries {

@@ -13,7 +13,6 @@ pub use tensor_str::render as render_tensor;
 use super::ast::BinOp;
 use super::context::RunContext;
 use super::layer::LayerKind;
-use super::library;
 use super::operators;
 use super::value::{Args, Value, MAX_SEQUENCE};
 use crate::error::{bail, Result};
@@ -515,7 +514,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                     Ok(int(l.children.borrow().len() as i64))
                 }
                 Value::Range(a, b, s) => Ok(int(range_len(a, b, s) as i64)),
-                v => library::function(ctx, "len", Args::new("len", vec![v], vec![])),
+                v => ctx.function("len", Args::new("len", vec![v], vec![])),
             }
         }
         "enumerate" => {
@@ -570,7 +569,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
         }
         // On a tensor the bare name is PyTorch's function, as traces have always read it
         // (`sum(a)` is `torch.sum(a)`); on Python values it is Python's builtin.
-        "min" | "max" | "sum" if tensor_first => library::function(ctx, name, args),
+        "min" | "max" | "sum" if tensor_first => ctx.function(name, args),
         "min" | "max" => {
             let default = args.kw_only("default");
             let (pos, kw) = args.into_parts();
@@ -617,7 +616,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                 Value::Scalar(Scalar::Int(i)) => Ok(int(i.wrapping_abs())),
                 Value::Scalar(Scalar::Bool(b)) => Ok(int(i64::from(b))),
                 Value::Scalar(Scalar::Float(f)) => Ok(Value::Scalar(Scalar::Float(f.abs()))),
-                v => library::function(ctx, "abs", Args::new("abs", vec![v], vec![])),
+                v => ctx.function("abs", Args::new("abs", vec![v], vec![])),
             }
         }
         "round" => {
@@ -645,7 +644,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                 (Value::Scalar(s @ (Scalar::Int(_) | Scalar::Bool(_))), _) => Ok(int(s.as_i64())),
                 (v @ Value::Tensor(_), nd) => {
                     let kw = nd.map(|n| vec![("decimals".to_string(), int(n))]).unwrap_or_default();
-                    library::function(ctx, "round", Args::new("round", vec![v], kw))
+                    ctx.function("round", Args::new("round", vec![v], kw))
                 }
                 (v, _) => bail!(Type, "type {} doesn't define __round__ method", v.type_name()),
             }
@@ -662,7 +661,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                 args.finish()?;
                 parse_number(name, &text)
             }
-            _ => library::function(ctx, name, args),
+            _ => ctx.function(name, args),
         },
         "bool" => {
             let v = args.opt(0, "x");
@@ -672,7 +671,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                 Some(v) => Ok(boolean(truth(ctx, &v)?)),
             }
         }
-        "any" | "all" if tensor_first => library::function(ctx, name, args),
+        "any" | "all" if tensor_first => ctx.function(name, args),
         "any" | "all" => {
             let v = args.req(0, "iterable")?;
             args.finish()?;
