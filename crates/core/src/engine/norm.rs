@@ -99,7 +99,9 @@ impl Engine {
                 }
             }
         }
-        let g = self.reshape(x, &[n as i64, groups, -1])?;
+        // Explicit sizes: -1 cannot be inferred for an empty batch.
+        let rest = (c / groups as usize) * shape[2..].iter().product::<usize>();
+        let g = self.reshape(x, &[n as i64, groups, rest as i64])?;
         let y = self.normalize(&g, &[2], eps, None, None)?;
         let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
         let mut y = self.reshape(&y, &dims)?;

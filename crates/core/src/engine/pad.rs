@@ -123,8 +123,12 @@ impl Engine {
         let mut out = t.clone();
         for &(d, b, a) in pairs {
             let n = t.shape()[d] as i64;
-            if b < 0 || a < 0 {
+            // A negative amount crops; PyTorch allows it for replicate padding.
+            if (b < 0 || a < 0) && mode != PadMode::Replicate {
                 bail!(Unsupported, "negative padding in mode \"{}\" is not supported", mode.name());
+            }
+            if n + b + a < 0 {
+                bail!(Shape, "input size {n} with padding ({b}, {a}) gives a negative output size");
             }
             match mode {
                 PadMode::Reflect if b >= n || a >= n => bail!(
@@ -140,7 +144,7 @@ impl Engine {
                 }
                 _ => {}
             }
-            let positions: Vec<i64> = (0..n + b + a).map(|j| mode.source(j, b, n)).collect();
+            let positions: Vec<i64> = (0..(n + b + a).max(0)).map(|j| mode.source(j, b, n)).collect();
             let len = positions.len();
             let index = self.from_data(Data::I64(positions), &[len])?;
             out = self.index_select(&out, d as i64, &index)?;

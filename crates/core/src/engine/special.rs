@@ -1,5 +1,5 @@
 //! Special functions PyTorch computes elementwise that the op table has no row for (`lgamma`,
-//! `digamma`, `polygamma`, `zeta`, `mvlgamma`), evaluated on the host in float64 (Lanczos,
+//! `digamma`, `polygamma`, `zeta`, `mvlgamma`, `erfinv`, `i0`, `igamma`, `igammac`), evaluated on the host in float64 (Lanczos,
 //! the asymptotic series and Euler-Maclaurin, as Cephes does) into a new buffer of the input's
 //! float dtype. The results carry no autograd history; the front end refuses them where an
 //! input requires grad.
@@ -142,6 +142,156 @@ pub fn polygamma(n: u32, x: f64) -> f64 {
     let fact: f64 = (1..=n).map(f64::from).product();
     let sign = if n.is_multiple_of(2) { -1.0 } else { 1.0 };
     sign * fact * zeta(f64::from(n) + 1.0, x)
+}
+
+/// `erfinv(y)`: Giles' single-precision approximation refined by two Newton steps on erf.
+pub fn erfinv(y: f64) -> f64 {
+    if y.is_nan() || !(-1.0..=1.0).contains(&y) {
+        return f64::NAN;
+    }
+    if y == 1.0 {
+        return f64::INFINITY;
+    }
+    if y == -1.0 {
+        return f64::NEG_INFINITY;
+    }
+    let w = -((1.0 - y) * (1.0 + y)).ln();
+    let mut x = if w < 5.0 {
+        let w = w - 2.5;
+        let mut p = 2.810_226_36e-08;
+        for c in [
+            3.432_739_39e-07,
+            -3.523_387_7e-06,
+            -4.391_506_54e-06,
+            0.000_218_580_87,
+            -0.001_253_725_03,
+            -0.004_177_681_64,
+            0.246_640_727,
+            1.501_409_41,
+        ] {
+            p = c + p * w;
+        }
+        p * y
+    } else {
+        let w = w.sqrt() - 3.0;
+        let mut p = -0.000_200_214_257;
+        for c in [
+            0.000_100_950_558,
+            0.001_349_343_22,
+            -0.003_673_428_44,
+            0.005_739_507_73,
+            -0.007_622_461_3,
+            0.009_438_870_47,
+            1.001_674_06,
+            2.832_976_82,
+        ] {
+            p = c + p * w;
+        }
+        p * y
+    };
+    let erf = |x: f64| 1.0 - crate::uop::erfc_f64(x);
+    for _ in 0..2 {
+        let e = erf(x) - y;
+        x -= e / (2.0 / std::f64::consts::PI.sqrt() * (-x * x).exp());
+    }
+    x
+}
+
+/// `i0(x)`: the modified Bessel function of the first kind, order 0 (its power series; it
+/// converges for every x, in about |x| + 20 terms).
+pub fn i0(x: f64) -> f64 {
+    if x.is_nan() {
+        return x;
+    }
+    let q = x * x / 4.0;
+    let (mut term, mut sum, mut k) = (1.0f64, 1.0f64, 1.0f64);
+    while term > sum * 1e-17 && k < 500.0 {
+        term *= q / (k * k);
+        sum += term;
+        k += 1.0;
+    }
+    sum
+}
+
+/// The regularized lower incomplete gamma function `P(a, x)` (series below `a + 1`, the
+/// continued fraction above, as Numerical Recipes and Cephes do).
+pub fn igamma(a: f64, x: f64) -> f64 {
+    if a.is_nan() || x.is_nan() || x < 0.0 || a < 0.0 {
+        return f64::NAN;
+    }
+    if a == 0.0 {
+        return if x > 0.0 { 1.0 } else { f64::NAN };
+    }
+    if x == 0.0 {
+        return 0.0;
+    }
+    if x.is_infinite() {
+        return 1.0;
+    }
+    if x < a + 1.0 {
+        let (mut ap, mut del) = (a, 1.0 / a);
+        let mut sum = del;
+        for _ in 0..2000 {
+            ap += 1.0;
+            del *= x / ap;
+            sum += del;
+            if del.abs() < sum.abs() * 1e-16 {
+                break;
+            }
+        }
+        (sum.ln() - x + a * x.ln() - lgamma(a)).exp()
+    } else {
+        1.0 - igammac_cf(a, x)
+    }
+}
+
+/// `Q(a, x) = 1 - P(a, x)`.
+pub fn igammac(a: f64, x: f64) -> f64 {
+    if a.is_nan() || x.is_nan() || x < 0.0 || a < 0.0 {
+        return f64::NAN;
+    }
+    if a == 0.0 {
+        return if x > 0.0 { 0.0 } else { f64::NAN };
+    }
+    if x == 0.0 {
+        return 1.0;
+    }
+    if x.is_infinite() {
+        return 0.0;
+    }
+    if x < a + 1.0 {
+        1.0 - igamma(a, x)
+    } else {
+        igammac_cf(a, x)
+    }
+}
+
+/// `Q(a, x)` by Lentz's continued fraction (x >= a + 1).
+fn igammac_cf(a: f64, x: f64) -> f64 {
+    const TINY: f64 = 1e-300;
+    let mut b = x + 1.0 - a;
+    let mut c = 1.0 / TINY;
+    let mut d = 1.0 / b;
+    let mut h = d;
+    for i in 1..2000 {
+        let an = -(i as f64) * (i as f64 - a);
+        b += 2.0;
+        d = an * d + b;
+        if d.abs() < TINY {
+            d = TINY;
+        }
+        c = b + an / c;
+        if c.abs() < TINY {
+            c = TINY;
+        }
+        d = 1.0 / d;
+        let del = d * c;
+        h *= del;
+        if (del - 1.0).abs() < 1e-16 {
+            break;
+        }
+    }
+    (-x + a * x.ln() - lgamma(a)).exp() * h
 }
 
 impl Engine {

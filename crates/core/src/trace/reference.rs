@@ -25,7 +25,8 @@ fn entry(name: impl Into<String>, forms: Vec<String>, signature: Option<String>,
 
 /// Whether `name` is a tensor method of one of the op tables.
 fn is_method(name: &str) -> bool {
-    let tables: [&[&str]; 9] = [
+    let tables: [&[&str]; 10] = [
+        super::autograd::METHODS,
         library::METHODS,
         copies::METHODS_ONLY,
         indexing::METHODS,
@@ -79,7 +80,10 @@ pub fn entries() -> Vec<Entry> {
         if is_method(&name) {
             forms.push(format!("Tensor.{name}"));
         }
-        if views_extra::ATTRS.contains(&name.as_str()) || device::ATTRS.contains(&name.as_str()) {
+        if views_extra::ATTRS.contains(&name.as_str())
+            || device::ATTRS.contains(&name.as_str())
+            || super::autograd::ATTRS.contains(&name.as_str())
+        {
             forms.push(format!("Tensor.{name} (attribute)"));
         }
         out.push(entry(name, forms, None, None));

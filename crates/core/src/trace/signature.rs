@@ -180,6 +180,12 @@ impl Bound {
                 pos.len()
             );
         }
+        // A keyword no parameter takes is refused before anything is missing, as Python does.
+        if !sig.params.iter().any(|p| p.rest_keywords) {
+            if let Some((k, _)) = kw.iter().find(|(k, _)| !sig.params.iter().any(|p| p.name == *k)) {
+                bail!(Type, "{func}() got an unexpected keyword argument '{k}'");
+            }
+        }
         let mut pos = pos.into_iter();
         let mut values = Vec::with_capacity(sig.params.len());
         for (i, p) in sig.params.iter().enumerate() {

@@ -1,6 +1,7 @@
 //! The handlers the table names, by theme.
 
 pub use super::forms::*;
+pub use super::index_more::*;
 pub use super::linalg::*;
 pub use super::misc::*;
 pub use super::more_nn::*;

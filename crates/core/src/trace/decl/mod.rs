@@ -13,6 +13,7 @@
 
 mod forms;
 mod handlers;
+mod index_more;
 mod linalg;
 mod misc;
 mod more_nn;

@@ -63,7 +63,8 @@ pub fn native_group_norm(run: &mut RunContext, b: &Bound) -> Out {
     let (n, g) = (b.int("N"), b.int("group"));
     let y =
         run.engine.group_norm(&x, g, b.float("eps"), b.opt_tensor("weight").as_ref(), b.opt_tensor("bias").as_ref())?;
-    let grouped = run.engine.reshape(&x, &[n, g, -1])?;
+    let rest = if n * g > 0 { x.numel() as i64 / (n * g) } else { b.int("C") / g.max(1) * b.int("HxW") };
+    let grouped = run.engine.reshape(&x, &[n, g, rest])?;
     let (_, mean, rstd) = standardized(run, &grouped, &[2], b.float("eps"))?;
     let mean = run.engine.reshape(&mean, &[n, g])?;
     let rstd = run.engine.reshape(&rstd, &[n, g])?;
@@ -123,6 +124,9 @@ pub fn local_response_norm(run: &mut RunContext, b: &Bound) -> Out {
     let nd = x.shape().len();
     if nd < 3 {
         bail!(Shape, "Expected 3D or higher dimensionality input (got {nd} dimensions)");
+    }
+    if x.numel() == 0 {
+        return Ok(Value::Tensor(x));
     }
     let size = b.int("size");
     let (alpha, beta, k) = (b.float("alpha"), b.float("beta"), b.float("k"));

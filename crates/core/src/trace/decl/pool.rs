@@ -89,3 +89,87 @@ pub fn adaptive_avg_pool2d(run: &mut RunContext, b: &Bound) -> Out {
 pub fn adaptive_avg_pool3d(run: &mut RunContext, b: &Bound) -> Out {
     adaptive_avg_pool_any(run, b, 3)
 }
+
+/// Adaptive max pooling of the last `k` dims: each window's first maximum found on the host,
+/// the values gathered from the input by those indices (so gradients flow to them).
+fn adaptive_max(run: &mut RunContext, b: &Bound, k: usize) -> Out {
+    let x = b.tensor("input")?;
+    float_only(&x, "adaptive_max_pool2d")?;
+    let sizes = out_sizes(b, &x, k)?;
+    let nd = x.shape().len();
+    let spatial: Vec<usize> = x.shape()[nd - k..].to_vec();
+    if sizes.contains(&0) || spatial.contains(&0) {
+        bail!(
+            Shape,
+            "adaptive_max_pool: input and output sizes must be positive, got input {:?} and output {sizes:?}",
+            x.shape()
+        );
+    }
+    let plane: usize = spatial.iter().product();
+    let planes = x.numel() / plane.max(1);
+    let d = run.engine.values(&x)?;
+    let out_plane: usize = sizes.iter().product();
+    let mut idx = Vec::with_capacity(planes * out_plane);
+    let window = |i: usize, n: usize, o: usize| ((i * n) / o, ((i + 1) * n).div_ceil(o));
+    for p in 0..planes {
+        for o in 0..out_plane {
+            // The output cell's coordinates, then its window in each dim.
+            let mut rem = o;
+            let mut ranges = vec![(0, 0); k];
+            for dim in (0..k).rev() {
+                let c = rem % sizes[dim];
+                rem /= sizes[dim];
+                ranges[dim] = window(c, spatial[dim], sizes[dim]);
+            }
+            let mut best: Option<(usize, f64)> = None;
+            let mut cur: Vec<usize> = ranges.iter().map(|r| r.0).collect();
+            'walk: loop {
+                let flat = cur.iter().zip(&spatial).fold(0, |acc, (&c, &n)| acc * n + c);
+                let v = d.get_f64(p * plane + flat);
+                if best.is_none_or(|(_, bv)| v > bv || (v.is_nan() && !bv.is_nan())) {
+                    best = Some((flat, v));
+                }
+                for dim in (0..k).rev() {
+                    cur[dim] += 1;
+                    if cur[dim] < ranges[dim].1 {
+                        continue 'walk;
+                    }
+                    cur[dim] = ranges[dim].0;
+                }
+                break;
+            }
+            idx.push(best.map_or(0, |(f, _)| f) as i64);
+        }
+    }
+    let mut out_shape = x.shape()[..nd - k].to_vec();
+    out_shape.extend(&sizes);
+    let index = run.engine.from_data(Data::I64(idx), &out_shape)?;
+    // Gather from the planes flattened: values[p, o] = x[p, index[p, o]].
+    let lead: Vec<i64> = x.shape()[..nd - k].iter().map(|&n| n as i64).collect();
+    let mut flat_x = lead.clone();
+    flat_x.push(plane as i64);
+    let mut flat_i = lead;
+    flat_i.push(out_plane as i64);
+    let xf = run.engine.reshape(&x, &flat_x)?;
+    let fi = run.engine.reshape(&index, &flat_i)?;
+    let vals = run.engine.gather(&xf, -1, &fi)?;
+    let shape: Vec<i64> = out_shape.iter().map(|&n| n as i64).collect();
+    let vals = run.engine.reshape(&vals, &shape)?;
+    run.engine.rename_grad_fn(&vals, &format!("AdaptiveMaxPool{k}DBackward0"));
+    if b.bool("return_indices") {
+        return Ok(Value::Tuple(vec![Value::Tensor(vals), Value::Tensor(index)]));
+    }
+    v(vals)
+}
+
+pub fn adaptive_max_pool1d(run: &mut RunContext, b: &Bound) -> Out {
+    adaptive_max(run, b, 1)
+}
+
+pub fn adaptive_max_pool2d(run: &mut RunContext, b: &Bound) -> Out {
+    adaptive_max(run, b, 2)
+}
+
+pub fn adaptive_max_pool3d(run: &mut RunContext, b: &Bound) -> Out {
+    adaptive_max(run, b, 3)
+}

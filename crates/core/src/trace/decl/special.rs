@@ -89,3 +89,55 @@ pub fn ldexp(run: &mut RunContext, b: &Bound) -> Out {
     let p = bin(run, BinaryOp::Pow, &f(2.0), &t(&e))?;
     v(bin(run, BinaryOp::Mul, &t(&x), &t(&p))?)
 }
+
+pub fn erfinv(run: &mut RunContext, b: &Bound) -> Out {
+    let x = b.tensor("input")?;
+    v(run.engine.host_map(&x, special::erfinv)?)
+}
+
+pub fn i0(run: &mut RunContext, b: &Bound) -> Out {
+    let x = b.tensor("input")?;
+    v(run.engine.host_map(&x, special::i0)?)
+}
+
+pub fn igamma(run: &mut RunContext, b: &Bound) -> Out {
+    let (a, x) = (b.tensor("input")?, b.tensor("other")?);
+    v(run.engine.host_map2(&a, &x, special::igamma)?)
+}
+
+pub fn igammac(run: &mut RunContext, b: &Bound) -> Out {
+    let (a, x) = (b.tensor("input")?, b.tensor("other")?);
+    v(run.engine.host_map2(&a, &x, special::igammac)?)
+}
+
+/// `nextafter(x, y)`: the next representable value of x's float dtype toward y.
+pub fn nextafter(run: &mut RunContext, b: &Bound) -> Out {
+    let (x, y) = (b.tensor("input")?, b.tensor("other")?);
+    float_only(&x, "nextafter_cpu")?;
+    let single = x.dtype() == crate::dtype::DType::Float32;
+    v(run.engine.host_map2(&x, &y, move |a, t| {
+        if a.is_nan() || t.is_nan() {
+            return f64::NAN;
+        }
+        if a == t {
+            return t;
+        }
+        if single {
+            let a32 = a as f32;
+            let next = if a32 == 0.0 {
+                f32::from_bits(1).copysign(if t > a { 1.0 } else { -1.0 })
+            } else if (t > a) == (a32 > 0.0) {
+                f32::from_bits(a32.to_bits() + 1)
+            } else {
+                f32::from_bits(a32.to_bits() - 1)
+            };
+            f64::from(next)
+        } else if a == 0.0 {
+            f64::from_bits(1).copysign(if t > a { 1.0 } else { -1.0 })
+        } else if (t > a) == (a > 0.0) {
+            f64::from_bits(a.to_bits() + 1)
+        } else {
+            f64::from_bits(a.to_bits() - 1)
+        }
+    })?)
+}

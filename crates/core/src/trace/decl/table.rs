@@ -158,7 +158,7 @@ decls! {
     "conj" [Torch, Method] [] "(Tensor input)" => COMPOSITE, h::itself;
     "resolve_conj" [Torch, Method] [] "(Tensor input)" => COMPOSITE, h::itself;
     "resolve_neg" [Torch, Method] [] "(Tensor input)" => COMPOSITE, h::itself;
-    "conj_physical" [Torch, Method] [] "(Tensor input)" => COMPOSITE, h::itself;
+    "conj_physical" [Torch, Method, Inplace] [] "(Tensor input)" => COMPOSITE, h::itself;
     "fill" [Torch] [] "(Tensor input, Any value)" => COMPOSITE, h::fill;
     "zero_" [Torch] [] "(Tensor input)" => COMPOSITE, h::zero_;
     "scalar_tensor" [Torch] [] "(Scalar s, *, ScalarType? dtype=None)" => NONE, h::scalar_tensor;
@@ -218,4 +218,16 @@ decls! {
     "nanmedian" [Torch, Method] [] "(Tensor input, int? dim=None, bool keepdim=False)" => COMPOSITE, h::median;
     "nanquantile" [Torch, Method] [] "(Tensor input, Any q, int? dim=None, bool keepdim=False, *, str interpolation='linear')" => COMPOSITE, h::quantile;
     "__getitem__" [Method] [] "(Tensor input, Any idx)" => COMPOSITE, h::getitem;
+    "erfinv" [Torch, Method, Inplace, Special] [] "(Tensor input)" => COMPOSITE, h::erfinv;
+    "i0" [Torch, Method, Inplace, Special] [] "(Tensor input)" => COMPOSITE, h::i0;
+    "igamma" [Torch, Method, Inplace, Special] ["gammainc"] "(Tensor input, Tensor other)" => COMPOSITE, h::igamma;
+    "igammac" [Torch, Method, Inplace, Special] ["gammaincc"] "(Tensor input, Tensor other)" => COMPOSITE, h::igammac;
+    "nextafter" [Torch, Method, Inplace] [] "(Tensor input, Tensor other)" => NONE, h::nextafter;
+    "index_reduce" [Torch, Method, Inplace] [] "(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True)" => COMPOSITE, h::index_reduce;
+    "unique_consecutive" [Torch, Method] [] "(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None)" => NONE, h::unique_consecutive;
+    "histc" [Torch, Method] [] "(Tensor input, int bins=100, Scalar min=0, Scalar max=0)" => NONE, h::histc;
+    "broadcast_shapes" [Torch] [] "(Any... shapes)" => NONE, h::broadcast_shapes;
+    "adaptive_max_pool1d" [Torch, Functional] [] "(Tensor input, Any output_size, bool return_indices=False)" => COMPOSITE, h::adaptive_max_pool1d;
+    "adaptive_max_pool2d" [Functional] [] "(Tensor input, Any output_size, bool return_indices=False)" => COMPOSITE, h::adaptive_max_pool2d;
+    "adaptive_max_pool3d" [Functional] [] "(Tensor input, Any output_size, bool return_indices=False)" => COMPOSITE, h::adaptive_max_pool3d;
 }
