@@ -122,7 +122,7 @@ pub fn histc(run: &mut RunContext, b: &Bound) -> Out {
         }
         // PyTorch's bin: (v - lo) * bins / (hi - lo), the last edge in the last bin.
         let pos = if single {
-            f64::from(((v as f32 - lo as f32) * bins as f32 / (hi as f32 - lo as f32)) as f32)
+            f64::from((v as f32 - lo as f32) * bins as f32 / (hi as f32 - lo as f32))
         } else {
             (v - lo) * bins as f64 / (hi - lo)
         };
