@@ -353,6 +353,9 @@ impl Engine {
 
     /// The integer values of an index tensor, refusing other dtypes with PyTorch's words.
     fn index_values(&mut self, index: &Tensor, what: &str) -> Result<Vec<i64>> {
+        if what == "gather" && index.numel() == 0 {
+            return Ok(Vec::new());
+        }
         if !matches!(index.dtype(), DType::Int64 | DType::Int32) {
             bail!(DType, "{what}(): Expected dtype int64 for index");
         }
@@ -962,7 +965,8 @@ impl Engine {
     fn gather_values(&mut self, t: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
         let t = self.resolve(t);
         let d = wrap_dim(dim, t.shape().len().max(1))?;
-        if !matches!(index.dtype(), DType::Int64 | DType::Int32) {
+        // PyTorch checks the index's dtype only when it has elements.
+        if index.numel() > 0 && !matches!(index.dtype(), DType::Int64 | DType::Int32) {
             bail!(DType, "gather(): Expected dtype int32/int64 for index");
         }
         Self::check_dim_index(&t, d, index, None, "gather")?;
