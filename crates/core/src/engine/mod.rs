@@ -20,6 +20,7 @@ pub mod autograd;
 pub mod bridge;
 pub mod concat;
 pub mod copies;
+pub mod data_shaped;
 pub mod einsum;
 pub mod elementwise;
 pub mod grad;
