@@ -309,6 +309,20 @@ fn fusion_and_boundaries() {
             max_buffers: 8,
         },
         FusionCase {
+            name: "an index read is one gather kernel reading each output once",
+            src: "w = arange(12.).reshape(4, 3)\ni = tensor([3, 0, 3])\ny = w[i] * 2",
+            kinds: &["elementwise"],
+            reasons: &["realize point"],
+            max_buffers: 8,
+        },
+        FusionCase {
+            name: "a sum into repeated positions folds them in a reduce, then gathers per target",
+            src: "x = zeros(4)\ni = tensor([0, 0, 1])\ny = x.index_add(0, i, tensor([1., 2., 3.]))",
+            kinds: &["reduce", "elementwise"],
+            reasons: &["gather boundary", "realize point"],
+            max_buffers: 8,
+        },
+        FusionCase {
             name: "uint8 store through a view",
             src: "a = arange(8, dtype=uint8)\na[1:5] = 7",
             kinds: &["store"],

@@ -226,6 +226,18 @@ fn run_range(
             Inst::Load { slot, index, valid, .. } => {
                 Some(load(bufs.get(k.slots[*slot].buf)?, index, valid, lanes, &lane))
             }
+            Inst::Gather { slot, base, stride, at, extent, valid, .. } => {
+                let at = get(vals_now, *at)?;
+                let last = (*extent as i64 - 1).max(0);
+                let idx: Vec<Option<i64>> = (0..lanes)
+                    .map(|l| {
+                        let v = lane(l);
+                        let p = at.get_scalar(l).as_i64().clamp(0, last);
+                        (valid.eval(v) != 0).then(|| base.eval(v) + p * stride)
+                    })
+                    .collect();
+                Some(bufs.get(k.slots[*slot].buf)?.gather(&idx))
+            }
             Inst::Unary { op, a, .. } => Some(alu::unary(*op, get(vals_now, *a)?)),
             Inst::Binary { op, a, b, .. } => Some(alu::binary(*op, get(vals_now, *a)?, get(vals_now, *b)?)),
             Inst::Where { c, x, y, .. } => {

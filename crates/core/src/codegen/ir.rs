@@ -50,6 +50,18 @@ pub enum Inst {
         valid: Expr,
         dtype: DType,
     },
+    /// An indexed load: `slot[base + at * stride]` where `valid` holds, zero elsewhere; `at` is
+    /// an int32 value (a position along an axis of `extent` elements, checked on the host and
+    /// clamped into range here, so no read leaves the buffer).
+    Gather {
+        slot: usize,
+        base: Expr,
+        stride: i64,
+        at: usize,
+        extent: usize,
+        valid: Expr,
+        dtype: DType,
+    },
     Unary {
         op: UnaryOp,
         a: usize,
@@ -99,6 +111,7 @@ impl Inst {
             Inst::Const { dtype, .. }
             | Inst::Index { dtype, .. }
             | Inst::Load { dtype, .. }
+            | Inst::Gather { dtype, .. }
             | Inst::Unary { dtype, .. }
             | Inst::Where { dtype, .. }
             | Inst::EndReduce { dtype, .. } => Some(*dtype),
@@ -108,10 +121,18 @@ impl Inst {
         }
     }
 
+    /// The slot a load or a gather reads.
+    pub fn read_slot(&self) -> Option<usize> {
+        match self {
+            Inst::Load { slot, .. } | Inst::Gather { slot, .. } => Some(*slot),
+            _ => None,
+        }
+    }
+
     /// Values this instruction reads.
     pub fn operands(&self) -> Vec<usize> {
         match self {
-            Inst::Unary { a, .. } | Inst::Cast { a, .. } => vec![*a],
+            Inst::Unary { a, .. } | Inst::Cast { a, .. } | Inst::Gather { at: a, .. } => vec![*a],
             Inst::Binary { a, b, .. } => vec![*a, *b],
             Inst::Where { c, x, y, .. } => vec![*c, *x, *y],
             Inst::EndReduce { value, .. } | Inst::Store { value, .. } => vec![*value],
@@ -187,11 +208,12 @@ impl Kernel {
                 Inst::Const { .. }
                 | Inst::Index { .. }
                 | Inst::Load { .. }
+                | Inst::Gather { .. }
                 | Inst::BeginReduce { .. }
                 | Inst::Store { .. } => {}
             }
         }
-        let reads = self.insts.iter().filter_map(|i| if let Inst::Load { slot, .. } = i { Some(*slot) } else { None });
+        let reads = self.insts.iter().filter_map(Inst::read_slot);
         let reads = reads.collect::<std::collections::BTreeSet<_>>().len();
         let body = if ops.is_empty() { "a copy".to_string() } else { ops.join(", ") };
         let tail = match reduce {
@@ -238,14 +260,7 @@ impl Kernel {
 
     /// Bytes the inputs hold (each read buffer once) and bytes the output gets.
     pub fn bytes(&self) -> (u64, u64) {
-        let mut read: Vec<usize> = self
-            .insts
-            .iter()
-            .filter_map(|i| match i {
-                Inst::Load { slot, .. } => Some(*slot),
-                _ => None,
-            })
-            .collect();
+        let mut read: Vec<usize> = self.insts.iter().filter_map(Inst::read_slot).collect();
         read.sort_unstable();
         read.dedup();
         let bytes = |s: &Slot, n: usize| (n * s.dtype.itemsize()) as u64;
@@ -452,6 +467,18 @@ pub fn check_i32(k: &Kernel) -> Result<()> {
                 vec![index, valid]
             }
             Inst::Index { expr, .. } => vec![expr],
+            Inst::Gather { base, valid, stride, extent, .. } => {
+                let (lo, hi) = base.bounds();
+                let reach = (*extent as i64 - 1).max(0).saturating_mul(stride.abs());
+                if lo.saturating_sub(reach) < i64::from(i32::MIN) || hi.saturating_add(reach) > i64::from(i32::MAX) {
+                    bail!(
+                        Limit,
+                        "kernel {}: a gather's index exceeds the 32-bit range WGSL computes indices in",
+                        k.name
+                    );
+                }
+                vec![base, valid]
+            }
             _ => continue,
         };
         if !exprs.into_iter().all(walk) {
@@ -585,6 +612,7 @@ impl Lowering<'_> {
                     )
                 }
                 Op::Reduce(op, axes) => self.reduce(*op, axes, node.src[0], coords, gate, dtype)?,
+                Op::Gather(axis) => self.gather(*axis, node.src[0], node.src[1], coords, gate, dtype)?,
                 Op::Buffer(_) | Op::Store(_) => {
                     unreachable!("buffers are sources and stores are roots")
                 }
@@ -593,6 +621,39 @@ impl Lowering<'_> {
         };
         self.memo.insert(key, v);
         Ok(v)
+    }
+
+    /// `src` read at the position `pos` holds, along `axis`. The scheduler leaves `src` a
+    /// source read through one view that does not mask the axis (see [`gather_source`]).
+    fn gather(
+        &mut self,
+        axis: usize,
+        src: UOpId,
+        pos: UOpId,
+        coords: &[Expr],
+        gate: &Expr,
+        dtype: DType,
+    ) -> Result<usize> {
+        let at = self.value(pos, coords, gate)?;
+        let pdtype = self.dtype_of(at);
+        let at =
+            if pdtype == DType::Int32 { at } else { self.push(Inst::Cast { a: at, from: pdtype, to: DType::Int32 }) };
+        let Some((buf, st, stride)) = gather_source(self.graph, src, axis, self.sources)? else {
+            bail!(
+                Unsupported,
+                "internal: the scheduler left a gather whose source is not a buffer read through one view"
+            );
+        };
+        let mut at_zero = coords.to_vec();
+        at_zero[axis] = Expr::Const(0);
+        let (index, valid) = st.index();
+        let (base, valid) = (subst(&index, &at_zero), gate.clone().and(subst(&valid, &at_zero)));
+        let extent = self.graph.node(src).shape[axis];
+        let slot = self.slot(buf);
+        if valid == Expr::Bool(false) {
+            return Ok(self.push(Inst::Const { value: 0.0, dtype }));
+        }
+        Ok(self.push(Inst::Gather { slot, base, stride, at, extent, valid, dtype }))
     }
 
     fn reduce(
@@ -652,6 +713,10 @@ impl Lowering<'_> {
             Some(seen)
         };
         let (ua, ub) = (uses(a)?, uses(b)?);
+        // A gather's address depends on a value: the tiled kernel's staging does not do that.
+        if ua.iter().chain(&ub).any(|&v| matches!(self.insts[v], Inst::Gather { .. })) {
+            return None;
+        }
         if ua.iter().any(|x| ub.contains(x)) || ua.len() + ub.len() + 1 != value + 1 - body_start {
             return None;
         }
@@ -686,6 +751,25 @@ impl Lowering<'_> {
         }
         Some(Tile { m, n, k, a, b })
     }
+}
+
+/// How a gather reads `src` (the node it gathers from, along `axis`): its buffer, the view
+/// and the view's stride along the axis; `None` when `src` is not a buffer read through one view
+/// that leaves the axis unmasked (then the scheduler computes `src` into a buffer first).
+pub fn gather_source(
+    graph: &Graph,
+    src: UOpId,
+    axis: usize,
+    sources: &Sources<'_>,
+) -> Result<Option<(BufRef, ShapeTracker, i64)>> {
+    let (base, st) = fold_to_source(graph, src, sources)?;
+    let Some(buf) = source_of(graph, base, sources) else { return Ok(None) };
+    let [view] = st.views() else { return Ok(None) };
+    if view.mask().is_some_and(|m| m[axis] != (0, view.shape()[axis])) {
+        return Ok(None);
+    }
+    let stride = view.strides()[axis];
+    Ok(Some((buf, st, stride)))
 }
 
 /// Variable ids an expression mentions.

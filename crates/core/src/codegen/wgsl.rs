@@ -298,6 +298,26 @@ impl Renderer<'_> {
                     )
                 }
             }
+            Inst::Gather { slot, base, stride, at, extent, valid, dtype } => {
+                // The position is clamped into the axis (the host checked it): no read leaves
+                // the buffer whatever the index buffer holds.
+                let idx = format!("{} + clamp(v{at}, 0, {}) * {stride}", self.int(base), extent.saturating_sub(1));
+                if *valid == Expr::Bool(true) {
+                    format!(
+                        "let x{i} = {idx};\n{pad}let v{i}: {} = {};",
+                        ty(*dtype),
+                        self.raw_load(*slot, &format!("x{i}"))
+                    )
+                } else {
+                    let ok = self.boolean(valid);
+                    format!(
+                        "let ok{i} = {ok};\n{pad}let x{i} = select(0, {idx}, ok{i});\n{pad}let v{i}: {} = select({}, {}, ok{i});",
+                        ty(*dtype),
+                        zero(*dtype),
+                        self.raw_load(*slot, &format!("x{i}"))
+                    )
+                }
+            }
             Inst::Unary { op, a, dtype } => {
                 let c = class(*dtype);
                 format!("let v{i}: {} = {};", ty(*dtype), self.alu(op.wgsl(c), c, &[("{a}", &v(a))]))
@@ -480,6 +500,7 @@ fn quad_slots(k: &Kernel) -> Vec<bool> {
                 Inst::Store { index, valid, .. } if s == 0 => {
                     *valid == Expr::Bool(true) && is_flat_index(index, &k.dims)
                 }
+                Inst::Gather { slot, .. } => *slot != s,
                 _ => true,
             })
     };

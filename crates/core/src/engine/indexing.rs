@@ -3,35 +3,31 @@
 //!
 //! Index values are data: they are realized on the host, checked there (bounds, dtypes,
 //! shapes, with PyTorch's messages) and turned into positions along one axis. Every read is
-//! then one primitive, [`Engine::gather_node`]: a one-hot compare of the positions with an
-//! iota, summed over the source axis (a reduce over a lazy product no backend materialises,
-//! as tinygrad builds gathers). Every write is the other, [`Engine::scatter_node`]: the new
-//! value of the target is `where(hit, picked, old)` (the last write wins) or `old` combined
-//! with a one-hot reduce of the contributions (sum, prod, mean, amax, amin), stored through the
-//! target's view by [`Engine::write`]; the write record keeps only the cells an index hit.
+//! then one primitive, [`Engine::gather_node`] (an indexed load), and every write the other,
+//! [`Engine::scatter_node`] (see `gather.rs`): the new value of the target is
+//! `where(hit, picked, old)` (the last write wins) or `old` combined with the contributions
+//! folded per target (sum, prod, mean, amax, amin), stored through the target's view by
+//! [`Engine::write`]; the write record keeps only the cells an index hit.
 //!
 //! Reads copy (a new storage: no strides express data-dependent positions); writes are
 //! `index_put_` into the original storage, through views too.
 
-use super::reduce::KeepDim;
+pub use super::gather::{Combine, DUPLICATE_INDEX_NOTE};
 use crate::autograd::Route;
 use crate::cells::CellList;
 use crate::dtype::DType;
 use crate::error::{bail, Error, Result};
-use crate::limits::{check_lazy_numel, check_numel};
+use crate::limits::check_numel;
 use crate::strided::{row_major_strides, wrap_dim};
 use crate::tensor::{Engine, Operand, StorageRef, Tensor, Write};
 use crate::torch::layout::{IndexItem, Layout};
 use crate::torch::overlap::{self, MemOverlap, MemOverlapStatus};
 use crate::uop::buffer::{Data, Scalar};
-use crate::uop::{BinaryOp, Op, ReduceOp, UOpId};
+use crate::uop::{Op, UOpId};
 
 /// Why an advanced-indexing result is a copy, as the step and the view chain say it.
 pub const ADVANCED_INDEX_COPY: &str =
     "advanced indexing (an index tensor, list or bool) copies: no strides express data-dependent positions";
-
-/// The note a write with repeated positions and no accumulation leaves on its step.
-pub const DUPLICATE_INDEX_NOTE: &str = "the index repeats a position: PyTorch documents the result of index_put_ (accumulate=False) and scatter_ with duplicate indices as undefined; its CPU kernels, as here, keep the last value written";
 
 /// One item of a subscript: a basic item, a Python bool, or an index tensor (ints or a mask).
 #[derive(Clone, Debug)]
@@ -39,32 +35,6 @@ pub enum Index {
     Item(IndexItem),
     Bool(bool),
     Tensor(Tensor),
-}
-
-/// How a scatter combines the values that land on one position with what was there.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Combine {
-    /// The last value written wins (PyTorch's CPU order; PyTorch documents duplicates as undefined).
-    Replace,
-    Sum,
-    Prod,
-    Mean,
-    Amax,
-    Amin,
-}
-
-impl Combine {
-    /// `scatter_reduce`'s `reduce=` names.
-    pub fn from_name(name: &str) -> Option<Combine> {
-        Some(match name {
-            "sum" | "add" => Combine::Sum,
-            "prod" | "multiply" => Combine::Prod,
-            "mean" => Combine::Mean,
-            "amax" | "max" => Combine::Amax,
-            "amin" | "min" => Combine::Amin,
-            _ => return None,
-        })
-    }
 }
 
 /// An advanced index resolved on the host: the basic part applied as a view (`sliced`), and
@@ -88,15 +58,6 @@ struct Arrangement {
     out_shape: Vec<usize>,
     /// Position along the flattened axis of each broadcast index element.
     positions: Vec<usize>,
-}
-
-/// The lazy-size limit of a one-hot gather or scatter, saying what made it so large.
-fn one_hot_limit(wide: &[usize]) -> Result<()> {
-    check_lazy_numel(wide).map_err(|e| {
-        Error::Limit(format!(
-            "{e}: an index op compares every source position with every indexed one (shape {wide:?}); index fewer elements at once"
-        ))
-    })
 }
 
 pub(super) fn ints_of(d: &Data) -> Vec<i64> {
@@ -149,159 +110,6 @@ pub(super) fn flat(c: &[usize], shape: &[usize]) -> usize {
 }
 
 impl Engine {
-    // ------------------------------------------------------------------ the two primitives
-
-    /// `node` (of `shape`) read at `index[j]` along `axis`: out[.., j, ..] = in[.., index[j], ..],
-    /// as a one-hot sum over the input axis (axis `axis` runs over the input, `axis + 1` over
-    /// the output). Returns a node of `shape` with `axis` sized `index.len()`, in `dtype`.
-    pub(crate) fn gather_node(
-        &mut self,
-        node: UOpId,
-        dtype: DType,
-        shape: &[usize],
-        axis: usize,
-        index: &[usize],
-    ) -> Result<UOpId> {
-        let m = index.len();
-        let mut ones = shape.to_vec();
-        ones.insert(axis + 1, 1);
-        let mut wide = ones.clone();
-        wide[axis + 1] = m;
-        one_hot_limit(&wide)?;
-        let x = self.movement(node, Op::Reshape(ones));
-        let x = self.movement(x, Op::Expand(wide.clone()));
-        let picks = self.line(index, &wide, axis + 1)?;
-        let k = self.axis_index(&wide, axis)?;
-        let hit = self.graph.push(Op::Binary(BinaryOp::CmpEq), DType::Bool, wide.clone(), vec![k, picks]);
-        let zero = self.graph.push(Op::Const(Scalar::Int(0)), dtype, wide.clone(), vec![]);
-        let picked = self.graph.push(Op::Where, dtype, wide.clone(), vec![hit, x, zero]);
-        let sum = self.reduce_node(ReduceOp::Sum, picked, dtype, &wide, &[axis], KeepDim::Drop)?;
-        let sum_dtype = self.graph.node(sum).dtype;
-        Ok(self.cast_node(sum, sum_dtype, dtype))
-    }
-
-    /// An int32 node of `shape` holding `values[i]` at position `i` along `axis`.
-    fn line(&mut self, values: &[usize], shape: &[usize], axis: usize) -> Result<UOpId> {
-        let n = values.len();
-        let t = self.from_data(Data::I32(values.iter().map(|&i| i as i32).collect()), &[n])?;
-        let mut line = vec![1; shape.len()];
-        line[axis] = n;
-        let node = self.movement(t.node(), Op::Reshape(line.clone()));
-        self.broadcast_node(node, DType::Int32, &line, shape)
-    }
-
-    /// A bool node of `shape` that holds along `axis` whether each position is in `hit`.
-    fn hit_line(&mut self, hit: &[bool], shape: &[usize], axis: usize) -> Result<UOpId> {
-        let n = hit.len();
-        let t = self.from_data(Data::Bool(hit.to_vec()), &[n])?;
-        let mut line = vec![1; shape.len()];
-        line[axis] = n;
-        let node = self.movement(t.node(), Op::Reshape(line.clone()));
-        self.broadcast_node(node, DType::Bool, &line, shape)
-    }
-
-    /// `old` (of `shape`, in `dtype`) with `values` (of `shape` but `pos.len()` along `axis`)
-    /// combined into position `pos[m]` along `axis`. Returns the new node and which positions
-    /// along `axis` an index hit.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn scatter_node(
-        &mut self,
-        old: UOpId,
-        dtype: DType,
-        shape: &[usize],
-        axis: usize,
-        values: UOpId,
-        pos: &[usize],
-        combine: Combine,
-        include_self: bool,
-    ) -> Result<(UOpId, Vec<bool>)> {
-        let f = shape[axis];
-        let mut hit = vec![false; f];
-        let mut count = vec![0usize; f];
-        let mut winner = vec![0usize; f];
-        for (m, &p) in pos.iter().enumerate() {
-            hit[p] = true;
-            count[p] += 1;
-            winner[p] = m;
-        }
-        if pos.is_empty() || shape.contains(&0) {
-            return Ok((old, hit));
-        }
-        if combine == Combine::Replace && count.iter().any(|&c| c > 1) {
-            self.note(DUPLICATE_INDEX_NOTE);
-        }
-        let vdtype = self.graph.node(values).dtype;
-        let values = self.cast_node(values, vdtype, dtype);
-        let mut vshape = shape.to_vec();
-        vshape[axis] = pos.len();
-        let hit_node = self.hit_line(&hit, shape, axis)?;
-        let node = match combine {
-            Combine::Replace => {
-                let picked = self.gather_node(values, dtype, &vshape, axis, &winner)?;
-                self.graph.push(Op::Where, dtype, shape.to_vec(), vec![hit_node, picked, old])
-            }
-            _ => {
-                // Axis `axis` runs over the contributions (m), `axis + 1` over the target (f).
-                let mut ones = vshape.clone();
-                ones.insert(axis + 1, 1);
-                let mut wide = ones.clone();
-                wide[axis + 1] = f;
-                one_hot_limit(&wide)?;
-                let x = self.movement(values, Op::Reshape(ones));
-                let x = self.movement(x, Op::Expand(wide.clone()));
-                let p = self.line(pos, &wide, axis)?;
-                let j = self.axis_index(&wide, axis + 1)?;
-                let onehot = self.graph.push(Op::Binary(BinaryOp::CmpEq), DType::Bool, wide.clone(), vec![p, j]);
-                let (op, fill) = match combine {
-                    Combine::Prod => (ReduceOp::Prod, None),
-                    Combine::Amax => (ReduceOp::Max, Some(self.gather_node(values, dtype, &vshape, axis, &winner)?)),
-                    Combine::Amin => (ReduceOp::Min, Some(self.gather_node(values, dtype, &vshape, axis, &winner)?)),
-                    _ => (ReduceOp::Sum, None),
-                };
-                // Where no contribution lands, the reduce reads its identity (or, for max and
-                // min, one of the position's own contributions), so the order does not matter.
-                let other = match fill {
-                    Some(g) => {
-                        let mut gones = shape.to_vec();
-                        gones.insert(axis, 1);
-                        let g = self.movement(g, Op::Reshape(gones));
-                        self.movement(g, Op::Expand(wide.clone()))
-                    }
-                    None => {
-                        let identity = if op == ReduceOp::Prod { 1 } else { 0 };
-                        self.graph.push(Op::Const(Scalar::Int(identity)), dtype, wide.clone(), vec![])
-                    }
-                };
-                let picked = self.graph.push(Op::Where, dtype, wide.clone(), vec![onehot, x, other]);
-                let red = self.reduce_node(op, picked, dtype, &wide, &[axis], KeepDim::Drop)?;
-                let red_dtype = self.graph.node(red).dtype;
-                let red = self.cast_node(red, red_dtype, dtype);
-                let combined = if include_self {
-                    let bin = match combine {
-                        Combine::Prod => BinaryOp::Mul,
-                        Combine::Amax => BinaryOp::Max,
-                        Combine::Amin => BinaryOp::Min,
-                        _ => BinaryOp::Add,
-                    };
-                    self.graph.push(Op::Binary(bin), dtype, shape.to_vec(), vec![old, red])
-                } else {
-                    red
-                };
-                let combined = if combine == Combine::Mean {
-                    let n: Vec<usize> = count.iter().map(|&c| (c + usize::from(include_self)).max(1)).collect();
-                    let counts = self.line(&n, shape, axis)?;
-                    let counts = self.cast_node(counts, DType::Int32, dtype);
-                    let div = if dtype.is_float() { BinaryOp::Div } else { BinaryOp::FloorDiv };
-                    self.graph.push(Op::Binary(div), dtype, shape.to_vec(), vec![combined, counts])
-                } else {
-                    combined
-                };
-                self.graph.push(Op::Where, dtype, shape.to_vec(), vec![hit_node, combined, old])
-            }
-        };
-        Ok((node, hit))
-    }
-
     /// Writes `node` (of `target`'s shape) into `target`'s storage; the record keeps the cells
     /// whose row-major position `hit` marks (`hit_of` maps a row-major position to its flag).
     fn write_hits(&mut self, target: &Tensor, node: UOpId, hit_of: impl Fn(usize) -> bool) -> Result<Write> {
@@ -1493,12 +1301,29 @@ mod tests {
     }
 
     #[test]
-    fn a_one_hot_too_large_is_a_limit_error() {
+    fn a_gather_costs_its_output_not_inputs_times_outputs() {
+        // 70,000 positions of 70,000 elements: 4.9e9 compares as a one-hot, 70,000 reads here.
         let mut e = Engine::new();
         let x = arange(&mut e, &[70_000]);
-        let pos: Vec<i64> = (0..70_000).collect();
+        let pos: Vec<i64> = (0..70_000).rev().collect();
         let items = [longs(&mut e, &pos)];
-        let err = e.advanced_index(&x, &items).err().map(|e| e.kind());
-        assert_eq!(err, Some("limit"));
+        let y = e.advanced_index(&x, &items).unwrap_or_else(|err| panic!("{err}"));
+        let got = e.values(&y).unwrap_or_else(|err| panic!("{err}")).to_f64_vec();
+        assert_eq!(got.len(), 70_000);
+        assert_eq!((got[0], got[69_999]), (69_999.0, 0.0));
+    }
+
+    #[test]
+    fn sums_into_repeated_positions_fold_in_rounds() {
+        // 40 contributions to one position and one each to two others: three chunk rounds.
+        let mut e = Engine::new();
+        let x = e.from_data(Data::F32(vec![0.5; 4]), &[4]).unwrap_or_else(|err| panic!("{err}"));
+        let mut pos = vec![2i64; 40];
+        pos.extend([0, 3]);
+        let items = [longs(&mut e, &pos)];
+        let v = Operand::Scalar(Scalar::Float(1.0));
+        e.index_put(&x, &items, &v, true).unwrap_or_else(|err| panic!("{err}"));
+        let got = e.values(&x).unwrap_or_else(|err| panic!("{err}")).to_f64_vec();
+        assert_eq!(got, vec![1.5, 0.5, 40.5, 1.5]);
     }
 }

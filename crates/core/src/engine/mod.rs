@@ -23,6 +23,7 @@ pub mod copies;
 pub mod data_shaped;
 pub mod einsum;
 pub mod elementwise;
+pub mod gather;
 pub mod grad;
 pub mod indexing;
 pub mod linalg;

@@ -250,6 +250,15 @@ fn boundary(
             return Ok(Some((base, format!("reduce boundary: the reduced value (shape {:?}) is broadcast back to shape {:?}, so it is reduced once into its own buffer instead of once per element", bnode.shape, n.shape))));
         }
     }
+    // A gather reads its source at data-dependent positions: the source must be in a buffer.
+    for &id in &nodes {
+        if let Op::Gather(axis) = graph.node(id).op {
+            let src = graph.node(id).src[0];
+            if (inner(id) || id == root) && ir::gather_source(graph, src, axis, sources)?.is_none() {
+                return Ok(Some((src, format!("gather boundary: the gathered value (shape {:?}) is read at positions an index holds, so it is computed into its own buffer first", graph.node(src).shape))));
+            }
+        }
+    }
     let reduces: Vec<UOpId> = nodes
         .iter()
         .copied()
@@ -369,7 +378,11 @@ fn schedule_root(
 /// when the view writes some element twice).
 fn hazard(k: &Kernel, st: &ShapeTracker) -> bool {
     let (index, _) = st.index();
-    k.insts.iter().any(|i| matches!(i, ir::Inst::Load { slot: 0, index: li, .. } if *li != index || k.serial))
+    k.insts.iter().any(|i| match i {
+        ir::Inst::Load { slot: 0, index: li, .. } => *li != index || k.serial,
+        ir::Inst::Gather { slot: 0, .. } => true,
+        _ => false,
+    })
 }
 
 /// TensorIterator's order over a store's view, innermost dim first.
@@ -501,6 +514,15 @@ pub fn split_reduce(k: Kernel, temps: &mut Vec<(DType, usize)>, max_buffers: usi
                 Inst::Load { slot: *slot, index: ir::subst(index, &map), valid: ir::subst(valid, &map), dtype: *dtype }
             }
             Inst::Index { expr, dtype } => Inst::Index { expr: ir::subst(expr, &map), dtype: *dtype },
+            Inst::Gather { slot, base, stride, at, extent, valid, dtype } => Inst::Gather {
+                slot: *slot,
+                base: ir::subst(base, &map),
+                stride: *stride,
+                at: *at,
+                extent: *extent,
+                valid: ir::subst(valid, &map),
+                dtype: *dtype,
+            },
             other => other.clone(),
         });
     }
@@ -551,7 +573,7 @@ pub fn split_reduce(k: Kernel, temps: &mut Vec<(DType, usize)>, max_buffers: usi
     for i in &k.insts[e + 1..] {
         let mut i = i.clone();
         match &mut i {
-            Inst::Unary { a, .. } | Inst::Cast { a, .. } => *a = shift(*a),
+            Inst::Unary { a, .. } | Inst::Cast { a, .. } | Inst::Gather { at: a, .. } => *a = shift(*a),
             Inst::Binary { a, b, .. } => (*a, *b) = (shift(*a), shift(*b)),
             Inst::Where { c, x, y, .. } => (*c, *x, *y) = (shift(*c), shift(*x), shift(*y)),
             Inst::Store { value, .. } => *value = shift(*value),

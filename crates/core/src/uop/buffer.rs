@@ -401,6 +401,31 @@ impl Data {
         })
     }
 
+    /// The indexed load of [`Op::Gather`](super::Op::Gather): `self` is row-major `[outer, f,
+    /// inner]`, `pos` (any integer dtype) row-major `[outer, m, inner]`; the result (of `pos`'s
+    /// shape) reads `self[o, pos[o, j, i], i]`. `None` when a position is outside `0..f`.
+    pub fn gather_axis(&self, pos: &Data, outer: usize, f: usize, inner: usize) -> Option<Data> {
+        let m = pos.len() / (outer * inner).max(1);
+        let at = |i: usize| -> Option<usize> {
+            let p = match pos {
+                Data::I32(v) => i64::from(v[i]),
+                Data::I64(v) => v[i],
+                other => other.get_f64(i) as i64,
+            };
+            usize::try_from(p).ok().filter(|&p| p < f)
+        };
+        let mut flat = Vec::with_capacity(pos.len());
+        for o in 0..outer {
+            for j in 0..m {
+                for i in 0..inner {
+                    let p = at((o * m + j) * inner + i)?;
+                    flat.push(((o * f + p) * inner + i) as i64);
+                }
+            }
+        }
+        Some(with_data!(self, |v: T| T::wrap(flat.iter().map(|&i| v[i as usize]).collect())))
+    }
+
     /// Reads a strided window (sizes, strides, offset) in row-major order, walking the
     /// innermost dim as a tight loop: the hot path of every PyTorch-layout read.
     pub fn gather_strided(&self, sizes: &[usize], strides: &[i64], offset: i64) -> Data {

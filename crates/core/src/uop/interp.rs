@@ -329,6 +329,19 @@ impl<'a> Interp<'a> {
                 let views: Vec<(&Data, View)> = leaves.iter().map(|(d, v)| (&**d, v.clone())).collect();
                 owned(fused::reduce(*r, node.dtype, &tree, &views, &self.graph.node(src).shape, axes))
             }
+            Op::Gather(axis) => {
+                let sshape = &self.graph.node(node.src[0]).shape;
+                let (outer, f) = (sshape[..*axis].iter().product(), sshape[*axis]);
+                let inner = sshape[axis + 1..].iter().product();
+                let x = self.child(node.src[0])?;
+                let pos = self.child(node.src[1])?;
+                match x.gather_axis(&pos, outer, f, inner) {
+                    Some(d) => owned(d),
+                    None => {
+                        bail!(Shape, "internal: a gather position outside 0..{f} (positions are checked on the host)")
+                    }
+                }
+            }
             Op::Contiguous => self.child(node.src[0])?,
             Op::Bitcast(d) => owned(Data::from_le_bytes(*d, &self.child(node.src[0])?.to_le_bytes())),
             Op::Store(_) => unreachable!("stores are executed by the runner, not evaluated"),

@@ -64,8 +64,8 @@ impl ReduceOp {
 
 /// The closed set of operations. Groups: sources (`Buffer`, `Const`), movement (six tinygrad
 /// ops plus `View`, a whole ShapeTracker as tinygrad 0.10.3's VIEW), elementwise (`Unary`,
-/// `Binary`, `Where`, `Cast`), `Reduce`, `Contiguous` (materialise into a fresh buffer) and
-/// `Store` (write a value through a view into a buffer).
+/// `Binary`, `Where`, `Cast`), `Reduce`, `Gather` (an indexed load), `Contiguous` (materialise
+/// into a fresh buffer) and `Store` (write a value through a view into a buffer).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "op", content = "arg")]
 pub enum Op {
@@ -87,6 +87,11 @@ pub enum Op {
     Cast(DType),
     /// Reduces the listed axes to size 1 (the node's shape keeps them as 1s).
     Reduce(ReduceOp, Vec<usize>),
+    /// An indexed load: `src[0]` read at the positions `src[1]` holds along the axis, every
+    /// other coordinate kept: `out[c] = src0[c with c[axis] = src1[c]]`. `src[1]` is int32 of
+    /// the node's shape, `src[0]` the same shape but for the axis; positions were checked on
+    /// the host, so the cost is one read per output element.
+    Gather(usize),
     Contiguous,
     /// A whole storage's bytes read as another dtype (a dtype view: `x.view(torch.int32)`); the
     /// source is a flat buffer, the node a flat buffer of the new dtype.
@@ -123,6 +128,7 @@ impl Op {
             Op::Where => "WHERE",
             Op::Cast(_) => "CAST",
             Op::Reduce(..) => "REDUCE",
+            Op::Gather(_) => "GATHER",
             Op::Contiguous => "CONTIGUOUS",
             Op::Bitcast(_) => "BITCAST",
             Op::Store(_) => "STORE",
@@ -232,6 +238,7 @@ impl Graph {
                 Op::Binary(b) => format!("{b:?}"),
                 Op::Cast(d) => d.to_string(),
                 Op::Reduce(r, ax) => format!("{r:?} axes={ax:?}"),
+                Op::Gather(axis) => format!("axis={axis}"),
                 Op::Where | Op::Contiguous => String::new(),
                 Op::Bitcast(d) => d.to_string(),
             };
