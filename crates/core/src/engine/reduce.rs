@@ -103,11 +103,18 @@ impl Engine {
     }
 
     /// [`Engine::mul_sum`] whose result, a fresh tensor, has the shape `like` (same numel):
-    /// matmul's result with its vector dims dropped is not a view of anything.
+    /// matmul's result with its vector dims dropped is not a view of anything. The product is
+    /// summed as it is computed, so it may pass the lazy limit as long as the sum does not.
     pub fn mul_sum_as(&mut self, a: &Tensor, b: &Tensor, axis: usize, like: Option<&[usize]>) -> Result<Tensor> {
         let (a, b) = (Operand::Tensor(self.resolve(a)), Operand::Tensor(self.resolve(b)));
         let dtype = self.compute_dtype(BinaryOp::Mul, &a, &b)?;
-        let (prod, dtype, shape) = self.binary_node(BinaryOp::Mul, &a, &b, dtype)?;
+        let shape = Engine::broadcast_shapes(&[Engine::shape_of(&a), Engine::shape_of(&b)])?;
+        let mut out = shape.clone();
+        if let Some(n) = out.get_mut(axis) {
+            *n = 1;
+        }
+        crate::limits::check_lazy_numel(&out)?;
+        let (prod, dtype, shape) = self.binary_node_within(BinaryOp::Mul, &a, &b, dtype, shape)?;
         let mut node = self.reduce_node(ReduceOp::Sum, prod, dtype, &shape, &[axis], KeepDim::Drop)?;
         if let Some(like) = like.filter(|l| *l != self.graph.node(node).shape.as_slice()) {
             node = self.graph.push(Op::Reshape(like.to_vec()), dtype, like.to_vec(), vec![node]);

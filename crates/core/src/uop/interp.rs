@@ -11,6 +11,7 @@ use super::alu;
 use super::arith::Arith;
 use super::buffer::{gather_view, with_data, Data, Elem};
 use super::fused::{self, Tree};
+use super::gemm;
 use super::{BinaryOp, Graph, Op, ReduceOp, StorageId, UOpId};
 use crate::error::{bail, Result};
 use crate::limits::{checked_numel, StorageBudget, MAX_ELEMENTS};
@@ -322,6 +323,7 @@ impl<'a> Interp<'a> {
                 owned(alu::select(&c, &x, &y))
             }
             Op::Cast(d) => owned(self.child(node.src[0])?.cast(*d)),
+            Op::Reduce(..) if gemm::find(self.graph, id)?.is_some() => self.matmul(id)?,
             Op::Reduce(r, axes) => {
                 let src = node.src[0];
                 let mut leaves = Vec::new();
@@ -347,6 +349,18 @@ impl<'a> Interp<'a> {
             Op::Store(_) => unreachable!("stores are executed by the runner, not evaluated"),
         };
         Ok(out)
+    }
+
+    /// A float32 matrix product as SGEMMs (see [`gemm`]); reads the operands [`Interp::deps`]
+    /// lists for the reduce.
+    fn matmul(&mut self, id: UOpId) -> Result<Val<'a>> {
+        let Some(g) = gemm::find(self.graph, id)? else { bail!(Shape, "internal: not a matrix product") };
+        let a = self.child(g.a.base)?;
+        let b = self.child(g.b.base)?;
+        let (Data::F32(a), Data::F32(b)) = (&*a, &*b) else {
+            bail!(DType, "internal: a matrix product's operands are not float32")
+        };
+        Ok(Val::Owned(Rc::new(Data::F32(g.run(a, b)))))
     }
 
     /// The elementwise tree under a reduce, down to its leaves: each leaf is a computed (or

@@ -10,6 +10,7 @@ pub mod alu;
 mod arith;
 pub mod buffer;
 mod fused;
+mod gemm;
 pub mod half;
 pub mod interp;
 pub mod sequential;

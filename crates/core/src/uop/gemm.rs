@@ -1,0 +1,144 @@
+//! The interpreter's fast path for float32 matrix products: a `Sum` reduce over one axis of
+//! `a * b`, where `a` and `b` read buffers through plain strided views, one of them constant
+//! along the output's rows and the other along its columns, is a batch of SGEMMs (the packed,
+//! SIMD kernels of [`crate::sgemm`]) instead of the general loop nest of [`super::fused`]. The
+//! products accumulate in float32, as PyTorch's CPU matmul does.
+
+use super::interp::fold_movement;
+use super::{BinaryOp, Graph, Op, ReduceOp, UOpId};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::strided::{row_major_strides, StridedIndex};
+
+/// One operand of the product: the buffer node it reads, its offset and its strides over the
+/// product's shape.
+pub(crate) struct Operand {
+    pub base: UOpId,
+    offset: i64,
+    strides: Vec<i64>,
+}
+
+/// A float32 matrix product found under a reduce: `c[.., i, .., j, ..] = sum_r a * b`.
+pub(crate) struct Gemm {
+    pub a: Operand,
+    pub b: Operand,
+    /// The product's shape and its reduce axis.
+    shape: Vec<usize>,
+    axis: usize,
+    /// The dim only `a` varies along (the rows) and the one only `b` does (the columns).
+    rows: Option<usize>,
+    cols: Option<usize>,
+}
+
+/// `id` as a matrix product, when it is one (see the module docs).
+pub(crate) fn find(graph: &Graph, id: UOpId) -> Result<Option<Gemm>> {
+    let node = graph.node(id);
+    let (Op::Reduce(ReduceOp::Sum, axes), [src]) = (&node.op, node.src.as_slice()) else { return Ok(None) };
+    let prod = graph.node(*src);
+    let ([axis], Op::Binary(BinaryOp::Mul)) = (axes.as_slice(), &prod.op) else { return Ok(None) };
+    if node.dtype != DType::Float32 || prod.dtype != DType::Float32 {
+        return Ok(None);
+    }
+    let operand = |s: UOpId| -> Result<Option<Operand>> {
+        let (base, st) = fold_movement(graph, s)?;
+        let bnode = graph.node(base);
+        if bnode.dtype != DType::Float32 || matches!(bnode.op, Op::Const(_)) {
+            return Ok(None);
+        }
+        let [v] = st.views() else { return Ok(None) };
+        if v.mask().is_some() || v.strides().iter().any(|&s| s < 0) || v.offset() < 0 {
+            return Ok(None);
+        }
+        // Every element the view reaches lies in the buffer (SGEMM checks it again).
+        let reach: i64 = v.shape().iter().zip(v.strides()).map(|(&n, &s)| (n as i64 - 1).max(0) * s).sum();
+        if v.shape().contains(&0) || v.offset() + reach >= bnode.shape.iter().product::<usize>() as i64 {
+            return Ok(None);
+        }
+        Ok(Some(Operand { base, offset: v.offset(), strides: v.strides().to_vec() }))
+    };
+    let (Some(a), Some(b)) = (operand(prod.src[0])?, operand(prod.src[1])?) else { return Ok(None) };
+    let shape = prod.shape.clone();
+    let (mut rows, mut cols) = (None, None);
+    for d in (0..shape.len()).filter(|&d| d != *axis && shape[d] > 1) {
+        match (a.strides[d] != 0, b.strides[d] != 0) {
+            (true, false) if rows.is_none() => rows = Some(d),
+            (false, true) if cols.is_none() => cols = Some(d),
+            (true, false) | (false, true) => return Ok(None),
+            _ => {}
+        }
+    }
+    let g = Gemm { a, b, shape, axis: *axis, rows, cols };
+    Ok((g.direct() || g.transposed()).then_some(g))
+}
+
+impl Gemm {
+    /// The result's strides: row-major over the product's shape with the reduce axis as 1.
+    fn out_strides(&self) -> Vec<i64> {
+        let mut out_shape = self.shape.clone();
+        out_shape[self.axis] = 1;
+        row_major_strides(&out_shape)
+    }
+
+    /// Whether the result's columns are contiguous: one SGEMM per batch writes it.
+    fn direct(&self) -> bool {
+        let os = self.out_strides();
+        self.cols.is_none_or(|c| os[c] == 1)
+    }
+
+    /// Whether the result's rows are contiguous instead: SGEMMs of `b^T a^T` write it.
+    fn transposed(&self) -> bool {
+        let os = self.out_strides();
+        self.rows.is_some_and(|d| os[d] == 1)
+    }
+
+    /// The result, row-major over the product's shape with the reduce axis kept as 1.
+    pub(crate) fn run(&self, a: &[f32], b: &[f32]) -> Vec<f32> {
+        let os = self.out_strides();
+        let numel = self.shape.iter().enumerate().map(|(d, &n)| if d == self.axis { 1 } else { n }).product();
+        let size = |d: Option<usize>| d.map_or(1, |d| self.shape[d]);
+        let (m, n, k) = (size(self.rows), size(self.cols), self.shape[self.axis]);
+        let stride = |s: &[i64], d: Option<usize>| d.map_or(0, |d| s[d]) as isize;
+        let r = self.axis;
+        // c[m x n] with unit column stride, or its transpose computed as b^T a^T.
+        let direct = self.direct();
+        let batch: Vec<usize> =
+            (0..self.shape.len()).filter(|&d| d != r && Some(d) != self.rows && Some(d) != self.cols).collect();
+        let bshape: Vec<usize> = batch.iter().map(|&d| self.shape[d]).collect();
+        let pick = |s: &[i64]| batch.iter().map(|&d| s[d]).collect::<Vec<_>>();
+        let (sa, sb) = (&self.a.strides, &self.b.strides);
+        let (ba, bb, bc) = (pick(sa), pick(sb), pick(&os));
+        let mut c = vec![0f32; numel];
+        let walk = |s, off| StridedIndex::new(&bshape, s, off);
+        for ((oa, ob), oc) in walk(&ba, self.a.offset).zip(walk(&bb, self.b.offset)).zip(walk(&bc, 0)) {
+            let (oa, ob, oc) = (oa as usize, ob as usize, oc as usize);
+            if direct {
+                let ldc = self.rows.map_or(n, |d| os[d] as usize);
+                crate::sgemm::sgemm(
+                    (m, k, n),
+                    1.0,
+                    &a[oa..],
+                    (stride(sa, self.rows), sa[r] as isize),
+                    &b[ob..],
+                    (sb[r] as isize, stride(sb, self.cols)),
+                    1.0,
+                    &mut c[oc..],
+                    ldc,
+                );
+            } else {
+                let ldc = self.cols.map_or(m, |d| os[d] as usize);
+                crate::sgemm::sgemm(
+                    (n, k, m),
+                    1.0,
+                    &b[ob..],
+                    (stride(sb, self.cols), sb[r] as isize),
+                    &a[oa..],
+                    (sa[r] as isize, stride(sa, self.rows)),
+                    1.0,
+                    &mut c[oc..],
+                    ldc,
+                );
+            }
+        }
+        c
+    }
+}
