@@ -142,3 +142,60 @@ impl Gemm {
         c
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::find;
+    use crate::dtype::DType;
+    use crate::error::Result;
+    use crate::uop::buffer::Data;
+    use crate::uop::{BinaryOp, Graph, Op, ReduceOp};
+
+    /// `sum_k a * b` over a product of shape `dims` whose axis 1 is `k`; `a` varies along the
+    /// dims `a_dims` and `b` along `b_dims` (both along `k`), row-major in those dims.
+    fn product(a_dims: [usize; 2], b_dims: [usize; 2], dims: [usize; 3]) -> Result<(Vec<f64>, Vec<f64>, bool)> {
+        let mut g = Graph::new();
+        let (na, nb) = (a_dims.iter().map(|&d| dims[d]).product(), b_dims.iter().map(|&d| dims[d]).product());
+        let av: Vec<f32> = (0..na).map(|i| (i as f32 * 0.37).sin()).collect();
+        let bv: Vec<f32> = (0..nb).map(|i| (i as f32 * 0.11).cos()).collect();
+        let operand = |g: &mut Graph, buf: usize, n: usize, own: [usize; 2]| {
+            let leaf = g.push(Op::Buffer(buf), DType::Float32, vec![n], vec![]);
+            let mut shape = [1usize; 3];
+            for d in own {
+                shape[d] = dims[d];
+            }
+            let r = g.push(Op::Reshape(shape.to_vec()), DType::Float32, shape.to_vec(), vec![leaf]);
+            g.push(Op::Expand(dims.to_vec()), DType::Float32, dims.to_vec(), vec![r])
+        };
+        let a = operand(&mut g, 0, na, a_dims);
+        let b = operand(&mut g, 1, nb, b_dims);
+        let p = g.push(Op::Binary(BinaryOp::Mul), DType::Float32, dims.to_vec(), vec![a, b]);
+        let out = vec![dims[0], 1, dims[2]];
+        let root = g.push(Op::Reduce(ReduceOp::Sum, vec![1]), DType::Float32, out, vec![p]);
+        let found = find(&g, root)?.is_some();
+        let got = crate::uop::interp::realize(&g, &vec![Data::F32(av.clone()), Data::F32(bv.clone())], root)?;
+        // The definition, in f64: a and b indexed row-major in their own dims.
+        let at = |v: &[f32], own: [usize; 2], c: [usize; 3]| f64::from(v[c[own[0]] * dims[own[1]] + c[own[1]]]);
+        let mut want = Vec::new();
+        for i in 0..dims[0] {
+            for j in 0..dims[2] {
+                want.push((0..dims[1]).map(|k| at(&av, a_dims, [i, k, j]) * at(&bv, b_dims, [i, k, j])).sum());
+            }
+        }
+        Ok((got.to_f64_vec(), want, found))
+    }
+
+    #[test]
+    fn products_in_either_output_layout_match_the_definition() -> Result<()> {
+        // a over (m, k), b over (k, n): columns contiguous. a over (k, m) last, b over (n, k)
+        // first: rows contiguous, computed as b^T a^T.
+        for (a_dims, b_dims) in [([0, 1], [1, 2]), ([1, 2], [0, 1])] {
+            let (got, want, found) = product(a_dims, b_dims, [5, 7, 3])?;
+            assert!(found, "{a_dims:?} x {b_dims:?} is a matrix product");
+            for (x, y) in got.iter().zip(&want) {
+                assert!((x - y).abs() <= 1e-5, "{a_dims:?} x {b_dims:?}: {got:?} != {want:?}");
+            }
+        }
+        Ok(())
+    }
+}
