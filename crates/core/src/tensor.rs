@@ -866,19 +866,6 @@ impl Engine {
     ) -> Result<(UOpId, DType, Vec<usize>)> {
         let shape = Self::broadcast_shapes(&[Self::shape_of(a), Self::shape_of(b)])?;
         check_lazy_numel(&shape)?;
-        self.binary_node_within(op, a, b, dtype, shape)
-    }
-
-    /// [`Engine::binary_node`] of a `shape` the caller has checked: a product summed at once
-    /// (a matmul's) is never computed whole, so only its result need fit the lazy limit.
-    pub(crate) fn binary_node_within(
-        &mut self,
-        op: BinaryOp,
-        a: &Operand,
-        b: &Operand,
-        dtype: DType,
-        shape: Vec<usize>,
-    ) -> Result<(UOpId, DType, Vec<usize>)> {
         let x = self.operand_node(a, dtype, &shape)?;
         let y = self.operand_node(b, dtype, &shape)?;
         let out = if op.is_comparison() { DType::Bool } else { dtype };

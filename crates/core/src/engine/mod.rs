@@ -17,6 +17,7 @@
 
 pub mod aliases;
 pub mod autograd;
+pub mod autograd_graph;
 pub mod bridge;
 pub mod concat;
 pub mod copies;

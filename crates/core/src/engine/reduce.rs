@@ -114,7 +114,9 @@ impl Engine {
             *n = 1;
         }
         crate::limits::check_lazy_numel(&out)?;
-        let (prod, dtype, shape) = self.binary_node_within(BinaryOp::Mul, &a, &b, dtype, shape)?;
+        let x = self.operand_node(&a, dtype, &shape)?;
+        let y = self.operand_node(&b, dtype, &shape)?;
+        let prod = self.graph.push(Op::Binary(BinaryOp::Mul), dtype, shape.clone(), vec![x, y]);
         let mut node = self.reduce_node(ReduceOp::Sum, prod, dtype, &shape, &[axis], KeepDim::Drop)?;
         if let Some(like) = like.filter(|l| *l != self.graph.node(node).shape.as_slice()) {
             node = self.graph.push(Op::Reshape(like.to_vec()), dtype, like.to_vec(), vec![node]);

@@ -4,7 +4,7 @@
 //! SIMD kernels of [`crate::sgemm`]) instead of the general loop nest of [`super::fused`]. The
 //! products accumulate in float32, as PyTorch's CPU matmul does.
 
-use super::interp::fold_movement;
+use super::movement::fold_movement;
 use super::{BinaryOp, Graph, Op, ReduceOp, UOpId};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -18,6 +18,15 @@ pub(crate) struct Operand {
     strides: Vec<i64>,
 }
 
+/// A run of the product's dims that one side of the product varies along, merged into one
+/// matrix dim: its length and its stride in that side's operand and in the result.
+#[derive(Clone, Copy)]
+struct Merged {
+    len: usize,
+    stride: i64,
+    out: i64,
+}
+
 /// A float32 matrix product found under a reduce: `c[.., i, .., j, ..] = sum_r a * b`.
 pub(crate) struct Gemm {
     pub a: Operand,
@@ -25,9 +34,22 @@ pub(crate) struct Gemm {
     /// The product's shape and its reduce axis.
     shape: Vec<usize>,
     axis: usize,
-    /// The dim only `a` varies along (the rows) and the one only `b` does (the columns).
-    rows: Option<usize>,
-    cols: Option<usize>,
+    /// The dims only `a` varies along (the rows) and those only `b` does (the columns).
+    rows: Option<Merged>,
+    cols: Option<Merged>,
+    /// The other dims of the result (both or neither side varies along them).
+    batch: Vec<usize>,
+}
+
+/// `dims` (ascending) as one matrix dim, when they nest in `side`'s strides and the result's
+/// as they do in a row-major array; `None` for no dims.
+fn merge(dims: &[usize], shape: &[usize], side: &[i64], out: &[i64]) -> Option<Option<Merged>> {
+    let Some(&last) = dims.last() else { return Some(None) };
+    let nested = dims
+        .windows(2)
+        .all(|w| side[w[0]] == side[w[1]] * shape[w[1]] as i64 && out[w[0]] == out[w[1]] * shape[w[1]] as i64);
+    let len = dims.iter().map(|&d| shape[d]).product();
+    nested.then_some(Some(Merged { len, stride: side[last], out: out[last] }))
 }
 
 /// `id` as a matrix product, when it is one (see the module docs).
@@ -58,81 +80,73 @@ pub(crate) fn find(graph: &Graph, id: UOpId) -> Result<Option<Gemm>> {
     };
     let (Some(a), Some(b)) = (operand(prod.src[0])?, operand(prod.src[1])?) else { return Ok(None) };
     let shape = prod.shape.clone();
-    let (mut rows, mut cols) = (None, None);
+    let mut out_shape = shape.clone();
+    out_shape[*axis] = 1;
+    let os = row_major_strides(&out_shape);
+    let (mut rows, mut cols, mut batch) = (Vec::new(), Vec::new(), Vec::new());
     for d in (0..shape.len()).filter(|&d| d != *axis && shape[d] > 1) {
         match (a.strides[d] != 0, b.strides[d] != 0) {
-            (true, false) if rows.is_none() => rows = Some(d),
-            (false, true) if cols.is_none() => cols = Some(d),
-            (true, false) | (false, true) => return Ok(None),
-            _ => {}
+            (true, false) => rows.push(d),
+            (false, true) => cols.push(d),
+            _ => batch.push(d),
         }
     }
-    let g = Gemm { a, b, shape, axis: *axis, rows, cols };
-    Ok((g.direct() || g.transposed()).then_some(g))
+    let (Some(rows), Some(cols)) = (merge(&rows, &shape, &a.strides, &os), merge(&cols, &shape, &b.strides, &os))
+    else {
+        return Ok(None);
+    };
+    let g = Gemm { a, b, shape, axis: *axis, rows, cols, batch };
+    // One SGEMM per batch element writes the result when its columns (or, for b^T a^T, its
+    // rows) are contiguous.
+    let direct = g.cols.is_none_or(|c| c.out == 1);
+    let transposed = g.rows.is_some_and(|r| r.out == 1);
+    Ok((direct || transposed).then_some(g))
 }
 
 impl Gemm {
-    /// The result's strides: row-major over the product's shape with the reduce axis as 1.
-    fn out_strides(&self) -> Vec<i64> {
-        let mut out_shape = self.shape.clone();
-        out_shape[self.axis] = 1;
-        row_major_strides(&out_shape)
-    }
-
-    /// Whether the result's columns are contiguous: one SGEMM per batch writes it.
-    fn direct(&self) -> bool {
-        let os = self.out_strides();
-        self.cols.is_none_or(|c| os[c] == 1)
-    }
-
-    /// Whether the result's rows are contiguous instead: SGEMMs of `b^T a^T` write it.
-    fn transposed(&self) -> bool {
-        let os = self.out_strides();
-        self.rows.is_some_and(|d| os[d] == 1)
-    }
-
     /// The result, row-major over the product's shape with the reduce axis kept as 1.
     pub(crate) fn run(&self, a: &[f32], b: &[f32]) -> Vec<f32> {
-        let os = self.out_strides();
-        let numel = self.shape.iter().enumerate().map(|(d, &n)| if d == self.axis { 1 } else { n }).product();
-        let size = |d: Option<usize>| d.map_or(1, |d| self.shape[d]);
-        let (m, n, k) = (size(self.rows), size(self.cols), self.shape[self.axis]);
-        let stride = |s: &[i64], d: Option<usize>| d.map_or(0, |d| s[d]) as isize;
-        let r = self.axis;
-        // c[m x n] with unit column stride, or its transpose computed as b^T a^T.
-        let direct = self.direct();
-        let batch: Vec<usize> =
-            (0..self.shape.len()).filter(|&d| d != r && Some(d) != self.rows && Some(d) != self.cols).collect();
-        let bshape: Vec<usize> = batch.iter().map(|&d| self.shape[d]).collect();
-        let pick = |s: &[i64]| batch.iter().map(|&d| s[d]).collect::<Vec<_>>();
-        let (sa, sb) = (&self.a.strides, &self.b.strides);
-        let (ba, bb, bc) = (pick(sa), pick(sb), pick(&os));
-        let mut c = vec![0f32; numel];
+        let mut out_shape = self.shape.clone();
+        out_shape[self.axis] = 1;
+        let os = row_major_strides(&out_shape);
+        let one = Merged { len: 1, stride: 0, out: 0 };
+        let (rows, cols) = (self.rows.unwrap_or(one), self.cols.unwrap_or(one));
+        let (m, n, k) = (rows.len, cols.len, self.shape[self.axis]);
+        let (ka, kb) = (self.a.strides[self.axis] as isize, self.b.strides[self.axis] as isize);
+        let direct = self.cols.is_none_or(|c| c.out == 1);
+        let bshape: Vec<usize> = self.batch.iter().map(|&d| self.shape[d]).collect();
+        let pick = |s: &[i64]| self.batch.iter().map(|&d| s[d]).collect::<Vec<_>>();
+        let (ba, bb, bc) = (pick(&self.a.strides), pick(&self.b.strides), pick(&os));
+        let mut c = vec![0f32; out_shape.iter().product()];
         let walk = |s, off| StridedIndex::new(&bshape, s, off);
         for ((oa, ob), oc) in walk(&ba, self.a.offset).zip(walk(&bb, self.b.offset)).zip(walk(&bc, 0)) {
             let (oa, ob, oc) = (oa as usize, ob as usize, oc as usize);
             if direct {
-                let ldc = self.rows.map_or(n, |d| os[d] as usize);
+                // c[m x n] = a[m x k] b[k x n], rows `rows.out` apart.
+                let ldc = if self.rows.is_some() { rows.out as usize } else { n };
+                let (a, b) = (&a[oa..], &b[ob..]);
                 crate::sgemm::sgemm(
                     (m, k, n),
                     1.0,
-                    &a[oa..],
-                    (stride(sa, self.rows), sa[r] as isize),
-                    &b[ob..],
-                    (sb[r] as isize, stride(sb, self.cols)),
+                    a,
+                    (rows.stride as isize, ka),
+                    b,
+                    (kb, cols.stride as isize),
                     1.0,
                     &mut c[oc..],
                     ldc,
                 );
             } else {
-                let ldc = self.cols.map_or(m, |d| os[d] as usize);
+                // c^T[n x m] = b^T a^T, its rows `cols.out` apart.
+                let ldc = if self.cols.is_some() { cols.out as usize } else { m };
+                let (a, b) = (&a[oa..], &b[ob..]);
                 crate::sgemm::sgemm(
                     (n, k, m),
                     1.0,
-                    &b[ob..],
-                    (stride(sb, self.cols), sb[r] as isize),
-                    &a[oa..],
-                    (sa[r] as isize, stride(sa, self.rows)),
+                    b,
+                    (cols.stride as isize, kb),
+                    a,
+                    (ka, rows.stride as isize),
                     1.0,
                     &mut c[oc..],
                     ldc,

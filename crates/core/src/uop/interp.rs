@@ -68,39 +68,7 @@ impl std::ops::Deref for Val<'_> {
     }
 }
 
-/// Folds the movement chain ending at `id` into (first non-movement node, tracker over its output).
-pub fn fold_movement(graph: &Graph, id: UOpId) -> Result<(UOpId, ShapeTracker)> {
-    fold_movement_until(graph, id, |_| false)
-}
-
-/// [`fold_movement`], also stopping at any node `stop` accepts (a kernel's realized inputs).
-pub fn fold_movement_until(graph: &Graph, id: UOpId, stop: impl Fn(UOpId) -> bool) -> Result<(UOpId, ShapeTracker)> {
-    let mut chain = Vec::new();
-    let mut cur = id;
-    while graph.node(cur).op.is_movement() && !stop(cur) {
-        chain.push(cur);
-        cur = graph.node(cur).src[0];
-    }
-    let mut st = ShapeTracker::from_shape(&graph.node(cur).shape);
-    for &m in chain.iter().rev() {
-        st = apply_movement(&st, &graph.node(m).op)?;
-    }
-    Ok((cur, st))
-}
-
-/// Applies one movement op to a tracker (the op's argument is relative to the tracker's shape).
-pub fn apply_movement(st: &ShapeTracker, op: &Op) -> Result<ShapeTracker> {
-    match op {
-        Op::Reshape(s) => st.reshape(s),
-        Op::Permute(p) => st.permute(p),
-        Op::Expand(s) => st.expand(s),
-        Op::Pad(p) => st.pad(p),
-        Op::Shrink(s) => st.shrink(s),
-        Op::Flip(f) => st.flip(f),
-        Op::View(v) => v.views().iter().try_fold(st.clone(), |acc, view| acc.push(view.clone())),
-        other => unreachable!("{} is not a movement op", other.name()),
-    }
-}
+pub use super::movement::{apply_movement, fold_movement, fold_movement_until};
 
 /// How deep an elementwise tree under a reduce is fused; a deeper node is computed on its own
 /// and read as a leaf, so no evaluation recurses as deep as a graph a user built.

@@ -13,6 +13,7 @@ mod fused;
 mod gemm;
 pub mod half;
 pub mod interp;
+mod movement;
 pub mod sequential;
 
 use crate::dtype::DType;
