@@ -87,6 +87,24 @@ pub fn write_stdout(text: &str) -> Result<()> {
     }
 }
 
+/// Writes `value` as one line of JSON to standard output as it is serialised (a report of large
+/// tensors is never held whole as text); a closed pipe ends the output quietly.
+pub fn write_json_stdout(value: &impl serde::Serialize) -> Result<()> {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = serde_json::to_writer(&mut out, value)
+        .map_err(|e| match e.io_error_kind() {
+            Some(kind) => std::io::Error::from(kind),
+            None => std::io::Error::other(e.to_string()),
+        })
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    match written {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Error::io("standard output", &e).failed()),
+    }
+}
+
 /// Reads all of `reader` (named `what` in errors), refusing more than `max` bytes as it reads:
 /// an endless or huge input (`/dev/zero`) is stopped at the limit, never read whole.
 pub fn read_limited(what: &str, reader: impl Read, max: usize) -> Result<Vec<u8>> {

@@ -7,9 +7,10 @@ mod model;
 mod train;
 
 use clap::{Parser, Subcommand};
-use error::{read_file, read_limited, write_stdout, Error, Result};
+use error::{read_file, read_limited, write_json_stdout, write_stdout, Error, Result};
 use kernels::Backend;
 use std::process::ExitCode;
+use stridelab_core::limits::{Reclaim, StorageBudget};
 use stridelab_core::share::{self, SharedTrace};
 use stridelab_core::trace::kernels::trace_kernels;
 use stridelab_core::trace::report::{self, ReportOptions};
@@ -194,15 +195,13 @@ fn run(
     let src = read_input(input)?;
     let files = model::dataset_files(files)?;
     let Some(backend) = backend else {
-        let mut run = Run::with_files(files).run_text(&src);
+        // Storages nothing reaches are freed as the run goes (the report is the same; only a
+        // kernel replay, below, needs every storage to the end).
+        let budget = StorageBudget { reclaim: Reclaim::Unreachable, ..StorageBudget::DEFAULT };
+        let mut run = Run::with_files(files).limit_storages(budget).run_text(&src);
         let rep = report::report(&mut run, opts);
         // A trace that stops on an error still ran as asked: the error is part of the report.
-        return if json {
-            let text = serde_json::to_string(&rep).map_err(|e| Error::new("io", e.to_string()).failed())?;
-            write_stdout(&format!("{text}\n"))
-        } else {
-            write_stdout(&table(&report_value(&rep)?))
-        };
+        return if json { write_json_stdout(&rep) } else { write_stdout(&table(&report_value(&rep)?)) };
     };
     let (mut run, steps_k, ran) = scheduled(&src, backend, repeats)?;
     let mut rep = report::report(&mut run, opts);
@@ -218,8 +217,7 @@ fn run(
     if json {
         // Written straight from the report: a JSON value of every tensor's values would take
         // many times their size.
-        let text = serde_json::to_string(&rep).map_err(|e| Error::new("io", e.to_string()).failed())?;
-        write_stdout(&format!("{text}\n"))
+        write_json_stdout(&rep)
     } else {
         write_stdout(&format!("{}{}", table(&report_value(&rep)?), kernels::table(&steps_k, &ran)))
     }

@@ -227,9 +227,11 @@ pub struct Engine {
     pub(crate) plans: Vec<crate::semantics::WritePlan>,
     /// What the storages may hold ([`Engine::limit_storages`]), and the bytes they hold now.
     pub(crate) budget: StorageBudget,
-    stored_bytes: usize,
+    pub(crate) stored_bytes: usize,
     /// Storages [`Engine::reclaim`] freed: their elements are gone.
-    freed: std::collections::HashSet<StorageId>,
+    pub(crate) freed: std::collections::HashSet<StorageId>,
+    /// Storages [`Engine::reclaim`] kept, and how many storages it has looked at.
+    pub(crate) held: (Vec<StorageId>, usize),
 }
 
 /// What the engine ran, in order: the input a scheduler needs to turn a statement into kernels.
@@ -349,40 +351,6 @@ impl Engine {
 
     pub fn storage_budget(&self) -> StorageBudget {
         self.budget
-    }
-
-    /// Frees the elements of every storage outside `live` (what the trace can reach) that the
-    /// engine does not hold itself: what autograd may read, and the bridge's lazy tensors and
-    /// mirrored views with what they read. A freed storage keeps its id, dtype and version.
-    pub fn reclaim(&mut self, live: &[StorageId]) {
-        let mut keep: std::collections::HashSet<StorageId> = live.iter().copied().collect();
-        for t in self.ag.held_tensors() {
-            if let StorageRef::Realized(s) = t.storage {
-                keep.insert(s);
-            }
-        }
-        for l in &self.lazies {
-            keep.insert(l.storage);
-            keep.extend(l.reads.iter().copied());
-            keep.extend(l.positions.as_ref().map(|p| p.0));
-        }
-        for m in &self.mirrors {
-            keep.extend([m.view, m.base]);
-        }
-        for s in 0..self.storages.len() {
-            if keep.contains(&s) || self.freed.contains(&s) {
-                continue;
-            }
-            let data = &mut self.storages[s].data;
-            self.stored_bytes -= data.len() * data.dtype().itemsize();
-            *data = Data::zeros(data.dtype(), 0);
-            self.freed.insert(s);
-        }
-    }
-
-    /// Whether [`Engine::reclaim`] freed storage `s`.
-    pub fn is_freed(&self, s: StorageId) -> bool {
-        self.freed.contains(&s)
     }
 
     /// Counts storage `s` as grown to `len` elements (more than it has), within the budget.

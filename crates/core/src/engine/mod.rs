@@ -36,6 +36,7 @@ pub mod nn;
 pub mod norm;
 pub mod pad;
 pub mod random;
+pub mod reclaim;
 pub mod reduce;
 pub mod scan;
 pub mod scatter;
