@@ -21,8 +21,7 @@ pub struct Ran {
     pub note: Option<String>,
 }
 
-/// Equal up to float rounding: kernels may reassociate sums, so floats get a relative tolerance;
-/// NaN matches NaN and an infinity matches the same infinity.
+/// Equal up to float rounding of an elementwise computation (see [`compare_summing`]).
 pub fn same(a: &Data, b: &Data) -> bool {
     matches!(compare(a, b), Comparison::Same)
 }
@@ -38,21 +37,44 @@ pub enum Comparison {
     NonFinite { count: usize },
     /// Different dtypes or lengths.
     Mismatch,
-    /// The first element that differs where the interpreter's value is finite.
-    Differs { index: usize, got: f64, want: f64 },
+    /// The first element that differs where the interpreter's value is finite, and the bound
+    /// it was held to.
+    Differs { index: usize, got: f64, want: f64, bound: f64 },
 }
 
-/// Compares `got` (a backend's result) with `want` (the interpreter's), element by element.
+/// Relative difference allowed of every float element: a few float32 ulps of a transcendental
+/// function computed another way (the GPU's `exp`, `tanh`, ...), compounded over a fused chain.
+pub const ELEMENT_RTOL: f64 = 1e-5;
+
+/// Roundings allowed per summed term, in units of float32's unit roundoff, on top of
+/// [`ELEMENT_RTOL`]: a sum of `k` terms in another order differs by at most `k` roundings of
+/// its partial sums (Higham's bound), which the largest magnitude of the result stands for.
+pub const SUM_ROUNDINGS: f64 = 4.0;
+
+/// [`compare_summing`] of a result no kernel summed.
 pub fn compare(got: &Data, want: &Data) -> Comparison {
+    compare_summing(got, want, 0)
+}
+
+/// Compares `got` (a backend's result) with `want` (the interpreter's), element by element:
+/// integers and booleans exactly, floats within [`ELEMENT_RTOL`] of the interpreter's value
+/// plus, when kernels summed up to `summed` terms into them, `summed` roundings of the
+/// result's largest magnitude ([`SUM_ROUNDINGS`] float32 unit roundoffs each), so a matmul
+/// summed in another order passes and a wrong value still fails, named by its element.
+pub fn compare_summing(got: &Data, want: &Data, summed: usize) -> Comparison {
     if got.dtype() != want.dtype() || got.len() != want.len() {
         return Comparison::Mismatch;
     }
     let float = want.dtype().is_float();
+    let want = want.to_f64_vec();
+    let largest = want.iter().filter(|y| y.is_finite()).fold(0f64, |m, y| m.max(y.abs()));
+    let unit = f64::from(f32::EPSILON) / 2.0;
+    let absolute = summed as f64 * SUM_ROUNDINGS * unit * largest;
     let mut non_finite = 0;
-    for (index, (x, y)) in got.to_f64_vec().into_iter().zip(want.to_f64_vec()).enumerate() {
-        let equal = (x.is_nan() && y.is_nan())
-            || x == y
-            || (float && x.is_finite() && y.is_finite() && (x - y).abs() <= 1e-5 * y.abs().max(1e-6));
+    for (index, (x, y)) in got.to_f64_vec().into_iter().zip(want).enumerate() {
+        let bound = ELEMENT_RTOL * y.abs().max(1e-6) + absolute;
+        let equal =
+            (x.is_nan() && y.is_nan()) || x == y || (float && x.is_finite() && y.is_finite() && (x - y).abs() <= bound);
         if equal {
             continue;
         }
@@ -60,13 +82,19 @@ pub fn compare(got: &Data, want: &Data) -> Comparison {
             non_finite += 1;
             continue;
         }
-        return Comparison::Differs { index, got: x, want: y };
+        return Comparison::Differs { index, got: x, want: y, bound };
     }
     if non_finite > 0 {
         Comparison::NonFinite { count: non_finite }
     } else {
         Comparison::Same
     }
+}
+
+/// The most terms a chain of the step's kernels sums into one element: every reduce loop of
+/// the step, in turn (a two-stage reduce sums its chunks, then their partial sums).
+pub fn summed_terms(step: &StepKernels) -> usize {
+    step.schedule.kernels.iter().map(Kernel::reduce_len).filter(|&k| k > 1).sum()
 }
 
 /// Checks a step's written storages; `Ok(Some(note))` when they agree only up to values WGSL
@@ -79,13 +107,13 @@ fn check_step<'a>(
     let mut unspecified = 0;
     for (id, want) in &step.expected {
         let line = step.line;
-        match got(*id).map(|g| compare(g, want)) {
+        match got(*id).map(|g| compare_summing(g, want, summed_terms(step))) {
             Some(Comparison::Same) => {}
             Some(Comparison::NonFinite { count }) => unspecified += count,
-            Some(Comparison::Differs { index, got, want }) => {
+            Some(Comparison::Differs { index, got, want, bound }) => {
                 return Err(Error::Differs(format!(
                     "line {line}: the {backend} result in storage {id} differs from the interpreter's \
-                     at element {index}: {got} instead of {want}"
+                     at element {index}: {got} instead of {want} (allowed: {bound:.3e})"
                 )))
             }
             Some(Comparison::Mismatch) | None => {
@@ -265,5 +293,26 @@ impl Ran {
             fused: self.kernel.fused_summary(),
             note: self.note.as_deref(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{compare_summing, Comparison};
+    use stridelab_core::uop::buffer::Data;
+
+    /// A 64x128 @ 128x64 product's element summed in another order (the difference a GPU
+    /// showed: 2e-5 relative) passes; a wrong value, or any integer difference, does not.
+    #[test]
+    fn sums_get_a_bound_that_grows_with_their_length_and_wrong_values_still_fail() {
+        let want = Data::F32(vec![0.049_224_49, 11.5, -9.25]);
+        let reordered = Data::F32(vec![0.049_225_43, 11.5, -9.25]);
+        assert_eq!(compare_summing(&reordered, &want, 128), Comparison::Same);
+        // Elementwise results are held to a few ulps: the same difference fails there.
+        assert!(matches!(compare_summing(&reordered, &want, 0), Comparison::Differs { index: 0, .. }));
+        let wrong = Data::F32(vec![0.049_224_49, 11.5, -9.0]);
+        assert!(matches!(compare_summing(&wrong, &want, 128), Comparison::Differs { index: 2, .. }));
+        let ints = (Data::I32(vec![1, 2, 3]), Data::I32(vec![1, 2, 4]));
+        assert!(matches!(compare_summing(&ints.0, &ints.1, 1 << 20), Comparison::Differs { index: 2, .. }));
     }
 }
