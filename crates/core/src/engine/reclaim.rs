@@ -8,7 +8,10 @@ use crate::uop::StorageId;
 impl Engine {
     /// Frees the elements of every storage outside `live` (what the trace can reach) that the
     /// engine does not hold itself: what autograd may read, and the bridge's lazy tensors and
-    /// mirrored views with what they read. A freed storage keeps its id, dtype and version.
+    /// mirrored views that something live reads, with what they read. The bridge's views and
+    /// lazy tensors nothing reaches are forgotten, as tinygrad's bridge drops what Python
+    /// drops, so a write refreshes only what is live. A freed storage keeps its id, dtype and
+    /// version.
     pub fn reclaim(&mut self, live: &[StorageId]) {
         let mut keep: std::collections::HashSet<StorageId> = live.iter().copied().collect();
         for t in self.ag.held_tensors() {
@@ -16,14 +19,21 @@ impl Engine {
                 keep.insert(s);
             }
         }
-        for l in &self.lazies {
-            keep.insert(l.storage);
-            keep.extend(l.reads.iter().copied());
-            keep.extend(l.positions.as_ref().map(|p| p.0));
+        loop {
+            let before = keep.len();
+            for m in self.mirrors.iter().filter(|m| keep.contains(&m.view)).collect::<Vec<_>>() {
+                keep.insert(m.base);
+            }
+            for l in self.lazies.iter().filter(|l| keep.contains(&l.storage)).collect::<Vec<_>>() {
+                keep.extend(l.reads.iter().copied());
+                keep.extend(l.positions.as_ref().map(|p| p.0));
+            }
+            if keep.len() == before {
+                break;
+            }
         }
-        for m in &self.mirrors {
-            keep.extend([m.view, m.base]);
-        }
+        self.mirrors.retain(|m| keep.contains(&m.view));
+        self.lazies.retain(|l| keep.contains(&l.storage));
         // Only what was kept last time and what is new: the cost follows what is live.
         let fresh = self.held.1..self.storages.len();
         self.held.1 = self.storages.len();
