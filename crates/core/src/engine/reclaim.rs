@@ -7,9 +7,9 @@ use crate::uop::StorageId;
 
 impl Engine {
     /// Frees the elements of every storage outside `live` (what the trace can reach) that the
-    /// engine does not hold itself: what autograd may read, and the bridge's lazy tensors and
-    /// mirrored views that something live reads, with what they read. The bridge's views and
-    /// lazy tensors nothing reaches are forgotten, as tinygrad's bridge drops what Python
+    /// engine does not hold itself: what autograd may read, the bridge's lazy tensors with what
+    /// they read, and its mirrored views that something kept reaches, with their bases. The
+    /// bridge's views nothing reaches are forgotten, as tinygrad's bridge drops what Python
     /// drops, so a write refreshes only what is live. A freed storage keeps its id, dtype and
     /// version.
     pub fn reclaim(&mut self, live: &[StorageId]) {
@@ -19,21 +19,29 @@ impl Engine {
                 keep.insert(s);
             }
         }
-        loop {
-            let before = keep.len();
-            for m in self.mirrors.iter().filter(|m| keep.contains(&m.view)).collect::<Vec<_>>() {
-                keep.insert(m.base);
-            }
-            for l in self.lazies.iter().filter(|l| keep.contains(&l.storage)).collect::<Vec<_>>() {
-                keep.extend(l.reads.iter().copied());
-                keep.extend(l.positions.as_ref().map(|p| p.0));
-            }
-            if keep.len() == before {
-                break;
-            }
+        // Lazy tensors stay with what they read (each is recomputed when that is written).
+        for l in &self.lazies {
+            keep.insert(l.storage);
+            keep.extend(l.reads.iter().copied());
+            keep.extend(l.positions.as_ref().map(|p| p.0));
         }
-        self.mirrors.retain(|m| keep.contains(&m.view));
-        self.lazies.retain(|l| keep.contains(&l.storage));
+        // Mirrored views stay while something kept reaches them, with their bases (each
+        // storage looked at once); the rest are forgotten.
+        if !self.mirrors.is_empty() {
+            let mut bases: std::collections::HashMap<StorageId, Vec<StorageId>> = std::collections::HashMap::new();
+            for m in &self.mirrors {
+                bases.entry(m.view).or_default().push(m.base);
+            }
+            let mut stack: Vec<StorageId> = keep.iter().copied().filter(|s| bases.contains_key(s)).collect();
+            while let Some(s) = stack.pop() {
+                for &b in bases.get(&s).into_iter().flatten() {
+                    if keep.insert(b) {
+                        stack.push(b);
+                    }
+                }
+            }
+            self.mirrors.retain(|m| keep.contains(&m.view));
+        }
         // Only what was kept last time and what is new: the cost follows what is live.
         let fresh = self.held.1..self.storages.len();
         self.held.1 = self.storages.len();
