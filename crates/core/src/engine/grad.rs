@@ -404,8 +404,9 @@ impl Engine {
                 let b2 = if b.shape().len() == 1 { self.unsqueeze(&b, -1)? } else { b.clone() };
                 let mut gshape = g.shape().to_vec();
                 if a.shape().len() == 1 {
-                    let at = (gshape.len() + usize::from(b.shape().len() != 1)).saturating_sub(1);
-                    gshape.insert(at.min(gshape.len()), 1);
+                    // The vector's row dim comes back just before the result's columns.
+                    let at = gshape.len().saturating_sub(usize::from(b.shape().len() != 1));
+                    gshape.insert(at, 1);
                 }
                 if b.shape().len() == 1 {
                     gshape.push(1);
