@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use crate::autograd::GradOp;
 use crate::cells::CellList;
 use crate::dtype::{result_type, DType};
 use crate::error::{bail, Result};
@@ -681,7 +682,7 @@ impl Engine {
         let base = src.base.clone().unwrap_or_else(|| std::sync::Arc::new(src.clone()));
         let out = Tensor { counter: src.counter, base: Some(base), ..out };
         let name = self.ag.take_view_name();
-        let op = crate::autograd::GradOp::NamedView { name, input: src.layout.clone(), output: out.layout.clone() };
+        let op = GradOp::NamedView { name, input: src.layout.clone(), output: out.layout.clone() };
         self.record(&out, op, &[Some(&src)], Vec::new(), &[]);
         self.note_view(&src, &out);
         Ok(out)
@@ -720,7 +721,7 @@ impl Engine {
             out.bridge = src.bridge.view(out.shape(), 0);
         }
         let name = self.ag.take_view_name();
-        let op = crate::autograd::GradOp::Movement { name, op: op_copy, input: src.shape().to_vec() };
+        let op = GradOp::Movement { name, op: op_copy, input: src.shape().to_vec() };
         self.record(&out, op, &[Some(&src)], Vec::new(), &[]);
         Ok(out)
     }
@@ -730,7 +731,7 @@ impl Engine {
         let src = self.resolve(src);
         let node = self.graph.push(Op::Contiguous, src.dtype, src.shape().to_vec(), vec![src.node]);
         let out = self.computed_as(node, src.layout.empty_like_preserve())?;
-        self.record(&out, crate::autograd::GradOp::Clone, &[Some(&src)], Vec::new(), &[]);
+        self.record(&out, GradOp::Clone, &[Some(&src)], Vec::new(), &[]);
         Ok(out)
     }
 
@@ -908,31 +909,28 @@ impl Engine {
         let a = self.resolve(a);
         let node = self.cast_node(a.node, a.dtype, dtype);
         let out = self.computed_as(node, a.layout.empty_like_preserve())?;
-        self.record(&out, crate::autograd::GradOp::Cast { from: a.dtype }, &[Some(&a)], Vec::new(), &[]);
+        self.record(&out, GradOp::Cast { from: a.dtype }, &[Some(&a)], Vec::new(), &[]);
         Ok(out)
     }
 
     pub fn where_(&mut self, c: &Operand, x: &Operand, y: &Operand) -> Result<Tensor> {
         let shape = Self::broadcast_shapes(&[Self::shape_of(c), Self::shape_of(x), Self::shape_of(y)])?;
+        self.where_as(c, x, y, Self::output_layout(&shape, &[c, x, y]))
+    }
+
+    /// [`Engine::where_`] laid out as `layout`, of the operands' broadcast shape.
+    pub(crate) fn where_as(&mut self, c: &Operand, x: &Operand, y: &Operand, layout: Layout) -> Result<Tensor> {
+        let shape = layout.sizes().to_vec();
         check_lazy_numel(&shape)?;
         let dtype = self.promote(&[x, y]);
         let cn = self.operand_node(c, DType::Bool, &shape)?;
         let xn = self.operand_node(x, dtype, &shape)?;
         let yn = self.operand_node(y, dtype, &shape)?;
         let node = self.graph.push(Op::Where, dtype, shape.clone(), vec![cn, xn, yn]);
-        let out = self.computed_as(node, Self::output_layout(&shape, &[c, x, y]))?;
-        let tensor = |o: &Operand| match o {
-            Operand::Tensor(t) => Some(t.clone()),
-            Operand::Scalar(_) => None,
-        };
+        let out = self.computed_as(node, layout)?;
+        let tensor = |o: &Operand| if let Operand::Tensor(t) = o { Some(t.clone()) } else { None };
         let (ct, xt, yt) = (tensor(c), tensor(x), tensor(y));
-        self.record(
-            &out,
-            crate::autograd::GradOp::Where,
-            &[xt.as_ref(), yt.as_ref()],
-            vec![ct, xt.clone(), yt.clone()],
-            &[0],
-        );
+        self.record(&out, GradOp::Where, &[xt.as_ref(), yt.as_ref()], vec![ct, xt.clone(), yt.clone()], &[0]);
         Ok(out)
     }
 }

@@ -5,6 +5,7 @@
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::tensor::{Engine, Operand, Tensor};
+use crate::torch::layout::Layout;
 use crate::uop::buffer::{Data, Scalar};
 use crate::uop::{BinaryOp, UnaryOp};
 
@@ -53,11 +54,10 @@ impl Engine {
                 );
             }
         }
+        // PyTorch clones the broadcast input contiguous, then fills it: the result is row-major
+        // whatever the input's layout (the in-place form checks the shape before writing).
         let shape = Engine::broadcast_shapes(&[x.shape(), mask.shape()])?;
-        if shape != x.shape() {
-            bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", x.shape(), shape);
-        }
-        let picked = self.where_(&t(mask), value, &t(x))?;
+        let picked = self.where_as(&t(mask), value, &t(x), Layout::contiguous(&shape))?;
         self.cast(&picked, x.dtype())
     }
 
