@@ -33,10 +33,15 @@ const GRAPH: &str = "the graph sits below every front end and the engine that re
 const FRONT_ENDS: &str = "the front ends (trace text, ONNX models, captures) never import each other";
 const KERNELS: &str = "kernels are built from the engine's events, not from the trace language";
 const PLANS: &str = "the training plan and the capture plan are runtimes of their own over shared leaves (sgemm, random, the ONNX writer)";
-const PYTHON: &str = "Python's own semantics sit below the torch bindings: they call torch ops by name through the RunContext and print modules through layer::Repr";
+const LANG: &str = "the language is text to syntax: nothing in it knows what a name means";
+const PYTHON: &str = "Python's values and builtins sit below the torch binding: they call torch ops and operators by name through the RunContext and print modules through layer::Repr";
+const VALUE_TYPES: &str = "what a module and an optimizer are is generic over the value type, so Python's values can hold them without a circle";
+const BINDING: &str = "the torch binding sits below nn, optim and the runner: they call it, it never calls them";
+const NN: &str = "modules and optimizers are called by the runner, never the other way";
+const REPORT: &str = "the report reads a finished run; the runner does not know how it is reported";
 
 /// The layering of the core. Prefixes match whole module path segments (`trace` matches
-/// `trace::runner`, not `tracer`).
+/// `trace::interp::runner`, not `tracer`).
 pub const RULES: &[Rule] = &[
     rule("uop", "tensor", GRAPH),
     rule("uop", "engine", GRAPH),
@@ -58,20 +63,26 @@ pub const RULES: &[Rule] = &[
     rule("train", "engine", PLANS),
     rule("train", "capture", PLANS),
     rule("capture", "train", PLANS),
-    rule("trace::python", "trace::library", PYTHON),
-    rule("trace::python", "trace::decl", PYTHON),
-    rule("trace::python", "trace::modules", PYTHON),
-    rule("trace::python", "trace::optim", PYTHON),
-    rule("trace::python", "trace::nn", PYTHON),
-    rule("trace::python", "trace::elementwise", PYTHON),
-    rule("trace::python", "trace::reductions", PYTHON),
-    rule("trace::python", "trace::indexing", PYTHON),
-    rule("trace::python", "trace::views_extra", PYTHON),
-    rule("trace::python", "trace::copies", PYTHON),
-    rule("trace::python", "trace::meta", PYTHON),
-    rule("trace::python", "trace::random", PYTHON),
-    rule("trace::python", "trace::autograd", PYTHON),
-    rule("trace::python", "trace::device", PYTHON),
+    rule("trace::lang", "trace::python", LANG),
+    rule("trace::lang", "trace::binding", LANG),
+    rule("trace::lang", "trace::nn", LANG),
+    rule("trace::lang", "trace::interp", LANG),
+    rule("trace::lang", "trace::report", LANG),
+    rule("trace::python", "trace::binding", PYTHON),
+    rule("trace::python", "trace::nn::modules", PYTHON),
+    rule("trace::python", "trace::nn::optim", PYTHON),
+    rule("trace::python", "trace::interp", PYTHON),
+    rule("trace::python", "trace::report", PYTHON),
+    rule("trace::nn::layer", "trace::python", VALUE_TYPES),
+    rule("trace::nn::layer", "trace::binding", VALUE_TYPES),
+    rule("trace::nn::optimizer", "trace::python", VALUE_TYPES),
+    rule("trace::nn::optimizer", "trace::binding", VALUE_TYPES),
+    rule("trace::binding", "trace::nn", BINDING),
+    rule("trace::binding", "trace::interp", BINDING),
+    rule("trace::binding", "trace::report", BINDING),
+    rule("trace::nn", "trace::interp", NN),
+    rule("trace::nn", "trace::report", NN),
+    rule("trace::interp", "trace::report", REPORT),
 ];
 
 /// A module path, `[]` for the crate root.

@@ -12,9 +12,9 @@ use kernels::Backend;
 use std::process::ExitCode;
 use stridelab_core::limits::{Reclaim, StorageBudget};
 use stridelab_core::share::{self, SharedTrace};
-use stridelab_core::trace::kernels::trace_kernels;
+use stridelab_core::trace::interp::kernels::trace_kernels;
+use stridelab_core::trace::interp::runner::Run;
 use stridelab_core::trace::report::{self, ReportOptions};
-use stridelab_core::trace::runner::Run;
 
 #[derive(Parser)]
 #[command(
@@ -95,7 +95,7 @@ enum Command {
 }
 
 /// Trace text is at most this long; [`read_input`] stops reading past it.
-const MAX_TRACE_BYTES: usize = stridelab_core::trace::parser::MAX_SOURCE_BYTES;
+const MAX_TRACE_BYTES: usize = stridelab_core::trace::lang::parser::MAX_SOURCE_BYTES;
 
 fn read_input(input: &str) -> Result<String> {
     let bytes = if input == "-" {

@@ -6,7 +6,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use stridelab_core::codegen::{cpu, wgsl};
 use stridelab_core::schedule::{schedule_events, ScheduleOptions};
 use stridelab_core::tensor::Event;
-use stridelab_core::trace::kernels::trace_kernels;
+use stridelab_core::trace::interp::kernels::trace_kernels;
 use stridelab_core::uop::buffer::Data;
 use stridelab_core::uop::interp;
 

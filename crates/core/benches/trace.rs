@@ -4,8 +4,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
+use stridelab_core::trace::interp::runner::Run;
 use stridelab_core::trace::report::{report, ReportOptions};
-use stridelab_core::trace::runner::Run;
 use stridelab_core::uop::buffer::Data;
 use stridelab_core::uop::{interp, BinaryOp, Graph, Op, ReduceOp};
 use stridelab_core::DType;

@@ -25,7 +25,7 @@ pub enum Error {
     /// Something the trace language or the core does not support.
     Unsupported(String),
     /// A function, method or attribute name no op table has (kind `unsupported`): the runner
-    /// adds the nearest known name to the message (`trace::suggest`).
+    /// adds the nearest known name to the message (`trace::binding::suggest`).
     UnknownOp { message: String, name: String },
     /// A resource limit that keeps a trace from allocating without bound.
     Limit(String),

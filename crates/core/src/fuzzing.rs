@@ -19,7 +19,7 @@ pub const TARGETS: &[(&str, Target)] =
 /// bound the work).
 pub fn trace(bytes: &[u8]) {
     let src = String::from_utf8_lossy(bytes);
-    let mut run = crate::trace::runner::Run::run_source(&src);
+    let mut run = crate::trace::interp::runner::Run::run_source(&src);
     let _ = crate::trace::report::report_value(&mut run, crate::trace::report::ReportOptions::default());
 }
 
@@ -27,7 +27,7 @@ pub fn trace(bytes: &[u8]) {
 pub fn link(bytes: &[u8]) {
     let text = String::from_utf8_lossy(bytes);
     if let Ok(shared) = crate::share::decode(&text) {
-        let _ = crate::trace::runner::Run::run_source(&shared.trace);
+        let _ = crate::trace::interp::runner::Run::run_source(&shared.trace);
     }
 }
 

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use stridelab_core::trace::runner::Run;
+use stridelab_core::trace::interp::runner::Run;
 
 #[test]
 fn backward_writes_into_grad_show_in_its_step() {

@@ -3,8 +3,8 @@
 //! `tools/fixtures/gen_bridge.py` at tinygrad a9069c1) replayed without the bridge installed.
 
 use serde_json::{json, Value};
+use stridelab_core::trace::interp::runner::Run;
 use stridelab_core::trace::report::{report_value, run_json, BridgeValues, ReportOptions};
-use stridelab_core::trace::runner::Run;
 
 fn bridge_of(src: &str) -> Value {
     run_json(src, ReportOptions::default())

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use stridelab_core::data::{gunzip, read_cifar, read_idx, MAX_DECODED_LEN};
-use stridelab_core::trace::runner::Run;
+use stridelab_core::trace::interp::runner::Run;
 use stridelab_core::DType;
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data");

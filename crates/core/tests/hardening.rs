@@ -9,8 +9,8 @@ use prost::Message;
 use stridelab_core::model::{self, HostTensor};
 use stridelab_core::onnx::{proto, read_model};
 use stridelab_core::schedule::{ScheduleOptions, MAX_FUSED_DEPTH};
-use stridelab_core::trace::kernels::trace_kernels;
-use stridelab_core::trace::runner::Run;
+use stridelab_core::trace::interp::kernels::trace_kernels;
+use stridelab_core::trace::interp::runner::Run;
 use stridelab_core::uop::buffer::Data;
 
 fn values(run: &mut Run, name: &str) -> Vec<f64> {

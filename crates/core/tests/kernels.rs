@@ -12,9 +12,9 @@ use fixture_common::{fixture_sources, repo};
 
 use stridelab_core::codegen::{cpu, ir::Kernel, wgsl, wgsl_check};
 use stridelab_core::schedule::{schedule_events, Schedule, ScheduleOptions};
-use stridelab_core::trace::ast::Program;
-use stridelab_core::trace::parser;
-use stridelab_core::trace::runner::Run;
+use stridelab_core::trace::interp::runner::Run;
+use stridelab_core::trace::lang::ast::Program;
+use stridelab_core::trace::lang::parser;
 use stridelab_core::uop::buffer::Data;
 
 /// Equal as the interpreter would compare: NaNs match, floats within 1e-5 relative.

@@ -2,8 +2,8 @@
 //! op tables give reaches a handler as a method, a function or an attribute.
 
 use serde_json::Value;
+use stridelab_core::trace::binding::suggest::known_names;
 use stridelab_core::trace::report::{run_json, ReportOptions};
-use stridelab_core::trace::suggest::known_names;
 
 fn refused(src: &str, name: &str) -> bool {
     let out: Value = run_json(src, ReportOptions::default());

@@ -3,8 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use stridelab_core::trace::ast::{BoolOp, CompKind, Expr, ExprKind, FPart, Program, Stmt, StmtKind, Target, UnaryOp};
-use stridelab_core::trace::parser::parse;
+use stridelab_core::trace::lang::ast::{
+    BoolOp, CompKind, Expr, ExprKind, FPart, Program, Stmt, StmtKind, Target, UnaryOp,
+};
+use stridelab_core::trace::lang::parser::parse;
 use stridelab_core::Error;
 
 /// An S-expression rendering of an expression; with `spans`, every node carries `@line:col`.

@@ -4,8 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use proptest::prelude::*;
-use stridelab_core::trace::ast::{BinOp, Expr, ExprKind, Program, Span, Stmt, StmtKind, UnaryOp};
-use stridelab_core::trace::parser::parse;
+use stridelab_core::trace::lang::ast::{BinOp, Expr, ExprKind, Program, Span, Stmt, StmtKind, UnaryOp};
+use stridelab_core::trace::lang::parser::parse;
 use stridelab_core::Error;
 
 /// Whether `span` names a character of `src`, or the end of a line (1-based, chars).

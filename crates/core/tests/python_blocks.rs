@@ -6,8 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use stridelab_core::schedule::ScheduleOptions;
-use stridelab_core::trace::kernels::trace_kernels;
-use stridelab_core::trace::runner::Run;
+use stridelab_core::trace::interp::kernels::trace_kernels;
+use stridelab_core::trace::interp::runner::Run;
 
 const LOOP: &str = "x = torch.zeros(3)\nfor i in range(3):\n    x[i] += i\n    print(i)\ny = x * 2";
 
@@ -34,7 +34,7 @@ fn stopping_after_k_steps_is_the_state_at_step_k() {
     let full = Run::run_source(LOOP);
     for k in 0..=full.steps.len() {
         let mut part = Run::new().stop_after(k);
-        part.run_program(&stridelab_core::trace::parser::parse(LOOP).unwrap());
+        part.run_program(&stridelab_core::trace::lang::parser::parse(LOOP).unwrap());
         assert_eq!(part.steps.len(), k);
         assert!(part.error.is_none());
         for (a, b) in part.steps.iter().zip(&full.steps) {

@@ -8,8 +8,8 @@ use fixture_common::fixture_sources as sources;
 
 use serde_json::Value;
 use stridelab_core::limits::{Reclaim, StorageBudget};
+use stridelab_core::trace::interp::runner::Run;
 use stridelab_core::trace::report::{report_value, BridgeValues, ReportOptions, ValueList};
-use stridelab_core::trace::runner::Run;
 
 fn report(run: Run, src: &str) -> (Value, usize) {
     let mut run = run.run_text(src);

@@ -10,7 +10,7 @@ use stridelab_core::capture::{capture_model, Capture, CpuKernels};
 use stridelab_core::data::{gunzip, read_idx, MAX_DECODED_LEN};
 use stridelab_core::model::{execute, HostTensor};
 use stridelab_core::onnx::read_model;
-use stridelab_core::trace::runner::Run;
+use stridelab_core::trace::interp::runner::Run;
 use stridelab_core::train::{Architecture, Dataset, Optimizer, TrainConfig, Trainer};
 use stridelab_core::uop::buffer::Data;
 

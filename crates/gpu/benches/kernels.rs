@@ -28,7 +28,7 @@ use stridelab_core::codegen::cpu::{self, StorageTable};
 use stridelab_core::codegen::ir::{BufRef, Inst, Kernel, KernelKind, Slot, Tile};
 use stridelab_core::schedule::{Schedule, ScheduleOptions};
 use stridelab_core::shape::symbolic::Expr;
-use stridelab_core::trace::kernels::trace_kernels;
+use stridelab_core::trace::interp::kernels::trace_kernels;
 use stridelab_core::uop::buffer::Data;
 use stridelab_core::uop::{BinaryOp, ReduceOp};
 use stridelab_core::DType;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 use stridelab_core::codegen::wgsl;
 use stridelab_core::schedule::ScheduleOptions;
-use stridelab_core::trace::kernels::trace_kernels;
+use stridelab_core::trace::interp::kernels::trace_kernels;
 use stridelab_gpu::step::{compare_summing, summed_terms, Comparison};
 use stridelab_gpu::{acquire, AcquireOptions, Error, Gpu, RunOptions};
 

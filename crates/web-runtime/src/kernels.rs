@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value as Json};
 use stridelab_core::schedule::StepKernels;
-use stridelab_core::trace::kernels::trace_kernels_in;
+use stridelab_core::trace::interp::kernels::trace_kernels_in;
 use stridelab_gpu::step::{run_step_cpu, run_step_gpu, schedule_options, Ran};
 use stridelab_gpu::{chrome_trace, Gpu, KernelTiming};
 

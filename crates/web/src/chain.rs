@@ -10,7 +10,9 @@
 //! output (`[0]`); that row's tensor carries `torch.output_of`, which output of which op it is.
 
 use serde_json::{json, Value as Json};
-use stridelab_core::trace::ast::{BoolOp, CompKind, Expr, ExprKind, FPart, Program, Stmt, StmtKind, Target, UnaryOp};
+use stridelab_core::trace::lang::ast::{
+    BoolOp, CompKind, Expr, ExprKind, FPart, Program, Stmt, StmtKind, Target, UnaryOp,
+};
 use stridelab_core::trace::report::{report_value, ReportOptions, ValueList};
 
 /// How many definitions back a chain is followed; deeper chains keep their nearest links.

@@ -36,7 +36,7 @@ pub fn sample_files() -> std::collections::BTreeMap<String, Vec<u8>> {
 
 /// A fresh run as the page makes them: the registered files, and the page's storage budget
 /// (a trace's memory stays within a tab's).
-pub fn page_run() -> stridelab_core::trace::runner::Run {
-    stridelab_core::trace::runner::Run::with_files(sample_files())
+pub fn page_run() -> stridelab_core::trace::interp::runner::Run {
+    stridelab_core::trace::interp::runner::Run::with_files(sample_files())
         .limit_storages(stridelab_core::limits::StorageBudget::PAGE)
 }

@@ -10,10 +10,10 @@ use std::collections::HashMap;
 use serde_json::{json, Map, Value as Json};
 use stridelab_core::strided::StridedIndex;
 use stridelab_core::tensor::{StorageRef, Tensor};
-use stridelab_core::trace::ast::{Program, StmtKind};
-use stridelab_core::trace::parser;
+use stridelab_core::trace::interp::runner::Run;
+use stridelab_core::trace::lang::ast::{Program, StmtKind};
+use stridelab_core::trace::lang::parser;
 use stridelab_core::trace::report::{report_value, values_json, BridgeValues, ReportOptions, ValueList};
-use stridelab_core::trace::runner::Run;
 use stridelab_core::Error;
 
 use crate::chain;

@@ -419,7 +419,7 @@ fn the_page_holds_intermediates_to_its_storage_limit() {
     assert_eq!(state["error"]["line"], 3, "{}", state["error"]);
     let message = state["error"]["message"].as_str().unwrap_or("");
     assert!(message.contains("would hold 128.0 MiB, past the limit of 64.0 MiB per value in the page"), "{message}");
-    let cli = stridelab_core::trace::runner::Run::new().run_text(src);
+    let cli = stridelab_core::trace::interp::runner::Run::new().run_text(src);
     assert!(cli.error.is_none(), "{:?}", cli.error);
     // At the page's limit itself the same trace runs.
     let mut s = Session::new("a = zeros(4096, 1)\nb = zeros(1, 4096)\nc = (a + b).t().sum()\n");

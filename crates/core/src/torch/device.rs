@@ -1,5 +1,5 @@
 //! PyTorch's devices by name (`cpu`, `cuda:1`): parsing and printing. The playground runs
-//! everything on the CPU; the trace language's `device=` handling is `trace::device`.
+//! everything on the CPU; the trace language's `device=` handling is `trace::binding::device`.
 
 use crate::error::{bail, Result};
 

@@ -2,7 +2,7 @@
 //! (`torch/optim/sgd.py` `_single_tensor_sgd`, `adam.py` `_single_tensor_adam`, the one PyTorch
 //! uses for CPU tensors), element by element in float32 with the Python-side scalars (bias
 //! corrections, step size) computed in float64 and rounded where PyTorch passes them to a
-//! kernel. The trace language's `torch.optim` (`trace/optim.rs`) runs the same formulas as
+//! kernel. The trace language's `torch.optim` (`trace/nn/optim.rs`) runs the same formulas as
 //! recorded tensor ops; this is their direct form for the training plan.
 
 use serde::{Deserialize, Serialize};

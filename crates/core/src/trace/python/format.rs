@@ -2,12 +2,12 @@
 //! f-strings and `format` (fill, align, sign, width, grouping, precision; types d, x, o, b, e,
 //! f, g, %), with floats written as Python writes them (shortest round-trip `repr`).
 
-use super::super::context::RunContext;
-use super::super::layer::Repr;
-use super::super::value::Value;
 use super::tensor_str::{self, sci};
 use crate::error::{bail, Result};
-use crate::trace::value::DictKind;
+use crate::trace::nn::layer::Repr;
+use crate::trace::python::context::RunContext;
+use crate::trace::python::value::DictKind;
+use crate::trace::python::value::Value;
 use crate::uop::buffer::Scalar;
 
 /// Python's `repr(x)` for a float: the shortest digits that round-trip, in fixed notation for

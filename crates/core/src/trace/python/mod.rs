@@ -4,19 +4,22 @@
 //! tuple values. A tensor reaching a builtin goes to the op library where PyTorch's own function
 //! applies, or is iterated as Python iterates it (its rows, as views).
 
+pub mod context;
 mod format;
+pub mod math;
+pub mod methods;
 mod tensor_str;
+pub mod value;
 
 pub use format::{float_repr, format, format_field, repr, repr_plain, str};
 pub use tensor_str::render as render_tensor;
 
-use super::ast::BinOp;
-use super::context::RunContext;
-use super::layer::LayerKind;
-use super::operators;
-use super::value::{Args, Value, MAX_SEQUENCE};
 use crate::error::{bail, Result};
 use crate::tensor::Tensor;
+use crate::trace::lang::ast::BinOp;
+use crate::trace::nn::layer::LayerKind;
+use crate::trace::python::context::RunContext;
+use crate::trace::python::value::{Args, Value, MAX_SEQUENCE};
 use crate::uop::buffer::Scalar;
 
 /// Python's builtins the trace language has.
@@ -146,7 +149,7 @@ fn equal_truth(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<bool> {
     match equal(ctx, a, b)? {
         Some(e) => Ok(e),
         None => {
-            let v = operators::binary(ctx, BinOp::Eq, a.clone(), b.clone())?;
+            let v = ctx.binary(BinOp::Eq, a.clone(), b.clone())?;
             truth(ctx, &v)
         }
     }
@@ -170,7 +173,7 @@ pub fn compare(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Va
                 }
                 // Tensor.__contains__: (element == self).any().
                 Value::Tensor(t) => {
-                    let eq = operators::binary(ctx, BinOp::Eq, b.clone(), a.clone())?;
+                    let eq = ctx.binary(BinOp::Eq, b.clone(), a.clone())?;
                     let Value::Tensor(eq) = eq else { bail!(Type, "bad comparison") };
                     let _ = t;
                     let values = ctx.engine.values(&eq)?;
@@ -257,7 +260,7 @@ pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
         (BinOp::Mod, Value::Str(_), _) => bail!(Unsupported, "'%' string formatting is not supported; use an f-string"),
         _ => {}
     }
-    operators::binary(ctx, op, a, b)
+    ctx.binary(op, a, b)
 }
 
 /// An iterator over a value, as a `for` loop or a comprehension walks it.
@@ -771,315 +774,4 @@ fn parse_number(name: &str, text: &str) -> Result<Value> {
         Some(x) => Ok(Value::Scalar(Scalar::Float(x))),
         None => bail!(Value, "could not convert string to float: '{text}'"),
     }
-}
-
-/// `math.name(...)`.
-pub fn math(ctx: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
-    let float = |x: f64| Ok(Value::Scalar(Scalar::Float(x)));
-    let domain = || -> Result<Value> { bail!(Value, "math domain error") };
-    let one = |ctx: &mut RunContext, args: &mut Args| -> Result<f64> {
-        let v = args.req(0, "x")?;
-        number(ctx, &v, "must be real number")
-    };
-    let v = match name {
-        "floor" | "ceil" | "trunc" => {
-            let x = one(ctx, &mut args)?;
-            if !x.is_finite() {
-                bail!(Value, "cannot convert float {} to integer", float_repr(x));
-            }
-            let r = match name {
-                "floor" => x.floor(),
-                "ceil" => x.ceil(),
-                _ => x.trunc(),
-            };
-            Ok(int(r as i64))
-        }
-        "sqrt" => {
-            let x = one(ctx, &mut args)?;
-            if x < 0.0 {
-                domain()
-            } else {
-                float(x.sqrt())
-            }
-        }
-        "log" => {
-            let x = one(ctx, &mut args)?;
-            let base = match args.opt(1, "base") {
-                Some(b) => Some(number(ctx, &b, "base")?),
-                None => None,
-            };
-            if x <= 0.0 || base.is_some_and(|b| b <= 0.0 || b == 1.0) {
-                domain()
-            } else {
-                float(base.map_or(x.ln(), |b| x.ln() / b.ln()))
-            }
-        }
-        "log2" | "log10" | "log1p" => {
-            let x = one(ctx, &mut args)?;
-            let (ok, r) = match name {
-                "log2" => (x > 0.0, x.log2()),
-                "log10" => (x > 0.0, x.log10()),
-                _ => (x > -1.0, x.ln_1p()),
-            };
-            if ok {
-                float(r)
-            } else {
-                domain()
-            }
-        }
-        "exp" | "expm1" | "sin" | "cos" | "tan" | "atan" | "sinh" | "cosh" | "tanh" | "fabs" | "degrees"
-        | "radians" | "asin" | "acos" => {
-            let x = one(ctx, &mut args)?;
-            if matches!(name, "asin" | "acos") && !(-1.0..=1.0).contains(&x) {
-                return domain();
-            }
-            float(match name {
-                "exp" => x.exp(),
-                "expm1" => x.exp_m1(),
-                "sin" => x.sin(),
-                "cos" => x.cos(),
-                "tan" => x.tan(),
-                "atan" => x.atan(),
-                "asin" => x.asin(),
-                "acos" => x.acos(),
-                "sinh" => x.sinh(),
-                "cosh" => x.cosh(),
-                "tanh" => x.tanh(),
-                "fabs" => x.abs(),
-                "degrees" => x.to_degrees(),
-                _ => x.to_radians(),
-            })
-        }
-        "isnan" | "isinf" | "isfinite" => {
-            let x = one(ctx, &mut args)?;
-            Ok(boolean(match name {
-                "isnan" => x.is_nan(),
-                "isinf" => x.is_infinite(),
-                _ => x.is_finite(),
-            }))
-        }
-        "pow" | "atan2" | "hypot" | "copysign" | "fmod" => {
-            let x = one(ctx, &mut args)?;
-            let y = args.req(1, "y")?;
-            let y = number(ctx, &y, "must be real number")?;
-            float(match name {
-                "pow" => x.powf(y),
-                "atan2" => x.atan2(y),
-                "hypot" => x.hypot(y),
-                "copysign" => x.copysign(y),
-                _ => {
-                    if y == 0.0 {
-                        return domain();
-                    }
-                    x % y
-                }
-            })
-        }
-        "prod" | "fsum" => {
-            let v = args.req(0, "iterable")?;
-            let start = if name == "prod" { args.opt(1, "start").unwrap_or(int(1)) } else { int(0) };
-            args.finish()?;
-            let mut acc = start;
-            for x in sequence(ctx, v)? {
-                acc = binary(ctx, if name == "prod" { BinOp::Mul } else { BinOp::Add }, acc, x)?;
-            }
-            if name == "fsum" {
-                let x = number(ctx, &acc, "fsum")?;
-                return float(x);
-            }
-            return Ok(acc);
-        }
-        "gcd" => {
-            let (mut a, mut b) = (args.int(0, "a")?.unsigned_abs(), args.int(1, "b")?.unsigned_abs());
-            while b != 0 {
-                (a, b) = (b, a % b);
-            }
-            Ok(int(i64::try_from(a).unwrap_or(i64::MAX)))
-        }
-        "factorial" => {
-            let n = args.int(0, "n")?;
-            if n < 0 {
-                bail!(Value, "factorial() not defined for negative values");
-            }
-            let mut acc: i64 = 1;
-            for k in 2..=n {
-                acc = match acc.checked_mul(k) {
-                    Some(a) => a,
-                    None => bail!(Limit, "factorial({n}) does not fit in 64 bits"),
-                };
-            }
-            Ok(int(acc))
-        }
-        _ => bail!(Unsupported, "math.{name} is not supported"),
-    }?;
-    args.finish()?;
-    Ok(v)
-}
-
-/// Methods of values that are not tensors (`", ".join(names)`, `s.upper()`, `shape.numel()`).
-pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> Result<Value> {
-    match (&recv, name) {
-        (Value::Dict(_, entries), "keys" | "values" | "items") => {
-            args.finish()?;
-            Ok(Value::List(
-                entries
-                    .iter()
-                    .map(|(k, v)| match name {
-                        "keys" => Value::Str(k.clone()),
-                        "values" => v.clone(),
-                        _ => Value::Tuple(vec![Value::Str(k.clone()), v.clone()]),
-                    })
-                    .collect(),
-            ))
-        }
-        (Value::Dict(_, entries), "get") => {
-            let key = args.req(0, "key")?;
-            let default = args.opt(1, "default").unwrap_or(Value::None);
-            args.finish()?;
-            let Value::Str(key) = key else { return Ok(default) };
-            Ok(entries.iter().find(|(k, _)| *k == key).map_or(default, |(_, v)| v.clone()))
-        }
-        (Value::Str(s), "join") => {
-            let items = sequence(ctx, args.req(0, "iterable")?)?;
-            args.finish()?;
-            let mut parts = Vec::with_capacity(items.len());
-            for (i, x) in items.into_iter().enumerate() {
-                match x {
-                    Value::Str(t) => parts.push(t),
-                    other => bail!(Type, "sequence item {i}: expected str instance, {} found", other.type_name()),
-                }
-            }
-            Ok(Value::Str(parts.join(s)))
-        }
-        (Value::Str(s), "upper" | "lower" | "strip" | "lstrip" | "rstrip" | "title") => {
-            args.finish()?;
-            Ok(Value::Str(match name {
-                "upper" => s.to_uppercase(),
-                "lower" => s.to_lowercase(),
-                "strip" => s.trim().to_string(),
-                "lstrip" => s.trim_start().to_string(),
-                "rstrip" => s.trim_end().to_string(),
-                _ => s
-                    .split(' ')
-                    .map(|w| {
-                        let mut c = w.chars();
-                        c.next()
-                            .map_or(String::new(), |f| f.to_uppercase().chain(c.flat_map(char::to_lowercase)).collect())
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            }))
-        }
-        (Value::Str(s), "startswith" | "endswith" | "replace" | "split" | "count") => {
-            let a = match args.opt(0, "arg") {
-                Some(Value::Str(a)) => Some(a),
-                None | Some(Value::None) => None,
-                Some(other) => bail!(Type, "must be str, not {}", other.type_name()),
-            };
-            let out = match (name, a) {
-                ("startswith", Some(a)) => boolean(s.starts_with(&a)),
-                ("endswith", Some(a)) => boolean(s.ends_with(&a)),
-                ("count", Some(a)) => int(s.matches(&a).count() as i64),
-                ("replace", Some(a)) => {
-                    let b = match args.req(1, "new")? {
-                        Value::Str(b) => b,
-                        other => bail!(Type, "replace() argument 2 must be str, not {}", other.type_name()),
-                    };
-                    Value::Str(s.replace(&a, &b))
-                }
-                ("split", Some(a)) => Value::List(s.split(&a).map(|p| Value::Str(p.to_string())).collect()),
-                ("split", None) => Value::List(s.split_whitespace().map(|p| Value::Str(p.to_string())).collect()),
-                _ => bail!(Type, "{name}() takes at least 1 argument (0 given)"),
-            };
-            args.finish()?;
-            Ok(out)
-        }
-        (Value::Str(s), "format") => {
-            let (pos, kw) = args.into_parts();
-            str_format(ctx, s, &pos, &kw)
-        }
-        (Value::Size(v), "numel") => {
-            args.finish()?;
-            let mut n: i64 = 1;
-            for x in v {
-                n = n.saturating_mul(x.as_int("size")?);
-            }
-            Ok(int(n))
-        }
-        (Value::Tuple(v) | Value::List(v) | Value::Size(v), "index" | "count") => {
-            let x = args.req(0, "value")?;
-            args.finish()?;
-            let mut hits = Vec::new();
-            for (i, y) in v.iter().enumerate() {
-                if identical(y, &x) || equal_truth(ctx, y, &x)? {
-                    hits.push(i);
-                }
-            }
-            match (name, hits.first()) {
-                ("count", _) => Ok(int(hits.len() as i64)),
-                (_, Some(&i)) => Ok(int(i as i64)),
-                _ => bail!(Value, "{} is not in {}", repr(ctx, &x)?, recv.type_name()),
-            }
-        }
-        (Value::List(v), "copy") => {
-            args.finish()?;
-            Ok(Value::List(v.clone()))
-        }
-        (Value::Scalar(Scalar::Float(f)), "is_integer") => {
-            args.finish()?;
-            Ok(boolean(f.is_finite() && f.fract() == 0.0))
-        }
-        (Value::DType(d), "is_floating_point") => {
-            args.finish()?;
-            Ok(boolean(d.is_float()))
-        }
-        _ => bail!(Type, "'{}' object has no attribute '{name}'", recv.type_name()),
-    }
-}
-
-/// `"...{}...{0}...{name:spec}".format(...)`.
-fn str_format(ctx: &mut RunContext, s: &str, pos: &[Value], kw: &[(String, Value)]) -> Result<Value> {
-    let mut out = String::new();
-    let mut auto = 0usize;
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '{' if chars.peek() == Some(&'{') => {
-                chars.next();
-                out.push('{');
-            }
-            '}' if chars.peek() == Some(&'}') => {
-                chars.next();
-                out.push('}');
-            }
-            '{' => {
-                let mut field = String::new();
-                loop {
-                    match chars.next() {
-                        Some('}') => break,
-                        Some(x) => field.push(x),
-                        None => bail!(Value, "Single '{{' encountered in format string"),
-                    }
-                }
-                let (key, spec) = field.split_once(':').unwrap_or((field.as_str(), ""));
-                let (key, conv) = match key.split_once('!') {
-                    Some((k, c)) => (k, c.chars().next()),
-                    None => (key, None),
-                };
-                let v = if key.is_empty() {
-                    auto += 1;
-                    pos.get(auto - 1)
-                } else if let Ok(i) = key.parse::<usize>() {
-                    pos.get(i)
-                } else {
-                    kw.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-                };
-                let Some(v) = v else { bail!(Index, "Replacement index {key} out of range for positional args tuple") };
-                out.push_str(&format_field(ctx, v, conv, spec)?);
-            }
-            '}' => bail!(Value, "Single '}}' encountered in format string"),
-            c => out.push(c),
-        }
-    }
-    Ok(Value::Str(out))
 }

@@ -1,0 +1,204 @@
+//! Subscripts and writes: `a[items]` (basic indexing as a view; advanced indexing, a copy, is
+//! `binding/indexing.rs`'s), `a[items] = v`, and the writes they and `fill_`/`zero_`/`copy_`
+//! make, with PyTorch's overlap checks.
+
+use crate::error::{bail, Result};
+use crate::tensor::{Engine, Operand, OverlapRules, Tensor};
+use crate::torch::layout::IndexItem;
+use crate::trace::binding::indexing;
+use crate::trace::python::context::RunContext;
+use crate::trace::python::value::Value;
+use crate::uop::buffer::Scalar;
+
+fn index_items(items: &[Value]) -> Result<Vec<IndexItem>> {
+    items
+        .iter()
+        .map(|v| match v {
+            Value::Scalar(Scalar::Int(i)) => Ok(IndexItem::Int(*i)),
+            Value::Scalar(Scalar::Bool(_)) => {
+                bail!(Unsupported, "indexing with a bool is advanced indexing, which is not supported")
+            }
+            Value::Slice(a, b, c) => Ok(IndexItem::Slice { start: *a, stop: *b, step: *c }),
+            Value::None => Ok(IndexItem::NewAxis),
+            Value::Ellipsis => Ok(IndexItem::Ellipsis),
+            Value::Tensor(_) | Value::List(_) => bail!(
+                Unsupported,
+                "advanced indexing (with tensors or lists) is not supported: only ints, slices, None and ..."
+            ),
+            other => bail!(
+                Type,
+                "only integers, slices (`:`), ellipsis (`...`) and None are valid indices (got {})",
+                other.type_name()
+            ),
+        })
+        .collect()
+}
+
+pub fn getitem(run: &mut RunContext, base: &Value, items: &[Value]) -> Result<Value> {
+    let scalar_items;
+    let items = if matches!(base, Value::Tensor(_)) {
+        scalar_items = indexing::scalar_tensor_items(run, items)?;
+        scalar_items.as_slice()
+    } else {
+        items
+    };
+    match base {
+        Value::Tensor(t) if indexing::is_advanced(items) => indexing::getitem(run, t, items),
+        Value::Tensor(t) => {
+            // `a[(1, 2)]` is `a[1, 2]`.
+            let flat: Vec<Value> = match items {
+                [Value::Tuple(v)] => v.clone(),
+                _ => items.to_vec(),
+            };
+            let items = index_items(&flat)?;
+            Ok(Value::Tensor(run.engine.index(t, &items)?))
+        }
+        Value::Tuple(v) | Value::List(v) => {
+            if let [Value::Slice(start, stop, step)] = items {
+                return slice_items(v, *start, *stop, *step).map(|s| match base {
+                    Value::List(_) => Value::List(s),
+                    _ => Value::Tuple(s),
+                });
+            }
+            let [i] = items else { bail!(Type, "tuple indices must be integers") };
+            let i = i.as_int("tuple index")?;
+            let n = v.len() as i64;
+            let j = if i < 0 { i + n } else { i };
+            if !(0..n).contains(&j) {
+                bail!(Index, "tuple index out of range");
+            }
+            Ok(v[j as usize].clone())
+        }
+        Value::Named(v) => {
+            let [i] = items else { bail!(Type, "tuple indices must be integers") };
+            let i = i.as_int("tuple index")?;
+            match v.get(i as usize) {
+                Some((_, x)) => Ok(x.clone()),
+                None => bail!(Index, "tuple index out of range"),
+            }
+        }
+        other => bail!(Type, "'{}' object is not subscriptable", other.type_name()),
+    }
+}
+
+/// Python's `items[start:stop:step]` on a tuple or list.
+fn slice_items(v: &[Value], start: Option<i64>, stop: Option<i64>, step: Option<i64>) -> Result<Vec<Value>> {
+    let n = v.len() as i64;
+    let step = step.unwrap_or(1);
+    if step == 0 {
+        bail!(Type, "slice step cannot be zero");
+    }
+    // Python's `slice.indices`: bounds wrap once, then clamp to the walk's direction.
+    let (lo, hi) = if step > 0 { (0, n) } else { (-1, n - 1) };
+    let clamp = |x: i64| if x < 0 { (x + n).max(lo) } else { x.min(hi) };
+    let start = start.map_or(if step > 0 { 0 } else { n - 1 }, clamp);
+    let stop = stop.map_or(if step > 0 { n } else { -1 }, clamp);
+    let mut out = Vec::new();
+    let mut i = start;
+    while (step > 0 && i < stop) || (step < 0 && i > stop) {
+        out.push(v[i as usize].clone());
+        i += step;
+    }
+    Ok(out)
+}
+
+pub fn setitem(run: &mut RunContext, base: &Value, items: &[Value], value: Value) -> Result<()> {
+    let Value::Tensor(t) = base else { bail!(Type, "'{}' object does not support item assignment", base.type_name()) };
+    let items = &indexing::scalar_tensor_items(run, items)?;
+    if indexing::is_advanced(items) {
+        return indexing::setitem(run, t, items, value);
+    }
+    let Value::Tensor(view) = getitem(run, base, items)? else { unreachable!("indexing a tensor gives a tensor") };
+    match value {
+        Value::Scalar(s) => fill(run, &view, Operand::Scalar(s), "fill_"),
+        // PyTorch's `copy_to`: equal sizes copy as they are; a 0-d value fills; anything else
+        // drops its leading size-1 dims and is expanded to the indexing result first.
+        Value::Tensor(src) if src.shape() == view.shape() => copy_into(run, &view, &src, "setitem"),
+        Value::Tensor(src) if src.shape().is_empty() => fill(run, &view, Operand::Tensor(src), "fill_"),
+        Value::Tensor(src) => {
+            let src = run.engine.setitem_source(&src, view.shape())?;
+            copy_into(run, &view, &src, "setitem")
+        }
+        other => bail!(Type, "can't assign a {} to a Tensor", other.type_name()),
+    }
+    .map(|_| ())
+}
+
+// ------------------------------------------------------------------------------- writes
+
+/// `fill_`/`zero_`/`a[i] = scalar`: any dtype is cast; overlap as PyTorch checks it for fills.
+pub(in crate::trace) fn fill(run: &mut RunContext, target: &Tensor, v: Operand, op: &str) -> Result<Tensor> {
+    let target = run.engine.realize(target)?;
+    let inputs: Vec<Tensor> = match &v {
+        Operand::Tensor(t) => vec![t.clone()],
+        Operand::Scalar(_) => vec![],
+    };
+    // Filling with a scalar checks nothing; with a 0-d tensor PyTorch refuses a target that
+    // repeats elements but accepts any overlap with the value.
+    let rules = match &v {
+        Operand::Scalar(_) => overlap_rules(op),
+        Operand::Tensor(_) => OverlapRules { internal: true, partial: false },
+    };
+    run.engine.check_write_overlap(&target, &inputs, rules)?;
+    let input_refs: Vec<&Tensor> = inputs.iter().collect();
+    let old = if run.engine.inplace_tracked(&target, &input_refs) {
+        Some(run.engine.begin_inplace_unread(&target)?)
+    } else {
+        None
+    };
+    let node = run.engine.value_node(&v, target.dtype(), target.shape())?;
+    let w = run.engine.write(&target, node)?;
+    run.record_write(w);
+    let target = run.engine.resolve(&target);
+    if let Some(old) = old {
+        let src = match &v {
+            Operand::Tensor(t) => Some(t),
+            Operand::Scalar(_) => None,
+        };
+        let op = match src {
+            Some(t) => crate::autograd::GradOp::Copy { src_shape: t.shape().to_vec(), src_dtype: t.dtype() },
+            None => crate::autograd::GradOp::Fill { zero: op == "zero_" },
+        };
+        run.engine.finish_inplace(&target, op, old, &[src]);
+    }
+    Ok(target)
+}
+
+/// `copy_` and `a[i] = tensor`: broadcast the source, cast any dtype.
+pub(in crate::trace) fn copy_into(run: &mut RunContext, target: &Tensor, src: &Tensor, op: &str) -> Result<Tensor> {
+    let target = run.engine.realize(target)?;
+    let src = run.engine.realize(src)?;
+    // `copy_` returns early when source and target are the same data (same storage and layout).
+    let same_data =
+        src.storage() == target.storage() && src.layout() == target.layout() && src.dtype() == target.dtype();
+    if !same_data {
+        run.engine.check_write_overlap(&target, std::slice::from_ref(&src), overlap_rules(op))?;
+    }
+    let src = &src;
+    let shape = Engine::broadcast_shapes(&[src.shape(), target.shape()])?;
+    if shape != target.shape() {
+        bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", target.shape(), shape);
+    }
+    if op == "copy_" {
+        run.engine.bridge_check_copy(&target, src.shape())?;
+    }
+    let tracked = run.engine.inplace_tracked(&target, &[src]);
+    let old = if tracked { Some(run.engine.begin_inplace_unread(&target)?) } else { None };
+    let node = run.engine.value_node(&Operand::Tensor(src.clone()), target.dtype(), target.shape())?;
+    let w = run.engine.write(&target, node)?;
+    run.record_write(w);
+    let target = run.engine.resolve(&target);
+    if let Some(old) = old {
+        let op = crate::autograd::GradOp::Copy { src_shape: src.shape().to_vec(), src_dtype: src.dtype() };
+        run.engine.finish_inplace(&target, op, old, &[Some(src)]);
+    }
+    Ok(target)
+}
+
+/// Which overlap checks PyTorch 2.x makes for each writing op (see `torch::overlap`).
+fn overlap_rules(op: &str) -> OverlapRules {
+    match op {
+        "fill_" | "zero_" => OverlapRules::NONE,
+        _ => OverlapRules::ALL,
+    }
+}

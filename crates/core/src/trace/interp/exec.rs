@@ -1,0 +1,593 @@
+//! Statement execution: simple statements, blocks and control flow, calls to functions the
+//! trace defines, comprehensions and f-strings.
+//!
+//! Every statement executed outside a call is one step (a compound statement's header is a step
+//! each time it runs: an `if` test, each `for` iteration's binding, each `while` test), so the
+//! stepper can stand between any two of them. A call to a trace function runs inside the step of
+//! the statement that calls it. Executed statements are counted against [`MAX_EXECUTED`], so a
+//! loop that never ends stops with a `limit` error.
+
+use crate::error::{bail, Result};
+use crate::trace::binding::subscript;
+use crate::trace::interp::runner::{realize_value, unpack, Frame, Run, Scope, MAX_CALL_DEPTH, MAX_EXECUTED};
+use crate::trace::lang::ast::{CompKind, Comprehension, Expr, ExprKind, FPart, FuncDef, Stmt, StmtKind, Target};
+use crate::trace::nn::layer::LayerKind;
+use crate::trace::nn::modules::{self, ModuleClass};
+use crate::trace::python::value::{Args, Function, GradMode, Module, Value, MAX_SEQUENCE};
+use crate::trace::python::{self, Iter};
+use crate::uop::buffer::Scalar;
+use std::rc::Rc;
+
+/// How a statement or block ended.
+pub(in crate::trace) enum Flow {
+    Normal,
+    Break,
+    Continue,
+    /// Boxed: a `Value` is large and returns are rare beside the other flows.
+    Return(Box<Value>),
+    /// The run reached the step it was asked to stop after.
+    Stop,
+}
+
+impl Run {
+    pub(in crate::trace) fn exec_block(&mut self, stmts: &[Stmt]) -> Result<Flow> {
+        for s in stmts {
+            match self.exec_stmt(s)? {
+                Flow::Normal => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// Runs `f` as one executed statement: a step of its own unless inside a call. `None` when
+    /// the run stops before it.
+    fn step<T>(&mut self, stmt: &Stmt, f: impl FnOnce(&mut Self) -> Result<(T, Vec<String>)>) -> Result<Option<T>> {
+        self.executed += 1;
+        if self.executed > MAX_EXECUTED {
+            self.failing.get_or_insert(stmt.span);
+            bail!(Limit, "the trace ran more than {MAX_EXECUTED} statements (a loop that does not end?)");
+        }
+        let stepping = self.frames.iter().all(|f| f.scope != Scope::Function);
+        if stepping {
+            if self.should_stop() {
+                return Ok(None);
+            }
+            self.begin_statement();
+        }
+        self.span = stmt.span;
+        // A value the statement left pending that is past a limit fails the statement itself
+        // (the page's storage budget): it is not silently left unbound.
+        let done = f(self).and_then(|out| if stepping { self.realize_within_limits().map(|()| out) } else { Ok(out) });
+        match done {
+            Ok((v, defines)) => {
+                if stepping {
+                    self.finish_statement(stmt, defines);
+                }
+                Ok(Some(v))
+            }
+            Err(e) => {
+                if self.failing.is_none() {
+                    let column = if self.span.line == stmt.span.line { self.span.column } else { stmt.span.column };
+                    self.failing = Some(crate::trace::lang::ast::Span { line: stmt.span.line, column });
+                }
+                if stepping {
+                    // Leave the names as they were before the failing statement finished, realized.
+                    self.finish_statement(stmt, Vec::new());
+                }
+                Err(e)
+            }
+        }
+    }
+
+    fn exec_stmt(&mut self, stmt: &Stmt) -> Result<Flow> {
+        match &stmt.kind {
+            StmtKind::If { test, body, orelse } => {
+                let Some(taken) = self.step(stmt, |r| {
+                    let v = r.eval(test)?;
+                    Ok((python::truth(&mut r.context(), &v)?, Vec::new()))
+                })?
+                else {
+                    return Ok(Flow::Stop);
+                };
+                self.exec_block(if taken { body } else { orelse })
+            }
+            StmtKind::While { test, body } => self.run_loop(stmt, body, |r| {
+                let v = r.eval(test)?;
+                Ok((python::truth(&mut r.context(), &v)?, Vec::new()))
+            }),
+            StmtKind::For { target, iter, body } => self.exec_for(stmt, target, iter, body),
+            StmtKind::With { items, body } => {
+                let Some(saved) = self.step(stmt, |r| {
+                    let saved = r.engine.grad_enabled();
+                    let mut defines = Vec::new();
+                    for (ctx, name) in items {
+                        let v = r.eval(ctx)?;
+                        match &v {
+                            Value::Context(mode) => {
+                                let on = mode.enter(r.engine.grad_enabled());
+                                r.engine.set_grad_enabled(on);
+                            }
+                            other => bail!(
+                                Unsupported,
+                                "'{}' object does not support the context manager protocol here (only torch.no_grad(), torch.enable_grad(), torch.set_grad_enabled(b) and torch.inference_mode())",
+                                other.type_name()
+                            ),
+                        }
+                        if let Some(n) = name {
+                            r.bind(n, v);
+                            defines.push(n.clone());
+                        }
+                    }
+                    Ok((saved, defines))
+                })?
+                else {
+                    return Ok(Flow::Stop);
+                };
+                let flow = self.exec_block(body);
+                self.engine.set_grad_enabled(saved);
+                flow
+            }
+            StmtKind::Def(def) => {
+                let done = self.step(stmt, |r| {
+                    let mut defaults = Vec::with_capacity(def.params.len());
+                    for (_, d) in &def.params {
+                        defaults.push(match d {
+                            Some(e) => {
+                                let mut v = r.eval(e)?;
+                                realize_value(&mut r.engine, &mut v)?;
+                                Some(v)
+                            }
+                            None => None,
+                        });
+                    }
+                    let f = Function { def: Rc::new(def.clone()), defaults };
+                    r.bind(&def.name, Value::Function(Rc::new(f)));
+                    Ok(((), vec![def.name.clone()]))
+                })?;
+                Ok(if done.is_some() { Flow::Normal } else { Flow::Stop })
+            }
+            StmtKind::Class { name, bases, body } => {
+                let done = self.step(stmt, |r| {
+                    let class = r.class(name, bases, body)?;
+                    r.bind(name, Value::Class(Rc::new(class)));
+                    Ok(((), vec![name.clone()]))
+                })?;
+                Ok(if done.is_some() { Flow::Normal } else { Flow::Stop })
+            }
+            _ => Ok(self.step(stmt, |r| r.simple(stmt))?.unwrap_or(Flow::Stop)),
+        }
+    }
+
+    /// A `class` statement: its bases (`nn.Module`, or a class the trace defined, whose
+    /// methods it inherits) and its methods; a class body holds only `def`s, `pass` and
+    /// docstrings here.
+    fn class(&mut self, name: &str, bases: &[Expr], body: &[Stmt]) -> Result<ModuleClass> {
+        let mut methods: Vec<(String, Value)> = Vec::new();
+        let mut module = false;
+        for b in bases {
+            match self.eval(b)? {
+                Value::Func(f) if f == "Module" => module = true,
+                Value::Class(c) => {
+                    module = true;
+                    methods.extend(c.methods.iter().cloned());
+                }
+                other => bail!(
+                    Unsupported,
+                    "class {name}: only subclasses of nn.Module are supported (base is {})",
+                    other.type_name()
+                ),
+            }
+        }
+        if !module {
+            bail!(Unsupported, "class {name}: only subclasses of nn.Module are supported");
+        }
+        for stmt in body {
+            self.span = stmt.span;
+            match &stmt.kind {
+                StmtKind::Def(def) => {
+                    let mut defaults = Vec::with_capacity(def.params.len());
+                    for (_, d) in &def.params {
+                        defaults.push(match d {
+                            Some(e) => Some(self.eval(e)?),
+                            None => None,
+                        });
+                    }
+                    let f = Value::Function(Rc::new(Function { def: Rc::new(def.clone()), defaults }));
+                    methods.retain(|(n, _)| *n != def.name);
+                    methods.push((def.name.clone(), f));
+                }
+                StmtKind::Pass => {}
+                StmtKind::Expr(e) if matches!(e.kind, ExprKind::Str(_)) => {}
+                _ => bail!(Unsupported, "a class body here may hold only method definitions"),
+            }
+        }
+        Ok(ModuleClass { name: name.to_string(), methods })
+    }
+
+    /// `Net(args)`: a new module of the trace's class, initialised by its `__init__`.
+    pub(in crate::trace) fn instantiate(
+        &mut self,
+        class: &Rc<ModuleClass>,
+        pos: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> Result<Value> {
+        let mut m = Module::new(LayerKind::Custom);
+        m.class = Some(class.clone());
+        let m = Rc::new(m);
+        if let Some((_, Value::Function(init))) = class.methods.iter().find(|(n, _)| n == "__init__") {
+            let mut args = vec![Value::Layer(m.clone())];
+            args.extend(pos);
+            self.call_user(init, args, kw)?;
+        } else if !pos.is_empty() || !kw.is_empty() {
+            bail!(Type, "{}() takes no arguments", class.name);
+        }
+        Ok(Value::Layer(m))
+    }
+
+    /// `module(args)`: a container runs its children in order, a module the trace defines its
+    /// `forward`, a built-in module its own forward.
+    pub(in crate::trace) fn call_layer(
+        &mut self,
+        layer: &Rc<Module>,
+        pos: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> Result<Value> {
+        match layer.kind {
+            LayerKind::Sequential => {
+                let mut args = Args::new("forward", pos, kw);
+                let mut x = args.req(0, "input")?;
+                args.finish()?;
+                let children: Vec<Rc<Module>> = layer.children.borrow().iter().map(|(_, c)| c.clone()).collect();
+                for c in children {
+                    x = self.call_layer(&c, vec![x], Vec::new())?;
+                }
+                Ok(x)
+            }
+            LayerKind::Custom => match self.method_of(layer, "forward") {
+                Some(f) => {
+                    let mut args = vec![Value::Layer(layer.clone())];
+                    args.extend(pos);
+                    self.call_user(&f, args, kw)
+                }
+                None => bail!(Type, "Module [{}] is missing the required \"forward\" function", modules::title(layer)),
+            },
+            LayerKind::ModuleList => {
+                bail!(Type, "Module [ModuleList] is missing the required \"forward\" function")
+            }
+            _ => modules::forward(&mut self.context(), layer, Args::new("forward", pos, kw)),
+        }
+    }
+
+    /// A method of a module's trace-defined class.
+    pub(in crate::trace) fn method_of(&self, layer: &Module, name: &str) -> Option<Rc<Function>> {
+        let class = layer.class.as_ref()?;
+        class.methods.iter().rev().find_map(|(n, f)| match f {
+            Value::Function(f) if n == name => Some(f.clone()),
+            _ => None,
+        })
+    }
+
+    fn exec_for(&mut self, stmt: &Stmt, target: &Target, iter: &Expr, body: &[Stmt]) -> Result<Flow> {
+        let mut items: Option<Iter> = None;
+        self.run_loop(stmt, body, |r| {
+            if items.is_none() {
+                // The iterable outlives this step, so nothing in it may stay lazy.
+                let mut v = r.eval(iter)?;
+                realize_value(&mut r.engine, &mut v)?;
+                items = Some(python::iterate(&mut r.context(), v)?);
+            }
+            let Some(it) = items.as_mut() else { return Ok((false, Vec::new())) };
+            match it.next(&mut r.context())? {
+                Some(v) => Ok((true, r.assign_target(target, v)?)),
+                None => Ok((false, Vec::new())),
+            }
+        })
+    }
+
+    /// A loop: its header is a step each time it runs (`header` says whether to run the body
+    /// again, and what it bound), the body runs in between, each pass numbered in `loops`.
+    fn run_loop(
+        &mut self,
+        stmt: &Stmt,
+        body: &[Stmt],
+        mut header: impl FnMut(&mut Self) -> Result<(bool, Vec<String>)>,
+    ) -> Result<Flow> {
+        let mut i = 0;
+        loop {
+            i += 1;
+            self.loops.push((stmt.span.line, i));
+            let flow = match self.step(stmt, &mut header) {
+                Ok(Some(true)) => self.exec_block(body),
+                Ok(Some(false)) => Ok(Flow::Break),
+                Ok(None) => Ok(Flow::Stop),
+                Err(e) => Err(e),
+            };
+            self.loops.pop();
+            match flow? {
+                Flow::Normal | Flow::Continue => {}
+                Flow::Break => return Ok(Flow::Normal),
+                other => return Ok(other),
+            }
+        }
+    }
+
+    /// Binds a `for` or comprehension target; returns the names bound.
+    fn assign_target(&mut self, target: &Target, v: Value) -> Result<Vec<String>> {
+        match target {
+            Target::Name(n) => {
+                self.bind(n, v);
+                Ok(vec![n.clone()])
+            }
+            Target::Tuple(ts) => {
+                let v = python::sequence(&mut self.context(), v)?;
+                let items = unpack(Value::List(v), ts.len())?;
+                let mut names = Vec::new();
+                for (t, v) in ts.iter().zip(items) {
+                    names.extend(self.assign_target(t, v)?);
+                }
+                Ok(names)
+            }
+        }
+    }
+
+    /// A simple statement: its flow and the names it bound.
+    fn simple(&mut self, stmt: &Stmt) -> Result<(Flow, Vec<String>)> {
+        let mut defines = Vec::new();
+        let flow = match &stmt.kind {
+            StmtKind::Assign { targets, value, unpack: unpacks } => {
+                let v = self.eval(value)?;
+                if !unpacks {
+                    self.bind(&targets[0], v);
+                } else {
+                    let v = python::sequence(&mut self.context(), v)?;
+                    let items = unpack(Value::List(v), targets.len())?;
+                    for (t, v) in targets.iter().zip(items) {
+                        self.bind(t, v);
+                    }
+                }
+                defines.extend(targets.iter().cloned());
+                Flow::Normal
+            }
+            StmtKind::AugAssign { target, op, value } => {
+                let rhs = self.eval(value)?;
+                match &target.kind {
+                    ExprKind::Name(name) => {
+                        let cur = self.eval(target)?;
+                        let out = self.augmented(cur, *op, rhs)?;
+                        self.bind(name, out);
+                        defines.push(name.clone());
+                    }
+                    ExprKind::Index { value: base, items } => {
+                        // Python: tmp = base[items]; tmp op= rhs; base[items] = tmp.
+                        let base = self.eval(base)?;
+                        let items = self.eval_items(items)?;
+                        let view = subscript::getitem(&mut self.context(), &base, &items)?;
+                        let out = self.augmented(view, *op, rhs)?;
+                        subscript::setitem(&mut self.context(), &base, &items, out)?;
+                    }
+                    _ => bail!(Unsupported, "augmented assignment to this target is not supported"),
+                }
+                Flow::Normal
+            }
+            StmtKind::SetItem { target, index, value } => {
+                let base = self.eval(target)?;
+                let items = self.eval_items(index)?;
+                let v = self.eval(value)?;
+                self.span = stmt.span;
+                match (&target.kind, base) {
+                    // Dicts and lists are values here: the name is bound to the updated one.
+                    (ExprKind::Name(name), base @ (Value::Dict(..) | Value::List(_))) => {
+                        let updated = python::setitem(base, &items, v)?;
+                        self.bind(name, updated);
+                        defines.push(name.clone());
+                    }
+                    (_, base) => subscript::setitem(&mut self.context(), &base, &items, v)?,
+                }
+                Flow::Normal
+            }
+            StmtKind::Expr(e) => {
+                self.eval(e)?;
+                Flow::Normal
+            }
+            StmtKind::SetAttr { target, name, value } => {
+                let base = self.eval(target)?;
+                let v = self.eval(value)?;
+                match base {
+                    Value::Tensor(t) => {
+                        let mut ctx = self.context();
+                        let done = crate::trace::binding::autograd::setattr(&mut ctx, &t, name, v);
+                        let rebound = ctx.into_rebound();
+                        self.rebind(rebound);
+                        done?
+                    }
+                    Value::Layer(l) => modules::methods::setattr(&mut self.context(), &l, name, v)?,
+                    other => bail!(Unsupported, "assigning attributes of a {} is not supported", other.type_name()),
+                }
+                Flow::Normal
+            }
+            StmtKind::Pass => Flow::Normal,
+            StmtKind::Break => Flow::Break,
+            StmtKind::Continue => Flow::Continue,
+            StmtKind::Return(v) => Flow::Return(Box::new(match v {
+                Some(e) => self.eval(e)?,
+                None => Value::None,
+            })),
+            StmtKind::Assert { test, msg } => {
+                let v = self.eval(test)?;
+                if !python::truth(&mut self.context(), &v)? {
+                    let text = match msg {
+                        Some(m) => {
+                            let m = self.eval(m)?;
+                            python::str(&mut self.context(), &m)?
+                        }
+                        None => String::new(),
+                    };
+                    self.span = stmt.span;
+                    bail!(Assertion, "{text}");
+                }
+                Flow::Normal
+            }
+            StmtKind::Del(names) => {
+                for n in names {
+                    self.unbind(n)?;
+                }
+                Flow::Normal
+            }
+            StmtKind::If { .. }
+            | StmtKind::While { .. }
+            | StmtKind::For { .. }
+            | StmtKind::With { .. }
+            | StmtKind::Def(_)
+            | StmtKind::Class { .. } => bail!(Unsupported, "a block statement here is not supported"),
+        };
+        Ok((flow, defines))
+    }
+
+    /// Calls a function the trace defined, in a scope of its own.
+    pub(in crate::trace) fn call_user(
+        &mut self,
+        f: &Function,
+        pos: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> Result<Value> {
+        let def: &FuncDef = &f.def;
+        if self.frames.iter().filter(|f| f.scope == Scope::Function).count() >= MAX_CALL_DEPTH {
+            bail!(Limit, "maximum recursion depth exceeded (more than {MAX_CALL_DEPTH} nested calls)");
+        }
+        let name = &def.name;
+        let n = def.params.len();
+        if pos.len() > n {
+            bail!(Type, "{name}() takes {n} positional arguments but {} were given", pos.len());
+        }
+        let mut slots: Vec<Option<Value>> = pos.into_iter().map(Some).collect();
+        slots.resize(n, None);
+        for (k, v) in kw {
+            let Some(i) = def.params.iter().position(|(p, _)| *p == k) else {
+                bail!(Type, "{name}() got an unexpected keyword argument '{k}'");
+            };
+            if slots[i].is_some() {
+                bail!(Type, "{name}() got multiple values for argument '{k}'");
+            }
+            slots[i] = Some(v);
+        }
+        let mut vars = std::collections::BTreeMap::new();
+        for (i, ((p, _), slot)) in def.params.iter().zip(slots).enumerate() {
+            let v = match slot.or_else(|| f.defaults[i].clone()) {
+                Some(v) => v,
+                None => bail!(Type, "{name}() missing 1 required positional argument: '{p}'"),
+            };
+            vars.insert(p.clone(), v);
+        }
+        let span = self.span;
+        self.frames.push(Frame { vars, scope: Scope::Function });
+        let flow = self.exec_block(&def.body);
+        self.frames.pop();
+        self.span = span;
+        match flow? {
+            Flow::Return(v) => Ok(*v),
+            _ => Ok(Value::None),
+        }
+    }
+
+    /// `[elt for ...]` and `(elt for ...)`, each in a scope of its own.
+    pub(in crate::trace) fn comprehension(
+        &mut self,
+        kind: CompKind,
+        elt: &Expr,
+        gens: &[Comprehension],
+    ) -> Result<Value> {
+        self.frames.push(Frame { vars: Default::default(), scope: Scope::Comprehension });
+        let mut out = Vec::new();
+        let r = self.comp_level(elt, gens, &mut out);
+        self.frames.pop();
+        r?;
+        Ok(match kind {
+            CompKind::List => Value::List(out),
+            CompKind::Generator => Value::Tuple(out),
+        })
+    }
+
+    fn comp_level(&mut self, elt: &Expr, gens: &[Comprehension], out: &mut Vec<Value>) -> Result<()> {
+        let Some((g, rest)) = gens.split_first() else {
+            if out.len() >= MAX_SEQUENCE {
+                bail!(Limit, "a comprehension may build at most {MAX_SEQUENCE} items");
+            }
+            out.push(self.eval(elt)?);
+            return Ok(());
+        };
+        let v = self.eval(&g.iter)?;
+        let mut it = python::iterate(&mut self.context(), v)?;
+        let mut seen = 0usize;
+        'items: while let Some(v) = it.next(&mut self.context())? {
+            seen += 1;
+            if seen > MAX_SEQUENCE {
+                bail!(Limit, "a comprehension may iterate at most {MAX_SEQUENCE} items");
+            }
+            self.assign_target(&g.target, v)?;
+            for cond in &g.ifs {
+                let c = self.eval(cond)?;
+                if !python::truth(&mut self.context(), &c)? {
+                    continue 'items;
+                }
+            }
+            self.comp_level(elt, rest, out)?;
+        }
+        Ok(())
+    }
+
+    pub(in crate::trace) fn fstring(&mut self, parts: &[FPart]) -> Result<Value> {
+        let mut s = String::new();
+        for p in parts {
+            match p {
+                FPart::Lit(t) => s.push_str(t),
+                FPart::Expr { expr, conv, spec, debug } => {
+                    let v = self.eval(expr)?;
+                    if let Some(d) = debug {
+                        s.push_str(d);
+                    }
+                    // A self-documenting field shows the repr unless a spec or conversion says.
+                    let conv = conv.or((debug.is_some() && spec.is_empty()).then_some('r'));
+                    s.push_str(&python::format_field(&mut self.context(), &v, conv, spec)?);
+                }
+            }
+        }
+        Ok(Value::Str(s))
+    }
+
+    /// A `torch.` / `F.` function, or one of the grad-mode switches.
+    pub(in crate::trace) fn call_function(&mut self, name: &str, mut args: Args) -> Result<Value> {
+        let mode = match name {
+            "no_grad" => GradMode::Off,
+            "enable_grad" => GradMode::On,
+            "inference_mode" => GradMode::Set(!args.bool_or(0, "mode", true)?),
+            "set_grad_enabled" => {
+                let b = args.bool_or(0, "mode", true)?;
+                args.finish()?;
+                // Called as a function it switches at once; as a context it also restores.
+                self.engine.set_grad_enabled(b);
+                return Ok(Value::Context(GradMode::Set(b)));
+            }
+            "is_grad_enabled" => {
+                args.finish()?;
+                return Ok(Value::Scalar(Scalar::Bool(self.engine.grad_enabled())));
+            }
+            _ => {
+                let (pos, kw) = args.into_parts();
+                return crate::trace::binding::autograd::function_call(&mut self.context(), name, pos, kw);
+            }
+        };
+        args.finish()?;
+        Ok(Value::Context(mode))
+    }
+
+    /// Python's builtins (`print`, `range`, `len`, ...).
+    pub(in crate::trace) fn call_builtin(&mut self, name: &'static str, args: Args) -> Result<Value> {
+        if name == "print" {
+            let text = python::print_text(&mut self.context(), args)?;
+            self.output.push_str(&text);
+            return Ok(Value::None);
+        }
+        python::call(&mut self.context(), name, args)
+    }
+}

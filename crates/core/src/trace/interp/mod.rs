@@ -1,0 +1,7 @@
+//! The statement interpreter: the runner that executes each statement of a trace as a step
+//! (scopes, blocks, calls, comprehensions, realizing what a step made) and the same run turned
+//! into kernels for the kernel backends.
+
+mod exec;
+pub mod kernels;
+pub mod runner;

@@ -1,0 +1,654 @@
+//! Runs a parsed trace statement by statement, as Python with PyTorch would.
+//!
+//! Each executed statement is a step: its results are realized when it ends, so every step has
+//! concrete values and storages to show; within a statement tensors stay lazy, so a chain of ops
+//! becomes one graph. A loop body run five times gives five steps, each knowing its iteration; a
+//! call to a function the trace defines runs inside the calling statement's step. The run stops
+//! at the first failing statement and says where (line and column). Statement execution and
+//! control flow are in `exec.rs`, Python's own builtins in `python.rs`.
+
+use crate::error::{bail, Error, Result};
+use crate::limits::{Reclaim, StorageBudget};
+use crate::tensor::{Engine, Tensor, Write};
+use crate::trace::binding::autograd;
+use crate::trace::binding::device;
+use crate::trace::binding::library;
+use crate::trace::binding::meta;
+use crate::trace::binding::methods;
+use crate::trace::binding::operators;
+use crate::trace::binding::random;
+use crate::trace::binding::subscript;
+use crate::trace::lang::ast::{BinOp, BoolOp, Expr, ExprKind, Program, Span, Stmt, UnaryOp};
+use crate::trace::lang::parser;
+use crate::trace::nn::modules;
+use crate::trace::nn::optim;
+use crate::trace::python;
+use crate::trace::python::context::{Library, RunContext};
+use crate::trace::python::value::{Args, Value};
+use crate::uop::buffer::Scalar;
+use std::collections::BTreeMap;
+
+/// The most statements a run executes (loop bodies count once per iteration).
+mod eval;
+
+pub const MAX_EXECUTED: usize = 10_000;
+/// The deepest nesting of calls to functions the trace defines.
+pub const MAX_CALL_DEPTH: usize = 64;
+
+/// The failure of a run: where it happened and what PyTorch would have raised.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceError {
+    pub line: usize,
+    pub column: Option<usize>,
+    pub error: Error,
+}
+
+/// What one statement did, for stepping through a trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub line: usize,
+    pub source: String,
+    pub defines: Vec<String>,
+    pub writes: Vec<Write>,
+    pub tensors_changed: Vec<String>,
+    /// The engine events (realizations and stores) this statement caused: `events[a..b]`.
+    pub events: std::ops::Range<usize>,
+    /// The loops the statement ran inside, outermost first: each loop's line and the 1-based
+    /// iteration.
+    pub iterations: Vec<(usize, usize)>,
+    /// What `print` wrote while the statement ran.
+    pub output: String,
+    /// The time machine: each saved tensor this statement made stale, as a sentence ("this
+    /// write changes a tensor saved by SigmoidBackward0; a backward through it will fail").
+    pub stale: Vec<String>,
+    /// The bridge's plan for the statement's first write (bridge runs only).
+    pub plan: Option<crate::semantics::WritePlan>,
+    /// The nodes a `backward()` (or `autograd.grad`) in the statement ran, in order.
+    pub backward: Vec<BackwardStep>,
+}
+
+/// One node a backward ran: its name and line, the gradient's shape, where the gradients went
+/// (node names, or `x.grad` for a leaf a name holds), and the `.grad` cells an AccumulateGrad
+/// wrote.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct BackwardStep {
+    pub node: String,
+    pub line: usize,
+    pub grad_shape: Vec<usize>,
+    pub into: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write: Option<Write>,
+}
+
+/// Watches a run step by step: called before each step starts and after it is recorded (the
+/// kernel view snapshots storages here).
+pub trait StepObserver {
+    fn before(&mut self, engine: &Engine);
+    fn after(&mut self, engine: &Engine, step: &Step);
+}
+
+/// The names a function call or a comprehension binds, and whether names of the frames below
+/// it are visible (a comprehension sees its function's locals; a call does not see its caller's).
+pub(in crate::trace) struct Frame {
+    pub(in crate::trace) vars: BTreeMap<String, Value>,
+    pub(in crate::trace) scope: Scope,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::trace) enum Scope {
+    Function,
+    Comprehension,
+}
+
+/// The state of a run: the engine, the names bound so far and the steps taken.
+pub struct Run {
+    pub engine: Engine,
+    pub(in crate::trace) env: BTreeMap<String, Value>,
+    /// Names in order of first binding, so reports list tensors as the trace introduced them.
+    order: Vec<String>,
+    pub steps: Vec<Step>,
+    pub error: Option<TraceError>,
+    pub(in crate::trace) writes: Vec<Write>,
+    pub(in crate::trace) span: Span,
+    pub(in crate::trace) events_start: usize,
+    /// Named byte blobs the host provides for `dataset(name)` (dataset files, by name).
+    files: BTreeMap<String, Vec<u8>>,
+    /// Function and comprehension scopes, innermost last; globals are `env`.
+    pub(in crate::trace) frames: Vec<Frame>,
+    /// Statements executed so far (see [`MAX_EXECUTED`]).
+    pub(in crate::trace) executed: usize,
+    /// The loops being run, outermost first: (line, 1-based iteration).
+    pub(in crate::trace) loops: Vec<(usize, usize)>,
+    /// What `print` wrote during the current step.
+    pub(in crate::trace) output: String,
+    /// Stop (without error) once this many steps are recorded: stepping replays a prefix.
+    stop_after: Option<usize>,
+    pub(in crate::trace) observer: Option<Box<dyn StepObserver>>,
+    /// The innermost statement that failed, where the error is reported.
+    pub(in crate::trace) failing: Option<Span>,
+    /// The stale saved tensors already reported (a step reports the ones it made stale).
+    stale_seen: Vec<String>,
+    /// The same trace run under tinygrad's PyTorch bridge ([`crate::engine::bridge`]): its
+    /// own execution, which runs on where PyTorch raises and stops where the bridge fails.
+    pub bridge: Option<Box<Run>>,
+}
+
+impl Default for Run {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Run {
+    pub fn new() -> Self {
+        Run {
+            engine: Engine::new(),
+            env: BTreeMap::new(),
+            order: Vec::new(),
+            steps: Vec::new(),
+            error: None,
+            writes: Vec::new(),
+            span: Span::default(),
+            events_start: 0,
+            files: BTreeMap::new(),
+            frames: Vec::new(),
+            executed: 0,
+            loops: Vec::new(),
+            output: String::new(),
+            stop_after: None,
+            observer: None,
+            failing: None,
+            stale_seen: Vec::new(),
+            bridge: None,
+        }
+    }
+
+    /// Stops the run, without error, once `steps` steps are recorded (stepping to step k).
+    pub fn stop_after(mut self, steps: usize) -> Self {
+        self.stop_after = Some(steps);
+        self
+    }
+
+    /// Calls `observer` around every step.
+    pub fn observe(&mut self, observer: Box<dyn StepObserver>) {
+        self.observer = Some(observer);
+    }
+
+    /// Stops calling the observer.
+    pub fn unobserve(&mut self) {
+        self.observer = None;
+    }
+
+    /// Whether the run has recorded as many steps as it was asked to stop after.
+    pub(in crate::trace) fn should_stop(&self) -> bool {
+        self.stop_after.is_some_and(|k| self.steps.len() >= k)
+    }
+
+    /// Holds the run's storages to `budget` (and the bridge's run beside it, to the same).
+    pub fn limit_storages(mut self, budget: StorageBudget) -> Self {
+        self.engine.limit_storages(budget);
+        self
+    }
+
+    /// The bridge's run beside this one: the same files, stop and budget.
+    fn bridge_run(&self) -> Run {
+        let mut engine = Engine::bridge();
+        engine.limit_storages(self.engine.storage_budget());
+        Run { engine, files: self.files.clone(), stop_after: self.stop_after, ..Run::new() }
+    }
+
+    /// A run whose `dataset(name)` can read the given files (name -> raw or gzip'd bytes).
+    pub fn with_files(files: BTreeMap<String, Vec<u8>>) -> Self {
+        Run { files, ..Run::new() }
+    }
+
+    /// Parses and runs `src`, stopping at the first failing statement.
+    pub fn run_source(src: &str) -> Run {
+        Run::new().run_text(src)
+    }
+
+    /// Parses and runs `src` in this run (e.g. one made by [`Run::with_files`]).
+    pub fn run_text(self, src: &str) -> Run {
+        let mut run = self;
+        if !run.engine.is_bridge() {
+            run.bridge = Some(Box::new(run.bridge_run().run_text(src)));
+        }
+        match parser::parse(src) {
+            Ok(program) => run.run_program(&program),
+            Err(e) => {
+                let (line, column) = match &e {
+                    Error::Parse { line, column, .. } => (*line, Some(*column)),
+                    _ => (1, None),
+                };
+                run.error = Some(TraceError { line, column, error: e });
+            }
+        }
+        run
+    }
+
+    /// Runs `program` in this run and, beside it, under the bridge's rules (continuing the
+    /// bridge's run unless it has failed already), as [`Run::run_text`] does.
+    pub fn run_program_with_bridge(&mut self, program: &Program) {
+        if !self.engine.is_bridge() {
+            if self.bridge.is_none() {
+                self.bridge = Some(Box::new(self.bridge_run()));
+            }
+            if let Some(bridge) = self.bridge.as_mut().filter(|b| b.error.is_none()) {
+                bridge.run_program(program);
+            }
+        }
+        self.run_program(program);
+    }
+
+    pub fn run_program(&mut self, program: &Program) {
+        if let Err(error) = self.exec_block(&program.stmts) {
+            let at = self.failing.take().unwrap_or(self.span);
+            let error = crate::trace::binding::suggest::with_suggestion(error);
+            self.error = Some(TraceError { line: at.line, column: Some(at.column), error });
+        }
+    }
+
+    /// The tensors bound at the end, in the order the trace introduced them; a module's
+    /// parameters and buffers follow its name (`model.0.weight`), an optimizer's state tensors
+    /// its (`opt.state[0].exp_avg`).
+    pub fn tensors(&self) -> Vec<(String, Tensor)> {
+        let mut out = Vec::new();
+        for n in &self.order {
+            match self.env.get(n) {
+                Some(Value::Tensor(t)) => out.push((n.clone(), t.clone())),
+                Some(Value::Layer(l)) => {
+                    for (p, t) in l.named_parameters().into_iter().chain(l.named_buffers()) {
+                        out.push((format!("{n}.{p}"), t));
+                    }
+                }
+                Some(Value::Optimizer(o)) => {
+                    for (p, t) in o.named_state() {
+                        out.push((format!("{n}.{p}"), t));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Starts a step: its writes, events and printed text are counted from here.
+    pub(in crate::trace) fn begin_statement(&mut self) {
+        self.writes.clear();
+        self.output.clear();
+        self.events_start = self.engine.events().len();
+        if let Some(o) = self.observer.as_mut() {
+            o.before(&self.engine);
+        }
+    }
+
+    /// Realizes what the statement left pending, failing with the first `limit` error (other
+    /// failures leave the name to [`Run::finish_statement`], which drops it).
+    pub(in crate::trace) fn realize_within_limits(&mut self) -> Result<()> {
+        let names: Vec<String> = self.env.keys().cloned().collect();
+        for name in names {
+            let Some(mut v) = self.env.remove(&name) else { continue };
+            let realized = realize_value(&mut self.engine, &mut v);
+            self.env.insert(name, v);
+            if let Err(e @ Error::Limit(_)) = realized {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Realizes what the statement left pending and records the step.
+    pub(in crate::trace) fn finish_statement(&mut self, stmt: &Stmt, defines: Vec<String>) {
+        let names: Vec<String> = self.env.keys().cloned().collect();
+        for name in names {
+            let Some(mut v) = self.env.remove(&name) else { continue };
+            // A computation that fails to realize has no value to show; the name is dropped.
+            if realize_value(&mut self.engine, &mut v).is_ok() {
+                self.env.insert(name, v);
+            }
+        }
+        self.engine.label_nodes(stmt.span.line);
+        self.engine.end_statement();
+        if self.engine.is_bridge() {
+            let live = self.live_storages();
+            self.engine.bridge_prune_lazies(&live);
+        }
+        let writes = std::mem::take(&mut self.writes);
+        // The bridge's refreshed views count among the observers, not among the writes.
+        let refreshed = self.engine.take_refreshed();
+        let tensors_changed = if refreshed.is_empty() {
+            self.observers(&writes)
+        } else {
+            self.observers(&[&writes[..], &refreshed[..]].concat())
+        };
+        let stale = self.newly_stale();
+        let backward = self.backward_steps();
+        let events = self.events_start..self.engine.events().len();
+        self.steps.push(Step {
+            line: stmt.span.line,
+            source: stmt.source.clone(),
+            defines,
+            writes: merge_writes(writes),
+            tensors_changed,
+            events,
+            iterations: self.loops.clone(),
+            output: std::mem::take(&mut self.output),
+            stale,
+            plan: self.engine.take_plans().into_iter().next(),
+            backward,
+        });
+        if let (Some(o), Some(step)) = (self.observer.as_mut(), self.steps.last()) {
+            o.after(&self.engine, step);
+        }
+        // Last, after the observer has read the statement's storages: a run on a budget frees
+        // what nothing reaches any more (Python drops it too).
+        if self.engine.storage_budget().reclaim == Reclaim::Unreachable {
+            let live = self.live_storages();
+            self.engine.reclaim(&live);
+        }
+    }
+
+    /// Saved tensors that became stale in this statement (reachable from a bound tensor).
+    /// The statement's backward, with leaves named by the names bound to them.
+    fn backward_steps(&mut self) -> Vec<BackwardStep> {
+        use crate::autograd::GradTarget;
+        let log = self.engine.take_backward_log();
+        let leaf = |o| {
+            self.env
+                .iter()
+                .find_map(|(n, v)| match v {
+                    Value::Tensor(t) if t.object == o => Some(format!("{n}.grad")),
+                    _ => None,
+                })
+                .unwrap_or_else(|| "a leaf's .grad".to_string())
+        };
+        log.into_iter()
+            .map(|e| BackwardStep {
+                node: e.node,
+                line: e.line,
+                grad_shape: e.grad_shape,
+                into: e
+                    .into
+                    .into_iter()
+                    .map(|t| match t {
+                        GradTarget::Node(n) => n,
+                        GradTarget::Leaf(o) => leaf(o),
+                    })
+                    .collect(),
+                write: e.write.map(|(storage, elements)| Write { storage, elements }),
+            })
+            .collect()
+    }
+
+    fn newly_stale(&mut self) -> Vec<String> {
+        let live: Vec<Tensor> =
+            self.env.values().filter_map(|v| if let Value::Tensor(t) = v { Some(t.clone()) } else { None }).collect();
+        let refs: Vec<&Tensor> = live.iter().collect();
+        let now: Vec<String> = self
+            .engine
+            .stale_saved(&refs)
+            .into_iter()
+            .map(|(node, line, t)| {
+                format!(
+                    "this write changes a tensor saved by {node} (line {line}, shape {:?}); a backward through it will fail",
+                    t.shape()
+                )
+            })
+            .collect();
+        let fresh: Vec<String> = now.iter().filter(|m| !self.stale_seen.contains(*m)).cloned().collect();
+        self.stale_seen = now;
+        fresh
+    }
+
+    /// Names whose elements include a written storage cell.
+    /// The storages of every tensor the trace can still reach: bound names (inside tuples, lists
+    /// and dicts), a running function's locals, modules' and optimizers' tensors.
+    /// The storages the trace can still reach: its names in every frame, what lists, tuples,
+    /// dicts, modules (parameters, buffers, attributes, children), optimizers and functions'
+    /// default arguments hold.
+    fn live_storages(&self) -> Vec<crate::uop::StorageId> {
+        fn walk(v: &Value, out: &mut Vec<crate::uop::StorageId>) {
+            match v {
+                Value::Tensor(t) | Value::Storage(t) => tensor(t, out),
+                Value::Tuple(items) | Value::List(items) | Value::Size(items) => {
+                    items.iter().for_each(|x| walk(x, out))
+                }
+                Value::Named(fields) => fields.iter().for_each(|(_, x)| walk(x, out)),
+                Value::Dict(_, entries) => entries.iter().for_each(|(_, x)| walk(x, out)),
+                Value::Layer(l) => {
+                    for (_, m) in l.modules() {
+                        for list in [&m.params, &m.buffers] {
+                            list.borrow().iter().for_each(|(_, t)| tensor(t, out));
+                        }
+                        m.attrs.borrow().iter().for_each(|(_, x)| walk(x, out));
+                        m.config.iter().for_each(|(_, x)| walk(x, out));
+                    }
+                }
+                Value::Optimizer(o) => {
+                    o.params.iter().for_each(|t| tensor(t, out));
+                    o.named_state().iter().for_each(|(_, t)| tensor(t, out));
+                    o.group.iter().for_each(|(_, x)| walk(x, out));
+                }
+                Value::Function(f) => f.defaults.iter().flatten().for_each(|x| walk(x, out)),
+                _ => {}
+            }
+        }
+        fn tensor(t: &Tensor, out: &mut Vec<crate::uop::StorageId>) {
+            if let crate::tensor::StorageRef::Realized(s) = t.storage() {
+                out.push(s);
+            }
+        }
+        let mut out = Vec::new();
+        for v in self.env.values().chain(self.frames.iter().flat_map(|f| f.vars.values())) {
+            walk(v, &mut out);
+        }
+        out
+    }
+
+    fn observers(&self, writes: &[Write]) -> Vec<String> {
+        let mut out = Vec::new();
+        let named = if writes.is_empty() { Vec::new() } else { self.tensors() };
+        for w in writes {
+            let mut cells = vec![false; self.engine.storage(w.storage).data.len()];
+            for e in w.elements.iter() {
+                cells[e as usize] = true;
+            }
+            for (name, t) in &named {
+                if t.storage() != crate::tensor::StorageRef::Realized(w.storage) || out.contains(name) {
+                    continue;
+                }
+                if t.layout().any_index(|i| cells[i as usize]) {
+                    out.push(name.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// Binds `name` in the innermost function scope, or globally.
+    pub(in crate::trace) fn bind(&mut self, name: &str, v: Value) {
+        if let Some(f) = self.frames.last_mut() {
+            f.vars.insert(name.to_string(), v);
+            return;
+        }
+        if !self.env.contains_key(name) {
+            self.order.push(name.to_string());
+        }
+        self.env.insert(name.to_string(), v);
+    }
+
+    /// `del name`.
+    pub(in crate::trace) fn unbind(&mut self, name: &str) -> Result<()> {
+        let removed = match self.frames.last_mut() {
+            Some(f) => f.vars.remove(name),
+            None => {
+                self.order.retain(|n| n != name);
+                self.env.remove(name)
+            }
+        };
+        match removed {
+            Some(_) => Ok(()),
+            None => bail!(Name, "name '{name}' is not defined"),
+        }
+    }
+
+    /// Every name bound to an object an in-place metadata op changed now sees the change; the
+    /// other tensors over the same storage are rebuilt over its current buffer (`resize_` may
+    /// have grown it).
+    pub(in crate::trace) fn rebind(&mut self, rebound: Vec<Tensor>) {
+        for r in rebound {
+            for v in self.env.values_mut() {
+                rebind_value(&mut self.engine, v, &r);
+            }
+        }
+    }
+
+    fn lookup(&self, name: &str, span: Span) -> Result<Value> {
+        for f in self.frames.iter().rev() {
+            if let Some(v) = f.vars.get(name) {
+                return Ok(v.clone());
+            }
+            if f.scope == Scope::Function {
+                break;
+            }
+        }
+        if let Some(v) = self.env.get(name) {
+            return Ok(v.clone());
+        }
+        if let Some(v) = python::builtin(name) {
+            return Ok(v);
+        }
+        // `from torch.optim import SGD` leaves the optimizers' bare names.
+        if optim::is_optimizer(name) {
+            return Ok(Value::Func(name.to_string()));
+        }
+        if let Some(v) = library::builtin(name) {
+            return Ok(v);
+        }
+        if name == "dataset" {
+            return Ok(Value::Func(name.to_string()));
+        }
+        let _ = span;
+        bail!(Name, "name '{name}' is not defined")
+    }
+
+    /// `dataset(name)`: a registered file as a flat uint8 tensor, validated by the readers.
+    fn dataset(&mut self, mut args: Args) -> Result<Value> {
+        let name = match args.req(0, "name")? {
+            Value::Str(s) => s,
+            other => bail!(Type, "dataset() argument 'name' must be str, not {}", other.type_name()),
+        };
+        args.finish()?;
+        let Some(bytes) = self.files.get(&name) else {
+            let known: Vec<&str> = self.files.keys().map(String::as_str).collect();
+            let known = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+            bail!(Name, "no dataset named {name:?} (available: {known})");
+        };
+        let t = crate::data::dataset_tensor(&mut self.engine, &name, bytes)?;
+        Ok(Value::Tensor(t))
+    }
+
+    /// The engine and the statement's writes, lent to the op library for one call.
+    pub(in crate::trace) fn context(&mut self) -> RunContext<'_> {
+        let library = Library { function: library::function, method: methods::method, binary: operators::binary };
+        RunContext::new(&mut self.engine, &mut self.writes, library)
+    }
+
+    pub(in crate::trace) fn augmented(&mut self, cur: Value, op: BinOp, rhs: Value) -> Result<Value> {
+        match cur {
+            Value::Tensor(t) => operators::inplace_binary(&mut self.context(), &t, op, rhs).map(Value::Tensor),
+            other => operators::binary(&mut self.context(), op, other, rhs),
+        }
+    }
+
+    pub(in crate::trace) fn eval_items(&mut self, items: &[Expr]) -> Result<Vec<Value>> {
+        items.iter().map(|e| self.eval(e)).collect()
+    }
+}
+
+/// Realizes every tensor in `v` (inside tuples and lists too): nothing lazy outlives its
+/// statement.
+pub(in crate::trace) fn realize_value(engine: &mut Engine, v: &mut Value) -> Result<()> {
+    match v {
+        Value::Tensor(t) => *t = engine.realize(t)?,
+        Value::Tuple(items) | Value::List(items) => {
+            for x in items {
+                realize_value(engine, x)?;
+            }
+        }
+        Value::Named(fields) => {
+            for (_, x) in fields {
+                realize_value(engine, x)?;
+            }
+        }
+        Value::Dict(_, entries) => {
+            for (_, x) in entries {
+                realize_value(engine, x)?;
+            }
+        }
+        // A module's and an optimizer's tensors outlive the statement too.
+        Value::Layer(l) => {
+            for (_, m) in l.modules() {
+                for list in [&m.params, &m.buffers] {
+                    for (_, t) in list.borrow_mut().iter_mut() {
+                        *t = engine.realize(t)?;
+                    }
+                }
+                for (_, x) in m.attrs.borrow_mut().iter_mut() {
+                    realize_value(engine, x)?;
+                }
+            }
+        }
+        Value::Optimizer(o) => {
+            for s in o.state.borrow_mut().iter_mut().flatten() {
+                for t in [&mut s.momentum_buffer, &mut s.step, &mut s.exp_avg, &mut s.exp_avg_sq, &mut s.max_exp_avg_sq]
+                    .into_iter()
+                    .flatten()
+                {
+                    *t = engine.realize(t)?;
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// [`Run::rebind`] for one value (tensors inside tuples and lists too).
+fn rebind_value(engine: &mut Engine, v: &mut Value, r: &Tensor) {
+    match v {
+        Value::Tensor(t) if t.same_object(r) => *t = r.clone(),
+        Value::Tensor(t) if t.storage() == r.storage() => *t = engine.refresh(t),
+        Value::Tuple(items) | Value::List(items) => items.iter_mut().for_each(|x| rebind_value(engine, x, r)),
+        _ => {}
+    }
+}
+
+/// Python's unpacking of `a, b = value`.
+pub(in crate::trace) fn unpack(v: Value, n: usize) -> Result<Vec<Value>> {
+    let items = match v {
+        Value::Tuple(v) | Value::List(v) | Value::Size(v) => v,
+        Value::Named(v) => v.into_iter().map(|(_, x)| x).collect(),
+        other => bail!(Type, "cannot unpack non-iterable {} object", other.type_name()),
+    };
+    if items.len() != n {
+        bail!(Type, "expected {n} values to unpack, got {}", items.len());
+    }
+    Ok(items)
+}
+
+/// One entry per storage, its elements sorted and unique: a step usually writes one storage,
+/// but `a.add_(1).mul_(2)` writes it twice and an overlapping view repeats elements.
+pub(in crate::trace) fn merge_writes(writes: Vec<Write>) -> Vec<Write> {
+    let mut out: Vec<Write> = Vec::new();
+    for w in writes {
+        match out.iter_mut().find(|o| o.storage == w.storage) {
+            Some(o) => o.elements.extend_from(&w.elements),
+            None => out.push(w),
+        }
+    }
+    for w in &mut out {
+        w.elements = std::mem::take(&mut w.elements).into_sorted_unique();
+    }
+    out
+}

@@ -1,0 +1,351 @@
+//! Expression evaluation: names, literals, attributes, calls (of torch, of Python's builtins, of
+//! functions and classes the trace defines, of modules), subscripts and operators, and the
+//! attributes of `grad_fn` and list methods that mutate a name's value.
+
+use super::*;
+
+impl Run {
+    pub(crate) fn eval(&mut self, e: &Expr) -> Result<Value> {
+        match &e.kind {
+            ExprKind::Name(n) => self.lookup(n, e.span),
+            ExprKind::Int(i) => Ok(Value::Scalar(Scalar::Int(*i))),
+            ExprKind::Float(f) => Ok(Value::Scalar(Scalar::Float(*f))),
+            ExprKind::Bool(b) => Ok(Value::Scalar(Scalar::Bool(*b))),
+            ExprKind::Str(s) => Ok(Value::Str(s.clone())),
+            ExprKind::None => Ok(Value::None),
+            ExprKind::Ellipsis => Ok(Value::Ellipsis),
+            ExprKind::Tuple(v) => Ok(Value::Tuple(self.eval_items(v)?)),
+            ExprKind::List(v) => Ok(Value::List(self.eval_items(v)?)),
+            ExprKind::Dict(pairs) => {
+                let mut entries: Vec<(String, Value)> = Vec::with_capacity(pairs.len());
+                for (k, v) in pairs {
+                    let key = match self.eval(k)? {
+                        Value::Str(s) => s,
+                        other => bail!(
+                            Unsupported,
+                            "dict keys other than strings are not supported (got {})",
+                            other.type_name()
+                        ),
+                    };
+                    let value = self.eval(v)?;
+                    python::dict_insert(&mut entries, key, value);
+                }
+                Ok(Value::Dict(crate::trace::python::value::DictKind::Plain, entries))
+            }
+            ExprKind::Unary { op: UnaryOp::Not, operand } => {
+                let v = self.eval(operand)?;
+                self.span = e.span;
+                Ok(Value::Scalar(Scalar::Bool(!python::truth(&mut self.context(), &v)?)))
+            }
+            ExprKind::Unary { op, operand } => {
+                let v = self.eval(operand)?;
+                self.span = e.span;
+                operators::unary(&mut self.context(), *op, v)
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let a = self.eval(lhs)?;
+                let b = self.eval(rhs)?;
+                self.span = e.span;
+                match op {
+                    BinOp::In | BinOp::NotIn | BinOp::Is | BinOp::IsNot => {
+                        python::compare(&mut self.context(), *op, a, b)
+                    }
+                    _ => python::binary(&mut self.context(), *op, a, b),
+                }
+            }
+            ExprKind::BoolOp { op, values } => {
+                let mut last = Value::None;
+                for v in values {
+                    last = self.eval(v)?;
+                    let t = python::truth(&mut self.context(), &last)?;
+                    if t == (*op == BoolOp::Or) {
+                        break;
+                    }
+                }
+                Ok(last)
+            }
+            ExprKind::IfExp { test, body, orelse } => {
+                let t = self.eval(test)?;
+                if python::truth(&mut self.context(), &t)? {
+                    self.eval(body)
+                } else {
+                    self.eval(orelse)
+                }
+            }
+            ExprKind::Comp { kind, elt, generators } => self.comprehension(*kind, elt, generators),
+            ExprKind::FString(parts) => self.fstring(parts),
+            ExprKind::Attr { value, name } => {
+                let v = self.eval(value)?;
+                self.span = e.span;
+                match v {
+                    Value::Tensor(t) => match autograd::attr(&mut self.context(), &t, name) {
+                        Some(r) => r,
+                        None => library::attr(&mut self.context(), Value::Tensor(t), name),
+                    },
+                    Value::GradFn(n) => self.grad_fn_attr(n, name),
+                    Value::Layer(l) => modules::methods::attr(&l, name),
+                    Value::Optimizer(o) => optim::attr(&o, name),
+                    Value::Module("torch") if name == "autograd" => Ok(Value::Module("autograd")),
+                    v => library::attr(&mut self.context(), v, name),
+                }
+            }
+            ExprKind::Index { value, items } => {
+                let v = self.eval(value)?;
+                let items = self.eval_items(items)?;
+                self.span = e.span;
+                match v {
+                    Value::Size(_) | Value::Str(_) | Value::Range(..) | Value::Dict(..) => python::getitem(v, &items),
+                    Value::Layer(l) => modules::methods::getitem(&l, &items),
+                    v => subscript::getitem(&mut self.context(), &v, &items),
+                }
+            }
+            ExprKind::Slice { start, stop, step } => {
+                let mut part = |x: &Option<Box<Expr>>| -> Result<Option<i64>> {
+                    match x {
+                        None => Ok(None),
+                        Some(x) => match self.eval(x)? {
+                            Value::None => Ok(None),
+                            v => v.as_int("slice indices").map(Some),
+                        },
+                    }
+                };
+                Ok(Value::Slice(part(start)?, part(stop)?, part(step)?))
+            }
+            ExprKind::Call { func, args, kwargs } => {
+                let pos = self.eval_items(args)?;
+                let mut kw = Vec::with_capacity(kwargs.len());
+                for (k, v) in kwargs {
+                    kw.push((k.clone(), self.eval(v)?));
+                }
+                match &func.kind {
+                    ExprKind::Attr { value, name } => {
+                        if let ExprKind::Name(list) = &value.kind {
+                            if let Some(out) = self.list_method(list, name, &pos)? {
+                                return Ok(out);
+                            }
+                        }
+                        let recv = self.eval(value)?;
+                        self.span = e.span;
+                        match recv {
+                            Value::Tensor(t) => {
+                                let mut kw = kw;
+                                let requires_grad = autograd::take_requires_grad(&mut kw)?;
+                                device::take_factory_kwargs(&mut self.context(), name, &mut kw)?;
+                                let inputs = autograd::tensors_in(
+                                    std::iter::once(&Value::Tensor(t.clone()))
+                                        .chain(&pos)
+                                        .chain(kw.iter().map(|(_, v)| v)),
+                                );
+                                let mut ctx = self.context();
+                                let mut args = Some(Args::new(name, pos, kw));
+                                let out = match autograd::method(&mut ctx, &t, name, &mut args) {
+                                    Some(r) => r,
+                                    None => {
+                                        let args = args.unwrap_or_else(|| Args::new(name, Vec::new(), Vec::new()));
+                                        methods::method(&mut ctx, t, name, args)
+                                    }
+                                };
+                                let out = out.and_then(|v| {
+                                    autograd::after_call(&mut ctx, name, &inputs, &v, requires_grad)?;
+                                    Ok(v)
+                                });
+                                let rebound = ctx.into_rebound();
+                                self.rebind(rebound);
+                                out
+                            }
+                            Value::Module("autograd") => {
+                                autograd::function(&mut self.context(), name, Args::new(name, pos, kw))
+                            }
+                            Value::Module("nn") if modules::is_layer(name) => {
+                                modules::construct(&mut self.context(), name, Args::new(name, pos, kw))
+                            }
+                            Value::Module("nn") if name == "Parameter" => {
+                                modules::parameter(&mut self.context(), Args::new(name, pos, kw))
+                            }
+                            Value::Module("optim") if optim::is_optimizer(name) => {
+                                optim::construct(&mut self.context(), name, Args::new(name, pos, kw))
+                            }
+                            Value::Layer(l) => {
+                                if let Some(f) = self.method_of(&l, name) {
+                                    let mut args = vec![Value::Layer(l.clone())];
+                                    args.extend(pos);
+                                    return self.call_user(&f, args, kw);
+                                }
+                                if name == "forward" {
+                                    return self.call_layer(&l, pos, kw);
+                                }
+                                // `self.fc1(x)`: an attribute that is a module or a function.
+                                if let Some(c) = l.child(name) {
+                                    return self.call_layer(&c, pos, kw);
+                                }
+                                let attr = l.attrs.borrow().iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+                                match attr {
+                                    Some(Value::Function(f)) => return self.call_user(&f, pos, kw),
+                                    Some(Value::Layer(c)) => return self.call_layer(&c, pos, kw),
+                                    _ => {}
+                                }
+                                modules::methods::method(&mut self.context(), &l, name, Args::new(name, pos, kw))
+                            }
+                            Value::Optimizer(o) => {
+                                optim::method(&mut self.context(), &o, name, Args::new(name, pos, kw))
+                            }
+                            Value::Super if name == "__init__" => {
+                                let _ = (pos, kw);
+                                Ok(Value::None)
+                            }
+                            Value::GradFn(n) if name == "name" => {
+                                Args::new(name, pos, kw).finish()?;
+                                Ok(Value::Str(self.engine.autograd().node(n).name.clone()))
+                            }
+                            Value::Storage(t) => {
+                                meta::storage_method(&mut self.context(), t, name, Args::new(name, pos, kw))
+                            }
+                            Value::Module("math") => {
+                                python::math::math(&mut self.context(), name, Args::new(name, pos, kw))
+                            }
+                            Value::Module("special") => {
+                                let name = format!("special.{name}");
+                                self.call_function(&name, Args::new(&name, pos, kw))
+                            }
+                            Value::Module("cuda") => device::cuda_function(name, Args::new(name, pos, kw)),
+                            Value::Module("linalg") => {
+                                let name = format!("linalg.{name}");
+                                self.call_function(&name, Args::new(&name, pos, kw))
+                            }
+                            Value::Module("torch") if library::is_dtype_name(name) => {
+                                bail!(Type, "'torch.dtype' object is not callable")
+                            }
+                            Value::Module(_) => self.call_function(name, Args::new(name, pos, kw)),
+                            Value::Generator(g) => {
+                                random::generator_method(&mut self.context(), g, name, Args::new(name, pos, kw))
+                            }
+                            other => {
+                                python::methods::method(&mut self.context(), other, name, Args::new(name, pos, kw))
+                            }
+                        }
+                    }
+                    _ => {
+                        let f = self.eval(func)?;
+                        self.span = e.span;
+                        match f {
+                            Value::Func(name) if name == "dataset" => self.dataset(Args::new(&name, pos, kw)),
+                            Value::Func(name) if optim::is_optimizer(&name) => {
+                                optim::construct(&mut self.context(), &name, Args::new(&name, pos, kw))
+                            }
+                            Value::Func(name) => self.call_function(&name, Args::new(&name, pos, kw)),
+                            Value::Builtin(name) => self.call_builtin(name, Args::new(name, pos, kw)),
+                            Value::Function(f) => self.call_user(&f, pos, kw),
+                            Value::Layer(l) => self.call_layer(&l, pos, kw),
+                            Value::Class(c) => self.instantiate(&c, pos, kw),
+                            other => bail!(Type, "'{}' object is not callable", other.type_name()),
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Run {
+    /// `grad_fn.next_functions` and `grad_fn.name`.
+    fn grad_fn_attr(&self, n: crate::autograd::NodeId, name: &str) -> Result<Value> {
+        let node = self.engine.autograd().node(n);
+        match name {
+            "next_functions" => Ok(Value::Tuple(
+                node.next
+                    .iter()
+                    .map(|e| {
+                        let f = match e {
+                            Some(crate::autograd::Edge::Node(m)) => Value::GradFn(*m),
+                            Some(crate::autograd::Edge::Leaf(_)) => Value::Str("AccumulateGrad".into()),
+                            None => Value::None,
+                        };
+                        Value::Tuple(vec![f, Value::Scalar(Scalar::Int(0))])
+                    })
+                    .collect(),
+            )),
+            _ => bail!(Type, "'{}' object has no attribute '{name}'", node.name),
+        }
+    }
+
+    /// `xs.append(v)` and the other methods that change a list bound to a name, in place;
+    /// `None` when `name` is not a list or `method` not one of them.
+    fn list_method(&mut self, name: &str, method: &str, pos: &[Value]) -> Result<Option<Value>> {
+        if !matches!(method, "append" | "extend" | "insert" | "pop" | "clear" | "remove") {
+            return Ok(None);
+        }
+        let frame = self.frames.iter().rposition(|f| f.vars.contains_key(name));
+        let slot = match frame {
+            Some(i) => self.frames[i].vars.get_mut(name),
+            None => self.env.get_mut(name),
+        };
+        let Some(Value::List(items)) = slot else { return Ok(None) };
+        let arity = |n: usize| -> Result<()> {
+            if pos.len() != n {
+                bail!(
+                    Type,
+                    "list.{method}() takes exactly {n} argument{} ({} given)",
+                    if n == 1 { "" } else { "s" },
+                    pos.len()
+                );
+            }
+            Ok(())
+        };
+        match method {
+            "append" => {
+                arity(1)?;
+                if items.len() >= crate::trace::python::value::MAX_SEQUENCE {
+                    bail!(Limit, "a list may hold at most {} items", crate::trace::python::value::MAX_SEQUENCE);
+                }
+                items.push(pos[0].clone());
+            }
+            "extend" => {
+                arity(1)?;
+                match &pos[0] {
+                    Value::List(v) | Value::Tuple(v) | Value::Size(v) => items.extend(v.iter().cloned()),
+                    other => bail!(Type, "'{}' object is not iterable", other.type_name()),
+                }
+            }
+            "insert" => {
+                arity(2)?;
+                let n = items.len() as i64;
+                let i = pos[0].as_int("index")?;
+                let i = if i < 0 { (i + n).max(0) } else { i.min(n) };
+                items.insert(i as usize, pos[1].clone());
+            }
+            "pop" => {
+                let n = items.len() as i64;
+                let i = match pos {
+                    [] => n - 1,
+                    [i] => i.as_int("index")?,
+                    _ => bail!(Type, "pop expected at most 1 argument, got {}", pos.len()),
+                };
+                let j = if i < 0 { i + n } else { i };
+                if !(0..n).contains(&j) {
+                    bail!(Index, "pop index out of range");
+                }
+                return Ok(Some(items.remove(j as usize)));
+            }
+            "clear" => {
+                arity(0)?;
+                items.clear();
+            }
+            _ => {
+                arity(1)?;
+                let at = items.iter().position(|x| match (x, &pos[0]) {
+                    (Value::Scalar(a), Value::Scalar(b)) => a.as_f64() == b.as_f64(),
+                    (Value::Str(a), Value::Str(b)) => a == b,
+                    (Value::Tensor(a), Value::Tensor(b)) => a.same_object(b),
+                    _ => false,
+                });
+                match at {
+                    Some(i) => {
+                        items.remove(i);
+                    }
+                    None => bail!(Value, "list.remove(x): x not in list"),
+                }
+            }
+        }
+        Ok(Some(Value::None))
+    }
+}

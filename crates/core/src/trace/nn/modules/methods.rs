@@ -1,0 +1,244 @@
+//! A module's attributes and methods as a trace uses them: `m.weight`, `m.x = v` (a parameter,
+//! a child or a plain attribute, as `nn.Module.__setattr__` sorts them), `parameters()`,
+//! `state_dict()`, `train()`, `zero_grad()`, `m[i]` of a container, ...
+
+use super::repr::extra_repr;
+use super::*;
+
+/// `module.name`: parameters, buffers, children, plain attributes, then the configuration.
+pub fn attr(layer: &Rc<Module>, name: &str) -> Result<Value> {
+    if let Some(t) = layer.param(name) {
+        return Ok(Value::Tensor(t));
+    }
+    if let Some(t) = layer.buffer(name) {
+        return Ok(Value::Tensor(t));
+    }
+    if let Some(c) = layer.child(name) {
+        return Ok(Value::Layer(c));
+    }
+    if let Some((_, v)) = layer.attrs.borrow().iter().find(|(n, _)| n == name) {
+        return Ok(v.clone());
+    }
+    if name == "training" {
+        return Ok(Value::Scalar(Scalar::Bool(layer.training.get())));
+    }
+    if let Some((_, v)) = layer.config.iter().find(|(n, _)| *n == name) {
+        return Ok(v.clone());
+    }
+    let int = |n: usize| Ok(Value::Scalar(Scalar::Int(n as i64)));
+    let float = |f: f64| Ok(Value::Scalar(Scalar::Float(f)));
+    match (layer.kind, name) {
+        (LayerKind::Linear { in_features, .. }, "in_features") => int(in_features),
+        (LayerKind::Linear { out_features, .. }, "out_features") => int(out_features),
+        (LayerKind::Linear { .. } | LayerKind::Conv2d | LayerKind::LayerNorm { .. }, "bias")
+        | (LayerKind::BatchNorm { .. } | LayerKind::LayerNorm { .. }, "weight")
+        | (LayerKind::BatchNorm { .. }, "bias" | "running_mean" | "running_var" | "num_batches_tracked") => {
+            Ok(Value::None)
+        }
+        (LayerKind::BatchNorm { eps, .. } | LayerKind::LayerNorm { eps, .. }, "eps") => float(eps),
+        (LayerKind::BatchNorm { momentum, .. }, "momentum") => {
+            Ok(momentum.map_or(Value::None, |m| float(m).unwrap_or(Value::None)))
+        }
+        (LayerKind::BatchNorm { features, .. }, "num_features") => int(features),
+        (LayerKind::Embedding { num, .. }, "num_embeddings") => int(num),
+        (LayerKind::Embedding { dim, .. }, "embedding_dim") => int(dim),
+        (LayerKind::Functional(f), _) => match row(f).params.iter().find(|(p, _)| *p == name) {
+            Some((_, Some(default))) if !default.is_empty() => default_value(default),
+            Some(_) => Ok(Value::None),
+            None => bail!(Type, "'{}' object has no attribute '{name}'", title(layer)),
+        },
+        _ => bail!(Type, "'{}' object has no attribute '{name}'", title(layer)),
+    }
+}
+
+/// `module.name = value`: a module registers as a child, a parameter as a parameter, a tensor
+/// over a buffer's name replaces the buffer; anything else is a plain attribute.
+pub fn setattr(run: &mut RunContext, layer: &Rc<Module>, name: &str, v: Value) -> Result<()> {
+    fn put<T>(list: &mut Vec<(String, T)>, name: &str, v: T) {
+        match list.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = v,
+            None => list.push((name.to_string(), v)),
+        }
+    }
+    fn remove<T>(list: &mut Vec<(String, T)>, name: &str) {
+        list.retain(|(n, _)| n != name);
+    }
+    if name == "training" {
+        layer.training.set(crate::trace::python::truth(run, &v)?);
+        return Ok(());
+    }
+    match v {
+        Value::Layer(c) => {
+            remove(&mut layer.params.borrow_mut(), name);
+            remove(&mut layer.attrs.borrow_mut(), name);
+            put(&mut layer.children.borrow_mut(), name, c);
+        }
+        Value::Tensor(t) if run.engine.is_parameter(&t) => {
+            remove(&mut layer.children.borrow_mut(), name);
+            remove(&mut layer.attrs.borrow_mut(), name);
+            put(&mut layer.params.borrow_mut(), name, t);
+        }
+        Value::Tensor(t) if layer.buffer(name).is_some() => put(&mut layer.buffers.borrow_mut(), name, t),
+        Value::Tensor(_) if layer.param(name).is_some() => {
+            bail!(Type, "cannot assign 'torch.FloatTensor' as parameter '{name}' (torch.nn.Parameter or None expected)")
+        }
+        v => {
+            if layer.child(name).is_some() && !matches!(v, Value::None) {
+                bail!(
+                    Type,
+                    "cannot assign '{}' as child module '{name}' (torch.nn.Module or None expected)",
+                    v.type_name()
+                );
+            }
+            remove(&mut layer.children.borrow_mut(), name);
+            remove(&mut layer.params.borrow_mut(), name);
+            put(&mut layer.attrs.borrow_mut(), name, v);
+        }
+    }
+    Ok(())
+}
+
+/// The module methods that need no forward: `parameters()`, `named_parameters()`,
+/// `buffers()`, `children()`, `modules()`, `state_dict()`, `zero_grad()`, `train()`, `eval()`,
+/// `requires_grad_()`, `register_buffer()`, `register_parameter()`, `add_module()`.
+pub fn method(run: &mut RunContext, layer: &Rc<Module>, name: &str, mut args: Args) -> Result<Value> {
+    let tensor_list = |v: Vec<(String, Tensor)>| Value::List(v.into_iter().map(|(_, t)| Value::Tensor(t)).collect());
+    let named_list = |v: Vec<(String, Value)>| {
+        Value::List(v.into_iter().map(|(n, t)| Value::Tuple(vec![Value::Str(n), t])).collect())
+    };
+    let tensors = |v: Vec<(String, Tensor)>| v.into_iter().map(|(n, t)| (n, Value::Tensor(t))).collect::<Vec<_>>();
+    match name {
+        "parameters" | "named_parameters" | "buffers" | "named_buffers" => {
+            let recurse = args.bool_or(if name.starts_with("named") { 1 } else { 0 }, "recurse", true)?;
+            if name.starts_with("named") {
+                let _ = args.opt(0, "prefix");
+            }
+            args.finish()?;
+            let all = match (name.ends_with("parameters"), recurse) {
+                (true, true) => layer.named_parameters(),
+                (true, false) => layer.params.borrow().clone(),
+                (false, true) => layer.named_buffers(),
+                (false, false) => layer.buffers.borrow().clone(),
+            };
+            Ok(if name.starts_with("named") { named_list(tensors(all)) } else { tensor_list(all) })
+        }
+        "children" | "named_children" => {
+            args.finish()?;
+            let c: Vec<(String, Value)> =
+                layer.children.borrow().iter().map(|(n, c)| (n.clone(), Value::Layer(c.clone()))).collect();
+            Ok(if name == "children" { Value::List(c.into_iter().map(|(_, v)| v).collect()) } else { named_list(c) })
+        }
+        "modules" | "named_modules" => {
+            args.finish()?;
+            let m: Vec<(String, Value)> = layer
+                .modules()
+                .into_iter()
+                .map(|(p, m)| (p.trim_end_matches('.').to_string(), Value::Layer(m)))
+                .collect();
+            Ok(if name == "modules" { Value::List(m.into_iter().map(|(_, v)| v).collect()) } else { named_list(m) })
+        }
+        "state_dict" => {
+            args.finish()?;
+            // The entries are detached tensors over the same storage.
+            let mut out = Vec::new();
+            for (n, t) in layer.state() {
+                let d = crate::trace::binding::methods::method(
+                    run,
+                    t,
+                    "detach",
+                    Args::new("detach", Vec::new(), Vec::new()),
+                )?;
+                out.push((n, d));
+            }
+            Ok(Value::Dict(crate::trace::python::value::DictKind::Ordered, out))
+        }
+        "zero_grad" => {
+            // PyTorch 2's default: set_to_none=True.
+            let to_none = args.bool_or(0, "set_to_none", true)?;
+            args.finish()?;
+            let params: Vec<Tensor> = layer.named_parameters().into_iter().map(|(_, t)| t).collect();
+            zero_grads(run, &params, to_none)?;
+            Ok(Value::None)
+        }
+        "train" | "eval" => {
+            let mode = if name == "train" { args.bool_or(0, "mode", true)? } else { false };
+            args.finish()?;
+            for (_, m) in layer.modules() {
+                m.training.set(mode);
+            }
+            Ok(Value::Layer(layer.clone()))
+        }
+        "requires_grad_" => {
+            let on = args.bool_or(0, "requires_grad", true)?;
+            args.finish()?;
+            for (_, t) in layer.named_parameters() {
+                run.engine.set_requires_grad(&t, on)?;
+            }
+            Ok(Value::Layer(layer.clone()))
+        }
+        "register_buffer" => {
+            let n = args.req(0, "name")?;
+            let t = args.req(1, "tensor")?;
+            let _ = args.bool_or(2, "persistent", true)?;
+            args.finish()?;
+            let Value::Str(n) = n else { bail!(Type, "buffer name should be a string. Got {}", n.type_name()) };
+            let t = tensor_arg(t, "register_buffer(): argument 'tensor'")?;
+            layer.buffers.borrow_mut().push((n, t));
+            Ok(Value::None)
+        }
+        "register_parameter" | "add_module" | "register_module" => {
+            let n = args.req(0, "name")?;
+            let v = args.req(1, if name == "register_parameter" { "param" } else { "module" })?;
+            args.finish()?;
+            let Value::Str(n) = n else { bail!(Type, "name should be a string. Got {}", n.type_name()) };
+            setattr(run, layer, &n, v)?;
+            Ok(Value::None)
+        }
+        "to" | "cpu" | "float" => {
+            let _ = args.into_parts();
+            Ok(Value::Layer(layer.clone()))
+        }
+        "extra_repr" => {
+            args.finish()?;
+            Ok(Value::Str(extra_repr(layer)))
+        }
+        _ => bail!(Type, "'{}' object has no attribute '{name}'", title(layer)),
+    }
+}
+
+/// `zero_grad(set_to_none)` over `params`: drops each `.grad`, or zeroes it in place
+/// (`grad.detach_()` then `grad.zero_()` in PyTorch, a write into the gradient's storage).
+pub fn zero_grads(run: &mut RunContext, params: &[Tensor], to_none: bool) -> Result<()> {
+    for t in params {
+        if to_none {
+            run.engine.set_grad(t, None)?;
+        } else if let Some(g) = run.engine.grad(t) {
+            crate::trace::binding::subscript::fill(run, &g, Operand::Scalar(Scalar::Int(0)), "zero_")?;
+        }
+    }
+    Ok(())
+}
+
+/// `module[i]` for a `Sequential` or `ModuleList` (a slice gives a container of the same kind).
+pub fn getitem(layer: &Rc<Module>, items: &[Value]) -> Result<Value> {
+    let [i] = items else { bail!(Type, "indices must be integers") };
+    if !matches!(layer.kind, LayerKind::Sequential | LayerKind::ModuleList) {
+        bail!(Type, "'{}' object is not subscriptable", title(layer));
+    }
+    let children = layer.children.borrow();
+    let n = children.len() as i64;
+    if let Value::Slice(start, stop, step) = i {
+        let idx = crate::trace::python::slice_positions(n, *start, *stop, *step)?;
+        let out = Module::new(layer.kind);
+        for (k, j) in idx.into_iter().enumerate() {
+            out.children.borrow_mut().push((k.to_string(), children[j].1.clone()));
+        }
+        return Ok(Value::Layer(Rc::new(out)));
+    }
+    let i = i.as_int("index")?;
+    let j = if i < 0 { i + n } else { i };
+    match usize::try_from(j).ok().and_then(|j| children.get(j)) {
+        Some((_, c)) => Ok(Value::Layer(c.clone())),
+        None => bail!(Index, "index {i} is out of range"),
+    }
+}

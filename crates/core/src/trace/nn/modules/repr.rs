@@ -1,0 +1,140 @@
+//! A module's printed form, as `print(model)` shows it: PyTorch's `extra_repr` of each built-in
+//! module and the indented tree of children.
+
+use super::*;
+
+fn bool_text(b: bool) -> &'static str {
+    if b {
+        "True"
+    } else {
+        "False"
+    }
+}
+
+/// A config value as PyTorch's repr prints it.
+fn config_text(layer: &Module, name: &str, default: &str) -> String {
+    match layer.config.iter().find(|(n, _)| *n == name) {
+        Some((_, v)) => crate::trace::python::repr_plain(v),
+        None => default.to_string(),
+    }
+}
+
+/// What PyTorch prints inside a module's parentheses (`extra_repr`).
+pub(super) fn extra_repr(layer: &Module) -> String {
+    match layer.kind {
+        LayerKind::Linear { in_features, out_features, bias } => {
+            format!("in_features={in_features}, out_features={out_features}, bias={}", bool_text(bias))
+        }
+        LayerKind::Conv2d => {
+            let c = |n: &str| config_text(layer, n, "");
+            let mut s = format!(
+                "{}, {}, kernel_size={}, stride={}",
+                c("in_channels"),
+                c("out_channels"),
+                c("kernel_size"),
+                c("stride")
+            );
+            if c("padding") != "(0, 0)" {
+                s.push_str(&format!(", padding={}", c("padding")));
+            }
+            if c("dilation") != "(1, 1)" {
+                s.push_str(&format!(", dilation={}", c("dilation")));
+            }
+            if c("groups") != "1" {
+                s.push_str(&format!(", groups={}", c("groups")));
+            }
+            if layer.param("bias").is_none() {
+                s.push_str(", bias=False");
+            }
+            s
+        }
+        LayerKind::BatchNorm { features, eps, momentum, .. } => format!(
+            "{features}, eps={}, momentum={}, affine={}, bias={}, track_running_stats={}",
+            crate::trace::python::float_repr(eps),
+            momentum.map_or("None".into(), crate::trace::python::float_repr),
+            bool_text(layer.param("weight").is_some()),
+            bool_text(layer.param("bias").is_some()),
+            bool_text(layer.buffer("running_mean").is_some())
+        ),
+        LayerKind::Embedding { num, dim } => format!("{num}, {dim}"),
+        LayerKind::LayerNorm { eps, .. } => {
+            let shape = layer.param("weight").map(|w| w.shape().to_vec()).unwrap_or_default();
+            let dims: Vec<String> = shape.iter().map(|n| n.to_string()).collect();
+            let tuple = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
+            format!(
+                "{tuple}, eps={}, elementwise_affine={}, bias={}",
+                crate::trace::python::float_repr(eps),
+                bool_text(layer.param("weight").is_some()),
+                bool_text(layer.param("bias").is_some())
+            )
+        }
+        LayerKind::Functional(f) => functional_extra_repr(layer, f),
+        LayerKind::Sequential | LayerKind::ModuleList | LayerKind::Custom => String::new(),
+    }
+}
+
+fn functional_extra_repr(layer: &Module, f: Functional) -> String {
+    let r = row(f);
+    match f {
+        // `inplace` shows only when set.
+        Functional::Relu | Functional::LeakyRelu => {
+            let mut parts: Vec<String> = r
+                .params
+                .iter()
+                .filter(|(p, _)| *p != "inplace")
+                .filter_map(|(p, d)| d.map(|d| format!("{p}={}", config_text(layer, p, d))))
+                .collect();
+            if config_text(layer, "inplace", "False") == "True" {
+                parts.push("inplace=True".into());
+            }
+            parts.join(", ")
+        }
+        Functional::MaxPool2d | Functional::AvgPool2d => {
+            let k = config_text(layer, "kernel_size", "");
+            let stride = match config_text(layer, "stride", "None").as_str() {
+                "None" => k.clone(),
+                s => s.to_string(),
+            };
+            let mut s = format!("kernel_size={k}, stride={stride}, padding={}", config_text(layer, "padding", "0"));
+            if f == Functional::MaxPool2d {
+                s.push_str(&format!(
+                    ", dilation={}, ceil_mode={}",
+                    config_text(layer, "dilation", "1"),
+                    config_text(layer, "ceil_mode", "False")
+                ));
+            }
+            s
+        }
+        _ => r
+            .params
+            .iter()
+            .filter_map(|(p, d)| d.map(|d| format!("{p}={}", config_text(layer, p, d))))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// PyTorch's printed form: `Name(extra)` or, with children, one `(name): child` per line.
+pub fn repr(layer: &Module) -> String {
+    let extra = extra_repr(layer);
+    let children = layer.children.borrow();
+    if children.is_empty() {
+        return format!("{}({extra})", title(layer));
+    }
+    let mut s = format!("{}(\n", title(layer));
+    if !extra.is_empty() {
+        s.push_str(&format!("  {extra}\n"));
+    }
+    for (n, c) in children.iter() {
+        let inner = repr(c).replace('\n', "\n  ");
+        s.push_str(&format!("  ({n}): {inner}\n"));
+    }
+    s.push(')');
+    s
+}
+
+impl Repr for Module {
+    fn repr(&self) -> String {
+        repr(self)
+    }
+}

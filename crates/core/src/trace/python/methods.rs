@@ -1,0 +1,172 @@
+//! Methods of Python's own values (str, list, tuple, dict, `torch.Size`), `str.format`
+//! included.
+
+use super::*;
+
+/// Methods of values that are not tensors (`", ".join(names)`, `s.upper()`, `shape.numel()`).
+pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> Result<Value> {
+    match (&recv, name) {
+        (Value::Dict(_, entries), "keys" | "values" | "items") => {
+            args.finish()?;
+            Ok(Value::List(
+                entries
+                    .iter()
+                    .map(|(k, v)| match name {
+                        "keys" => Value::Str(k.clone()),
+                        "values" => v.clone(),
+                        _ => Value::Tuple(vec![Value::Str(k.clone()), v.clone()]),
+                    })
+                    .collect(),
+            ))
+        }
+        (Value::Dict(_, entries), "get") => {
+            let key = args.req(0, "key")?;
+            let default = args.opt(1, "default").unwrap_or(Value::None);
+            args.finish()?;
+            let Value::Str(key) = key else { return Ok(default) };
+            Ok(entries.iter().find(|(k, _)| *k == key).map_or(default, |(_, v)| v.clone()))
+        }
+        (Value::Str(s), "join") => {
+            let items = sequence(ctx, args.req(0, "iterable")?)?;
+            args.finish()?;
+            let mut parts = Vec::with_capacity(items.len());
+            for (i, x) in items.into_iter().enumerate() {
+                match x {
+                    Value::Str(t) => parts.push(t),
+                    other => bail!(Type, "sequence item {i}: expected str instance, {} found", other.type_name()),
+                }
+            }
+            Ok(Value::Str(parts.join(s)))
+        }
+        (Value::Str(s), "upper" | "lower" | "strip" | "lstrip" | "rstrip" | "title") => {
+            args.finish()?;
+            Ok(Value::Str(match name {
+                "upper" => s.to_uppercase(),
+                "lower" => s.to_lowercase(),
+                "strip" => s.trim().to_string(),
+                "lstrip" => s.trim_start().to_string(),
+                "rstrip" => s.trim_end().to_string(),
+                _ => s
+                    .split(' ')
+                    .map(|w| {
+                        let mut c = w.chars();
+                        c.next()
+                            .map_or(String::new(), |f| f.to_uppercase().chain(c.flat_map(char::to_lowercase)).collect())
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            }))
+        }
+        (Value::Str(s), "startswith" | "endswith" | "replace" | "split" | "count") => {
+            let a = match args.opt(0, "arg") {
+                Some(Value::Str(a)) => Some(a),
+                None | Some(Value::None) => None,
+                Some(other) => bail!(Type, "must be str, not {}", other.type_name()),
+            };
+            let out = match (name, a) {
+                ("startswith", Some(a)) => boolean(s.starts_with(&a)),
+                ("endswith", Some(a)) => boolean(s.ends_with(&a)),
+                ("count", Some(a)) => int(s.matches(&a).count() as i64),
+                ("replace", Some(a)) => {
+                    let b = match args.req(1, "new")? {
+                        Value::Str(b) => b,
+                        other => bail!(Type, "replace() argument 2 must be str, not {}", other.type_name()),
+                    };
+                    Value::Str(s.replace(&a, &b))
+                }
+                ("split", Some(a)) => Value::List(s.split(&a).map(|p| Value::Str(p.to_string())).collect()),
+                ("split", None) => Value::List(s.split_whitespace().map(|p| Value::Str(p.to_string())).collect()),
+                _ => bail!(Type, "{name}() takes at least 1 argument (0 given)"),
+            };
+            args.finish()?;
+            Ok(out)
+        }
+        (Value::Str(s), "format") => {
+            let (pos, kw) = args.into_parts();
+            str_format(ctx, s, &pos, &kw)
+        }
+        (Value::Size(v), "numel") => {
+            args.finish()?;
+            let mut n: i64 = 1;
+            for x in v {
+                n = n.saturating_mul(x.as_int("size")?);
+            }
+            Ok(int(n))
+        }
+        (Value::Tuple(v) | Value::List(v) | Value::Size(v), "index" | "count") => {
+            let x = args.req(0, "value")?;
+            args.finish()?;
+            let mut hits = Vec::new();
+            for (i, y) in v.iter().enumerate() {
+                if identical(y, &x) || equal_truth(ctx, y, &x)? {
+                    hits.push(i);
+                }
+            }
+            match (name, hits.first()) {
+                ("count", _) => Ok(int(hits.len() as i64)),
+                (_, Some(&i)) => Ok(int(i as i64)),
+                _ => bail!(Value, "{} is not in {}", repr(ctx, &x)?, recv.type_name()),
+            }
+        }
+        (Value::List(v), "copy") => {
+            args.finish()?;
+            Ok(Value::List(v.clone()))
+        }
+        (Value::Scalar(Scalar::Float(f)), "is_integer") => {
+            args.finish()?;
+            Ok(boolean(f.is_finite() && f.fract() == 0.0))
+        }
+        (Value::DType(d), "is_floating_point") => {
+            args.finish()?;
+            Ok(boolean(d.is_float()))
+        }
+        _ => bail!(Type, "'{}' object has no attribute '{name}'", recv.type_name()),
+    }
+}
+
+/// `"...{}...{0}...{name:spec}".format(...)`.
+fn str_format(ctx: &mut RunContext, s: &str, pos: &[Value], kw: &[(String, Value)]) -> Result<Value> {
+    let mut out = String::new();
+    let mut auto = 0usize;
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                out.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                out.push('}');
+            }
+            '{' => {
+                let mut field = String::new();
+                loop {
+                    match chars.next() {
+                        Some('}') => break,
+                        Some(x) => field.push(x),
+                        None => bail!(Value, "Single '{{' encountered in format string"),
+                    }
+                }
+                let (key, spec) = field.split_once(':').unwrap_or((field.as_str(), ""));
+                let (key, conv) = match key.split_once('!') {
+                    Some((k, c)) => (k, c.chars().next()),
+                    None => (key, None),
+                };
+                let v = if key.is_empty() {
+                    auto += 1;
+                    pos.get(auto - 1)
+                } else if let Ok(i) = key.parse::<usize>() {
+                    pos.get(i)
+                } else {
+                    kw.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+                };
+                let Some(v) = v else { bail!(Index, "Replacement index {key} out of range for positional args tuple") };
+                out.push_str(&format_field(ctx, v, conv, spec)?);
+            }
+            '}' => bail!(Value, "Single '}}' encountered in format string"),
+            c => out.push(c),
+        }
+    }
+    Ok(Value::Str(out))
+}

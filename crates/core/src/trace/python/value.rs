@@ -1,0 +1,323 @@
+//! Runtime values of the trace language and the argument parsing every call shares.
+//!
+//! Python's calling convention (positional, then keyword; sizes as varargs or as one tuple) is
+//! handled here once, so the op library reads like a list of PyTorch signatures.
+
+use crate::dtype::DType;
+use crate::error::{bail, Result};
+use crate::tensor::Tensor;
+use crate::torch::format::MemoryFormat;
+use crate::uop::buffer::Scalar;
+
+#[derive(Clone, Debug)]
+pub enum Value {
+    Tensor(Tensor),
+    Scalar(Scalar),
+    Str(String),
+    None,
+    Ellipsis,
+    Slice(Option<i64>, Option<i64>, Option<i64>),
+    Tuple(Vec<Value>),
+    List(Vec<Value>),
+    /// A named tuple such as the `(values, indices)` that `max(dim)` returns.
+    Named(Vec<(&'static str, Value)>),
+    DType(DType),
+    /// `torch`, `torch.nn.functional` (`F`) and friends: attribute access yields functions.
+    Module(&'static str),
+    /// A function looked up on a module, waiting for its call.
+    Func(String),
+    /// `torch.channels_last` and the other memory formats.
+    Format(MemoryFormat),
+    /// `t.untyped_storage()`: the storage under the tensor (read through the tensor).
+    Storage(Tensor),
+    /// `torch.device(...)`, `x.device`.
+    Device(crate::torch::device::Device),
+    /// A `torch.Generator` (the default one too): which of the run's generators.
+    Generator(crate::random::GeneratorId),
+    /// `torch.Size`: `t.shape`, `t.size()`.
+    Size(Vec<Value>),
+    /// `range(start, stop, step)`.
+    Range(i64, i64, i64),
+    /// One of Python's builtins (`print`, `range`, `len`, ...) or `math`'s functions.
+    Builtin(&'static str),
+    /// A function the trace defined.
+    Function(std::rc::Rc<Function>),
+    /// `torch.no_grad()` and the other grad-mode switches, as `with` uses them.
+    Context(GradMode),
+    /// A tensor's `grad_fn`: one backward node.
+    GradFn(crate::autograd::NodeId),
+    /// A `torch.nn` module (`nn.Linear(3, 4)`, `nn.Sequential(...)`, an instance of a class the
+    /// trace defines).
+    Layer(std::rc::Rc<Module>),
+    /// A class the trace defines (`class Net(nn.Module):`), called to make an instance.
+    Class(std::rc::Rc<crate::trace::nn::layer::Class<Value>>),
+    /// `super()` inside a method: `super().__init__()`.
+    Super,
+    /// A `torch.optim` optimizer.
+    Optimizer(std::rc::Rc<crate::trace::nn::optimizer::Optimizer<Value>>),
+    /// A mapping with string keys, in insertion order: a `{...}` display or an optimizer's
+    /// `param_groups[i]` (a dict), or `state_dict()` (an `OrderedDict`).
+    Dict(DictKind, Vec<(String, Value)>),
+}
+
+/// Which Python mapping a [`Value::Dict`] is: the two print differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DictKind {
+    Plain,
+    Ordered,
+}
+
+/// A module as values hold it.
+pub type Module = crate::trace::nn::layer::Layer<Value>;
+
+/// What a grad-mode context manager sets while its block runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GradMode {
+    On,
+    Off,
+    Set(bool),
+}
+
+impl GradMode {
+    /// Grad mode inside the block.
+    pub fn enter(self, _outside: bool) -> bool {
+        match self {
+            GradMode::On => true,
+            GradMode::Off => false,
+            GradMode::Set(b) => b,
+        }
+    }
+}
+
+/// The most items a list, tuple, string, comprehension or `range` may hold when built whole.
+pub const MAX_SEQUENCE: usize = 1 << 20;
+
+/// A function the trace defined with `def`, with its defaults as evaluated when `def` ran.
+#[derive(Debug)]
+pub struct Function {
+    pub def: std::rc::Rc<crate::trace::lang::ast::FuncDef>,
+    pub defaults: Vec<Option<Value>>,
+}
+
+impl Value {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Tensor(_) => "Tensor",
+            Value::Scalar(Scalar::Bool(_)) => "bool",
+            Value::Scalar(Scalar::Int(_)) => "int",
+            Value::Scalar(Scalar::Float(_)) => "float",
+            Value::Str(_) => "str",
+            Value::None => "NoneType",
+            Value::Ellipsis => "ellipsis",
+            Value::Slice(..) => "slice",
+            Value::Tuple(_) => "tuple",
+            Value::List(_) => "list",
+            Value::Named(_) => "tuple",
+            Value::DType(_) => "torch.dtype",
+            Value::Module(_) => "module",
+            Value::Func(_) => "builtin_function_or_method",
+            Value::Format(_) => "torch.memory_format",
+            Value::Storage(_) => "UntypedStorage",
+            Value::Size(_) => "torch.Size",
+            Value::Range(..) => "range",
+            Value::Builtin(_) => "builtin_function_or_method",
+            Value::Function(_) => "function",
+            Value::Context(_) => "torch.autograd.grad_mode",
+            Value::GradFn(_) => "Node",
+            Value::Layer(_) => "Module",
+            Value::Class(_) => "type",
+            Value::Super => "super",
+            Value::Optimizer(_) => "Optimizer",
+            Value::Dict(..) => "dict",
+            Value::Generator(_) => "Generator",
+            Value::Device(_) => "torch.device",
+        }
+    }
+
+    pub fn as_int(&self, what: &str) -> Result<i64> {
+        match self {
+            Value::Scalar(Scalar::Int(i)) => Ok(*i),
+            Value::Scalar(Scalar::Bool(b)) => Ok(i64::from(*b)),
+            other => bail!(Type, "{what} must be int, not {}", other.type_name()),
+        }
+    }
+
+    pub fn as_scalar(&self, what: &str) -> Result<Scalar> {
+        match self {
+            Value::Scalar(s) => Ok(*s),
+            other => bail!(Type, "{what} must be a number, not {}", other.type_name()),
+        }
+    }
+
+    /// Ints from an int, a tuple/list of ints (or a `torch.Size`).
+    pub fn as_ints(&self, what: &str) -> Result<Vec<i64>> {
+        match self {
+            Value::Tuple(v) | Value::List(v) | Value::Size(v) => v.iter().map(|x| x.as_int(what)).collect(),
+            other => Ok(vec![other.as_int(what)?]),
+        }
+    }
+
+    pub fn items(&self) -> Option<&[Value]> {
+        match self {
+            Value::Tuple(v) | Value::List(v) | Value::Size(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// The arguments of one call, consumed by name or position as a signature reads them.
+pub struct Args {
+    func: String,
+    pos: Vec<Option<Value>>,
+    kw: Vec<(String, Option<Value>)>,
+}
+
+impl Args {
+    pub fn new(func: &str, pos: Vec<Value>, kw: Vec<(String, Value)>) -> Self {
+        Args {
+            func: func.to_string(),
+            pos: pos.into_iter().map(Some).collect(),
+            kw: kw.into_iter().map(|(k, v)| (k, Some(v))).collect(),
+        }
+    }
+
+    pub fn func(&self) -> &str {
+        &self.func
+    }
+
+    pub fn len_pos(&self) -> usize {
+        self.pos.iter().filter(|p| p.is_some()).count()
+    }
+
+    /// The argument at position `i` or keyword `name`, if given.
+    /// Positional argument `i` without taking it (to choose an overload).
+    pub fn peek(&self, i: usize) -> Option<&Value> {
+        self.pos.get(i).and_then(Option::as_ref)
+    }
+
+    pub fn opt(&mut self, i: usize, name: &str) -> Option<Value> {
+        if let Some(v) = self.pos.get_mut(i).and_then(Option::take) {
+            return Some(v);
+        }
+        self.kw.iter_mut().find(|(k, _)| k == name).and_then(|(_, v)| v.take())
+    }
+
+    pub fn kw_only(&mut self, name: &str) -> Option<Value> {
+        self.kw.iter_mut().find(|(k, _)| k == name).and_then(|(_, v)| v.take())
+    }
+
+    pub fn req(&mut self, i: usize, name: &str) -> Result<Value> {
+        match self.opt(i, name) {
+            Some(v) => Ok(v),
+            None => bail!(Type, "{}() missing required argument '{name}' (pos {})", self.func, i + 1),
+        }
+    }
+
+    pub fn int(&mut self, i: usize, name: &str) -> Result<i64> {
+        self.req(i, name)?.as_int(name)
+    }
+
+    pub fn opt_int(&mut self, i: usize, name: &str) -> Result<Option<i64>> {
+        match self.opt(i, name) {
+            None | Some(Value::None) => Ok(None),
+            Some(v) => v.as_int(name).map(Some),
+        }
+    }
+
+    pub fn int_or(&mut self, i: usize, name: &str, default: i64) -> Result<i64> {
+        Ok(self.opt_int(i, name)?.unwrap_or(default))
+    }
+
+    pub fn bool_or(&mut self, i: usize, name: &str, default: bool) -> Result<bool> {
+        match self.opt(i, name) {
+            None => Ok(default),
+            Some(Value::Scalar(Scalar::Bool(b))) => Ok(b),
+            Some(Value::Scalar(Scalar::Int(i))) => Ok(i != 0),
+            Some(v) => bail!(Type, "{}(): argument '{name}' must be bool, not {}", self.func, v.type_name()),
+        }
+    }
+
+    /// Sizes as PyTorch accepts them: varargs from position `i` on, or one tuple/list there.
+    pub fn sizes(&mut self, i: usize, name: &str) -> Result<Vec<i64>> {
+        let first = match self.opt(i, name) {
+            Some(v) => v,
+            None => return Ok(vec![]),
+        };
+        if first.items().is_some() {
+            return first.as_ints(name);
+        }
+        let mut out = vec![first.as_int(name)?];
+        let mut j = i + 1;
+        while let Some(v) = self.pos.get_mut(j).and_then(Option::take) {
+            out.push(v.as_int(name)?);
+            j += 1;
+        }
+        Ok(out)
+    }
+
+    /// Dims given as None (all), an int, or a tuple/list of ints.
+    pub fn dims(&mut self, i: usize, name: &str) -> Result<Option<Vec<i64>>> {
+        match self.opt(i, name) {
+            None | Some(Value::None) => Ok(None),
+            Some(v) => v.as_ints(name).map(Some),
+        }
+    }
+
+    pub fn dtype(&mut self) -> Result<Option<DType>> {
+        match self.kw_only("dtype") {
+            None | Some(Value::None) => Ok(None),
+            Some(Value::DType(d)) => Ok(Some(d)),
+            Some(v) => bail!(Type, "{}(): argument 'dtype' must be torch.dtype, not {}", self.func, v.type_name()),
+        }
+    }
+
+    /// The `memory_format=` keyword, `default` when absent.
+    pub fn memory_format(&mut self, default: MemoryFormat) -> Result<MemoryFormat> {
+        match self.kw_only("memory_format") {
+            None | Some(Value::None) => Ok(default),
+            Some(Value::Format(f)) => Ok(f),
+            Some(v) => {
+                bail!(
+                    Type,
+                    "{}(): argument 'memory_format' must be torch.memory_format, not {}",
+                    self.func,
+                    v.type_name()
+                )
+            }
+        }
+    }
+
+    /// The arguments not yet taken: positional, then keyword (for varargs signatures).
+    pub fn into_parts(self) -> (Vec<Value>, Vec<(String, Value)>) {
+        let pos = self.pos.into_iter().flatten().collect();
+        let kw = self.kw.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))).collect();
+        (pos, kw)
+    }
+
+    /// The same call without its first positional argument (a function's receiver).
+    pub fn shifted(mut self) -> Args {
+        if !self.pos.is_empty() {
+            self.pos.remove(0);
+        }
+        self
+    }
+
+    /// Fails on anything the signature did not consume, as Python does.
+    pub fn finish(self) -> Result<()> {
+        if let Some(i) = self.pos.iter().position(Option::is_some) {
+            bail!(Type, "{}() takes {} positional arguments but more were given", self.func, i);
+        }
+        if let Some((k, _)) = self.kw.iter().find(|(_, v)| v.is_some()) {
+            bail!(Type, "{}() got an unexpected keyword argument '{k}'", self.func);
+        }
+        Ok(())
+    }
+}
+
+/// Sizes as `usize`, refusing a negative one with PyTorch's message.
+pub fn sizes(v: Vec<i64>) -> Result<Vec<usize>> {
+    if let Some(&n) = v.iter().find(|&&n| n < 0) {
+        bail!(Shape, "Trying to create tensor with negative dimension {n}: {v:?}");
+    }
+    Ok(v.into_iter().map(|n| n as usize).collect())
+}
