@@ -1,7 +1,8 @@
-//! The normalizations, written once over the engine's ops for every front end: layer norm
-//! (and a batch norm's per-batch statistics) as `(x - mean) / sqrt(var + eps) * w + b` with the
-//! biased variance, RMS norm as `x / sqrt(mean(x^2) + eps) * w`, group norm as a layer norm of
-//! each group of channels.
+//! The normalizations, written once over the engine's ops for every front end (the trace's
+//! functionals and modules, ONNX models): layer norm and batch norm as
+//! `(x - mean) / sqrt(var + eps) * w + b` with the biased variance (batch norm's statistics per
+//! channel, from the batch or given), RMS norm as `x / sqrt(mean(x^2) + eps) * w`, group norm as
+//! a layer norm of each group of channels.
 
 use crate::error::{bail, Result};
 use crate::tensor::{Engine, Operand, Tensor};
@@ -9,6 +10,24 @@ use crate::uop::buffer::Scalar;
 use crate::uop::{BinaryOp, UnaryOp};
 
 use super::reduce::KeepDim;
+
+/// Where batch norm's per-channel statistics come from.
+#[derive(Clone, Copy)]
+pub enum BatchStats<'a> {
+    /// The batch's own (training, or no running statistics).
+    Batch,
+    /// Given statistics of shape `[C]` (the running ones, in evaluation).
+    Given { mean: &'a Tensor, var: &'a Tensor },
+}
+
+/// A batch's statistics over every dim but the channels (dim 1), with kept dims.
+pub struct BatchMoments {
+    pub mean: Tensor,
+    /// The biased variance.
+    pub var: Tensor,
+    /// How many values each channel's statistics are over.
+    pub count: usize,
+}
 
 fn t(x: &Tensor) -> Operand {
     Operand::Tensor(x.clone())
@@ -51,6 +70,61 @@ impl Engine {
             y = self.binary(BinaryOp::Add, &t(&y), &t(b))?;
         }
         Ok(y)
+    }
+
+    /// Batch norm of an (N, C, *) input: `(x - mean) / sqrt(var + eps) * w + b` per channel,
+    /// `w` and `b` of shape `[C]`, as one `NativeBatchNormBackward0` node. With
+    /// [`BatchStats::Batch`] it also returns the batch's statistics (for a front end to move its
+    /// running statistics as it does), and refuses a channel of one value as PyTorch does.
+    pub fn batch_norm(
+        &mut self,
+        x: &Tensor,
+        stats: BatchStats<'_>,
+        eps: f64,
+        w: Option<&Tensor>,
+        b: Option<&Tensor>,
+    ) -> Result<(Tensor, Option<BatchMoments>)> {
+        let rank = x.shape().len();
+        if rank < 2 {
+            bail!(Value, "batch norm expects an (N, C, ...) input, got {rank} dims");
+        }
+        let w = w.map(|w| self.per_channel(w, rank)).transpose()?;
+        let b = b.map(|b| self.per_channel(b, rank)).transpose()?;
+        let (y, moments) = match stats {
+            BatchStats::Batch => {
+                let axes: Vec<usize> = (0..rank).filter(|&d| d != 1).collect();
+                let count: usize = axes.iter().map(|&d| x.shape()[d]).product();
+                if count == 1 {
+                    let sizes: Vec<String> = x.shape().iter().map(usize::to_string).collect();
+                    bail!(
+                        Value,
+                        "Expected more than 1 value per channel when training, got input size torch.Size([{}])",
+                        sizes.join(", ")
+                    );
+                }
+                let mean = self.mean(x, &axes, KeepDim::Keep)?;
+                let centered = self.binary(BinaryOp::Sub, &t(x), &t(&mean))?;
+                let sq = self.binary(BinaryOp::Mul, &t(&centered), &t(&centered))?;
+                let var = self.mean(&sq, &axes, KeepDim::Keep)?;
+                let y = self.scale_shift(&centered, &var, eps, w.as_ref(), b.as_ref())?;
+                (y, Some(BatchMoments { mean, var, count }))
+            }
+            BatchStats::Given { mean, var } => {
+                let mean = self.per_channel(mean, rank)?;
+                let var = self.per_channel(var, rank)?;
+                let centered = self.binary(BinaryOp::Sub, &t(x), &t(&mean))?;
+                (self.scale_shift(&centered, &var, eps, w.as_ref(), b.as_ref())?, None)
+            }
+        };
+        self.rename_grad_fn(&y, "NativeBatchNormBackward0");
+        Ok((y, moments))
+    }
+
+    /// A per-channel `[C]` tensor reshaped to `[1, C, 1, ...]` against an input of `rank` dims.
+    pub fn per_channel(&mut self, p: &Tensor, rank: usize) -> Result<Tensor> {
+        let mut shape = vec![1i64; rank];
+        shape[1] = p.numel() as i64;
+        self.reshape(p, &shape)
     }
 
     /// `F.rms_norm`: `x * rsqrt(mean(x^2, axes) + eps) * w`.

@@ -12,6 +12,7 @@
 //! as small constant tensors.
 
 use crate::engine::nn::{PoolKind, Window2d};
+use crate::engine::norm::{BatchMoments, BatchStats};
 use crate::engine::reduce::KeepDim;
 use crate::error::{bail, Result};
 use crate::onnx::Node;
@@ -480,41 +481,23 @@ impl Lower<'_> {
         }
         let eps = f64::from(node.float_or("epsilon", 1e-5)?);
         let training = if self.opset >= 14 { node.int_or("training_mode", 0)? != 0 } else { node.outputs().len() > 1 };
-        // Per-channel parameters broadcast against (N, C, spatial...).
-        let mut pshape = vec![c];
-        pshape.extend(std::iter::repeat_n(1, r - 2));
-        let mut bc = Vec::with_capacity(4);
-        for p in &params {
-            bc.push(self.reshape(p, &pshape)?);
+        if training && self.opset < 14 {
+            bail!(Unsupported, "training-mode BatchNormalization before opset 14 is not supported");
         }
-        let (mean, var, extra) = if training {
-            if self.opset < 14 {
-                bail!(Unsupported, "training-mode BatchNormalization before opset 14 is not supported");
-            }
-            let axes: Vec<usize> = (0..r).filter(|&d| d != 1).collect();
-            let m = self.engine.mean(&x, &axes, KeepDim::Keep)?;
-            let d = self.bin(BinaryOp::Sub, &x, &m)?;
-            let sq = self.bin(BinaryOp::Mul, &d, &d)?;
-            let v = self.engine.mean(&sq, &axes, KeepDim::Keep)?;
+        let stats = if training { BatchStats::Batch } else { BatchStats::Given { mean: &params[2], var: &params[3] } };
+        let (y, moments) = self.engine.batch_norm(&x, stats, eps, Some(&params[0]), Some(&params[1]))?;
+        let mut extra = Vec::new();
+        if let Some(BatchMoments { mean, var, .. }) = moments {
+            // ONNX's running statistics: `input * momentum + current * (1 - momentum)`, with the
+            // biased variance.
             let momentum = f64::from(node.float_or("momentum", 0.9)?);
-            let (m1, v1) = (self.reshape(&m, &[c])?, self.reshape(&v, &[c])?);
-            let mut running = Vec::with_capacity(2);
+            let (m1, v1) = (self.reshape(&mean, &[c])?, self.reshape(&var, &[c])?);
             for (old, cur) in [(&params[2], &m1), (&params[3], &v1)] {
                 let a = self.bin_scalar(BinaryOp::Mul, old, momentum)?;
                 let b = self.bin_scalar(BinaryOp::Mul, cur, 1.0 - momentum)?;
-                running.push(self.bin(BinaryOp::Add, &a, &b)?);
+                extra.push(self.bin(BinaryOp::Add, &a, &b)?);
             }
-            let (m, v) = (self.reshape(&m, &pshape)?, self.reshape(&v, &pshape)?);
-            (m, v, running)
-        } else {
-            (bc[2].clone(), bc[3].clone(), Vec::new())
-        };
-        let centered = self.bin(BinaryOp::Sub, &x, &mean)?;
-        let scaled = self.bin(BinaryOp::Mul, &bc[0], &centered)?;
-        let ve = self.bin_scalar(BinaryOp::Add, &var, eps)?;
-        let sd = self.engine.unary(UnaryOp::Sqrt, &ve)?;
-        let norm = self.bin(BinaryOp::Div, &scaled, &sd)?;
-        let y = self.bin(BinaryOp::Add, &norm, &bc[1])?;
+        }
         let mut out = vec![y];
         out.extend(extra);
         Ok(out)

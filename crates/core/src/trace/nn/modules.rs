@@ -11,7 +11,7 @@
 //! trace's own `forward`.
 
 use crate::dtype::DType;
-use crate::engine::reduce::KeepDim;
+use crate::engine::norm::{BatchMoments, BatchStats};
 use crate::error::{bail, Result};
 use crate::random::{Distribution, Generators};
 use crate::tensor::{Operand, OverlapRules, Tensor};
@@ -600,42 +600,14 @@ fn batch_norm_forward(
             );
         }
     }
-    // The statistics are over every dim but the channels.
-    let axes: Vec<usize> = (0..rank).filter(|&d| d != 1).collect();
-    let per_channel = |run: &mut RunContext, t: &Tensor| -> Result<Tensor> {
-        let mut shape = vec![1; rank];
-        shape[1] = channels;
-        run.engine.reshape(t, &shape.iter().map(|&n| n as i64).collect::<Vec<_>>())
+    let stats = match (training, &running) {
+        (false, Some((mean, var))) => BatchStats::Given { mean, var },
+        _ => BatchStats::Batch,
     };
-    let w4 = w.as_ref().map(|w| per_channel(run, w)).transpose()?;
-    let b4 = b.as_ref().map(|b| per_channel(run, b)).transpose()?;
-    let use_batch = training || running.is_none();
-    let y = if use_batch {
-        let count: usize = axes.iter().map(|&d| x.shape()[d]).product();
-        if count == 1 {
-            bail!(
-                Value,
-                "Expected more than 1 value per channel when training, got input size torch.Size([{}])",
-                x.shape().iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
-            );
-        }
-        let e = &mut *run.engine;
-        let mean = e.mean(&x, &axes, KeepDim::Keep)?;
-        let centered = e.binary(BinaryOp::Sub, &Operand::Tensor(x.clone()), &Operand::Tensor(mean.clone()))?;
-        let sq = e.binary(BinaryOp::Mul, &Operand::Tensor(centered.clone()), &Operand::Tensor(centered.clone()))?;
-        let var = e.mean(&sq, &axes, KeepDim::Keep)?;
-        if let (true, Some((rm, rv))) = (training, &running) {
-            update_running(run, layer, rm, rv, &mean, &var, count, momentum)?;
-        }
-        run.engine.scale_shift(&centered, &var, eps, w4.as_ref(), b4.as_ref())?
-    } else {
-        let (rm, rv) = running.as_ref().map(|(m, v)| (m.clone(), v.clone())).unwrap_or_else(|| (x.clone(), x.clone()));
-        let rm4 = per_channel(run, &rm)?;
-        let rv4 = per_channel(run, &rv)?;
-        let centered = run.engine.binary(BinaryOp::Sub, &Operand::Tensor(x.clone()), &Operand::Tensor(rm4))?;
-        run.engine.scale_shift(&centered, &rv4, eps, w4.as_ref(), b4.as_ref())?
-    };
-    run.engine.rename_grad_fn(&y, "NativeBatchNormBackward0");
+    let (y, moments) = run.engine.batch_norm(&x, stats, eps, w.as_ref(), b.as_ref())?;
+    if let (Some(BatchMoments { mean, var, count }), Some((rm, rv))) = (moments, &running) {
+        update_running(run, layer, rm, rv, &mean, &var, count, momentum)?;
+    }
     Ok(y)
 }
 

@@ -4,21 +4,15 @@
 
 use super::util::*;
 use crate::dtype::DType;
+use crate::engine::norm::{BatchMoments, BatchStats};
 use crate::engine::pad::PadMode;
 use crate::error::{bail, Result};
-use crate::tensor::{OverlapRules, Tensor};
+use crate::tensor::OverlapRules;
 use crate::trace::binding::signature::Bound;
 use crate::trace::python::context::RunContext;
 use crate::trace::python::value::Value;
 use crate::uop::buffer::{Data, Scalar};
 use crate::uop::{BinaryOp, UnaryOp};
-
-/// `x` reshaped to `[1, C, 1, ...]` against an input of rank `rank`.
-fn per_channel(run: &mut RunContext, x: &Tensor, rank: usize) -> Result<Tensor> {
-    let mut shape = vec![1i64; rank];
-    shape[1] = x.numel() as i64;
-    run.engine.reshape(x, &shape)
-}
 
 pub fn batch_norm(run: &mut RunContext, b: &Bound) -> Out {
     let x = b.tensor("input")?;
@@ -29,27 +23,24 @@ pub fn batch_norm(run: &mut RunContext, b: &Bound) -> Out {
     }
     let c = x.shape()[1];
     let (rm, rv) = (b.opt_tensor("running_mean"), b.opt_tensor("running_var"));
-    for p in [&rm, &rv, &b.opt_tensor("weight"), &b.opt_tensor("bias")].into_iter().flatten() {
+    let (w, bias) = (b.opt_tensor("weight"), b.opt_tensor("bias"));
+    for p in [&rm, &rv, &w, &bias].into_iter().flatten() {
         if p.numel() != c {
             bail!(Shape, "running_mean should contain {c} elements not {}", p.numel());
         }
     }
-    let w = b.opt_tensor("weight").map(|w| per_channel(run, &w, rank)).transpose()?;
-    let bias = b.opt_tensor("bias").map(|w| per_channel(run, &w, rank)).transpose()?;
-    let axes: Vec<usize> = (0..rank).filter(|&d| d != 1).collect();
     let eps = b.float("eps");
-    let y = if b.bool("training") {
-        let n = x.numel() / c.max(1);
-        if n <= 1 {
-            bail!(Shape, "Expected more than 1 value per channel when training, got input size {:?}", x.shape());
-        }
-        let mean = run.engine.mean(&x, &axes, crate::engine::reduce::KeepDim::Keep)?;
-        let centered = run.engine.binary(BinaryOp::Sub, &t(&x), &t(&mean))?;
-        let sq = run.engine.binary(BinaryOp::Mul, &t(&centered), &t(&centered))?;
-        let var = run.engine.mean(&sq, &axes, crate::engine::reduce::KeepDim::Keep)?;
+    let stats = match (b.bool("training"), &rm, &rv) {
+        (true, _, _) => BatchStats::Batch,
+        (false, Some(mean), Some(var)) => BatchStats::Given { mean, var },
+        _ => bail!(Shape, "running_mean and running_var must be defined in evaluation mode"),
+    };
+    let (y, moments) = run.engine.batch_norm(&x, stats, eps, w.as_ref(), bias.as_ref())?;
+    if let Some(BatchMoments { mean, var, count }) = moments {
         // The running statistics move in place, outside autograd, with the unbiased variance.
         let m = b.float("momentum");
-        for (running, stat, unbias) in [(&rm, &mean, 1.0), (&rv, &var, n as f64 / (n as f64 - 1.0))] {
+        let n = count as f64;
+        for (running, stat, unbias) in [(&rm, &mean, 1.0), (&rv, &var, n / (n - 1.0))] {
             let Some(running) = running else { continue };
             let shape: Vec<i64> = running.shape().iter().map(|&k| k as i64).collect();
             let new = run.engine.untracked(|e| {
@@ -63,17 +54,7 @@ pub fn batch_norm(run: &mut RunContext, b: &Bound) -> Out {
             let alias = run.engine.data_alias(running)?;
             crate::trace::binding::elementwise::write_value(run, &alias, &new, &[], OverlapRules::ALL)?;
         }
-        run.engine.scale_shift(&centered, &var, eps, w.as_ref(), bias.as_ref())?
-    } else {
-        let (Some(rm), Some(rv)) = (rm, rv) else {
-            bail!(Shape, "running_mean and running_var must be defined in evaluation mode");
-        };
-        let rm = per_channel(run, &rm, rank)?;
-        let rv = per_channel(run, &rv, rank)?;
-        let centered = run.engine.binary(BinaryOp::Sub, &t(&x), &t(&rm))?;
-        run.engine.scale_shift(&centered, &rv, eps, w.as_ref(), bias.as_ref())?
-    };
-    run.engine.rename_grad_fn(&y, "NativeBatchNormBackward0");
+    }
     v(y)
 }
 
