@@ -379,6 +379,14 @@ fn torch_indexing() {
     assert_families(fixture_files("torch_indexing"), &["indexing/"]);
 }
 
+/// NaN, infinity, overflow and negative indices: extremes and their indices, unique, float to
+/// integer casts, fills that overflow their dtype, `arange` bounds, the refusals of negative
+/// positions, losses whose every target is ignored.
+#[test]
+fn torch_nonfinite() {
+    assert_families(fixture_files("torch_nonfinite"), &["nonfinite/"]);
+}
+
 /// `torch.nn` modules (initialisation, forward, train/eval and running statistics, classes a
 /// trace defines, `state_dict`, printed forms) and `torch.optim` steps, against PyTorch.
 #[test]

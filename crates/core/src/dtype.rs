@@ -71,6 +71,22 @@ impl DType {
     }
 
     /// The name PyTorch's C++ messages use (`result type Float can't be cast to ... Long`).
+    /// The C++ type name PyTorch's messages use (`int64_t`, `c10::Half`, ...).
+    pub fn c10_name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::UInt8 => "uint8_t",
+            DType::Int8 => "int8_t",
+            DType::Int16 => "int16_t",
+            DType::Int32 => "int",
+            DType::Int64 => "int64_t",
+            DType::Float16 => "c10::Half",
+            DType::BFloat16 => "c10::BFloat16",
+            DType::Float32 => "float",
+            DType::Float64 => "double",
+        }
+    }
+
     pub fn torch_name(self) -> &'static str {
         match self {
             DType::Bool => "Bool",

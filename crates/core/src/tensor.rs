@@ -619,11 +619,22 @@ impl Engine {
         let is_float = [start, end, step].iter().any(|s| matches!(s, Scalar::Float(_)));
         let dtype = dtype.unwrap_or(if is_float { DType::Float32 } else { DType::Int64 });
         let (a, b, st) = (start.as_f64(), end.as_f64(), step.as_f64());
+        // PyTorch's checks, in its order (`RangeFactories.cpp`).
         if st == 0.0 {
-            bail!(Shape, "step must be nonzero");
+            bail!(Value, "step must be nonzero");
+        }
+        let text = |s: Scalar| match s {
+            Scalar::Float(f) => crate::random::dist::cpp_double(f),
+            other => other.as_i64().to_string(),
+        };
+        if !st.is_finite() {
+            bail!(Value, "step must be finite but got {}", text(step));
+        }
+        if !a.is_finite() || !b.is_finite() {
+            bail!(Value, "unsupported range: {} -> {}", text(start), text(end));
         }
         if (st > 0.0 && b < a) || (st < 0.0 && b > a) {
-            bail!(Shape, "upper bound and larger bound inconsistent with step sign");
+            bail!(Value, "upper bound and lower bound inconsistent with step sign");
         }
         // Integer bounds count exactly (an f64 difference loses them past 2^53).
         let n = match (start, end, step) {
@@ -652,12 +663,15 @@ impl Engine {
     pub fn full(&mut self, shape: &[usize], value: Scalar, dtype: Option<DType>) -> Result<Tensor> {
         check_numel(shape)?;
         let dtype = dtype.unwrap_or(value.dtype());
+        // PyTorch's `full` converts to a half type unchecked (1e5 is inf in float16).
+        let value = if matches!(dtype, DType::Float16 | DType::BFloat16) { value } else { value.checked_for(dtype)? };
         self.from_data(Data::full_scalar(dtype, shape.iter().product(), value), shape)
     }
 
     /// `full_like` and friends: laid out like `t` (PyTorch's preserve format).
     pub fn full_like(&mut self, t: &Tensor, value: Scalar, dtype: DType) -> Result<Tensor> {
         let layout = t.layout.empty_like_preserve();
+        let value = if matches!(dtype, DType::Float16 | DType::BFloat16) { value } else { value.checked_for(dtype)? };
         let s = self.new_storage(Data::full_scalar(dtype, t.numel(), value))?;
         let shape = t.shape().to_vec();
         Ok(self.over_storage(

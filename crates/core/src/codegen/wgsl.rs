@@ -123,8 +123,10 @@ fn cast_template(from: Class, to: Class) -> &'static str {
         (B, F) => "select(0.0, 1.0, {a})",
         (B, I) => "select(0, 1, {a})",
         (B, U8) => "select(0u, 1u, {a})",
-        (F, I) => "i32({a})",
-        (F, U8) => "(u32(i32({a})) & 0xffu)",
+        // x86's conversion, as PyTorch's CPU casts: int32's lowest value for NaN and anything
+        // out of range (WGSL's own conversion clamps); uint8 through int32, wrapping.
+        (F, I) => "select(bitcast<i32>(0x80000000u), i32({a}), abs({a}) < 2147483648.0)",
+        (F, U8) => "(u32(select(bitcast<i32>(0x80000000u), i32({a}), abs({a}) < 2147483648.0)) & 0xffu)",
         (I, F) | (U8, F) => "f32({a})",
         (I, U8) => "(u32({a}) & 0xffu)",
         (U8, I) => "i32({a})",

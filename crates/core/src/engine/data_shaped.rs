@@ -175,13 +175,18 @@ impl Engine {
     pub fn unique(&mut self, t: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
         let t = self.resolve(t);
         let v = self.values(&t)?.to_f64_vec();
+        // NaNs sort last, in input order, and each is a value of its own (NaN != NaN), as
+        // PyTorch's sorted unique gives them.
         let mut order: Vec<usize> = (0..v.len()).collect();
-        order.sort_by(|&a, &b| v[a].partial_cmp(&v[b]).unwrap_or(std::cmp::Ordering::Equal));
+        order.sort_by(|&a, &b| match (v[a].is_nan(), v[b].is_nan()) {
+            (false, false) => v[a].partial_cmp(&v[b]).unwrap_or(std::cmp::Ordering::Equal),
+            (x, y) => x.cmp(&y),
+        });
         let mut firsts: Vec<usize> = Vec::new();
         let mut counts: Vec<i64> = Vec::new();
         let mut inverse = vec![0i64; v.len()];
         for &i in &order {
-            let same = firsts.last().is_some_and(|&f| v[f] == v[i] || (v[f].is_nan() && v[i].is_nan()));
+            let same = firsts.last().is_some_and(|&f| v[f] == v[i]);
             if !same {
                 firsts.push(i);
                 counts.push(0);

@@ -45,6 +45,9 @@ impl Engine {
         if mask.dtype() != DType::Bool {
             bail!(DType, "masked_fill_ only supports boolean masks, but got mask with dtype {}", mask.dtype());
         }
+        if let Operand::Scalar(s) = value {
+            s.checked_for(x.dtype())?;
+        }
         if let Operand::Tensor(v) = value {
             if !v.shape().is_empty() {
                 bail!(

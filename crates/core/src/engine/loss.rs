@@ -267,7 +267,6 @@ impl Engine {
             GradOp::NllLoss { reduction, ignore_index, .. } => {
                 let cdim = usize::from(x.shape().len() >= 2);
                 let (hit, valid) = self.nll_masks(&x, &target, cdim, ignore_index)?;
-                let hit = self.cast(&hit, x.dtype())?;
                 let per = match reduction {
                     Reduction::None => self.unsqueeze(g, cdim as i64)?,
                     Reduction::Sum => g.clone(),
@@ -278,8 +277,11 @@ impl Engine {
                         self.binary(BinaryOp::Div, &t(g), &t(&w))?
                     }
                 };
-                let gx = self.binary(BinaryOp::Mul, &t(&hit), &t(&per))?;
-                vec![Some(self.unary(UnaryOp::Neg, &gx)?)]
+                // Only the targeted classes get a gradient (a select, not a product: with every
+                // target ignored the mean's 0/0 must not reach x's gradient, which is zero).
+                let neg = self.unary(UnaryOp::Neg, &per)?;
+                let gx = self.where_(&t(&hit), &t(&neg), &Operand::Scalar(Scalar::Float(0.0)))?;
+                vec![Some(self.cast(&gx, x.dtype())?)]
             }
             GradOp::BceWithLogits { reduction } => {
                 let gg = self.unreduce_loss(g, x.shape(), reduction)?;

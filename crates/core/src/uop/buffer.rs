@@ -35,6 +35,40 @@ impl Scalar {
         }
     }
 
+    /// The value as PyTorch fills a tensor of `dtype` with it (`fill_`, `masked_fill`, `full`
+    /// but for the half types, ...): refused where it does not fit, as c10's `checked_convert`
+    /// refuses it. Any value fills a bool; a float fills an integer dtype when it truncates into
+    /// its range (`127.9` fills int8 with 127, `128.0` and `-128.5` are refused), an int when it
+    /// lies in the range or is negative with a magnitude that fits an unsigned dtype (two's
+    /// complement: `-1` fills uint8 with 255); infinity and NaN fill any float dtype, a finite
+    /// value one up to its largest finite value.
+    pub fn checked_for(self, dtype: DType) -> crate::error::Result<Scalar> {
+        let (lowest, max): (f64, f64) = match dtype {
+            DType::Bool => return Ok(self),
+            DType::UInt8 => (0.0, 255.0),
+            DType::Int8 => (-128.0, 127.0),
+            DType::Int16 => (-32768.0, 32767.0),
+            DType::Int32 => (-2147483648.0, 2147483647.0),
+            DType::Int64 => (-9223372036854775808.0, 9223372036854775807.0),
+            DType::Float16 => (-65504.0, 65504.0),
+            DType::BFloat16 => (-3.3895313892515355e38, 3.3895313892515355e38),
+            DType::Float32 => (-f64::from(f32::MAX), f64::from(f32::MAX)),
+            DType::Float64 => return Ok(self),
+        };
+        let fits = match self {
+            Scalar::Bool(_) => true,
+            Scalar::Int(i) if dtype == DType::UInt8 => i <= 255 && i >= -255,
+            Scalar::Int(i) if !dtype.is_float() => (lowest..=max).contains(&(i as f64)),
+            Scalar::Int(_) => true,
+            Scalar::Float(f) if dtype.is_float() => !f.is_finite() || (lowest..=max).contains(&f),
+            Scalar::Float(f) => f >= lowest && f < max + 1.0,
+        };
+        if !fits {
+            crate::error::bail!(DType, "value cannot be converted to type {} without overflow", dtype.c10_name());
+        }
+        Ok(self)
+    }
+
     /// The dtype a Python number stands for when it decides a result type (bool, int64, or
     /// the default float).
     pub fn dtype(self) -> DType {
@@ -103,13 +137,34 @@ macro_rules! elem {
     };
 }
 
+/// A float converted to int64 as PyTorch's CPU casts do on x86 (`cvttsd2si`): truncated toward
+/// zero, and int64's lowest value for NaN and anything outside int64's range.
+pub fn f64_to_i64(v: f64) -> i64 {
+    if v.is_nan() || !(-9223372036854775808.0..9223372036854775808.0).contains(&v) {
+        i64::MIN
+    } else {
+        v as i64
+    }
+}
+
+/// A float converted to int32 as on x86 (`cvttss2si`): int32's lowest value for NaN and
+/// anything outside its range. The narrower integers go through it and wrap, as PyTorch's
+/// casts do (`300.0` as int8 is 44, `-1.0` as uint8 is 255, NaN is 0).
+pub fn f64_to_i32(v: f64) -> i32 {
+    if v > -2147483649.0 && v < 2147483648.0 {
+        v as i32
+    } else {
+        i32::MIN
+    }
+}
+
 elem!(bool, Bool, Bool, |v| v != 0.0, |s| f64::from(u8::from(s)), |v| v != 0, |s| i64::from(s));
 // Casts to integers truncate toward zero and wrap, as PyTorch's casts do on CPU.
-elem!(u8, UInt8, U8, |v| (v as i64) as u8, |s| f64::from(s), |v| v as u8, |s| i64::from(s));
-elem!(i8, Int8, I8, |v| (v as i64) as i8, |s| f64::from(s), |v| v as i8, |s| i64::from(s));
-elem!(i16, Int16, I16, |v| (v as i64) as i16, |s| f64::from(s), |v| v as i16, |s| i64::from(s));
-elem!(i32, Int32, I32, |v| (v as i64) as i32, |s| f64::from(s), |v| v as i32, |s| i64::from(s));
-elem!(i64, Int64, I64, |v| v as i64, |s| s as f64, |v| v, |s| s);
+elem!(u8, UInt8, U8, |v| f64_to_i32(v) as u8, |s| f64::from(s), |v| v as u8, |s| i64::from(s));
+elem!(i8, Int8, I8, |v| f64_to_i32(v) as i8, |s| f64::from(s), |v| v as i8, |s| i64::from(s));
+elem!(i16, Int16, I16, |v| f64_to_i32(v) as i16, |s| f64::from(s), |v| v as i16, |s| i64::from(s));
+elem!(i32, Int32, I32, |v| f64_to_i32(v), |s| f64::from(s), |v| v as i32, |s| i64::from(s));
+elem!(i64, Int64, I64, |v| f64_to_i64(v), |s| s as f64, |v| v, |s| s);
 elem!(F16, Float16, F16, |v| F16::from_f32(v as f32), |s| f64::from(s.to_f32()), |v| F16::from_f32(v as f32), |s| s
     .to_f32()
     as i64);

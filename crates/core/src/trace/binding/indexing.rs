@@ -385,6 +385,9 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             let (source, combine) = match base {
                 "index_fill" => {
                     let v = operand(args.req(2, "value")?, "value")?;
+                    if let Operand::Scalar(s) = &v {
+                        s.checked_for(t.dtype())?;
+                    }
                     if let Operand::Tensor(x) = &v {
                         if !x.shape().is_empty() {
                             bail!(Shape, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).", x.shape().len());

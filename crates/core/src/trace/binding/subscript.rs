@@ -131,7 +131,10 @@ pub(in crate::trace) fn fill(run: &mut RunContext, target: &Tensor, v: Operand, 
     let target = run.engine.realize(target)?;
     let inputs: Vec<Tensor> = match &v {
         Operand::Tensor(t) => vec![t.clone()],
-        Operand::Scalar(_) => vec![],
+        Operand::Scalar(s) => {
+            s.checked_for(target.dtype())?;
+            vec![]
+        }
     };
     // Filling with a scalar checks nothing; with a 0-d tensor PyTorch refuses a target that
     // repeats elements but accepts any overlap with the value.
