@@ -10,8 +10,9 @@
 //! [`aliases`] views PyTorch names apart (`adjoint`, `H`, `atleast_2d`, ...), [`scatter`] the
 //! functional scatter ops (`select_scatter`, `slice_scatter`, ...),
 //! [`copies`] the copies that look like views (`repeat`, `roll`, `rot90`, ...), [`matrix`]
-//! `tril`/`triu`, `diag`, `diag_embed` and `eye`, [`scan`] `cumsum` and `cumprod`, [`pad`] `F.pad` in its four modes, [`norm`] the layer, RMS and group normalizations, [`einsum`] `torch.einsum`, [`linalg`] the factorizing linear algebra (`det`, `inv`, `solve`, `cholesky`), [`special`] the special functions evaluated on the host (`lgamma`, `digamma`, `polygamma`, `zeta`), [`indexing`] advanced indexing and the index ops
-//! (`gather`, `scatter*`, `index_*`, `masked_*`, `sort`, `nonzero`, ...), [`random`] the random
+//! `tril`/`triu`, `diag`, `diag_embed` and `eye`, [`scan`] `cumsum` and `cumprod`, [`pad`] `F.pad` in its four modes, [`norm`] the layer, RMS and group normalizations, [`einsum`] `torch.einsum`, [`linalg`] the factorizing linear algebra (`det`, `inv`, `solve`, `cholesky`), [`special`] the special functions evaluated on the host (`lgamma`, `digamma`, `polygamma`, `zeta`), [`indexing`] advanced indexing, with
+//! [`index_read`] (`index_select`, `gather`, `take`), [`index_write`] (`scatter*`, `index_*`,
+//! `put`) and [`masked`] (`masked_*`) the index ops, [`random`] the random
 //! tensors (numbers drawn on the host, entering the graph as buffers), [`bridge`] tinygrad's
 //! PyTorch bridge as a second execution (its view table, write path and missing checks).
 
@@ -26,9 +27,12 @@ pub mod einsum;
 pub mod elementwise;
 pub mod gather;
 pub mod grad;
+pub mod index_read;
+pub mod index_write;
 pub mod indexing;
 pub mod linalg;
 pub mod loss;
+pub mod masked;
 pub mod matmul;
 pub mod matrix;
 pub mod meta;
