@@ -18,7 +18,6 @@ pub const OVER: &[(&str, usize)] = &[
     ("crates/core/src/trace/library.rs", 1064),
     ("crates/core/src/trace/python/mod.rs", 1085),
     ("crates/core/src/trace/modules.rs", 1119),
-    ("crates/core/src/engine/autograd.rs", 1081),
     ("crates/core/src/onnx/proto.rs", 1246),
 ];
 

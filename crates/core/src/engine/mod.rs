@@ -19,6 +19,7 @@
 pub mod aliases;
 pub mod autograd;
 pub mod autograd_graph;
+pub mod backward;
 pub mod bridge;
 pub mod concat;
 pub mod copies;
