@@ -14,7 +14,6 @@ pub const OVER: &[(&str, usize)] = &[
     ("crates/core/src/trace/lexer.rs", 935),
     ("crates/core/src/tensor.rs", 952),
     ("crates/core/src/trace/runner.rs", 991),
-    ("crates/core/src/engine/nn.rs", 997),
     ("crates/core/src/trace/library.rs", 1064),
     ("crates/core/src/trace/python/mod.rs", 1085),
     ("crates/core/src/trace/modules.rs", 1119),

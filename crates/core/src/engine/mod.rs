@@ -5,7 +5,7 @@
 //! Front ends bind their own names and arguments and call these methods; they never call each
 //! other. [`views`] holds the view and movement ops, [`matmul`] PyTorch's matmul,
 //! [`elementwise`] the composite elementwise ops written over the op table's primitives,
-//! [`reduce`] the reductions, [`stats`] `var`, `std` and the vector norms, [`loss`] the losses of `torch.nn.functional`, [`concat`] `cat` and `stack`, [`nn`] the neural-network ops,
+//! [`reduce`] the reductions, [`stats`] `var`, `std` and the vector norms, [`loss`] the losses of `torch.nn.functional`, [`concat`] `cat` and `stack`, [`nn`] the neural-network ops ([`linear`] `F.linear`, [`window_grad`] the gradients of convolution and pooling),
 //! [`split`] the multi-output views (`split`, `chunk`, `unbind`, `tensor_split`, ...),
 //! [`aliases`] views PyTorch names apart (`adjoint`, `H`, `atleast_2d`, ...), [`scatter`] the
 //! functional scatter ops (`select_scatter`, `slice_scatter`, ...),
@@ -32,6 +32,7 @@ pub mod index_read;
 pub mod index_write;
 pub mod indexing;
 pub mod linalg;
+pub mod linear;
 pub mod loss;
 pub mod masked;
 pub mod matmul;
@@ -49,4 +50,5 @@ pub mod special;
 pub mod split;
 pub mod stats;
 pub mod views;
+pub mod window_grad;
 pub mod write;
