@@ -1,6 +1,7 @@
 //! PyTorch's `matmul` as tinygrad builds it: the operands broadcast to `(..., M, K, N)`,
 //! multiplied and summed over K, so the product is one fused reduce and never a storage.
 
+use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::tensor::{Engine, Tensor};
 
@@ -16,8 +17,8 @@ impl Engine {
             bail!(
                 DType,
                 "expected m1 and m2 to have the same dtype, but got: {} != {}",
-                crate::engine::nn::c_name(a.dtype()),
-                crate::engine::nn::c_name(b.dtype())
+                c_name(a.dtype()),
+                c_name(b.dtype())
             );
         }
         // Promote 1-D operands to matrices, remembering which dims to drop at the end.
@@ -71,5 +72,21 @@ impl Engine {
             .collect();
         self.record(&out, op, &[Some(&a), Some(&b)], vec![Some(a.clone()), Some(b.clone())], &saved);
         Ok(out)
+    }
+}
+
+/// The C++ type names PyTorch's matmul dtype check prints.
+pub(crate) fn c_name(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "bool",
+        DType::UInt8 => "unsigned char",
+        DType::Int8 => "signed char",
+        DType::Int16 => "short int",
+        DType::Int32 => "int",
+        DType::Int64 => "long int",
+        DType::Float16 => "c10::Half",
+        DType::BFloat16 => "c10::BFloat16",
+        DType::Float32 => "float",
+        DType::Float64 => "double",
     }
 }

@@ -2,12 +2,13 @@
 //! reduce nodes, the way tinygrad composes them. Nothing here is an opaque kernel: a convolution
 //! is a padded, pooled view multiplied by the weight and summed, so a scheduler sees ordinary
 //! nodes it can fuse, and the interpreter's meaning of those nodes is the meaning of the op.
+//! `F.linear` is in `linear.rs`, and the gradients of convolution and pooling in `window_grad.rs`.
 
 use crate::dtype::DType;
 use crate::engine::reduce::KeepDim;
 use crate::error::{bail, Result};
 use crate::strided::wrap_dim;
-use crate::tensor::{Engine, Operand, Tensor};
+use crate::tensor::{Engine, Tensor};
 use crate::torch::format::MemoryFormat;
 use crate::torch::layout::Layout;
 use crate::uop::buffer::Scalar;
@@ -55,7 +56,7 @@ impl Window2d {
     }
 
     /// PyTorch's `pooling_output_shape` for spatial dim `d` of size `i` (padding included).
-    fn pool_out(&self, d: usize, i: usize) -> i64 {
+    pub(super) fn pool_out(&self, d: usize, i: usize) -> i64 {
         let (k, s, p) = (self.effective(d) as i64, self.stride[d] as i64, self.padding[d] as i64);
         let span = i as i64 + 2 * p - k + if self.ceil_mode { s - 1 } else { 0 };
         let mut out = span.div_euclid(s) + 1;
@@ -93,7 +94,7 @@ impl From<crate::autograd::Window> for Window2d {
 
 /// A pooling's extra right padding, so the last (ceil-mode) window exists (it never counts),
 /// and the whole right padding with it.
-fn pool_tail(win: Window2d, hw: [usize; 2], out_hw: [usize; 2]) -> ([usize; 2], [usize; 2]) {
+pub(super) fn pool_tail(win: Window2d, hw: [usize; 2], out_hw: [usize; 2]) -> ([usize; 2], [usize; 2]) {
     let mut extra = [0; 2];
     for d in 0..2 {
         let need = (out_hw[d] - 1) * win.stride[d] + win.effective(d);
@@ -157,7 +158,7 @@ impl Engine {
         self.graph.push(op, dtype, shape, vec![node])
     }
 
-    fn shape_of_node(&self, node: UOpId) -> Vec<usize> {
+    pub(super) fn shape_of_node(&self, node: UOpId) -> Vec<usize> {
         self.graph.node(node).shape.clone()
     }
 
@@ -237,7 +238,7 @@ impl Engine {
 
     /// Pads the last two dims of `node` by `before`/`after`, the padding reading `value`
     /// (tinygrad pads with zero and adds a masked constant; here a where over a padded mask).
-    fn pad_spatial(&mut self, node: UOpId, before: [usize; 2], after: [usize; 2], value: Scalar) -> UOpId {
+    pub(super) fn pad_spatial(&mut self, node: UOpId, before: [usize; 2], after: [usize; 2], value: Scalar) -> UOpId {
         let shape = self.shape_of_node(node);
         let dtype = self.graph.node(node).dtype;
         let lead = shape.len() - 2;
@@ -320,110 +321,6 @@ impl Engine {
             out = self.movement(out, Op::Reshape(vec![]));
         }
         self.computed(out)
-    }
-
-    // ---------------------------------------------------------------- linear
-
-    /// `F.linear`: `x @ weight.T + bias`, as a broadcast multiply summed over the last dim.
-    pub fn linear(&mut self, x: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
-        let out = self.linear_forward(x, weight, bias)?;
-        if weight.shape().len() == 2 {
-            let (x, w) = (self.resolve(x), self.resolve(weight));
-            let b = bias.map(|b| self.resolve(b));
-            let op = crate::autograd::GradOp::Linear { bias: b.is_some() && x.shape().len() == 2 };
-            let saved: Vec<usize> = [(0, &w), (1, &x)]
-                .into_iter()
-                .filter(|(_, other)| self.autograd().requires_grad(other))
-                .map(|(i, _)| i)
-                .collect();
-            let operands = vec![Some(x.clone()), Some(w.clone()), b.clone()];
-            self.record(&out, op, &[Some(&x), Some(&w), b.as_ref()], operands, &saved);
-        }
-        Ok(out)
-    }
-
-    fn linear_forward(&mut self, x: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
-        let x = self.resolve(x);
-        let w = self.resolve(weight);
-        let (xs, ws) = (x.shape().to_vec(), w.shape().to_vec());
-        if xs.is_empty() || ws.is_empty() || ws.len() > 2 {
-            bail!(
-                Shape,
-                "linear(): expected a weight of 1 or 2 dims and an input of at least 1, got {}D and {}D",
-                ws.len(),
-                xs.len()
-            );
-        }
-        if x.dtype() != w.dtype() {
-            bail!(
-                DType,
-                "expected m1 and m2 to have the same dtype, but got: {} != {}",
-                c_name(x.dtype()),
-                c_name(w.dtype())
-            );
-        }
-        let k = xs[xs.len() - 1];
-        let (wn, wk) = if ws.len() == 2 { (Some(ws[0]), ws[1]) } else { (None, ws[0]) };
-        if k != wk {
-            let rows: usize = xs[..xs.len() - 1].iter().product();
-            match wn {
-                Some(n) => bail!(Shape, "mm: mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and {wk}x{n})"),
-                None => bail!(Shape, "size mismatch, got input ({rows}), mat ({rows}x{k}), vec ({wk})"),
-            }
-        }
-        if xs.len() == 2 && ws.len() == 1 && bias.is_some() {
-            bail!(Shape, "addmm: mat2 must be a matrix, got 1-D tensor");
-        }
-        let dtype = x.dtype();
-        let lead = &xs[..xs.len() - 1];
-        let prod = match wn {
-            Some(n) => {
-                // x: (..., 1, K), w: (N, K), both expanded to (..., N, K).
-                let full: Vec<usize> = lead.iter().copied().chain([n, k]).collect();
-                let xr: Vec<usize> = lead.iter().copied().chain([1, k]).collect();
-                let xn = self.movement(x.node(), Op::Reshape(xr.clone()));
-                let xn = self.broadcast_node(xn, dtype, &xr, &full)?;
-                let wn = self.broadcast_node(w.node(), dtype, &ws, &full)?;
-                self.graph.push(Op::Binary(BinaryOp::Mul), dtype, full, vec![xn, wn])
-            }
-            None => {
-                let wn = self.broadcast_node(w.node(), dtype, &ws, &xs)?;
-                self.graph.push(Op::Binary(BinaryOp::Mul), dtype, xs.clone(), vec![x.node(), wn])
-            }
-        };
-        let pshape = self.shape_of_node(prod);
-        let mut out = self.reduce_node(ReduceOp::Sum, prod, dtype, &pshape, &[pshape.len() - 1], KeepDim::Drop)?;
-        let oshape = self.shape_of_node(out);
-        let odtype = self.graph.node(out).dtype;
-        if odtype != dtype {
-            out = self.cast_node(out, odtype, dtype);
-        }
-        if let Some(b) = bias {
-            let b = self.resolve(b);
-            let target = Engine::broadcast_shapes(&[&oshape, b.shape()])?;
-            if target != oshape {
-                bail!(
-                    Shape,
-                    "The expanded size of the tensor ({}) must match the existing size ({}) at non-singleton dimension {}.  Target sizes: {:?}.  Tensor sizes: {:?}",
-                    oshape.last().copied().unwrap_or(1),
-                    b.shape().last().copied().unwrap_or(1),
-                    b.shape().len().saturating_sub(1),
-                    oshape,
-                    b.shape()
-                );
-            }
-            let bn = self.cast_node(b.node(), b.dtype(), dtype);
-            let bn = self.broadcast_node(bn, dtype, b.shape(), &oshape)?;
-            out = self.graph.push(Op::Binary(BinaryOp::Add), dtype, oshape, vec![out, bn]);
-            return self.computed(out);
-        }
-        let out = self.computed(out)?;
-        // Without a bias PyTorch's linear is `matmul(x, w.t())`, which squeezes a vector's
-        // result in place.
-        if xs.len() == 1 && ws.len() == 2 {
-            return self.bump_version(&out);
-        }
-        Ok(out)
     }
 
     // ---------------------------------------------------------------- convolution and pooling
@@ -657,7 +554,7 @@ impl Engine {
     }
 
     /// What each average-pool window divides by, laid out as the pool's output.
-    fn avg_divisor(
+    pub(super) fn avg_divisor(
         &mut self,
         win: Window2d,
         hw: [usize; 2],
@@ -676,172 +573,8 @@ impl Engine {
         })
     }
 
-    /// The gradient of a window extraction: `gwin` (..., OH, OW, KH, KW) added back onto the
-    /// padded input (..., `padded`), one kernel offset at a time, each a strided placement of
-    /// the (..., OH, OW) gradients that offset read (a transposed convolution's scatter).
-    fn col2im(&mut self, gwin: &Tensor, win: Window2d, padded: [usize; 2]) -> Result<Tensor> {
-        let s = gwin.shape().to_vec();
-        let nd = s.len();
-        let (oh, ow, kh, kw) = (s[nd - 4], s[nd - 3], s[nd - 2], s[nd - 1]);
-        let lead: Vec<i64> = s[..nd - 4].iter().map(|&n| n as i64).collect();
-        let [s0, s1] = win.stride;
-        let mut acc: Option<Tensor> = None;
-        for i in 0..kh {
-            for j in 0..kw {
-                let part = self.select(gwin, (nd - 2) as i64, i as i64)?;
-                let part = self.select(&part, (nd - 2) as i64, j as i64)?;
-                // (..., OH, OW) -> (..., OH, 1, OW, 1) -> zeros after each: (..., OH*s0, OW*s1)
-                let mut r = lead.clone();
-                r.extend([oh as i64, 1, ow as i64, 1]);
-                let part = self.reshape(&part, &r)?;
-                let mut arg = vec![(0i64, 0i64); lead.len()];
-                arg.extend([(0, 0), (0, s0 as i64 - 1), (0, 0), (0, s1 as i64 - 1)]);
-                let part = self.pad(&part, &arg, None)?;
-                let mut r = lead.clone();
-                r.extend([(oh * s0) as i64, (ow * s1) as i64]);
-                let part = self.reshape(&part, &r)?;
-                // Placed from this offset's first read; cut to the padded input.
-                let at = [i * win.dilation[0], j * win.dilation[1]];
-                let len = [(oh * s0).min(padded[0] - at[0]), (ow * s1).min(padded[1] - at[1])];
-                let mut arg: Vec<(i64, i64)> = lead.iter().map(|&n| (0, n)).collect();
-                arg.extend([(0, len[0] as i64), (0, len[1] as i64)]);
-                let part = self.shrink(&part, &arg)?;
-                let mut arg = vec![(0i64, 0i64); lead.len()];
-                for d in 0..2 {
-                    arg.push((at[d] as i64, (padded[d] - at[d] - len[d]) as i64));
-                }
-                let part = self.pad(&part, &arg, None)?;
-                acc = Some(match acc {
-                    Some(a) => self.add_tensors(&a, &part)?,
-                    None => part,
-                });
-            }
-        }
-        match acc {
-            Some(a) => Ok(a),
-            None => bail!(Shape, "a window of no elements has no gradient"),
-        }
-    }
-
-    /// The padded input's windows (..., OH, OW, KH, KW) as a tensor.
-    fn windows(
-        &mut self,
-        x: &Tensor,
-        win: Window2d,
-        after: [usize; 2],
-        fill: Scalar,
-        out: [usize; 2],
-    ) -> Result<Tensor> {
-        let xn = self.pad_spatial(x.node(), win.padding, after, fill);
-        let pooled = self.pool_node(xn, &win.kernel, &win.stride, &win.dilation);
-        let pooled = self.crop_windows(pooled, out);
-        self.computed(pooled)
-    }
-
-    /// The gradients of `conv2d`'s input and weight from the output's gradient `g`.
-    pub(crate) fn conv2d_backward(
-        &mut self,
-        x: &Tensor,
-        w: &Tensor,
-        g: &Tensor,
-        win: crate::autograd::Window,
-        groups: usize,
-    ) -> Result<(Tensor, Tensor)> {
-        let win = Window2d::from(win);
-        let unbatched = x.shape().len() == 3;
-        let (x4, g4) = if unbatched { (self.unsqueeze(x, 0)?, self.unsqueeze(g, 0)?) } else { (x.clone(), g.clone()) };
-        let xs = x4.shape().to_vec();
-        let ws = w.shape().to_vec();
-        let gs = g4.shape().to_vec();
-        let [n, cin, h, wd] = [xs[0], xs[1], xs[2], xs[3]];
-        let [cout, wcin, kh, kw] = [ws[0], ws[1], ws[2], ws[3]];
-        let [oh, ow] = [gs[2], gs[3]];
-        let (gr, rcout) = (groups, cout / groups.max(1));
-        let i = |v: &[usize]| -> Vec<i64> { v.iter().map(|&k| k as i64).collect() };
-        // The input's windows' gradient: (N, G, rcout, OH, OW, 1, 1, 1) * (1, G, rcout, 1, 1, wcin, KH, KW)
-        let ga = self.reshape(&g4, &i(&[n, gr, rcout, oh, ow, 1, 1, 1]))?;
-        let wa = self.reshape(w, &i(&[1, gr, rcout, 1, 1, wcin, kh, kw]))?;
-        let prod = self.binary(BinaryOp::Mul, &Operand::Tensor(ga), &Operand::Tensor(wa))?;
-        let gwin = self.reduce(ReduceOp::Sum, &prod, &[2], KeepDim::Drop)?;
-        let gwin = self.permute(&gwin, &[0, 1, 4, 2, 3, 5, 6])?;
-        let gwin = self.reshape(&gwin, &i(&[n, cin, oh, ow, kh, kw]))?;
-        let padded = [h + 2 * win.padding[0], wd + 2 * win.padding[1]];
-        let gp = self.col2im(&gwin, win, padded)?;
-        let p = win.padding;
-        let gx = self.shrink(
-            &gp,
-            &[(0, n as i64), (0, cin as i64), (p[0] as i64, (p[0] + h) as i64), (p[1] as i64, (p[1] + wd) as i64)],
-        )?;
-        let gx = self.copy(&gx)?;
-        let gx = if unbatched { self.reshape(&gx, &i(&[cin, h, wd]))? } else { gx };
-        // The weight's gradient: the windows correlated with g over (N, OH, OW).
-        let xw = self.windows(&x4, win, win.padding, Scalar::Int(0), [oh, ow])?;
-        let xa = self.reshape(&xw, &i(&[n, gr, 1, wcin, oh, ow, kh, kw]))?;
-        let gb = self.reshape(&g4, &i(&[n, gr, rcout, 1, oh, ow, 1, 1]))?;
-        let prod = self.binary(BinaryOp::Mul, &Operand::Tensor(xa), &Operand::Tensor(gb))?;
-        let gw = self.reduce(ReduceOp::Sum, &prod, &[0, 4, 5], KeepDim::Drop)?;
-        let gw = self.reshape(&gw, &i(&ws))?;
-        Ok((gx, gw))
-    }
-
-    /// The gradient of `max_pool2d` (each window's first maximum gets its output's gradient)
-    /// or `avg_pool2d` (each window element its share) from the output's gradient `g`.
-    pub(crate) fn pool2d_backward(
-        &mut self,
-        x: &Tensor,
-        g: &Tensor,
-        win: crate::autograd::Window,
-        avg: Option<(bool, Option<i64>)>,
-    ) -> Result<Tensor> {
-        let win = Window2d::from(win);
-        let xs = x.shape().to_vec();
-        let nd = xs.len();
-        let (h, w) = (xs[nd - 2], xs[nd - 1]);
-        let out_hw = [win.pool_out(0, h) as usize, win.pool_out(1, w) as usize];
-        let (_, after) = pool_tail(win, [h, w], out_hw);
-        let out_shape = g.shape().to_vec();
-        let mut wshape: Vec<i64> = out_shape.iter().map(|&k| k as i64).collect();
-        wshape.extend([1, 1]);
-        let mut full = wshape.clone();
-        full[nd] = win.kernel[0] as i64;
-        full[nd + 1] = win.kernel[1] as i64;
-        let gwin = match avg {
-            None => {
-                let xw = self.windows(x, win, after, Scalar::Float(f64::NEG_INFINITY), out_hw)?;
-                let m = self.reduce(ReduceOp::Max, &xw, &[nd, nd + 1], KeepDim::Keep)?;
-                let hit = self.binary(BinaryOp::CmpEq, &Operand::Tensor(xw.clone()), &Operand::Tensor(m))?;
-                // The first hit in each window (PyTorch's index), in row-major window order.
-                let mut flat: Vec<i64> = out_shape.iter().map(|&k| k as i64).collect();
-                flat.push((win.kernel[0] * win.kernel[1]) as i64);
-                let hf = self.reshape(&hit, &flat)?;
-                let hf = self.cast(&hf, DType::Int32)?;
-                let run = self.cumsum(&hf, nd as i64, None)?;
-                let first = self.binary(BinaryOp::Mul, &Operand::Tensor(run), &Operand::Tensor(hf))?;
-                let first = self.binary(BinaryOp::CmpEq, &Operand::Tensor(first), &Operand::Scalar(Scalar::Int(1)))?;
-                let first = self.reshape(&first, &full)?;
-                let gg = self.reshape(g, &wshape)?;
-                let gg = self.expand(&gg, &full)?;
-                self.where_(&Operand::Tensor(first), &Operand::Tensor(gg), &Operand::Scalar(Scalar::Int(0)))?
-            }
-            Some(how) => {
-                let div = self.avg_divisor(win, [h, w], out_hw, how, g.dtype(), &out_shape)?;
-                let div = self.computed(div)?;
-                let q = self.binary(BinaryOp::Div, &Operand::Tensor(g.clone()), &Operand::Tensor(div))?;
-                let q = self.reshape(&q, &wshape)?;
-                self.expand(&q, &full)?
-            }
-        };
-        let padded = [h + win.padding[0] + after[0], w + win.padding[1] + after[1]];
-        let gp = self.col2im(&gwin, win, padded)?;
-        let mut arg: Vec<(i64, i64)> = xs[..nd - 2].iter().map(|&k| (0, k as i64)).collect();
-        arg.push((win.padding[0] as i64, (win.padding[0] + h) as i64));
-        arg.push((win.padding[1] as i64, (win.padding[1] + w) as i64));
-        let gx = self.shrink(&gp, &arg)?;
-        self.copy(&gx)
-    }
-
     /// Keeps the first `out` window positions (ceil mode may pool one more than PyTorch keeps).
-    fn crop_windows(&mut self, pooled: UOpId, out: [usize; 2]) -> UOpId {
+    pub(super) fn crop_windows(&mut self, pooled: UOpId, out: [usize; 2]) -> UOpId {
         let s = self.shape_of_node(pooled);
         let nd = s.len();
         if s[nd - 4] == out[0] && s[nd - 3] == out[1] {
@@ -883,22 +616,6 @@ impl Engine {
         let cdtype = self.graph.node(counts).dtype;
         let counts = self.cast_node(counts, cdtype, dtype);
         self.broadcast_node(counts, dtype, &out, out_shape)
-    }
-}
-
-/// The C++ type names PyTorch's matmul dtype check prints.
-pub(crate) fn c_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "bool",
-        DType::UInt8 => "unsigned char",
-        DType::Int8 => "signed char",
-        DType::Int16 => "short int",
-        DType::Int32 => "int",
-        DType::Int64 => "long int",
-        DType::Float16 => "c10::Half",
-        DType::BFloat16 => "c10::BFloat16",
-        DType::Float32 => "float",
-        DType::Float64 => "double",
     }
 }
 

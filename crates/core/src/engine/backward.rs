@@ -1,0 +1,380 @@
+//! Running autograd's graph backward: `backward()` and `torch.autograd.grad` in PyTorch's ready
+//! order (each node's gradient materialised once before its inputs' are computed), the saved
+//! tensors' version checks, `create_graph`'s history check and `.grad` accumulation.
+
+use super::autograd::GraphUse;
+use crate::autograd::{op_name, BackwardEntry, Edge, GradTarget, Node, NodeId};
+use crate::error::{bail, Error, Result};
+use crate::identity::ObjectId;
+use crate::tensor::{Engine, Tensor};
+use std::collections::HashMap;
+
+/// The description PyTorch gives a tensor in autograd's messages: `[torch.FloatTensor [2, 3]]`.
+fn describe(t: &Tensor) -> String {
+    use crate::dtype::DType;
+    // PyTorch's legacy tensor type names (`torch.LongTensor` for a saved int64 index).
+    let kind = match t.dtype() {
+        DType::Float64 => "DoubleTensor",
+        DType::Float16 => "HalfTensor",
+        DType::BFloat16 => "BFloat16Tensor",
+        DType::Float32 => "FloatTensor",
+        DType::Int64 => "LongTensor",
+        DType::Int32 => "IntTensor",
+        DType::Int16 => "ShortTensor",
+        DType::Int8 => "CharTensor",
+        DType::UInt8 => "ByteTensor",
+        DType::Bool => "BoolTensor",
+    };
+    let dims: Vec<String> = t.shape().iter().map(|n| n.to_string()).collect();
+    format!("[torch.{kind} [{}]]", dims.join(", "))
+}
+
+impl Engine {
+    /// `root.backward(gradient, retain_graph, create_graph)`: gradients accumulate into the
+    /// leaves' `.grad`.
+    pub fn backward(&mut self, root: &Tensor, gradient: Option<&Tensor>, graph: GraphUse) -> Result<()> {
+        let grads = self.run_backward(root, gradient, graph, None)?;
+        for (leaf, g) in grads {
+            self.accumulate(leaf, g, graph)?;
+        }
+        Ok(())
+    }
+
+    /// Runs a backward formula: untracked, or under `create_graph` recorded like any op (grad
+    /// mode on), so the gradient has a history of its own.
+    fn differentiate<T>(&mut self, graph: GraphUse, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if !graph.create {
+            return self.untracked(f);
+        }
+        let was = self.ag.enabled;
+        self.ag.enabled = true;
+        let r = f(self);
+        self.ag.enabled = was;
+        r
+    }
+
+    /// `torch.autograd.grad(root, inputs, gradient, retain_graph)`: the gradients, nothing
+    /// accumulated.
+    pub fn grad_of(
+        &mut self,
+        root: &Tensor,
+        inputs: &[Tensor],
+        gradient: Option<&Tensor>,
+        graph: GraphUse,
+        allow_unused: bool,
+    ) -> Result<Vec<Option<Tensor>>> {
+        for t in inputs {
+            if !self.ag.requires_grad(t) {
+                bail!(Autograd, "One of the differentiated Tensors does not require grad");
+            }
+        }
+        let want: Vec<Edge> = inputs.iter().filter_map(|t| self.ag.edge(t)).collect();
+        let grads = self.run_backward(root, gradient, graph, Some(&want))?;
+        let mut out = Vec::with_capacity(inputs.len());
+        for (t, e) in inputs.iter().zip(&want) {
+            let g =
+                grads.iter().find(|(o, _)| Edge::Leaf(*o) == *e || self.captured_for(*e, *o)).map(|(_, g)| g.clone());
+            if g.is_none() && !allow_unused {
+                bail!(
+                    Autograd,
+                    "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior."
+                );
+            }
+            let _ = t;
+            out.push(g);
+        }
+        Ok(out)
+    }
+
+    fn captured_for(&self, e: Edge, o: ObjectId) -> bool {
+        matches!(e, Edge::Node(n) if self.ag.meta.get(&o).and_then(|m| m.grad_fn) == Some(n))
+    }
+
+    /// Walks the graph from `root`; returns the gradient of each leaf reached (and of each
+    /// non-leaf that retains its grad or that `capture` names, keyed by its object).
+    fn run_backward(
+        &mut self,
+        root: &Tensor,
+        gradient: Option<&Tensor>,
+        graph: GraphUse,
+        capture: Option<&[Edge]>,
+    ) -> Result<Vec<(ObjectId, Tensor)>> {
+        self.refresh_view(root);
+        let Some(edge) = self.ag.edge(root) else {
+            bail!(Autograd, "element 0 of tensors does not require grad and does not have a grad_fn");
+        };
+        let seed = match gradient {
+            Some(g) => {
+                if g.shape() != root.shape() {
+                    bail!(
+                        Autograd,
+                        "Mismatch in shape: grad_output[0] has a shape of torch.Size([{}]) and output[0] has a shape of torch.Size([{}]).",
+                        g.shape().iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "),
+                        root.shape().iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")
+                    );
+                }
+                g.clone()
+            }
+            None => {
+                if root.numel() != 1 {
+                    bail!(Autograd, "grad can be implicitly created only for scalar outputs");
+                }
+                self.untracked(|e| e.full(root.shape(), crate::uop::buffer::Scalar::Int(1), Some(root.dtype())))?
+            }
+        };
+        let mut leaves: Vec<(ObjectId, Tensor)> = Vec::new();
+        let root_node = match edge {
+            Edge::Leaf(o) => {
+                leaves.push((o, seed));
+                return Ok(leaves);
+            }
+            Edge::Node(n) => n,
+        };
+        // Topological order: a node runs once every node feeding it a gradient has.
+        let order = self.topo_order(root_node);
+        let mut pending: HashMap<NodeId, Tensor> = HashMap::new();
+        pending.insert(root_node, seed);
+        let retained: HashMap<NodeId, ObjectId> = self
+            .ag
+            .meta
+            .iter()
+            .filter(|(_, m)| m.retains_grad)
+            .filter_map(|(o, m)| m.grad_fn.map(|n| (n, *o)))
+            .collect();
+        let captured: HashMap<NodeId, ObjectId> = match capture {
+            Some(edges) => self
+                .ag
+                .meta
+                .iter()
+                .filter_map(|(o, m)| m.grad_fn.filter(|n| edges.contains(&Edge::Node(*n))).map(|n| (n, *o)))
+                .collect(),
+            None => HashMap::new(),
+        };
+        for id in order {
+            let Some(g) = pending.remove(&id) else { continue };
+            if let Some(&o) = retained.get(&id) {
+                if capture.is_none() {
+                    self.accumulate(o, g.clone(), graph)?;
+                }
+            }
+            if let Some(&o) = captured.get(&id) {
+                leaves.push((o, g.clone()));
+                continue;
+            }
+            let node: Node<Tensor> = self.ag.node(id).clone();
+            if node.freed && node.holds_saved {
+                bail!(
+                    Autograd,
+                    "Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward."
+                );
+            }
+            self.check_saved(&node)?;
+            // The gradient is computed once, as PyTorch's engine materialises each: every input's
+            // gradient below then reads it instead of recomputing its graph.
+            let g = if graph.create { g } else { self.realize(&g)? };
+            let grads = self.differentiate(graph, |e| e.vjp(&node, &g))?;
+            if graph.create {
+                self.check_history(&node, &g, &grads)?;
+            }
+            let into = node
+                .next
+                .iter()
+                .zip(&grads)
+                .filter_map(|(e, g)| match (e, g) {
+                    (Some(Edge::Node(n)), Some(_)) => Some(GradTarget::Node(self.ag.node(*n).name.clone())),
+                    (Some(Edge::Leaf(o)), Some(_)) => Some(GradTarget::Leaf(*o)),
+                    _ => None,
+                })
+                .collect();
+            self.backward_log.push(BackwardEntry {
+                node: node.name.clone(),
+                line: node.line,
+                grad_shape: g.shape().to_vec(),
+                into,
+                write: None,
+            });
+            for (edge, g) in node.next.iter().zip(grads) {
+                let (Some(edge), Some(g)) = (edge, g) else { continue };
+                match edge {
+                    Edge::Leaf(o) => {
+                        if capture.is_some_and(|c| c.contains(edge)) || capture.is_none() {
+                            match leaves.iter_mut().find(|(l, _)| l == o) {
+                                Some((_, acc)) => *acc = self.differentiate(graph, |e| e.add_tensors(acc, &g))?,
+                                None => leaves.push((*o, g)),
+                            }
+                        }
+                    }
+                    Edge::Node(n) => {
+                        let g = match pending.remove(n) {
+                            Some(acc) => self.differentiate(graph, |e| e.add_tensors(&acc, &g))?,
+                            None => g,
+                        };
+                        pending.insert(*n, g);
+                    }
+                }
+            }
+            if !graph.retain && node.holds_saved {
+                let n = &mut self.ag.nodes[id.index()];
+                n.freed = true;
+                n.saved.clear();
+            }
+        }
+        Ok(leaves)
+    }
+
+    /// Nodes reachable from `root`, each after every node that feeds it.
+    fn topo_order(&self, root: NodeId) -> Vec<NodeId> {
+        let mut indegree: HashMap<NodeId, usize> = HashMap::new();
+        let mut stack = vec![root];
+        let mut seen = std::collections::HashSet::new();
+        seen.insert(root);
+        while let Some(n) = stack.pop() {
+            for e in self.ag.node(n).next.iter().flatten() {
+                if let Edge::Node(m) = e {
+                    *indegree.entry(*m).or_default() += 1;
+                    if seen.insert(*m) {
+                        stack.push(*m);
+                    }
+                }
+            }
+        }
+        // Among the ready nodes the one made last runs first, as in PyTorch's ready queue
+        // (ordered by sequence number): gradients then accumulate in PyTorch's order.
+        let mut order = Vec::with_capacity(seen.len());
+        let mut ready = std::collections::BinaryHeap::from([root]);
+        while let Some(n) = ready.pop() {
+            order.push(n);
+            for e in self.ag.node(n).next.iter().flatten() {
+                if let Edge::Node(m) = e {
+                    if let Some(d) = indegree.get_mut(m) {
+                        *d -= 1;
+                        if *d == 0 {
+                            ready.push(*m);
+                        }
+                    }
+                }
+            }
+        }
+        order
+    }
+
+    /// PyTorch's check that no saved tensor changed since it was saved.
+    fn check_saved(&self, node: &Node<Tensor>) -> Result<()> {
+        for s in &node.saved {
+            let now = self.ids.version(s.counter);
+            if now != s.version {
+                // PyTorch 2.15 names the op that made the tensor (`Add`, not `AddBackward0`).
+                let which = match self.ag.grad_fn(&s.tensor) {
+                    Some(n) => format!(", which is output 0 of {},", op_name(&self.ag.node(n).name)),
+                    None => String::new(),
+                };
+                return Err(Error::Autograd(format!(
+                    "one of the variables needed for gradient computation has been modified by an inplace operation: {}{which} is at version {now}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).",
+                    describe(&s.tensor),
+                    s.version
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Under `create_graph`, gradients must keep the history they depend on: a formula that
+    /// lost the incoming gradient's history, or one that reads its operands through ops that
+    /// record nothing while an operand has history, would silently drop second-order terms,
+    /// so it is refused instead.
+    fn check_history(&self, node: &Node<Tensor>, g: &Tensor, grads: &[Option<Tensor>]) -> Result<()> {
+        let lost = grads.iter().flatten().any(|r| r.dtype().is_float() && !self.ag.requires_grad(r));
+        let unrecorded =
+            !node.op.formula_records_operands() && node.operands.iter().flatten().any(|t| self.ag.requires_grad(t));
+        if unrecorded || (lost && self.ag.requires_grad(g)) {
+            bail!(
+                Unsupported,
+                "create_graph=True through {} is not supported yet: its gradient would have no history",
+                node.name
+            );
+        }
+        Ok(())
+    }
+
+    /// Adds `g` into the leaf's `.grad`: the first gradient becomes `.grad`, later ones are
+    /// added in place (`.grad` keeps its storage, its version moves). Under `create_graph` the
+    /// first is a recorded clone (`CloneBackward0`) and later ones make a new `.grad = .grad +
+    /// g`, as PyTorch's AccumulateGrad does with grad mode on.
+    fn accumulate(&mut self, leaf: ObjectId, g: Tensor, graph: GraphUse) -> Result<()> {
+        let shape = g.shape().to_vec();
+        let writes_before = self.grad_writes.len();
+        self.accumulate_into(leaf, g, graph)?;
+        // The cells written: the in-place add's, or the whole of a fresh `.grad`.
+        let write = match self.grad_writes.get(writes_before) {
+            Some(w) => Some((w.storage, w.elements.clone())),
+            None => {
+                let fresh = self.ag.meta.get(&leaf).and_then(|m| m.grad.clone());
+                match fresh {
+                    Some(f) => Some((self.storage_id(&f)?, f.layout().storage_indices().into())),
+                    None => None,
+                }
+            }
+        };
+        self.backward_log.push(BackwardEntry {
+            node: "AccumulateGrad".into(),
+            line: 0,
+            grad_shape: shape,
+            into: vec![GradTarget::Leaf(leaf)],
+            write,
+        });
+        Ok(())
+    }
+
+    fn accumulate_into(&mut self, leaf: ObjectId, g: Tensor, graph: GraphUse) -> Result<()> {
+        let current = self.ag.meta.get(&leaf).and_then(|m| m.grad.clone());
+        if graph.create {
+            let next = self.differentiate(graph, |e| match &current {
+                // PyTorch copies into a fresh `.grad` (`CopyBackwards`).
+                None => {
+                    let c = e.clone_as(&g, crate::torch::format::MemoryFormat::Contiguous)?;
+                    e.rename_grad_fn(&c, "CopyBackwards");
+                    Ok(c)
+                }
+                Some(acc) => e.add_tensors(acc, &g),
+            })?;
+            self.ag.meta_mut_by(leaf).grad = Some(next);
+            return Ok(());
+        }
+        match current {
+            None => {
+                // A fresh `.grad` of its own, laid out like the leaf (PyTorch's gradient layout
+                // contract); two leaves never share one.
+                let like = self.ag.meta.get(&leaf).and_then(|m| m.leaf.clone());
+                let fresh = self.untracked(|e| match &like {
+                    Some(l) if l.shape() == g.shape() => {
+                        // A new storage holding g, in the leaf's memory order (version 0).
+                        let g = e.resolve(&g);
+                        let fresh = e.computed_as(g.node(), l.layout().empty_like_preserve())?;
+                        e.realize(&fresh)
+                    }
+                    _ => {
+                        let c = e.clone_as(&g, crate::torch::format::MemoryFormat::Contiguous)?;
+                        e.realize(&c)
+                    }
+                })?;
+                self.ag.meta_mut_by(leaf).grad = Some(fresh);
+            }
+            Some(acc) => {
+                let sum = self.untracked(|e| e.add_tensors(&acc, &g))?;
+                let w = self.write(&acc, sum.node())?;
+                self.grad_writes.push(w);
+            }
+        }
+        Ok(())
+    }
+
+    /// The nodes the last backward ran, in order (for the step's record).
+    pub fn take_backward_log(&mut self) -> Vec<BackwardEntry> {
+        std::mem::take(&mut self.backward_log)
+    }
+
+    /// The writes into `.grad` storages the last backward made (for the step's record).
+    pub fn take_grad_writes(&mut self) -> Vec<crate::tensor::Write> {
+        std::mem::take(&mut self.grad_writes)
+    }
+}
