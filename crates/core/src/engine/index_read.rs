@@ -123,8 +123,8 @@ impl Engine {
         let ish: Vec<usize> = if index.shape().is_empty() { vec![1] } else { index.shape().to_vec() };
         let n = tsh[dim] as i64;
         let mut out = Vec::with_capacity(v.len());
+        // No wrapping: PyTorch's gather and scatter refuse negative positions.
         for (e, &i) in v.iter().enumerate() {
-            let i = if i < 0 && i >= -n { i + n } else { i };
             if i < 0 || i >= n {
                 bail!(Index, "index {} is out of bounds for dimension {dim} with size {n}", v[e]);
             }
@@ -180,6 +180,19 @@ impl Engine {
     }
 
     /// `t.take(index)`: `t` flattened, read at `index` (negative wraps); index's shape.
+    /// `F.embedding(idx, w)`: the rows of `w` that `idx` names, as the index read `w[idx]`,
+    /// named `EmbeddingBackward0`; unlike `w[idx]`, a negative position is refused, not counted
+    /// from the end.
+    pub fn embedding(&mut self, w: &Tensor, idx: &Tensor) -> Result<Tensor> {
+        let rows = w.shape().first().map_or(0, |&n| n as i64);
+        if self.index_values(idx, "embedding")?.iter().any(|&i| i < 0 || i >= rows) {
+            bail!(Index, "index out of range in self");
+        }
+        let out = self.advanced_index(w, &[super::indexing::Index::Tensor(idx.clone())])?;
+        self.rename_grad_fn(&out, "EmbeddingBackward0");
+        Ok(out)
+    }
+
     pub fn take(&mut self, t: &Tensor, index: &Tensor) -> Result<Tensor> {
         let out = self.untracked(|e| e.take_values(t, index))?;
         self.record_index_map(&out, t, "TakeBackward0", |e, p| e.take_values(p, index))?;

@@ -303,6 +303,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                 (_, None) => {
                     let flat = run.engine.reshape(&t, &[-1])?;
                     let idx = run.engine.reshape(&index, &[-1])?;
+                    let idx = wrap_negative(run, &idx, t.numel())?;
                     tensor(run.engine.gather(&flat, 0, &idx)?)
                 }
                 (_, Some(d)) => {
@@ -322,6 +323,8 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                     tb[dd] = t.shape()[dd] as i64;
                     ib[dd] = index.shape()[dd] as i64;
                     let te = run.engine.expand(&t, &tb)?;
+                    // Unlike gather, take_along_dim counts negative positions from the end.
+                    let index = wrap_negative(run, &index, t.shape()[dd])?;
                     let ie = run.engine.expand(&index, &ib)?;
                     tensor(run.engine.gather(&te, d, &ie)?)
                 }
@@ -575,4 +578,17 @@ fn write_tracked(run: &mut RunContext, t: &Tensor, inputs: &[Tensor], value: Ten
         bail!(Unsupported, "autograd through {name}() is not supported yet: the write would have no gradient history");
     }
     Ok(Value::Tensor(crate::trace::binding::elementwise::write_value(run, t, &value, inputs, OverlapRules::ALL)?))
+}
+
+/// `index` with each negative position `i` read as `i + n` (take_along_dim's convention).
+fn wrap_negative(run: &mut RunContext, index: &Tensor, n: usize) -> Result<Tensor> {
+    use crate::uop::buffer::Scalar;
+    use crate::uop::BinaryOp;
+    let zero = Operand::Scalar(Scalar::Int(0));
+    let negative = run.engine.binary(BinaryOp::CmpLt, &Operand::Tensor(index.clone()), &zero)?;
+    let shifted =
+        run.engine.binary(BinaryOp::Add, &Operand::Tensor(index.clone()), &Operand::Scalar(Scalar::Int(n as i64)))?;
+    let wrapped =
+        run.engine.where_(&Operand::Tensor(negative), &Operand::Tensor(shifted), &Operand::Tensor(index.clone()))?;
+    run.engine.cast(&wrapped, index.dtype())
 }

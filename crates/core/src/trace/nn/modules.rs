@@ -512,9 +512,7 @@ pub fn forward(run: &mut RunContext, layer: &Module, args: Args) -> Result<Value
         LayerKind::Embedding { .. } => {
             let w = layer.param("weight");
             let Some(w) = w else { bail!(Type, "embedding(): argument 'weight' must be Tensor, not NoneType") };
-            let out = run.engine.advanced_index(&w, &[crate::engine::indexing::Index::Tensor(x)])?;
-            run.engine.rename_grad_fn(&out, "EmbeddingBackward0");
-            out
+            run.engine.embedding(&w, &x)?
         }
         LayerKind::LayerNorm { dims, eps } => {
             let w = layer.param("weight");

@@ -141,7 +141,7 @@ pub fn embedding(run: &mut RunContext, b: &Bound) -> Out {
     if b.opt_int("padding_idx").is_some() && run.engine.autograd().requires_grad(&w) {
         bail!(Unsupported, "embedding(padding_idx=...) with a weight that requires grad is not supported");
     }
-    v(run.engine.advanced_index(&w, &[crate::engine::indexing::Index::Tensor(idx)])?)
+    v(run.engine.embedding(&w, &idx)?)
 }
 
 // -------------------------------------------------------------------------------- losses
