@@ -57,7 +57,7 @@ impl Scalar {
         };
         let fits = match self {
             Scalar::Bool(_) => true,
-            Scalar::Int(i) if dtype == DType::UInt8 => i <= 255 && i >= -255,
+            Scalar::Int(i) if dtype == DType::UInt8 => (-255..=255).contains(&i),
             Scalar::Int(i) if !dtype.is_float() => (lowest..=max).contains(&(i as f64)),
             Scalar::Int(_) => true,
             Scalar::Float(f) if dtype.is_float() => !f.is_finite() || (lowest..=max).contains(&f),
@@ -304,7 +304,13 @@ impl Data {
         with_dtype!(dtype, |T| T::wrap(vec![T::default(); len]))
     }
 
+    /// `len` copies of `value` in `dtype`. A whole number fills an integer dtype as the int it
+    /// is (wrapping, as a Python int's constant does: `2**40` is 0 in int32); anything else
+    /// converts as a cast.
     pub fn full(dtype: DType, len: usize, value: f64) -> Data {
+        if !dtype.is_float() && value.fract() == 0.0 && value.abs() < 9.2e18 {
+            return Data::full_scalar(dtype, len, Scalar::Int(value as i64));
+        }
         with_dtype!(dtype, |T| T::wrap(vec![T::from_f64(value); len]))
     }
 

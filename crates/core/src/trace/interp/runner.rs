@@ -106,6 +106,10 @@ pub struct Run {
     pub(in crate::trace) env: BTreeMap<String, Value>,
     /// Names in order of first binding, so reports list tensors as the trace introduced them.
     order: Vec<String>,
+    /// Global names whose value holds nothing the engine tracks (numbers, strings, lists of
+    /// them: see [`is_plain`]); the end of each statement skips them, so its cost does not grow
+    /// with the Python data in scope.
+    plain: std::collections::BTreeSet<String>,
     pub steps: Vec<Step>,
     pub error: Option<TraceError>,
     pub(in crate::trace) writes: Vec<Write>,
@@ -145,6 +149,7 @@ impl Run {
             engine: Engine::new(),
             env: BTreeMap::new(),
             order: Vec::new(),
+            plain: std::collections::BTreeSet::new(),
             steps: Vec::new(),
             error: None,
             writes: Vec::new(),
@@ -285,7 +290,7 @@ impl Run {
     /// Realizes what the statement left pending, failing with the first `limit` error (other
     /// failures leave the name to [`Run::finish_statement`], which drops it).
     pub(in crate::trace) fn realize_within_limits(&mut self) -> Result<()> {
-        let names: Vec<String> = self.env.keys().cloned().collect();
+        let names = self.tracked_names();
         for name in names {
             let Some(mut v) = self.env.remove(&name) else { continue };
             let realized = realize_value(&mut self.engine, &mut v);
@@ -299,7 +304,7 @@ impl Run {
 
     /// Realizes what the statement left pending and records the step.
     pub(in crate::trace) fn finish_statement(&mut self, stmt: &Stmt, defines: Vec<String>) {
-        let names: Vec<String> = self.env.keys().cloned().collect();
+        let names = self.tracked_names();
         for name in names {
             let Some(mut v) = self.env.remove(&name) else { continue };
             // A computation that fails to realize has no value to show; the name is dropped.
@@ -416,7 +421,7 @@ impl Run {
                 Value::Named(fields) => fields.iter().for_each(|(_, x)| walk(x, out)),
                 Value::Dict(_, entries) => entries.iter().for_each(|(_, x)| walk(x, out)),
                 Value::Layer(l) => {
-                    for (_, m) in l.modules() {
+                    for m in l.all() {
                         for list in [&m.params, &m.buffers] {
                             list.borrow().iter().for_each(|(_, t)| tensor(t, out));
                         }
@@ -439,10 +444,24 @@ impl Run {
             }
         }
         let mut out = Vec::new();
-        for v in self.env.values().chain(self.frames.iter().flat_map(|f| f.vars.values())) {
+        let globals = self.env.iter().filter(|(n, _)| !self.plain.contains(*n)).map(|(_, v)| v);
+        for v in globals.chain(self.frames.iter().flat_map(|f| f.vars.values())) {
             walk(v, &mut out);
         }
         out
+    }
+
+    /// The global names whose values may hold something the engine tracks.
+    fn tracked_names(&self) -> Vec<String> {
+        self.env.keys().filter(|n| !self.plain.contains(*n)).cloned().collect()
+    }
+
+    /// Notes whether the global `name` holds only plain Python data after an in-place change
+    /// (`xs.append(v)`): it stays plain when it was and `added` is.
+    pub(in crate::trace) fn note_changed(&mut self, name: &str, added: &[Value]) {
+        if self.plain.contains(name) && !added.iter().all(is_plain) {
+            self.plain.remove(name);
+        }
     }
 
     fn observers(&self, writes: &[Write]) -> Vec<String> {
@@ -474,6 +493,11 @@ impl Run {
         if !self.env.contains_key(name) {
             self.order.push(name.to_string());
         }
+        if is_plain(&v) {
+            self.plain.insert(name.to_string());
+        } else {
+            self.plain.remove(name);
+        }
         self.env.insert(name.to_string(), v);
     }
 
@@ -483,6 +507,7 @@ impl Run {
             Some(f) => f.vars.remove(name),
             None => {
                 self.order.retain(|n| n != name);
+                self.plain.remove(name);
                 self.env.remove(name)
             }
         };
@@ -497,7 +522,7 @@ impl Run {
     /// have grown it).
     pub(in crate::trace) fn rebind(&mut self, rebound: Vec<Tensor>) {
         for r in rebound {
-            for v in self.env.values_mut() {
+            for (_, v) in self.env.iter_mut().filter(|(n, _)| !self.plain.contains(*n)) {
                 rebind_value(&mut self.engine, v, &r);
             }
         }
@@ -588,7 +613,7 @@ pub(in crate::trace) fn realize_value(engine: &mut Engine, v: &mut Value) -> Res
         }
         // A module's and an optimizer's tensors outlive the statement too.
         Value::Layer(l) => {
-            for (_, m) in l.modules() {
+            for m in l.all() {
                 for list in [&m.params, &m.buffers] {
                     for (_, t) in list.borrow_mut().iter_mut() {
                         *t = engine.realize(t)?;
@@ -615,6 +640,23 @@ pub(in crate::trace) fn realize_value(engine: &mut Engine, v: &mut Value) -> Res
 }
 
 /// [`Run::rebind`] for one value (tensors inside tuples and lists too).
+/// Whether `v` holds only Python data: nothing with a storage, no module, optimizer, class or
+/// function (whose defaults may hold tensors).
+fn is_plain(v: &Value) -> bool {
+    match v {
+        Value::Tensor(_)
+        | Value::Storage(_)
+        | Value::Layer(_)
+        | Value::Optimizer(_)
+        | Value::Function(_)
+        | Value::Class(_) => false,
+        Value::Tuple(items) | Value::List(items) | Value::Size(items) => items.iter().all(is_plain),
+        Value::Named(fields) => fields.iter().all(|(_, x)| is_plain(x)),
+        Value::Dict(_, entries) => entries.iter().all(|(_, x)| is_plain(x)),
+        _ => true,
+    }
+}
+
 fn rebind_value(engine: &mut Engine, v: &mut Value, r: &Tensor) {
     match v {
         Value::Tensor(t) if t.same_object(r) => *t = r.clone(),

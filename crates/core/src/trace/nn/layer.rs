@@ -10,6 +10,7 @@
 
 use crate::tensor::Tensor;
 use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
 use std::rc::Rc;
 
 /// One module.
@@ -31,7 +32,7 @@ pub struct Layer<V> {
 /// A module's printed form, PyTorch's `repr(module)`: the modules' behaviour (`modules.rs`)
 /// implements it, so Python's `repr` prints a module without importing that.
 pub trait Repr {
-    fn repr(&self) -> String;
+    fn repr(&self) -> crate::error::Result<String>;
 }
 
 /// A class the trace defines with `class Name(nn.Module):`: its methods, in definition order.
@@ -136,16 +137,32 @@ impl<V> Layer<V> {
     /// (PyTorch's `named_modules`; a module reached twice is listed once).
     pub fn modules(self: &Rc<Self>) -> Vec<(String, Rc<Layer<V>>)> {
         let mut out: Vec<(String, Rc<Layer<V>>)> = Vec::new();
+        let mut seen = HashSet::new();
         let mut stack = vec![(String::new(), self.clone())];
         while let Some((prefix, m)) = stack.pop() {
-            if out.iter().any(|(_, seen)| Rc::ptr_eq(seen, &m)) {
+            if !seen.insert(Rc::as_ptr(&m)) {
                 continue;
             }
-            let children: Vec<(String, Rc<Layer<V>>)> = m.children.borrow().clone();
-            for (name, c) in children.into_iter().rev() {
-                stack.push((format!("{prefix}{name}."), c));
+            for (name, c) in m.children.borrow().iter().rev() {
+                stack.push((format!("{prefix}{name}."), c.clone()));
             }
             out.push((prefix, m));
+        }
+        out
+    }
+
+    /// The module and every module under it, pre-order, each once, without their names: what
+    /// a walk over a model's tensors needs, linear in the modules however deep they nest.
+    pub fn all(self: &Rc<Self>) -> Vec<Rc<Layer<V>>> {
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        let mut stack = vec![self.clone()];
+        while let Some(m) = stack.pop() {
+            if !seen.insert(Rc::as_ptr(&m)) {
+                continue;
+            }
+            stack.extend(m.children.borrow().iter().rev().map(|(_, c)| c.clone()));
+            out.push(m);
         }
         out
     }
@@ -153,9 +170,10 @@ impl<V> Layer<V> {
     /// `named_parameters()`: dotted names in PyTorch's order, each parameter once.
     pub fn named_parameters(self: &Rc<Self>) -> Vec<(String, Tensor)> {
         let mut out: Vec<(String, Tensor)> = Vec::new();
+        let mut seen = HashSet::new();
         for (prefix, m) in self.modules() {
             for (n, t) in m.params.borrow().iter() {
-                if !out.iter().any(|(_, seen)| seen.same_object(t)) {
+                if seen.insert(t.object) {
                     out.push((format!("{prefix}{n}"), t.clone()));
                 }
             }

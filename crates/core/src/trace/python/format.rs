@@ -144,7 +144,7 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
         Value::Storage(_) => "<torch.storage.UntypedStorage>".into(),
         Value::Generator(_) => "<torch._C.Generator object>".into(),
         Value::Device(d) => d.repr(),
-        Value::Layer(l) => l.repr(),
+        Value::Layer(l) => l.repr()?,
         Value::Class(c) => format!("<class '__main__.{}'>", c.name),
         Value::Super => "<super object>".into(),
         Value::Optimizer(o) => o.repr(repr_plain),

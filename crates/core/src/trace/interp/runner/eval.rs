@@ -275,6 +275,9 @@ impl Run {
             return Ok(None);
         }
         let frame = self.frames.iter().rposition(|f| f.vars.contains_key(name));
+        if frame.is_none() {
+            self.note_changed(name, pos);
+        }
         let slot = match frame {
             Some(i) => self.frames[i].vars.get_mut(name),
             None => self.env.get_mut(name),

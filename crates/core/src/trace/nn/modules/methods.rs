@@ -163,7 +163,7 @@ pub fn method(run: &mut RunContext, layer: &Rc<Module>, name: &str, mut args: Ar
         "train" | "eval" => {
             let mode = if name == "train" { args.bool_or(0, "mode", true)? } else { false };
             args.finish()?;
-            for (_, m) in layer.modules() {
+            for m in layer.all() {
                 m.training.set(mode);
             }
             Ok(Value::Layer(layer.clone()))

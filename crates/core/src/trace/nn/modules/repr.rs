@@ -115,26 +115,38 @@ fn functional_extra_repr(layer: &Module, f: Functional) -> String {
 }
 
 /// PyTorch's printed form: `Name(extra)` or, with children, one `(name): child` per line.
-pub fn repr(layer: &Module) -> String {
+pub fn repr(layer: &Module) -> Result<String> {
+    nested_repr(layer, 0)
+}
+
+/// How deep `print(model)` may nest modules before Python's recursion limit stops
+/// `Module.__repr__` (three frames a level under the default limit of 1,000).
+const MAX_REPR_DEPTH: usize = 331;
+
+fn nested_repr(layer: &Module, depth: usize) -> Result<String> {
+    // A module that contains itself nests without end, as deep ones do.
+    if depth > MAX_REPR_DEPTH {
+        bail!(Limit, "maximum recursion depth exceeded");
+    }
     let extra = extra_repr(layer);
     let children = layer.children.borrow();
     if children.is_empty() {
-        return format!("{}({extra})", title(layer));
+        return Ok(format!("{}({extra})", title(layer)));
     }
     let mut s = format!("{}(\n", title(layer));
     if !extra.is_empty() {
         s.push_str(&format!("  {extra}\n"));
     }
     for (n, c) in children.iter() {
-        let inner = repr(c).replace('\n', "\n  ");
+        let inner = nested_repr(c, depth + 1)?.replace('\n', "\n  ");
         s.push_str(&format!("  ({n}): {inner}\n"));
     }
     s.push(')');
-    s
+    Ok(s)
 }
 
 impl Repr for Module {
-    fn repr(&self) -> String {
+    fn repr(&self) -> Result<String> {
         repr(self)
     }
 }
