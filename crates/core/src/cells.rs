@@ -49,6 +49,27 @@ impl CellList {
         Self::default()
     }
 
+    /// `start, start + 1, ..., start + n - 1`.
+    pub fn range(start: i64, n: usize) -> Self {
+        let mut out = CellList { runs: Vec::new(), len: n };
+        let mut at = 0usize;
+        while at < n {
+            let len = (n - at).min(u32::MAX as usize);
+            out.runs.push(Run { start: start + at as i64, step: i32::from(len > 1), len: len as u32 });
+            at += len;
+        }
+        out
+    }
+
+    /// `Some(start..end)` when the list is one ascending run of consecutive indices (a dense
+    /// write).
+    pub fn as_range(&self) -> Option<std::ops::Range<i64>> {
+        match self.runs.as_slice() {
+            [r] if r.step == 1 || r.len == 1 => Some(r.start..r.start + i64::from(r.len)),
+            _ => None,
+        }
+    }
+
     /// Appends `e`.
     pub fn push(&mut self, e: i64) {
         self.len += 1;
@@ -126,8 +147,28 @@ impl FromIterator<i64> for CellList {
 }
 
 impl From<&[i64]> for CellList {
+    /// The runs [`CellList::push`] would build, found a run at a time (a dense write of 2^22
+    /// elements is one run, found in one tight pass).
     fn from(v: &[i64]) -> Self {
-        v.iter().copied().collect()
+        let mut out = CellList { runs: Vec::new(), len: v.len() };
+        let mut i = 0;
+        while i < v.len() {
+            let start = v[i];
+            let step = v.get(i + 1).and_then(|&next| next.checked_sub(start)).and_then(|d| i32::try_from(d).ok());
+            let Some(step) = step else {
+                out.runs.push(Run { start, step: 0, len: 1 });
+                i += 1;
+                continue;
+            };
+            let mut j = i + 1;
+            let most = (i + u32::MAX as usize).min(v.len());
+            while j + 1 < most && v[j + 1].checked_sub(v[j]) == Some(i64::from(step)) {
+                j += 1;
+            }
+            out.runs.push(Run { start, step, len: (j - i + 1) as u32 });
+            i = j + 1;
+        }
+        out
     }
 }
 
@@ -186,6 +227,23 @@ mod tests {
             CellList::from(vec![i64::MAX, 0, i64::MIN]).into_sorted_unique().to_vec(),
             vec![i64::MIN, 0, i64::MAX]
         );
+    }
+
+    #[test]
+    fn built_at_once_as_pushed_one_by_one() {
+        let lists: Vec<Vec<i64>> = vec![
+            vec![i64::MAX, i64::MIN, i64::MIN + 1, 0],
+            vec![0, 0, 0, 1, 2, 3, 3, 3],
+            vec![0, 3_000_000_000, 6_000_000_000, 1, 2],
+            (0..500).map(|i| (i * i * 31) % 97 + i / 10).collect(),
+        ];
+        for v in lists {
+            let pushed: CellList = v.iter().copied().collect();
+            assert_eq!(CellList::from(v.as_slice()), pushed, "{v:?}");
+        }
+        for (start, n) in [(0, 0), (7, 1), (-3, 2), (100, 1000)] {
+            assert_eq!(CellList::range(start, n), (start..start + n as i64).collect::<CellList>());
+        }
     }
 
     #[test]

@@ -12,6 +12,10 @@ pub const MAX_ELEMENTS: usize = 1 << 26;
 /// loop; what bounds it is index arithmetic, which kernels do in i32.
 pub const MAX_LAZY_ELEMENTS: usize = i32::MAX as usize;
 
+/// The most tensors one split (`tensor_split(n)`, `chunk`, `split`) may return: as many as a
+/// Python list may hold.
+pub const MAX_PIECES: usize = 1 << 20;
+
 /// The number of elements of `shape`, or `None` when it overflows `usize`.
 pub fn checked_numel(shape: &[usize]) -> Option<usize> {
     checked_numel_within(shape, usize::MAX)

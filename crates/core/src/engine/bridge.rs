@@ -448,20 +448,23 @@ impl Engine {
         if self.lazies.is_empty() {
             return;
         }
-        let mut keep: std::collections::HashSet<StorageId> = live.iter().copied().collect();
+        let mut keep = super::reclaim::StorageSet::new(self.storages.len());
+        keep.extend(live.iter().copied());
         // Readers come after what they read: from the last, a kept tensor keeps its sources.
         for l in self.lazies.iter().rev() {
-            if keep.contains(&l.storage) {
+            if keep.contains(l.storage) {
                 keep.extend(l.reads.iter().copied());
                 if let Some((root, _)) = &l.positions {
                     keep.insert(*root);
                 }
             }
         }
-        self.lazies.retain(|l| keep.contains(&l.storage));
-        let born: std::collections::HashSet<(StorageId, u64)> =
-            self.lazies.iter().flat_map(|l| l.born.iter().copied()).collect();
-        self.snapshots.retain(|k, _| born.contains(k));
+        self.lazies.retain(|l| keep.contains(l.storage));
+        if !self.snapshots.is_empty() {
+            let born: std::collections::HashSet<(StorageId, u64)> =
+                self.lazies.iter().flat_map(|l| l.born.iter().copied()).collect();
+            self.snapshots.retain(|k, _| born.contains(k));
+        }
     }
 
     /// Before a bridge write changes storage `s`: keeps its contents if a lazy tensor was

@@ -5,6 +5,35 @@ use crate::tensor::{Engine, StorageRef};
 use crate::uop::buffer::Data;
 use crate::uop::StorageId;
 
+/// A set of storages as one flag per storage id (ids are dense): the per-statement walks over
+/// what autograd and the bridge hold insert every id they meet, thousands a statement in a long
+/// chain, which a hashed set makes the cost of the run.
+pub(crate) struct StorageSet(Vec<bool>);
+
+impl StorageSet {
+    pub(crate) fn new(storages: usize) -> Self {
+        StorageSet(vec![false; storages])
+    }
+
+    /// Adds `s`; whether it was new.
+    pub(crate) fn insert(&mut self, s: StorageId) -> bool {
+        if s >= self.0.len() {
+            self.0.resize(s + 1, false);
+        }
+        !std::mem::replace(&mut self.0[s], true)
+    }
+
+    pub(crate) fn contains(&self, s: StorageId) -> bool {
+        self.0.get(s).copied().unwrap_or(false)
+    }
+
+    pub(crate) fn extend(&mut self, items: impl IntoIterator<Item = StorageId>) {
+        for s in items {
+            self.insert(s);
+        }
+    }
+}
+
 impl Engine {
     /// Frees the elements of every storage outside `live` (what the trace can reach) that the
     /// engine does not hold itself: what autograd may read, the bridge's lazy tensors with what
@@ -13,7 +42,8 @@ impl Engine {
     /// drops, so a write refreshes only what is live. A freed storage keeps its id, dtype and
     /// version.
     pub fn reclaim(&mut self, live: &[StorageId]) {
-        let mut keep: std::collections::HashSet<StorageId> = live.iter().copied().collect();
+        let mut keep = StorageSet::new(self.storages.len());
+        keep.extend(live.iter().copied());
         for t in self.ag.held_tensors() {
             if let StorageRef::Realized(s) = t.storage() {
                 keep.insert(s);
@@ -32,7 +62,7 @@ impl Engine {
             for m in &self.mirrors {
                 bases.entry(m.view).or_default().push(m.base);
             }
-            let mut stack: Vec<StorageId> = keep.iter().copied().filter(|s| bases.contains_key(s)).collect();
+            let mut stack: Vec<StorageId> = bases.keys().copied().filter(|&s| keep.contains(s)).collect();
             while let Some(s) = stack.pop() {
                 for &b in bases.get(&s).into_iter().flatten() {
                     if keep.insert(b) {
@@ -40,13 +70,13 @@ impl Engine {
                     }
                 }
             }
-            self.mirrors.retain(|m| keep.contains(&m.view));
+            self.mirrors.retain(|m| keep.contains(m.view));
         }
         // Only what was kept last time and what is new: the cost follows what is live.
         let fresh = self.held.1..self.storages.len();
         self.held.1 = self.storages.len();
         for s in std::mem::take(&mut self.held.0).into_iter().chain(fresh).collect::<Vec<_>>() {
-            if keep.contains(&s) {
+            if keep.contains(s) {
                 self.held.0.push(s);
                 continue;
             }

@@ -219,6 +219,13 @@ impl Engine {
             if *n <= 0 {
                 bail!(Shape, "number of sections must be larger than 0, got {n}");
             }
+            if *n as u64 > crate::limits::MAX_PIECES as u64 {
+                bail!(
+                    Limit,
+                    "tensor_split into {n} pieces: a split may make at most {} tensors",
+                    crate::limits::MAX_PIECES
+                );
+            }
         }
         let d = wrap_dim(dim, ndim)?;
         let size = t.shape()[d] as i64;

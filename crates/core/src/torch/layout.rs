@@ -186,6 +186,34 @@ impl Layout {
     }
 
     /// Whether any element's storage index satisfies `f`, stopping at the first that does.
+    /// The lowest and highest storage index an element has (`None` when there are none).
+    pub fn extent(&self) -> Option<(i64, i64)> {
+        if self.numel() == 0 {
+            return None;
+        }
+        let (mut lo, mut hi) = (self.offset, self.offset);
+        for (&n, &s) in self.sizes.iter().zip(&self.strides) {
+            let reach = (n as i64 - 1) * s;
+            if reach < 0 {
+                lo += reach;
+            } else {
+                hi += reach;
+            }
+        }
+        Some((lo, hi))
+    }
+
+    /// Whether any element's storage index lies in `range`: at once when the extent lies
+    /// inside it or outside it, else element by element.
+    pub fn any_index_in(&self, range: std::ops::Range<i64>) -> bool {
+        match self.extent() {
+            None => false,
+            Some((lo, hi)) if hi < range.start || lo >= range.end => false,
+            Some((lo, hi)) if lo >= range.start && hi < range.end => true,
+            Some(_) => self.any_index(|i| range.contains(&i)),
+        }
+    }
+
     pub fn any_index(&self, f: impl FnMut(i64) -> bool) -> bool {
         StridedIndex::new(&self.sizes, &self.strides, self.offset).any(f)
     }
@@ -750,4 +778,29 @@ fn slice_step(step: Option<i64>) -> Result<i64> {
 /// Sizes as usize, or `None` if any is negative.
 fn usize_sizes(sizes: &[i64]) -> Option<Vec<usize>> {
     sizes.iter().map(|&s| usize::try_from(s).ok()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn any_index_in_agrees_with_a_walk() {
+        let layouts = [
+            Layout::new(&[3, 4], &[4, 1], 2),
+            Layout::new(&[4, 3], &[1, 4], 0),
+            Layout::new(&[2, 3], &[-3, 1], 3),
+            Layout::new(&[5], &[0], 7),
+            Layout::new(&[0, 2], &[2, 1], 0),
+            Layout::new(&[], &[], 5),
+        ];
+        for l in &layouts {
+            for a in -2..16 {
+                for b in a..18 {
+                    let walk = l.any_index(|i| (a..b).contains(&i));
+                    assert_eq!(l.any_index_in(a..b), walk, "{l:?} in {a}..{b}");
+                }
+            }
+        }
+    }
 }

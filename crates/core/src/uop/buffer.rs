@@ -522,13 +522,34 @@ impl Data {
 
     /// Writes `src` (same dtype, one value per index) at `idx`, in order, so a later duplicate
     /// index wins as it does in a sequential loop.
+    /// Writes `src` over elements `start..start + src.len()`.
+    pub fn write_range(&mut self, start: usize, src: &Data) {
+        assert_eq!(self.dtype(), src.dtype(), "write_range needs equal dtypes");
+        with_data!(self, |dst: T| {
+            let src = T::vec(src).unwrap_or_default();
+            dst[start..start + src.len()].copy_from_slice(src);
+        })
+    }
+
     pub fn scatter(&mut self, idx: &[i64], src: &Data) {
         assert_eq!(idx.len(), src.len(), "scatter of mismatched lengths");
         assert_eq!(self.dtype(), src.dtype(), "scatter needs equal dtypes");
         with_data!(self, |dst: T| {
             let src = T::vec(src).unwrap_or_default();
-            for (i, s) in idx.iter().zip(src) {
-                dst[*i as usize] = *s;
+            // A dense write (the usual in-place op) is one copy.
+            let run = match (idx.first(), idx.last()) {
+                (Some(&a), Some(&b)) if b - a + 1 == idx.len() as i64 && idx.windows(2).all(|w| w[1] == w[0] + 1) => {
+                    Some(a as usize)
+                }
+                _ => None,
+            };
+            match run {
+                Some(a) => dst[a..a + src.len()].copy_from_slice(src),
+                None => {
+                    for (i, s) in idx.iter().zip(src) {
+                        dst[*i as usize] = *s;
+                    }
+                }
             }
         })
     }

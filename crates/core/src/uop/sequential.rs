@@ -51,8 +51,42 @@ fn plan(graph: &Graph, storages: &dyn Storages, node: UOpId, s: StorageId, targe
                 _ => Plan::Dense(interp::realize(graph, storages, node)?),
             }
         }
+        Op::Buffer(_) if ShapeTracker::from_shape(&n.shape) == *target => Plan::Same,
         Op::Buffer(_) => Plan::Live((0..n.shape[0] as i64).map(Some).collect()),
         _ => Plan::Dense(interp::realize(graph, storages, node)?),
+    })
+}
+
+/// Whether `value` reads storage `s` only through `target`, the view it is written through:
+/// then each element reads the one it writes, and evaluating the whole value before storing it
+/// is PyTorch's result.
+pub fn reads_only_own(graph: &Graph, value: UOpId, s: StorageId, target: &Layout) -> Result<bool> {
+    let own = ShapeTracker::from_view(View::new(target.sizes(), Some(target.strides()), target.offset(), None));
+    reads_only_through(graph, value, s, &own)
+}
+
+/// Whether every read of storage `s` under `node` is through `target` (the written view).
+fn reads_only_through(graph: &Graph, node: UOpId, s: StorageId, target: &ShapeTracker) -> Result<bool> {
+    if !graph.buffers_read(node).contains(&s) {
+        return Ok(true);
+    }
+    let n = graph.node(node);
+    Ok(match &n.op {
+        Op::Unary(_) | Op::Binary(_) | Op::Where | Op::Cast(_) => {
+            for &x in &n.src {
+                if !reads_only_through(graph, x, s, target)? {
+                    return Ok(false);
+                }
+            }
+            true
+        }
+        op if op.is_movement() => {
+            let (base, st) = fold_movement(graph, node)?;
+            matches!(graph.node(base).op, Op::Buffer(b) if b == s) && st == *target
+        }
+        // The whole storage read in order: the target's view when that is the whole storage.
+        Op::Buffer(_) => ShapeTracker::from_shape(&n.shape) == *target,
+        _ => false,
     })
 }
 
@@ -106,6 +140,12 @@ pub fn hazard(
         sorted.len() != elements.len()
     };
     let own = ShapeTracker::from_view(View::new(target.sizes(), Some(target.strides()), target.offset(), None));
+    // The usual in-place op (`x.add_(1)`, `x += y`): every read of the written storage goes
+    // through the target's own view, so each element reads the one it writes. Settled from
+    // the graph alone, without evaluating the rest of the value twice.
+    if !repeats && reads_only_through(graph, value, s, &own)? {
+        return Ok(None);
+    }
     let plan = plan(graph, storages, value, s, &own)?;
     if !repeats && !plan.crosses(elements) {
         return Ok(None);

@@ -468,6 +468,16 @@ impl Run {
         let mut out = Vec::new();
         let named = if writes.is_empty() { Vec::new() } else { self.tensors() };
         for w in writes {
+            // A dense write (the usual in-place op) is one range: no mask of the storage.
+            if let Some(range) = w.elements.as_range() {
+                for (name, t) in &named {
+                    let on = t.storage() == crate::tensor::StorageRef::Realized(w.storage);
+                    if on && !out.contains(name) && t.layout().any_index_in(range.clone()) {
+                        out.push(name.clone());
+                    }
+                }
+                continue;
+            }
             let mut cells = vec![false; self.engine.storage(w.storage).data.len()];
             for e in w.elements.iter() {
                 cells[e as usize] = true;

@@ -305,7 +305,12 @@ impl Run {
             "extend" => {
                 arity(1)?;
                 match &pos[0] {
-                    Value::List(v) | Value::Tuple(v) | Value::Size(v) => items.extend(v.iter().cloned()),
+                    Value::List(v) | Value::Tuple(v) | Value::Size(v) => {
+                        if items.len().saturating_add(v.len()) > crate::trace::python::value::MAX_SEQUENCE {
+                            bail!(Limit, "a list may hold at most {} items", crate::trace::python::value::MAX_SEQUENCE);
+                        }
+                        items.extend(v.iter().cloned())
+                    }
                     other => bail!(Type, "'{}' object is not iterable", other.type_name()),
                 }
             }
