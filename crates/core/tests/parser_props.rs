@@ -348,7 +348,7 @@ fn leaf() -> impl Strategy<Value = Expr> {
     ]
 }
 
-const BINOPS: [BinOp; 17] = [
+const BINOPS: [BinOp; 19] = [
     BinOp::Add,
     BinOp::Sub,
     BinOp::Mul,
@@ -366,6 +366,8 @@ const BINOPS: [BinOp; 17] = [
     BinOp::And,
     BinOp::Or,
     BinOp::Xor,
+    BinOp::Shl,
+    BinOp::Shr,
 ];
 
 fn expr() -> impl Strategy<Value = Expr> {
@@ -430,6 +432,7 @@ fn print(x: &Expr) -> String {
     match &x.kind {
         ExprKind::Name(n) => n.clone(),
         ExprKind::Int(v) => v.to_string(),
+        ExprKind::BigInt(v) => v.clone(),
         ExprKind::Float(v) => format!("{v:?}"),
         ExprKind::Bool(b) => if *b { "True" } else { "False" }.into(),
         ExprKind::Str(s) => {

@@ -156,6 +156,7 @@ pub fn unparse(e: &Expr) -> String {
     match &e.kind {
         ExprKind::Name(n) => n.clone(),
         ExprKind::Int(i) => i.to_string(),
+        ExprKind::BigInt(digits) => digits.clone(),
         ExprKind::Float(x) => {
             let s = x.to_string();
             if s.contains(['.', 'e', 'i', 'N']) {

@@ -148,6 +148,7 @@ pub(crate) fn operand(v: Value, what: &str) -> Result<Operand> {
     match v {
         Value::Tensor(t) => Ok(Operand::Tensor(t)),
         Value::Scalar(s) => Ok(Operand::Scalar(s)),
+        Value::BigInt(b) => Ok(Operand::Scalar(crate::trace::python::value::big_operand(&b)?)),
         other => bail!(Type, "{what} must be Tensor or Number, not {}", other.type_name()),
     }
 }

@@ -137,6 +137,8 @@ fn index_items(run: &mut RunContext, items: &[Value]) -> Result<Vec<Index>> {
         .map(|v| {
             Ok(match v {
                 Value::Scalar(Scalar::Int(i)) => Index::Item(IndexItem::Int(*i)),
+                // PyTorch's unpacking of an index past 64 bits.
+                Value::BigInt(_) => bail!(Value, "Overflow when unpacking long long"),
                 Value::Scalar(Scalar::Bool(b)) => Index::Bool(*b),
                 Value::Slice(a, b, c) => Index::Item(IndexItem::Slice { start: *a, stop: *b, step: *c }),
                 Value::None => Index::Item(IndexItem::NewAxis),
@@ -171,6 +173,7 @@ pub fn setitem(run: &mut RunContext, t: &Tensor, items: &[Value], value: Value) 
     let items = index_items(run, items)?;
     let value = match value {
         Value::Scalar(s) => Operand::Scalar(s),
+        Value::BigInt(b) => Operand::Scalar(crate::trace::python::value::big_operand(&b)?),
         Value::Tensor(v) => {
             // `a[idx] op= v` reads a copy, changes it in place and puts it back: the copy is
             // a temporary, and its write is no part of what the step shows.

@@ -526,7 +526,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
 }
 
 pub(in crate::trace) fn tensor_from_nested(engine: &mut Engine, data: &Value, dtype: Option<DType>) -> Result<Tensor> {
-    fn walk(v: &Value, depth: usize, shape: &mut Vec<usize>, out: &mut Vec<Scalar>) -> Result<()> {
+    fn walk(v: &Value, depth: usize, shape: &mut Vec<usize>, out: &mut Vec<Scalar>, big: &mut bool) -> Result<()> {
         match v {
             Value::List(items) | Value::Tuple(items) | Value::Size(items) => {
                 if shape.len() == depth {
@@ -540,7 +540,7 @@ pub(in crate::trace) fn tensor_from_nested(engine: &mut Engine, data: &Value, dt
                     );
                 }
                 for item in items {
-                    walk(item, depth + 1, shape, out)?;
+                    walk(item, depth + 1, shape, out, big)?;
                 }
                 Ok(())
             }
@@ -551,19 +551,53 @@ pub(in crate::trace) fn tensor_from_nested(engine: &mut Engine, data: &Value, dt
                 out.push(*s);
                 Ok(())
             }
+            // An int past 64 bits: a float when the data is floats (PyTorch converts it as a
+            // double), PyTorch's overflow otherwise (checked once the dtype is known).
+            Value::BigInt(b) => {
+                if shape.len() > depth {
+                    bail!(Type, "expected a sequence at dim {depth}, got a number");
+                }
+                *big = true;
+                out.push(Scalar::Float(crate::trace::python::number::big_to_f64(b)?));
+                Ok(())
+            }
             Value::Tensor(_) => bail!(Unsupported, "tensor() of a list of tensors is not supported; use stack()"),
             other => bail!(Type, "Could not infer dtype of {}", other.type_name()),
         }
     }
     let mut shape = Vec::new();
     let mut flat = Vec::new();
-    walk(data, 0, &mut shape, &mut flat)?;
+    let mut big = false;
+    if let Err(e) = walk(data, 0, &mut shape, &mut flat, &mut big) {
+        // A big int beyond the float range still reads as PyTorch's int overflow.
+        if e.message() == "int too large to convert to float" {
+            bail!(Value, "Overflow when unpacking long long");
+        }
+        return Err(e);
+    }
     crate::limits::check_numel(&shape)?;
     let inferred = flat.iter().map(|s| s.dtype()).max().unwrap_or(DType::Float32);
+    if big {
+        // Only a float among the data (or a float dtype) takes a big int.
+        let floats = flat.iter().filter(|s| matches!(s, Scalar::Float(_))).count();
+        let big_count = count_big(data);
+        if !dtype.is_some_and(|d| d.is_float()) && floats == big_count {
+            bail!(Value, "Overflow when unpacking long long");
+        }
+    }
     let dtype = dtype.unwrap_or(if flat.is_empty() { DType::Float32 } else { inferred });
     let t = engine.from_data(Data::from_scalars(dtype, &flat), &shape)?;
     engine.bridge_note_buffer(&t);
     Ok(t)
+}
+
+/// How many ints past 64 bits a nested list holds.
+fn count_big(v: &Value) -> usize {
+    match v {
+        Value::List(items) | Value::Tuple(items) | Value::Size(items) => items.iter().map(count_big).sum(),
+        Value::BigInt(_) => 1,
+        _ => 0,
+    }
 }
 
 // ------------------------------------------------------------------------------- views
@@ -585,8 +619,16 @@ pub(in crate::trace) fn bool_condition(c: &Operand) -> Result<()> {
 /// Python's `float(x)`, `int(x)` and `bool(x)` of a number, a string (`float('-inf')`) or a
 /// one-element tensor.
 pub(in crate::trace) fn python_number(run: &mut RunContext, name: &str, v: Value) -> Result<Value> {
+    use crate::trace::python::number;
     let x = match v {
         Value::Scalar(s) => s,
+        Value::BigInt(b) => {
+            return Ok(match name {
+                "float" => Value::Scalar(Scalar::Float(number::big_to_f64(&b)?)),
+                "int" => Value::BigInt(b),
+                _ => Value::Scalar(Scalar::Bool(true)),
+            })
+        }
         Value::Tensor(t) if t.numel() == 1 => run.engine.values(&t)?.get_scalar(0),
         Value::Tensor(t) => {
             bail!(
@@ -602,7 +644,7 @@ pub(in crate::trace) fn python_number(run: &mut RunContext, name: &str, v: Value
                 ("float", "-inf" | "-infinity") => Some(Scalar::Float(f64::NEG_INFINITY)),
                 ("float", "nan" | "+nan" | "-nan") => Some(Scalar::Float(f64::NAN)),
                 ("float", t) => t.parse::<f64>().ok().map(Scalar::Float),
-                ("int", t) => t.parse::<i64>().ok().map(Scalar::Int),
+                ("int", _) => return number::parse_int(&s),
                 _ => Some(Scalar::Bool(!s.is_empty())),
             };
             match parsed {
@@ -614,7 +656,10 @@ pub(in crate::trace) fn python_number(run: &mut RunContext, name: &str, v: Value
     };
     Ok(Value::Scalar(match name {
         "float" => Scalar::Float(x.as_f64()),
-        "int" => Scalar::Int(x.as_i64()),
+        "int" => match x {
+            Scalar::Float(f) => return number::float_to_int(f),
+            x => Scalar::Int(x.as_i64()),
+        },
         _ => Scalar::Bool(x.as_f64() != 0.0),
     }))
 }

@@ -6,6 +6,7 @@ use crate::tensor::{Operand, Tensor};
 use crate::trace::binding::elementwise::{self, operand, tensor_arg, write_binary, WriteForm};
 use crate::trace::lang::ast::{BinOp, UnaryOp as AstUnary};
 use crate::trace::python::context::RunContext;
+use crate::trace::python::number;
 use crate::trace::python::value::Value;
 use crate::uop::alu::Operands;
 use crate::uop::buffer::Scalar;
@@ -17,12 +18,16 @@ fn int(i: i64) -> Value {
 
 pub fn unary(run: &mut RunContext, op: AstUnary, v: Value) -> Result<Value> {
     match (op, v) {
-        (AstUnary::Pos, v @ (Value::Scalar(_) | Value::Tensor(_))) => Ok(v),
-        (AstUnary::Neg, Value::Scalar(Scalar::Int(i))) => Ok(int(i.wrapping_neg())),
-        (AstUnary::Neg, Value::Scalar(Scalar::Float(f))) => Ok(Value::Scalar(Scalar::Float(-f))),
-        (AstUnary::Neg, Value::Scalar(Scalar::Bool(b))) => Ok(int(-i64::from(b))),
-        (AstUnary::Invert, Value::Scalar(Scalar::Int(i))) => Ok(int(!i)),
-        (AstUnary::Invert, Value::Scalar(Scalar::Bool(b))) => Ok(int(!i64::from(b))),
+        (AstUnary::Pos, Value::Scalar(Scalar::Bool(b))) => Ok(int(i64::from(b))),
+        (AstUnary::Pos, v @ (Value::Scalar(_) | Value::BigInt(_) | Value::Tensor(_))) => Ok(v),
+        (AstUnary::Neg, v @ (Value::Scalar(_) | Value::BigInt(_))) => match number::negate(&v) {
+            Some(r) => Ok(r),
+            None => bail!(Type, "bad operand type for unary -: '{}'", v.type_name()),
+        },
+        (AstUnary::Invert, v @ (Value::Scalar(_) | Value::BigInt(_))) => match number::invert(&v) {
+            Some(r) => Ok(r),
+            None => bail!(Type, "bad operand type for unary ~: '{}'", v.type_name()),
+        },
         (AstUnary::Neg, Value::Tensor(t)) => Ok(Value::Tensor(run.engine.unary(UnaryOp::Neg, &t)?)),
         (AstUnary::Invert, Value::Tensor(t)) => Ok(Value::Tensor(run.engine.unary(UnaryOp::Not, &t)?)),
         (op, v) => bail!(Type, "bad operand type for unary {:?}: '{}'", op, v.type_name()),
@@ -49,7 +54,7 @@ fn ast_binary(op: BinOp) -> Option<(BinaryOp, Operands)> {
         BinOp::And => (BinaryOp::And, InOrder),
         BinOp::Or => (BinaryOp::Or, InOrder),
         BinOp::Xor => (BinaryOp::Xor, InOrder),
-        BinOp::MatMul | BinOp::In | BinOp::NotIn | BinOp::Is | BinOp::IsNot => return None,
+        BinOp::MatMul | BinOp::Shl | BinOp::Shr | BinOp::In | BinOp::NotIn | BinOp::Is | BinOp::IsNot => return None,
     })
 }
 
@@ -57,13 +62,24 @@ pub fn binary(run: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
     if matches!(op, BinOp::In | BinOp::NotIn | BinOp::Is | BinOp::IsNot) {
         bail!(Unsupported, "'{}' is evaluated by the runner, not as a tensor op", op.symbol());
     }
+    if let Some(v) = number::binary(op, &a, &b)? {
+        return Ok(v);
+    }
+    if matches!(op, BinOp::Shl | BinOp::Shr) {
+        bail!(
+            Unsupported,
+            "'{}' is supported on Python ints only (got '{}' and '{}')",
+            op.symbol(),
+            a.type_name(),
+            b.type_name()
+        );
+    }
     let Some((bop, order)) = ast_binary(op) else {
         let a = tensor_arg(a, "matmul input")?;
         let b = tensor_arg(b, "matmul other")?;
         return Ok(Value::Tensor(run.engine.matmul(&a, &b)?));
     };
     match (a, b) {
-        (Value::Scalar(x), Value::Scalar(y)) => scalar_binary(op, x, y),
         (Value::Tuple(x), Value::Tuple(y)) if op == BinOp::Add => {
             if x.len().saturating_add(y.len()) > crate::trace::python::value::MAX_SEQUENCE {
                 bail!(Limit, "a sequence may hold at most {} items", crate::trace::python::value::MAX_SEQUENCE);
@@ -71,6 +87,8 @@ pub fn binary(run: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
             Ok(Value::Tuple(x.into_iter().chain(y).collect()))
         }
         (a, b) => {
+            let (fa, fb) = (float_tensor(&a), float_tensor(&b));
+            let (a, b) = (unsigned(a, fb), unsigned(b, fa));
             let a = operand(a, "left operand")?;
             let b = operand(b, "right operand")?;
             let (x, y) = match order {
@@ -78,60 +96,6 @@ pub fn binary(run: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
                 Operands::Swapped => (b, a),
             };
             Ok(Value::Tensor(elementwise::binary(run, bop, &x, &y)?))
-        }
-    }
-}
-
-/// Python arithmetic on plain numbers.
-fn scalar_binary(op: BinOp, x: Scalar, y: Scalar) -> Result<Value> {
-    let float = matches!(x, Scalar::Float(_)) || matches!(y, Scalar::Float(_));
-    if !float {
-        if let Some(v) = int_binary(op, x.as_i64(), y.as_i64())? {
-            return Ok(int(v));
-        }
-    }
-    let (a, b) = (x.as_f64(), y.as_f64());
-    let num = |f: f64| -> Value { Value::Scalar(if float { Scalar::Float(f) } else { Scalar::Int(f as i64) }) };
-    let boolean = |v: bool| Ok(Value::Scalar(Scalar::Bool(v)));
-    match op {
-        BinOp::Add => Ok(num(a + b)),
-        BinOp::Sub => Ok(num(a - b)),
-        BinOp::Mul => Ok(num(a * b)),
-        BinOp::Div => {
-            if b == 0.0 {
-                bail!(Shape, "division by zero");
-            }
-            Ok(Value::Scalar(Scalar::Float(a / b)))
-        }
-        BinOp::FloorDiv | BinOp::Mod => {
-            if b == 0.0 {
-                bail!(Shape, "integer division or modulo by zero");
-            }
-            let q = (a / b).floor();
-            Ok(num(if op == BinOp::FloorDiv { q } else { a - q * b }))
-        }
-        // An int to a negative int power is a float in Python (`2 ** -1` is 0.5).
-        BinOp::Pow if b < 0.0 => Ok(Value::Scalar(Scalar::Float(a.powf(b)))),
-        BinOp::Pow => Ok(num(a.powf(b))),
-        BinOp::Eq => boolean(a == b),
-        BinOp::Ne => boolean(a != b),
-        BinOp::Lt => boolean(a < b),
-        BinOp::Le => boolean(a <= b),
-        BinOp::Gt => boolean(a > b),
-        BinOp::Ge => boolean(a >= b),
-        BinOp::And | BinOp::Or | BinOp::Xor => {
-            if float {
-                bail!(Type, "unsupported operand type(s) for bitwise op: 'float'");
-            }
-            let (i, j) = (a as i64, b as i64);
-            Ok(int(match op {
-                BinOp::And => i & j,
-                BinOp::Or => i | j,
-                _ => i ^ j,
-            }))
-        }
-        BinOp::MatMul | BinOp::In | BinOp::NotIn | BinOp::Is | BinOp::IsNot => {
-            bail!(Type, "unsupported operand type(s) for {}: 'int' and 'int'", op.symbol())
         }
     }
 }
@@ -144,33 +108,22 @@ pub fn inplace_binary(run: &mut RunContext, t: &Tensor, op: BinOp, rhs: Value) -
     if order == Operands::Swapped || bop.is_comparison() {
         bail!(Type, "unsupported augmented assignment");
     }
-    let other = operand(rhs, "right operand")?;
+    let other = operand(unsigned(rhs, t.dtype().is_float()), "right operand")?;
     run.engine.bridge_op(&format!("{}_", bop.name()));
     write_binary(run, t, WriteForm::InPlace, bop, &Operand::Tensor(t.clone()), &other)
 }
 
-/// Python's integer arithmetic on 64-bit two's-complement ints (what PyTorch makes of a Python
-/// int: `2**63` wraps to int64's minimum); `None` for what integers do not compute (true
-/// division, comparisons, negative powers), which the float path takes.
-fn int_binary(op: BinOp, a: i64, b: i64) -> Result<Option<i64>> {
-    Ok(Some(match op {
-        BinOp::Add => a.wrapping_add(b),
-        BinOp::Sub => a.wrapping_sub(b),
-        BinOp::Mul => a.wrapping_mul(b),
-        BinOp::FloorDiv | BinOp::Mod => {
-            if b == 0 {
-                bail!(Shape, "integer division or modulo by zero");
-            }
-            // Python floors toward negative infinity: the remainder takes the divisor's sign.
-            let (q, r) = (a.wrapping_div_euclid(b), a.wrapping_rem_euclid(b));
-            let (q, r) = if r != 0 && b < 0 { (q.wrapping_sub(1), r.wrapping_add(b)) } else { (q, r) };
-            if op == BinOp::FloorDiv {
-                q
-            } else {
-                r
-            }
+fn float_tensor(v: &Value) -> bool {
+    matches!(v, Value::Tensor(t) if t.dtype().is_float())
+}
+
+/// An int from 2**63 to 2**64 meets a float tensor as its value (PyTorch's unsigned read of
+/// it); an integer tensor takes it wrapped (`value::big_operand`).
+fn unsigned(v: Value, float: bool) -> Value {
+    match v {
+        Value::BigInt(n) if float && n.bits() == 64 && n.sign() == num_bigint::Sign::Plus => {
+            Value::Scalar(Scalar::Float(num_traits::ToPrimitive::to_f64(&*n).unwrap_or(f64::NAN)))
         }
-        BinOp::Pow if b >= 0 => a.wrapping_pow(u32::try_from(b).unwrap_or(u32::MAX)),
-        _ => return Ok(None),
-    }))
+        v => v,
+    }
 }

@@ -189,13 +189,20 @@ fn tensor(t: Result<Tensor>) -> Result<Value> {
 }
 
 /// A seed as PyTorch takes one: any Python int, a negative one as its 64-bit two's complement.
+/// From -2**63 to 2**64 - 1; past that, PyTorch's overflow.
 fn seed_arg(args: &mut Args) -> Result<u64> {
-    Ok(args.int(0, "seed")? as u64)
+    match args.req(0, "seed")? {
+        Value::BigInt(b) => match num_traits::ToPrimitive::to_u64(&*b) {
+            Some(s) => Ok(s),
+            None => bail!(Value, "Overflow when unpacking long long"),
+        },
+        v => Ok(v.as_int("seed")? as u64),
+    }
 }
 
-/// A seed as Python sees it (a 64-bit unsigned int; the trace's ints are 64-bit signed).
+/// A seed as Python sees it: a 64-bit unsigned int.
 fn seed_value(seed: u64) -> Value {
-    Value::Scalar(Scalar::Int(seed as i64))
+    crate::trace::python::number::int_value(num_bigint::BigInt::from(seed))
 }
 
 /// The `generator=` keyword: the default generator when absent or None.

@@ -368,6 +368,16 @@ fn check(engine: &mut Engine, func: &str, p: &Param, v: Value) -> Result<Value> 
             _ => None,
         })
     };
+    if let Value::BigInt(b) = &v {
+        // PyTorch's unpacking of an int that does not fit 64 bits.
+        return match p.ty {
+            Ty::Float => Ok(Value::Scalar(Scalar::Float(crate::trace::python::number::big_to_f64(b)?))),
+            Ty::Int | Ty::IntList => bail!(Value, "Overflow when unpacking long long"),
+            Ty::Scalar => Ok(Value::Scalar(crate::trace::python::value::big_operand(b)?)),
+            Ty::Any => Ok(v),
+            _ => wrong(&v),
+        };
+    }
     match p.ty {
         Ty::Any => Ok(v),
         Ty::Tensor => match v {
@@ -393,6 +403,9 @@ fn check(engine: &mut Engine, func: &str, p: &Param, v: Value) -> Result<Value> 
             Value::Tuple(items) | Value::List(items) | Value::Size(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for x in items {
+                    if let Value::BigInt(_) = x {
+                        bail!(Value, "Overflow when unpacking long long");
+                    }
                     match number(engine, x)? {
                         Some(Scalar::Int(i)) => out.push(Value::Scalar(Scalar::Int(i))),
                         _ => return wrong(&v),

@@ -15,6 +15,8 @@ fn index_items(items: &[Value]) -> Result<Vec<IndexItem>> {
         .iter()
         .map(|v| match v {
             Value::Scalar(Scalar::Int(i)) => Ok(IndexItem::Int(*i)),
+            // PyTorch's unpacking of an index past 64 bits.
+            Value::BigInt(_) => bail!(Value, "Overflow when unpacking long long"),
             Value::Scalar(Scalar::Bool(_)) => {
                 bail!(Unsupported, "indexing with a bool is advanced indexing, which is not supported")
             }
@@ -61,6 +63,9 @@ pub fn getitem(run: &mut RunContext, base: &Value, items: &[Value]) -> Result<Va
                 });
             }
             let [i] = items else { bail!(Type, "tuple indices must be integers") };
+            if let Value::BigInt(_) = i {
+                bail!(Index, "cannot fit 'int' into an index-sized integer");
+            }
             let i = i.as_int("tuple index")?;
             let n = v.len() as i64;
             let j = if i < 0 { i + n } else { i };
@@ -111,6 +116,10 @@ pub fn setitem(run: &mut RunContext, base: &Value, items: &[Value], value: Value
     let Value::Tensor(view) = getitem(run, base, items)? else { unreachable!("indexing a tensor gives a tensor") };
     match value {
         Value::Scalar(s) => fill(run, &view, Operand::Scalar(s), "fill_"),
+        Value::BigInt(b) => {
+            let s = crate::trace::python::value::big_operand(&b)?;
+            fill(run, &view, Operand::Scalar(s), "fill_")
+        }
         // PyTorch's `copy_to`: equal sizes copy as they are; a 0-d value fills; anything else
         // drops its leading size-1 dims and is expanded to the indexing result first.
         Value::Tensor(src) if src.shape() == view.shape() => copy_into(run, &view, &src, "setitem"),

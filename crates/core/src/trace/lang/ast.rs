@@ -224,6 +224,9 @@ pub enum BinOp {
     And,
     Or,
     Xor,
+    /// `<<` and `>>` (Python's shifts of ints).
+    Shl,
+    Shr,
     /// `in`, `not in`, `is`, `is not`: Python-level comparisons the runner evaluates itself.
     In,
     NotIn,
@@ -252,6 +255,8 @@ impl BinOp {
             BinOp::And => "&",
             BinOp::Or => "|",
             BinOp::Xor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
             BinOp::In => "in",
             BinOp::NotIn => "not in",
             BinOp::Is => "is",
@@ -273,6 +278,8 @@ pub enum UnaryOp {
 pub enum ExprKind {
     Name(String),
     Int(i64),
+    /// An int literal beyond 64 bits, as its decimal digits.
+    BigInt(String),
     Float(f64),
     Bool(bool),
     Str(String),

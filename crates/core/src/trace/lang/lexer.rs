@@ -24,6 +24,9 @@ pub(crate) enum Tok {
     /// An identifier; its text is the token's source range.
     Name,
     Int(i64),
+    /// An int literal that does not fit 64 bits, as its decimal digits (Python's ints have no
+    /// size limit).
+    BigInt(String),
     Float(f64),
     Str(String),
     True,
@@ -572,7 +575,7 @@ impl<'a> Lexer<'a> {
                 return Err(self.error_at(start, invalid_literal(radix)));
             }
             let digits = &self.src[start + 2..self.pos];
-            return self.int_value(start, digits, radix).map(Tok::Int);
+            return Ok(int_token(digits, radix));
         }
         let int_digits = self.digits(10, LeadUnderscore::Refused)?;
         let mut float = false;
@@ -622,7 +625,7 @@ impl<'a> Lexer<'a> {
                  use an 0o prefix for octal integers",
             ));
         }
-        self.int_value(start, text, 10).map(Tok::Int)
+        Ok(int_token(text, 10))
     }
 
     fn ident_follows(&self) -> bool {
@@ -631,23 +634,18 @@ impl<'a> Lexer<'a> {
             None => false,
         }
     }
+}
 
-    fn int_value(&mut self, start: usize, digits: &str, radix: u32) -> Result<i64, Error> {
-        let mut value: i64 = 0;
-        for x in digits.bytes() {
-            if x == b'_' {
-                continue;
-            }
-            let d = (x as char).to_digit(radix).unwrap_or(0) as i64;
-            value = match value.checked_mul(radix as i64).and_then(|v| v.checked_add(d)) {
-                Some(v) => v,
-                None => {
-                    let text = &self.src[start..self.pos];
-                    return Err(self.error_at(start, format!("integer literal {text} does not fit in 64 bits")));
-                }
-            };
-        }
-        Ok(value)
+/// An int literal's token: `Int` when it fits 64 bits, `BigInt` (decimal digits) otherwise.
+/// `digits` are valid digits of `radix` with `_` separators, as the lexer checked them.
+fn int_token(digits: &str, radix: u32) -> Tok {
+    let clean: String = digits.chars().filter(|&c| c != '_').collect();
+    if let Ok(v) = i64::from_str_radix(&clean, radix) {
+        return Tok::Int(v);
+    }
+    match num_bigint::BigInt::parse_bytes(clean.as_bytes(), radix) {
+        Some(b) => Tok::BigInt(b.to_string()),
+        None => Tok::BigInt(clean),
     }
 }
 

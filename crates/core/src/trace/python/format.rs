@@ -6,6 +6,7 @@ use super::tensor_str::{self, sci};
 use crate::error::{bail, Result};
 use crate::trace::nn::layer::Repr;
 use crate::trace::python::context::RunContext;
+use crate::trace::python::number::{self, Num};
 use crate::trace::python::value::DictKind;
 use crate::trace::python::value::Value;
 use crate::uop::buffer::Scalar;
@@ -92,6 +93,7 @@ pub fn repr_plain(v: &Value) -> String {
     let join = |items: &[Value]| items.iter().map(repr_plain).collect::<Vec<_>>().join(", ");
     match v {
         Value::Scalar(s) => scalar_repr(*s),
+        Value::BigInt(b) => b.to_string(),
         Value::Str(s) => str_repr(s),
         Value::None => "None".into(),
         Value::Tuple(items) if items.len() == 1 => format!("({},)", join(items)),
@@ -107,6 +109,7 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
     Ok(match v {
         Value::Tensor(t) => tensor_str::tensor_repr(ctx.engine, t)?,
         Value::Scalar(s) => scalar_repr(*s),
+        Value::BigInt(b) => number::big_decimal(b)?,
         Value::Str(s) => str_repr(s),
         Value::None => "None".into(),
         Value::Ellipsis => "Ellipsis".into(),
@@ -187,7 +190,7 @@ pub fn format(ctx: &mut RunContext, v: &Value, spec: &str) -> Result<String> {
     }
     let parsed = Spec::parse(spec)?;
     match v {
-        Value::Scalar(s) => parsed.number(*s),
+        Value::Scalar(_) | Value::BigInt(_) => parsed.number(v),
         Value::Str(s) => parsed.text(s),
         other => bail!(Type, "unsupported format string passed to {}.__format__", other.type_name()),
     }
@@ -285,41 +288,48 @@ impl Spec {
         Ok(self.pad("", &t, '<'))
     }
 
-    fn number(&self, v: Scalar) -> Result<String> {
-        let int = match v {
-            Scalar::Int(i) => Some(i),
-            Scalar::Bool(b) => Some(i64::from(b)),
-            Scalar::Float(_) => None,
-        };
-        if int.is_some()
-            && matches!(self.ty, None | Some('d' | 'n' | 'x' | 'X' | 'o' | 'b'))
-            && self.precision.is_some()
-        {
+    fn number(&self, v: &Value) -> Result<String> {
+        let int = number::is_int(v);
+        if int && matches!(self.ty, None | Some('d' | 'n' | 'x' | 'X' | 'o' | 'b')) && self.precision.is_some() {
             bail!(Value, "Precision not allowed in integer format specifier");
         }
         let (negative, body) = match (int, self.ty) {
-            (Some(i), None | Some('d') | Some('n')) => (i < 0, group(&i.unsigned_abs().to_string(), self.grouping)),
-            (Some(i), Some(r @ ('x' | 'X' | 'o' | 'b'))) => {
-                let m = i.unsigned_abs();
-                let digits = match r {
-                    'x' => format!("{m:x}"),
-                    'X' => format!("{m:X}"),
-                    'o' => format!("{m:o}"),
-                    _ => format!("{m:b}"),
+            (true, None | Some('d') | Some('n')) => {
+                let text = match v {
+                    Value::BigInt(b) => number::big_decimal(b)?,
+                    Value::Scalar(s) => s.as_i64().to_string(),
+                    _ => String::new(),
+                };
+                match text.strip_prefix('-') {
+                    Some(digits) => (true, group(digits, self.grouping)),
+                    None => (false, group(&text, self.grouping)),
+                }
+            }
+            (true, Some(r @ ('x' | 'X' | 'o' | 'b'))) => {
+                let radix = match r {
+                    'x' | 'X' => 16,
+                    'o' => 8,
+                    _ => 2,
+                };
+                let (negative, digits) = number::radix_digits(v, radix).unwrap_or_default();
+                let digits = if r == 'X' { digits.to_uppercase() } else { digits };
+                // `_` groups hex, octal and binary digits by four.
+                let digits = match self.grouping {
+                    Some('_') => group_by(&digits, '_', 4),
+                    _ => digits,
                 };
                 let prefix = if self.alt { format!("0{r}") } else { String::new() };
-                (i < 0, format!("{prefix}{digits}"))
+                (negative, format!("{prefix}{digits}"))
             }
-            (None, Some(t @ ('d' | 'x' | 'X' | 'o' | 'b' | 'n'))) => {
+            (false, Some(t @ ('d' | 'x' | 'X' | 'o' | 'b' | 'n'))) => {
                 bail!(Value, "Unknown format code '{t}' for object of type 'float'")
             }
             (_, ty) => {
-                let x = match v {
-                    Scalar::Float(f) => f,
-                    Scalar::Int(i) => i as f64,
-                    Scalar::Bool(b) => f64::from(u8::from(b)),
+                let x = match Num::of(v) {
+                    Some(n) => n.to_f64()?,
+                    None => bail!(Type, "unsupported format string passed to {}.__format__", v.type_name()),
                 };
-                let body = self.float(x.abs(), ty, int.is_some())?;
+                let body = self.float(x.abs(), ty, int)?;
                 (x.is_sign_negative() && !x.is_nan(), body)
             }
         };
@@ -398,11 +408,18 @@ fn general(x: f64, precision: usize, alt: bool, repr_like: bool) -> String {
 
 /// Thousands separators in a run of digits.
 fn group(digits: &str, sep: Option<char>) -> String {
-    let Some(sep) = sep else { return digits.to_string() };
+    match sep {
+        Some(sep) => group_by(digits, sep, 3),
+        None => digits.to_string(),
+    }
+}
+
+/// `sep` between groups of `size` digits, counted from the right.
+fn group_by(digits: &str, sep: char, size: usize) -> String {
     let n = digits.len();
-    let mut out = String::with_capacity(n + n / 3);
+    let mut out = String::with_capacity(n + n / size);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (n - i).is_multiple_of(3) {
+        if i > 0 && (n - i).is_multiple_of(size) {
             out.push(sep);
         }
         out.push(c);

@@ -12,16 +12,19 @@ pub fn math(ctx: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
     };
     let v = match name {
         "floor" | "ceil" | "trunc" => {
-            let x = one(ctx, &mut args)?;
-            if !x.is_finite() {
-                bail!(Value, "cannot convert float {} to integer", float_repr(x));
+            // An int is its own floor, whatever its size.
+            if let Some(v) = args.peek(0).filter(|v| number::is_int(v)) {
+                let v = number::round_int(v, 0)?;
+                args.req(0, "x")?;
+                args.finish()?;
+                return Ok(v);
             }
-            let r = match name {
+            let x = one(ctx, &mut args)?;
+            number::float_to_int(match name {
                 "floor" => x.floor(),
                 "ceil" => x.ceil(),
                 _ => x.trunc(),
-            };
-            Ok(int(r as i64))
+            })
         }
         "sqrt" => {
             let x = one(ctx, &mut args)?;
@@ -29,6 +32,33 @@ pub fn math(ctx: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
                 domain()
             } else {
                 float(x.sqrt())
+            }
+        }
+        "log" | "log2" | "log10" if matches!(args.peek(0), Some(Value::BigInt(_))) => {
+            // Past the float range, through the int's own bits (`math.log(2**1100)`).
+            let Some(Value::BigInt(b)) = args.req(0, "x").ok() else { return domain() };
+            if b.sign() == num_bigint::Sign::Minus {
+                return domain();
+            }
+            match name {
+                "log2" => float(number::int_log(&b, f64::log2)),
+                "log10" => float(number::int_log(&b, f64::log10)),
+                _ => {
+                    let num = number::int_log(&b, f64::ln);
+                    match args.opt(1, "base") {
+                        None => float(num),
+                        Some(base) => {
+                            let den = match &base {
+                                Value::BigInt(c) if c.sign() != num_bigint::Sign::Minus => number::int_log(c, f64::ln),
+                                v => number(ctx, v, "base")?.ln(),
+                            };
+                            if den.is_nan() || den == 0.0 || number(ctx, &base, "base").is_ok_and(|x| x <= 0.0) {
+                                return if den == 0.0 { bail!(Value, "float division by zero") } else { domain() };
+                            }
+                            float(num / den)
+                        }
+                    }
+                }
             }
         }
         "log" => {
@@ -61,6 +91,10 @@ pub fn math(ctx: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
             let x = one(ctx, &mut args)?;
             if matches!(name, "asin" | "acos") && !(-1.0..=1.0).contains(&x) {
                 return domain();
+            }
+            if matches!(name, "exp" | "expm1" | "sinh" | "cosh") && x.is_finite() && x.exp().is_infinite() {
+                // Python's OverflowError.
+                bail!(Value, "math range error");
             }
             float(match name {
                 "exp" => x.exp(),
@@ -119,25 +153,25 @@ pub fn math(ctx: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
             return Ok(acc);
         }
         "gcd" => {
-            let (mut a, mut b) = (args.int(0, "a")?.unsigned_abs(), args.int(1, "b")?.unsigned_abs());
-            while b != 0 {
-                (a, b) = (b, a % b);
-            }
-            Ok(int(i64::try_from(a).unwrap_or(i64::MAX)))
+            let (a, b) = (args.req(0, "a")?, args.req(1, "b")?);
+            number::gcd(&a, &b)
+        }
+        "comb" | "perm" => {
+            let n = args.req(0, "n")?;
+            let k = args.req(1, "k")?;
+            number::comb_perm(&n, &k, name == "comb")
+        }
+        "isqrt" => {
+            let n = args.req(0, "n")?;
+            number::isqrt(&n)
         }
         "factorial" => {
-            let n = args.int(0, "n")?;
-            if n < 0 {
-                bail!(Value, "factorial() not defined for negative values");
-            }
-            let mut acc: i64 = 1;
-            for k in 2..=n {
-                acc = match acc.checked_mul(k) {
-                    Some(a) => a,
-                    None => bail!(Limit, "factorial({n}) does not fit in 64 bits"),
-                };
-            }
-            Ok(int(acc))
+            let n = match args.req(0, "n")? {
+                // Python's OverflowError.
+                Value::BigInt(_) => bail!(Value, "factorial() argument should not exceed {}", i64::MAX),
+                v => v.as_int("n")?,
+            };
+            number::factorial(n)
         }
         _ => bail!(Unsupported, "math.{name} is not supported"),
     }?;

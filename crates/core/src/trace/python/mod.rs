@@ -8,6 +8,7 @@ pub mod context;
 mod format;
 pub mod math;
 pub mod methods;
+pub mod number;
 mod tensor_str;
 pub mod value;
 
@@ -77,6 +78,8 @@ pub fn truth(ctx: &mut RunContext, v: &Value) -> Result<bool> {
         Value::Scalar(Scalar::Bool(b)) => *b,
         Value::Scalar(Scalar::Int(i)) => *i != 0,
         Value::Scalar(Scalar::Float(f)) => *f != 0.0,
+        // A big int is never zero (zero is a 64-bit int).
+        Value::BigInt(_) => true,
         Value::None => false,
         Value::Str(s) => !s.is_empty(),
         Value::Tuple(v) | Value::List(v) | Value::Size(v) => !v.is_empty(),
@@ -107,6 +110,7 @@ fn identical(a: &Value, b: &Value) -> bool {
         (Value::None, Value::None) | (Value::Ellipsis, Value::Ellipsis) => true,
         (Value::Tensor(x), Value::Tensor(y)) => x.same_object(y),
         (Value::Scalar(x), Value::Scalar(y)) => std::mem::discriminant(x) == std::mem::discriminant(y) && x == y,
+        (Value::BigInt(x), Value::BigInt(y)) => x == y,
         (Value::DType(x), Value::DType(y)) => x == y,
         (Value::Module(x), Value::Module(y)) => x == y,
         (Value::Builtin(x), Value::Builtin(y)) => x == y,
@@ -119,12 +123,11 @@ fn identical(a: &Value, b: &Value) -> bool {
 fn equal(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<Option<bool>> {
     Ok(Some(match (a, b) {
         (Value::Tensor(_), _) | (_, Value::Tensor(_)) => return Ok(None),
-        (Value::Scalar(x), Value::Scalar(y)) => {
-            x.as_f64() == y.as_f64()
-                && (x.as_i64() == y.as_i64()
-                    || x.as_f64().fract() != 0.0
-                    || x.as_f64().is_nan()
-                    || !x.as_f64().is_finite())
+        (Value::Scalar(_) | Value::BigInt(_), Value::Scalar(_) | Value::BigInt(_)) => {
+            match (number::Num::of(a), number::Num::of(b)) {
+                (Some(x), Some(y)) => number::compare(&x, &y) == Some(std::cmp::Ordering::Equal),
+                _ => false,
+            }
         }
         (Value::Str(x), Value::Str(y)) => x == y,
         (Value::Tuple(x) | Value::Size(x), Value::Tuple(y) | Value::Size(y)) | (Value::List(x), Value::List(y)) => {
@@ -166,6 +169,7 @@ pub fn compare(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Va
                     Value::Str(x) => s.contains(x.as_str()),
                     other => bail!(Type, "'in <string>' requires string as left operand, not {}", other.type_name()),
                 },
+                Value::Range(_, _, _) if matches!(a, Value::BigInt(_)) => false,
                 Value::Range(x, y, s) => {
                     let i = a.as_int("range membership")?;
                     let n = range_len(*x, *y, *s) as i64;
@@ -256,6 +260,18 @@ pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
                 _ => x >= y,
             };
             return Ok(boolean(r));
+        }
+        (BinOp::Mul, Value::Str(_) | Value::List(_) | Value::Tuple(_), Value::BigInt(n))
+        | (BinOp::Mul, Value::BigInt(n), Value::Str(_) | Value::List(_) | Value::Tuple(_)) => {
+            if n.sign() == num_bigint::Sign::Minus {
+                return Ok(match (&a, &b) {
+                    (Value::Str(_), _) | (_, Value::Str(_)) => Value::Str(String::new()),
+                    (Value::List(_), _) | (_, Value::List(_)) => Value::List(Vec::new()),
+                    _ => Value::Tuple(Vec::new()),
+                });
+            }
+            // Python's OverflowError.
+            bail!(Value, "cannot fit 'int' into an index-sized integer");
         }
         (BinOp::Mod, Value::Str(_), _) => bail!(Unsupported, "'%' string formatting is not supported; use an f-string"),
         _ => {}
@@ -411,6 +427,7 @@ pub fn getitem(v: Value, items: &[Value]) -> Result<Value> {
                 _ => Value::List(out),
             })
         }
+        Value::BigInt(_) => bail!(Index, "cannot fit 'int' into an index-sized integer"),
         i => {
             let k = i.as_int(&format!("{} index", v.type_name()))?;
             let j = if k < 0 { k + n } else { k };
@@ -446,6 +463,7 @@ pub fn slice_positions(n: i64, start: Option<i64>, stop: Option<i64>, step: Opti
 fn number(ctx: &mut RunContext, v: &Value, what: &str) -> Result<f64> {
     match v {
         Value::Scalar(s) => Ok(s.as_f64()),
+        Value::BigInt(b) => number::big_to_f64(b),
         Value::Tensor(t) if t.numel() == 1 => Ok(item(ctx, t)?.as_f64()),
         Value::Tensor(_) => bail!(Type, "only one element tensors can be converted to Python scalars"),
         other => bail!(Type, "{what} must be a real number, not {}", other.type_name()),
@@ -493,6 +511,11 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
             Ok(Value::Super)
         }
         "range" => {
+            for i in 0..3 {
+                if let Some(Value::BigInt(_)) = args.peek(i) {
+                    bail!(Unsupported, "range() bounds beyond 64 bits are not supported");
+                }
+            }
             let a = args.int(0, "start")?;
             let b = args.opt_int(1, "stop")?;
             let s = args.opt_int(2, "step")?.unwrap_or(1);
@@ -616,23 +639,21 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
             let v = args.req(0, "x")?;
             args.finish()?;
             match v {
-                Value::Scalar(Scalar::Int(i)) => Ok(int(i.wrapping_abs())),
-                Value::Scalar(Scalar::Bool(b)) => Ok(int(i64::from(b))),
-                Value::Scalar(Scalar::Float(f)) => Ok(Value::Scalar(Scalar::Float(f.abs()))),
+                v @ (Value::Scalar(_) | Value::BigInt(_)) => Ok(number::abs(&v).unwrap_or(v)),
                 v => ctx.function("abs", Args::new("abs", vec![v], vec![])),
             }
         }
         "round" => {
             let v = args.req(0, "number")?;
-            let nd = args.opt_int(1, "ndigits")?;
+            let nd = match args.opt(1, "ndigits") {
+                None | Some(Value::None) => None,
+                // A huge ndigits keeps an int as it is and rounds a float to itself.
+                Some(Value::BigInt(b)) => Some(if b.sign() == num_bigint::Sign::Minus { i64::MIN } else { i64::MAX }),
+                Some(v) => Some(v.as_int("ndigits")?),
+            };
             args.finish()?;
             match (v, nd) {
-                (Value::Scalar(Scalar::Float(f)), None) => {
-                    if !f.is_finite() {
-                        bail!(Value, "cannot convert float {} to integer", float_repr(f));
-                    }
-                    Ok(int(f.round_ties_even() as i64))
-                }
+                (Value::Scalar(Scalar::Float(f)), None) => number::float_to_int(f.round_ties_even()),
                 (Value::Scalar(Scalar::Float(f)), Some(n)) => {
                     // Rounding the exact binary value to n decimals, as Python does.
                     let n = n.clamp(-300, 300);
@@ -644,7 +665,9 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                     };
                     Ok(Value::Scalar(Scalar::Float(r)))
                 }
-                (Value::Scalar(s @ (Scalar::Int(_) | Scalar::Bool(_))), _) => Ok(int(s.as_i64())),
+                (v @ (Value::Scalar(Scalar::Int(_) | Scalar::Bool(_)) | Value::BigInt(_)), nd) => {
+                    number::round_int(&v, nd.unwrap_or(0))
+                }
                 (v @ Value::Tensor(_), nd) => {
                     let kw = nd.map(|n| vec![("decimals".to_string(), int(n))]).unwrap_or_default();
                     ctx.function("round", Args::new("round", vec![v], kw))
@@ -697,7 +720,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
             let mut hit = false;
             for t in &types {
                 hit |= match (t, &v) {
-                    (Value::Builtin("int"), Value::Scalar(Scalar::Int(_) | Scalar::Bool(_)))
+                    (Value::Builtin("int"), Value::Scalar(Scalar::Int(_) | Scalar::Bool(_)) | Value::BigInt(_))
                     | (Value::Builtin("float"), Value::Scalar(Scalar::Float(_)))
                     | (Value::Builtin("bool"), Value::Scalar(Scalar::Bool(_)))
                     | (Value::Builtin("str"), Value::Str(_))
@@ -748,8 +771,12 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
         "pow" => {
             let a = args.req(0, "base")?;
             let b = args.req(1, "exp")?;
+            let m = args.opt(2, "mod");
             args.finish()?;
-            binary(ctx, BinOp::Pow, a, b)
+            match m {
+                None | Some(Value::None) => binary(ctx, BinOp::Pow, a, b),
+                Some(m) => number::pow_mod(&a, &b, &m),
+            }
         }
         _ => bail!(Unsupported, "{name}() is not supported"),
     }
@@ -758,10 +785,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
 fn parse_number(name: &str, text: &str) -> Result<Value> {
     let clean = text.replace('_', "");
     if name == "int" {
-        return match clean.parse::<i64>() {
-            Ok(i) => Ok(int(i)),
-            Err(_) => bail!(Value, "invalid literal for int() with base 10: '{text}'"),
-        };
+        return number::parse_int(text);
     }
     let lower = clean.to_ascii_lowercase();
     let v = match lower.trim_start_matches(['+', '-']) {

@@ -13,6 +13,9 @@ use crate::uop::buffer::Scalar;
 pub enum Value {
     Tensor(Tensor),
     Scalar(Scalar),
+    /// A Python int that does not fit 64 bits (`2**64`, `10**100`); one that fits is always a
+    /// `Scalar::Int` (`trace::python::number` keeps the two forms apart).
+    BigInt(std::rc::Rc<num_bigint::BigInt>),
     Str(String),
     None,
     Ellipsis,
@@ -104,7 +107,7 @@ impl Value {
         match self {
             Value::Tensor(_) => "Tensor",
             Value::Scalar(Scalar::Bool(_)) => "bool",
-            Value::Scalar(Scalar::Int(_)) => "int",
+            Value::Scalar(Scalar::Int(_)) | Value::BigInt(_) => "int",
             Value::Scalar(Scalar::Float(_)) => "float",
             Value::Str(_) => "str",
             Value::None => "NoneType",
@@ -138,6 +141,8 @@ impl Value {
         match self {
             Value::Scalar(Scalar::Int(i)) => Ok(*i),
             Value::Scalar(Scalar::Bool(b)) => Ok(i64::from(*b)),
+            // PyTorch's unpacking of an int argument (a size, a dim, an index, a seed).
+            Value::BigInt(_) => bail!(Value, "Overflow when unpacking long long"),
             other => bail!(Type, "{what} must be int, not {}", other.type_name()),
         }
     }
@@ -145,6 +150,7 @@ impl Value {
     pub fn as_scalar(&self, what: &str) -> Result<Scalar> {
         match self {
             Value::Scalar(s) => Ok(*s),
+            Value::BigInt(b) => big_operand(b),
             other => bail!(Type, "{what} must be a number, not {}", other.type_name()),
         }
     }
@@ -163,6 +169,21 @@ impl Value {
             _ => None,
         }
     }
+}
+
+/// What a big int becomes where PyTorch takes a number (a tensor op's scalar operand): PyTorch
+/// converts through a 64-bit int and refuses what does not fit.
+pub fn big_operand(b: &num_bigint::BigInt) -> Result<Scalar> {
+    if b.sign() == num_bigint::Sign::Minus {
+        bail!(Value, "can't convert negative int to unsigned");
+    }
+    if b.bits() > 64 {
+        bail!(Value, "int too big to convert");
+    }
+    // PyTorch reads an int from 2**63 to 2**64 as an unsigned 64-bit value: an integer tensor
+    // takes it wrapped to int64 (`int64 + 2**63` wraps), as here; the operators give a float
+    // tensor the value itself (`trace::binding::operators`).
+    Ok(Scalar::Int(num_traits::ToPrimitive::to_u64(b).unwrap_or(0) as i64))
 }
 
 /// The arguments of one call, consumed by name or position as a signature reads them.
@@ -243,13 +264,25 @@ impl Args {
             Some(v) => v,
             None => return Ok(vec![]),
         };
-        if first.items().is_some() {
-            return first.as_ints(name);
+        let func = self.func.clone();
+        // PyTorch's refusal of a size past 64 bits names its place in the list (from 1).
+        let size = |k: usize, v: &Value| -> Result<i64> {
+            if let Value::BigInt(_) = v {
+                bail!(
+                    Type,
+                    "{func}(): argument '{name}' failed to unpack the object at pos {} with error \"Overflow when unpacking long long\"",
+                    k + 1
+                );
+            }
+            v.as_int(name)
+        };
+        if let Some(items) = first.items() {
+            return items.iter().enumerate().map(|(k, v)| size(k, v)).collect();
         }
-        let mut out = vec![first.as_int(name)?];
+        let mut out = vec![size(0, &first)?];
         let mut j = i + 1;
         while let Some(v) = self.pos.get_mut(j).and_then(Option::take) {
-            out.push(v.as_int(name)?);
+            out.push(size(out.len(), &v)?);
             j += 1;
         }
         Ok(out)

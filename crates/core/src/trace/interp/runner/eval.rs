@@ -9,6 +9,7 @@ impl Run {
         match &e.kind {
             ExprKind::Name(n) => self.lookup(n, e.span),
             ExprKind::Int(i) => Ok(Value::Scalar(Scalar::Int(*i))),
+            ExprKind::BigInt(digits) => crate::trace::python::number::parse_int(digits),
             ExprKind::Float(f) => Ok(Value::Scalar(Scalar::Float(*f))),
             ExprKind::Bool(b) => Ok(Value::Scalar(Scalar::Bool(*b))),
             ExprKind::Str(s) => Ok(Value::Str(s.clone())),
@@ -105,6 +106,10 @@ impl Run {
                         None => Ok(None),
                         Some(x) => match self.eval(x)? {
                             Value::None => Ok(None),
+                            // Slices clamp their bounds: past 64 bits is as far as i64 goes.
+                            Value::BigInt(b) => {
+                                Ok(Some(if b.sign() == num_bigint::Sign::Minus { i64::MIN } else { i64::MAX }))
+                            }
                             v => v.as_int("slice indices").map(Some),
                         },
                     }

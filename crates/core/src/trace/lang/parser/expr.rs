@@ -57,7 +57,7 @@ impl<'a> Parser<'a> {
         }
         match self.peek() {
             Tok::Kw("async") => Err(self.error_here("async comprehensions are not supported")),
-            Tok::Op(Op::Walrus | Op::Shl | Op::Shr) => Err(self.unexpected()),
+            Tok::Op(Op::Walrus) => Err(self.unexpected()),
             _ => Ok(body),
         }
     }
@@ -444,6 +444,7 @@ impl<'a> Parser<'a> {
         let kind = match &t.tok {
             Tok::Name => ExprKind::Name(self.text(t).to_string()),
             Tok::Int(v) => ExprKind::Int(*v),
+            Tok::BigInt(v) => ExprKind::BigInt(v.clone()),
             Tok::Float(v) => ExprKind::Float(*v),
             Tok::True => ExprKind::Bool(true),
             Tok::False => ExprKind::Bool(false),

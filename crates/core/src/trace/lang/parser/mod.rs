@@ -52,8 +52,8 @@ struct Node {
 /// Binding powers, lowest first: comparisons, then the table below, then prefix `-`, `+`, `~`,
 /// then `**` (so `-2**2` is `-(2**2)` while `2**-1` takes the sign into its exponent).
 const CMP: u8 = 1;
-const UNARY: u8 = 7;
-const POW: u8 = 8;
+const UNARY: u8 = 8;
+const POW: u8 = 9;
 
 /// An operator waiting on the shunting-yard stack for its right operand.
 struct Pending {
@@ -79,13 +79,15 @@ fn binary_op(op: Op) -> Option<(BinOp, u8)> {
         Op::Pipe => (BinOp::Or, 2),
         Op::Caret => (BinOp::Xor, 3),
         Op::Amp => (BinOp::And, 4),
-        Op::Plus => (BinOp::Add, 5),
-        Op::Minus => (BinOp::Sub, 5),
-        Op::Star => (BinOp::Mul, 6),
-        Op::Slash => (BinOp::Div, 6),
-        Op::DoubleSlash => (BinOp::FloorDiv, 6),
-        Op::Percent => (BinOp::Mod, 6),
-        Op::At => (BinOp::MatMul, 6),
+        Op::Shl => (BinOp::Shl, 5),
+        Op::Shr => (BinOp::Shr, 5),
+        Op::Plus => (BinOp::Add, 6),
+        Op::Minus => (BinOp::Sub, 6),
+        Op::Star => (BinOp::Mul, 7),
+        Op::Slash => (BinOp::Div, 7),
+        Op::DoubleSlash => (BinOp::FloorDiv, 7),
+        Op::Percent => (BinOp::Mod, 7),
+        Op::At => (BinOp::MatMul, 7),
         _ => return None,
     })
 }
@@ -93,7 +95,14 @@ fn binary_op(op: Op) -> Option<(BinOp, u8)> {
 /// Whether `tok` can begin an expression (including the ones refused with a message).
 fn starts_expr(tok: &Tok) -> bool {
     match tok {
-        Tok::Name | Tok::Int(_) | Tok::Float(_) | Tok::Str(_) | Tok::FStr(_) | Tok::True | Tok::False => true,
+        Tok::Name
+        | Tok::Int(_)
+        | Tok::BigInt(_)
+        | Tok::Float(_)
+        | Tok::Str(_)
+        | Tok::FStr(_)
+        | Tok::True
+        | Tok::False => true,
         Tok::None => true,
         Tok::Kw(k) => matches!(*k, "not" | "lambda" | "await" | "yield"),
         Tok::Op(op) => matches!(
@@ -116,7 +125,9 @@ fn starts_expr(tok: &Tok) -> bool {
 fn describe(kind: &ExprKind) -> &'static str {
     match kind {
         ExprKind::Call { .. } => "function call",
-        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::FString(_) => "literal",
+        ExprKind::Int(_) | ExprKind::BigInt(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::FString(_) => {
+            "literal"
+        }
         ExprKind::BoolOp { .. } | ExprKind::Unary { op: UnaryOp::Not, .. } => "expression",
         ExprKind::IfExp { .. } => "conditional expression",
         ExprKind::Comp { .. } => "comprehension",
@@ -222,7 +233,7 @@ impl<'a> Parser<'a> {
             Tok::Kw(k) => unsupported_keyword(k),
             Tok::Op(Op::Star) | Tok::Op(Op::DoubleStar) => "starred expressions are not supported".to_string(),
             Tok::Op(Op::Walrus) => "':=' is not supported".to_string(),
-            Tok::Op(Op::Shl | Op::Shr | Op::AugShift) => {
+            Tok::Op(Op::AugShift) => {
                 format!("'{}' is not supported", self.text(t))
             }
             Tok::Op(Op::RParen | Op::RBracket | Op::RBrace) => {
@@ -247,7 +258,7 @@ impl<'a> Parser<'a> {
         if starts_expr(self.peek()) {
             return self.error_here("invalid syntax. Perhaps you forgot a comma?");
         }
-        if matches!(self.peek(), Tok::Kw(_) | Tok::Op(Op::Walrus | Op::Shl | Op::Shr)) {
+        if matches!(self.peek(), Tok::Kw(_) | Tok::Op(Op::Walrus)) {
             return self.unexpected();
         }
         self.error_here(format!("expected '{close}'"))
