@@ -2,7 +2,14 @@
 """Real sizes side by side: each program in programs/ run by PyTorch and by `stridelab run --json`
 in the same invocation, with wall time and peak memory of each.
 
-    python tools/bench/real_sizes.py [--bin target/release/stridelab] [--repeat 3]
+    python tools/bench/real_sizes.py [--bin target/release/stridelab] [--repeat 3] [PROGRAM ...]
+
+Without PROGRAMs it runs the real-size set; the per-statement costs (a loop with a
+million-element list in scope, 2,000 nested `nn.Sequential`, in-place and out-of-place adds on
+2^22 elements, a 4,000-step autograd chain) are
+
+    python tools/bench/real_sizes.py scope_loop.py nested_sequential.py inplace_add.py \
+        out_of_place_add.py autograd_chain.py
 
 PyTorch runs the program after `import torch` with one thread (its import is not counted);
 stridelab is timed as the whole `stridelab run --json PROGRAM > /dev/null` process, report
@@ -50,9 +57,10 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "stridelab"))
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("programs", nargs="*", default=PROGRAMS)
     args = ap.parse_args()
     rows = []
-    for name in PROGRAMS:
+    for name in args.programs:
         path = os.path.join(HERE, "programs", name)
         torch_runs = [measure([sys.executable, "-c", TORCH, path]) for _ in range(args.repeat)]
         ours = [measure([sys.executable, "-c", CHILD, args.bin, "run", "--json", path]) for _ in range(args.repeat)]

@@ -520,17 +520,21 @@ impl Data {
         with_data!(self, |src: T| T::wrap(gather_view(src, v)))
     }
 
-    /// Writes `src` (same dtype, one value per index) at `idx`, in order, so a later duplicate
-    /// index wins as it does in a sequential loop.
-    /// Writes `src` over elements `start..start + src.len()`.
+    /// Writes `src` over elements `start..start + src.len()` (nothing when `src` is empty,
+    /// wherever `start` is).
     pub fn write_range(&mut self, start: usize, src: &Data) {
         assert_eq!(self.dtype(), src.dtype(), "write_range needs equal dtypes");
+        if src.is_empty() {
+            return;
+        }
         with_data!(self, |dst: T| {
             let src = T::vec(src).unwrap_or_default();
             dst[start..start + src.len()].copy_from_slice(src);
         })
     }
 
+    /// Writes `src` (same dtype, one value per index) at `idx`, in order, so a later duplicate
+    /// index wins as it does in a sequential loop.
     pub fn scatter(&mut self, idx: &[i64], src: &Data) {
         assert_eq!(idx.len(), src.len(), "scatter of mismatched lengths");
         assert_eq!(self.dtype(), src.dtype(), "scatter needs equal dtypes");
