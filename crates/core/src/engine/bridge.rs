@@ -123,7 +123,7 @@ impl Engine {
             return Ok(());
         }
         let Ok(s) = self.storage_id(target) else { return Ok(()) };
-        let plan = self.write_plan(s, &target.layout().storage_indices());
+        let plan = self.write_plan(s, CellList::from(target.layout().storage_indices().as_slice()));
         if plan.path() != WritePath::Assign {
             return Ok(());
         }
@@ -143,7 +143,7 @@ impl Engine {
     pub(crate) fn bridge_check_inplace_shape(&mut self, target: &Tensor, value: &[usize]) -> Result<()> {
         let numel = |s: &[usize]| s.iter().product::<usize>();
         let s = self.storage_id(target)?;
-        let plan = self.write_plan(s, &target.layout().storage_indices());
+        let plan = self.write_plan(s, CellList::from(target.layout().storage_indices().as_slice()));
         if target.is_view() && plan.path() == WritePath::Assign {
             if numel(value) == plan.base_len {
                 return Ok(());
@@ -165,9 +165,9 @@ impl Engine {
     /// The bridge's plan for a write of `elements` (storage indices in the target's element
     /// order, repeats included) into storage `s`: a write into a mirrored view is a write into
     /// its base at the mirror's positions (transitively).
-    pub(crate) fn write_plan(&self, s: StorageId, elements: &[i64]) -> WritePlan {
+    pub(crate) fn write_plan(&self, s: StorageId, elements: CellList) -> WritePlan {
         let mut base = s;
-        let mut positions = CellList::from(elements);
+        let mut positions = elements;
         let mut through_mirror = false;
         while let Some(m) = self.mirrors.iter().find(|m| m.view == base) {
             positions = positions

@@ -47,9 +47,14 @@ impl Engine {
             return Ok(w);
         }
         let elements = target.layout().storage_indices();
+        // The written cells as runs, once: a contiguous target's are one range.
+        let cells = match target.layout().is_contiguous() {
+            true => CellList::range(target.layout().offset(), elements.len()),
+            false => elements.as_slice().into(),
+        };
         let mut landing = Landing::Target;
         if self.is_bridge() {
-            let plan = self.write_plan(s, &elements);
+            let plan = self.write_plan(s, cells.clone());
             let how = match via {
                 BridgeWrite::Own if !target.is_view() && !self.viewed.contains(&s) => BridgeWrite::Own,
                 _ => BridgeWrite::Assign,
@@ -71,18 +76,17 @@ impl Engine {
             Some(h) => h.apply(target.layout(), &mut self.storages[s].data),
             None => {
                 let data = interp::realize_within(&self.graph, &self.storages, value, &self.budget)?;
-                self.storages[s].data.scatter(&elements, &data);
+                match cells.as_range() {
+                    Some(r) => self.storages[s].data.write_range(r.start as usize, &data),
+                    None => self.storages[s].data.scatter(&elements, &data),
+                }
             }
         }
         self.storages[s].version += 1;
         self.bridge_refresh(s, &elements, landing);
         self.ids.bump(target.counter);
         self.events.push(Event::Store { node: store, storage: s });
-        let elements = match target.layout().is_contiguous() {
-            true => CellList::range(target.layout().offset(), elements.len()),
-            false => elements.as_slice().into(),
-        };
-        Ok(Write { storage: s, elements })
+        Ok(Write { storage: s, elements: cells })
     }
 
     /// The usual in-place op under PyTorch's rules: a row-major contiguous target of the

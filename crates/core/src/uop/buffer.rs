@@ -540,20 +540,8 @@ impl Data {
         assert_eq!(self.dtype(), src.dtype(), "scatter needs equal dtypes");
         with_data!(self, |dst: T| {
             let src = T::vec(src).unwrap_or_default();
-            // A dense write (the usual in-place op) is one copy.
-            let run = match (idx.first(), idx.last()) {
-                (Some(&a), Some(&b)) if b - a + 1 == idx.len() as i64 && idx.windows(2).all(|w| w[1] == w[0] + 1) => {
-                    Some(a as usize)
-                }
-                _ => None,
-            };
-            match run {
-                Some(a) => dst[a..a + src.len()].copy_from_slice(src),
-                None => {
-                    for (i, s) in idx.iter().zip(src) {
-                        dst[*i as usize] = *s;
-                    }
-                }
+            for (i, s) in idx.iter().zip(src) {
+                dst[*i as usize] = *s;
             }
         })
     }
