@@ -11,6 +11,30 @@
 use crate::tensor::Tensor;
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A hasher for the addresses the module walks remember: one multiply, where SipHash made the
+/// walks of a deep module tree the cost of every statement.
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+    }
+}
+
+type Addresses<T> = HashSet<*const T, BuildHasherDefault<AddressHasher>>;
 use std::rc::Rc;
 
 /// One module.
@@ -137,7 +161,7 @@ impl<V> Layer<V> {
     /// (PyTorch's `named_modules`; a module reached twice is listed once).
     pub fn modules(self: &Rc<Self>) -> Vec<(String, Rc<Layer<V>>)> {
         let mut out: Vec<(String, Rc<Layer<V>>)> = Vec::new();
-        let mut seen = HashSet::new();
+        let mut seen = Addresses::<Layer<V>>::default();
         let mut stack = vec![(String::new(), self.clone())];
         while let Some((prefix, m)) = stack.pop() {
             if !seen.insert(Rc::as_ptr(&m)) {
@@ -155,7 +179,7 @@ impl<V> Layer<V> {
     /// a walk over a model's tensors needs, linear in the modules however deep they nest.
     pub fn all(self: &Rc<Self>) -> Vec<Rc<Layer<V>>> {
         let mut out = Vec::new();
-        let mut seen = HashSet::new();
+        let mut seen = Addresses::<Layer<V>>::default();
         let mut stack = vec![self.clone()];
         while let Some(m) = stack.pop() {
             if !seen.insert(Rc::as_ptr(&m)) {

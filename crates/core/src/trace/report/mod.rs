@@ -237,24 +237,27 @@ const SAVED_CELLS: usize = 4096;
 
 fn autograd_graph(engine: &mut Engine, named: &[(String, Tensor)]) -> Vec<NodeReport> {
     let roots: Vec<&Tensor> = named.iter().map(|(_, t)| t).collect();
-    let name_of = |t: &Tensor| named.iter().find(|(_, n)| n.same_object(t)).map(|(n, _)| n.clone());
+    // Names by object (the first name bound to it) and by `grad_fn`, looked up per node.
+    let mut by_object = std::collections::HashMap::new();
+    let mut by_node: std::collections::HashMap<_, Vec<String>> = std::collections::HashMap::new();
+    for (name, t) in named {
+        by_object.entry(t.object).or_insert_with(|| name.clone());
+        if let Some(g) = engine.autograd().grad_fn(t) {
+            by_node.entry(g).or_default().push(name.clone());
+        }
+    }
+    let name_of = |t: &Tensor| by_object.get(&t.object).cloned();
     let views = engine.graph_from(&roots);
     let mut out = Vec::with_capacity(views.len());
     for n in views {
-        let outputs: Vec<String> = named
-            .iter()
-            .filter(|(_, t)| engine.autograd().grad_fn(t) == Some(n.id))
-            .map(|(name, _)| name.clone())
-            .collect();
+        let outputs: Vec<String> = by_node.get(&n.id).cloned().unwrap_or_default();
         let next = n
             .next
             .iter()
             .map(|e| {
                 e.map(|e| match e {
                     Edge::Node(m) => EdgeReport::Node(m.index()),
-                    Edge::Leaf(o) => {
-                        EdgeReport::Leaf(named.iter().find(|(_, t)| t.object == o).map(|(name, _)| name.clone()))
-                    }
+                    Edge::Leaf(o) => EdgeReport::Leaf(by_object.get(&o).cloned()),
                 })
             })
             .collect();
@@ -532,12 +535,18 @@ pub fn report(run: &mut Run, opts: ReportOptions) -> Report<'_> {
     let named: Vec<(String, Tensor)> = run.tensors();
     let graph = autograd_graph(&mut run.engine, &named);
     let mut tensors = Vec::with_capacity(named.len());
+    // Each name's place among the bridge's tensors (the first, as a search would find it): a
+    // model of 40,000 parameters is not 40,000 searches of 40,000 names.
+    let mut bridge_at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (i, (n, _)) in bridge.iter().flat_map(|b| b.tensors.0.iter()).enumerate() {
+        bridge_at.entry(n.clone()).or_insert(i);
+    }
     for (name, t) in named {
         // A tensor whose values cannot be computed was dropped by the runner already; a
         // failure here would be an engine bug, so it is skipped rather than reported as data.
         if let Some(mut r) = tensor_report(&mut run.engine, &t) {
             if let Some(b) = &mut bridge {
-                let bt = b.tensors.0.iter_mut().find(|(n, _)| *n == name).map(|(_, bt)| bt);
+                let bt = bridge_at.get(&name).and_then(|&i| b.tensors.0.get_mut(i)).map(|(_, bt)| bt);
                 let same = bt.as_ref().map(|bt| {
                     bt.shape == r.shape && bt.values.as_ref().is_some_and(|v| v.0.same_elements(&r.values.0))
                 });
