@@ -110,7 +110,17 @@ fn read_input(input: &str) -> Result<String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and version are not errors; under `--json` a bad argument is the report's error
+        // object like any other, so a tool reading the output never meets clap's text.
+        Err(e) if !e.use_stderr() || !std::env::args().any(|a| a == "--json") => e.exit(),
+        Err(e) => {
+            let text = e.render().to_string();
+            let message = text.lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
+            return Error::usage(message).report(true);
+        }
+    };
     match cli.command {
         Command::Model(cmd) => model::main(cmd),
         Command::Train(args) => match train::main(&args) {

@@ -80,6 +80,10 @@ fn json_errors_have_a_kind_for_links_io_and_limits() {
         (vec!["run", "--json", "--file", "x=/no/such/file", trace], "io"),
         (vec!["model", "run", "/no/such/model.onnx", "--mnist", "/dev/null", "--json"], "io"),
         (vec!["model", "replay", "/no/such/capture", "--mnist", "/dev/null", "--json"], "io"),
+        // Arguments clap refuses are JSON too under --json, for every command.
+        (vec!["run", "--json", "--bogus", trace], "usage"),
+        (vec!["train", "--json", "--bogus"], "usage"),
+        (vec!["train", "--json", "--mnist", "/no/such/dir", "--batch", "many"], "usage"),
     ];
     for (args, kind) in cases {
         let (code, out, err) = common::stridelab(&args, "");
