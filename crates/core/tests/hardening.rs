@@ -174,3 +174,46 @@ fn model_capture_of_a_long_graph_is_linear() {
     assert_eq!(cap.manifest().kernels.len(), 20000);
     assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
 }
+
+fn error_of(src: &str) -> (String, String) {
+    let run = Run::run_source(src);
+    let e = run.error.expect("the trace fails");
+    (e.error.kind().to_string(), e.error.message().to_string())
+}
+
+#[test]
+fn values_that_would_allocate_without_bound_are_refused() {
+    // Each allocated everything first, then was killed: 2^40 tensors, a list doubled 40 times,
+    // a million-element list repeated a thousand times (held by value).
+    for (src, message) in [
+        ("p = torch.zeros(10).tensor_split(2**40)\n", "a split may make at most"),
+        ("s = [1]\nfor i in range(40):\n    s.extend(s)\n", "a list may hold at most"),
+        ("x = [0] * 1000000\ny = [x] * 1000\n", "nested ones counted"),
+        ("x = [0] * 1000000\ny = [x] + [x]\n", "a sequence may hold at most"),
+    ] {
+        let (kind, got) = error_of(src);
+        assert_eq!(kind, "limit", "{src}");
+        assert!(got.contains(message), "{src}: {got}");
+    }
+}
+
+#[test]
+fn a_module_containing_itself_prints_as_a_recursion_error() {
+    let src = "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\nm = M()\nm.me = m\nprint(m)\n";
+    let (kind, message) = error_of(src);
+    assert_eq!((kind.as_str(), message.as_str()), ("limit", "maximum recursion depth exceeded"));
+    // 331 levels print, as in CPython with its default recursion limit; deeper ones do not.
+    let deep = |n: usize| format!("m = nn.Identity()\nfor i in range({n}):\n    m = nn.Sequential(m)\ns = str(m)\n");
+    assert!(Run::run_source(&deep(331)).error.is_none());
+    assert_eq!(error_of(&deep(332)).0, "limit");
+}
+
+#[test]
+fn statements_cost_the_same_with_a_million_python_values_in_scope() {
+    let src = "keys = list(range(10**6))\nfor i in range(1000):\n    x = i\nm = nn.Identity()\nfor i in range(2000):\n    m = nn.Sequential(m)\n";
+    let t = std::time::Instant::now();
+    let run = Run::run_source(src);
+    assert!(run.error.is_none(), "{:?}", run.error);
+    // Walking the list at each of the 3,000 statements took minutes; one walk is milliseconds.
+    assert!(t.elapsed().as_secs_f64() < 20.0, "{:?}", t.elapsed());
+}

@@ -20,7 +20,7 @@ use crate::tensor::Tensor;
 use crate::trace::lang::ast::BinOp;
 use crate::trace::nn::layer::LayerKind;
 use crate::trace::python::context::RunContext;
-use crate::trace::python::value::{Args, Value, MAX_SEQUENCE};
+use crate::trace::python::value::{deep_len, Args, Value, MAX_SEQUENCE};
 use crate::uop::buffer::Scalar;
 
 /// Python's builtins the trace language has.
@@ -205,10 +205,14 @@ pub fn compare(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Va
 /// A binary operator: Python's own meaning on strings and sequences, the op library's on
 /// numbers and tensors.
 pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Value> {
+    let deep = |items: &[Value]| items.iter().map(deep_len).fold(0usize, usize::saturating_add);
     let repeat = |items: &[Value], n: i64| -> Result<Vec<Value>> {
         let n = usize::try_from(n).unwrap_or(0);
         if items.len().saturating_mul(n) > MAX_SEQUENCE {
             bail!(Limit, "a sequence may hold at most {MAX_SEQUENCE} items");
+        }
+        if n > 1 && deep(items).saturating_mul(n) > MAX_SEQUENCE {
+            bail!(Limit, "a sequence may hold at most {MAX_SEQUENCE} values, nested ones counted");
         }
         Ok(items.iter().cloned().cycle().take(items.len() * n).collect())
     };
@@ -235,6 +239,7 @@ pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
         }
         (BinOp::Add, Value::List(x), Value::List(y)) => {
             joined(x.len(), y.len())?;
+            joined(deep(x), deep(y))?;
             return Ok(Value::List(x.iter().chain(y).cloned().collect()));
         }
         (BinOp::Add, Value::Size(x), Value::Tuple(y) | Value::Size(y)) => {
@@ -243,6 +248,7 @@ pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
         }
         (BinOp::Add, Value::Tuple(x), Value::Size(y) | Value::Tuple(y)) => {
             joined(x.len(), y.len())?;
+            joined(deep(x), deep(y))?;
             return Ok(Value::Tuple(x.iter().chain(y).cloned().collect()));
         }
         (BinOp::Mul, Value::List(x), Value::Scalar(Scalar::Int(n))) => return Ok(Value::List(repeat(x, *n)?)),

@@ -95,6 +95,20 @@ impl GradMode {
 /// The most items a list, tuple, string, comprehension or `range` may hold when built whole.
 pub const MAX_SEQUENCE: usize = 1 << 20;
 
+/// How many values `v` holds, nested ones and string characters included: what a copy of it
+/// costs, values being held by value. A repetition or a sum of sequences is bounded by it
+/// (`[big_list] * 1000` is refused, not built), not only by its own length.
+pub fn deep_len(v: &Value) -> usize {
+    let sum = |n: usize, x: usize| n.saturating_add(x);
+    match v {
+        Value::Tuple(items) | Value::List(items) | Value::Size(items) => items.iter().map(deep_len).fold(1, sum),
+        Value::Named(fields) => fields.iter().map(|(_, x)| deep_len(x)).fold(1, sum),
+        Value::Dict(_, entries) => entries.iter().map(|(k, x)| sum(k.len(), deep_len(x))).fold(1, sum),
+        Value::Str(s) => sum(1, s.len()),
+        _ => 1,
+    }
+}
+
 /// A function the trace defined with `def`, with its defaults as evaluated when `def` ran.
 #[derive(Debug)]
 pub struct Function {
