@@ -668,10 +668,25 @@ fn is_plain(v: &Value) -> bool {
 }
 
 fn rebind_value(engine: &mut Engine, v: &mut Value, r: &Tensor) {
+    let tensor = |engine: &mut Engine, t: &mut Tensor| {
+        if t.same_object(r) {
+            *t = r.clone();
+        } else if t.storage() == r.storage() {
+            *t = engine.refresh(t);
+        }
+    };
     match v {
-        Value::Tensor(t) if t.same_object(r) => *t = r.clone(),
-        Value::Tensor(t) if t.storage() == r.storage() => *t = engine.refresh(t),
+        Value::Tensor(t) => tensor(engine, t),
         Value::Tuple(items) | Value::List(items) => items.iter_mut().for_each(|x| rebind_value(engine, x, r)),
+        // A module's parameters and buffers are the same objects (`m.weight.data = t`).
+        Value::Layer(l) => {
+            for m in l.all() {
+                for list in [&m.params, &m.buffers] {
+                    list.borrow_mut().iter_mut().for_each(|(_, t)| tensor(engine, t));
+                }
+                m.attrs.borrow_mut().iter_mut().for_each(|(_, x)| rebind_value(engine, x, r));
+            }
+        }
         _ => {}
     }
 }
