@@ -165,15 +165,24 @@ fn tensor_other_only(op: BinaryOp) -> bool {
     matches!(op, BinaryOp::Max | BinaryOp::Min | BinaryOp::Fmax | BinaryOp::Fmin | BinaryOp::Atan2 | BinaryOp::Hypot)
 }
 
-/// `b * alpha` for `add`/`sub`'s `alpha=`.
-pub(crate) fn scaled(run: &mut RunContext, b: Operand, alpha: Option<Value>) -> Result<Operand> {
-    match alpha {
-        None | Some(Value::None) => Ok(b),
-        Some(a) => {
-            let a = a.as_scalar("alpha")?;
-            Ok(Operand::Tensor(run.engine.binary(BinaryOp::Mul, &b, &Operand::Scalar(a))?))
+/// `b * alpha` for `add`/`sub`'s `alpha=` (with `a`, the other operand), under PyTorch's
+/// `alpha_check`: a float alpha needs a float result, a bool one a bool result, and a bool
+/// result takes any alpha as a bool (`a + alpha * b` is `a | (bool(alpha) & b)`).
+pub(crate) fn scaled(run: &mut RunContext, a: &Operand, b: Operand, alpha: Option<Value>) -> Result<Operand> {
+    let alpha = match alpha {
+        None | Some(Value::None) => return Ok(b),
+        Some(v) => v.as_scalar("alpha")?,
+    };
+    let dtype = run.engine.compute_dtype(BinaryOp::Add, a, &b)?;
+    let alpha = match alpha {
+        Scalar::Bool(_) if dtype != DType::Bool => bail!(DType, "Boolean alpha only supported for Boolean results."),
+        Scalar::Float(_) if !dtype.is_float() => {
+            bail!(DType, "For integral input tensors, argument alpha must not be a floating point number.")
         }
-    }
+        s if dtype == DType::Bool => Scalar::Bool(s.as_f64() != 0.0),
+        s => s,
+    };
+    Ok(Operand::Tensor(run.engine.binary(BinaryOp::Mul, &b, &Operand::Scalar(alpha))?))
 }
 
 /// The integer-division checks PyTorch makes before it computes: a zero divisor raises, and so
@@ -229,8 +238,8 @@ pub fn call_method(run: &mut RunContext, t: &Tensor, entry: Entry, name: &str, m
             let alpha = if matches!(op, BinaryOp::Add | BinaryOp::Sub) { args.kw_only("alpha") } else { None };
             let rounding = if op == BinaryOp::Div { rounding_mode(&mut args)? } else { Rounding::True };
             args.finish()?;
-            let other = scaled(run, other, alpha)?;
             let me = Operand::Tensor(t.clone());
+            let other = scaled(run, &me, other, alpha)?;
             if rounding != Rounding::True {
                 let value = rounded_div(run, &me, &other, rounding)?;
                 return Ok(Value::Tensor(finish(run, t, value, std::slice::from_ref(t), mode)?));
@@ -268,7 +277,7 @@ pub fn call_function(run: &mut RunContext, entry: Entry, name: &str, mut args: A
         let rounding = if op == BinaryOp::Div { rounding_mode(&mut args)? } else { Rounding::True };
         let out = args.kw_only("out");
         args.finish()?;
-        let b = scaled(run, b, alpha)?;
+        let b = scaled(run, &a, b, alpha)?;
         if rounding != Rounding::True {
             if out.as_ref().is_some_and(|o| !matches!(o, Value::None)) {
                 bail!(Unsupported, "div(rounding_mode=..., out=...) is not supported");
