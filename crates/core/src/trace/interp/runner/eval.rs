@@ -189,7 +189,12 @@ impl Run {
                                     Some(Value::Layer(c)) => return self.call_layer(&c, pos, kw),
                                     _ => {}
                                 }
-                                modules::methods::method(&mut self.context(), &l, name, Args::new(name, pos, kw))
+                                let mut ctx = self.context();
+                                let out = modules::methods::method(&mut ctx, &l, name, Args::new(name, pos, kw));
+                                // `m.to(...)` sets its parameters' `.data`: every name sees it.
+                                let rebound = ctx.into_rebound();
+                                self.rebind(rebound);
+                                out
                             }
                             Value::Optimizer(o) => {
                                 optim::method(&mut self.context(), &o, name, Args::new(name, pos, kw))

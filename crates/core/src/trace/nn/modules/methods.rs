@@ -194,8 +194,9 @@ pub fn method(run: &mut RunContext, layer: &Rc<Module>, name: &str, mut args: Ar
             setattr(run, layer, &n, v)?;
             Ok(Value::None)
         }
-        "to" | "cpu" | "float" => {
-            let _ = args.into_parts();
+        "to" | "cpu" | "cuda" | "float" | "double" | "half" | "bfloat16" => {
+            let (dtype, format) = conversion(name, args)?;
+            convert(run, layer, dtype, format)?;
             Ok(Value::Layer(layer.clone()))
         }
         "extra_repr" => {
@@ -241,4 +242,94 @@ pub fn getitem(layer: &Rc<Module>, items: &[Value]) -> Result<Value> {
         Some((_, c)) => Ok(Value::Layer(c.clone())),
         None => bail!(Index, "index {i} is out of range"),
     }
+}
+
+/// What `m.to(...)` (and `m.float()`, `m.double()`, `m.half()`, `m.bfloat16()`, `m.cpu()`,
+/// `m.cuda()`) converts to: a floating dtype and a memory format, each if given. Devices are
+/// taken and ignored (everything runs on the CPU).
+fn conversion(name: &str, args: Args) -> Result<(Option<DType>, Option<Value>)> {
+    let fixed = match name {
+        "float" => Some(DType::Float32),
+        "double" => Some(DType::Float64),
+        "half" => Some(DType::Float16),
+        "bfloat16" => Some(DType::BFloat16),
+        _ => None,
+    };
+    let (pos, kw) = args.into_parts();
+    if name != "to" {
+        return Ok((fixed, None));
+    }
+    let mut dtype = None;
+    let mut format = None;
+    for v in pos.into_iter().chain(kw.iter().filter(|(k, _)| k == "dtype" || k == "tensor").map(|(_, v)| v.clone())) {
+        match v {
+            Value::DType(d) => dtype = Some(d),
+            Value::Tensor(t) => dtype = Some(t.dtype()),
+            _ => {}
+        }
+    }
+    if let Some((_, f)) = kw.iter().find(|(k, _)| k == "memory_format") {
+        format = Some(f.clone());
+    }
+    if let Some(d) = dtype {
+        if !d.is_float() {
+            bail!(
+                Type,
+                "nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={}",
+                d.torch_name()
+            );
+        }
+    }
+    Ok((dtype, format))
+}
+
+/// `Module._apply` of a conversion, under `no_grad`: each parameter keeps its object and takes
+/// the converted values as its `.data` (its `.grad` converted too), each buffer is replaced by
+/// its conversion. A floating tensor takes `dtype`; a 4-D or 5-D one takes `format`.
+fn convert(run: &mut RunContext, layer: &Rc<Module>, dtype: Option<DType>, format: Option<Value>) -> Result<()> {
+    if dtype.is_none() && format.is_none() {
+        return Ok(());
+    }
+    let to = |run: &mut RunContext, t: &Tensor| -> Result<Tensor> {
+        let mut kw = Vec::new();
+        if let Some(d) = dtype.filter(|_| t.dtype().is_float()) {
+            kw.push(("dtype".to_string(), Value::DType(d)));
+        }
+        if let Some(f) = format.clone().filter(|_| matches!(t.shape().len(), 4 | 5)) {
+            kw.push(("memory_format".to_string(), f));
+        }
+        match run.method(t.clone(), "to", Args::new("to", Vec::new(), kw))? {
+            Value::Tensor(c) => Ok(c),
+            other => bail!(Type, "to() gave a {}", other.type_name()),
+        }
+    };
+    let grad = run.engine.grad_enabled();
+    run.engine.set_grad_enabled(false);
+    let r = (|| -> Result<()> {
+        for m in layer.all() {
+            let params: Vec<Tensor> = m.params.borrow().iter().map(|(_, t)| t.clone()).collect();
+            for p in params {
+                let c = to(run, &p)?;
+                if !c.same_object(&p) {
+                    crate::trace::binding::autograd::setattr(run, &p, "data", Value::Tensor(c))?;
+                }
+                if let Some(g) = run.engine.grad(&p) {
+                    let c = to(run, &g)?;
+                    if !c.same_object(&g) {
+                        run.engine.set_grad(&p, Some(c))?;
+                    }
+                }
+            }
+            let buffers: Vec<(String, Tensor)> = m.buffers.borrow().clone();
+            for (n, b) in buffers {
+                let c = to(run, &b)?;
+                if let Some(slot) = m.buffers.borrow_mut().iter_mut().find(|(k, _)| *k == n) {
+                    slot.1 = c;
+                }
+            }
+        }
+        Ok(())
+    })();
+    run.engine.set_grad_enabled(grad);
+    r
 }
