@@ -5,6 +5,7 @@ use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::strided::wrap_dim;
 use crate::tensor::{Engine, Operand, Tensor};
+use crate::torch::format::MemoryFormat;
 use crate::uop::buffer::Scalar;
 use crate::uop::{BinaryOp, Op, UOpId};
 
@@ -65,7 +66,15 @@ impl Engine {
         }
         let parts: Vec<(UOpId, DType, usize)> =
             kept.iter().map(|(_, t)| (t.node(), t.dtype(), t.shape()[axis])).collect();
-        self.concat(&parts, &rshape, axis, dtype)
+        let out = self.concat(&parts, &rshape, axis, dtype)?;
+        // PyTorch's output takes the inputs' memory format when they all suggest the same one
+        // (channels-last inputs give a channels-last result), else it is row-major.
+        let format = reference.layout().suggest_memory_format();
+        let same = kept.iter().all(|(_, t)| t.layout().suggest_memory_format() == format);
+        if same && format != MemoryFormat::Contiguous && !self.is_bridge() {
+            return self.untracked(|e| e.clone_as(&out, format));
+        }
+        Ok(out)
     }
 
     /// Concatenates checked parts (node, dtype, size along `axis`) whose other dims are `shape`'s.
