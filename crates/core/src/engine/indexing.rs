@@ -111,6 +111,14 @@ pub(super) fn flat(c: &[usize], shape: &[usize]) -> usize {
     c.iter().zip(shape).fold(0, |acc, (&i, &n)| acc * n + i)
 }
 
+/// Where an index put writes: into the target itself (`index_put_`, `a[i] = v`) or into a
+/// copy of it (`index_put`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PutInto {
+    Target,
+    Copy,
+}
+
 impl Engine {
     /// Writes `node` (of `target`'s shape) into `target`'s storage; the record keeps the cells
     /// whose row-major position `hit` marks (`hit_of` maps a row-major position to its flag).
@@ -408,7 +416,7 @@ impl Engine {
     }
 
     fn index_put_untracked(&mut self, t: &Tensor, items: &[Index], value: &Operand, accumulate: bool) -> Result<Write> {
-        match self.index_put_parts(t, items, value, accumulate)? {
+        match self.index_put_parts(t, items, value, accumulate, PutInto::Target)? {
             None => {
                 let target = self.realize(t)?;
                 self.bump_empty_write(&target);
@@ -428,7 +436,7 @@ impl Engine {
     ) -> Result<Tensor> {
         let t = self.realize(t)?;
         let layout = t.layout().empty_like_preserve();
-        let node = match self.index_put_parts(&t, items, value, accumulate)? {
+        let node = match self.index_put_parts(&t, items, value, accumulate, PutInto::Copy)? {
             None => t.node(),
             Some((_, node, _)) => node,
         };
@@ -444,9 +452,22 @@ impl Engine {
         items: &[Index],
         value: &Operand,
         accumulate: bool,
+        into: PutInto,
     ) -> Result<Option<(Tensor, UOpId, Box<dyn Fn(usize) -> bool>)>> {
         let r = self.resolve_index(t, items)?;
         let target = self.realize(&r.sliced)?;
+        // An integer index that shares memory with what it writes into (`i[i] = 5`) is refused,
+        // as `index_put_`'s `assert_no_overlap(self, index)` does; a mask is read into positions
+        // first, and the functional form writes into a copy.
+        if into == PutInto::Target {
+            for it in items {
+                if let Index::Tensor(ix) = it {
+                    if !matches!(ix.dtype(), DType::Bool | DType::UInt8) {
+                        self.no_overlap(&target, ix)?;
+                    }
+                }
+            }
+        }
         let a = Self::arrange(&r);
         let dtype = target.dtype();
         let value = match value {
