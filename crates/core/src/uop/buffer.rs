@@ -58,8 +58,7 @@ impl Scalar {
         let fits = match self {
             Scalar::Bool(_) => true,
             Scalar::Int(i) if dtype == DType::UInt8 => (-255..=255).contains(&i),
-            Scalar::Int(i) if !dtype.is_float() => (lowest..=max).contains(&(i as f64)),
-            Scalar::Int(_) => true,
+            Scalar::Int(i) => (lowest..=max).contains(&(i as f64)),
             Scalar::Float(f) if dtype.is_float() => !f.is_finite() || (lowest..=max).contains(&f),
             Scalar::Float(f) => f >= lowest && f < max + 1.0,
         };
