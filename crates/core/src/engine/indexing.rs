@@ -456,15 +456,16 @@ impl Engine {
     ) -> Result<Option<(Tensor, UOpId, Box<dyn Fn(usize) -> bool>)>> {
         let r = self.resolve_index(t, items)?;
         let target = self.realize(&r.sliced)?;
-        // An integer index that shares memory with what it writes into (`i[i] = 5`) is refused,
-        // as `index_put_`'s `assert_no_overlap(self, index)` does; a mask is read into positions
-        // first, and the functional form writes into a copy.
-        if into == PutInto::Target {
+        // An index that shares memory with what it writes into (`i[i] = 5`, `m[m] = m & x`) is
+        // refused, as `index_put_`'s `assert_no_overlap(self, index)` does; a lone mask with one
+        // value is `masked_fill_`, which checks nothing, and the functional form writes a copy.
+        let lone_mask = items.iter().filter(|i| !matches!(i, Index::Item(_))).count() == 1
+            && items.iter().any(|i| matches!(i, Index::Tensor(x) if x.dtype() == DType::Bool));
+        let fill = lone_mask && !accumulate && value_numel(value) == 1;
+        if into == PutInto::Target && !fill {
             for it in items {
                 if let Index::Tensor(ix) = it {
-                    if !matches!(ix.dtype(), DType::Bool | DType::UInt8) {
-                        self.no_overlap(&target, ix)?;
-                    }
+                    self.no_overlap(&target, ix)?;
                 }
             }
         }
@@ -473,11 +474,7 @@ impl Engine {
         let value = match value {
             Operand::Tensor(v) => {
                 // A single mask with a one-element value is PyTorch's masked_fill_ (no checks).
-                let masked = items.iter().filter(|i| !matches!(i, Index::Item(_))).count() == 1
-                    && items.iter().any(|i| matches!(i, Index::Tensor(x) if x.dtype() == DType::Bool))
-                    && v.numel() == 1
-                    && !accumulate;
-                if masked {
+                if fill {
                     Operand::Scalar(self.values(v)?.get_scalar(0))
                 } else {
                     self.no_overlap(&target, v)?;
@@ -626,5 +623,13 @@ mod tests {
         e.index_put(&x, &items, &v, true).unwrap_or_else(|err| panic!("{err}"));
         let got = e.values(&x).unwrap_or_else(|err| panic!("{err}")).to_f64_vec();
         assert_eq!(got, vec![1.5, 0.5, 40.5, 1.5]);
+    }
+}
+
+/// How many elements a put's value has (a scalar has one).
+fn value_numel(value: &Operand) -> usize {
+    match value {
+        Operand::Tensor(v) => v.numel(),
+        Operand::Scalar(_) => 1,
     }
 }
