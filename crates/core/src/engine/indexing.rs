@@ -558,6 +558,14 @@ fn index_slots(items: &[Index], first: usize) -> (Vec<crate::autograd::IndexSlot
     (slots, operands)
 }
 
+/// How many elements a put's value has (a scalar has one).
+fn value_numel(value: &Operand) -> usize {
+    match value {
+        Operand::Tensor(v) => v.numel(),
+        Operand::Scalar(_) => 1,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Index;
@@ -623,13 +631,5 @@ mod tests {
         e.index_put(&x, &items, &v, true).unwrap_or_else(|err| panic!("{err}"));
         let got = e.values(&x).unwrap_or_else(|err| panic!("{err}")).to_f64_vec();
         assert_eq!(got, vec![1.5, 0.5, 40.5, 1.5]);
-    }
-}
-
-/// How many elements a put's value has (a scalar has one).
-fn value_numel(value: &Operand) -> usize {
-    match value {
-        Operand::Tensor(v) => v.numel(),
-        Operand::Scalar(_) => 1,
     }
 }
