@@ -38,6 +38,8 @@ pub enum Error {
     /// One of autograd's refusals (a saved tensor changed, an in-place op on a leaf, a second
     /// backward through freed buffers, ...).
     Autograd(String),
+    /// An exception the trace raised itself (`raise ValueError("...")`), with its class.
+    Raised { class: String, message: String },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -64,12 +66,16 @@ impl Error {
             Error::Assertion(_) => "assertion",
             Error::Value(_) => "value",
             Error::Autograd(_) => "autograd",
+            Error::Raised { .. } => "raised",
         }
     }
 
     pub fn message(&self) -> &str {
         match self {
-            Error::Parse { message, .. } | Error::Overlap { message, .. } | Error::UnknownOp { message, .. } => message,
+            Error::Parse { message, .. }
+            | Error::Overlap { message, .. }
+            | Error::UnknownOp { message, .. }
+            | Error::Raised { message, .. } => message,
             Error::View(m)
             | Error::Index(m)
             | Error::Shape(m)

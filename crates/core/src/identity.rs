@@ -10,6 +10,13 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ObjectId(u32);
 
+impl ObjectId {
+    /// The object's number within its run (Python's `id()` of a tensor is made from it).
+    pub fn number(self) -> u32 {
+        self.0
+    }
+}
+
 /// One version counter (`_version`): shared by a tensor, its views and its detached aliases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CounterId(u32);

@@ -109,6 +109,10 @@ impl crate::autograd::Object for Tensor {
 }
 
 impl Tensor {
+    /// Which Python object this is.
+    pub fn object_id(&self) -> ObjectId {
+        self.object
+    }
     pub fn node(&self) -> UOpId {
         self.node
     }

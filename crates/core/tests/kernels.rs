@@ -41,7 +41,7 @@ fn replay(src: &str, opts: ScheduleOptions) -> Result<Replayed, String> {
     let mut schedules = Vec::new();
     for stmt in program.stmts {
         let before: Vec<Data> = (0..run.engine.storage_count()).map(|i| run.engine.storage(i).data.clone()).collect();
-        run.run_program(&Program { stmts: vec![stmt.clone()] });
+        run.run_program(&Program { stmts: vec![stmt.clone()], imports: Vec::new() });
         let Some(step) = run.steps.last() else { break };
         let events = step.events.clone();
         let sched = schedule_events(&run.engine, events.clone(), opts)

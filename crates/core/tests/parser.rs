@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use stridelab_core::trace::lang::ast::{
-    BoolOp, CompKind, Expr, ExprKind, FPart, Program, Stmt, StmtKind, Target, UnaryOp,
+    BoolOp, CompKind, Expr, ExprKind, FPart, FuncDef, Program, Star, Stmt, StmtKind, Target, UnaryOp,
 };
 use stridelab_core::trace::lang::parser::parse;
 use stridelab_core::Error;
@@ -89,6 +89,10 @@ fn expr(e: &Expr, spans: bool) -> String {
                 .collect();
             format!("(f {})", parts.join(" "))
         }
+        ExprKind::Lambda(f) => format!("(lambda [{}] {})", params(f, spans), block(&f.body, spans)),
+        ExprKind::Starred { value, star } => {
+            format!("({} {})", if *star == Star::Items { "*" } else { "**" }, expr(value, spans))
+        }
     };
     if spans {
         format!("{body}@{}:{}", e.span.line, e.span.column)
@@ -102,6 +106,29 @@ fn target(t: &Target) -> String {
         Target::Name(n) => n.clone(),
         Target::Tuple(items) => format!("({})", items.iter().map(target).collect::<Vec<_>>().join(" ")),
     }
+}
+
+/// A parameter list: `a b=2 *args c **kw` (a bare `*` where keyword-only ones start).
+fn params(f: &FuncDef, spans: bool) -> String {
+    let mut out = Vec::new();
+    for (i, (p, d)) in f.params.iter().enumerate() {
+        if i == f.positional {
+            out.push(f.var_args.as_ref().map_or("*".to_string(), |a| format!("*{a}")));
+        }
+        out.push(match d {
+            Some(d) => format!("{p}={}", expr(d, spans)),
+            None => p.clone(),
+        });
+    }
+    if f.positional == f.params.len() {
+        if let Some(a) = &f.var_args {
+            out.push(format!("*{a}"));
+        }
+    }
+    if let Some(k) = &f.var_kwargs {
+        out.push(format!("**{k}"));
+    }
+    out.join(" ")
 }
 
 fn block(stmts: &[Stmt], spans: bool) -> String {
@@ -144,16 +171,29 @@ fn stmt(s: &Stmt, spans: bool) -> String {
             let bases: Vec<String> = bases.iter().map(|b| expr(b, spans)).collect();
             format!("(class {name} [{}] {})", bases.join(" "), block(body, spans))
         }
-        StmtKind::Def(f) => {
-            let params: Vec<String> = f
-                .params
+        StmtKind::Def(f) => format!("(def {} [{}] {})", f.name, params(f, spans), block(&f.body, spans)),
+        StmtKind::Try { body, handlers, orelse, finally } => {
+            let handlers: Vec<String> = handlers
                 .iter()
-                .map(|(p, d)| match d {
-                    Some(d) => format!("{p}={}", expr(d, spans)),
-                    None => p.clone(),
+                .map(|h| {
+                    format!(
+                        "(except {}{} {})",
+                        h.types.as_ref().map_or("_".to_string(), |t| expr(t, spans)),
+                        h.name.as_ref().map(|n| format!(" as {n}")).unwrap_or_default(),
+                        block(&h.body, spans)
+                    )
                 })
                 .collect();
-            format!("(def {} [{}] {})", f.name, params.join(" "), block(&f.body, spans))
+            format!(
+                "(try {} {} {} {})",
+                block(body, spans),
+                handlers.join(" "),
+                block(orelse, spans),
+                block(finally, spans)
+            )
+        }
+        StmtKind::Raise(v) => {
+            format!("(raise{})", v.as_ref().map(|e| format!(" {}", expr(e, spans))).unwrap_or_default())
         }
         StmtKind::Return(v) => {
             format!("(return{})", v.as_ref().map(|e| format!(" {}", expr(e, spans))).unwrap_or_default())
@@ -293,7 +333,16 @@ fn blocks() {
             "with torch.no_grad(), g() as h:\n    x.sub_(1)",
             "(with [(call (. torch no_grad)) (call g) as h] {(call (. x sub_) 1)})",
         ),
-        ("def f(a, b=2, *, c=3): pass", "err 1:15 *args"),
+        ("def f(a, b=2, *, c=3): pass", "(def f [a b=2 * c=3] {pass})"),
+        ("def f(a, *rest, k, **kw): pass", "(def f [a *rest k **kw] {pass})"),
+        ("def f(a, /, b): pass", "(def f [a b] {pass})"),
+        ("def f(**kw, a): pass", "err 1:13 arguments cannot follow var-keyword argument"),
+        ("def f(*a, *b): pass", "err 1:11 * argument may appear only once"),
+        (
+            "try:\n    a\nexcept (E, F) as e:\n    b\nexcept:\n    raise\nelse:\n    c\nfinally:\n    d",
+            "(try {a} (except (tuple E F) as e {b}) (except _ {(raise)}) {c} {d})",
+        ),
+        ("try:\n    a\nfinally:\n    raise E('m') from x", "(try {a}  {} {(raise (call E \"m\"))})"),
         ("def f(a: int, b=2) -> int:\n    return a * b", "(def f [a b=2] {(return (* a b))})"),
         ("def f():\n    return", "(def f [] {(return)})"),
         ("assert a, 'm'\ndel a, b", "(assert a \"m\") | (del a b)"),
@@ -330,7 +379,8 @@ fn python_expressions() {
 fn refused_statements() {
     check(&[
         ("class A:\nx = 1", "err 2:1 expected an indented block after class definition on line 1"),
-        ("try: a", "err 1:1 'try' statements are not supported"),
+        ("try: a", "err 1:7 expected 'except' or 'finally' block"),
+        ("try:\n    a\nexcept:\n    b\nexcept E:\n    c", "err 5:1 default 'except:' must be last"),
         ("return a", "err 1:1 'return' outside function"),
         ("break", "err 1:1 'break' outside loop"),
         ("def f():\n    break", "err 2:5 'break' outside loop"),
@@ -339,7 +389,7 @@ fn refused_statements() {
         ("if a:\n    b\n  c", "err 3:3 unindent does not match any outer indentation level"),
         ("if a:\n    b\nelse:\nc", "err 4:1 expected an indented block after 'else' statement on line 3"),
         ("for i in x: a\nelse: b", "err 2:1 'else' after a loop is not supported"),
-        ("def f(*a): pass", "err 1:7 *args"),
+        ("def f(*a): pass", "(def f [*a] {pass})"),
         ("def f(a=1, b): pass", "err 1:12 parameter without a default follows parameter with a default"),
         ("def f(a, a): pass", "err 1:10 duplicate argument 'a'"),
         ("del a[0]", "err 1:5 deleting subscript is not supported"),
@@ -349,7 +399,9 @@ fn refused_statements() {
         ("x = f'{a!z}'", "err 1:9 invalid conversion character"),
         ("x = f'{a +}'", "err 1:11 invalid syntax"),
         ("x = a if b", "err 1:11 expected 'else' after 'if' expression"),
-        ("f = lambda x: x", "err 1:5 lambda is not supported"),
+        ("f = lambda x, y=2: x * y", "(= f (lambda [x y=2] {(return (* x y))}))"),
+        ("f = lambda: 0", "(= f (lambda [] {(return 0)}))"),
+        ("f = lambda *a, **k: a", "(= f (lambda [*a **k] {(return a)}))"),
         ("a.b = 1", "(setattr a b 1)"),
         ("a.b += 1", "err 1:1 attribute assignment is not supported"),
         ("a = b = c", "err 1:7 chained assignment"),
@@ -470,9 +522,14 @@ fn refused_expressions() {
         ("a == b != c", "err 1:8 chained comparisons"),
         ("{1, 2}", "err 1:3 set displays are not supported"),
         ("{k: 1 for k in a}", "err 1:7 dict comprehensions are not supported"),
-        ("f(*a)", "err 1:3 *args and **kwargs are not supported"),
-        ("f(**k)", "err 1:3 *args and **kwargs are not supported"),
-        ("a, *b = c", "err 1:4 starred expressions are not supported"),
+        ("f(*a)", "(call f (* a))"),
+        ("f(x, *a, y=1, **k)", "(call f x (* a) (** k) y=1)"),
+        ("x = (*a, 1)", "(= x (tuple (* a) 1))"),
+        ("x = [*a, *b]", "(= x [(* a) (* b)])"),
+        ("f(**k, *a)", "err 1:8 iterable argument unpacking follows keyword argument unpacking"),
+        ("f(**k, a)", "err 1:8 positional argument follows keyword argument unpacking"),
+        ("x = *a", "err 1:5 can't use starred expression here"),
+        ("a, *b = c", "err 1:4 starred assignment targets are not supported"),
         ("(a := 1)", "err 1:4 ':=' is not supported"),
         ("f(dim=1, 2)", "err 1:10 positional argument follows keyword argument"),
         ("f(dim=1, dim=2)", "err 1:10 keyword argument repeated: dim"),

@@ -207,7 +207,7 @@ proptest! {
             }
         }
         program.stmts.iter_mut().for_each(strip_stmt);
-        prop_assert_eq!(program, Program { stmts });
+        prop_assert_eq!(program, Program { stmts, imports: Vec::new() });
     }
 }
 

@@ -558,10 +558,9 @@ impl Engine {
             }
             GradOp::Index { items, input } => {
                 let items = index_items(items, &node.operands)?;
+                // A fresh tensor: no write to track, no version to bump.
                 let zeros = self.full(input, Scalar::Int(0), Some(g.dtype()))?;
-                let zeros = self.realize(&zeros)?;
-                self.index_put(&zeros, &items, &t(g), true)?;
-                vec![Some(self.resolve(&zeros))]
+                vec![Some(self.index_put_functional(&zeros, &items, &t(g), true)?)]
             }
             GradOp::IndexPut { items, accumulate, value_shape, .. } => {
                 let items = index_items(items, &node.operands)?;

@@ -521,13 +521,19 @@ impl Engine {
         if a.perm.iter().enumerate().any(|(i, &p)| i != p) {
             node = self.movement(node, Op::Permute(inverse));
         }
-        let shape = target.shape().to_vec();
-        let (k, before, perm) = (r.dims.len(), a.before, a.perm);
-        let hit_of = move |i: usize| {
-            let c = coords(i, &shape);
-            let pc: Vec<usize> = perm.iter().map(|&d| c[d]).collect();
-            hit[flat(&pc[before..before + k], &pshape[before..before + k])]
-        };
+        // Which indexed position a row-major element of the target is at: for each indexed dim
+        // (in the arrangement's order) its row-major stride and size in the target, and its
+        // stride among the indexed positions. No allocation per element.
+        let shape = target.shape();
+        let row_strides = crate::strided::row_major_strides(shape);
+        let (k, before) = (r.dims.len(), a.before);
+        let mut place = 1usize;
+        let mut dims: Vec<(usize, usize, usize)> = Vec::with_capacity(k);
+        for &d in a.perm[before..before + k].iter().rev() {
+            dims.push((row_strides[d].unsigned_abs() as usize, shape[d], place));
+            place *= shape[d];
+        }
+        let hit_of = move |i: usize| hit[dims.iter().map(|&(rs, n, p)| (i / rs.max(1)) % n.max(1) * p).sum::<usize>()];
         Ok(Some((target, node, Box::new(hit_of))))
     }
 

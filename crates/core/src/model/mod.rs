@@ -186,5 +186,6 @@ fn in_node(e: crate::Error, at: &str) -> crate::Error {
         E::Assertion(s) => E::Assertion(m(s)),
         E::Value(s) => E::Value(m(s)),
         E::Autograd(s) => E::Autograd(m(s)),
+        E::Raised { class, message } => E::Raised { class, message: m(message) },
     }
 }

@@ -273,8 +273,13 @@ pub fn attr(run: &mut RunContext, v: Value, name: &str) -> Result<Value> {
             ("torch", "device") => Ok(Value::Func("device".into())),
             ("linalg", _) if is_function(&format!("linalg.{name}")) => Ok(Value::Func(format!("linalg.{name}"))),
             ("nn", "Module") => Ok(Value::Func("Module".into())),
+            ("torch", "__version__") => Ok(Value::Str(crate::trace::python::introspect::TORCH_VERSION.into())),
+
             ("nn", "functional") => Ok(Value::Module("F")),
             _ => {
+                if let Some(class) = crate::trace::python::introspect::tensor_class(name).filter(|_| m == "torch") {
+                    return Ok(class);
+                }
                 if let Some((_, d)) = DTYPES.iter().find(|(n, _)| *n == name) {
                     return Ok(Value::DType(*d));
                 }

@@ -7,12 +7,15 @@
 //! the statement that calls it. Executed statements are counted against [`MAX_EXECUTED`], so a
 //! loop that never ends stops with a `limit` error.
 
-use crate::error::{bail, Result};
+use crate::error::{bail, Error, Result};
 use crate::trace::binding::subscript;
 use crate::trace::interp::runner::{realize_value, unpack, Frame, Run, Scope, MAX_CALL_DEPTH, MAX_EXECUTED};
-use crate::trace::lang::ast::{CompKind, Comprehension, Expr, ExprKind, FPart, FuncDef, Stmt, StmtKind, Target};
+use crate::trace::lang::ast::{
+    CompKind, Comprehension, Expr, ExprKind, FPart, FuncDef, Handler, Stmt, StmtKind, Target,
+};
 use crate::trace::nn::layer::LayerKind;
 use crate::trace::nn::modules::{self, ModuleClass};
+use crate::trace::python::exception::{self, Exception};
 use crate::trace::python::value::{Args, Function, GradMode, Module, Value, MAX_SEQUENCE};
 use crate::trace::python::{self, Iter};
 use crate::uop::buffer::Scalar;
@@ -141,7 +144,7 @@ impl Run {
                             None => None,
                         });
                     }
-                    let f = Function { def: Rc::new(def.clone()), defaults };
+                    let f = Function { def: Rc::new(def.clone()), defaults, captured: r.enclosing_names() };
                     r.bind(&def.name, Value::Function(Rc::new(f)));
                     Ok(((), vec![def.name.clone()]))
                 })?;
@@ -155,7 +158,105 @@ impl Run {
                 })?;
                 Ok(if done.is_some() { Flow::Normal } else { Flow::Stop })
             }
+            StmtKind::Try { body, handlers, orelse, finally } => self.exec_try(body, handlers, orelse, finally),
             _ => Ok(self.step(stmt, |r| r.simple(stmt))?.unwrap_or(Flow::Stop)),
+        }
+    }
+
+    /// `try`: the body; on an error that is a Python exception, the first `except` clause whose
+    /// class matches (each clause's line a step as it is tested), with the exception bound to
+    /// its name for the clause; `else` when the body raised nothing; `finally` always, its own
+    /// error or flow taking over. The product's own failures (limits, what it does not support)
+    /// are never caught.
+    fn exec_try(&mut self, body: &[Stmt], handlers: &[Handler], orelse: &[Stmt], finally: &[Stmt]) -> Result<Flow> {
+        let mut outcome = self.exec_block(body);
+        match &outcome {
+            Err(e) => {
+                if let Some(exc) = Exception::of(e) {
+                    let error = e.clone();
+                    outcome = match self.handle(handlers, exc, error.clone()) {
+                        Ok(Some(flow)) => flow,
+                        Ok(None) => Err(error),
+                        Err(other) => Err(other),
+                    };
+                }
+            }
+            Ok(Flow::Normal) => outcome = self.exec_block(orelse),
+            Ok(_) => {}
+        }
+        if finally.is_empty() || matches!(outcome, Ok(Flow::Stop)) {
+            return outcome;
+        }
+        // The error being handled must not point at its line while `finally` runs.
+        let failing = self.failing.take();
+        match self.exec_block(finally)? {
+            Flow::Normal => {
+                if outcome.is_err() {
+                    self.failing = failing;
+                }
+                outcome
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// Runs the first handler that catches `exc`: `None` when none does (the error goes on).
+    fn handle(&mut self, handlers: &[Handler], exc: Exception, error: Error) -> Result<Option<Result<Flow>>> {
+        let failing = self.failing.take();
+        for h in handlers {
+            let exc_value = Value::Exception(Rc::new(exc.clone()));
+            let taken = self.step(&h.header, |r| {
+                let caught = match &h.types {
+                    None => true,
+                    Some(types) => {
+                        let types = r.eval(types)?;
+                        catches(&types, &exc.class)?
+                    }
+                };
+                let mut defines = Vec::new();
+                if let (true, Some(name)) = (caught, &h.name) {
+                    r.bind(name, exc_value.clone());
+                    defines.push(name.clone());
+                }
+                Ok((caught, defines))
+            })?;
+            match taken {
+                None => return Ok(Some(Ok(Flow::Stop))),
+                Some(false) => continue,
+                Some(true) => {
+                    self.handling.push(error);
+                    let flow = self.exec_block(&h.body);
+                    self.handling.pop();
+                    // Python unbinds the name at the end of the clause.
+                    if let Some(name) = &h.name {
+                        if flow.is_ok() {
+                            self.unbind(name)?;
+                        }
+                    }
+                    return Ok(Some(flow));
+                }
+            }
+        }
+        self.failing = failing;
+        Ok(None)
+    }
+
+    /// `raise`: an exception value or class, or (bare) the one being handled.
+    fn raise(&mut self, value: Option<&Expr>) -> Result<Flow> {
+        let Some(e) = value else {
+            return Err(match self.handling.last() {
+                Some(e) => e.clone(),
+                None => {
+                    Error::Raised { class: "RuntimeError".into(), message: "No active exception to reraise".into() }
+                }
+            });
+        };
+        match self.eval(e)? {
+            Value::Exception(x) => Err(x.as_ref().clone().into_error()),
+            Value::Builtin(c) if exception::class(c).is_some() => {
+                Err(Error::Raised { class: c.to_string(), message: String::new() })
+            }
+            _ => bail!(Type, "exceptions must derive from BaseException"),
         }
     }
 
@@ -193,7 +294,11 @@ impl Run {
                             None => None,
                         });
                     }
-                    let f = Value::Function(Rc::new(Function { def: Rc::new(def.clone()), defaults }));
+                    let f = Value::Function(Rc::new(Function {
+                        def: Rc::new(def.clone()),
+                        defaults,
+                        captured: Vec::new(),
+                    }));
                     methods.retain(|(n, _)| *n != def.name);
                     methods.push((def.name.clone(), f));
                 }
@@ -434,7 +539,9 @@ impl Run {
                 }
                 Flow::Normal
             }
+            StmtKind::Raise(e) => self.raise(e.as_ref())?,
             StmtKind::If { .. }
+            | StmtKind::Try { .. }
             | StmtKind::While { .. }
             | StmtKind::For { .. }
             | StmtKind::With { .. }
@@ -456,28 +563,45 @@ impl Run {
             bail!(Limit, "maximum recursion depth exceeded (more than {MAX_CALL_DEPTH} nested calls)");
         }
         let name = &def.name;
-        let n = def.params.len();
-        if pos.len() > n {
-            bail!(Type, "{name}() takes {n} positional arguments but {} were given", pos.len());
-        }
-        let mut slots: Vec<Option<Value>> = pos.into_iter().map(Some).collect();
-        slots.resize(n, None);
-        for (k, v) in kw {
-            let Some(i) = def.params.iter().position(|(p, _)| *p == k) else {
-                bail!(Type, "{name}() got an unexpected keyword argument '{k}'");
-            };
-            if slots[i].is_some() {
-                bail!(Type, "{name}() got multiple values for argument '{k}'");
+        let (n, npos) = (def.params.len(), def.positional);
+        let given = pos.len();
+        let mut slots: Vec<Option<Value>> = vec![None; n];
+        let mut rest = Vec::new();
+        for (i, v) in pos.into_iter().enumerate() {
+            if i < npos {
+                slots[i] = Some(v);
+            } else if def.var_args.is_some() {
+                rest.push(v);
+            } else {
+                let s = if npos == 1 { "" } else { "s" };
+                let were = if given == 1 { "was" } else { "were" };
+                bail!(Type, "{name}() takes {npos} positional argument{s} but {given} {were} given");
             }
-            slots[i] = Some(v);
         }
-        let mut vars = std::collections::BTreeMap::new();
+        let mut rest_kw = Vec::new();
+        for (k, v) in kw {
+            match def.params.iter().position(|(p, _)| *p == k) {
+                Some(i) if slots[i].is_some() => bail!(Type, "{name}() got multiple values for argument '{k}'"),
+                Some(i) => slots[i] = Some(v),
+                None if def.var_kwargs.is_some() => python::dict_insert(&mut rest_kw, k, v),
+                None => bail!(Type, "{name}() got an unexpected keyword argument '{k}'"),
+            }
+        }
+        // A closure sees its enclosing function's names; its own parameters shadow them.
+        let mut vars: std::collections::BTreeMap<String, Value> = f.captured.iter().cloned().collect();
         for (i, ((p, _), slot)) in def.params.iter().zip(slots).enumerate() {
             let v = match slot.or_else(|| f.defaults[i].clone()) {
                 Some(v) => v,
+                None if i >= npos => bail!(Type, "{name}() missing 1 required keyword-only argument: '{p}'"),
                 None => bail!(Type, "{name}() missing 1 required positional argument: '{p}'"),
             };
             vars.insert(p.clone(), v);
+        }
+        if let Some(a) = &def.var_args {
+            vars.insert(a.clone(), Value::Tuple(rest));
+        }
+        if let Some(k) = &def.var_kwargs {
+            vars.insert(k.clone(), Value::Dict(crate::trace::python::value::DictKind::Plain, rest_kw));
         }
         let span = self.span;
         self.frames.push(Frame { vars, scope: Scope::Function });
@@ -583,11 +707,31 @@ impl Run {
 
     /// Python's builtins (`print`, `range`, `len`, ...).
     pub(in crate::trace) fn call_builtin(&mut self, name: &'static str, args: Args) -> Result<Value> {
+        let args = match self.call_builtin_callback(name, args)? {
+            Ok(v) => return Ok(v),
+            Err(args) => args,
+        };
         if name == "print" {
             let text = python::print_text(&mut self.context(), args)?;
             self.output.push_str(&text);
             return Ok(Value::None);
         }
         python::call(&mut self.context(), name, args)
+    }
+}
+
+/// Whether an `except` clause's class (or tuple of classes) catches an exception of `class`.
+fn catches(types: &Value, class: &str) -> Result<bool> {
+    match types {
+        Value::Tuple(items) => {
+            for t in items {
+                if catches(t, class)? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
+        Value::Builtin(c) if exception::class(c).is_some() => Ok(exception::is_subclass(class, c)),
+        _ => bail!(Type, "catching classes that do not inherit from BaseException is not allowed"),
     }
 }

@@ -2,6 +2,7 @@
 //! (scopes, blocks, calls, comprehensions, realizing what a step made) and the same run turned
 //! into kernels for the kernel backends.
 
+mod builtins;
 mod exec;
 pub mod kernels;
 pub mod runner;

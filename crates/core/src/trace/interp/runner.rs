@@ -18,7 +18,7 @@ use crate::trace::binding::methods;
 use crate::trace::binding::operators;
 use crate::trace::binding::random;
 use crate::trace::binding::subscript;
-use crate::trace::lang::ast::{BinOp, BoolOp, Expr, ExprKind, Program, Span, Stmt, UnaryOp};
+use crate::trace::lang::ast::{BinOp, BoolOp, Expr, ExprKind, Import, Program, Span, Star, Stmt, UnaryOp};
 use crate::trace::lang::parser;
 use crate::trace::nn::modules;
 use crate::trace::nn::optim;
@@ -135,6 +135,11 @@ pub struct Run {
     /// The same trace run under tinygrad's PyTorch bridge ([`crate::engine::bridge`]): its
     /// own execution, which runs on where PyTorch raises and stops where the bridge fails.
     pub bridge: Option<Box<Run>>,
+    /// The errors being handled by `except` clauses, innermost last (a bare `raise` re-raises
+    /// the last).
+    pub(in crate::trace) handling: Vec<Error>,
+    /// What the trace's import lines bind ([`Program::imports`]).
+    imports: Vec<Import>,
 }
 
 impl Default for Run {
@@ -165,6 +170,8 @@ impl Run {
             failing: None,
             stale_seen: Vec::new(),
             bridge: None,
+            handling: Vec::new(),
+            imports: Vec::new(),
         }
     }
 
@@ -246,6 +253,7 @@ impl Run {
     }
 
     pub fn run_program(&mut self, program: &Program) {
+        self.imports = program.imports.clone();
         if let Err(error) = self.exec_block(&program.stmts) {
             let at = self.failing.take().unwrap_or(self.span);
             let error = crate::trace::binding::suggest::with_suggestion(error);
@@ -538,7 +546,7 @@ impl Run {
         }
     }
 
-    fn lookup(&self, name: &str, span: Span) -> Result<Value> {
+    fn lookup(&mut self, name: &str, span: Span) -> Result<Value> {
         for f in self.frames.iter().rev() {
             if let Some(v) = f.vars.get(name) {
                 return Ok(v.clone());
@@ -549,6 +557,9 @@ impl Run {
         }
         if let Some(v) = self.env.get(name) {
             return Ok(v.clone());
+        }
+        if let Some(i) = self.imports.iter().rposition(|i| i.name == name) {
+            return self.imported(i);
         }
         if let Some(v) = python::builtin(name) {
             return Ok(v);
@@ -565,6 +576,39 @@ impl Run {
         }
         let _ = span;
         bail!(Name, "name '{name}' is not defined")
+    }
+
+    /// What an import binds: a module the trace language has (`torch`, `torch.nn`,
+    /// `torch.nn.functional`, `torch.optim`, `math`, ...) or a name in one
+    /// (`from torch.nn import Linear`).
+    fn imported(&mut self, i: usize) -> Result<Value> {
+        let path = self.imports[i].path.clone();
+        let mut v = match path.first().map(String::as_str) {
+            Some("torch") => Value::Module("torch"),
+            Some("math") => Value::Module("math"),
+            Some(other) => {
+                bail!(Unsupported, "module '{other}' is not supported (imported as '{}')", self.imports[i].name)
+            }
+            None => bail!(Name, "name '{}' is not defined", self.imports[i].name),
+        };
+        for part in &path[1..] {
+            v = self.attribute(v, part)?;
+        }
+        Ok(v)
+    }
+
+    /// The names visible in the innermost function being run (its locals, and what it
+    /// captured): what a function or lambda defined there captures. Empty at the top level,
+    /// where functions see the globals as they are when called.
+    pub(in crate::trace) fn enclosing_names(&self) -> Vec<(String, Value)> {
+        let Some(top) = self.frames.iter().rposition(|f| f.scope == Scope::Function) else {
+            return Vec::new();
+        };
+        let mut names: BTreeMap<String, Value> = BTreeMap::new();
+        for f in &self.frames[top..] {
+            names.extend(f.vars.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        names.into_iter().collect()
     }
 
     /// `dataset(name)`: a registered file as a flat uint8 tensor, validated by the readers.
@@ -596,8 +640,59 @@ impl Run {
         }
     }
 
+    /// The items of a tuple or list display, `*iterable` unpacked in place.
     pub(in crate::trace) fn eval_items(&mut self, items: &[Expr]) -> Result<Vec<Value>> {
-        items.iter().map(|e| self.eval(e)).collect()
+        let mut out = Vec::with_capacity(items.len());
+        for e in items {
+            match &e.kind {
+                ExprKind::Starred { value, star: Star::Items } => {
+                    let v = self.eval(value)?;
+                    out.extend(python::sequence(&mut self.context(), v)?);
+                }
+                ExprKind::Starred { star: Star::Entries, .. } => bail!(Type, "dict unpacking is only for calls"),
+                _ => out.push(self.eval(e)?),
+            }
+            if out.len() > crate::trace::python::value::MAX_SEQUENCE {
+                bail!(Limit, "a sequence may hold at most {} items", crate::trace::python::value::MAX_SEQUENCE);
+            }
+        }
+        Ok(out)
+    }
+
+    /// A call's arguments: positional ones with `*iterable` unpacked, keyword ones with
+    /// `**mapping` unpacked (a name given twice is Python's TypeError).
+    pub(in crate::trace) fn eval_args(
+        &mut self,
+        args: &[Expr],
+        kwargs: &[(String, Expr)],
+    ) -> Result<(Vec<Value>, Vec<(String, Value)>)> {
+        let mut pos = Vec::with_capacity(args.len());
+        let mut kw: Vec<(String, Value)> = Vec::with_capacity(kwargs.len());
+        let add = |kw: &mut Vec<(String, Value)>, k: String, v: Value| -> Result<()> {
+            if kw.iter().any(|(n, _)| *n == k) {
+                bail!(Type, "got multiple values for keyword argument '{k}'");
+            }
+            kw.push((k, v));
+            Ok(())
+        };
+        for e in args {
+            match &e.kind {
+                ExprKind::Starred { value, star: Star::Entries } => match self.eval(value)? {
+                    Value::Dict(_, entries) => {
+                        for (k, v) in entries {
+                            add(&mut kw, k, v)?;
+                        }
+                    }
+                    other => bail!(Type, "argument after ** must be a mapping, not {}", other.type_name()),
+                },
+                _ => pos.extend(self.eval_items(std::slice::from_ref(e))?),
+            }
+        }
+        for (k, v) in kwargs {
+            let v = self.eval(v)?;
+            add(&mut kw, k.clone(), v)?;
+        }
+        Ok((pos, kw))
     }
 }
 

@@ -16,6 +16,17 @@ pub struct Span {
 #[derive(Clone, Debug, PartialEq, Default, Serialize)]
 pub struct Program {
     pub stmts: Vec<Stmt>,
+    /// What the import lines bind, in order: `import torch as t` binds `t` to `torch`,
+    /// `from torch.nn import functional as f` binds `f` to `torch.nn.functional`. Imports are
+    /// not steps; the names resolve when first used, after the trace's own names.
+    pub imports: Vec<Import>,
+}
+
+/// One name an import line binds and the dotted path it names.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Import {
+    pub name: String,
+    pub path: Vec<String>,
 }
 
 impl Program {
@@ -132,6 +143,26 @@ pub enum StmtKind {
     },
     /// `del a, b` (names only).
     Del(Vec<String>),
+    /// `try:` with its `except` clauses, `else:` and `finally:` bodies.
+    Try {
+        body: Vec<Stmt>,
+        handlers: Vec<Handler>,
+        orelse: Vec<Stmt>,
+        finally: Vec<Stmt>,
+    },
+    /// `raise E(message)`, `raise E`, or a bare `raise` inside an `except` body.
+    Raise(Option<Expr>),
+}
+
+/// One `except [types [as name]]:` clause.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Handler {
+    /// The `except` line: a step of its own when the clause is taken (its kind is `Pass`).
+    pub header: Box<Stmt>,
+    /// The class or tuple of classes it catches; `None` catches everything.
+    pub types: Option<Expr>,
+    pub name: Option<String>,
+    pub body: Vec<Stmt>,
 }
 
 impl StmtKind {
@@ -142,6 +173,10 @@ impl StmtKind {
             StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::With { body, .. } => vec![body],
             StmtKind::Def(f) => vec![&f.body],
             StmtKind::Class { body, .. } => vec![body],
+            StmtKind::Try { body, handlers, orelse, finally } => std::iter::once(body.as_slice())
+                .chain(handlers.iter().map(|h| h.body.as_slice()))
+                .chain([orelse.as_slice(), finally.as_slice()])
+                .collect(),
             _ => Vec::new(),
         }
     }
@@ -153,7 +188,23 @@ pub struct FuncDef {
     pub name: String,
     /// Parameters in order, each with its default (evaluated when the `def` runs, as Python does).
     pub params: Vec<(String, Option<Expr>)>,
+    /// How many of `params` may be given by position: those before `*` or `*args` (the rest
+    /// are keyword-only).
+    pub positional: usize,
+    /// `*args`: the name that collects the extra positional arguments as a tuple.
+    pub var_args: Option<String>,
+    /// `**kwargs`: the name that collects the extra keyword arguments as a dict.
+    pub var_kwargs: Option<String>,
     pub body: Vec<Stmt>,
+}
+
+/// Which unpacking a [`ExprKind::Starred`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Star {
+    /// `*xs`: the items of an iterable.
+    Items,
+    /// `**d`: the entries of a mapping, as keyword arguments.
+    Entries,
 }
 
 /// What a `for` loop or a comprehension binds: a name or a (nested) tuple of names.
@@ -333,6 +384,13 @@ pub enum ExprKind {
         generators: Vec<Comprehension>,
     },
     FString(Vec<FPart>),
+    /// `lambda params: expr`: a function whose body returns the expression.
+    Lambda(Box<FuncDef>),
+    /// `*value` in a call's arguments or a tuple or list display, `**value` in a call's.
+    Starred {
+        value: Box<Expr>,
+        star: Star,
+    },
     /// `start:stop:step` inside an index.
     Slice {
         start: Option<Box<Expr>>,

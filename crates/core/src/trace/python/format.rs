@@ -70,6 +70,12 @@ pub(crate) fn str_repr(s: &str) -> String {
     out
 }
 
+/// Whether a builtin's name is a class (`int`, `RuntimeError`), which prints as one.
+fn is_class(name: &str) -> bool {
+    matches!(name, "int" | "float" | "bool" | "str" | "list" | "tuple" | "dict" | "object" | "type")
+        || super::exception::class(name).is_some()
+}
+
 pub fn scalar_repr(s: Scalar) -> String {
     match s {
         Scalar::Bool(true) => "True".into(),
@@ -138,7 +144,10 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
             format!("<module '{name}'>")
         }
         Value::Func(n) => format!("<built-in method {n} of type object>"),
+        Value::Builtin(n) if is_class(n) => format!("<class '{n}'>"),
         Value::Builtin(n) => format!("<built-in function {n}>"),
+        Value::Exception(e) => e.repr(),
+        Value::Type(n) => format!("<class '{n}'>"),
         Value::Function(f) => format!("<function {}>", f.def.name),
         Value::Context(_) => "<torch.autograd.grad_mode object>".into(),
         Value::Range(a, b, 1) => format!("range({a}, {b})"),
@@ -172,6 +181,8 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
 pub fn str(ctx: &mut RunContext, v: &Value) -> Result<String> {
     match v {
         Value::Str(s) => Ok(s.clone()),
+        // A KeyError prints its key's repr, which its message already is.
+        Value::Exception(e) => Ok(e.message.clone()),
         other => repr(ctx, other),
     }
 }

@@ -5,7 +5,9 @@
 //! applies, or is iterated as Python iterates it (its rows, as views).
 
 pub mod context;
+pub mod exception;
 mod format;
+pub mod introspect;
 pub mod math;
 pub mod methods;
 pub mod number;
@@ -52,11 +54,23 @@ const BUILTINS: &[&str] = &[
     "slice",
     "format",
     "super",
+    "type",
+    "id",
+    "callable",
+    "map",
+    "filter",
+    "object",
+    "hasattr",
+    "getattr",
 ];
 
 /// A builtin by its bare name.
 pub fn builtin(name: &str) -> Option<Value> {
-    BUILTINS.iter().find(|b| **b == name).map(|b| Value::Builtin(b))
+    BUILTINS
+        .iter()
+        .find(|b| **b == name)
+        .map(|b| Value::Builtin(b))
+        .or_else(|| exception::class(name).map(Value::Builtin))
 }
 
 fn int(i: i64) -> Value {
@@ -115,6 +129,11 @@ fn identical(a: &Value, b: &Value) -> bool {
         (Value::Module(x), Value::Module(y)) => x == y,
         (Value::Builtin(x), Value::Builtin(y)) => x == y,
         (Value::Function(x), Value::Function(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Exception(x), Value::Exception(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Type(x), Value::Type(y)) => x == y,
+        (Value::Layer(x), Value::Layer(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Optimizer(x), Value::Optimizer(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Class(x), Value::Class(y)) => std::rc::Rc::ptr_eq(x, y),
         _ => false,
     }
 }
@@ -502,7 +521,7 @@ pub fn print_text(ctx: &mut RunContext, args: Args) -> Result<String> {
 }
 
 /// Whether `a < b` in Python's ordering (numbers, strings, one-element tensors).
-fn less(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<bool> {
+pub fn less(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<bool> {
     let v = binary(ctx, BinOp::Lt, a.clone(), b.clone())?;
     truth(ctx, &v)
 }
@@ -714,33 +733,6 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                 }
             }
             Ok(boolean(!want))
-        }
-        "isinstance" => {
-            let v = args.req(0, "obj")?;
-            let types = args.req(1, "class_or_tuple")?;
-            args.finish()?;
-            let types = match types {
-                Value::Tuple(t) => t,
-                t => vec![t],
-            };
-            let mut hit = false;
-            for t in &types {
-                hit |= match (t, &v) {
-                    (Value::Builtin("int"), Value::Scalar(Scalar::Int(_) | Scalar::Bool(_)) | Value::BigInt(_))
-                    | (Value::Builtin("float"), Value::Scalar(Scalar::Float(_)))
-                    | (Value::Builtin("bool"), Value::Scalar(Scalar::Bool(_)))
-                    | (Value::Builtin("str"), Value::Str(_))
-                    | (Value::Builtin("list"), Value::List(_))
-                    | (Value::Builtin("tuple"), Value::Tuple(_) | Value::Size(_) | Value::Named(_)) => true,
-                    (Value::Builtin(_), _) => false,
-                    (other, _) => bail!(
-                        Type,
-                        "isinstance() arg 2 must be a type, a tuple of types, or a union, not {}",
-                        other.type_name()
-                    ),
-                };
-            }
-            Ok(boolean(hit))
         }
         "divmod" => {
             let a = args.req(0, "a")?;

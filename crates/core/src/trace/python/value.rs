@@ -61,6 +61,11 @@ pub enum Value {
     /// A mapping with string keys, in insertion order: a `{...}` display or an optimizer's
     /// `param_groups[i]` (a dict), or `state_dict()` (an `OrderedDict`).
     Dict(DictKind, Vec<(String, Value)>),
+    /// A raised exception (`except E as e`) or one made to raise (`ValueError("...")`).
+    Exception(std::rc::Rc<crate::trace::python::exception::Exception>),
+    /// A class that is neither a builtin function nor a trace's own: `torch.Tensor`,
+    /// `type(x)` of a tensor, a module or a function, by its qualified name.
+    Type(&'static str),
 }
 
 /// Which Python mapping a [`Value::Dict`] is: the two print differently.
@@ -114,6 +119,10 @@ pub fn deep_len(v: &Value) -> usize {
 pub struct Function {
     pub def: std::rc::Rc<crate::trace::lang::ast::FuncDef>,
     pub defaults: Vec<Option<Value>>,
+    /// The enclosing function's names as they were when this one was defined (a closure's
+    /// free variables; Python would see later rebindings of them too, which a trace rarely
+    /// does before the call).
+    pub captured: Vec<(String, Value)>,
 }
 
 impl Value {
@@ -148,6 +157,8 @@ impl Value {
             Value::Dict(..) => "dict",
             Value::Generator(_) => "Generator",
             Value::Device(_) => "torch.device",
+            Value::Exception(_) => "Exception",
+            Value::Type(_) => "type",
         }
     }
 
@@ -235,6 +246,11 @@ impl Args {
             return Some(v);
         }
         self.kw.iter_mut().find(|(k, _)| k == name).and_then(|(_, v)| v.take())
+    }
+
+    /// Whether keyword `name` was given (and not yet taken).
+    pub fn has_kw(&self, name: &str) -> bool {
+        self.kw.iter().any(|(k, v)| k == name && v.is_some())
     }
 
     pub fn kw_only(&mut self, name: &str) -> Option<Value> {

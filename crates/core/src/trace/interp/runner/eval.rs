@@ -3,6 +3,7 @@
 //! attributes of `grad_fn` and list methods that mutate a name's value.
 
 use super::*;
+use crate::trace::python::introspect;
 
 impl Run {
     pub(crate) fn eval(&mut self, e: &Expr) -> Result<Value> {
@@ -78,18 +79,25 @@ impl Run {
             ExprKind::Attr { value, name } => {
                 let v = self.eval(value)?;
                 self.span = e.span;
-                match v {
-                    Value::Tensor(t) => match autograd::attr(&mut self.context(), &t, name) {
-                        Some(r) => r,
-                        None => library::attr(&mut self.context(), Value::Tensor(t), name),
-                    },
-                    Value::GradFn(n) => self.grad_fn_attr(n, name),
-                    Value::Layer(l) => modules::methods::attr(&l, name),
-                    Value::Optimizer(o) => optim::attr(&o, name),
-                    Value::Module("torch") if name == "autograd" => Ok(Value::Module("autograd")),
-                    v => library::attr(&mut self.context(), v, name),
-                }
+                self.attribute(v, name)
             }
+            ExprKind::Lambda(def) => {
+                let mut defaults = Vec::with_capacity(def.params.len());
+                for (_, d) in &def.params {
+                    defaults.push(match d {
+                        Some(e) => Some(self.eval(e)?),
+                        None => None,
+                    });
+                }
+                let captured = self.enclosing_names();
+                let f = crate::trace::python::value::Function {
+                    def: std::rc::Rc::new((**def).clone()),
+                    defaults,
+                    captured,
+                };
+                Ok(Value::Function(std::rc::Rc::new(f)))
+            }
+            ExprKind::Starred { .. } => bail!(Type, "can't use starred expression here"),
             ExprKind::Index { value, items } => {
                 let v = self.eval(value)?;
                 let items = self.eval_items(items)?;
@@ -117,11 +125,7 @@ impl Run {
                 Ok(Value::Slice(part(start)?, part(stop)?, part(step)?))
             }
             ExprKind::Call { func, args, kwargs } => {
-                let pos = self.eval_items(args)?;
-                let mut kw = Vec::with_capacity(kwargs.len());
-                for (k, v) in kwargs {
-                    kw.push((k.clone(), self.eval(v)?));
-                }
+                let (pos, kw) = self.eval_args(args, kwargs)?;
                 match &func.kind {
                     ExprKind::Attr { value, name } => {
                         if let ExprKind::Name(list) = &value.kind {
@@ -222,6 +226,10 @@ impl Run {
                                 let name = format!("linalg.{name}");
                                 self.call_function(&name, Args::new(&name, pos, kw))
                             }
+                            Value::Module("torch") if introspect::tensor_class(name).is_some() => {
+                                let class = introspect::tensor_class(name).unwrap_or(Value::None);
+                                self.call_value(class, pos, kw)
+                            }
                             Value::Module("torch") if library::is_dtype_name(name) => {
                                 bail!(Type, "'torch.dtype' object is not callable")
                             }
@@ -237,18 +245,7 @@ impl Run {
                     _ => {
                         let f = self.eval(func)?;
                         self.span = e.span;
-                        match f {
-                            Value::Func(name) if name == "dataset" => self.dataset(Args::new(&name, pos, kw)),
-                            Value::Func(name) if optim::is_optimizer(&name) => {
-                                optim::construct(&mut self.context(), &name, Args::new(&name, pos, kw))
-                            }
-                            Value::Func(name) => self.call_function(&name, Args::new(&name, pos, kw)),
-                            Value::Builtin(name) => self.call_builtin(name, Args::new(name, pos, kw)),
-                            Value::Function(f) => self.call_user(&f, pos, kw),
-                            Value::Layer(l) => self.call_layer(&l, pos, kw),
-                            Value::Class(c) => self.instantiate(&c, pos, kw),
-                            other => bail!(Type, "'{}' object is not callable", other.type_name()),
-                        }
+                        self.call_value(f, pos, kw)
                     }
                 }
             }
@@ -257,6 +254,61 @@ impl Run {
 }
 
 impl Run {
+    /// Calls a value: a torch function, a builtin, a function the trace defined (a lambda
+    /// too), a module, a class.
+    pub(in crate::trace) fn call_value(
+        &mut self,
+        f: Value,
+        pos: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> Result<Value> {
+        match f {
+            Value::Func(name) if name == "dataset" => self.dataset(Args::new(&name, pos, kw)),
+            Value::Func(name) if optim::is_optimizer(&name) => {
+                optim::construct(&mut self.context(), &name, Args::new(&name, pos, kw))
+            }
+            // `from torch.nn import Linear`, `layer = nn.Linear` then called.
+            Value::Func(name) if modules::is_layer(&name) => {
+                modules::construct(&mut self.context(), &name, Args::new(&name, pos, kw))
+            }
+            Value::Func(name) if name == "Parameter" => {
+                modules::parameter(&mut self.context(), Args::new(&name, pos, kw))
+            }
+            Value::Func(name) => self.call_function(&name, Args::new(&name, pos, kw)),
+            Value::Builtin(name) => self.call_builtin(name, Args::new(name, pos, kw)),
+            Value::Function(f) => self.call_user(&f, pos, kw),
+            Value::Layer(l) => self.call_layer(&l, pos, kw),
+            Value::Class(c) => self.instantiate(&c, pos, kw),
+            Value::Type(name) => introspect::call_type(&mut self.context(), name, Args::new(name, pos, kw)),
+            other => bail!(Type, "'{}' object is not callable", other.type_name()),
+        }
+    }
+
+    /// `value.name` for a value already evaluated.
+    pub(in crate::trace) fn attribute(&mut self, v: Value, name: &str) -> Result<Value> {
+        match v {
+            Value::Tensor(t) => match autograd::attr(&mut self.context(), &t, name) {
+                Some(r) => r,
+                None => library::attr(&mut self.context(), Value::Tensor(t), name),
+            },
+            Value::GradFn(n) => self.grad_fn_attr(n, name),
+            Value::Layer(l) => modules::methods::attr(&l, name),
+            Value::Optimizer(o) => optim::attr(&o, name),
+            Value::Module("torch") if name == "autograd" => Ok(Value::Module("autograd")),
+            Value::Module("nn") if modules::is_layer(name) || name == "Parameter" => Ok(Value::Func(name.to_string())),
+            Value::Builtin(n) | Value::Type(n) if name == "__name__" => {
+                Ok(Value::Str(n.rsplit('.').next().unwrap_or(n).to_string()))
+            }
+            Value::Function(f) if name == "__name__" => Ok(Value::Str(f.def.name.clone())),
+            Value::Class(c) if name == "__name__" => Ok(Value::Str(c.name.clone())),
+            Value::Exception(e) if name == "args" => {
+                Ok(Value::Tuple(if e.message.is_empty() { Vec::new() } else { vec![Value::Str(e.message.clone())] }))
+            }
+            ref v if name == "__class__" => Ok(introspect::type_of(v, modules::title)),
+            v => library::attr(&mut self.context(), v, name),
+        }
+    }
+
     /// `grad_fn.next_functions` and `grad_fn.name`.
     fn grad_fn_attr(&self, n: crate::autograd::NodeId, name: &str) -> Result<Value> {
         let node = self.engine.autograd().node(n);

@@ -4,14 +4,19 @@
 
 use super::{binary_op, starts_expr, too_deep, Node, Parser, Pending, PendingOp, CMP, MAX_NESTING, POW, UNARY};
 use crate::error::{Error, Result};
-use crate::trace::lang::ast::{BinOp, BoolOp, CompKind, Comprehension, Expr, ExprKind, FPart, Span, UnaryOp};
+use crate::trace::lang::ast::{
+    BinOp, BoolOp, CompKind, Comprehension, Expr, ExprKind, FPart, FuncDef, Span, Star, UnaryOp,
+};
 use crate::trace::lang::lexer::{self, FPiece, Op, Tok};
 
 impl<'a> Parser<'a> {
     /// `a`, or `a, b, ...` as a tuple (the right side of `x = 1, 2`, or unpacking targets).
     pub(super) fn expr_list(&mut self) -> Result<Node> {
-        let first = self.test()?;
+        let first = self.item()?;
         if !matches!(self.peek(), Tok::Op(Op::Comma)) {
+            if matches!(first.expr.kind, ExprKind::Starred { .. }) {
+                return Err(self.error_at(first.expr.span, "can't use starred expression here"));
+            }
             return Ok(first);
         }
         let span = first.expr.span;
@@ -21,16 +26,56 @@ impl<'a> Parser<'a> {
             if !starts_expr(self.peek()) {
                 break;
             }
-            let item = self.test()?;
+            let item = self.item()?;
             height = height.max(item.height);
             items.push(item.expr);
         }
         self.node(span, ExprKind::Tuple(items), height + 1)
     }
 
+    /// An item of a tuple or list display: an expression, or `*iterable` unpacked into it.
+    fn item(&mut self) -> Result<Node> {
+        if !matches!(self.peek(), Tok::Op(Op::Star)) {
+            return self.test();
+        }
+        let span = Self::span(self.bump());
+        let value = self.or_test()?;
+        let height = value.height + 1;
+        self.node(span, ExprKind::Starred { value: Box::new(value.expr), star: Star::Items }, height)
+    }
+
+    /// `lambda params: body`, after the keyword: a function named `<lambda>` whose body returns
+    /// the expression.
+    fn lambda(&mut self, span: Span) -> Result<Node> {
+        let sig = self.params(Op::Colon)?;
+        let body = self.test()?;
+        let height = body.height + 1;
+        let ret = crate::trace::lang::ast::Stmt {
+            span: body.expr.span,
+            source: String::new(),
+            kind: crate::trace::lang::ast::StmtKind::Return(Some(body.expr)),
+        };
+        let def = FuncDef {
+            name: "<lambda>".into(),
+            params: sig.params,
+            positional: sig.positional,
+            var_args: sig.var_args,
+            var_kwargs: sig.var_kwargs,
+            body: vec![ret],
+        };
+        self.node(span, ExprKind::Lambda(Box::new(def)), height)
+    }
+
     /// One expression: `a if c else b`, `or`, `and`, `not`, then the operators.
     pub(super) fn test(&mut self) -> Result<Node> {
         match self.peek() {
+            Tok::Kw("lambda") => {
+                let span = Self::span(self.bump());
+                self.enter(span)?;
+                let node = self.lambda(span);
+                self.leave();
+                return node;
+            }
             Tok::Kw(k) if *k != "not" => return Err(self.unexpected()),
             Tok::Op(Op::Star | Op::DoubleStar) => return Err(self.unexpected()),
             _ => {}
@@ -208,6 +253,7 @@ impl<'a> Parser<'a> {
             count: 0,
             funcs: 0,
             loops: 0,
+            imports: Vec::new(),
         };
         let node = sub.expr_list()?;
         if !matches!(sub.peek(), Tok::Newline | Tok::Eof) {
@@ -357,8 +403,20 @@ impl<'a> Parser<'a> {
         let mut kwargs: Vec<(String, Expr)> = Vec::new();
         let mut height = 0;
         while !self.eat(Op::RParen) {
-            if matches!(self.peek(), Tok::Op(Op::Star | Op::DoubleStar)) {
-                return Err(self.error_here("*args and **kwargs are not supported"));
+            if let Tok::Op(op @ (Op::Star | Op::DoubleStar)) = *self.peek() {
+                let span = Self::span(self.bump());
+                let value = self.test()?;
+                height = height.max(value.height + 1);
+                let star = if op == Op::Star { Star::Items } else { Star::Entries };
+                if star == Star::Items && args.iter().any(is_entries) {
+                    return Err(self.error_at(span, "iterable argument unpacking follows keyword argument unpacking"));
+                }
+                args.push(Expr { span, kind: ExprKind::Starred { value: Box::new(value.expr), star } });
+                if !self.eat(Op::Comma) {
+                    self.expect_close(Op::RParen, ')')?;
+                    break;
+                }
+                continue;
             }
             if matches!(self.peek(), Tok::Name) && matches!(self.peek2(), Tok::Op(Op::Assign)) {
                 let t = self.bump();
@@ -381,8 +439,9 @@ impl<'a> Parser<'a> {
                         self.error_at(arg.expr.span, "expression cannot contain assignment, perhaps you meant \"==\"?")
                     );
                 }
-                if !kwargs.is_empty() {
-                    return Err(self.error_at(arg.expr.span, "positional argument follows keyword argument"));
+                if !kwargs.is_empty() || args.iter().any(is_entries) {
+                    let what = if kwargs.is_empty() { "keyword argument unpacking" } else { "keyword argument" };
+                    return Err(self.error_at(arg.expr.span, format!("positional argument follows {what}")));
                 }
                 height = height.max(arg.height);
                 args.push(arg.expr);
@@ -485,8 +544,11 @@ impl<'a> Parser<'a> {
         if self.eat(Op::RParen) {
             return self.node(span, ExprKind::Tuple(Vec::new()), 1);
         }
-        let first = self.test()?;
+        let first = self.item()?;
         if self.eat(Op::RParen) {
+            if matches!(first.expr.kind, ExprKind::Starred { .. }) {
+                return Err(self.error_at(first.expr.span, "cannot use starred expression here"));
+            }
             return Ok(first);
         }
         if matches!(self.peek(), Tok::Kw("for")) {
@@ -510,7 +572,7 @@ impl<'a> Parser<'a> {
         if self.eat(Op::RBracket) {
             return self.node(span, ExprKind::List(Vec::new()), 1);
         }
-        let first = self.test()?;
+        let first = self.item()?;
         if matches!(self.peek(), Tok::Kw("for")) {
             let node = self.comprehension(span, CompKind::List, first)?;
             self.expect_close(Op::RBracket, ']')?;
@@ -557,7 +619,7 @@ impl<'a> Parser<'a> {
         let mut items = Vec::new();
         let mut height = 0;
         while !self.eat(close) {
-            let item = self.test()?;
+            let item = self.item()?;
             height = height.max(item.height);
             items.push(item.expr);
             if !self.eat(Op::Comma) {
@@ -567,4 +629,9 @@ impl<'a> Parser<'a> {
         }
         Ok((items, height))
     }
+}
+
+/// Whether a call argument is `**mapping`.
+fn is_entries(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::Starred { star: Star::Entries, .. })
 }

@@ -7,7 +7,7 @@
 //! [`MAX_NESTING`], so neither parsing nor any later walk of the tree can overflow the stack.
 
 use crate::error::{bail, Error, Result};
-use crate::trace::lang::ast::{BinOp, Expr, ExprKind, Program, Span, Stmt, StmtKind, UnaryOp};
+use crate::trace::lang::ast::{BinOp, Expr, ExprKind, Import, Program, Span, Stmt, StmtKind, UnaryOp};
 use crate::trace::lang::lexer::{self, Op, Tok, Token};
 
 mod expr;
@@ -38,6 +38,7 @@ pub fn parse(src: &str) -> Result<Program> {
         count: 0,
         funcs: 0,
         loops: 0,
+        imports: Vec::new(),
     };
     parser.program()
 }
@@ -163,6 +164,8 @@ struct Parser<'a> {
     /// How many `def` and loop bodies enclose the current position (for `return` and `break`).
     funcs: usize,
     loops: usize,
+    /// What the import lines bind so far.
+    imports: Vec<Import>,
 }
 
 impl<'a> Parser<'a> {
@@ -286,7 +289,7 @@ impl<'a> Parser<'a> {
 
     fn program(&mut self) -> Result<Program> {
         let stmts = self.statements(Block::Top)?;
-        Ok(Program { stmts })
+        Ok(Program { stmts, imports: std::mem::take(&mut self.imports) })
     }
 
     /// Statements through the end of the trace (top level) or of the block (its Dedent).
@@ -414,6 +417,9 @@ impl<'a> Parser<'a> {
                 for item in items {
                     match item.kind {
                         ExprKind::Name(name) => targets.push(name),
+                        ExprKind::Starred { .. } => {
+                            return Err(self.error_at(item.span, "starred assignment targets are not supported"))
+                        }
                         ref other => {
                             return Err(self.error_at(
                                 item.span,
@@ -435,8 +441,9 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `import a.b as c, d` or `from a import (b as c, d)` / `from a import *`: checked for form,
-    /// then dropped.
+    /// `import a.b as c, d` or `from a import (b as c, d)` / `from a import *`: the names they
+    /// bind go to [`Program::imports`] (a star import binds nothing: its names resolve as bare
+    /// names always do).
     #[inline(never)]
     fn import(&mut self) -> Result<()> {
         let from = matches!(self.peek(), Tok::Kw("from"));
@@ -446,9 +453,7 @@ impl<'a> Parser<'a> {
             while self.eat(Op::Dot) || self.eat(Op::Ellipsis) {
                 dots += 1;
             }
-            if dots == 0 || matches!(self.peek(), Tok::Name) {
-                self.dotted_name()?;
-            }
+            let module = if dots == 0 || matches!(self.peek(), Tok::Name) { self.dotted_name()? } else { Vec::new() };
             if !matches!(self.peek(), Tok::Kw("import")) {
                 return Err(self.error_here("invalid syntax"));
             }
@@ -458,10 +463,17 @@ impl<'a> Parser<'a> {
             }
             let paren = self.eat(Op::LParen);
             loop {
-                self.name()?;
-                if matches!(self.peek(), Tok::Kw("as")) {
+                let name = self.name()?.to_string();
+                let alias = if matches!(self.peek(), Tok::Kw("as")) {
                     self.bump();
-                    self.name()?;
+                    self.name()?.to_string()
+                } else {
+                    name.clone()
+                };
+                if dots == 0 {
+                    let mut path = module.clone();
+                    path.push(name);
+                    self.imports.push(Import { name: alias, path });
                 }
                 if !self.eat(Op::Comma) {
                     break;
@@ -476,10 +488,14 @@ impl<'a> Parser<'a> {
             return Ok(());
         }
         loop {
-            self.dotted_name()?;
+            let path = self.dotted_name()?;
             if matches!(self.peek(), Tok::Kw("as")) {
                 self.bump();
-                self.name()?;
+                let name = self.name()?.to_string();
+                self.imports.push(Import { name, path });
+            } else if let Some(first) = path.first() {
+                // `import torch.nn` binds `torch`.
+                self.imports.push(Import { name: first.clone(), path: vec![first.clone()] });
             }
             if !self.eat(Op::Comma) {
                 return Ok(());
@@ -495,12 +511,12 @@ impl<'a> Parser<'a> {
         Ok(self.text(t))
     }
 
-    fn dotted_name(&mut self) -> Result<()> {
-        self.name()?;
+    fn dotted_name(&mut self) -> Result<Vec<String>> {
+        let mut path = vec![self.name()?.to_string()];
         while self.eat(Op::Dot) {
-            self.name()?;
+            path.push(self.name()?.to_string());
         }
-        Ok(())
+        Ok(path)
     }
 
     /// The statement's text from token `first` up to (not including) token `end`, one physical

@@ -3,8 +3,17 @@
 //! error wording for blocks that are missing or misplaced.
 
 use super::{describe, Block, Parser};
+
+/// A parameter list as `def` and `lambda` declare it (see [`FuncDef`]).
+#[derive(Default)]
+pub(super) struct Signature {
+    pub(super) params: Vec<(String, Option<Expr>)>,
+    pub(super) positional: usize,
+    pub(super) var_args: Option<String>,
+    pub(super) var_kwargs: Option<String>,
+}
 use crate::error::Result;
-use crate::trace::lang::ast::{Expr, ExprKind, FuncDef, Stmt, StmtKind, Target};
+use crate::trace::lang::ast::{Expr, ExprKind, FuncDef, Handler, Stmt, StmtKind, Target};
 use crate::trace::lang::lexer::{Op, Tok};
 
 impl<'a> Parser<'a> {
@@ -72,7 +81,7 @@ impl<'a> Parser<'a> {
                 if !self.eat(Op::LParen) {
                     return Err(self.error_here("expected '('"));
                 }
-                let params = self.params()?;
+                let sig = self.params(Op::RParen)?;
                 if self.eat(Op::Arrow) {
                     self.test()?;
                 }
@@ -84,7 +93,18 @@ impl<'a> Parser<'a> {
                 self.funcs -= 1;
                 self.loops = loops;
                 let body = body?;
-                Ok(Some(Stmt { span, source: header, kind: StmtKind::Def(FuncDef { name, params, body }) }))
+                Ok(Some(Stmt {
+                    span,
+                    source: header,
+                    kind: StmtKind::Def(FuncDef {
+                        name,
+                        params: sig.params,
+                        positional: sig.positional,
+                        var_args: sig.var_args,
+                        var_kwargs: sig.var_kwargs,
+                        body,
+                    }),
+                }))
             }
             "class" => {
                 self.bump();
@@ -108,9 +128,57 @@ impl<'a> Parser<'a> {
                 let body = body?;
                 Ok(Some(Stmt { span, source: header, kind: StmtKind::Class { name, bases, body } }))
             }
-            "elif" | "else" => Err(self.error_here("invalid syntax")),
+            "try" => self.try_stmt().map(Some),
+            "elif" | "else" | "except" | "finally" => Err(self.error_here("invalid syntax")),
             _ => Ok(None),
         }
+    }
+
+    /// `try:` through its last `except`, `else` or `finally` suite.
+    fn try_stmt(&mut self) -> Result<Stmt> {
+        let first = self.pos;
+        let span = Self::span(self.bump());
+        let header = self.header_end(first)?;
+        let body = self.suite("'try' statement", span.line)?;
+        let mut handlers = Vec::new();
+        while matches!(self.peek(), Tok::Kw("except")) {
+            let first = self.pos;
+            let at = Self::span(self.bump());
+            if handlers.iter().any(|h: &Handler| h.types.is_none()) {
+                return Err(self.error_at(at, "default 'except:' must be last"));
+            }
+            let types = if matches!(self.peek(), Tok::Op(Op::Colon)) { None } else { Some(self.test()?.expr) };
+            let name = if types.is_some() && matches!(self.peek(), Tok::Kw("as")) {
+                self.bump();
+                Some(self.name()?.to_string())
+            } else {
+                None
+            };
+            let source = self.header_end(first)?;
+            let body = self.suite("'except' statement", at.line)?;
+            let header = Box::new(Stmt { span: at, source, kind: StmtKind::Pass });
+            handlers.push(Handler { header, types, name, body });
+        }
+        let clause = |p: &mut Self, kw: &str| -> Result<Vec<Stmt>> {
+            if !matches!(p.peek(), Tok::Kw(k) if *k == kw) {
+                return Ok(Vec::new());
+            }
+            let line = p.tok().line;
+            p.bump();
+            if !p.eat(Op::Colon) {
+                return Err(p.error_here("expected ':'"));
+            }
+            p.suite(&format!("'{kw}' statement"), line)
+        };
+        let orelse = clause(self, "else")?;
+        if !orelse.is_empty() && handlers.is_empty() {
+            return Err(self.error_here("expected 'except' or 'finally' block"));
+        }
+        let finally = clause(self, "finally")?;
+        if handlers.is_empty() && finally.is_empty() {
+            return Err(self.error_here("expected 'except' or 'finally' block"));
+        }
+        Ok(Stmt { span, source: header, kind: StmtKind::Try { body, handlers, orelse, finally } })
     }
 
     /// `if`/`elif` through its last `elif` or `else` suite.
@@ -165,33 +233,85 @@ impl<'a> Parser<'a> {
         self.statements(Block::Nested)
     }
 
-    /// Parameters after `(` through `)`: names with optional defaults (annotations are read and
-    /// dropped).
-    fn params(&mut self) -> Result<Vec<(String, Option<Expr>)>> {
-        let mut params: Vec<(String, Option<Expr>)> = Vec::new();
-        while !self.eat(Op::RParen) {
-            if matches!(self.peek(), Tok::Op(Op::Star | Op::DoubleStar | Op::Slash)) {
-                return Err(self.error_here("*args, **kwargs and '/' or '*' markers are not supported"));
-            }
+    /// Parameters through `close` (`)` for a `def`, `:` for a `lambda`): names with optional
+    /// defaults, `*args` or a bare `*` (what follows is keyword-only), `**kwargs`, and `/`
+    /// (accepted; positional-only parameters are taken as ordinary ones). A `def`'s
+    /// annotations are read and dropped.
+    pub(super) fn params(&mut self, close: Op) -> Result<Signature> {
+        let mut sig = Signature::default();
+        let mut keyword_only = false;
+        let taken = |sig: &Signature, name: &str| {
+            sig.params.iter().any(|(p, _)| p == name)
+                || sig.var_args.as_deref() == Some(name)
+                || sig.var_kwargs.as_deref() == Some(name)
+        };
+        while !self.eat(close) {
             let at = Self::span(self.tok());
-            let name = self.name()?.to_string();
-            if params.iter().any(|(p, _)| *p == name) {
-                return Err(self.error_at(at, format!("duplicate argument '{name}' in function definition")));
+            if sig.var_kwargs.is_some() {
+                return Err(self.error_here("arguments cannot follow var-keyword argument"));
             }
-            if self.eat(Op::Colon) {
-                self.test()?;
+            let star = match self.peek() {
+                Tok::Op(Op::Slash) => {
+                    self.bump();
+                    if !self.eat(Op::Comma) {
+                        self.expect_close(close, if close == Op::Colon { ':' } else { ')' })?;
+                        break;
+                    }
+                    continue;
+                }
+                Tok::Op(Op::Star) => Some(Op::Star),
+                Tok::Op(Op::DoubleStar) => Some(Op::DoubleStar),
+                _ => None,
+            };
+            if let Some(op) = star {
+                self.bump();
+                if op == Op::Star && keyword_only {
+                    return Err(self.error_at(at, "* argument may appear only once"));
+                }
+                if op == Op::Star && matches!(self.peek(), Tok::Op(Op::Comma)) {
+                    // A bare `*`: the parameters after it are keyword-only.
+                    keyword_only = true;
+                    sig.positional = sig.params.len();
+                    self.bump();
+                    continue;
+                }
+                let name = self.name()?.to_string();
+                if taken(&sig, &name) {
+                    return Err(self.error_at(at, format!("duplicate argument '{name}' in function definition")));
+                }
+                if close == Op::RParen && self.eat(Op::Colon) {
+                    self.test()?;
+                }
+                if op == Op::Star {
+                    keyword_only = true;
+                    sig.positional = sig.params.len();
+                    sig.var_args = Some(name);
+                } else {
+                    sig.var_kwargs = Some(name);
+                }
+            } else {
+                let name = self.name()?.to_string();
+                if taken(&sig, &name) {
+                    return Err(self.error_at(at, format!("duplicate argument '{name}' in function definition")));
+                }
+                if close == Op::RParen && self.eat(Op::Colon) {
+                    self.test()?;
+                }
+                let default = if self.eat(Op::Assign) { Some(self.test()?.expr) } else { None };
+                if !keyword_only && default.is_none() && sig.params.iter().any(|(_, d)| d.is_some()) {
+                    return Err(self.error_at(at, "parameter without a default follows parameter with a default"));
+                }
+                sig.params.push((name, default));
             }
-            let default = if self.eat(Op::Assign) { Some(self.test()?.expr) } else { None };
-            if default.is_none() && params.iter().any(|(_, d)| d.is_some()) {
-                return Err(self.error_at(at, "parameter without a default follows parameter with a default"));
-            }
-            params.push((name, default));
             if !self.eat(Op::Comma) {
-                self.expect_close(Op::RParen, ')')?;
+                self.expect_close(close, if close == Op::Colon { ':' } else { ')' })?;
                 break;
             }
         }
-        Ok(params)
+        if !keyword_only {
+            sig.positional = sig.params.len();
+        }
+        Ok(sig)
     }
 
     /// A `for` target: names and (nested) tuples of names.
@@ -250,6 +370,21 @@ impl<'a> Parser<'a> {
                     None
                 };
                 return Ok(Some(StmtKind::Return(value)));
+            }
+            "raise" => {
+                self.bump();
+                let value = if crate::trace::lang::parser::starts_expr(self.peek()) {
+                    let e = self.test()?.expr;
+                    if matches!(self.peek(), Tok::Kw("from")) {
+                        // `raise E from cause`: the cause is evaluated and not kept.
+                        self.bump();
+                        self.test()?;
+                    }
+                    Some(e)
+                } else {
+                    None
+                };
+                return Ok(Some(StmtKind::Raise(value)));
             }
             "assert" => {
                 self.bump();

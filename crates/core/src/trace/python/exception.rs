@@ -1,0 +1,119 @@
+//! Python's exceptions as a trace meets them: the builtin classes and their hierarchy, the
+//! class each engine error is raised as (so `except RuntimeError` catches what PyTorch raises
+//! as one), and exception values (`except E as e`, `E("message")`).
+//!
+//! Errors that are the product's own (a construct it does not support, a resource limit, a
+//! parse or decode failure) have no class: no `except` catches them, so a run never goes on
+//! past something it could not do as if PyTorch had raised there.
+
+use crate::error::Error;
+
+/// Every builtin exception class a trace can name, with its base (`None` for the root).
+const CLASSES: [(&str, Option<&str>); 17] = [
+    ("BaseException", None),
+    ("Exception", Some("BaseException")),
+    ("ArithmeticError", Some("Exception")),
+    ("ZeroDivisionError", Some("ArithmeticError")),
+    ("OverflowError", Some("ArithmeticError")),
+    ("LookupError", Some("Exception")),
+    ("IndexError", Some("LookupError")),
+    ("KeyError", Some("LookupError")),
+    ("RuntimeError", Some("Exception")),
+    ("NotImplementedError", Some("RuntimeError")),
+    ("RecursionError", Some("RuntimeError")),
+    ("TypeError", Some("Exception")),
+    ("ValueError", Some("Exception")),
+    ("NameError", Some("Exception")),
+    ("AttributeError", Some("Exception")),
+    ("AssertionError", Some("Exception")),
+    ("StopIteration", Some("Exception")),
+];
+
+/// The builtin exception class named `name`.
+pub fn class(name: &str) -> Option<&'static str> {
+    CLASSES.iter().find(|(c, _)| *c == name).map(|(c, _)| *c)
+}
+
+/// Whether `class` is `base` or derives from it.
+pub fn is_subclass(class: &str, base: &str) -> bool {
+    let mut c = Some(class);
+    while let Some(name) = c {
+        if name == base {
+            return true;
+        }
+        c = CLASSES.iter().find(|(n, _)| *n == name).and_then(|(_, b)| *b);
+    }
+    false
+}
+
+/// A raised exception as a value: `except E as e` binds one, `E("message")` makes one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exception {
+    pub class: String,
+    pub message: String,
+}
+
+impl Exception {
+    /// The exception an engine error is raised as; `None` for the product's own failures,
+    /// which no `except` catches.
+    pub fn of(e: &Error) -> Option<Exception> {
+        let message = e.message();
+        let class = match e {
+            Error::Parse { .. }
+            | Error::Unsupported(_)
+            | Error::UnknownOp { .. }
+            | Error::Limit(_)
+            | Error::Decode(_) => return None,
+            Error::Raised { class, .. } => class.as_str(),
+            Error::Type(m) if m.contains("has no attribute") => "AttributeError",
+            Error::Name(_) => "NameError",
+            Error::Type(_) => "TypeError",
+            Error::Index(m) if m.starts_with("KeyError") => "KeyError",
+            Error::Index(_) => "IndexError",
+            Error::Value(m) if m.contains("by zero") || m.contains("float modulo") => "ZeroDivisionError",
+            Error::Value(_) => "ValueError",
+            Error::Assertion(_) => "AssertionError",
+            Error::View(_) | Error::Shape(_) | Error::DType(_) | Error::Overlap { .. } | Error::Autograd(_) => {
+                "RuntimeError"
+            }
+        };
+        let message = match class {
+            // Python's KeyError carries the key's repr, which its message already starts with.
+            "KeyError" => message.trim_start_matches("KeyError: ").to_string(),
+            _ => message.to_string(),
+        };
+        Some(Exception { class: class.to_string(), message })
+    }
+
+    /// The error that raising this exception is.
+    pub fn into_error(self) -> Error {
+        Error::Raised { class: self.class, message: self.message }
+    }
+
+    /// Python's `repr(e)`: `RuntimeError('message')`.
+    pub fn repr(&self) -> String {
+        if self.message.is_empty() {
+            format!("{}()", self.class)
+        } else {
+            format!("{}({})", self.class, super::format::str_repr(&self.message))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hierarchy_and_classes() {
+        assert!(is_subclass("ZeroDivisionError", "ArithmeticError"));
+        assert!(is_subclass("KeyError", "Exception"));
+        assert!(is_subclass("NotImplementedError", "RuntimeError"));
+        assert!(!is_subclass("ValueError", "RuntimeError"));
+        let e = Exception::of(&Error::Overlap { message: "m".into(), elements: vec![] });
+        assert_eq!(e.map(|e| e.class), Some("RuntimeError".to_string()));
+        assert!(Exception::of(&Error::Limit("x".into())).is_none());
+        let z = Exception::of(&Error::Value("division by zero".into()));
+        assert_eq!(z.map(|e| e.class), Some("ZeroDivisionError".to_string()));
+    }
+}
