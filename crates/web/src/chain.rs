@@ -11,7 +11,7 @@
 
 use serde_json::{json, Value as Json};
 use stridelab_core::trace::lang::ast::{
-    BoolOp, CompKind, Expr, ExprKind, FPart, Program, Stmt, StmtKind, Target, UnaryOp,
+    BoolOp, CompKind, Expr, ExprKind, FPart, Program, Star, Stmt, StmtKind, Target, UnaryOp,
 };
 use stridelab_core::trace::report::{report_value, ReportOptions, ValueList};
 
@@ -69,7 +69,7 @@ fn collect(program: &Program, upto: usize, name: &str, depth: usize, rows: &mut 
     }
     // The page's registered files, so prefixes that read `dataset(name)` evaluate as they ran.
     let mut run = crate::files::page_run();
-    run.run_program(&Program { stmts });
+    run.run_program(&Program { stmts, imports: program.imports.clone() });
     // The rows show layouts, not values: none are listed (a large tensor's would be most of the
     // report).
     let tensors = report_value(&mut run, ReportOptions { values: ValueList::First(0), ..ReportOptions::default() });
@@ -222,6 +222,29 @@ pub fn unparse(e: &Expr) -> String {
                 CompKind::List => format!("[{text}]"),
                 CompKind::Generator => format!("({text})"),
             }
+        }
+        ExprKind::Starred { value, star } => {
+            format!("{}{}", if *star == Star::Items { "*" } else { "**" }, unparse(value))
+        }
+        ExprKind::Lambda(f) => {
+            let mut params: Vec<String> = f
+                .params
+                .iter()
+                .map(|(p, d)| d.as_ref().map_or_else(|| p.clone(), |d| format!("{p}={}", unparse(d))))
+                .collect();
+            match &f.var_args {
+                Some(a) => params.insert(f.positional, format!("*{a}")),
+                None if f.positional < f.params.len() => params.insert(f.positional, "*".into()),
+                None => {}
+            }
+            if let Some(k) = &f.var_kwargs {
+                params.push(format!("**{k}"));
+            }
+            let body = match f.body.first().map(|s| &s.kind) {
+                Some(StmtKind::Return(Some(e))) => unparse(e),
+                _ => "None".into(),
+            };
+            format!("(lambda {}: {body})", params.join(", "))
         }
         ExprKind::FString(parts) => {
             let mut text = String::new();

@@ -131,13 +131,14 @@ impl Session {
         if p.is_flat() && k > self.at && self.run.error.is_none() {
             // Forward steps continue the run: the same statements in the same order reach the
             // same state as a replay, at the cost of the new statements only.
-            self.run.run_program_with_bridge(&Program { stmts: p.stmts[self.at..k].to_vec() });
+            self.run
+                .run_program_with_bridge(&Program { stmts: p.stmts[self.at..k].to_vec(), imports: p.imports.clone() });
         } else {
             // A replay: the old run's storages go first, so stepping back never holds two runs.
             self.run = Run::new();
             self.run = if p.is_flat() {
                 let mut run = page_run();
-                run.run_program_with_bridge(&Program { stmts: p.stmts[..k].to_vec() });
+                run.run_program_with_bridge(&Program { stmts: p.stmts[..k].to_vec(), imports: p.imports.clone() });
                 run
             } else {
                 // With blocks, step k is the k-th statement executed: the run replays up to it.

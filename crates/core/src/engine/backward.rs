@@ -301,6 +301,11 @@ impl Engine {
     /// first is a recorded clone (`CloneBackward0`) and later ones make a new `.grad = .grad +
     /// g`, as PyTorch's AccumulateGrad does with grad mode on.
     fn accumulate(&mut self, leaf: ObjectId, g: Tensor, graph: GraphUse) -> Result<()> {
+        // A leaf that stopped requiring grad after the graph was built gets nothing, as
+        // AccumulateGrad returns early (`set_requires_grad(D, False)` between two backwards).
+        if !self.ag.meta.get(&leaf).is_some_and(|m| m.requires_grad) {
+            return Ok(());
+        }
         let shape = g.shape().to_vec();
         let writes_before = self.grad_writes.len();
         self.accumulate_into(leaf, g, graph)?;

@@ -79,7 +79,7 @@ impl Run {
                     bail!(Type, "map() takes no keyword arguments");
                 }
                 let mut lists = Vec::new();
-                for it in pos.into_iter().skip(1) {
+                for it in pos {
                     lists.push(python::sequence(&mut self.context(), it)?);
                 }
                 let n = lists.iter().map(Vec::len).min().unwrap_or(0);

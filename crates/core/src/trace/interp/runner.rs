@@ -661,11 +661,7 @@ impl Run {
 
     /// A call's arguments: positional ones with `*iterable` unpacked, keyword ones with
     /// `**mapping` unpacked (a name given twice is Python's TypeError).
-    pub(in crate::trace) fn eval_args(
-        &mut self,
-        args: &[Expr],
-        kwargs: &[(String, Expr)],
-    ) -> Result<(Vec<Value>, Vec<(String, Value)>)> {
+    pub(in crate::trace) fn eval_args(&mut self, args: &[Expr], kwargs: &[(String, Expr)]) -> Result<CallArgs> {
         let mut pos = Vec::with_capacity(args.len());
         let mut kw: Vec<(String, Value)> = Vec::with_capacity(kwargs.len());
         let add = |kw: &mut Vec<(String, Value)>, k: String, v: Value| -> Result<()> {
@@ -695,6 +691,9 @@ impl Run {
         Ok((pos, kw))
     }
 }
+
+/// A call's evaluated arguments: positional, then keyword.
+pub(in crate::trace) type CallArgs = (Vec<Value>, Vec<(String, Value)>);
 
 /// Realizes every tensor in `v` (inside tuples and lists too): nothing lazy outlives its
 /// statement.

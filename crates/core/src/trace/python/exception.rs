@@ -47,10 +47,13 @@ pub fn is_subclass(class: &str, base: &str) -> bool {
 }
 
 /// A raised exception as a value: `except E as e` binds one, `E("message")` makes one.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Exception {
     pub class: String,
+    /// What `str(e)` gives.
     pub message: String,
+    /// `e.args`: the arguments it was made with (a KeyError's key, an engine error's message).
+    pub args: Vec<super::value::Value>,
 }
 
 impl Exception {
@@ -77,12 +80,17 @@ impl Exception {
                 "RuntimeError"
             }
         };
-        let message = match class {
-            // Python's KeyError carries the key's repr, which its message already starts with.
-            "KeyError" => message.trim_start_matches("KeyError: ").to_string(),
-            _ => message.to_string(),
+        let (message, arg) = match class {
+            // A KeyError's message is its key's repr (dict keys here are strings).
+            "KeyError" => {
+                let key = message.trim_start_matches("KeyError: ");
+                let unquoted = key.strip_prefix('\'').and_then(|k| k.strip_suffix('\'')).filter(|k| !k.contains('\\'));
+                (key.to_string(), unquoted.unwrap_or(key).to_string())
+            }
+            _ => (message.to_string(), message.to_string()),
         };
-        Some(Exception { class: class.to_string(), message })
+        let args = vec![super::value::Value::Str(arg)];
+        Some(Exception { class: class.to_string(), message, args })
     }
 
     /// The error that raising this exception is.
@@ -92,11 +100,8 @@ impl Exception {
 
     /// Python's `repr(e)`: `RuntimeError('message')`.
     pub fn repr(&self) -> String {
-        if self.message.is_empty() {
-            format!("{}()", self.class)
-        } else {
-            format!("{}({})", self.class, super::format::str_repr(&self.message))
-        }
+        let args: Vec<String> = self.args.iter().map(super::format::repr_plain).collect();
+        format!("{}({})", self.class, args.join(", "))
     }
 }
 

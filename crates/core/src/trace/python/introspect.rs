@@ -158,9 +158,9 @@ pub fn exception(class: &'static str, args: Args) -> Result<Value> {
     }
     let message = match pos.as_slice() {
         [] => String::new(),
-        [Value::Str(s)] => s.clone(),
+        [Value::Str(s)] if class != "KeyError" => s.clone(),
         [other] => super::repr_plain(other),
         many => format!("({})", many.iter().map(super::repr_plain).collect::<Vec<_>>().join(", ")),
     };
-    Ok(Value::Exception(std::rc::Rc::new(Exception { class: class.to_string(), message })))
+    Ok(Value::Exception(std::rc::Rc::new(Exception { class: class.to_string(), message, args: pos })))
 }

@@ -301,9 +301,7 @@ impl Run {
             }
             Value::Function(f) if name == "__name__" => Ok(Value::Str(f.def.name.clone())),
             Value::Class(c) if name == "__name__" => Ok(Value::Str(c.name.clone())),
-            Value::Exception(e) if name == "args" => {
-                Ok(Value::Tuple(if e.message.is_empty() { Vec::new() } else { vec![Value::Str(e.message.clone())] }))
-            }
+            Value::Exception(e) if name == "args" => Ok(Value::Tuple(e.args.clone())),
             ref v if name == "__class__" => Ok(introspect::type_of(v, modules::title)),
             v => library::attr(&mut self.context(), v, name),
         }
