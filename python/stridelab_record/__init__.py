@@ -41,13 +41,14 @@ def _limits(limits, kw):
     return limits
 
 
-def run_script(path, args=(), output=None, limits=None, globals=None, echo=True, script=None, **kw):
+def run_script(path, args=(), output=None, limits=None, globals=None, echo=True, script=None, exclude=(), **kw):
     """Runs the Python file `path` as `python path args...` would, recording it; returns the
     recording and writes it to `output` when given. `globals` are names bound before the
-    script starts (as a prelude would bind them, without shifting its lines)."""
+    script starts (as a prelude would bind them, without shifting its lines); `exclude` names
+    folders whose code is not recorded although it is outside the installed libraries."""
     limits = _limits(limits, kw)
     path = os.path.abspath(path)
-    rec = Recorder(limits, main_file=path, echo=echo)
+    rec = Recorder(limits, main_file=path, echo=echo, exclude=exclude)
     with open(path, "rb") as f:
         source = f.read()
     namespace = {"__name__": "__main__", "__file__": path, "__builtins__": builtins}
@@ -67,8 +68,7 @@ def run_script(path, args=(), output=None, limits=None, globals=None, echo=True,
             except SystemExit as e:
                 rec.exit_code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
             except BaseException as e:  # the program's own failure is part of the recording
-                rec.stopped = rec.stopped  # the last step already closed on the frame's return
-                rec.stop()
+                rec.stop()  # the last step closed on the frame's return
                 rec.fail(e)
             finally:
                 rec.stop()
@@ -86,8 +86,9 @@ class record:
     functions it calls; on leaving, writes the recording (an exception leaving the block is
     its error, and goes on). `limits` or the keyword arguments of `Limits` bound it."""
 
-    def __init__(self, path, limits=None, echo=True, **kw):
+    def __init__(self, path, limits=None, echo=True, exclude=(), **kw):
         self.path = path
+        self.exclude = exclude
         self.limits = _limits(limits, kw)
         self.echo = echo
         self.recording = None
@@ -95,7 +96,7 @@ class record:
     def __enter__(self):
         frame = sys._getframe(1)
         self.frame = frame
-        self.rec = Recorder(self.limits, main_file=frame.f_code.co_filename, echo=self.echo)
+        self.rec = Recorder(self.limits, main_file=frame.f_code.co_filename, echo=self.echo, exclude=self.exclude)
         self.rec.start()
         self.rec.attach(frame)
         return self

@@ -18,6 +18,7 @@ def main(argv=None):
     p.add_argument("--max-steps", type=int, default=10_000, help="steps recorded, at most")
     p.add_argument("--max-bytes", type=int, default=64 << 20, help="the recording's size, about, at most")
     p.add_argument("--max-values", type=int, default=4096, help="values listed per tensor")
+    p.add_argument("--exclude", action="append", default=[], metavar="DIR", help="a folder of code not to record (repeatable)")
     argv = list(sys.argv[1:] if argv is None else argv)
     output = None
     # `SCRIPT.py ARGS... -o run.json`: a trailing `-o FILE` is the recorder's, not the script's.
@@ -27,7 +28,7 @@ def main(argv=None):
     if output is not None:
         ns.output = output
     limits = Limits(steps=ns.max_steps, bytes=ns.max_bytes, values=ns.max_values)
-    rec = run_script(ns.script, ns.args, output=ns.output, limits=limits)
+    rec = run_script(ns.script, ns.args, output=ns.output, limits=limits, exclude=ns.exclude)
     err = rec.get("error")
     cut = rec["recorded"].get("cut")
     if cut:

@@ -270,6 +270,17 @@ _VERSIONS = re.compile(r"is at version (\d+); expected version (\d+) instead")
 _SAVED_SHAPE = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\]")
 
 
+def error_message(e):
+    """PyTorch's message as a user sees it: some of c10's errors carry the C++ backtrace inside
+    the message (machine paths and addresses); it is cut, a closing quote it interrupted kept."""
+    text = str(e)
+    cut = text.find("\nException raised from ")
+    if cut >= 0:
+        tail = text[cut:].rstrip("\n")
+        text = text[:cut] + ('"' if tail.endswith('"') else "")
+    return text
+
+
 def error_kind(e):
     """The report's error kind for an exception (`runtime` where no rule names one)."""
     name = type(e).__name__

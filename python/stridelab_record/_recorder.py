@@ -91,8 +91,10 @@ def _byte_view(st):
 
 
 class Recorder:
-    def __init__(self, limits=None, main_file=None, echo=True):
+    def __init__(self, limits=None, main_file=None, echo=True, exclude=()):
         self.limits = limits or Limits()
+        # Folders of code that is not the user's although it lives outside the libraries.
+        self.exclude = tuple(os.path.realpath(p) for p in exclude)
         self.main_file = os.path.realpath(main_file) if main_file else None
         self.storages = d.Storages()
         self.steps = []
@@ -122,7 +124,7 @@ class Recorder:
             else:
                 real = os.path.realpath(filename)
                 hit = real == self.main_file or not any(
-                    real == lib or real.startswith(lib + os.sep) for lib in _LIBRARIES
+                    real == lib or real.startswith(lib + os.sep) for lib in _LIBRARIES + self.exclude
                 )
             self._user[filename] = hit
         return hit
@@ -439,7 +441,7 @@ class Recorder:
                 except (AttributeError, IndexError):
                     pass
             tb = tb.tb_next
-        self.error = {"line": line, "column": column, "kind": d.error_kind(e), "message": str(e),
+        self.error = {"line": line, "column": column, "kind": d.error_kind(e), "message": d.error_message(e),
                       "exception": type(e).__name__}
         if filename is not None and self._file_field(filename) is not None:
             self.error["file"] = filename
