@@ -127,6 +127,9 @@ class Recorder:
                     real == lib or real.startswith(lib + os.sep) for lib in _LIBRARIES + self.exclude
                 )
             self._user[filename] = hit
+            if hit:
+                # A file rewritten since linecache read it (the same path run twice) is read anew.
+                linecache.checkcache(filename)
         return hit
 
     # ---- tracing
@@ -145,11 +148,15 @@ class Recorder:
         """Traces a frame already running (the one that entered `record()`)."""
         frame.f_trace = self._local
         frame.f_trace_lines = True
+        self.bindings[frame] = self._bound(frame)
 
     def _global(self, frame, event, arg):
         if self.stopped or event != "call" or not self.is_user(frame.f_code.co_filename):
             return None
         frame.f_trace_lines = True
+        # What the frame holds before its first line (arguments, a script's prelude) is not
+        # defined by that line.
+        self.bindings.setdefault(frame, self._bound(frame))
         return self._local
 
     def _local(self, frame, event, arg):
@@ -244,13 +251,14 @@ class Recorder:
         elif self.size >= self.limits.bytes:
             self._stop("bytes", frame, line, f"recording stopped at about {self.size} bytes (the byte limit)")
 
+    def _bound(self, frame):
+        return {name: id(v) for name, v in frame.f_locals.items() if not name.startswith("__")}
+
     def _defines(self, frame):
-        now = {name: id(v) for name, v in frame.f_locals.items() if not name.startswith("__")}
-        before = self.bindings.get(frame)
+        """The names the line bound or rebound in its frame."""
+        now = self._bound(frame)
+        before = self.bindings.get(frame, {})
         self.bindings[frame] = now
-        if before is None:
-            # The frame's first step: its arguments were bound by the call, not by the line.
-            before = {n: i for n, i in now.items() if n in frame.f_code.co_varnames[: frame.f_code.co_argcount]}
         return [n for n, i in now.items() if before.get(n) != i]
 
     def _writes(self, scope):
