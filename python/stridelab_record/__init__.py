@@ -96,6 +96,7 @@ class record:
     def __enter__(self):
         frame = sys._getframe(1)
         self.frame = frame
+        self.enter_line = frame.f_lineno
         self.rec = Recorder(self.limits, main_file=frame.f_code.co_filename, echo=self.echo, exclude=self.exclude)
         self.rec.start()
         self.rec.attach(frame)
@@ -103,6 +104,9 @@ class record:
 
     def __exit__(self, exc_type, exc, tb):
         rec = self.rec
+        # Leaving the block runs the `with` line again: that is not a step of the block.
+        if rec.pending.get(self.frame) == self.enter_line:
+            rec.pending.pop(self.frame)
         rec.close(self.frame)
         rec.stop()
         self.frame.f_trace = None
