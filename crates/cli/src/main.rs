@@ -4,6 +4,7 @@
 mod error;
 mod kernels;
 mod model;
+mod recording;
 mod train;
 
 use clap::{Parser, Subcommand};
@@ -202,6 +203,18 @@ fn run(
     trace_out: Option<String>,
     json: bool,
 ) -> Result<()> {
+    if let Some(rec) = recording::read(input)? {
+        if backend.is_some() {
+            return Err(Error::usage("--backend runs a trace's kernels; a recording has none"));
+        }
+        let rep = rec.report(opts);
+        return if json {
+            write_json_stdout(&rep)
+        } else {
+            let value = serde_json::to_value(&rep).map_err(|e| Error::new("io", e.to_string()).failed())?;
+            write_stdout(&format!("{}{}", recording::header(&value), table(&value)))
+        };
+    }
     let src = read_input(input)?;
     let files = model::dataset_files(files)?;
     let Some(backend) = backend else {
@@ -287,7 +300,12 @@ fn table(rep: &serde_json::Value) -> String {
     for (name, t) in tensors {
         let torch = &t["torch"];
         let bridge = &t["bridge"];
-        let flag = if bridge["matches_torch"].as_bool() == Some(true) { "" } else { "  <- differs" };
+        // A recording has no bridge (only a run computes it) and predicts tinygrad's views.
+        let flag = match bridge["matches_torch"].as_bool() {
+            Some(false) => "  <- differs",
+            _ if t["predicted"].as_bool() == Some(true) => "  (views predicted)",
+            _ => "",
+        };
         let _ = writeln!(
             out,
             "{:<10} {:<14} {:<8} {:<14} {:>6} {:>7} {:<5} {:<6} {:<22}{}",
@@ -299,7 +317,11 @@ fn table(rep: &serde_json::Value) -> String {
             torch["storage"].to_string(),
             if torch["is_view"].as_bool() == Some(true) { "view" } else { "copy" },
             t["views"].as_array().map_or(0, Vec::len),
-            format!("{} +{}", bridge["strides"], bridge["storage_offset"]),
+            if bridge.is_null() {
+                "-".to_string()
+            } else {
+                format!("{} +{}", bridge["strides"], bridge["storage_offset"])
+            },
             flag
         );
         let _ = writeln!(

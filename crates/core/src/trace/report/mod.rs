@@ -17,6 +17,7 @@ use crate::uop::Graph;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
+pub mod recording;
 pub mod reference;
 
 pub const SCHEMA_VERSION: u32 = 1;

@@ -1,0 +1,508 @@
+//! The cross-check of recordings: every public snippet the trace language runs was recorded
+//! under real PyTorch by the Python recorder (`tools/fixtures/gen_recordings.py` writes
+//! `tests/fixtures/recordings.json.gz`). Each recording is read back by the report layer, each
+//! snippet is run by the product, and the two reports are compared field for field on the
+//! PyTorch side: the error's line and message, and for every named tensor its shape, dtype,
+//! values, strides, storage offset, storage sharing, version counter, view flag, layout flags
+//! and autograd state. Runs without torch.
+//!
+//! A difference is a defect in the recorder or in the product. The recorder's are fixed; the
+//! product's are listed in [`EXPECTED_DIFFERENCES`] with the reason, and the test fails when
+//! a listed difference disappears (the entry is then stale) as when a new one appears.
+
+// A malformed fixture file should stop the suite loudly, not be skipped.
+#![allow(clippy::expect_used)]
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use stridelab_core::trace::report::recording::Recording;
+use stridelab_core::trace::report::{run_json, ReportOptions};
+
+/// Differences between the product's run and PyTorch's recording that are the product's:
+/// `(case, field, reason)`. A field is `error.line`, `error.message`, `tensors`, or
+/// `NAME.FIELD` (`x.values`, `x.torch.version`, `x.autograd.grad_fn`, `storage sharing`).
+const EXPECTED_DIFFERENCES: &[(&str, &str, &str)] = &[
+    ("views/view_dtype", "y.torch.is_view", "PyTorch's _is_view() is false for y (`y = x.view(torch.int32)`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("scatter/diagonal_scatter", "y.torch.is_view", "PyTorch's _is_view() is false for y (`y = torch.diagonal_scatter(x, torch.ones(3))`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("copies/repeat_interleave", "y.torch.is_view", "PyTorch's _is_view() is true for y (`y = x.repeat_interleave(2)` returns a view of an internal tensor); the product reports a fresh tensor"),
+    ("train/sequential_forward", "y.torch.is_view", "PyTorch's _is_view() is false for y (`y = m(x).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/batchnorm_running", "y.torch.is_view", "PyTorch's _is_view() is false for y (`y = bn(x).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/embedding_layernorm", "y.torch.is_view", "PyTorch's _is_view() is false for y (`y = ln(e(torch.tensor([1, 5, 5]))).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("wild_autograd/leaf_add_out", "error.message", "torch.add(c, 1, out=c) with c requiring grad: PyTorch refuses out= with autograd first; the product reports the in-place-on-leaf rule"),
+    ("wild_autograd/detach_zero_then_backward", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("wild_autograd/detach_zero_then_backward", "c.torch.is_view", "PyTorch's _is_view() is false for c (`c = out.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("wild_autograd/detach_shares_storage", "y.torch.is_view", "PyTorch's _is_view() is false for y (`y = x.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("wild_autograd/sigmoid_output_setitem", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("wild_autograd/data_mul_not_tracked", "error.line", "the product stops at line 6 (attribute assignment is not supported) where PyTorch runs to the end"),
+    ("wild_autograd/data_mul_not_tracked", "tensors", "follows from the error.line difference: the two runs stop at different lines"),
+    ("wild_autograd/mul_then_relu_inplace_hook", "error.line", "the product stops at line 10 (Tensor.register_hook() is not supported) where PyTorch runs to the end"),
+    ("wild_autograd/mul_then_relu_inplace_hook", "tensors", "follows from the error.line difference: the two runs stop at different lines"),
+    ("wild_autograd/mul_then_relu_inplace_hook", "a.autograd.grad_shape", "follows from the error.line difference: the two runs stop at different lines"),
+    ("wild_autograd/mul_then_relu_inplace_hook", "a.autograd.grad", "follows from the error.line difference: the two runs stop at different lines"),
+    ("wild_autograd/mul_then_relu_inplace_hook", "b.autograd.grad_shape", "follows from the error.line difference: the two runs stop at different lines"),
+    ("wild_autograd/mul_then_relu_inplace_hook", "b.autograd.grad", "follows from the error.line difference: the two runs stop at different lines"),
+    ("wild_inplace/d2l_id_and_inplace", "error.line", "the product stops at line 4 (name 'id' is not defined) where PyTorch runs to the end"),
+    ("wild_inplace/d2l_id_and_inplace", "tensors", "follows from the error.line difference: the two runs stop at different lines"),
+    ("wild_inplace/d2l_id_and_inplace", "X.values", "follows from the error.line difference: the two runs stop at different lines"),
+    ("wild_inplace/d2l_id_and_inplace", "X.torch.version", "follows from the error.line difference: the two runs stop at different lines"),
+    ("wild_inplace/d2l_id_and_inplace", "Y.values", "follows from the error.line difference: the two runs stop at different lines"),
+    ("wild_train/gan_conv1x1_set_requires_grad", "error.line", "the product stops at line 6 (torch.__version__ is not supported) where PyTorch runs to the end"),
+    ("wild_train/gan_conv1x1_set_requires_grad", "tensors", "follows from the error.line difference: the two runs stop at different lines"),
+    ("wild_train/morvan_rnn_h_state_data", "error.line", "the product stops at line 12 (torch.RNN is not supported) where PyTorch runs to the end"),
+    ("wild_train/morvan_rnn_h_state_data", "tensors", "follows from the error.line difference: the two runs stop at different lines"),
+    ("wild_misc/set_storage_variants", "error.line", "the product stops at line 7 (Tensor.storage() is not supported) where PyTorch runs to the end"),
+    ("wild_misc/set_storage_variants", "x.shape", "follows from the error.line difference: the two runs stop at different lines"),
+    ("wild_misc/set_storage_variants", "x.values", "follows from the error.line difference: the two runs stop at different lines"),
+    ("wild_misc/set_storage_variants", "x.torch.version", "follows from the error.line difference: the two runs stop at different lines"),
+    ("wild_misc/set_storage_variants", "x.torch.storage_offset", "follows from the error.line difference: the two runs stop at different lines"),
+    ("wild_misc/set_storage_variants", "y.values", "follows from the error.line difference: the two runs stop at different lines"),
+    ("wild_misc/set_storage_variants", "storage sharing", "follows from the error.line difference: the two runs stop at different lines"),
+    ("mixed/autograd_000", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("mixed/views_001", "error.message", "the product names the two operands of the size mismatch in the other order (tensor a and tensor b swapped)"),
+    ("mixed/autograd_001", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("mixed/views_002", "p.torch.is_view", "PyTorch's _is_view() is false for p (`p = p.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("mixed/autograd_002", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("mixed/views_003", "error.message", "the product names the two operands of the size mismatch in the other order (tensor a and tensor b swapped)"),
+    ("mixed/index_004", "error.message", "index_copy_ with index -1: PyTorch reports index_copy_()'s own bounds check; the product reports index_select's 'index out of range in self'"),
+    ("mixed/autograd_004", "error.message", "PyTorch says 'a view of a leaf Variable'; the product says 'a leaf Variable' for the same in-place write"),
+    ("mixed/dtype_005", "q.torch.is_view", "PyTorch's _is_view() is false for q (`q = u.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("mixed/autograd_005", "c.autograd.grad_fn", "normal_() on a non-leaf rebases its history in PyTorch (grad_fn NormalBackward0); the product keeps MulBackward0"),
+    ("mixed/dtype_006", "v.torch.is_view", "PyTorch's _is_view() is false for v (`v = z.view(torch.float32)`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("mixed/loop_006", "error.message", "PyTorch refuses the in-place write on an unbind output (multi-output view rule) before the leaf-view rule the product reports"),
+    ("mixed/format_008", "error.message", "the product names the two operands of the size mismatch in the other order (tensor a and tensor b swapped)"),
+    ("mixed/autograd_008", "error.line", "PyTorch raises at line 10 (Output 0 of SplitWithSizes is a view and its base or another view of its base has been modified inplace) where the product runs on"),
+    ("mixed/autograd_008", "b.autograd.grad_fn_error", "PyTorch refuses to read b's node after its split_with_sizes base was written in place; the product reads it"),
+    ("mixed/autograd_009", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("mixed/index_012", "error.message", "index_fill_ with a list index: PyTorch lists the overloads ('received an invalid combination of arguments'); the product names the argument's type"),
+    ("mixed/views_013", "w.torch.is_view", "PyTorch's _is_view() is false for w (`w = w.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("mixed/loop_013", "error.message", "PyTorch refuses the multi-output view (Output 0 of Split ...) first; the product reports the saved tensor's version error"),
+    ("mixed/loop_013", "w.autograd.grad_fn_error", "PyTorch refuses to read w's node after its split base was written in place; the product reads it"),
+    ("mixed/loop_013", "b.torch.is_view", "PyTorch's _is_view() is false for b (`b = w.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("mixed/views_019", "x.torch.is_view", "PyTorch's _is_view() is false for x (`x = p.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("mixed/autograd_019", "error.message", "PyTorch refuses the in-place write on a multi-output view (Output 0 of Select ...) before the leaf-view rule the product reports"),
+    ("python/nn_embedding_layernorm", "out.torch.is_view", "PyTorch's _is_view() is false for out (`out = y.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("autograd/grad/binary_add", "ga.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/binary_add", "gb.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/binary_sub", "ga.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/binary_maximum", "ga.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/binary_maximum", "gb.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/binary_minimum", "ga.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/binary_minimum", "gb.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/binary_add_alpha", "ga.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/binary_sub_alpha", "ga.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/broadcast_maximum", "ga.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/same_leaf_twice", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/sum_dim0", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/sum_keepdim", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/sum_dims", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/max_all_ties", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/max_dim", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/min_dim", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/moved_rot90", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/moved_diag_embed", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/moved_sort", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/moved_sort_descending", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/moved_topk", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/moved_gather", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/moved_take", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/moved_fmod_scalar", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/moved_remainder_scalar", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/moved_atan2", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/moved_hypot", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/moved_copysign", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/clone_format", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/scattered_scatter_add", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/scattered_index_add", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/scattered_index_add_alpha", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/matmul_vec_batched", "gb.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/bce_with_logits", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/cat_dim0", "gb.torch.storage_offset", "PyTorch's cat backward returns each input's gradient as a narrow view of one buffer (gb at offset 6); the product makes a buffer per input"),
+    ("autograd/grad/cat_dim0", "storage sharing", "PyTorch's cat backward returns ga and gb as views of one gradient buffer; the product makes a buffer per input"),
+    ("autograd/grad/cat_dim1", "ga.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/stack", "ga.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/stack", "gb.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/view_t", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/view_T", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/view_transpose", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/view_permute", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/view_movedim", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/view_as_strided_overlap", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/view_as_strided_offset", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/view_chain", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/view_of_nonleaf", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/index_repeat", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/index_rows", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/index_cols", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/index_pairs", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/index_mask", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/index_select", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/grad/write_from_graph", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/accumulate/twice_retain_graph", "g2.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/accumulate/grad_zero", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/accumulate/grad_none", "g2.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/accumulate/grad_scaled_in_place", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/accumulate/retain_grad_accumulates", "gy.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/accumulate/autograd_grad", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/accumulate/autograd_grad_keeps_dot_grad", "g2.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/accumulate/twice_nothing_saved", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/accumulate/grad_is_leaf", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/version/mul_leaf_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/exp_write_output", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/sigmoid_write_output", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/tanh_write_output", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/relu_write_output", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/sqrt_write_output", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/pow_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/log_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/sin_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/div_leaf_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/softmax_write_output", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/abs_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/var_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/std_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/std_write_output", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/vector_norm_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/vector_norm_write_output", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/matmul_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/linear_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/conv2d_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/max_pool2d_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/avg_pool2d_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/log_softmax_write_output", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/logsumexp_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/prod_write_output", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/amax_write_input", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/max_dim_write_input", "error.line", "the product stops at line 5 (one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2, 3]], which is output 0 of Mul, is at version 1; expected version 0 instead) where PyTorch runs to the end"),
+    ("autograd/version/max_dim_write_input", "tensors", "follows from the error.line difference: the two runs stop at different lines"),
+    ("autograd/version/max_dim_write_input", "x.autograd.grad_shape", "follows from the error.line difference: the two runs stop at different lines"),
+    ("autograd/version/max_dim_write_input", "x.autograd.grad", "follows from the error.line difference: the two runs stop at different lines"),
+    ("autograd/version/mse_loss_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/norm_write_output", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/square_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/clamp_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/maximum_write_input", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/write_view_of_input", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/write_input_through_view", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/write_base_of_saved_view", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/write_unused_element", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/write_view_of_output", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/detach_shares_counter", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/detach_write_leaf", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/no_grad_write_saved_leaf", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/no_grad_write_unsaved_leaf", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/version/copyslices_setitem", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/version/copyslices_twice", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/version/copyslices_saved_output", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/error_names_current_fn", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/version/error_names_mul", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/error_names_copyslices", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/retained_then_written", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/inplace_op_saves_result", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/inplace_sigmoid_then_write", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("autograd/version/inplace_mul_self", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("autograd/leaf/sgd_without_no_grad", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/leaf/data_assign", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/leaf/data_assign_shares_storage", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/leaf/no_grad_add_", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/leaf/sgd_step", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/leaf/data_write", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/leaf/detach_write_bumps_version", "d.torch.is_view", "PyTorch's _is_view() is false for d (`d = x.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("autograd/leaf/detach_write_bumps_version", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/leaf/view_before_requires_grad", "v.autograd.requires_grad", "a view taken before its base's requires_grad_() requires grad in PyTorch (its autograd meta follows the base); the product keeps the view's flag from when it was made"),
+    ("autograd/multiview/unbind_leaf", "error.message", "PyTorch refuses the in-place write on a multi-output or no_grad view before the leaf-view rule the product reports"),
+    ("autograd/multiview/split_leaf", "error.message", "PyTorch refuses the in-place write on a multi-output or no_grad view before the leaf-view rule the product reports"),
+    ("autograd/multiview/no_grad_view_leaf", "error.message", "PyTorch refuses the in-place write on a multi-output or no_grad view before the leaf-view rule the product reports"),
+    ("autograd/multiview/split_then_requires_grad", "error.line", "PyTorch raises at line 4 (A view was created in no_grad mode and is being modified inplace with grad mode enabled) where the product runs on"),
+    ("autograd/multiview/split_then_requires_grad", "x.values", "follows from the error.line difference: the two runs stop at different lines"),
+    ("autograd/multiview/split_then_requires_grad", "x.torch.version", "follows from the error.line difference: the two runs stop at different lines"),
+    ("autograd/multiview/split_then_requires_grad", "p.values", "follows from the error.line difference: the two runs stop at different lines"),
+    ("autograd/multiview/split_then_requires_grad", "p.torch.version", "follows from the error.line difference: the two runs stop at different lines"),
+    ("autograd/multiview/split_then_requires_grad", "p.autograd.requires_grad", "follows from the error.line difference: the two runs stop at different lines"),
+    ("autograd/multiview/split_then_requires_grad", "q.torch.version", "follows from the error.line difference: the two runs stop at different lines"),
+    ("autograd/multiview/split_then_requires_grad", "q.autograd.requires_grad", "follows from the error.line difference: the two runs stop at different lines"),
+    ("autograd/multiview/use_after_no_grad_write", "error.line", "PyTorch raises at line 6 (Output 1 of Split is a view and its base or another view of its base has been modified inplace) where the product runs on"),
+    ("autograd/multiview/use_after_no_grad_write", "tensors", "follows from the error.line difference: the two runs stop at different lines"),
+    ("autograd/multiview/use_after_no_grad_write", "q.autograd.grad_fn_error", "PyTorch refuses to read q's node after its split base was written in place; the product reads it"),
+    ("autograd/multiview/chunk_leaf", "error.message", "PyTorch refuses the in-place write on a multi-output or no_grad view before the leaf-view rule the product reports"),
+    ("autograd/errors/grad_then_backward", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/errors/grad_twice", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/errors/detached_loss", "y.torch.is_view", "PyTorch's _is_view() is false for y (`y = (x * x).sum().detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("autograd/errors/autograd_grad_unused", "error.message", "PyTorch 2.15 names the unused input by index ('The differentiated Tensor at index N'); the product has the older wording"),
+    ("autograd/errors/int_requires_grad", "error.message", "PyTorch's wording of the integer requires_grad error differs by call (capital 'Only', 'floating point dtype'); the product has one wording"),
+    ("autograd/errors/int_requires_grad_", "error.message", "PyTorch's wording of the integer requires_grad error differs by call (capital 'Only', 'floating point dtype'); the product has one wording"),
+    ("autograd/errors/out_with_grad_output", "error.message", "exp(..., out=) with an input requiring grad: PyTorch refuses out= under autograd; the product does not take out= for exp"),
+    ("autograd/errors/autograd_grad_one_unused", "error.message", "PyTorch 2.15 names the unused input by index ('The differentiated Tensor at index N'); the product has the older wording"),
+    ("autograd/errors/int_tensor_requires_grad", "error.message", "PyTorch's wording of the integer requires_grad error differs by call (capital 'Only', 'floating point dtype'); the product has one wording"),
+    ("autograd/loss/bce_logits_sum_grads", "ga.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/mul_self", "h.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/mean_square", "h.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/softmax", "h.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/logsumexp", "h.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/var", "h.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/std", "h.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/norm", "h.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/norm_p3", "h.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/pow_tensor", "h.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/atan", "h.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/slice", "h.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/where", "h.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/relu_product", "h.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/mse_loss", "h.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/transpose_matmul", "h.torch.strides", "PyTorch's double backward of matmul gives h row-major (strides [3, 1]); the product's h has the transposed layout [1, 2]"),
+    ("autograd/higher/transpose_matmul", "h.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/transpose_matmul", "h.torch.is_contiguous", "follows from h's strides: the product's transposed layout of the double-backward result"),
+    ("autograd/higher/transpose_matmul", "h.torch.memory_format", "follows from h's strides: the product's transposed layout of the double-backward result"),
+    ("autograd/higher/matmul", "gw.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/hvp", "hv.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/backward_create_graph", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/grad_of_grad_backward", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/higher/two_inputs", "h.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/inplace/addcmul", "gs.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/inplace/t", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/inplace/transpose", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("autograd/inplace/atan2_self", "error.message", "PyTorch 2.15's hint reads set_detect_anomaly(True, check_nan=False); the product's message has the older hint"),
+    ("train/modules/conv_options", "y.torch.is_view", "PyTorch's _is_view() is false for y (`y = c(x).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/modules/bn_train_then_eval", "y1.torch.is_view", "PyTorch's _is_view() is false for y1 (`y1 = bn(x).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/modules/bn_train_then_eval", "y2.torch.is_view", "PyTorch's _is_view() is false for y2 (`y2 = bn(x).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/modules/bn_two_batches", "y.torch.is_view", "PyTorch's _is_view() is false for y (`y = bn(x).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/modules/bn_two_batches", "z.torch.is_view", "PyTorch's _is_view() is false for z (`z = bn(x * 2 + 1).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/modules/bn_cumulative_average", "y.torch.is_view", "PyTorch's _is_view() is false for y (`y = bn(x).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/modules/bn_cumulative_average", "z.torch.is_view", "PyTorch's _is_view() is false for z (`z = bn(x - 1).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/modules/bn1d", "y.torch.is_view", "PyTorch's _is_view() is false for y (`y = bn(x).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/modules/bn1d_sequence", "y.torch.is_view", "PyTorch's _is_view() is false for y (`y = bn(x).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/modules/bn_one_value_per_channel", "bn.num_batches_tracked.values", "PyTorch's BatchNorm adds 1 to num_batches_tracked before F.batch_norm raises 'Expected more than 1 value per channel'; the product raises first"),
+    ("train/modules/bn_one_value_per_channel", "bn.num_batches_tracked.torch.version", "PyTorch's BatchNorm adds 1 to num_batches_tracked before F.batch_norm raises; the product raises first"),
+    ("train/modules/loss_modules", "g.torch.version", "a gradient autograd made: PyTorch's version counter counts its backward kernels' in-place steps, which the product does not model (tools/fixtures/README.md)"),
+    ("train/modules/embedding_layernorm", "y.torch.is_view", "PyTorch's _is_view() is false for y (`y = ln(e(torch.tensor([1, 5, 5]))).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/modules/parameter", "p.torch.is_view", "PyTorch's _is_view() is false for p (`p = nn.Parameter(torch.zeros(3))`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/modules/parameter", "q.torch.is_view", "PyTorch's _is_view() is false for q (`q = nn.Parameter(torch.ones(2), requires_grad=False)`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/modules/parameter_shares_storage", "p.torch.is_view", "PyTorch's _is_view() is false for p (`p = nn.Parameter(d)`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/containers/sequential_mlp", "y.torch.is_view", "PyTorch's _is_view() is false for y (`y = m(x).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/containers/class_parameter_and_buffer", "s.scale.torch.is_view", "PyTorch's _is_view() is false for s.scale (`s = Scale(3)`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/containers/class_modulelist", "y.torch.is_view", "PyTorch's _is_view() is false for y (`y = s(torch.ones(1, 2)).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/containers/class_nested", "y.torch.is_view", "PyTorch's _is_view() is false for y (`y = w(torch.randn(2, 4)).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/containers/state_dict_shares_storage", "w.torch.is_view", "PyTorch's _is_view() is false for w (`w = sd['0.weight']`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/containers/state_dict_shares_storage", "n.torch.is_view", "PyTorch's _is_view() is false for n (`n = sd['1.num_batches_tracked']`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/optim/cnn_adam_steps", "l.torch.is_view", "PyTorch's _is_view() is false for l (`l = loss.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/optim/bn_net_sgd", "p.torch.is_view", "PyTorch's _is_view() is false for p (`p = model(x).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("train/optim/step_breaks_saved_weight", "error.message", "the saved-tensor version error names a different producing node (or none) than PyTorch's, and has the older hint"),
+    ("views/hand/shrink_error", "error.message", "shrink is tinygrad's (the fixtures' helper in tools/fixtures/gen_torch.py words the range error differently from the product); not a PyTorch message"),
+    ("views/hand/contiguous_clone_detach", "f.torch.is_view", "PyTorch's _is_view() is false for f (`f = a.t().detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("views/003", "v2.torch.is_view", "PyTorch's _is_view() is false for v2 (`v2 = v1.flatten()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("views/032", "v3.torch.is_view", "PyTorch's _is_view() is false for v3 (`v3 = a.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("views/077", "v1.torch.is_view", "PyTorch's _is_view() is false for v1 (`v1 = a.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("views/146", "v1.torch.is_view", "PyTorch's _is_view() is false for v1 (`v1 = a.flatten()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("views/146", "v3.torch.is_view", "PyTorch's _is_view() is false for v3 (`v3 = v1.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("views/179", "v2.torch.is_view", "PyTorch's _is_view() is false for v2 (`v2 = a.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("views/180", "v5.torch.is_view", "PyTorch's _is_view() is false for v5 (`v5 = v2.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("views/239", "v4.torch.is_view", "PyTorch's _is_view() is false for v4 (`v4 = v3.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("inplace/hand/shape/setitem_mismatch", "error.message", "a setitem whose value cannot broadcast: PyTorch raises from expand (copy_ path); the product gives index_put_'s shape-mismatch message"),
+    ("inplace/hand/shape/setitem_too_many_dims", "error.message", "a setitem whose value cannot broadcast: PyTorch raises from expand (copy_ path); the product gives index_put_'s shape-mismatch message"),
+    ("inplace/hand/shape/copy_mismatch", "error.message", "the product names the two operands of the size mismatch in the other order (tensor a and tensor b swapped)"),
+    ("inplace/hand/visible/detach_shares", "d.torch.is_view", "PyTorch's _is_view() is false for d (`d = a.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("inplace/007", "v1.torch.is_view", "PyTorch's _is_view() is false for v1 (`v1 = a.squeeze(0).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("inplace/014", "v2.torch.is_view", "PyTorch's _is_view() is false for v2 (`v2 = a.flatten()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("inplace/017", "v3.torch.is_view", "PyTorch's _is_view() is false for v3 (`v3 = a.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("inplace/024", "v1.torch.is_view", "PyTorch's _is_view() is false for v1 (`v1 = a.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("inplace/050", "v1.torch.is_view", "PyTorch's _is_view() is false for v1 (`v1 = a.flatten().detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("inplace/059", "v4.torch.is_view", "PyTorch's _is_view() is false for v4 (`v4 = a.flatten()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("inplace/083", "v2.torch.is_view", "PyTorch's _is_view() is false for v2 (`v2 = v1.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("inplace/090", "error.message", "a setitem whose value cannot broadcast: PyTorch raises from expand (copy_ path); the product gives index_put_'s shape-mismatch message"),
+    ("inplace/091", "error.message", "the product names the two operands of the size mismatch in the other order (tensor a and tensor b swapped)"),
+    ("inplace/099", "v2.torch.is_view", "PyTorch's _is_view() is false for v2 (`v2 = a.flatten()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("inplace/100", "error.message", "a setitem whose value cannot broadcast: PyTorch raises from expand (copy_ path); the product gives index_put_'s shape-mismatch message"),
+    ("inplace/112", "v1.torch.is_view", "PyTorch's _is_view() is false for v1 (`v1 = a.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("inplace/121", "v3.torch.is_view", "PyTorch's _is_view() is false for v3 (`v3 = a.as_strided((3, 2, 1), (5, 5, 2)).detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("inplace/123", "v1.torch.is_view", "PyTorch's _is_view() is false for v1 (`v1 = a.flatten()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("inplace/136", "v2.torch.is_view", "PyTorch's _is_view() is false for v2 (`v2 = v1.detach()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+    ("inplace/136", "v3.torch.is_view", "PyTorch's _is_view() is false for v3 (`v3 = v2.float()`: no _base); the product reports a view (its is_view is also true for aliases without a base and for results built through a view)"),
+];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn floats(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|x| match x {
+                    Value::String(s) => match s.as_str() {
+                        "inf" => f64::INFINITY,
+                        "-inf" => f64::NEG_INFINITY,
+                        _ => f64::NAN,
+                    },
+                    x => x.as_f64().unwrap_or(f64::NAN),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Values within the acceptance tolerance (1e-4 relative, at least absolute), NaN equal to NaN.
+fn close(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= 1e-4 * y.abs().max(1.0))
+}
+
+fn numel(t: &Value) -> u64 {
+    t["shape"].as_array().map_or(1, |s| s.iter().filter_map(Value::as_u64).product())
+}
+
+/// Every field where the product's report (`run`) differs from the recording's (`rec`).
+fn differences(run: &Value, rec: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut diff = |field: String, got: &Value, want: &Value| {
+        out.push((field, format!("product {got}, PyTorch {want}")));
+    };
+    let (ge, re) = (&run["error"], &rec["error"]);
+    if ge["line"] != re["line"] {
+        let at = |e: &Value| Value::String(format!("{} {}", e["line"], e["message"]));
+        diff("error.line".into(), &at(ge), &at(re));
+    } else if !re.is_null() {
+        // PyTorch's message, first line (the product reports one line).
+        let want = re["message"].as_str().unwrap_or("").lines().next().unwrap_or("").trim_end();
+        let got = ge["message"].as_str().unwrap_or("").trim_end();
+        if got != want {
+            diff("error.message".into(), &ge["message"], &Value::String(want.into()));
+        }
+    }
+    let empty = serde_json::Map::new();
+    let (gt, rt) = (run["tensors"].as_object().unwrap_or(&empty), rec["tensors"].as_object().unwrap_or(&empty));
+    let gnames: Vec<&String> = gt.keys().collect();
+    let rnames: Vec<&String> = rt.keys().collect();
+    if gnames != rnames {
+        let mut g = gnames.clone();
+        let mut r = rnames.clone();
+        g.sort();
+        r.sort();
+        if g != r {
+            diff(
+                "tensors".into(),
+                &Value::from(g.iter().map(|s| s.as_str()).collect::<Vec<_>>()),
+                &Value::from(r.iter().map(|s| s.as_str()).collect::<Vec<_>>()),
+            );
+        }
+    }
+    let mut classes: BTreeMap<(u64, u64), Vec<&str>> = BTreeMap::new();
+    let mut by_run: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
+    let mut by_rec: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
+    for (name, r) in rt {
+        let Some(g) = gt.get(name) else { continue };
+        for key in ["shape", "dtype"] {
+            if g[key] != r[key] {
+                diff(format!("{name}.{key}"), &g[key], &r[key]);
+            }
+        }
+        if !close(&floats(&g["values"]), &floats(&r["values"])) {
+            diff(format!("{name}.values"), &g["values"], &r["values"]);
+        }
+        let (gt, rt) = (&g["torch"], &r["torch"]);
+        for key in ["strides", "is_view", "version", "is_contiguous", "memory_format", "channels_last"] {
+            if gt[key] != rt[key] {
+                diff(format!("{name}.torch.{key}"), &gt[key], &rt[key]);
+            }
+        }
+        if numel(r) > 0 && gt["storage_offset"] != rt["storage_offset"] {
+            diff(format!("{name}.torch.storage_offset"), &gt["storage_offset"], &rt["storage_offset"]);
+        }
+        if let (Some(a), Some(b)) = (gt["storage"].as_u64(), rt["storage"].as_u64()) {
+            classes.entry((a, b)).or_default().push(name);
+            by_run.entry(a).or_default().push(name);
+            by_rec.entry(b).or_default().push(name);
+        }
+        let (ga, ra) = (&g["autograd"], &r["autograd"]);
+        let mut keys = vec!["requires_grad", "grad_shape"];
+        if ra["grad_fn_error"].is_null() {
+            keys.extend(["is_leaf", "grad_fn"]);
+        } else if ga["grad_fn_error"].is_null() {
+            diff(format!("{name}.autograd.grad_fn_error"), &ga["grad_fn_error"], &ra["grad_fn_error"]);
+        }
+        for key in keys {
+            if ga[key] != ra[key] {
+                diff(format!("{name}.autograd.{key}"), &ga[key], &ra[key]);
+            }
+        }
+        if ga["grad"].is_null() != ra["grad"].is_null() || !close(&floats(&ga["grad"]), &floats(&ra["grad"])) {
+            diff(format!("{name}.autograd.grad"), &ga["grad"], &ra["grad"]);
+        }
+    }
+    // The same grouping into storages: each storage of one report is one storage of the other.
+    let mut groups_run: Vec<Vec<&str>> = by_run.into_values().collect();
+    let mut groups_rec: Vec<Vec<&str>> = by_rec.into_values().collect();
+    for g in groups_run.iter_mut().chain(groups_rec.iter_mut()) {
+        g.sort_unstable();
+    }
+    groups_run.sort();
+    groups_rec.sort();
+    if groups_run != groups_rec {
+        diff("storage sharing".into(), &Value::from(groups_run.clone()), &Value::from(groups_rec.clone()));
+    }
+    out
+}
+
+#[test]
+fn recordings_match_the_product() {
+    let path = root().join("tests/fixtures/recordings.json.gz");
+    let file = std::fs::File::open(&path).expect("tests/fixtures/recordings.json.gz");
+    let data: Value = serde_json::from_reader(flate2::read::GzDecoder::new(file)).expect("recordings.json.gz parses");
+    let cases = data["cases"].as_array().expect("cases");
+    assert!(cases.len() > 1000, "{} recordings", cases.len());
+    let mut found: Vec<(String, String, String)> = Vec::new();
+    for case in cases {
+        let name = case["name"].as_str().expect("name");
+        let bytes = serde_json::to_vec(&case["recording"]).expect("a value serializes");
+        let rec = Recording::from_json(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let rec_report = serde_json::to_value(rec.report(ReportOptions::default())).expect("report serializes");
+        let run_report = run_json(case["source"].as_str().expect("source"), ReportOptions::default());
+        for (field, what) in differences(&run_report, &rec_report) {
+            found.push((name.to_string(), field, what));
+        }
+    }
+    let listed = |c: &str, f: &str| EXPECTED_DIFFERENCES.iter().any(|(lc, lf, _)| *lc == c && *lf == f);
+    let new: Vec<String> =
+        found.iter().filter(|(c, f, _)| !listed(c, f)).map(|(c, f, w)| format!("{c}: {f}: {w}")).collect();
+    let stale: Vec<String> = EXPECTED_DIFFERENCES
+        .iter()
+        .filter(|(c, f, _)| !found.iter().any(|(fc, ff, _)| fc == c && ff == f))
+        .map(|(c, f, _)| format!("{c}: {f}"))
+        .collect();
+    println!("{} recordings, {} known differences", cases.len(), found.len() - new.len());
+    assert!(
+        new.is_empty() && stale.is_empty(),
+        "\n{} new differences:\n{}\n{} listed differences no longer found:\n{}",
+        new.len(),
+        new.join("\n"),
+        stale.len(),
+        stale.join("\n")
+    );
+}
+
+/// A malformed recording is a `decode` error that says what is wrong.
+#[test]
+fn malformed_recordings_are_decode_errors() {
+    let ok = r#"{"version": 1, "recorded": {"recorder": "0.1.0", "torch": "2.15.0"}, "error": null,
+        "tensors": {"x": {"shape": [2], "dtype": "float32", "values": [1.0, "nan"],
+        "torch": {"strides": [1], "storage_offset": 0, "storage": 0, "is_view": false, "version": 0,
+        "is_contiguous": true, "memory_format": "contiguous", "channels_last": null}}}, "steps": []}"#;
+    let rec = Recording::from_json(ok.as_bytes()).expect("a well-formed recording reads");
+    let rep = serde_json::to_value(rec.report(ReportOptions::default())).expect("serializes");
+    assert_eq!(rep["tensors"]["x"]["index"], "i0");
+    assert_eq!(rep["tensors"]["x"]["predicted"], true);
+    assert_eq!(rep["tensors"]["x"]["values"][1], "nan");
+    for (bad, says) in [
+        (ok.replace(r#""values": [1.0, "nan"]"#, r#""values": [1.0]"#), "1 values for shape [2]"),
+        (ok.replace(r#""strides": [1]"#, r#""strides": [1, 1]"#), "2 strides for shape [2]"),
+        (ok.replace(r#""version": 1"#, r#""version": 7"#), "report version 7"),
+        (ok.replace(r#""storage_offset": 0"#, r#""storage_offset": -1"#), "negative storage_offset"),
+        (ok.replace(r#""dtype": "float32", "#, ""), "missing field `dtype`"),
+        (ok[..40].to_string(), "EOF"),
+    ] {
+        let e = Recording::from_json(bad.as_bytes()).expect_err(says);
+        assert_eq!(e.kind(), "decode", "{says}");
+        assert!(e.message().contains(says), "{} does not say {says}", e.message());
+    }
+}
