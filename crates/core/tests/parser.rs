@@ -403,7 +403,7 @@ fn refused_statements() {
         ("f = lambda: 0", "(= f (lambda [] {(return 0)}))"),
         ("f = lambda *a, **k: a", "(= f (lambda [*a **k] {(return a)}))"),
         ("a.b = 1", "(setattr a b 1)"),
-        ("a.b += 1", "err 1:1 attribute assignment is not supported"),
+        ("a.b += 1", "(+= (. a b) 1)"),
         ("a = b = c", "err 1:7 chained assignment"),
         ("a[0] = b[0] = 1", "err 1:13 chained assignment"),
         ("f() = 1", "err 1:1 cannot assign to function call"),

@@ -9,7 +9,7 @@ use crate::tensor::Tensor;
 use crate::torch::format::MemoryFormat;
 use crate::trace::binding::elementwise::tensor_arg;
 use crate::trace::python::context::RunContext;
-use crate::trace::python::value::{Args, Value};
+use crate::trace::python::value::{Args, StorageView, Value};
 use crate::uop::buffer::Scalar;
 
 /// The methods this file binds.
@@ -30,6 +30,7 @@ pub(in crate::trace) const METHODS: &[&str] = &[
     "set_",
     "detach_",
     "untyped_storage",
+    "storage",
     "data_ptr",
     "is_set_to",
     "_is_view",
@@ -88,13 +89,18 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         }
         "untyped_storage" => {
             args.finish()?;
-            return Ok(Value::Storage(t));
+            return Ok(Value::Storage(t, StorageView::Untyped));
+        }
+        "storage" => {
+            args.finish()?;
+            return Ok(Value::Storage(t, StorageView::Typed));
         }
         "data_ptr" => {
-            // An address is the storage's start plus the offset; the storage's start is not
-            // modelled, so this is the offset in bytes.
+            // The storage's start (one address per storage, see `storage_start`) plus the
+            // offset in bytes.
             args.finish()?;
-            return Ok(int(t.layout().offset().saturating_mul(to_i64(t.dtype().itemsize()))));
+            let start = storage_start(run, &t)?;
+            return Ok(int(start.saturating_add(t.layout().offset().saturating_mul(to_i64(t.dtype().itemsize())))));
         }
         "is_set_to" => {
             let other = tensor_arg(args.req(0, "tensor")?, "tensor")?;
@@ -184,15 +190,19 @@ fn set(run: &mut RunContext, t: &Tensor, mut args: Args) -> Result<Tensor> {
             args.finish()?;
             run.engine.set_to(t, &src)
         }
-        Some(Value::Storage(src)) => {
+        Some(Value::Storage(src, _)) => {
             let offset = args.int_or(1, "storage_offset", 0)?;
             let size = args.opt(2, "size").map(|v| v.as_ints("size")).transpose()?;
             let stride = args.opt(3, "stride").map(|v| v.as_ints("stride")).transpose()?;
             args.finish()?;
+            // A size without strides is laid out row-major, as PyTorch's `set_` does.
+            let stride = match (&size, stride) {
+                (Some(size), None) => Some(row_major(size)?),
+                (_, stride) => stride,
+            };
             let geometry = match (&size, &stride) {
                 (Some(size), Some(stride)) => Some((size.as_slice(), stride.as_slice())),
-                (Some(_), None) => bail!(Unsupported, "set_() with a size and no stride is not supported"),
-                (None, _) => None,
+                _ => None,
             };
             run.engine.set_storage(t, &src, offset, geometry)
         }
@@ -216,14 +226,34 @@ pub fn attr(run: &mut RunContext, t: &Tensor, name: &str) -> Option<Result<Value
     })
 }
 
-/// Methods of `t.untyped_storage()`.
-pub fn storage_method(run: &mut RunContext, t: Tensor, name: &str, args: Args) -> Result<Value> {
+/// Methods of `t.untyped_storage()` (bytes) and `t.storage()` (elements of `t`'s dtype).
+pub fn storage_method(run: &mut RunContext, t: Tensor, view: StorageView, name: &str, args: Args) -> Result<Value> {
     args.finish()?;
+    let nbytes = to_i64(run.engine.storage_nbytes(&t)?);
+    let itemsize = match view {
+        StorageView::Untyped => 1,
+        StorageView::Typed => to_i64(t.dtype().itemsize()),
+    };
     match name {
-        "nbytes" | "size" => Ok(int(to_i64(run.engine.storage_nbytes(&t)?))),
-        "element_size" => Ok(int(1)),
-        _ => bail!(Unsupported, "UntypedStorage.{name}() is not supported"),
+        "nbytes" => Ok(int(nbytes)),
+        "size" | "__len__" => Ok(int(nbytes / itemsize.max(1))),
+        "element_size" => Ok(int(itemsize)),
+        "data_ptr" => Ok(int(storage_start(run, &t)?)),
+        _ => bail!(Unsupported, "{}.{name}() is not supported", Value::Storage(t, view).type_name()),
     }
+}
+
+/// The address a storage starts at: distinct per storage and stable within a run, 4 GiB
+/// apart (addresses are compared, never read).
+fn storage_start(run: &mut RunContext, t: &Tensor) -> Result<i64> {
+    let id = to_i64(run.engine.storage_id(t)?);
+    Ok(0x7f00_0000_0000_i64.saturating_add(id.saturating_mul(1 << 32)))
+}
+
+/// Row-major strides of a size given as ints (`set_(storage, offset, size)`).
+fn row_major(size: &[i64]) -> Result<Vec<i64>> {
+    let dims: Vec<usize> = size.iter().map(|&d| usize::try_from(d).unwrap_or(0)).collect();
+    Ok(crate::strided::row_major_strides(&dims))
 }
 
 /// `memory_format=` of `torch.empty` (default contiguous).

@@ -455,6 +455,17 @@ impl Run {
                 Flow::Normal
             }
             StmtKind::AugAssign { target, op, value } => {
+                if let ExprKind::Attr { value: base, name } = &target.kind {
+                    // Python: tmp = base.name; tmp op= rhs; base.name = tmp (`x.data *= 2`
+                    // writes in place, then assigns `.data` its own alias).
+                    let base = self.eval(base)?;
+                    let cur = self.attribute(base.clone(), name)?;
+                    let rhs = self.eval(value)?;
+                    self.span = stmt.span;
+                    let out = self.augmented(cur, *op, rhs)?;
+                    self.set_attribute(base, name, out)?;
+                    return Ok((Flow::Normal, defines));
+                }
                 let rhs = self.eval(value)?;
                 match &target.kind {
                     ExprKind::Name(name) => {
@@ -498,17 +509,7 @@ impl Run {
             StmtKind::SetAttr { target, name, value } => {
                 let base = self.eval(target)?;
                 let v = self.eval(value)?;
-                match base {
-                    Value::Tensor(t) => {
-                        let mut ctx = self.context();
-                        let done = crate::trace::binding::autograd::setattr(&mut ctx, &t, name, v);
-                        let rebound = ctx.into_rebound();
-                        self.rebind(rebound);
-                        done?
-                    }
-                    Value::Layer(l) => modules::methods::setattr(&mut self.context(), &l, name, v)?,
-                    other => bail!(Unsupported, "assigning attributes of a {} is not supported", other.type_name()),
-                }
+                self.set_attribute(base, name, v)?;
                 Flow::Normal
             }
             StmtKind::Pass => Flow::Normal,
@@ -549,6 +550,21 @@ impl Run {
             | StmtKind::Class { .. } => bail!(Unsupported, "a block statement here is not supported"),
         };
         Ok((flow, defines))
+    }
+
+    /// `base.name = v`.
+    fn set_attribute(&mut self, base: Value, name: &str, v: Value) -> Result<()> {
+        match base {
+            Value::Tensor(t) => {
+                let mut ctx = self.context();
+                let done = crate::trace::binding::autograd::setattr(&mut ctx, &t, name, v);
+                let rebound = ctx.into_rebound();
+                self.rebind(rebound);
+                done
+            }
+            Value::Layer(l) => modules::methods::setattr(&mut self.context(), &l, name, v),
+            other => bail!(Unsupported, "assigning attributes of a {} is not supported", other.type_name()),
+        }
     }
 
     /// Calls a function the trace defined, in a scope of its own.
@@ -695,6 +711,18 @@ impl Run {
             "is_grad_enabled" => {
                 args.finish()?;
                 return Ok(Value::Scalar(Scalar::Bool(self.engine.grad_enabled())));
+            }
+            // Every op here is deterministic already: the switch is kept for the query only.
+            "use_deterministic_algorithms" => {
+                let on = args.bool_or(0, "mode", true)?;
+                let _ = args.kw_only("warn_only");
+                args.finish()?;
+                self.deterministic = on;
+                return Ok(Value::None);
+            }
+            "are_deterministic_algorithms_enabled" => {
+                args.finish()?;
+                return Ok(Value::Scalar(Scalar::Bool(self.deterministic)));
             }
             _ => {
                 let (pos, kw) = args.into_parts();

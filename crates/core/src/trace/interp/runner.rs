@@ -140,6 +140,9 @@ pub struct Run {
     pub(in crate::trace) handling: Vec<Error>,
     /// What the trace's import lines bind ([`Program::imports`]).
     imports: Vec<Import>,
+    /// `torch.use_deterministic_algorithms(mode)`, as `are_deterministic_algorithms_enabled()`
+    /// reports it.
+    pub(in crate::trace) deterministic: bool,
 }
 
 impl Default for Run {
@@ -172,6 +175,7 @@ impl Run {
             bridge: None,
             handling: Vec::new(),
             imports: Vec::new(),
+            deterministic: false,
         }
     }
 
@@ -422,7 +426,7 @@ impl Run {
     fn live_storages(&self) -> Vec<crate::uop::StorageId> {
         fn walk(v: &Value, out: &mut Vec<crate::uop::StorageId>) {
             match v {
-                Value::Tensor(t) | Value::Storage(t) => tensor(t, out),
+                Value::Tensor(t) | Value::Storage(t, _) => tensor(t, out),
                 Value::Tuple(items) | Value::List(items) | Value::Size(items) => {
                     items.iter().for_each(|x| walk(x, out))
                 }
@@ -749,7 +753,7 @@ pub(in crate::trace) fn realize_value(engine: &mut Engine, v: &mut Value) -> Res
 fn is_plain(v: &Value) -> bool {
     match v {
         Value::Tensor(_)
-        | Value::Storage(_)
+        | Value::Storage(..)
         | Value::Layer(_)
         | Value::Optimizer(_)
         | Value::Function(_)

@@ -7,8 +7,8 @@ use crate::error::{bail, Result};
 use crate::trace::nn::layer::Repr;
 use crate::trace::python::context::RunContext;
 use crate::trace::python::number::{self, Num};
-use crate::trace::python::value::DictKind;
 use crate::trace::python::value::Value;
+use crate::trace::python::value::{DictKind, StorageView};
 use crate::uop::buffer::Scalar;
 
 /// Python's `repr(x)` for a float: the shortest digits that round-trip, in fixed notation for
@@ -153,7 +153,10 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
         Value::Range(a, b, 1) => format!("range({a}, {b})"),
         Value::Range(a, b, s) => format!("range({a}, {b}, {s})"),
         Value::Format(f) => format!("torch.{}", f.name()),
-        Value::Storage(_) => "<torch.storage.UntypedStorage>".into(),
+        Value::Storage(_, StorageView::Untyped) => "<torch.storage.UntypedStorage>".into(),
+        Value::Storage(t, StorageView::Typed) => {
+            format!("<torch.storage.TypedStorage(dtype=torch.{})>", t.dtype().name())
+        }
         Value::Generator(_) => "<torch._C.Generator object>".into(),
         Value::Device(d) => d.repr(),
         Value::Layer(l) => l.repr()?,

@@ -565,6 +565,13 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                     Ok(int(l.children.borrow().len() as i64))
                 }
                 Value::Range(a, b, s) => Ok(int(range_len(a, b, s) as i64)),
+                Value::Storage(t, view) => {
+                    let itemsize = match view {
+                        value::StorageView::Untyped => 1,
+                        value::StorageView::Typed => t.dtype().itemsize(),
+                    };
+                    Ok(int((ctx.engine.storage_nbytes(&t)? / itemsize.max(1)) as i64))
+                }
                 v => ctx.function("len", Args::new("len", vec![v], vec![])),
             }
         }

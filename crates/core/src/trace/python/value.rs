@@ -31,8 +31,9 @@ pub enum Value {
     Func(String),
     /// `torch.channels_last` and the other memory formats.
     Format(MemoryFormat),
-    /// `t.untyped_storage()`: the storage under the tensor (read through the tensor).
-    Storage(Tensor),
+    /// `t.untyped_storage()` or `t.storage()`: the storage under the tensor (read through the
+    /// tensor), counted in bytes or in the tensor's elements.
+    Storage(Tensor, StorageView),
     /// `torch.device(...)`, `x.device`.
     Device(crate::torch::device::Device),
     /// A `torch.Generator` (the default one too): which of the run's generators.
@@ -66,6 +67,14 @@ pub enum Value {
     /// A class that is neither a builtin function nor a trace's own: `torch.Tensor`,
     /// `type(x)` of a tensor, a module or a function, by its qualified name.
     Type(&'static str),
+}
+
+/// How a [`Value::Storage`] counts: `untyped_storage()` in bytes, the legacy `storage()` in
+/// elements of the tensor's dtype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StorageView {
+    Untyped,
+    Typed,
 }
 
 /// Which Python mapping a [`Value::Dict`] is: the two print differently.
@@ -143,7 +152,8 @@ impl Value {
             Value::Module(_) => "module",
             Value::Func(_) => "builtin_function_or_method",
             Value::Format(_) => "torch.memory_format",
-            Value::Storage(_) => "UntypedStorage",
+            Value::Storage(_, StorageView::Untyped) => "UntypedStorage",
+            Value::Storage(_, StorageView::Typed) => "TypedStorage",
             Value::Size(_) => "torch.Size",
             Value::Range(..) => "range",
             Value::Builtin(_) => "builtin_function_or_method",

@@ -211,8 +211,8 @@ impl Run {
                                 Args::new(name, pos, kw).finish()?;
                                 Ok(Value::Str(self.engine.autograd().node(n).name.clone()))
                             }
-                            Value::Storage(t) => {
-                                meta::storage_method(&mut self.context(), t, name, Args::new(name, pos, kw))
+                            Value::Storage(t, view) => {
+                                meta::storage_method(&mut self.context(), t, view, name, Args::new(name, pos, kw))
                             }
                             Value::Module("math") => {
                                 python::math::math(&mut self.context(), name, Args::new(name, pos, kw))

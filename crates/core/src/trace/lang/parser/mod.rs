@@ -381,10 +381,7 @@ impl<'a> Parser<'a> {
                 self.bump();
                 let value = self.expr_list()?.expr;
                 match lhs.expr.kind {
-                    ExprKind::Name(_) | ExprKind::Index { .. } => {}
-                    ExprKind::Attr { .. } => {
-                        return Err(self.error_at(lhs.expr.span, "attribute assignment is not supported"))
-                    }
+                    ExprKind::Name(_) | ExprKind::Index { .. } | ExprKind::Attr { .. } => {}
                     ref other => {
                         return Err(self.error_at(
                             lhs.expr.span,
