@@ -105,7 +105,24 @@ pub struct Autograd<T> {
     pub(crate) statement_start: usize,
     /// The node name the next view or movement copy records (set by the public view op).
     pub(crate) view_name: Option<&'static str>,
+    /// Tensor hooks (`t.register_hook(fn)`), in registration order: each with what it is on
+    /// (a non-leaf's `grad_fn` node, or a leaf) and its id; the function itself is the
+    /// caller's, named by the id.
+    pub(crate) hooks: Vec<(HookOn, HookId)>,
+    pub(crate) next_hook: u32,
 }
+
+/// What a tensor hook runs on: the gradient flowing into a node (a non-leaf's `grad_fn`, as
+/// PyTorch registers a pre-hook on it) or the gradient a leaf is about to accumulate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HookOn {
+    Node(NodeId),
+    Leaf(ObjectId),
+}
+
+/// One registered tensor hook (`t.register_hook(fn)`; removed by its handle).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HookId(pub u32);
 
 impl<T> Autograd<T> {
     /// Every tensor autograd may still read: its nodes' saved tensors and operands (a node a
@@ -127,6 +144,8 @@ impl<T> Default for Autograd<T> {
             depth: 0,
             statement_start: 0,
             view_name: None,
+            hooks: Vec::new(),
+            next_hook: 0,
         }
     }
 }

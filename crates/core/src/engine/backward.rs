@@ -3,7 +3,7 @@
 //! tensors' version checks, `create_graph`'s history check and `.grad` accumulation.
 
 use super::autograd::GraphUse;
-use crate::autograd::{op_name, BackwardEntry, Edge, GradTarget, Node, NodeId};
+use crate::autograd::{op_name, BackwardEntry, Edge, GradTarget, HookId, HookOn, Node, NodeId};
 use crate::error::{bail, Error, Result};
 use crate::identity::ObjectId;
 use crate::tensor::{Engine, Tensor};
@@ -29,15 +29,88 @@ fn describe(t: &Tensor) -> String {
     format!("[torch.{kind} [{}]]", dims.join(", "))
 }
 
+/// Runs a tensor hook's function (the caller keeps the functions, by id) on a gradient: the
+/// gradient to use instead, or `None` to keep it. It gets the engine that runs the backward.
+pub type HookRunner<'a> = dyn FnMut(&mut Engine, HookId, Tensor) -> Result<Option<Tensor>> + 'a;
+
+/// The runner when no hook is registered: nothing to run.
+fn no_hooks(_: &mut Engine, _: HookId, _: Tensor) -> Result<Option<Tensor>> {
+    Ok(None)
+}
+
 impl Engine {
     /// `root.backward(gradient, retain_graph, create_graph)`: gradients accumulate into the
     /// leaves' `.grad`.
     pub fn backward(&mut self, root: &Tensor, gradient: Option<&Tensor>, graph: GraphUse) -> Result<()> {
-        let grads = self.run_backward(root, gradient, graph, None)?;
+        self.backward_hooked(root, gradient, graph, &mut no_hooks)
+    }
+
+    /// [`Engine::backward`] running the tensor hooks on the way, through `hooks`: a
+    /// non-leaf's when the gradient into its `grad_fn` is complete (before `retain_grad`
+    /// keeps it), a leaf's just before it accumulates, each in registration order.
+    pub fn backward_hooked(
+        &mut self,
+        root: &Tensor,
+        gradient: Option<&Tensor>,
+        graph: GraphUse,
+        hooks: &mut HookRunner<'_>,
+    ) -> Result<()> {
+        let grads = self.run_backward(root, gradient, graph, None, hooks)?;
         for (leaf, g) in grads {
+            let g = self.run_hooks(HookOn::Leaf(leaf), g, hooks)?;
             self.accumulate(leaf, g, graph)?;
         }
         Ok(())
+    }
+
+    /// Whether any tensor hook is registered (the caller then runs backward with its runner).
+    pub fn has_hooks(&self) -> bool {
+        !self.ag.hooks.is_empty()
+    }
+
+    /// `t.register_hook(fn)`: PyTorch's refusal for a tensor that does not require grad, then
+    /// a hook on its `grad_fn` (or on the leaf).
+    pub fn register_hook(&mut self, t: &Tensor) -> Result<HookId> {
+        if !self.ag.requires_grad(t) {
+            bail!(Autograd, "cannot register a hook on a tensor that doesn't require gradient");
+        }
+        let on = match self.ag.grad_fn(t) {
+            Some(n) => HookOn::Node(n),
+            None => HookOn::Leaf(t.object),
+        };
+        let id = HookId(self.ag.next_hook);
+        self.ag.next_hook = self.ag.next_hook.saturating_add(1);
+        self.ag.hooks.push((on, id));
+        Ok(id)
+    }
+
+    /// `handle.remove()`.
+    pub fn remove_hook(&mut self, id: HookId) {
+        self.ag.hooks.retain(|(_, h)| *h != id);
+    }
+
+    /// The hooks registered and not removed, in order.
+    pub fn hook_ids(&self) -> Vec<HookId> {
+        self.ag.hooks.iter().map(|(_, h)| *h).collect()
+    }
+
+    /// Runs the hooks on `on` over `g`, each seeing the previous one's result.
+    fn run_hooks(&mut self, on: HookOn, mut g: Tensor, hooks: &mut HookRunner<'_>) -> Result<Tensor> {
+        let ids: Vec<HookId> = self.ag.hooks.iter().filter(|(o, _)| *o == on).map(|(_, h)| *h).collect();
+        for id in ids {
+            if let Some(new) = hooks(self, id, g.clone())? {
+                if new.shape() != g.shape() {
+                    bail!(
+                        Autograd,
+                        "hook 'hook' has changed the size of value: expected {:?}, got {:?}",
+                        g.shape(),
+                        new.shape()
+                    );
+                }
+                g = new;
+            }
+        }
+        Ok(g)
     }
 
     /// Runs a backward formula: untracked, or under `create_graph` recorded like any op (grad
@@ -63,13 +136,32 @@ impl Engine {
         graph: GraphUse,
         allow_unused: bool,
     ) -> Result<Vec<Option<Tensor>>> {
+        self.grad_of_hooked(root, inputs, gradient, graph, allow_unused, &mut no_hooks)
+    }
+
+    /// [`Engine::grad_of`] running the tensor hooks, as [`Engine::backward_hooked`] does (a
+    /// leaf input's hooks on the gradient returned for it).
+    pub fn grad_of_hooked(
+        &mut self,
+        root: &Tensor,
+        inputs: &[Tensor],
+        gradient: Option<&Tensor>,
+        graph: GraphUse,
+        allow_unused: bool,
+        hooks: &mut HookRunner<'_>,
+    ) -> Result<Vec<Option<Tensor>>> {
         for t in inputs {
             if !self.ag.requires_grad(t) {
                 bail!(Autograd, "One of the differentiated Tensors does not require grad");
             }
         }
         let want: Vec<Edge> = inputs.iter().filter_map(|t| self.ag.edge(t)).collect();
-        let grads = self.run_backward(root, gradient, graph, Some(&want))?;
+        let mut grads = self.run_backward(root, gradient, graph, Some(&want), hooks)?;
+        for (o, g) in grads.iter_mut() {
+            if want.contains(&Edge::Leaf(*o)) {
+                *g = self.run_hooks(HookOn::Leaf(*o), g.clone(), hooks)?;
+            }
+        }
         let mut out = Vec::with_capacity(inputs.len());
         for (t, e) in inputs.iter().zip(&want) {
             let g =
@@ -98,6 +190,7 @@ impl Engine {
         gradient: Option<&Tensor>,
         graph: GraphUse,
         capture: Option<&[Edge]>,
+        hooks: &mut HookRunner<'_>,
     ) -> Result<Vec<(ObjectId, Tensor)>> {
         self.refresh_view(root);
         let Some(edge) = self.ag.edge(root) else {
@@ -152,6 +245,7 @@ impl Engine {
         };
         for id in order {
             let Some(g) = pending.remove(&id) else { continue };
+            let g = self.run_hooks(HookOn::Node(id), g, hooks)?;
             if let Some(&o) = retained.get(&id) {
                 if capture.is_none() {
                     self.accumulate(o, g.clone(), graph)?;

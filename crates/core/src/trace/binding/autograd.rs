@@ -223,6 +223,17 @@ pub const METHODS: &[&str] = &["requires_grad_", "retain_grad", "backward"];
 /// Autograd's tensor attributes.
 pub const ATTRS: &[&str] = &["requires_grad", "is_leaf", "grad", "grad_fn"];
 
+/// `t.backward(gradient=None, retain_graph=None, create_graph=False)`'s arguments.
+pub fn backward_args(mut args: Args) -> Result<(Option<Tensor>, GraphUse)> {
+    let gradient = match args.opt(0, "gradient") {
+        None | Some(Value::None) => None,
+        Some(v) => Some(tensor_arg(v, "backward(): argument 'gradient'")?),
+    };
+    let graph = graph_use(args.opt(1, "retain_graph"), args.opt(2, "create_graph"))?;
+    args.finish()?;
+    Ok((gradient, graph))
+}
+
 /// Autograd's tensor methods; `None` for any other name.
 pub fn method(run: &mut RunContext, t: &Tensor, name: &str, args: &mut Option<Args>) -> Option<Result<Value>> {
     if !METHODS.contains(&name) {
@@ -242,12 +253,7 @@ pub fn method(run: &mut RunContext, t: &Tensor, name: &str, args: &mut Option<Ar
             Ok(Value::None)
         }
         _ => {
-            let gradient = match args.opt(0, "gradient") {
-                None | Some(Value::None) => None,
-                Some(v) => Some(tensor_arg(v, "backward(): argument 'gradient'")?),
-            };
-            let graph = graph_use(args.opt(1, "retain_graph"), args.opt(2, "create_graph"))?;
-            args.finish()?;
+            let (gradient, graph) = backward_args(args)?;
             let done = run.engine.backward(t, gradient.as_ref(), graph);
             // The `.grad` cells the backward wrote show on the storage map, as any write.
             for w in run.engine.take_grad_writes() {
@@ -273,10 +279,26 @@ fn graph_use(retain: Option<Value>, create: Option<Value>) -> Result<GraphUse> {
 }
 
 /// `torch.autograd.grad(outputs, inputs, grad_outputs=None, retain_graph=None, ...)`.
-pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
+pub fn function(run: &mut RunContext, name: &str, args: Args) -> Result<Value> {
     if name != "grad" {
         bail!(Unsupported, "torch.autograd.{name} is not supported");
     }
+    let c = grad_args(args)?;
+    let grads = run.engine.grad_of(&c.out, &c.inputs, c.gradient.as_ref(), c.graph, c.allow_unused)?;
+    Ok(grads_value(grads))
+}
+
+/// `torch.autograd.grad`'s arguments.
+pub struct GradCall {
+    pub out: Tensor,
+    pub inputs: Vec<Tensor>,
+    pub gradient: Option<Tensor>,
+    pub graph: GraphUse,
+    pub allow_unused: bool,
+}
+
+/// Reads `torch.autograd.grad`'s arguments.
+pub fn grad_args(mut args: Args) -> Result<GradCall> {
     let one = |v: Value, what: &str| -> Result<Tensor> {
         match v {
             Value::Tuple(mut items) | Value::List(mut items) if items.len() == 1 => tensor_arg(items.remove(0), what),
@@ -297,6 +319,10 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
     let graph = graph_use(args.opt(3, "retain_graph"), args.opt(4, "create_graph"))?;
     let allow_unused = args.bool_or(usize::MAX, "allow_unused", false)?;
     args.finish()?;
-    let grads = run.engine.grad_of(&out, &inputs, gradient.as_ref(), graph, allow_unused)?;
-    Ok(Value::Tuple(grads.into_iter().map(|g| g.map_or(Value::None, Value::Tensor)).collect()))
+    Ok(GradCall { out, inputs, gradient, graph, allow_unused })
+}
+
+/// The gradients `torch.autograd.grad` returns, as a tuple.
+pub fn grads_value(grads: Vec<Option<Tensor>>) -> Value {
+    Value::Tuple(grads.into_iter().map(|g| g.map_or(Value::None, Value::Tensor)).collect())
 }

@@ -15,7 +15,7 @@ use crate::trace::lang::ast::{
 };
 use crate::trace::nn::layer::LayerKind;
 use crate::trace::nn::modules::{self, ModuleClass};
-use crate::trace::python::exception::{self, Exception};
+use crate::trace::python::exception;
 use crate::trace::python::value::{Args, Function, GradMode, Module, Value, MAX_SEQUENCE};
 use crate::trace::python::{self, Iter};
 use crate::uop::buffer::Scalar;
@@ -172,7 +172,7 @@ impl Run {
         let mut outcome = self.exec_block(body);
         match &outcome {
             Err(e) => {
-                if let Some(exc) = Exception::of(e) {
+                if let Some(exc) = exception::of(e) {
                     let error = e.clone();
                     outcome = match self.handle(handlers, exc, error.clone()) {
                         Ok(Some(flow)) => flow,
@@ -201,7 +201,12 @@ impl Run {
     }
 
     /// Runs the first handler that catches `exc`: `None` when none does (the error goes on).
-    fn handle(&mut self, handlers: &[Handler], exc: Exception, error: Error) -> Result<Option<Result<Flow>>> {
+    fn handle(
+        &mut self,
+        handlers: &[Handler],
+        exc: crate::trace::python::value::Exception,
+        error: Error,
+    ) -> Result<Option<Result<Flow>>> {
         let failing = self.failing.take();
         for h in handlers {
             let exc_value = Value::Exception(Rc::new(exc.clone()));
@@ -252,7 +257,7 @@ impl Run {
             });
         };
         match self.eval(e)? {
-            Value::Exception(x) => Err(x.as_ref().clone().into_error()),
+            Value::Exception(x) => Err(exception::into_error(x.as_ref().clone())),
             Value::Builtin(c) if exception::class(c).is_some() => {
                 Err(Error::Raised { class: c.to_string(), message: String::new() })
             }

@@ -143,6 +143,8 @@ pub struct Run {
     /// `torch.use_deterministic_algorithms(mode)`, as `are_deterministic_algorithms_enabled()`
     /// reports it.
     pub(in crate::trace) deterministic: bool,
+    /// The functions of the tensor hooks registered (`t.register_hook(fn)`), by id.
+    pub(in crate::trace) hook_fns: BTreeMap<crate::autograd::HookId, Value>,
 }
 
 impl Default for Run {
@@ -176,6 +178,7 @@ impl Run {
             handling: Vec::new(),
             imports: Vec::new(),
             deterministic: false,
+            hook_fns: BTreeMap::new(),
         }
     }
 
@@ -446,7 +449,10 @@ impl Run {
                     o.named_state().iter().for_each(|(_, t)| tensor(t, out));
                     o.group.iter().for_each(|(_, x)| walk(x, out));
                 }
-                Value::Function(f) => f.defaults.iter().flatten().for_each(|x| walk(x, out)),
+                Value::Function(f) => {
+                    f.defaults.iter().flatten().for_each(|x| walk(x, out));
+                    f.captured.iter().for_each(|(_, x)| walk(x, out));
+                }
                 _ => {}
             }
         }
@@ -457,7 +463,8 @@ impl Run {
         }
         let mut out = Vec::new();
         let globals = self.env.iter().filter(|(n, _)| !self.plain.contains(*n)).map(|(_, v)| v);
-        for v in globals.chain(self.frames.iter().flat_map(|f| f.vars.values())) {
+        let hooks = self.hook_fns.values();
+        for v in globals.chain(self.frames.iter().flat_map(|f| f.vars.values())).chain(hooks) {
             walk(v, &mut out);
         }
         out

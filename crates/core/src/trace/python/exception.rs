@@ -6,6 +6,7 @@
 //! parse or decode failure) have no class: no `except` catches them, so a run never goes on
 //! past something it could not do as if PyTorch had raised there.
 
+use super::value::{Exception, Value};
 use crate::error::Error;
 
 /// Every builtin exception class a trace can name, with its base (`None` for the root).
@@ -46,63 +47,43 @@ pub fn is_subclass(class: &str, base: &str) -> bool {
     false
 }
 
-/// A raised exception as a value: `except E as e` binds one, `E("message")` makes one.
-#[derive(Clone, Debug)]
-pub struct Exception {
-    pub class: String,
-    /// What `str(e)` gives.
-    pub message: String,
-    /// `e.args`: the arguments it was made with (a KeyError's key, an engine error's message).
-    pub args: Vec<super::value::Value>,
+/// The exception an engine error is raised as; `None` for the product's own failures, which
+/// no `except` catches.
+pub fn of(e: &Error) -> Option<Exception> {
+    let message = e.message();
+    let class = match e {
+        Error::Parse { .. } | Error::Unsupported(_) | Error::UnknownOp { .. } | Error::Limit(_) | Error::Decode(_) => {
+            return None
+        }
+        Error::Raised { class, .. } => class.as_str(),
+        Error::Type(m) if m.contains("has no attribute") => "AttributeError",
+        Error::Name(_) => "NameError",
+        Error::Type(_) => "TypeError",
+        Error::Index(m) if m.starts_with("KeyError") => "KeyError",
+        Error::Index(_) => "IndexError",
+        Error::Value(m) if m.contains("by zero") || m.contains("float modulo") => "ZeroDivisionError",
+        Error::Value(_) => "ValueError",
+        Error::Assertion(_) => "AssertionError",
+        Error::View(_) | Error::Shape(_) | Error::DType(_) | Error::Overlap { .. } | Error::Autograd(_) => {
+            "RuntimeError"
+        }
+    };
+    let (message, arg) = match class {
+        // A KeyError's message is its key's repr (dict keys here are strings).
+        "KeyError" => {
+            let key = message.trim_start_matches("KeyError: ");
+            let unquoted = key.strip_prefix('\'').and_then(|k| k.strip_suffix('\'')).filter(|k| !k.contains('\\'));
+            (key.to_string(), unquoted.unwrap_or(key).to_string())
+        }
+        _ => (message.to_string(), message.to_string()),
+    };
+    let args = vec![Value::Str(arg)];
+    Some(Exception { class: class.to_string(), message, args })
 }
 
-impl Exception {
-    /// The exception an engine error is raised as; `None` for the product's own failures,
-    /// which no `except` catches.
-    pub fn of(e: &Error) -> Option<Exception> {
-        let message = e.message();
-        let class = match e {
-            Error::Parse { .. }
-            | Error::Unsupported(_)
-            | Error::UnknownOp { .. }
-            | Error::Limit(_)
-            | Error::Decode(_) => return None,
-            Error::Raised { class, .. } => class.as_str(),
-            Error::Type(m) if m.contains("has no attribute") => "AttributeError",
-            Error::Name(_) => "NameError",
-            Error::Type(_) => "TypeError",
-            Error::Index(m) if m.starts_with("KeyError") => "KeyError",
-            Error::Index(_) => "IndexError",
-            Error::Value(m) if m.contains("by zero") || m.contains("float modulo") => "ZeroDivisionError",
-            Error::Value(_) => "ValueError",
-            Error::Assertion(_) => "AssertionError",
-            Error::View(_) | Error::Shape(_) | Error::DType(_) | Error::Overlap { .. } | Error::Autograd(_) => {
-                "RuntimeError"
-            }
-        };
-        let (message, arg) = match class {
-            // A KeyError's message is its key's repr (dict keys here are strings).
-            "KeyError" => {
-                let key = message.trim_start_matches("KeyError: ");
-                let unquoted = key.strip_prefix('\'').and_then(|k| k.strip_suffix('\'')).filter(|k| !k.contains('\\'));
-                (key.to_string(), unquoted.unwrap_or(key).to_string())
-            }
-            _ => (message.to_string(), message.to_string()),
-        };
-        let args = vec![super::value::Value::Str(arg)];
-        Some(Exception { class: class.to_string(), message, args })
-    }
-
-    /// The error that raising this exception is.
-    pub fn into_error(self) -> Error {
-        Error::Raised { class: self.class, message: self.message }
-    }
-
-    /// Python's `repr(e)`: `RuntimeError('message')`.
-    pub fn repr(&self) -> String {
-        let args: Vec<String> = self.args.iter().map(super::format::repr_plain).collect();
-        format!("{}({})", self.class, args.join(", "))
-    }
+/// The error that raising `e` is.
+pub fn into_error(e: Exception) -> Error {
+    Error::Raised { class: e.class, message: e.message }
 }
 
 #[cfg(test)]
@@ -115,10 +96,10 @@ mod tests {
         assert!(is_subclass("KeyError", "Exception"));
         assert!(is_subclass("NotImplementedError", "RuntimeError"));
         assert!(!is_subclass("ValueError", "RuntimeError"));
-        let e = Exception::of(&Error::Overlap { message: "m".into(), elements: vec![] });
+        let e = of(&Error::Overlap { message: "m".into(), elements: vec![] });
         assert_eq!(e.map(|e| e.class), Some("RuntimeError".to_string()));
-        assert!(Exception::of(&Error::Limit("x".into())).is_none());
-        let z = Exception::of(&Error::Value("division by zero".into()));
+        assert!(of(&Error::Limit("x".into())).is_none());
+        let z = of(&Error::Value("division by zero".into()));
         assert_eq!(z.map(|e| e.class), Some("ZeroDivisionError".to_string()));
     }
 }

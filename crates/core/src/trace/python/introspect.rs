@@ -4,8 +4,8 @@
 //! to be raised (`ValueError("...")`).
 
 use super::context::RunContext;
-use super::exception::{self, Exception};
-use super::value::{Args, Value};
+use super::exception;
+use super::value::{Args, Exception, Value};
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::uop::buffer::Scalar;

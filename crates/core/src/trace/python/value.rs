@@ -63,10 +63,12 @@ pub enum Value {
     /// `param_groups[i]` (a dict), or `state_dict()` (an `OrderedDict`).
     Dict(DictKind, Vec<(String, Value)>),
     /// A raised exception (`except E as e`) or one made to raise (`ValueError("...")`).
-    Exception(std::rc::Rc<crate::trace::python::exception::Exception>),
+    Exception(std::rc::Rc<Exception>),
     /// A class that is neither a builtin function nor a trace's own: `torch.Tensor`,
     /// `type(x)` of a tensor, a module or a function, by its qualified name.
     Type(&'static str),
+    /// What `t.register_hook(fn)` returns: `remove()` takes the hook off.
+    HookHandle(crate::autograd::HookId),
 }
 
 /// How a [`Value::Storage`] counts: `untyped_storage()` in bytes, the legacy `storage()` in
@@ -75,6 +77,16 @@ pub enum Value {
 pub enum StorageView {
     Untyped,
     Typed,
+}
+
+/// A raised exception as a value: `except E as e` binds one, `E("message")` makes one.
+#[derive(Clone, Debug)]
+pub struct Exception {
+    pub class: String,
+    /// What `str(e)` gives.
+    pub message: String,
+    /// `e.args`: the arguments it was made with (a KeyError's key, an engine error's message).
+    pub args: Vec<Value>,
 }
 
 /// Which Python mapping a [`Value::Dict`] is: the two print differently.
@@ -169,6 +181,7 @@ impl Value {
             Value::Device(_) => "torch.device",
             Value::Exception(_) => "Exception",
             Value::Type(_) => "type",
+            Value::HookHandle(_) => "RemovableHandle",
         }
     }
 

@@ -136,6 +136,23 @@ impl Run {
                         let recv = self.eval(value)?;
                         self.span = e.span;
                         match recv {
+                            Value::Tensor(t) if name == "register_hook" => {
+                                let mut args = Args::new(name, pos, kw);
+                                let f = args.req(0, "hook")?;
+                                args.finish()?;
+                                let id = self.engine.register_hook(&t)?;
+                                self.hook_fns.insert(id, f);
+                                Ok(Value::HookHandle(id))
+                            }
+                            Value::Tensor(t) if name == "backward" && self.engine.has_hooks() => {
+                                self.backward_with_hooks(&t, Args::new(name, pos, kw))
+                            }
+                            Value::HookHandle(id) if name == "remove" => {
+                                Args::new(name, pos, kw).finish()?;
+                                self.engine.remove_hook(id);
+                                self.hook_fns.remove(&id);
+                                Ok(Value::None)
+                            }
                             Value::Tensor(t) => {
                                 let mut kw = kw;
                                 let requires_grad = autograd::take_requires_grad(&mut kw)?;
@@ -161,6 +178,20 @@ impl Run {
                                 let rebound = ctx.into_rebound();
                                 self.rebind(rebound);
                                 out
+                            }
+                            Value::Module("autograd") if name == "grad" && self.engine.has_hooks() => {
+                                let c = autograd::grad_args(Args::new(name, pos, kw))?;
+                                self.with_hooks(|e, hooks| {
+                                    e.grad_of_hooked(
+                                        &c.out,
+                                        &c.inputs,
+                                        c.gradient.as_ref(),
+                                        c.graph,
+                                        c.allow_unused,
+                                        hooks,
+                                    )
+                                })
+                                .map(autograd::grads_value)
                             }
                             Value::Module("autograd") => {
                                 autograd::function(&mut self.context(), name, Args::new(name, pos, kw))
@@ -254,6 +285,43 @@ impl Run {
 }
 
 impl Run {
+    /// `t.backward(...)` while tensor hooks are registered: the engine runs the graph and
+    /// calls back here for each hook's function, lending its own state for the call.
+    fn backward_with_hooks(&mut self, t: &Tensor, args: Args) -> Result<Value> {
+        let (gradient, graph) = autograd::backward_args(args)?;
+        self.with_hooks(|e, hooks| e.backward_hooked(t, gradient.as_ref(), graph, hooks))?;
+        Ok(Value::None)
+    }
+
+    /// Runs `f` (a backward) on the engine with a hook runner that calls the hooks' functions.
+    fn with_hooks<T>(
+        &mut self,
+        f: impl FnOnce(&mut Engine, &mut crate::engine::backward::HookRunner<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let fns = self.hook_fns.clone();
+        // The run's engine is the one running backward: while a hook's function runs, the
+        // two are swapped back, so the function sees every tensor as it is.
+        let mut engine = std::mem::replace(&mut self.engine, Engine::new());
+        let run = &mut *self;
+        let mut runner = |eng: &mut Engine, id: crate::autograd::HookId, g: Tensor| -> Result<Option<Tensor>> {
+            let Some(f) = fns.get(&id).cloned() else { return Ok(None) };
+            std::mem::swap(eng, &mut run.engine);
+            let out = run.call_value(f, vec![Value::Tensor(g)], Vec::new());
+            std::mem::swap(eng, &mut run.engine);
+            match out? {
+                Value::None => Ok(None),
+                Value::Tensor(t) => Ok(Some(t)),
+                other => bail!(Type, "hook returned a {} where a Tensor or None was expected", other.type_name()),
+            }
+        };
+        let done = f(&mut engine, &mut runner);
+        self.engine = engine;
+        for w in self.engine.take_grad_writes() {
+            self.writes.push(w);
+        }
+        done
+    }
+
     /// Calls a value: a torch function, a builtin, a function the trace defined (a lambda
     /// too), a module, a class.
     pub(in crate::trace) fn call_value(
