@@ -453,10 +453,6 @@ const AUTOGRAD_DIVERGES: &[(&str, &str)] = &[
         "autograd/multiview/split_then_requires_grad",
         "outputs of a split made before requires_grad_() are not marked as no-grad multi-output views",
     ),
-    (
-        "autograd/multiview/use_after_no_grad_write",
-        "a multi-output view written under no_grad is refused only when its grad_fn is read, not when used",
-    ),
     ("autograd/errors/out_with_grad_output", "this out= form is refused by argument checking before autograd's check"),
     (
         "autograd/higher/transpose_matmul",

@@ -441,7 +441,9 @@ impl Engine {
         let Some(m) = self.ag.meta(t) else { return };
         let Some(base) = m.diff_base.clone() else { return };
         let now = self.ids.version(t.counter);
-        if m.view_version == now || m.no_grad_view {
+        // A view PyTorch cannot regenerate (a multi-output view's, one made under no_grad)
+        // keeps its stale history, for `stale_view_error` to refuse when it is used.
+        if m.view_version == now || m.no_grad_view || m.multi_output {
             return;
         }
         let next = vec![self.ag.edge(&base)];

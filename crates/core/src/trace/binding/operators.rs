@@ -17,6 +17,7 @@ fn int(i: i64) -> Value {
 }
 
 pub fn unary(run: &mut RunContext, op: AstUnary, v: Value) -> Result<Value> {
+    usable(run, &[&v])?;
     match (op, v) {
         (AstUnary::Pos, Value::Scalar(Scalar::Bool(b))) => Ok(int(i64::from(b))),
         (AstUnary::Pos, v @ (Value::Scalar(_) | Value::BigInt(_) | Value::Tensor(_))) => Ok(v),
@@ -65,6 +66,7 @@ pub fn binary(run: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
     if let Some(v) = number::binary(op, &a, &b)? {
         return Ok(v);
     }
+    usable(run, &[&a, &b])?;
     if matches!(op, BinOp::Shl | BinOp::Shr) {
         bail!(
             Unsupported,
@@ -108,9 +110,27 @@ pub fn inplace_binary(run: &mut RunContext, t: &Tensor, op: BinOp, rhs: Value) -
     if order == Operands::Swapped || bop.is_comparison() {
         bail!(Type, "unsupported augmented assignment");
     }
+    usable(run, &[&rhs])?;
     let other = operand(unsigned(rhs, t.dtype().is_float()), "right operand")?;
     run.engine.bridge_op(&format!("{}_", bop.name()));
     write_binary(run, t, WriteForm::InPlace, bop, &Operand::Tensor(t.clone()), &other)
+}
+
+/// PyTorch's refusal to use, with grad mode on, a view whose history it cannot regenerate
+/// (an output of `split`/`unbind` after its base was written in place), as an operator's
+/// operand as much as a function's.
+fn usable(run: &RunContext, operands: &[&Value]) -> Result<()> {
+    if !run.engine.grad_enabled() {
+        return Ok(());
+    }
+    for v in operands {
+        if let Value::Tensor(t) = v {
+            if let Some(e) = run.engine.stale_view_error(t) {
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
 }
 
 fn float_tensor(v: &Value) -> bool {
