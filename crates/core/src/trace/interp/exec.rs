@@ -13,10 +13,10 @@ use crate::trace::interp::runner::{realize_value, unpack, Frame, Run, Scope, MAX
 use crate::trace::lang::ast::{
     CompKind, Comprehension, Expr, ExprKind, FPart, FuncDef, Handler, Stmt, StmtKind, Target,
 };
-use crate::trace::nn::layer::LayerKind;
+use crate::trace::nn::layer::{ClassKind, LayerKind};
 use crate::trace::nn::modules::{self, ModuleClass};
 use crate::trace::python::exception;
-use crate::trace::python::value::{Args, Function, GradMode, Module, Value, MAX_SEQUENCE};
+use crate::trace::python::value::{Args, Function, FunctionKind, GradMode, Module, Value, MAX_SEQUENCE};
 use crate::trace::python::{self, Iter};
 use crate::uop::buffer::Scalar;
 use std::rc::Rc;
@@ -133,19 +133,9 @@ impl Run {
             }
             StmtKind::Def(def) => {
                 let done = self.step(stmt, |r| {
-                    let mut defaults = Vec::with_capacity(def.params.len());
-                    for (_, d) in &def.params {
-                        defaults.push(match d {
-                            Some(e) => {
-                                let mut v = r.eval(e)?;
-                                realize_value(&mut r.engine, &mut v)?;
-                                Some(v)
-                            }
-                            None => None,
-                        });
-                    }
-                    let f = Function { def: Rc::new(def.clone()), defaults, captured: r.enclosing_names() };
-                    r.bind(&def.name, Value::Function(Rc::new(f)));
+                    let captured = r.enclosing_names();
+                    let f = r.define(def, captured)?;
+                    r.bind(&def.name, f);
                     Ok(((), vec![def.name.clone()]))
                 })?;
                 Ok(if done.is_some() { Flow::Normal } else { Flow::Stop })
@@ -265,54 +255,87 @@ impl Run {
         }
     }
 
-    /// A `class` statement: its bases (`nn.Module`, or a class the trace defined, whose
-    /// methods it inherits) and its methods; a class body holds only `def`s, `pass` and
-    /// docstrings here.
+    /// A function value for `def` (its defaults evaluated now, as Python does), with its
+    /// decorators applied from the innermost: `@staticmethod`, `@property`, a grad-mode
+    /// switch (`@torch.no_grad()`), or any function the trace defined, called on it.
+    pub(in crate::trace) fn define(&mut self, def: &FuncDef, captured: Vec<(String, Value)>) -> Result<Value> {
+        let mut defaults = Vec::with_capacity(def.params.len());
+        for (_, d) in &def.params {
+            defaults.push(match d {
+                Some(e) => {
+                    let mut v = self.eval(e)?;
+                    realize_value(&mut self.engine, &mut v)?;
+                    Some(v)
+                }
+                None => None,
+            });
+        }
+        let mut f =
+            Function { def: Rc::new(def.clone()), defaults, captured, kind: FunctionKind::Plain, grad_mode: None };
+        let mut wrappers = Vec::new();
+        for d in def.decorators.iter().rev() {
+            match self.eval(d)? {
+                Value::Builtin("staticmethod") => f.kind = FunctionKind::Static,
+                Value::Builtin("property") => f.kind = FunctionKind::Property,
+                Value::Context(mode) => f.grad_mode = Some(mode),
+                Value::Func(n) if n == "no_grad" => f.grad_mode = Some(GradMode::Off),
+                Value::Func(n) if n == "enable_grad" => f.grad_mode = Some(GradMode::On),
+                w @ (Value::Function(_) | Value::Layer(_)) => wrappers.push(w),
+                other => bail!(Unsupported, "the decorator @{} is not supported", other.type_name()),
+            }
+        }
+        let mut v = Value::Function(Rc::new(f));
+        for w in wrappers {
+            v = self.call_value(w, vec![v], Vec::new())?;
+        }
+        Ok(v)
+    }
+
+    /// A `class` statement: its bases (`nn.Module`, `object`, or a class the trace defined,
+    /// whose methods and class attributes it inherits), its methods and class attributes; a
+    /// class body holds `def`s, assignments, `pass` and docstrings here.
     fn class(&mut self, name: &str, bases: &[Expr], body: &[Stmt]) -> Result<ModuleClass> {
         let mut methods: Vec<(String, Value)> = Vec::new();
-        let mut module = false;
+        let mut attrs: Vec<(String, Value)> = Vec::new();
+        let mut kind = ClassKind::Plain;
         for b in bases {
             match self.eval(b)? {
-                Value::Func(f) if f == "Module" => module = true,
+                Value::Func(f) if f == "Module" => kind = ClassKind::Module,
+                Value::Builtin("object") => {}
                 Value::Class(c) => {
-                    module = true;
+                    if c.kind == ClassKind::Module {
+                        kind = ClassKind::Module;
+                    }
                     methods.extend(c.methods.iter().cloned());
+                    attrs.extend(c.attrs.iter().cloned());
                 }
                 other => bail!(
                     Unsupported,
-                    "class {name}: only subclasses of nn.Module are supported (base is {})",
+                    "class {name}: a base of {} is not supported (nn.Module, object or a class the trace defines)",
                     other.type_name()
                 ),
             }
-        }
-        if !module {
-            bail!(Unsupported, "class {name}: only subclasses of nn.Module are supported");
         }
         for stmt in body {
             self.span = stmt.span;
             match &stmt.kind {
                 StmtKind::Def(def) => {
-                    let mut defaults = Vec::with_capacity(def.params.len());
-                    for (_, d) in &def.params {
-                        defaults.push(match d {
-                            Some(e) => Some(self.eval(e)?),
-                            None => None,
-                        });
-                    }
-                    let f = Value::Function(Rc::new(Function {
-                        def: Rc::new(def.clone()),
-                        defaults,
-                        captured: Vec::new(),
-                    }));
+                    let f = self.define(def, Vec::new())?;
                     methods.retain(|(n, _)| *n != def.name);
                     methods.push((def.name.clone(), f));
                 }
+                StmtKind::Assign { targets, value, unpack: false } => {
+                    let mut v = self.eval(value)?;
+                    realize_value(&mut self.engine, &mut v)?;
+                    attrs.retain(|(n, _)| *n != targets[0]);
+                    attrs.push((targets[0].clone(), v));
+                }
                 StmtKind::Pass => {}
                 StmtKind::Expr(e) if matches!(e.kind, ExprKind::Str(_)) => {}
-                _ => bail!(Unsupported, "a class body here may hold only method definitions"),
+                _ => bail!(Unsupported, "a class body here may hold only methods and attribute assignments"),
             }
         }
-        Ok(ModuleClass { name: name.to_string(), methods })
+        Ok(ModuleClass { name: name.to_string(), methods, attrs, kind })
     }
 
     /// `Net(args)`: a new module of the trace's class, initialised by its `__init__`.
@@ -625,9 +648,16 @@ impl Run {
             vars.insert(k.clone(), Value::Dict(crate::trace::python::value::DictKind::Plain, rest_kw));
         }
         let span = self.span;
+        let outside = self.engine.grad_enabled();
+        if let Some(mode) = f.grad_mode {
+            self.engine.set_grad_enabled(mode.enter(outside));
+        }
         self.frames.push(Frame { vars, scope: Scope::Function });
         let flow = self.exec_block(&def.body);
         self.frames.pop();
+        if f.grad_mode.is_some() {
+            self.engine.set_grad_enabled(outside);
+        }
         self.span = span;
         match flow? {
             Flow::Return(v) => Ok(*v),

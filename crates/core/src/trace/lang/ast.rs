@@ -195,6 +195,8 @@ pub struct FuncDef {
     pub var_args: Option<String>,
     /// `**kwargs`: the name that collects the extra keyword arguments as a dict.
     pub var_kwargs: Option<String>,
+    /// `@decorator` lines above the `def`, outermost first.
+    pub decorators: Vec<Expr>,
     pub body: Vec<Stmt>,
 }
 

@@ -59,11 +59,22 @@ pub trait Repr {
     fn repr(&self) -> crate::error::Result<String>;
 }
 
-/// A class the trace defines with `class Name(nn.Module):`: its methods, in definition order.
+/// A class the trace defines (`class Name(nn.Module):`, or a plain `class Name:`): its
+/// methods, in definition order, and its class attributes (`scale = 2` in the body).
 #[derive(Debug)]
 pub struct Class<V> {
     pub name: String,
     pub methods: Vec<(String, V)>,
+    pub attrs: Vec<(String, V)>,
+    pub kind: ClassKind,
+}
+
+/// Whether a trace's class is an `nn.Module` (parameters, children, a module's printed form)
+/// or a plain Python class (an object with attributes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClassKind {
+    Module,
+    Plain,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

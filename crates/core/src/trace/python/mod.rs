@@ -62,6 +62,8 @@ const BUILTINS: &[&str] = &[
     "object",
     "hasattr",
     "getattr",
+    "staticmethod",
+    "property",
 ];
 
 /// A builtin by its bare name.

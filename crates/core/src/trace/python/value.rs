@@ -144,6 +144,20 @@ pub struct Function {
     /// free variables; Python would see later rebindings of them too, which a trace rarely
     /// does before the call).
     pub captured: Vec<(String, Value)>,
+    /// How a class calls it: with the instance (a method), without (`@staticmethod`), or on
+    /// attribute access (`@property`).
+    pub kind: FunctionKind,
+    /// The grad mode a `@torch.no_grad()` (or `enable_grad`, `inference_mode`) decorator runs
+    /// it in.
+    pub grad_mode: Option<GradMode>,
+}
+
+/// See [`Function::kind`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FunctionKind {
+    Plain,
+    Static,
+    Property,
 }
 
 impl Value {

@@ -94,6 +94,8 @@ impl Run {
                     def: std::rc::Rc::new((**def).clone()),
                     defaults,
                     captured,
+                    kind: crate::trace::python::value::FunctionKind::Plain,
+                    grad_mode: None,
                 };
                 Ok(Value::Function(std::rc::Rc::new(f)))
             }
@@ -207,7 +209,10 @@ impl Run {
                             }
                             Value::Layer(l) => {
                                 if let Some(f) = self.method_of(&l, name) {
-                                    let mut args = vec![Value::Layer(l.clone())];
+                                    let mut args = Vec::with_capacity(pos.len() + 1);
+                                    if f.kind != crate::trace::python::value::FunctionKind::Static {
+                                        args.push(Value::Layer(l.clone()));
+                                    }
                                     args.extend(pos);
                                     return self.call_user(&f, args, kw);
                                 }
@@ -233,6 +238,11 @@ impl Run {
                             }
                             Value::Optimizer(o) => {
                                 optim::method(&mut self.context(), &o, name, Args::new(name, pos, kw))
+                            }
+                            // `Config.make(2)`: a class's static method or a function it holds.
+                            Value::Class(c) => {
+                                let f = self.attribute(Value::Class(c), name)?;
+                                self.call_value(f, pos, kw)
                             }
                             Value::Super if name == "__init__" => {
                                 let _ = (pos, kw);
@@ -360,7 +370,21 @@ impl Run {
                 None => library::attr(&mut self.context(), Value::Tensor(t), name),
             },
             Value::GradFn(n) => self.grad_fn_attr(n, name),
-            Value::Layer(l) => modules::methods::attr(&l, name),
+            Value::Layer(l) => match self.method_of(&l, name) {
+                // A `@property` runs on access; a method is looked up where it is called.
+                Some(f) if f.kind == crate::trace::python::value::FunctionKind::Property => {
+                    self.call_user(&f, vec![Value::Layer(l.clone())], Vec::new())
+                }
+                _ => modules::methods::attr(&l, name),
+            },
+            Value::Class(c) => {
+                let found = c.attrs.iter().chain(&c.methods).find(|(n, _)| n == name).map(|(_, v)| v.clone());
+                match found {
+                    Some(v) => Ok(v),
+                    None if name == "__name__" => Ok(Value::Str(c.name.clone())),
+                    None => bail!(Type, "type object '{}' has no attribute '{name}'", c.name),
+                }
+            }
             Value::Optimizer(o) => optim::attr(&o, name),
             Value::Module("torch") if name == "autograd" => Ok(Value::Module("autograd")),
             Value::Module("nn") if modules::is_layer(name) || name == "Parameter" => Ok(Value::Func(name.to_string())),
@@ -368,7 +392,6 @@ impl Run {
                 Ok(Value::Str(n.rsplit('.').next().unwrap_or(n).to_string()))
             }
             Value::Function(f) if name == "__name__" => Ok(Value::Str(f.def.name.clone())),
-            Value::Class(c) if name == "__name__" => Ok(Value::Str(c.name.clone())),
             Value::Exception(e) if name == "args" => Ok(Value::Tuple(e.args.clone())),
             ref v if name == "__class__" => Ok(introspect::type_of(v, modules::title)),
             v => library::attr(&mut self.context(), v, name),

@@ -61,6 +61,7 @@ impl<'a> Parser<'a> {
             positional: sig.positional,
             var_args: sig.var_args,
             var_kwargs: sig.var_kwargs,
+            decorators: Vec::new(),
             body: vec![ret],
         };
         self.node(span, ExprKind::Lambda(Box::new(def)), height)

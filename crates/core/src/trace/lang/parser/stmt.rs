@@ -19,6 +19,9 @@ use crate::trace::lang::lexer::{Op, Tok};
 impl<'a> Parser<'a> {
     /// A compound statement if the line starts one.
     pub(super) fn compound(&mut self) -> Result<Option<Stmt>> {
+        if matches!(self.peek(), Tok::Op(Op::At)) {
+            return self.decorated().map(Some);
+        }
         let Tok::Kw(k) = *self.peek() else { return Ok(None) };
         let first = self.pos;
         let span = Self::span(self.tok());
@@ -102,6 +105,7 @@ impl<'a> Parser<'a> {
                         positional: sig.positional,
                         var_args: sig.var_args,
                         var_kwargs: sig.var_kwargs,
+                        decorators: Vec::new(),
                         body,
                     }),
                 }))
@@ -132,6 +136,28 @@ impl<'a> Parser<'a> {
             "elif" | "else" | "except" | "finally" => Err(self.error_here("invalid syntax")),
             _ => Ok(None),
         }
+    }
+
+    /// `@decorator` lines, then the `def` they decorate (a decorated class is refused).
+    fn decorated(&mut self) -> Result<Stmt> {
+        let mut decorators = Vec::new();
+        while self.eat(Op::At) {
+            decorators.push(self.test()?.expr);
+            if !matches!(self.peek(), Tok::Newline) {
+                return Err(self.error_here("invalid syntax"));
+            }
+            self.bump();
+        }
+        match self.peek() {
+            Tok::Kw("def") => {}
+            Tok::Kw("class") => return Err(self.error_here("class decorators are not supported")),
+            _ => return Err(self.error_here("invalid syntax")),
+        }
+        let mut stmt = self.compound()?.ok_or_else(|| self.error_here("invalid syntax"))?;
+        if let StmtKind::Def(f) = &mut stmt.kind {
+            f.decorators = decorators;
+        }
+        Ok(stmt)
     }
 
     /// `try:` through its last `except`, `else` or `finally` suite.

@@ -22,6 +22,10 @@ pub fn attr(layer: &Rc<Module>, name: &str) -> Result<Value> {
     if name == "training" {
         return Ok(Value::Scalar(Scalar::Bool(layer.training.get())));
     }
+    // A class attribute (`scale = 2` in the class body), seen through the instance.
+    if let Some((_, v)) = layer.class.as_ref().and_then(|c| c.attrs.iter().find(|(n, _)| n == name)) {
+        return Ok(v.clone());
+    }
     if let Some((_, v)) = layer.config.iter().find(|(n, _)| *n == name) {
         return Ok(v.clone());
     }
