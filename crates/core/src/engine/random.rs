@@ -26,7 +26,7 @@ impl Engine {
         let n = layout.numel();
         let contiguous = layout.is_contiguous();
         let drawn = random::sample(self.generators.get_mut(gen), dist, dtype, n, contiguous)?;
-        let logical = in_row_major(&drawn, &visiting_order(layout.sizes(), &[&layout]));
+        let logical = row_major_of(drawn, &layout);
         self.fresh_in_layout(logical, layout)
     }
 
@@ -50,7 +50,7 @@ impl Engine {
         let layout = target.layout().clone();
         let drawn =
             random::sample(self.generators.get_mut(gen), dist, target.dtype(), layout.numel(), layout.is_contiguous())?;
-        let logical = in_row_major(&drawn, &visiting_order(layout.sizes(), &[&layout]));
+        let logical = row_major_of(drawn, &layout);
         self.write_constant(&target, logical)
     }
 
@@ -126,6 +126,17 @@ fn visiting_order(shape: &[usize], layouts: &[&Layout]) -> Vec<usize> {
     let sizes: Vec<usize> = dims.iter().map(|&d| shape[d]).collect();
     let strides: Vec<i64> = dims.iter().map(|&d| row_major[d]).collect();
     StridedIndex::new(&sizes, &strides, 0).map(|i| i as usize).collect()
+}
+
+/// Draws made in `layout`'s visiting order, rearranged row-major; as drawn when the kernel
+/// visits row-major already (a contiguous tensor: no permutation to build).
+fn row_major_of(drawn: Data, layout: &Layout) -> Data {
+    let perm = Layout::iteration_perm(layout.sizes(), &[layout]);
+    // The permutation lists dims innermost first: row-major is n-1, ..., 0.
+    if perm.iter().rev().enumerate().all(|(i, &d)| i == d) {
+        return drawn;
+    }
+    in_row_major(&drawn, &visiting_order(layout.sizes(), &[layout]))
 }
 
 /// `drawn` (in visiting order) rearranged row-major.

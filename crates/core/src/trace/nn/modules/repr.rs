@@ -117,8 +117,8 @@ fn functional_extra_repr(layer: &Module, f: Functional) -> String {
 /// PyTorch's printed form: `Name(extra)` or, with children, one `(name): child` per line.
 pub fn repr(layer: &Module) -> Result<String> {
     if let Some(c) = layer.class.as_ref().filter(|c| c.kind == crate::trace::nn::layer::ClassKind::Plain) {
-        let at = layer as *const Module as usize;
-        return Ok(format!("<__main__.{} object at {:#x}>", c.name, 0x7f00_0000_0000 + at % 0x1_0000_0000));
+        let at = layer as *const Module as usize as u64;
+        return Ok(format!("<__main__.{} object at {:#x}>", c.name, 0x7f00_0000_0000_u64 + at % 0x1_0000_0000_u64));
     }
     nested_repr(layer, 0)
 }
