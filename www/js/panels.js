@@ -104,7 +104,7 @@ export function drawTensors(state, selected, onSelect) {
       h('td', { class: 'mono' }, tuple(t.torch.strides)),
       formatCell(t.torch),
       h('td', { class: 'mono' }, String(t.torch.storage_offset)),
-      h('td', {}, h('span', { class: t.torch.is_view ? 'tag view' : 'tag copy', title: t.torch.copy_reason || '' }, t.torch.is_view ? 'view' : t.torch.copy_reason ? 'copy' : 'own')),
+      h('td', {}, h('span', { class: t.torch.is_view ? 'tag view' : 'tag copy', title: t.torch.copy_reason || (t.torch.is_view ? '' : 'no _base (detach(), .data and view(dtype) share a storage without one): the storage column says what it shares') }, t.torch.is_view ? 'view' : t.torch.copy_reason ? 'copy' : 'own')),
       bridgeCell(t.bridge),
       autogradCell(t.autograd));
   });
@@ -167,6 +167,16 @@ function outputTag(o) {
   return h('span', { class: 'tag view', title: node }, ` output ${o.index} of ${o.count} · ${o.op}`);
 }
 
+/** A chain row's kind: a view (PyTorch's `_is_view()`), an alias of the row before that is not
+ * a view (`detach()`, `.data`, `view(dtype)`: same storage, no `_base`), the root, or a copy. */
+function chainTag(t, prev) {
+  if (t.torch.is_view) return h('span', { class: 'tag view', title: t.torch.copy_reason || '' }, 'view');
+  if (prev && !t.torch.copy_reason && prev.torch.storage === t.torch.storage) {
+    return h('span', { class: 'tag view', title: 'shares the storage but has no _base (not a view in PyTorch)' }, 'alias');
+  }
+  return h('span', { class: 'tag copy', title: t.torch.copy_reason || '' }, prev || t.torch.copy_reason ? 'copy' : 'new');
+}
+
 /** Root to tensor, one row per op, PyTorch / tinygrad / bridge side by side. */
 export function drawChain(rows, name) {
   $('#chain-name').textContent = name || '';
@@ -182,7 +192,7 @@ export function drawChain(rows, name) {
       h('td', { class: 'mono op' }, r.op, outputTag(t.torch.output_of)),
       h('td', { class: 'mono group' }, `${tuple(t.shape)} · ${tuple(t.torch.strides)} · ${t.torch.storage_offset}`),
       formatCell(t.torch),
-      h('td', {}, h('span', { class: t.torch.is_view ? 'tag view' : 'tag copy', title: t.torch.copy_reason || '' }, t.torch.is_view ? 'view' : i === 0 && !t.torch.copy_reason ? 'new' : 'copy')),
+      h('td', {}, chainTag(t, i > 0 ? rows[i - 1].tensor : null)),
       h('td', { class: 'mono group' }, viewsText(t.views).map((v) => h('div', {}, v))),
       h('td', { class: 'mono small' }, h('div', {}, t.index), t.valid && t.valid !== 'True' && t.valid !== 'true' ? h('div', { class: 'dim' }, `valid: ${t.valid}`) : ''),
       h('td', { class: `mono group ${b.matches_torch ? '' : 'diverge'}`, title: b.matches_torch ? 'agrees with PyTorch' : 'differs from PyTorch' },

@@ -131,8 +131,24 @@ impl Tensor {
     pub fn storage(&self) -> StorageRef {
         self.storage
     }
+    /// PyTorch's `_is_view()`: whether the tensor has a `_base`. `detach()`, `.data` and
+    /// `view(dtype)` share their source's storage without being views in this sense.
     pub fn is_view(&self) -> bool {
+        self.base.is_some()
+    }
+    /// Whether the tensor reads another tensor's storage (any alias: a view, `detach()`,
+    /// `.data`, `view(dtype)`), as opposed to being the first tensor over it.
+    pub fn is_alias(&self) -> bool {
         self.aliasing == Aliasing::View
+    }
+    /// The same tensor with `base` as its `_base` (an op whose result PyTorch returns as a
+    /// view of an internal tensor, as `repeat_interleave` flattens its clone).
+    pub(crate) fn with_base(self, base: Tensor) -> Tensor {
+        Tensor { base: Some(std::sync::Arc::new(base)), ..self }
+    }
+    /// The same tensor without a `_base` (an alias PyTorch does not count as a view).
+    pub(crate) fn without_base(self) -> Tensor {
+        Tensor { base: None, ..self }
     }
     pub fn tinygrad(&self) -> &ShapeTracker {
         &self.tg
@@ -507,6 +523,22 @@ impl Engine {
         }
     }
 
+    /// A row-major tensor of `sizes` over `t`'s storage, sharing its version counter, as the
+    /// internal tensor an op flattens into its result (`t`'s `_base`, see [`Tensor::with_base`]).
+    pub(crate) fn internal_base(&mut self, t: &Tensor, sizes: &[usize]) -> Tensor {
+        Tensor {
+            layout: Layout::contiguous(sizes),
+            tg: ShapeTracker::from_shape(sizes),
+            bridge: Bridge::fresh(sizes),
+            aliasing: Aliasing::Owner,
+            object: self.ids.fresh_object(),
+            base: None,
+            output_of: None,
+            copy_reason: None,
+            ..t.clone()
+        }
+    }
+
     /// The result of a computation: a new (pending) storage, contiguous, fresh in every model.
     pub(crate) fn computed(&mut self, node: UOpId) -> Result<Tensor> {
         let n = self.graph.node(node);
@@ -719,8 +751,8 @@ impl Engine {
         let tg = ShapeTracker::from_view(restride_view(&layout));
         let bridge = Bridge::fresh(layout.sizes());
         let out = self.over_storage(src.storage, dtype, layout, Aliasing::View, tg, bridge);
-        let base = src.base.clone().unwrap_or_else(|| std::sync::Arc::new(src.clone()));
-        Ok(Tensor { counter: src.counter, base: Some(base), ..out })
+        // PyTorch's `view.dtype` is not differentiable, so its result has no `_base`.
+        Ok(Tensor { counter: src.counter, ..out })
     }
 
     /// A movement op PyTorch performs as a copy (flip, pad, a reshape that cannot be a view):

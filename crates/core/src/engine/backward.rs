@@ -3,11 +3,46 @@
 //! tensors' version checks, `create_graph`'s history check and `.grad` accumulation.
 
 use super::autograd::GraphUse;
+use super::grad_version::{obeys_layout_contract, Arrival, Holders};
 use crate::autograd::{op_name, BackwardEntry, Edge, GradTarget, HookId, HookOn, Node, NodeId};
 use crate::error::{bail, Error, Result};
 use crate::identity::ObjectId;
 use crate::tensor::{Engine, Tensor};
 use std::collections::HashMap;
+
+/// Whether a sum of two gradients in an input's buffer is PyTorch's (in place when it can) or
+/// the product's own (a composite reaching one input twice), which PyTorch never makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Summing {
+    InPlace,
+    Fresh,
+}
+
+/// The nodes whose PyTorch op takes two tensor inputs, so that `op(x, x)` sends two gradients
+/// to `x` in PyTorch as in the product.
+fn two_edge_node(name: &str) -> bool {
+    matches!(
+        name,
+        "AddBackward0"
+            | "SubBackward0"
+            | "MulBackward0"
+            | "DivBackward0"
+            | "Atan2Backward0"
+            | "HypotBackward0"
+            | "MaximumBackward0"
+            | "MinimumBackward0"
+            | "CatBackward0"
+            | "StackBackward0"
+    )
+}
+
+/// Where a gradient accumulates: a leaf's `.grad` (AccumulateGrad) or a non-leaf's that
+/// called `retain_grad()` (its hook clones the first gradient and adds later ones out of place).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sink {
+    Leaf,
+    Retained,
+}
 
 /// The description PyTorch gives a tensor in autograd's messages: `[torch.FloatTensor [2, 3]]`.
 fn describe(t: &Tensor) -> String {
@@ -55,10 +90,12 @@ impl Engine {
         graph: GraphUse,
         hooks: &mut HookRunner<'_>,
     ) -> Result<()> {
-        let grads = self.run_backward(root, gradient, graph, None, hooks)?;
+        let (grads, mut holders) = self.run_backward(root, gradient, graph, None, hooks)?;
         for (leaf, g) in grads {
             let g = self.run_hooks(HookOn::Leaf(leaf), g, hooks)?;
-            self.accumulate(leaf, g, graph)?;
+            let arrival = holders.arrival(&g);
+            holders.release(&g);
+            self.accumulate(leaf, g, graph, arrival, Sink::Leaf)?;
         }
         Ok(())
     }
@@ -156,7 +193,7 @@ impl Engine {
             }
         }
         let want: Vec<Edge> = inputs.iter().filter_map(|t| self.ag.edge(t)).collect();
-        let mut grads = self.run_backward(root, gradient, graph, Some(&want), hooks)?;
+        let (mut grads, _) = self.run_backward(root, gradient, graph, Some(&want), hooks)?;
         for (o, g) in grads.iter_mut() {
             if want.contains(&Edge::Leaf(*o)) {
                 *g = self.run_hooks(HookOn::Leaf(*o), g.clone(), hooks)?;
@@ -191,7 +228,7 @@ impl Engine {
         graph: GraphUse,
         capture: Option<&[Edge]>,
         hooks: &mut HookRunner<'_>,
-    ) -> Result<Vec<(ObjectId, Tensor)>> {
+    ) -> Result<(Vec<(ObjectId, Tensor)>, Holders)> {
         self.refresh_view(root);
         let Some(edge) = self.ag.edge(root) else {
             bail!(Autograd, "element 0 of tensors does not require grad and does not have a grad_fn");
@@ -215,11 +252,12 @@ impl Engine {
                 self.untracked(|e| e.full(root.shape(), crate::uop::buffer::Scalar::Int(1), Some(root.dtype())))?
             }
         };
+        let mut holders = Holders::new(&seed);
         let mut leaves: Vec<(ObjectId, Tensor)> = Vec::new();
         let root_node = match edge {
             Edge::Leaf(o) => {
                 leaves.push((o, seed));
-                return Ok(leaves);
+                return Ok((leaves, holders));
             }
             Edge::Node(n) => n,
         };
@@ -248,7 +286,7 @@ impl Engine {
             let g = self.run_hooks(HookOn::Node(id), g, hooks)?;
             if let Some(&o) = retained.get(&id) {
                 if capture.is_none() {
-                    self.accumulate(o, g.clone(), graph)?;
+                    self.accumulate(o, g.clone(), graph, Arrival::Shared, Sink::Retained)?;
                 }
             }
             if let Some(&o) = captured.get(&id) {
@@ -270,6 +308,8 @@ impl Engine {
             if graph.create {
                 self.check_history(&node, &g, &grads)?;
             }
+            self.count_formula_steps(&node.name, &g, &grads);
+            holders.release(&g);
             let into = node
                 .next
                 .iter()
@@ -287,20 +327,29 @@ impl Engine {
                 into,
                 write: None,
             });
+            // Two gradients one node sends to one input are summed in place only where PyTorch's
+            // node has both edges too (`x * x`); the product's composites (`square`, `clamp`)
+            // reach an input twice through what is one formula in PyTorch.
+            let twice = if two_edge_node(&node.name) { Summing::InPlace } else { Summing::Fresh };
+            let mut reached: Vec<Edge> = Vec::new();
             for (edge, g) in node.next.iter().zip(grads) {
                 let (Some(edge), Some(g)) = (edge, g) else { continue };
+                let summing = if reached.contains(edge) { twice } else { Summing::InPlace };
+                reached.push(*edge);
                 match edge {
                     Edge::Leaf(o) => {
                         if capture.is_some_and(|c| c.contains(edge)) || capture.is_none() {
+                            holders.hold(&g);
                             match leaves.iter_mut().find(|(l, _)| l == o) {
-                                Some((_, acc)) => *acc = self.differentiate(graph, |e| e.add_tensors(acc, &g))?,
+                                Some((_, acc)) => *acc = self.buffer_sum(graph, summing, &mut holders, acc, &g)?,
                                 None => leaves.push((*o, g)),
                             }
                         }
                     }
                     Edge::Node(n) => {
+                        holders.hold(&g);
                         let g = match pending.remove(n) {
-                            Some(acc) => self.differentiate(graph, |e| e.add_tensors(&acc, &g))?,
+                            Some(acc) => self.buffer_sum(graph, summing, &mut holders, &acc, &g)?,
                             None => g,
                         };
                         pending.insert(*n, g);
@@ -313,7 +362,27 @@ impl Engine {
                 n.saved.clear();
             }
         }
-        Ok(leaves)
+        Ok((leaves, holders))
+    }
+
+    /// Two gradients for one input summed in its buffer (see [`Engine::count_buffer_sum`]).
+    fn buffer_sum(
+        &mut self,
+        graph: GraphUse,
+        summing: Summing,
+        holders: &mut Holders,
+        old: &Tensor,
+        new: &Tensor,
+    ) -> Result<Tensor> {
+        let sum = self.differentiate(graph, |e| e.add_tensors(old, new))?;
+        // With grad mode on (`create_graph`) the buffer never adds in place.
+        if !graph.create && summing == Summing::InPlace {
+            self.count_buffer_sum(holders, old, &sum);
+        }
+        holders.release(old);
+        holders.release(new);
+        holders.hold(&sum);
+        Ok(sum)
     }
 
     /// Nodes reachable from `root`, each after every node that feeds it.
@@ -363,7 +432,7 @@ impl Engine {
                     None => String::new(),
                 };
                 return Err(Error::Autograd(format!(
-                    "one of the variables needed for gradient computation has been modified by an inplace operation: {}{which} is at version {now}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).",
+                    "one of the variables needed for gradient computation has been modified by an inplace operation: {}{which} is at version {now}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).",
                     describe(&s.tensor),
                     s.version
                 )));
@@ -394,7 +463,7 @@ impl Engine {
     /// added in place (`.grad` keeps its storage, its version moves). Under `create_graph` the
     /// first is a recorded clone (`CloneBackward0`) and later ones make a new `.grad = .grad +
     /// g`, as PyTorch's AccumulateGrad does with grad mode on.
-    fn accumulate(&mut self, leaf: ObjectId, g: Tensor, graph: GraphUse) -> Result<()> {
+    fn accumulate(&mut self, leaf: ObjectId, g: Tensor, graph: GraphUse, arrival: Arrival, sink: Sink) -> Result<()> {
         // A leaf that stopped requiring grad after the graph was built gets nothing, as
         // AccumulateGrad returns early (`set_requires_grad(D, False)` between two backwards).
         if !self.ag.meta.get(&leaf).is_some_and(|m| m.requires_grad) {
@@ -402,7 +471,7 @@ impl Engine {
         }
         let shape = g.shape().to_vec();
         let writes_before = self.grad_writes.len();
-        self.accumulate_into(leaf, g, graph)?;
+        self.accumulate_into(leaf, g, graph, arrival, sink)?;
         // The cells written: the in-place add's, or the whole of a fresh `.grad`.
         let write = match self.grad_writes.get(writes_before) {
             Some(w) => Some((w.storage, w.elements.clone())),
@@ -424,14 +493,36 @@ impl Engine {
         Ok(())
     }
 
-    fn accumulate_into(&mut self, leaf: ObjectId, g: Tensor, graph: GraphUse) -> Result<()> {
+    fn accumulate_into(
+        &mut self,
+        leaf: ObjectId,
+        g: Tensor,
+        graph: GraphUse,
+        arrival: Arrival,
+        sink: Sink,
+    ) -> Result<()> {
         let current = self.ag.meta.get(&leaf).and_then(|m| m.grad.clone());
+        let like = self.ag.meta.get(&leaf).and_then(|m| m.leaf.clone());
+        // The version of a new `.grad`: a retained grad's hook clones (version 0); AccumulateGrad
+        // steals an owned gradient that obeys the layout contract (its counter, so its version)
+        // and otherwise copies it with `empty_strided(..).copy_(g)` (version 1) where the leaf
+        // is dense, `clone()` (version 0) where it is not.
+        let dense = like.as_ref().is_none_or(|l| l.layout().is_non_overlapping_and_dense());
+        let stolen = !graph.create
+            && arrival == Arrival::Owned
+            && like.as_ref().is_none_or(|l| obeys_layout_contract(g.layout(), l.layout()));
+        let first_version = match sink {
+            Sink::Retained => 0,
+            Sink::Leaf if stolen => self.version(&g),
+            Sink::Leaf => u64::from(dense),
+        };
         if graph.create {
             let next = self.differentiate(graph, |e| match &current {
                 // PyTorch copies into a fresh `.grad` (`CopyBackwards`).
                 None => {
                     let c = e.clone_as(&g, crate::torch::format::MemoryFormat::Contiguous)?;
                     e.rename_grad_fn(&c, "CopyBackwards");
+                    e.count_steps(&c, first_version);
                     Ok(c)
                 }
                 Some(acc) => e.add_tensors(acc, &g),
@@ -443,7 +534,6 @@ impl Engine {
             None => {
                 // A fresh `.grad` of its own, laid out like the leaf (PyTorch's gradient layout
                 // contract); two leaves never share one.
-                let like = self.ag.meta.get(&leaf).and_then(|m| m.leaf.clone());
                 let fresh = self.untracked(|e| match &like {
                     Some(l) if l.shape() == g.shape() => {
                         // A new storage holding g, in the leaf's memory order (version 0).
@@ -456,7 +546,16 @@ impl Engine {
                         e.realize(&c)
                     }
                 })?;
+                self.count_steps(&fresh, first_version);
                 self.ag.meta_mut_by(leaf).grad = Some(fresh);
+            }
+            Some(acc) if sink == Sink::Retained => {
+                // The hook's `grad + new`: a new tensor at version 0.
+                let sum = self.untracked(|e| {
+                    let s = e.add_tensors(&acc, &g)?;
+                    e.realize(&s)
+                })?;
+                self.ag.meta_mut_by(leaf).grad = Some(sum);
             }
             Some(acc) => {
                 let sum = self.untracked(|e| e.add_tensors(&acc, &g))?;

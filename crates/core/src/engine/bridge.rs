@@ -119,7 +119,7 @@ impl Engine {
     /// stands for it in the message.
     pub(crate) fn bridge_check_copy(&mut self, target: &Tensor, src_shape: &[usize]) -> Result<()> {
         let numel = |s: &[usize]| s.iter().product::<usize>();
-        if !self.is_bridge() || !target.is_view() || numel(src_shape) == numel(target.shape()) {
+        if !self.is_bridge() || !target.is_alias() || numel(src_shape) == numel(target.shape()) {
             return Ok(());
         }
         let Ok(s) = self.storage_id(target) else { return Ok(()) };
@@ -144,7 +144,7 @@ impl Engine {
         let numel = |s: &[usize]| s.iter().product::<usize>();
         let s = self.storage_id(target)?;
         let plan = self.write_plan(s, CellList::from(target.layout().storage_indices().as_slice()));
-        if target.is_view() && plan.path() == WritePath::Assign {
+        if target.is_alias() && plan.path() == WritePath::Assign {
             if numel(value) == plan.base_len {
                 return Ok(());
             }

@@ -85,18 +85,23 @@ impl Engine {
         let mut out = shape.clone();
         out[d] *= repeats as usize;
         check_numel(&out)?;
-        if out.contains(&0) {
-            return self.empty_copy(&out, t.dtype());
-        }
         let mut ones = shape.clone();
         ones.insert(d + 1, 1);
         let mut wide = ones.clone();
         wide[d + 1] = repeats as usize;
-        let node = self.movement(node, Op::Reshape(ones));
-        let node = self.movement(node, Op::Expand(wide));
-        let node = self.movement(node, Op::Reshape(out.clone()));
-        let node = self.graph.push(Op::Contiguous, t.dtype(), out, vec![node]);
-        self.computed(node)
+        let res = if out.contains(&0) {
+            self.empty_copy(&out, t.dtype())?
+        } else {
+            let node = self.movement(node, Op::Reshape(ones));
+            let node = self.movement(node, Op::Expand(wide.clone()));
+            let node = self.movement(node, Op::Reshape(out.clone()));
+            let node = self.graph.push(Op::Contiguous, t.dtype(), out, vec![node]);
+            self.computed(node)?
+        };
+        // PyTorch clones the expanded `(.., n, repeats, ..)` tensor and flattens the clone:
+        // the result is a view of that clone (`_is_view()` is true, `_base` has `wide`'s shape).
+        let base = self.internal_base(&res, &wide);
+        Ok(res.with_base(base))
     }
 
     /// `t.repeat_interleave(repeats, dim)` with a tensor of counts (one per element along

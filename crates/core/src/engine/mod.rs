@@ -28,6 +28,7 @@ pub mod einsum;
 pub mod elementwise;
 pub mod gather;
 pub mod grad;
+pub(crate) mod grad_version;
 pub mod index_read;
 pub mod index_write;
 pub mod indexing;

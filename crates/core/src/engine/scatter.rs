@@ -103,6 +103,7 @@ impl Engine {
         out.counter = self.ids.fresh_counter();
         out.set_tinygrad(ShapeTracker::from_shape(out.shape()));
         out.set_bridge(Bridge::fresh(out.shape()));
-        Ok(self.resolve(&out))
+        // The clone's view is PyTorch's kernel-internal: the result has no `_base`.
+        Ok(self.resolve(&out).without_base())
     }
 }

@@ -60,9 +60,14 @@ impl Engine {
 
     /// `t.flatten(start_dim, end_dim)`: a view or, like reshape, a copy.
     pub fn flatten(&mut self, t: &Tensor, start_dim: i64, end_dim: i64) -> Result<Tensor> {
-        self.ag.name_view("ViewBackward0");
         let layout = t.layout().flatten(start_dim, end_dim)?;
         let sizes = flatten_sizes(t.shape(), start_dim, end_dim)?;
+        // PyTorch returns the tensor itself when there is nothing to merge (one dim).
+        let n = t.shape().len();
+        if n > 0 && wrap_dim(start_dim, n)? == wrap_dim(end_dim, n)? {
+            return Ok(self.resolve(t));
+        }
+        self.ag.name_view("ViewBackward0");
         self.reshaped(t, layout, sizes)
     }
 
@@ -331,9 +336,11 @@ impl Engine {
     }
 
     /// Same storage, same layout (`detach`, `.data`).
+    /// Neither is a view in PyTorch's sense: the result has no `_base` (`_is_view()` is false).
     pub fn alias(&mut self, t: &Tensor) -> Result<Tensor> {
         self.ag.name_view("AliasBackward0");
-        self.torch_view(t, t.layout().clone(), t.tinygrad().clone(), 0)
+        let v = self.torch_view(t, t.layout().clone(), t.tinygrad().clone(), 0)?;
+        Ok(v.without_base())
     }
 
     /// `t.contiguous()`: the tensor itself when it is contiguous, otherwise a row-major copy

@@ -56,7 +56,7 @@ impl Engine {
         if self.is_bridge() {
             let plan = self.write_plan(s, cells.clone());
             let how = match via {
-                BridgeWrite::Own if !target.is_view() && !self.viewed.contains(&s) => BridgeWrite::Own,
+                BridgeWrite::Own if !target.is_alias() && !self.viewed.contains(&s) => BridgeWrite::Own,
                 _ => BridgeWrite::Assign,
             };
             landing = self.bridge_note_write(&plan, s, value, &elements, how);
