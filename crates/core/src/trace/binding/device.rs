@@ -66,7 +66,7 @@ pub fn from_value(v: &Value, func: &str) -> Result<Device> {
 }
 
 /// Notes on the step that CUDA runs on the CPU here.
-fn use_device(run: &mut RunContext, d: Device) {
+pub fn use_device(run: &mut RunContext, d: Device) {
     if matches!(d, Device::Cuda(_)) {
         run.engine.note(CUDA_NOTE);
     }

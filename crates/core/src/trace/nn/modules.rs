@@ -182,6 +182,20 @@ pub fn is_layer(name: &str) -> bool {
 
 /// `nn.X(args)`.
 pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
+    // `device=` and `dtype=` as every module's factory arguments: the device as the tensor
+    // factories take it; a dtype other than the default would initialise in that dtype.
+    if let Some(d) = args.kw_only("device").filter(|d| !matches!(d, Value::None)) {
+        let device = crate::trace::binding::device::from_value(&d, name)?;
+        crate::trace::binding::device::use_device(run, device);
+    }
+    match args.kw_only("dtype") {
+        None | Some(Value::None) | Some(Value::DType(DType::Float32)) => {}
+        Some(other) => bail!(
+            Unsupported,
+            "{name}(dtype={}) is not supported: modules are built in float32 (convert with .to(dtype))",
+            crate::trace::python::repr_plain(&other)
+        ),
+    }
     if let Some(r) = FUNCTIONAL.iter().find(|r| r.name == name) {
         // The constructor's arguments, defaults included (a module's default can differ
         // from its functional's: `nn.Flatten` starts at dim 1, `torch.flatten` at 0).
