@@ -209,6 +209,7 @@ fn stmt(s: &Stmt, spans: bool) -> String {
             )
         }
         StmtKind::Del(names) => format!("(del {})", names.join(" ")),
+        StmtKind::Global(names) => format!("(global {})", names.join(" ")),
         StmtKind::SetAttr { target, name, value } => {
             format!("(setattr {} {name} {})", expr(target, spans), expr(value, spans))
         }
@@ -390,6 +391,7 @@ fn refused_statements() {
         ("if a:\n    b\nelse:\nc", "err 4:1 expected an indented block after 'else' statement on line 3"),
         ("for i in x: a\nelse: b", "err 2:1 'else' after a loop is not supported"),
         ("def f(*a): pass", "(def f [*a] {pass})"),
+        ("def f():\n    global a, b\n    a = 1", "(def f [] {(global a b); (= a 1)})"),
         ("@torch.no_grad()\n@d\ndef f(): pass", "(def f [] {pass})"),
         ("@d\nclass A: pass", "err 2:1 class decorators are not supported"),
         ("@d\nx = 1", "err 2:1 invalid syntax"),

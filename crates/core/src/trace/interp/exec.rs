@@ -569,6 +569,17 @@ impl Run {
                 Flow::Normal
             }
             StmtKind::Raise(e) => self.raise(e.as_ref())?,
+            StmtKind::Global(names) => {
+                // At the top level a `global` statement changes nothing.
+                if let Some(f) = self.frames.last_mut() {
+                    for n in names {
+                        // A closure's copy of the name gives way to the module's.
+                        f.vars.remove(n);
+                        f.globals.push(n.clone());
+                    }
+                }
+                Flow::Normal
+            }
             StmtKind::If { .. }
             | StmtKind::Try { .. }
             | StmtKind::While { .. }
@@ -652,7 +663,7 @@ impl Run {
         if let Some(mode) = f.grad_mode {
             self.engine.set_grad_enabled(mode.enter(outside));
         }
-        self.frames.push(Frame { vars, scope: Scope::Function });
+        self.frames.push(Frame { vars, scope: Scope::Function, globals: Vec::new() });
         let flow = self.exec_block(&def.body);
         self.frames.pop();
         if f.grad_mode.is_some() {
@@ -672,7 +683,8 @@ impl Run {
         elt: &Expr,
         gens: &[Comprehension],
     ) -> Result<Value> {
-        self.frames.push(Frame { vars: Default::default(), scope: Scope::Comprehension });
+        let globals = self.frames.last().map(|f| f.globals.clone()).unwrap_or_default();
+        self.frames.push(Frame { vars: Default::default(), scope: Scope::Comprehension, globals });
         let mut out = Vec::new();
         let r = self.comp_level(elt, gens, &mut out);
         self.frames.pop();

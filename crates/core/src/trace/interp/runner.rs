@@ -92,6 +92,8 @@ pub trait StepObserver {
 pub(in crate::trace) struct Frame {
     pub(in crate::trace) vars: BTreeMap<String, Value>,
     pub(in crate::trace) scope: Scope,
+    /// The names a `global` statement made the module's inside this function.
+    pub(in crate::trace) globals: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -515,7 +517,7 @@ impl Run {
 
     /// Binds `name` in the innermost function scope, or globally.
     pub(in crate::trace) fn bind(&mut self, name: &str, v: Value) {
-        if let Some(f) = self.frames.last_mut() {
+        if let Some(f) = self.frames.last_mut().filter(|f| !f.globals.iter().any(|g| g == name)) {
             f.vars.insert(name.to_string(), v);
             return;
         }

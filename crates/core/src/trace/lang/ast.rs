@@ -143,6 +143,8 @@ pub enum StmtKind {
     },
     /// `del a, b` (names only).
     Del(Vec<String>),
+    /// `global a, b`: inside a function, these names are the module's.
+    Global(Vec<String>),
     /// `try:` with its `except` clauses, `else:` and `finally:` bodies.
     Try {
         body: Vec<Stmt>,

@@ -564,7 +564,7 @@ fn too_deep() -> String {
 fn unsupported_keyword(k: &str) -> String {
     match k {
         "lambda" => "lambda is not supported".into(),
-        "class" | "try" | "raise" | "global" | "nonlocal" | "async" | "yield" | "await" => {
+        "class" | "try" | "raise" | "nonlocal" | "async" | "yield" | "await" => {
             format!("'{k}' statements are not supported")
         }
         _ => "invalid syntax".into(),

@@ -397,6 +397,14 @@ impl<'a> Parser<'a> {
                 };
                 return Ok(Some(StmtKind::Return(value)));
             }
+            "global" => {
+                self.bump();
+                let mut names = vec![self.name()?.to_string()];
+                while self.eat(Op::Comma) {
+                    names.push(self.name()?.to_string());
+                }
+                return Ok(Some(StmtKind::Global(names)));
+            }
             "raise" => {
                 self.bump();
                 let value = if crate::trace::lang::parser::starts_expr(self.peek()) {
