@@ -154,10 +154,18 @@ fn stmt(s: &Stmt, spans: bool) -> String {
         StmtKind::If { test, body, orelse } => {
             format!("(if {} {} {})", expr(test, spans), block(body, spans), block(orelse, spans))
         }
-        StmtKind::For { target: t, iter, body } => {
+        StmtKind::For { target: t, iter, body, orelse } if orelse.is_empty() => {
             format!("(for {} {} {})", target(t), expr(iter, spans), block(body, spans))
         }
-        StmtKind::While { test, body } => format!("(while {} {})", expr(test, spans), block(body, spans)),
+        StmtKind::For { target: t, iter, body, orelse } => {
+            format!("(for {} {} {} else {})", target(t), expr(iter, spans), block(body, spans), block(orelse, spans))
+        }
+        StmtKind::While { test, body, orelse } if orelse.is_empty() => {
+            format!("(while {} {})", expr(test, spans), block(body, spans))
+        }
+        StmtKind::While { test, body, orelse } => {
+            format!("(while {} {} else {})", expr(test, spans), block(body, spans), block(orelse, spans))
+        }
         StmtKind::With { items, body } => {
             let items: Vec<String> = items
                 .iter()
@@ -389,7 +397,8 @@ fn refused_statements() {
         ("for i in x:\na", "err 2:1 expected an indented block after 'for' statement on line 1"),
         ("if a:\n    b\n  c", "err 3:3 unindent does not match any outer indentation level"),
         ("if a:\n    b\nelse:\nc", "err 4:1 expected an indented block after 'else' statement on line 3"),
-        ("for i in x: a\nelse: b", "err 2:1 'else' after a loop is not supported"),
+        ("for i in x: a\nelse: b", "(for i x {a} else {b})"),
+        ("while c:\n    break\nelse:\n    b", "(while c {break} else {b})"),
         ("def f(*a): pass", "(def f [*a] {pass})"),
         ("def f():\n    global a, b\n    a = 1", "(def f [] {(global a b); (= a 1)})"),
         ("@torch.no_grad()\n@d\ndef f(): pass", "(def f [] {pass})"),

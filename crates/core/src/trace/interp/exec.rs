@@ -95,11 +95,11 @@ impl Run {
                 };
                 self.exec_block(if taken { body } else { orelse })
             }
-            StmtKind::While { test, body } => self.run_loop(stmt, body, |r| {
+            StmtKind::While { test, body, orelse } => self.run_loop(stmt, body, orelse, |r| {
                 let v = r.eval(test)?;
                 Ok((python::truth(&mut r.context(), &v)?, Vec::new()))
             }),
-            StmtKind::For { target, iter, body } => self.exec_for(stmt, target, iter, body),
+            StmtKind::For { target, iter, body, orelse } => self.exec_for(stmt, target, iter, body, orelse),
             StmtKind::With { items, body } => {
                 let Some(saved) = self.step(stmt, |r| {
                     let saved = r.engine.grad_enabled();
@@ -401,9 +401,9 @@ impl Run {
         })
     }
 
-    fn exec_for(&mut self, stmt: &Stmt, target: &Target, iter: &Expr, body: &[Stmt]) -> Result<Flow> {
+    fn exec_for(&mut self, stmt: &Stmt, target: &Target, iter: &Expr, body: &[Stmt], orelse: &[Stmt]) -> Result<Flow> {
         let mut items: Option<Iter> = None;
-        self.run_loop(stmt, body, |r| {
+        self.run_loop(stmt, body, orelse, |r| {
             if items.is_none() {
                 // The iterable outlives this step, so nothing in it may stay lazy.
                 let mut v = r.eval(iter)?;
@@ -419,11 +419,13 @@ impl Run {
     }
 
     /// A loop: its header is a step each time it runs (`header` says whether to run the body
-    /// again, and what it bound), the body runs in between, each pass numbered in `loops`.
+    /// again, and what it bound), the body runs in between, each pass numbered in `loops`;
+    /// `orelse` runs when the header ends the loop (not a `break`).
     fn run_loop(
         &mut self,
         stmt: &Stmt,
         body: &[Stmt],
+        orelse: &[Stmt],
         mut header: impl FnMut(&mut Self) -> Result<(bool, Vec<String>)>,
     ) -> Result<Flow> {
         let mut i = 0;
@@ -432,7 +434,10 @@ impl Run {
             self.loops.push((stmt.span.line, i));
             let flow = match self.step(stmt, &mut header) {
                 Ok(Some(true)) => self.exec_block(body),
-                Ok(Some(false)) => Ok(Flow::Break),
+                Ok(Some(false)) => {
+                    self.loops.pop();
+                    return self.exec_block(orelse);
+                }
                 Ok(None) => Ok(Flow::Stop),
                 Err(e) => Err(e),
             };

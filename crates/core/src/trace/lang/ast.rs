@@ -108,16 +108,19 @@ pub enum StmtKind {
         body: Vec<Stmt>,
         orelse: Vec<Stmt>,
     },
-    /// `for target in iter:`.
+    /// `for target in iter:`; `orelse` is the `else:` body, run when the loop ends without
+    /// `break`.
     For {
         target: Target,
         iter: Expr,
         body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
     },
-    /// `while test:`.
+    /// `while test:`, with its `else:` body as `for`'s.
     While {
         test: Expr,
         body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
     },
     /// `with a as x, b:`: each context manager with its optional name.
     With {
@@ -172,7 +175,8 @@ impl StmtKind {
     pub fn blocks(&self) -> Vec<&[Stmt]> {
         match self {
             StmtKind::If { body, orelse, .. } => vec![body, orelse],
-            StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::With { body, .. } => vec![body],
+            StmtKind::For { body, orelse, .. } | StmtKind::While { body, orelse, .. } => vec![body, orelse],
+            StmtKind::With { body, .. } => vec![body],
             StmtKind::Def(f) => vec![&f.body],
             StmtKind::Class { body, .. } => vec![body],
             StmtKind::Try { body, handlers, orelse, finally } => std::iter::once(body.as_slice())

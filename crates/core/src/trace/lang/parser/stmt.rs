@@ -40,10 +40,8 @@ impl<'a> Parser<'a> {
                 let body = self.suite("for", span.line);
                 self.loops -= 1;
                 let body = body?;
-                if matches!(self.peek(), Tok::Kw("else")) {
-                    return Err(self.error_here("'else' after a loop is not supported"));
-                }
-                Ok(Some(Stmt { span, source: header, kind: StmtKind::For { target, iter, body } }))
+                let orelse = self.loop_else()?;
+                Ok(Some(Stmt { span, source: header, kind: StmtKind::For { target, iter, body, orelse } }))
             }
             "while" => {
                 self.bump();
@@ -53,10 +51,8 @@ impl<'a> Parser<'a> {
                 let body = self.suite("while", span.line);
                 self.loops -= 1;
                 let body = body?;
-                if matches!(self.peek(), Tok::Kw("else")) {
-                    return Err(self.error_here("'else' after a loop is not supported"));
-                }
-                Ok(Some(Stmt { span, source: header, kind: StmtKind::While { test, body } }))
+                let orelse = self.loop_else()?;
+                Ok(Some(Stmt { span, source: header, kind: StmtKind::While { test, body, orelse } }))
             }
             "with" => {
                 self.bump();
@@ -158,6 +154,19 @@ impl<'a> Parser<'a> {
             f.decorators = decorators;
         }
         Ok(stmt)
+    }
+
+    /// A loop's `else:` suite, if it has one.
+    fn loop_else(&mut self) -> Result<Vec<Stmt>> {
+        if !matches!(self.peek(), Tok::Kw("else")) {
+            return Ok(Vec::new());
+        }
+        let line = self.tok().line;
+        self.bump();
+        if !self.eat(Op::Colon) {
+            return Err(self.error_here("expected ':'"));
+        }
+        self.suite("'else' statement", line)
     }
 
     /// `try:` through its last `except`, `else` or `finally` suite.
