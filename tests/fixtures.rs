@@ -11,6 +11,10 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use stridelab_core::trace::report::{run_json, ReportOptions};
 
+#[path = "json_values.rs"]
+mod json_values;
+use json_values::floats;
+
 fn close(a: &[f64], b: &[f64]) -> bool {
     a.len() == b.len()
         && a.iter()
@@ -23,24 +27,6 @@ fn close(a: &[f64], b: &[f64]) -> bool {
 fn close_tol(a: &[f64], b: &[f64], rtol: f64, atol: f64) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|(x, y)| (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= atol + rtol * y.abs())
-}
-
-fn floats(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .map(|x| match x {
-                    Value::String(s) => match s.as_str() {
-                        "inf" | "Infinity" => f64::INFINITY,
-                        "-inf" | "-Infinity" => f64::NEG_INFINITY,
-                        _ => f64::NAN,
-                    },
-                    Value::Bool(b) => f64::from(u8::from(*b)),
-                    x => x.as_f64().unwrap_or(f64::NAN),
-                })
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 fn ints(v: &Value) -> Vec<i64> {

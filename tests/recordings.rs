@@ -19,6 +19,10 @@ use std::path::PathBuf;
 use stridelab_core::trace::report::recording::Recording;
 use stridelab_core::trace::report::{run_json, ReportOptions};
 
+#[path = "json_values.rs"]
+mod json_values;
+use json_values::floats;
+
 /// Differences between the product's run and PyTorch's recording that are the product's:
 /// `(case, field, reason)`. A field is `error.line`, `error.message`, `tensors`, or
 /// `NAME.FIELD` (`x.values`, `x.torch.version`, `x.autograd.grad_fn`, `storage sharing`).
@@ -144,23 +148,6 @@ const EXPECTED_DIFFERENCES: &[(&str, &str, &str)] = &[
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn floats(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .map(|x| match x {
-                    Value::String(s) => match s.as_str() {
-                        "inf" => f64::INFINITY,
-                        "-inf" => f64::NEG_INFINITY,
-                        _ => f64::NAN,
-                    },
-                    x => x.as_f64().unwrap_or(f64::NAN),
-                })
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// Values within the acceptance tolerance (1e-4 relative, at least absolute), NaN equal to NaN.
