@@ -1,6 +1,6 @@
 //! Autograd through the trace: the step of a backward records its writes into `.grad`, the
 //! step of a write that makes a saved tensor stale says so, and PyTorch's message names the
-//! tensor's current op and versions.
+//! op that saved a saved result (its current op for a saved input) and versions.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -32,9 +32,9 @@ fn the_write_that_breaks_backward_is_flagged_at_the_write() {
     assert_eq!(e.line, 5);
     assert_eq!(e.error.kind(), "autograd");
     assert!(
-        e.error
-            .message()
-            .contains("[torch.FloatTensor [2]], which is output 0 of Mul, is at version 1; expected version 0 instead"),
+        e.error.message().contains(
+            "[torch.FloatTensor [2]], which is output 0 of Sigmoid, is at version 1; expected version 0 instead"
+        ),
         "{}",
         e.error.message()
     );

@@ -44,6 +44,9 @@ pub struct Saved<T> {
     pub version: u64,
     /// The node operand it was saved from.
     pub operand: usize,
+    /// For a saved result, the node that saved it: PyTorch's version error names it even
+    /// after later in-place ops (for a saved input it names the input's node at the time).
+    pub producer: Option<NodeId>,
 }
 
 #[derive(Clone, Debug)]
@@ -110,6 +113,16 @@ pub struct Autograd<T> {
     /// caller's, named by the id.
     pub(crate) hooks: Vec<(HookOn, HookId)>,
     pub(crate) next_hook: u32,
+    /// Anomaly detection (`torch.autograd.set_detect_anomaly`).
+    pub anomaly: Anomaly,
+}
+
+/// Anomaly detection's mode: off, or on with or without the NaN check of every gradient a
+/// backward node returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Anomaly {
+    Off,
+    On { check_nan: bool },
 }
 
 /// What a tensor hook runs on: the gradient flowing into a node (a non-leaf's `grad_fn`, as
@@ -146,6 +159,7 @@ impl<T> Default for Autograd<T> {
             view_name: None,
             hooks: Vec::new(),
             next_hook: 0,
+            anomaly: Anomaly::Off,
         }
     }
 }

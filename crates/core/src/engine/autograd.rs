@@ -32,6 +32,15 @@ impl Engine {
         self.ag.enabled
     }
 
+    /// `torch.autograd.set_detect_anomaly(...)` and the `detect_anomaly()` block.
+    pub fn set_anomaly(&mut self, mode: crate::autograd::Anomaly) {
+        self.ag.anomaly = mode;
+    }
+
+    pub fn anomaly(&self) -> crate::autograd::Anomaly {
+        self.ag.anomaly
+    }
+
     /// `requires_grad=` on a factory and `t.requires_grad_(b)`: only leaves of floating dtype.
     pub fn set_requires_grad(&mut self, t: &Tensor, on: bool) -> Result<()> {
         if on && !t.dtype().is_float() {
@@ -163,13 +172,16 @@ impl Engine {
         if next.iter().all(Option::is_none) {
             return;
         }
+        let id = self.ag.next_id();
         let saved: Vec<Saved<Tensor>> = saved
             .iter()
             .filter_map(|&i| operands.get(i).cloned().flatten().map(|t| (i, t)))
-            .map(|(operand, t)| Saved { counter: t.counter, version: self.ids.version(t.counter), tensor: t, operand })
+            .map(|(operand, t)| {
+                let producer = t.same_object(out).then_some(id);
+                Saved { counter: t.counter, version: self.ids.version(t.counter), tensor: t, operand, producer }
+            })
             .collect();
         let holds_saved = scalar_saved || !saved.is_empty();
-        let id = self.ag.next_id();
         self.ag.nodes.push(Node {
             name: op.name(),
             op,
@@ -497,7 +509,7 @@ impl Engine {
         let node = &mut self.ag.nodes[n.index()];
         for s in &mut node.saved {
             if s.tensor.same_object(from) {
-                *s = Saved { tensor: to.clone(), counter: to.counter, version, operand: s.operand };
+                *s = Saved { tensor: to.clone(), counter: to.counter, version, operand: s.operand, producer: Some(n) };
             }
         }
         for o in node.operands.iter_mut().flatten() {
@@ -531,7 +543,7 @@ impl Engine {
             let node = &mut self.ag.nodes[n.index()];
             node.operands[0] = Some(copy.clone());
             for s in node.saved.iter_mut().filter(|s| s.operand == 0) {
-                *s = Saved { tensor: copy.clone(), counter: copy.counter, version, operand: 0 };
+                *s = Saved { tensor: copy.clone(), counter: copy.counter, version, operand: 0, producer: None };
             }
         }
         Ok(())

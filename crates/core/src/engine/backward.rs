@@ -305,6 +305,9 @@ impl Engine {
             // gradient below then reads it instead of recomputing its graph.
             let g = if graph.create { g } else { self.realize(&g)? };
             let grads = self.differentiate(graph, |e| e.vjp(&node, &g))?;
+            if self.ag.anomaly == (crate::autograd::Anomaly::On { check_nan: true }) {
+                self.check_nan(&node.name, &grads)?;
+            }
             if graph.create {
                 self.check_history(&node, &g, &grads)?;
             }
@@ -422,17 +425,35 @@ impl Engine {
     }
 
     /// PyTorch's check that no saved tensor changed since it was saved.
+    /// Anomaly detection's NaN check: a node that returned a NaN gradient is named, as
+    /// PyTorch's engine names it.
+    fn check_nan(&mut self, name: &str, grads: &[Option<Tensor>]) -> Result<()> {
+        for (k, g) in grads.iter().enumerate() {
+            let Some(g) = g.as_ref().filter(|g| g.dtype().is_float()) else { continue };
+            let values = self.values(g)?;
+            if values.to_f64_vec().iter().any(|x| x.is_nan()) {
+                bail!(Autograd, "Function '{name}' returned nan values in its {k}th output.");
+            }
+        }
+        Ok(())
+    }
+
     fn check_saved(&self, node: &Node<Tensor>) -> Result<()> {
         for s in &node.saved {
             let now = self.ids.version(s.counter);
             if now != s.version {
                 // PyTorch 2.15 names the op that made the tensor (`Add`, not `AddBackward0`).
-                let which = match self.ag.grad_fn(&s.tensor) {
+                let which = match s.producer.or_else(|| self.ag.grad_fn(&s.tensor)) {
                     Some(n) => format!(", which is output 0 of {},", op_name(&self.ag.node(n).name)),
                     None => String::new(),
                 };
+                // With anomaly detection on, PyTorch points at the forward trace it printed.
+                let hint = match self.ag.anomaly {
+                    crate::autograd::Anomaly::Off => "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).",
+                    crate::autograd::Anomaly::On { .. } => "Hint: the backtrace further above shows the operation that failed to compute its gradient. The variable in question was changed in there or anywhere later. Good luck!",
+                };
                 return Err(Error::Autograd(format!(
-                    "one of the variables needed for gradient computation has been modified by an inplace operation: {}{which} is at version {now}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).",
+                    "one of the variables needed for gradient computation has been modified by an inplace operation: {}{which} is at version {now}; expected version {} instead. {hint}",
                     describe(&s.tensor),
                     s.version
                 )));

@@ -279,9 +279,26 @@ fn graph_use(retain: Option<Value>, create: Option<Value>) -> Result<GraphUse> {
 }
 
 /// `torch.autograd.grad(outputs, inputs, grad_outputs=None, retain_graph=None, ...)`.
-pub fn function(run: &mut RunContext, name: &str, args: Args) -> Result<Value> {
-    if name != "grad" {
-        bail!(Unsupported, "torch.autograd.{name} is not supported");
+pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
+    use crate::autograd::Anomaly;
+    match name {
+        "grad" => {}
+        // Switches at once, and restores the mode before it when used as a `with` block.
+        "set_detect_anomaly" => {
+            let on = args.bool_or(0, "mode", true)?;
+            let check_nan = args.bool_or(1, "check_nan", true)?;
+            args.finish()?;
+            let mode = if on { Anomaly::On { check_nan } } else { Anomaly::Off };
+            run.engine.set_anomaly(mode);
+            return Ok(Value::Anomaly(mode));
+        }
+        // Only a `with` block switches it on.
+        "detect_anomaly" => {
+            let check_nan = args.bool_or(0, "check_nan", true)?;
+            args.finish()?;
+            return Ok(Value::Anomaly(Anomaly::On { check_nan }));
+        }
+        _ => bail!(Unsupported, "torch.autograd.{name} is not supported"),
     }
     let c = grad_args(args)?;
     let grads = run.engine.grad_of(&c.out, &c.inputs, c.gradient.as_ref(), c.graph, c.allow_unused)?;

@@ -101,8 +101,8 @@ impl Run {
             }),
             StmtKind::For { target, iter, body, orelse } => self.exec_for(stmt, target, iter, body, orelse),
             StmtKind::With { items, body } => {
-                let Some(saved) = self.step(stmt, |r| {
-                    let saved = r.engine.grad_enabled();
+                let Some((saved, anomaly)) = self.step(stmt, |r| {
+                    let saved = (r.engine.grad_enabled(), r.engine.anomaly());
                     let mut defines = Vec::new();
                     for (ctx, name) in items {
                         let v = r.eval(ctx)?;
@@ -111,6 +111,7 @@ impl Run {
                                 let on = mode.enter(r.engine.grad_enabled());
                                 r.engine.set_grad_enabled(on);
                             }
+                            Value::Anomaly(mode) => r.engine.set_anomaly(*mode),
                             other => bail!(
                                 Unsupported,
                                 "'{}' object does not support the context manager protocol here (only torch.no_grad(), torch.enable_grad(), torch.set_grad_enabled(b) and torch.inference_mode())",
@@ -129,6 +130,7 @@ impl Run {
                 };
                 let flow = self.exec_block(body);
                 self.engine.set_grad_enabled(saved);
+                self.engine.set_anomaly(anomaly);
                 flow
             }
             StmtKind::Def(def) => {
@@ -771,6 +773,14 @@ impl Run {
                 args.finish()?;
                 self.deterministic = on;
                 return Ok(Value::None);
+            }
+            "is_anomaly_enabled" | "is_anomaly_check_nan_enabled" => {
+                args.finish()?;
+                let on = match self.engine.anomaly() {
+                    crate::autograd::Anomaly::Off => false,
+                    crate::autograd::Anomaly::On { check_nan } => name == "is_anomaly_enabled" || check_nan,
+                };
+                return Ok(Value::Scalar(Scalar::Bool(on)));
             }
             "are_deterministic_algorithms_enabled" => {
                 args.finish()?;

@@ -149,6 +149,7 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
         Value::Exception(e) => format!("{}({})", e.class, e.args.iter().map(repr_plain).collect::<Vec<_>>().join(", ")),
         Value::Type(n) => format!("<class '{n}'>"),
         Value::HookHandle(_) => "<torch.utils.hooks.RemovableHandle object>".into(),
+        Value::Anomaly(_) => "<torch.autograd.anomaly_mode.detect_anomaly object>".into(),
         Value::Function(f) => format!("<function {}>", f.def.name),
         Value::Context(_) => "<torch.autograd.grad_mode object>".into(),
         Value::Range(a, b, 1) => format!("range({a}, {b})"),

@@ -69,6 +69,8 @@ pub enum Value {
     Type(&'static str),
     /// What `t.register_hook(fn)` returns: `remove()` takes the hook off.
     HookHandle(crate::autograd::HookId),
+    /// `torch.autograd.detect_anomaly()` / `set_detect_anomaly(b)` as `with` uses them.
+    Anomaly(crate::autograd::Anomaly),
 }
 
 /// How a [`Value::Storage`] counts: `untyped_storage()` in bytes, the legacy `storage()` in
@@ -196,6 +198,7 @@ impl Value {
             Value::Exception(_) => "Exception",
             Value::Type(_) => "type",
             Value::HookHandle(_) => "RemovableHandle",
+            Value::Anomaly(_) => "detect_anomaly",
         }
     }
 
