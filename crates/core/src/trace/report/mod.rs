@@ -336,6 +336,20 @@ struct ViewReport {
     mask: Option<Vec<(usize, usize)>>,
 }
 
+/// A tinygrad view stack as the report lists it, outermost view first.
+fn view_reports(tracker: &crate::shape::tracker::ShapeTracker) -> Vec<ViewReport> {
+    tracker
+        .views()
+        .iter()
+        .map(|v| ViewReport {
+            shape: v.shape().to_vec(),
+            strides: v.strides().to_vec(),
+            offset: v.offset(),
+            mask: v.mask().map(<[_]>::to_vec),
+        })
+        .collect()
+}
+
 #[derive(Serialize)]
 struct BridgeReport {
     shape: Vec<usize>,
@@ -779,16 +793,7 @@ fn tensor_report(engine: &mut Engine, t: &Tensor) -> Option<TensorReport> {
     let storage = engine.storage_id(t).ok()?;
     // What tinygrad needs: its tracker with the last views merged where one view can say it.
     let tg = t.tinygrad().simplify();
-    let views = tg
-        .views()
-        .iter()
-        .map(|v| ViewReport {
-            shape: v.shape().to_vec(),
-            strides: v.strides().to_vec(),
-            offset: v.offset(),
-            mask: v.mask().map(<[_]>::to_vec),
-        })
-        .collect();
+    let views = view_reports(&tg);
     let (index, valid) = tg.index_text();
     let b = t.bridge();
     let l = t.layout();

@@ -431,7 +431,7 @@ struct PredictedTensor<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     values_total: Option<usize>,
     torch: &'a RecordedTorch,
-    views: Vec<PredictedView>,
+    views: Vec<super::ViewReport>,
     index: String,
     valid: String,
     /// `views`, `index` and `valid` are the product's prediction from the recorded layout, not
@@ -442,26 +442,9 @@ struct PredictedTensor<'a> {
     autograd: Option<&'a RecordedAutograd>,
 }
 
-#[derive(Serialize)]
-struct PredictedView {
-    shape: Vec<usize>,
-    strides: Vec<i64>,
-    offset: i64,
-    mask: Option<Vec<(usize, usize)>>,
-}
-
 fn predicted(t: &RecordedTensor, list: ValueList) -> PredictedTensor<'_> {
     let tracker = ShapeTracker::from_view(View::new(&t.shape, Some(&t.torch.strides), t.torch.storage_offset, None));
-    let views = tracker
-        .views()
-        .iter()
-        .map(|v| PredictedView {
-            shape: v.shape().to_vec(),
-            strides: v.strides().to_vec(),
-            offset: v.offset(),
-            mask: v.mask().map(<[_]>::to_vec),
-        })
-        .collect();
+    let views = super::view_reports(&tracker);
     let (index, valid) = tracker.index_text();
     let cap = list.cap();
     let values = &t.values[..t.values.len().min(cap)];
