@@ -92,16 +92,9 @@ impl Engine {
         let b = b.map(|b| self.per_channel(b, rank)).transpose()?;
         let (y, moments) = match stats {
             BatchStats::Batch => {
+                verify_batch_size(x.shape())?;
                 let axes: Vec<usize> = (0..rank).filter(|&d| d != 1).collect();
                 let count: usize = axes.iter().map(|&d| x.shape()[d]).product();
-                if count == 1 {
-                    let sizes: Vec<String> = x.shape().iter().map(usize::to_string).collect();
-                    bail!(
-                        Value,
-                        "Expected more than 1 value per channel when training, got input size torch.Size([{}])",
-                        sizes.join(", ")
-                    );
-                }
                 let mean = self.mean(x, &axes, KeepDim::Keep)?;
                 let centered = self.binary(BinaryOp::Sub, &t(x), &t(&mean))?;
                 let sq = self.binary(BinaryOp::Mul, &t(&centered), &t(&centered))?;
@@ -192,4 +185,18 @@ impl Engine {
         self.rename_grad_fn(&y, "NativeGroupNormBackward0");
         Ok(y)
     }
+}
+
+/// PyTorch's `_verify_batch_size`: batch statistics need more than one value per channel.
+pub fn verify_batch_size(shape: &[usize]) -> Result<()> {
+    let count: usize = shape.iter().enumerate().filter(|&(d, _)| d != 1).map(|(_, &n)| n).product();
+    if count == 1 {
+        let sizes: Vec<String> = shape.iter().map(usize::to_string).collect();
+        bail!(
+            Value,
+            "Expected more than 1 value per channel when training, got input size torch.Size([{}])",
+            sizes.join(", ")
+        );
+    }
+    Ok(())
 }

@@ -152,7 +152,7 @@ pub fn after_call(
         }
     }
     // `max(dim)` and `min(dim)` return values and indices: the values' node is MaxBackward0.
-    if let (Value::Named(_), Some(values)) = (out, results.first()) {
+    if let (Value::Named(..), Some(values)) = (out, results.first()) {
         match name {
             "max" => run.engine.rename_grad_fn(values, "MaxBackward0"),
             "min" => run.engine.rename_grad_fn(values, "MinBackward0"),
@@ -175,7 +175,7 @@ fn collect(v: &Value, out: &mut Vec<Tensor>) {
     match v {
         Value::Tensor(t) => out.push(t.clone()),
         Value::Tuple(items) | Value::List(items) => items.iter().for_each(|x| collect(x, out)),
-        Value::Named(fields) => fields.iter().for_each(|(_, x)| collect(x, out)),
+        Value::Named(_, fields) => fields.iter().for_each(|(_, x)| collect(x, out)),
         _ => {}
     }
 }

@@ -204,9 +204,9 @@ fn tensor(t: Tensor) -> Result<Value> {
 
 /// A named tuple `(values, indices)`. Its tensors are realized now: the runner realizes the
 /// names a statement binds, not the tensors inside a tuple bound to one name.
-fn named(run: &mut RunContext, values: Tensor, indices: Tensor) -> Result<Value> {
+fn named(run: &mut RunContext, op: &str, values: Tensor, indices: Tensor) -> Result<Value> {
     let (values, indices) = (run.engine.realize(&values)?, run.engine.realize(&indices)?);
-    Ok(Value::Named(vec![("values", Value::Tensor(values)), ("indices", Value::Tensor(indices))]))
+    Ok(Value::named(op, vec![("values", Value::Tensor(values)), ("indices", Value::Tensor(indices))]))
 }
 
 /// A plain tuple of tensors, realized for the same reason.
@@ -524,7 +524,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             match base {
                 "argsort" => tensor(indices),
                 "msort" => tensor(values),
-                _ => named(run, values, indices),
+                _ => named(run, "sort", values, indices),
             }
         }
         "topk" => {
@@ -534,7 +534,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             let _sorted = args.bool_or(3, "sorted", true)?;
             args.finish()?;
             let (values, indices) = run.engine.topk(&t, k, dim, largest)?;
-            named(run, values, indices)
+            named(run, "topk", values, indices)
         }
         "unique" => {
             let _sorted = args.bool_or(0, "sorted", true)?;

@@ -296,7 +296,7 @@ pub fn attr(run: &mut RunContext, v: Value, name: &str) -> Result<Value> {
             }
         },
         Value::Tensor(t) => tensor_attr(run, t, name),
-        Value::Named(fields) => match fields.into_iter().find(|(n, _)| *n == name) {
+        Value::Named(_, fields) => match fields.into_iter().find(|(n, _)| *n == name) {
             Some((_, v)) => Ok(v),
             None => bail!(Type, "'tuple' object has no attribute '{name}'"),
         },

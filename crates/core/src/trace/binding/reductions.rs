@@ -119,7 +119,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                         let extreme = if name == "max" { ArgExtreme::Max } else { ArgExtreme::Min };
                         run.engine.arg_reduce(&t, d, keepdim, extreme)?
                     };
-                    Ok(Value::Named(vec![("values", Value::Tensor(values)), ("indices", Value::Tensor(indices))]))
+                    Ok(Value::named(name, vec![("values", Value::Tensor(values)), ("indices", Value::Tensor(indices))]))
                 }
             }
         }

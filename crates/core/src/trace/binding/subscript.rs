@@ -74,7 +74,7 @@ pub fn getitem(run: &mut RunContext, base: &Value, items: &[Value]) -> Result<Va
             }
             Ok(v[j as usize].clone())
         }
-        Value::Named(v) => {
+        Value::Named(_, v) => {
             let [i] = items else { bail!(Type, "tuple indices must be integers") };
             let i = i.as_int("tuple index")?;
             match v.get(i as usize) {

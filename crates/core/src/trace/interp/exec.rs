@@ -353,7 +353,14 @@ impl Run {
         if let Some((_, Value::Function(init))) = class.methods.iter().find(|(n, _)| n == "__init__") {
             let mut args = vec![Value::Layer(m.clone())];
             args.extend(pos);
-            self.call_user(init, args, kw)?;
+            if class.kind == ClassKind::Module {
+                // `super().__init__()` in this `__init__` marks it (the top of `constructing`).
+                m.initialized.set(false);
+            }
+            self.constructing.push(m.clone());
+            let done = self.call_user(init, args, kw);
+            self.constructing.pop();
+            done?;
         } else if !pos.is_empty() || !kw.is_empty() {
             bail!(Type, "{}() takes no arguments", class.name);
         }

@@ -108,6 +108,8 @@ pub struct Run {
     pub(in crate::trace) env: BTreeMap<String, Value>,
     /// Names in order of first binding, so reports list tensors as the trace introduced them.
     order: Vec<String>,
+    /// Instances of the trace's module classes whose `__init__` is running, innermost last.
+    pub(in crate::trace) constructing: Vec<std::rc::Rc<crate::trace::python::value::Module>>,
     /// Global names whose value holds nothing the engine tracks (numbers, strings, lists of
     /// them: see [`is_plain`]); the end of each statement skips them, so its cost does not grow
     /// with the Python data in scope.
@@ -161,6 +163,7 @@ impl Run {
             engine: Engine::new(),
             env: BTreeMap::new(),
             order: Vec::new(),
+            constructing: Vec::new(),
             plain: std::collections::BTreeSet::new(),
             steps: Vec::new(),
             error: None,
@@ -435,7 +438,7 @@ impl Run {
                 Value::Tuple(items) | Value::List(items) | Value::Size(items) => {
                     items.iter().for_each(|x| walk(x, out))
                 }
-                Value::Named(fields) => fields.iter().for_each(|(_, x)| walk(x, out)),
+                Value::Named(_, fields) => fields.iter().for_each(|(_, x)| walk(x, out)),
                 Value::Dict(_, entries) => entries.iter().for_each(|(_, x)| walk(x, out)),
                 Value::Layer(l) => {
                     for m in l.all() {
@@ -718,7 +721,7 @@ pub(in crate::trace) fn realize_value(engine: &mut Engine, v: &mut Value) -> Res
                 realize_value(engine, x)?;
             }
         }
-        Value::Named(fields) => {
+        Value::Named(_, fields) => {
             for (_, x) in fields {
                 realize_value(engine, x)?;
             }
@@ -768,7 +771,7 @@ fn is_plain(v: &Value) -> bool {
         | Value::Function(_)
         | Value::Class(_) => false,
         Value::Tuple(items) | Value::List(items) | Value::Size(items) => items.iter().all(is_plain),
-        Value::Named(fields) => fields.iter().all(|(_, x)| is_plain(x)),
+        Value::Named(_, fields) => fields.iter().all(|(_, x)| is_plain(x)),
         Value::Dict(_, entries) => entries.iter().all(|(_, x)| is_plain(x)),
         _ => true,
     }
@@ -802,7 +805,7 @@ fn rebind_value(engine: &mut Engine, v: &mut Value, r: &Tensor) {
 pub(in crate::trace) fn unpack(v: Value, n: usize) -> Result<Vec<Value>> {
     let items = match v {
         Value::Tuple(v) | Value::List(v) | Value::Size(v) => v,
-        Value::Named(v) => v.into_iter().map(|(_, x)| x).collect(),
+        Value::Named(_, v) => v.into_iter().map(|(_, x)| x).collect(),
         other => bail!(Type, "cannot unpack non-iterable {} object", other.type_name()),
     };
     if items.len() != n {

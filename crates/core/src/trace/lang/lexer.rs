@@ -136,7 +136,7 @@ pub(crate) fn tokenize(src: &str) -> Lexed {
         tokens: Vec::with_capacity(src.len() / 4 + 2),
         line_open: false,
         line_begin: 0,
-        indents: vec![0],
+        indents: vec![(0, 0)],
     };
     match lx.run() {
         Ok(()) => {
@@ -183,7 +183,9 @@ struct Lexer<'a> {
     /// The byte where the current physical line begins.
     line_begin: usize,
     /// The indentation widths of the open blocks, outermost (0) first.
-    indents: Vec<usize>,
+    /// The open blocks' indentation widths, tabs to multiples of 8 and, as CPython's
+    /// tokenizer also keeps them to catch inconsistent tabs, tabs as one column.
+    indents: Vec<(usize, usize)>,
 }
 
 fn parse_error(line: usize, column: usize, message: impl Into<String>) -> Error {
@@ -323,28 +325,38 @@ impl<'a> Lexer<'a> {
     /// Opens or closes blocks at the first token of a logical line, as Python's tokenizer does:
     /// a deeper line opens one block, a shallower one closes blocks down to a width it opened.
     fn indentation(&mut self) -> Result<(), Error> {
-        let mut width = 0;
+        let (mut width, mut alt) = (0, 0);
         for &x in &self.b[self.line_begin..self.pos] {
-            width = match x {
-                b'\t' => (width / 8 + 1) * 8,
-                b'\x0c' => 0,
-                _ => width + 1,
+            (width, alt) = match x {
+                b'\t' => ((width / 8 + 1) * 8, alt + 1),
+                b'\x0c' => (0, 0),
+                _ => (width + 1, alt + 1),
             };
         }
         let at = self.position(self.pos);
         let token = |tok| Token { tok, start: self.pos, end: self.pos, line: at.0, column: at.1 };
-        let top = self.indents.last().copied().unwrap_or(0);
+        let (top, top_alt) = self.indents.last().copied().unwrap_or((0, 0));
+        const TABS: &str = "inconsistent use of tabs and spaces in indentation";
         if width > top {
-            self.indents.push(width);
+            if alt <= top_alt {
+                return Err(self.error_at(self.pos, TABS));
+            }
+            self.indents.push((width, alt));
             self.tokens.push(token(Tok::Indent));
         } else if width < top {
-            while self.indents.last().is_some_and(|&w| w > width) {
+            while self.indents.last().is_some_and(|&(w, _)| w > width) {
                 self.indents.pop();
                 self.tokens.push(token(Tok::Dedent));
             }
-            if self.indents.last() != Some(&width) {
-                return Err(self.error_at(self.pos, "unindent does not match any outer indentation level"));
+            match self.indents.last() {
+                Some(&(w, _)) if w != width => {
+                    return Err(self.error_at(self.pos, "unindent does not match any outer indentation level"))
+                }
+                Some(&(_, a)) if a != alt => return Err(self.error_at(self.pos, TABS)),
+                _ => {}
             }
+        } else if alt != top_alt {
+            return Err(self.error_at(self.pos, TABS));
         }
         Ok(())
     }

@@ -49,6 +49,10 @@ pub struct Layer<V> {
     /// Plain attributes of a module the trace defines (`self.n = 3`).
     pub attrs: RefCell<Vec<(String, V)>>,
     pub training: Cell<bool>,
+    /// False for an instance of a trace's module class until its `__init__` has called
+    /// `super().__init__()`: until then PyTorch's `Module.__setattr__` refuses parameters,
+    /// modules and buffers.
+    pub initialized: Cell<bool>,
     /// The class of a module the trace defines.
     pub class: Option<Rc<Class<V>>>,
 }
@@ -152,6 +156,7 @@ impl<V> Layer<V> {
             children: RefCell::default(),
             attrs: RefCell::default(),
             training: Cell::new(true),
+            initialized: Cell::new(true),
             class: None,
         }
     }

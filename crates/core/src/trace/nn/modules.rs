@@ -616,6 +616,8 @@ fn batch_norm_forward(
         (false, Some((mean, var))) => BatchStats::Given { mean, var },
         _ => BatchStats::Batch,
     };
+    let shown = crate::trace::python::float_repr(eps);
+    crate::trace::binding::decl::check_batch_norm_eps(&x, &stats, eps, &shown)?;
     let (y, moments) = run.engine.batch_norm(&x, stats, eps, w.as_ref(), b.as_ref())?;
     if let (Some(BatchMoments { mean, var, count }), Some((rm, rv))) = (moments, &running) {
         update_running(run, layer, rm, rv, &mean, &var, count, momentum)?;

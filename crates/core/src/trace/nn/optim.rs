@@ -159,10 +159,10 @@ pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Val
             eps: num(&eps, "eps")?,
             amsgrad: num(&amsgrad, "amsgrad")? != 0.0,
         };
-        if h.lr < 0.0 {
+        if fails_nonnegative(h.lr) {
             bail!(Value, "Invalid learning rate: {}", crate::trace::python::repr_plain(&lr));
         }
-        if h.eps < 0.0 {
+        if fails_nonnegative(h.eps) {
             bail!(Value, "Invalid epsilon value: {}", crate::trace::python::repr_plain(&eps));
         }
         if !(0.0..1.0).contains(&b1) {
@@ -171,7 +171,7 @@ pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Val
         if !(0.0..1.0).contains(&b2) {
             bail!(Value, "Invalid beta parameter at index 1: {}", crate::trace::python::float_repr(b2));
         }
-        if h.weight_decay < 0.0 {
+        if fails_nonnegative(h.weight_decay) {
             bail!(Value, "Invalid weight_decay value: {}", crate::trace::python::repr_plain(&weight_decay));
         }
         let kind = if num(&decoupled, "decoupled_weight_decay")? != 0.0 { OptimKind::AdamW } else { kind };
@@ -366,4 +366,9 @@ fn step(run: &mut RunContext, opt: &Optim) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Adam's `not 0.0 <= x`: true for a negative value and for NaN (SGD's `x < 0.0` lets NaN through).
+fn fails_nonnegative(x: f64) -> bool {
+    x.is_nan() || x < 0.0
 }

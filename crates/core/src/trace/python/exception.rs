@@ -56,7 +56,7 @@ pub fn of(e: &Error) -> Option<Exception> {
             return None
         }
         Error::Raised { class, .. } => class.as_str(),
-        Error::Type(m) if m.contains("has no attribute") => "AttributeError",
+        Error::Type(m) if m.contains("has no attribute") || m.contains("before Module.__init__()") => "AttributeError",
         Error::Name(_) => "NameError",
         Error::Type(_) => "TypeError",
         Error::Index(m) if m.starts_with("KeyError") => "KeyError",

@@ -127,12 +127,12 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
         Value::Tuple(items) => format!("({})", join(ctx, items)?),
         Value::List(items) => format!("[{}]", join(ctx, items)?),
         Value::Size(items) => format!("torch.Size([{}])", join(ctx, items)?),
-        Value::Named(fields) => {
+        Value::Named(type_name, fields) => {
             let mut parts = Vec::with_capacity(fields.len());
             for (n, v) in fields {
                 parts.push(format!("{n}={}", repr(ctx, v)?));
             }
-            format!("torch.return_types(\n{})", parts.join(",\n"))
+            format!("torch.return_types.{type_name}(\n{})", parts.join(",\n"))
         }
         Value::DType(d) => format!("torch.{}", d.name()),
         Value::Module(m) => {

@@ -132,7 +132,7 @@ pub fn is_instance(engine: &crate::tensor::Engine, v: &Value, class: &Value, tit
         | (Value::Builtin("list"), Value::List(_))
         | (Value::Builtin("dict"), Value::Dict(..))
         | (Value::Builtin("object"), _)
-        | (Value::Builtin("tuple"), Value::Tuple(_) | Value::Size(_) | Value::Named(_)) => true,
+        | (Value::Builtin("tuple"), Value::Tuple(_) | Value::Size(_) | Value::Named(..)) => true,
         (Value::Builtin(c), Value::Exception(e)) => exception::is_subclass(&e.class, c),
         (Value::Builtin(_), _) => false,
         (Value::Type("torch.Tensor"), Value::Tensor(_)) => true,

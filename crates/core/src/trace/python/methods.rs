@@ -153,15 +153,22 @@ fn str_format(ctx: &mut RunContext, s: &str, pos: &[Value], kw: &[(String, Value
                     Some((k, c)) => (k, c.chars().next()),
                     None => (key, None),
                 };
-                let v = if key.is_empty() {
+                let at = if key.is_empty() {
                     auto += 1;
-                    pos.get(auto - 1)
-                } else if let Ok(i) = key.parse::<usize>() {
-                    pos.get(i)
+                    Some(auto - 1)
                 } else {
-                    kw.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+                    key.parse::<usize>().ok()
                 };
-                let Some(v) = v else { bail!(Index, "Replacement index {key} out of range for positional args tuple") };
+                let v = match at {
+                    Some(i) => pos.get(i),
+                    None => kw.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+                };
+                let Some(v) = v else {
+                    match at {
+                        Some(i) => bail!(Index, "Replacement index {i} out of range for positional args tuple"),
+                        None => bail!(Index, "KeyError: {}", crate::trace::python::format::str_repr(key)),
+                    }
+                };
                 out.push_str(&format_field(ctx, v, conv, spec)?);
             }
             '}' => bail!(Value, "Single '}}' encountered in format string"),

@@ -34,6 +34,7 @@ const BUILTINS: &[&str] = &[
     "zip",
     "list",
     "tuple",
+    "dict",
     "min",
     "max",
     "sum",
@@ -99,7 +100,7 @@ pub fn truth(ctx: &mut RunContext, v: &Value) -> Result<bool> {
         Value::None => false,
         Value::Str(s) => !s.is_empty(),
         Value::Tuple(v) | Value::List(v) | Value::Size(v) => !v.is_empty(),
-        Value::Named(v) => !v.is_empty(),
+        Value::Named(_, v) => !v.is_empty(),
         Value::Dict(_, v) => !v.is_empty(),
         Value::Range(a, b, s) => range_len(*a, *b, *s) > 0,
         Value::Tensor(t) => match t.numel() {
@@ -352,7 +353,7 @@ pub fn iterate(_ctx: &mut RunContext, v: Value) -> Result<Iter> {
     Ok(match v {
         Value::Range(a, b, s) => Iter::Range { next: a, left: range_len(a, b, s), step: s },
         Value::Tuple(v) | Value::List(v) | Value::Size(v) => Iter::Items(v.into_iter()),
-        Value::Named(v) => Iter::Items(v.into_iter().map(|(_, x)| x).collect::<Vec<_>>().into_iter()),
+        Value::Named(_, v) => Iter::Items(v.into_iter().map(|(_, x)| x).collect::<Vec<_>>().into_iter()),
         Value::Dict(_, v) => Iter::Items(v.into_iter().map(|(k, _)| Value::Str(k)).collect::<Vec<_>>().into_iter()),
         // A Sequential or ModuleList iterates over its children.
         Value::Layer(l) if matches!(l.kind, LayerKind::Sequential | LayerKind::ModuleList) => Iter::Items(
@@ -561,7 +562,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
             match v {
                 Value::Str(s) => Ok(int(s.chars().count() as i64)),
                 Value::Size(v) => Ok(int(v.len() as i64)),
-                Value::Named(v) => Ok(int(v.len() as i64)),
+                Value::Named(_, v) => Ok(int(v.len() as i64)),
                 Value::Dict(_, v) => Ok(int(v.len() as i64)),
                 Value::Layer(l) if matches!(l.kind, LayerKind::Sequential | LayerKind::ModuleList) => {
                     Ok(int(l.children.borrow().len() as i64))
@@ -606,6 +607,40 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                 None => Vec::new(),
             };
             Ok(if name == "list" { Value::List(items) } else { Value::Tuple(items) })
+        }
+        "dict" => {
+            // `dict(mapping_or_pairs, **kw)`: string keys, the later binding of a key winning.
+            let (pos, kw) = args.into_parts();
+            if pos.len() > 1 {
+                bail!(Type, "dict expected at most 1 argument, got {}", pos.len());
+            }
+            let mut entries: Vec<(String, Value)> = Vec::new();
+            let mut put = |k: String, v: Value| match entries.iter_mut().find(|(n, _)| *n == k) {
+                Some(slot) => slot.1 = v,
+                None => entries.push((k, v)),
+            };
+            match pos.into_iter().next() {
+                None => {}
+                Some(Value::Dict(_, items)) => items.into_iter().for_each(|(k, v)| put(k, v)),
+                Some(v) => {
+                    for (i, pair) in sequence(ctx, v)?.into_iter().enumerate() {
+                        match pair.items() {
+                            Some([Value::Str(k), v]) => put(k.clone(), v.clone()),
+                            Some([k, _]) => {
+                                bail!(Unsupported, "dict keys other than strings ({}) are not supported", k.type_name())
+                            }
+                            Some(items) => bail!(
+                                Value,
+                                "dictionary update sequence element #{i} has length {}; 2 is required",
+                                items.len()
+                            ),
+                            None => bail!(Type, "cannot convert dictionary update sequence element #{i} to a sequence"),
+                        }
+                    }
+                }
+            }
+            kw.into_iter().for_each(|(k, v)| put(k, v));
+            Ok(Value::Dict(value::DictKind::Plain, entries))
         }
         "sorted" | "reversed" => {
             let v = args.req(0, "iterable")?;

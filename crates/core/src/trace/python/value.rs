@@ -22,8 +22,9 @@ pub enum Value {
     Slice(Option<i64>, Option<i64>, Option<i64>),
     Tuple(Vec<Value>),
     List(Vec<Value>),
-    /// A named tuple such as the `(values, indices)` that `max(dim)` returns.
-    Named(Vec<(&'static str, Value)>),
+    /// A named tuple such as the `(values, indices)` that `max(dim)` returns, with the name of
+    /// its type (`torch.return_types.max`: the op's name, `linalg_slogdet` for `linalg.slogdet`).
+    Named(String, Vec<(&'static str, Value)>),
     DType(DType),
     /// `torch`, `torch.nn.functional` (`F`) and friends: attribute access yields functions.
     Module(&'static str),
@@ -130,7 +131,7 @@ pub fn deep_len(v: &Value) -> usize {
     let sum = |n: usize, x: usize| n.saturating_add(x);
     match v {
         Value::Tuple(items) | Value::List(items) | Value::Size(items) => items.iter().map(deep_len).fold(1, sum),
-        Value::Named(fields) => fields.iter().map(|(_, x)| deep_len(x)).fold(1, sum),
+        Value::Named(_, fields) => fields.iter().map(|(_, x)| deep_len(x)).fold(1, sum),
         Value::Dict(_, entries) => entries.iter().map(|(k, x)| sum(k.len(), deep_len(x))).fold(1, sum),
         Value::Str(s) => sum(1, s.len()),
         _ => 1,
@@ -163,6 +164,12 @@ pub enum FunctionKind {
 }
 
 impl Value {
+    /// The named tuple `op` returns: its type is `torch.return_types.<op>`, a dotted name
+    /// (`linalg.slogdet`) spelled with an underscore as PyTorch's structseq names are.
+    pub fn named(op: &str, fields: Vec<(&'static str, Value)>) -> Value {
+        Value::Named(op.replace('.', "_"), fields)
+    }
+
     pub fn type_name(&self) -> &'static str {
         match self {
             Value::Tensor(_) => "Tensor",
@@ -175,7 +182,7 @@ impl Value {
             Value::Slice(..) => "slice",
             Value::Tuple(_) => "tuple",
             Value::List(_) => "list",
-            Value::Named(_) => "tuple",
+            Value::Named(..) => "tuple",
             Value::DType(_) => "torch.dtype",
             Value::Module(_) => "module",
             Value::Func(_) => "builtin_function_or_method",

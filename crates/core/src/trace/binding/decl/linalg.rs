@@ -21,7 +21,7 @@ pub fn det(run: &mut RunContext, b: &Bound) -> Out {
 pub fn slogdet(run: &mut RunContext, b: &Bound) -> Out {
     let a = b.tensor("A")?;
     let (s, l) = run.engine.slogdet(&a)?;
-    Ok(Value::Named(vec![("sign", Value::Tensor(s)), ("logabsdet", Value::Tensor(l))]))
+    Ok(Value::named(b.func(), vec![("sign", Value::Tensor(s)), ("logabsdet", Value::Tensor(l))]))
 }
 
 pub fn logdet(run: &mut RunContext, b: &Bound) -> Out {

@@ -479,7 +479,7 @@ fn cum_extreme(run: &mut RunContext, b: &Bound, max: bool) -> Out {
     } else {
         run.engine.gather(&x, d as i64, &index)?
     };
-    Ok(Value::Named(vec![("values", Value::Tensor(values)), ("indices", Value::Tensor(index))]))
+    Ok(Value::named(b.func(), vec![("values", Value::Tensor(values)), ("indices", Value::Tensor(index))]))
 }
 
 pub fn cummax(run: &mut RunContext, b: &Bound) -> Out {
@@ -621,7 +621,7 @@ pub fn frexp(run: &mut RunContext, b: &Bound) -> Out {
     let mt = run.engine.from_data(Data::F64(m), x.shape())?;
     let mt = run.engine.cast(&mt, x.dtype())?;
     let et = run.engine.from_data(Data::I32(e), x.shape())?;
-    Ok(Value::Named(vec![("mantissa", Value::Tensor(mt)), ("exponent", Value::Tensor(et))]))
+    Ok(Value::named("frexp", vec![("mantissa", Value::Tensor(mt)), ("exponent", Value::Tensor(et))]))
 }
 
 pub fn unravel_index(run: &mut RunContext, b: &Bound) -> Out {
@@ -677,7 +677,7 @@ fn with_info(run: &mut RunContext, b: &Bound, r: Value, names: [&'static str; 2]
     let a = b.tensor("A")?;
     let lead: Vec<usize> = a.shape()[..a.shape().len().saturating_sub(2)].to_vec();
     let info = run.engine.full(&lead, Scalar::Int(0), Some(DType::Int32))?;
-    Ok(Value::Named(vec![(names[0], r), (names[1], Value::Tensor(info))]))
+    Ok(Value::named(b.func(), vec![(names[0], r), (names[1], Value::Tensor(info))]))
 }
 
 pub fn inv_ex(run: &mut RunContext, b: &Bound) -> Out {

@@ -24,6 +24,7 @@ mod reduce;
 mod row;
 mod shape;
 mod spatial;
+pub use spatial::check_eps as check_batch_norm_eps;
 mod special;
 mod stats;
 pub mod table;

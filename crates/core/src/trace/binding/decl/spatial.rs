@@ -7,12 +7,28 @@ use crate::dtype::DType;
 use crate::engine::norm::{BatchMoments, BatchStats};
 use crate::engine::pad::PadMode;
 use crate::error::{bail, Result};
-use crate::tensor::OverlapRules;
+use crate::tensor::{OverlapRules, Tensor};
 use crate::trace::binding::signature::Bound;
 use crate::trace::python::context::RunContext;
 use crate::trace::python::value::Value;
 use crate::uop::buffer::{Data, Scalar};
 use crate::uop::{BinaryOp, UnaryOp};
+
+/// `F.batch_norm`'s checks of `eps` (`shown` as the caller wrote it), after the batch size's
+/// as PyTorch makes them: positive when training, non-negative otherwise.
+pub fn check_eps(x: &Tensor, stats: &BatchStats<'_>, eps: f64, shown: &str) -> Result<()> {
+    match stats {
+        BatchStats::Batch => {
+            crate::engine::norm::verify_batch_size(x.shape())?;
+            if eps.is_nan() || eps <= 0.0 {
+                bail!(Value, "batch_norm eps must be positive during training, but got {shown}");
+            }
+        }
+        BatchStats::Given { .. } if eps < 0.0 => bail!(Value, "batch_norm eps must be non-negative, but got {shown}"),
+        BatchStats::Given { .. } => {}
+    }
+    Ok(())
+}
 
 pub fn batch_norm(run: &mut RunContext, b: &Bound) -> Out {
     let x = b.tensor("input")?;
@@ -35,6 +51,7 @@ pub fn batch_norm(run: &mut RunContext, b: &Bound) -> Out {
         (false, Some(mean), Some(var)) => BatchStats::Given { mean, var },
         _ => bail!(Shape, "running_mean and running_var must be defined in evaluation mode"),
     };
+    check_eps(&x, &stats, eps, &crate::trace::python::repr_plain(&b.value("eps")))?;
     let (y, moments) = run.engine.batch_norm(&x, stats, eps, w.as_ref(), bias.as_ref())?;
     if let Some(BatchMoments { mean, var, count }) = moments {
         // The running statistics move in place, outside autograd, with the unbiased variance.

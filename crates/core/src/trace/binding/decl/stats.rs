@@ -14,8 +14,8 @@ use crate::trace::python::value::Value;
 use crate::uop::buffer::{Data, Scalar};
 use crate::uop::{BinaryOp, ReduceOp, UnaryOp};
 
-fn named(values: Tensor, indices: Tensor) -> Value {
-    Value::Named(vec![("values", Value::Tensor(values)), ("indices", Value::Tensor(indices))])
+fn named(b: &Bound, values: Tensor, indices: Tensor) -> Value {
+    Value::named(b.func(), vec![("values", Value::Tensor(values)), ("indices", Value::Tensor(indices))])
 }
 
 /// The `k`-th smallest (0-based) along `dim` of `x` with its index: a sort, then a narrow.
@@ -64,14 +64,14 @@ pub fn median(run: &mut RunContext, b: &Bound) -> Out {
             if nd == 0 {
                 let i = run.engine.full(&[], Scalar::Int(0), Some(DType::Int64))?;
                 let x = op(run, "clone", vec![Value::Tensor(x.clone())], vec![])?;
-                return Ok(named(x, i));
+                return Ok(named(b, x, i));
             }
             let n = x.shape()[d];
             if n == 0 {
                 bail!(Index, "median(): Expected reduction dim {d} to have non-zero size.");
             }
             let (val, i) = kth(run, &x, (n - 1) / 2, d, b.bool("keepdim"))?;
-            Ok(named(val, i))
+            Ok(named(b, val, i))
         }
     }
 }
@@ -89,10 +89,10 @@ pub fn kthvalue(run: &mut RunContext, b: &Bound) -> Out {
     if nd == 0 {
         let i = run.engine.full(&[], Scalar::Int(0), Some(DType::Int64))?;
         let x = op(run, "clone", vec![Value::Tensor(x.clone())], vec![])?;
-        return Ok(named(x, i));
+        return Ok(named(b, x, i));
     }
     let (val, i) = kth(run, &x, (k - 1) as usize, d, b.bool("keepdim"))?;
-    Ok(named(val, i))
+    Ok(named(b, val, i))
 }
 
 pub fn quantile(run: &mut RunContext, b: &Bound) -> Out {
@@ -205,7 +205,7 @@ pub fn aminmax(run: &mut RunContext, b: &Bound) -> Out {
     };
     let lo = run.engine.reduce(ReduceOp::Min, &x, &axes, keep)?;
     let hi = run.engine.reduce(ReduceOp::Max, &x, &axes, keep)?;
-    Ok(Value::Named(vec![("min", Value::Tensor(lo)), ("max", Value::Tensor(hi))]))
+    Ok(Value::named("aminmax", vec![("min", Value::Tensor(lo)), ("max", Value::Tensor(hi))]))
 }
 
 /// NaN sorts after every number, as in PyTorch's sort.

@@ -246,6 +246,9 @@ impl Run {
                             }
                             Value::Super if name == "__init__" => {
                                 let _ = (pos, kw);
+                                if let Some(m) = self.constructing.last() {
+                                    m.initialized.set(true);
+                                }
                                 Ok(Value::None)
                             }
                             Value::GradFn(n) if name == "name" => {

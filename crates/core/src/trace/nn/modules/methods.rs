@@ -72,6 +72,12 @@ pub fn setattr(run: &mut RunContext, layer: &Rc<Module>, name: &str, v: Value) -
         return Ok(());
     }
     match v {
+        Value::Layer(_) if !layer.initialized.get() => {
+            bail!(Type, "cannot assign module before Module.__init__() call")
+        }
+        Value::Tensor(t) if !layer.initialized.get() && run.engine.is_parameter(&t) => {
+            bail!(Type, "cannot assign parameters before Module.__init__() call")
+        }
         Value::Layer(c) => {
             remove(&mut layer.params.borrow_mut(), name);
             remove(&mut layer.attrs.borrow_mut(), name);
@@ -187,6 +193,9 @@ pub fn method(run: &mut RunContext, layer: &Rc<Module>, name: &str, mut args: Ar
             args.finish()?;
             let Value::Str(n) = n else { bail!(Type, "buffer name should be a string. Got {}", n.type_name()) };
             let t = tensor_arg(t, "register_buffer(): argument 'tensor'")?;
+            if !layer.initialized.get() {
+                bail!(Type, "cannot assign buffer before Module.__init__() call");
+            }
             layer.buffers.borrow_mut().push((n, t));
             Ok(Value::None)
         }
@@ -195,6 +204,12 @@ pub fn method(run: &mut RunContext, layer: &Rc<Module>, name: &str, mut args: Ar
             let v = args.req(1, if name == "register_parameter" { "param" } else { "module" })?;
             args.finish()?;
             let Value::Str(n) = n else { bail!(Type, "name should be a string. Got {}", n.type_name()) };
+            if !layer.initialized.get() {
+                match name {
+                    "register_parameter" => bail!(Type, "cannot assign parameter before Module.__init__() call"),
+                    _ => bail!(Type, "'{}' object has no attribute '_modules'", title(layer)),
+                }
+            }
             setattr(run, layer, &n, v)?;
             Ok(Value::None)
         }
