@@ -118,7 +118,10 @@ fn main() -> ExitCode {
         Err(e) if !e.use_stderr() || !std::env::args().any(|a| a == "--json") => e.exit(),
         Err(e) => {
             let text = e.render().to_string();
-            let message = text.lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
+            // clap's message up to its usage paragraph, on one line ("... not provided: --mnist <DIR>").
+            let head = text.split("\n\n").next().unwrap_or("");
+            let message =
+                head.split_whitespace().collect::<Vec<_>>().join(" ").trim_start_matches("error: ").to_string();
             return Error::usage(message).report(true);
         }
     };

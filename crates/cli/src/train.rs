@@ -169,14 +169,11 @@ impl Engine {
 }
 
 pub fn main(args: &TrainArgs) -> Result<()> {
+    let optimizer = args.optimizer();
+    optimizer.check()?;
     let train = mnist(&args.mnist, "train")?;
     let test = mnist(&args.mnist, "t10k")?;
-    let config = TrainConfig {
-        architecture: Architecture::mnist_cnn(),
-        seed: args.seed,
-        batch: args.batch,
-        optimizer: args.optimizer(),
-    };
+    let config = TrainConfig { architecture: Architecture::mnist_cnn(), seed: args.seed, batch: args.batch, optimizer };
     let mut run = match kernels::device(args.backend)? {
         Some(gpu) => Engine::Gpu(Box::new(pollster::block_on(GpuTrainer::new(&gpu, config.clone()))?), Box::new(gpu)),
         None => Engine::Cpu(Box::new(Trainer::new(config.clone())?)),

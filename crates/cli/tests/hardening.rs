@@ -84,6 +84,9 @@ fn json_errors_have_a_kind_for_links_io_and_limits() {
         (vec!["run", "--json", "--bogus", trace], "usage"),
         (vec!["train", "--json", "--bogus"], "usage"),
         (vec!["train", "--json", "--mnist", "/no/such/dir", "--batch", "many"], "usage"),
+        // PyTorch's optimizer constructors refuse these before any data is read.
+        (vec!["train", "--json", "--mnist", "/no/such/dir", "--optimizer", "sgd", "--nesterov"], "value"),
+        (vec!["train", "--json", "--mnist", "/no/such/dir", "--lr", "NaN"], "value"),
     ];
     for (args, kind) in cases {
         let (code, out, err) = common::stridelab(&args, "");
@@ -91,6 +94,9 @@ fn json_errors_have_a_kind_for_links_io_and_limits() {
         assert_eq!(json_error(&out).0, kind, "{args:?}: {out} {err}");
         assert!(err.starts_with("stridelab: "), "{args:?}: {err}");
     }
+    // A usage error names what is wrong, not only its first line.
+    let (_, out, _) = common::stridelab(&["train", "--json"], "");
+    assert!(json_error(&out).1.contains("--mnist <DIR>"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

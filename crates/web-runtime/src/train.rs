@@ -32,14 +32,8 @@ struct PageConfig {
 
 impl PageConfig {
     fn optimizer(&self) -> Result<Optimizer, String> {
-        if !(self.lr.is_finite() && self.lr > 0.0) {
-            return Err(format!("Invalid learning rate: {}", self.lr));
-        }
-        if !(self.momentum.is_finite() && self.momentum >= 0.0) {
-            return Err(format!("Invalid momentum value: {}", self.momentum));
-        }
         let betas = (0.9, 0.999);
-        Ok(match self.optimizer.as_str() {
+        let optimizer = match self.optimizer.as_str() {
             "adam" => Optimizer::Adam {
                 lr: self.lr,
                 betas,
@@ -62,7 +56,10 @@ impl PageConfig {
                 weight_decay: self.weight_decay.unwrap_or(0.0),
             },
             other => return Err(format!("unknown optimizer {other:?}: adam, adamw or sgd")),
-        })
+        };
+        // PyTorch's constructor checks, as the command line's `train` makes them.
+        optimizer.check().map_err(|e| e.message().to_string())?;
+        Ok(optimizer)
     }
 }
 

@@ -32,6 +32,49 @@ impl Optimizer {
         Optimizer::Sgd { lr, momentum, dampening: 0.0, nesterov: false, weight_decay: 0.0 }
     }
 
+    /// The constructor's checks, in PyTorch's order and words: SGD's `x < 0.0` (NaN passes),
+    /// Adam's and AdamW's `not 0.0 <= x` (NaN fails) and betas in [0, 1).
+    pub fn check(&self) -> crate::error::Result<()> {
+        use crate::error::bail;
+        // Python's `{x}` of a float for the values flags give (`-1.0`, `nan`, `inf`).
+        let repr = |x: f64| if x.is_finite() { format!("{x:?}") } else { format!("{x}").to_lowercase() };
+        match *self {
+            Optimizer::Sgd { lr, momentum, dampening, nesterov, weight_decay } => {
+                if lr < 0.0 {
+                    bail!(Value, "Invalid learning rate: {}", repr(lr));
+                }
+                if momentum < 0.0 {
+                    bail!(Value, "Invalid momentum value: {}", repr(momentum));
+                }
+                if weight_decay < 0.0 {
+                    bail!(Value, "Invalid weight_decay value: {}", repr(weight_decay));
+                }
+                if nesterov && (momentum <= 0.0 || dampening != 0.0) {
+                    bail!(Value, "Nesterov momentum requires a momentum and zero dampening");
+                }
+            }
+            Optimizer::Adam { lr, betas, eps, weight_decay, .. }
+            | Optimizer::AdamW { lr, betas, eps, weight_decay, .. } => {
+                let negative = |x: f64| x.is_nan() || x < 0.0;
+                if negative(lr) {
+                    bail!(Value, "Invalid learning rate: {}", repr(lr));
+                }
+                if negative(eps) {
+                    bail!(Value, "Invalid epsilon value: {}", repr(eps));
+                }
+                for (i, b) in [betas.0, betas.1].into_iter().enumerate() {
+                    if !(0.0..1.0).contains(&b) {
+                        bail!(Value, "Invalid beta parameter at index {i}: {}", repr(b));
+                    }
+                }
+                if negative(weight_decay) {
+                    bail!(Value, "Invalid weight_decay value: {}", repr(weight_decay));
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             Optimizer::Sgd { .. } => "SGD",
