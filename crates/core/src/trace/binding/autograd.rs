@@ -99,7 +99,8 @@ pub fn tensors_in<'a>(values: impl IntoIterator<Item = &'a Value>) -> Vec<Tensor
     fn walk(v: &Value, out: &mut Vec<Tensor>) {
         match v {
             Value::Tensor(t) => out.push(t.clone()),
-            Value::Tuple(items) | Value::List(items) => items.iter().for_each(|x| walk(x, out)),
+            Value::Tuple(items) => items.iter().for_each(|x| walk(x, out)),
+            Value::List(l) if l.tracked() => l.borrow().iter().for_each(|x| walk(x, out)),
             _ => {}
         }
     }
@@ -174,7 +175,8 @@ pub fn after_call(
 fn collect(v: &Value, out: &mut Vec<Tensor>) {
     match v {
         Value::Tensor(t) => out.push(t.clone()),
-        Value::Tuple(items) | Value::List(items) => items.iter().for_each(|x| collect(x, out)),
+        Value::Tuple(items) => items.iter().for_each(|x| collect(x, out)),
+        Value::List(l) if l.tracked() => l.borrow().iter().for_each(|x| collect(x, out)),
         Value::Named(_, fields) => fields.iter().for_each(|(_, x)| collect(x, out)),
         _ => {}
     }
@@ -317,14 +319,14 @@ pub struct GradCall {
 /// Reads `torch.autograd.grad`'s arguments.
 pub fn grad_args(mut args: Args) -> Result<GradCall> {
     let one = |v: Value, what: &str| -> Result<Tensor> {
-        match v {
-            Value::Tuple(mut items) | Value::List(mut items) if items.len() == 1 => tensor_arg(items.remove(0), what),
+        match v.seq() {
+            Value::Tuple(mut items) if items.len() == 1 => tensor_arg(items.remove(0), what),
             v => tensor_arg(v, what),
         }
     };
     let out = one(args.req(0, "outputs")?, "grad(): argument 'outputs'")?;
-    let inputs: Vec<Tensor> = match args.req(1, "inputs")? {
-        Value::Tuple(items) | Value::List(items) => {
+    let inputs: Vec<Tensor> = match args.req(1, "inputs")?.seq() {
+        Value::Tuple(items) => {
             items.into_iter().map(|v| tensor_arg(v, "grad(): argument 'inputs'")).collect::<Result<_>>()?
         }
         v => vec![tensor_arg(v, "grad(): argument 'inputs'")?],

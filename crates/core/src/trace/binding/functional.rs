@@ -128,7 +128,7 @@ pub fn method(engine: &mut Engine, t: Tensor, name: &str, mut args: Args) -> Res
             )?;
             let stride = match args.opt(1, "stride") {
                 None | Some(Value::None) => kernel,
-                Some(v) if v.items().is_some_and(<[Value]>::is_empty) => kernel,
+                Some(v) if v.items().is_some_and(|items| items.is_empty()) => kernel,
                 Some(v) => {
                     pool_pair(v, name, "stride", "must either be omitted, a single int, or a tuple of two ints")?
                 }

@@ -90,8 +90,8 @@ pub fn is_advanced(items: &[Value]) -> bool {
 /// A Python list used as an index: nested ints or bools as one int64 or bool tensor.
 fn list_tensor(run: &mut RunContext, v: &[Value]) -> Result<Tensor> {
     fn walk(v: &Value, depth: usize, shape: &mut Vec<usize>, out: &mut Vec<Scalar>) -> Result<()> {
-        match v {
-            Value::List(items) | Value::Tuple(items) => {
+        match &*v.seq_ref() {
+            Value::Tuple(items) => {
                 if shape.len() == depth {
                     shape.push(items.len());
                 } else if shape.get(depth) != Some(&items.len()) {
@@ -109,7 +109,7 @@ fn list_tensor(run: &mut RunContext, v: &[Value]) -> Result<Tensor> {
     }
     let mut shape = Vec::new();
     let mut flat = Vec::new();
-    walk(&Value::List(v.to_vec()), 0, &mut shape, &mut flat)?;
+    walk(&Value::Tuple(v.to_vec()), 0, &mut shape, &mut flat)?;
     let all_bool = !flat.is_empty() && flat.iter().all(|s| matches!(s, Scalar::Bool(_)));
     let dtype = if all_bool { DType::Bool } else { DType::Int64 };
     run.engine.from_data(Data::from_scalars(dtype, &flat), &shape)
@@ -130,7 +130,7 @@ fn sequence_as_tuple(v: &[Value]) -> bool {
 fn index_items(run: &mut RunContext, items: &[Value]) -> Result<Vec<Index>> {
     let flat: Vec<Value> = match items {
         [Value::Tuple(v)] => v.clone(),
-        [Value::List(v)] if sequence_as_tuple(v) => v.clone(),
+        [Value::List(l)] if sequence_as_tuple(&l.borrow()) => l.items(),
         _ => items.to_vec(),
     };
     flat.iter()
@@ -147,7 +147,7 @@ fn index_items(run: &mut RunContext, items: &[Value]) -> Result<Vec<Index>> {
                     Index::Item(IndexItem::Int(run.engine.values(t)?.get_scalar(0).as_i64()))
                 }
                 Value::Tensor(t) => Index::Tensor(t.clone()),
-                Value::List(v) => Index::Tensor(list_tensor(run, v)?),
+                Value::List(l) => Index::Tensor(list_tensor(run, &l.items())?),
                 other => bail!(
                     Index,
                     "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {})",
@@ -447,7 +447,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                 bail!(Type, "index_put(): argument 'indices' must be tuple of Tensors")
             };
             let mut items = Vec::new();
-            for v in list {
+            for v in list.iter() {
                 match v {
                     Value::Tensor(x) => items.push(Index::Tensor(x.clone())),
                     Value::None => items.push(Index::Item(IndexItem::Slice { start: None, stop: None, step: None })),

@@ -499,7 +499,8 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
                     Some(&n) => Ok(int(n as i64)),
                     None => bail!(Type, "len() of a 0-d tensor"),
                 },
-                Value::Tuple(v) | Value::List(v) => Ok(int(v.len() as i64)),
+                Value::Tuple(v) => Ok(int(v.len() as i64)),
+                Value::List(l) => Ok(int(l.len() as i64)),
                 other => bail!(Type, "object of type '{}' has no len()", other.type_name()),
             }
         }
@@ -532,8 +533,8 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
 
 pub(in crate::trace) fn tensor_from_nested(engine: &mut Engine, data: &Value, dtype: Option<DType>) -> Result<Tensor> {
     fn walk(v: &Value, depth: usize, shape: &mut Vec<usize>, out: &mut Vec<Scalar>, big: &mut bool) -> Result<()> {
-        match v {
-            Value::List(items) | Value::Tuple(items) | Value::Size(items) => {
+        match &*v.seq_ref() {
+            Value::Tuple(items) | Value::Size(items) => {
                 if shape.len() == depth {
                     shape.push(items.len());
                 } else if shape.len() < depth || shape[depth] != items.len() {
@@ -598,8 +599,8 @@ pub(in crate::trace) fn tensor_from_nested(engine: &mut Engine, data: &Value, dt
 
 /// How many ints past 64 bits a nested list holds.
 fn count_big(v: &Value) -> usize {
-    match v {
-        Value::List(items) | Value::Tuple(items) | Value::Size(items) => items.iter().map(count_big).sum(),
+    match &*v.seq_ref() {
+        Value::Tuple(items) | Value::Size(items) => items.iter().map(count_big).sum(),
         Value::BigInt(_) => 1,
         _ => 0,
     }

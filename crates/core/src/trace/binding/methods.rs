@@ -377,7 +377,7 @@ fn nested_list(v: &Data, shape: &[usize], at: &mut usize) -> Value {
             *at += 1;
             x
         }
-        Some((&n, rest)) => Value::List((0..n).map(|_| nested_list(v, rest, at)).collect()),
+        Some((&n, rest)) => Value::list((0..n).map(|_| nested_list(v, rest, at)).collect()),
     }
 }
 

@@ -260,8 +260,8 @@ impl Bound {
     }
 
     pub fn tensors(&self, name: &str) -> Vec<Tensor> {
-        match self.value(name) {
-            Value::Tuple(items) | Value::List(items) => items
+        match self.value(name).seq() {
+            Value::Tuple(items) => items
                 .into_iter()
                 .filter_map(|v| match v {
                     Value::Tensor(t) => Some(t),
@@ -287,8 +287,8 @@ impl Bound {
     }
 
     pub fn ints(&self, name: &str) -> Option<Vec<i64>> {
-        match self.value(name) {
-            Value::Tuple(items) | Value::List(items) | Value::Size(items) => {
+        match self.value(name).seq() {
+            Value::Tuple(items) | Value::Size(items) => {
                 Some(items.iter().filter_map(|v| v.as_int(name).ok()).collect())
             }
             _ => None,
@@ -384,23 +384,23 @@ fn check(engine: &mut Engine, func: &str, p: &Param, v: Value) -> Result<Value> 
             Value::Tensor(_) => Ok(v),
             other => wrong(&other),
         },
-        Ty::TensorList => match &v {
-            Value::Tuple(items) | Value::List(items) if items.iter().all(|x| matches!(x, Value::Tensor(_))) => Ok(v),
-            Value::Tuple(items) | Value::List(items) => {
-                let (i, x) =
-                    items.iter().enumerate().find(|(_, x)| !matches!(x, Value::Tensor(_))).map_or((0, &v), |p| p);
-                bail!(Type, "expected Tensor as element {i} in argument 0, but got {}", x.type_name())
-            }
-            other => wrong(other),
+        Ty::TensorList => match v.seq() {
+            Value::Tuple(items) => match items.iter().position(|x| !matches!(x, Value::Tensor(_))) {
+                None => Ok(Value::Tuple(items)),
+                Some(i) => {
+                    bail!(Type, "expected Tensor as element {i} in argument 0, but got {}", items[i].type_name())
+                }
+            },
+            other => wrong(&other),
         },
         Ty::Int => match number(engine, &v)? {
             Some(Scalar::Int(i)) => Ok(Value::Scalar(Scalar::Int(i))),
             Some(Scalar::Bool(b)) => Ok(Value::Scalar(Scalar::Int(i64::from(b)))),
             _ => wrong(&v),
         },
-        Ty::IntList => match &v {
+        Ty::IntList => match &*v.seq_ref() {
             Value::Scalar(Scalar::Int(i)) => Ok(Value::Tuple(vec![Value::Scalar(Scalar::Int(*i))])),
-            Value::Tuple(items) | Value::List(items) | Value::Size(items) => {
+            Value::Tuple(items) | Value::Size(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for x in items {
                     if let Value::BigInt(_) = x {

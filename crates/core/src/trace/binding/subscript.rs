@@ -55,25 +55,8 @@ pub fn getitem(run: &mut RunContext, base: &Value, items: &[Value]) -> Result<Va
             let items = index_items(&flat)?;
             Ok(Value::Tensor(run.engine.index(t, &items)?))
         }
-        Value::Tuple(v) | Value::List(v) => {
-            if let [Value::Slice(start, stop, step)] = items {
-                return slice_items(v, *start, *stop, *step).map(|s| match base {
-                    Value::List(_) => Value::List(s),
-                    _ => Value::Tuple(s),
-                });
-            }
-            let [i] = items else { bail!(Type, "tuple indices must be integers") };
-            if let Value::BigInt(_) = i {
-                bail!(Index, "cannot fit 'int' into an index-sized integer");
-            }
-            let i = i.as_int("tuple index")?;
-            let n = v.len() as i64;
-            let j = if i < 0 { i + n } else { i };
-            if !(0..n).contains(&j) {
-                bail!(Index, "tuple index out of range");
-            }
-            Ok(v[j as usize].clone())
-        }
+        Value::Tuple(v) => sequence_item(v, items, "tuple").map(|x| x.unwrap_or_else(Value::Tuple)),
+        Value::List(l) => sequence_item(&l.borrow(), items, "list").map(|x| x.unwrap_or_else(Value::list)),
         Value::Named(_, v) => {
             let [i] = items else { bail!(Type, "tuple indices must be integers") };
             let i = i.as_int("tuple index")?;
@@ -213,4 +196,27 @@ fn overlap_rules(op: &str) -> OverlapRules {
         "fill_" | "zero_" => OverlapRules::NONE,
         _ => OverlapRules::ALL,
     }
+}
+
+/// `v[i]` of a tuple's or a list's items (`Ok(item)`), or `v[a:b:c]` (`Err(items)`, for the
+/// caller to wrap as its own kind).
+fn sequence_item(v: &[Value], items: &[Value], kind: &str) -> Result<std::result::Result<Value, Vec<Value>>> {
+    if let [Value::Slice(start, stop, step)] = items {
+        return slice_items(v, *start, *stop, *step).map(Err);
+    }
+    let [i] = items else { bail!(Type, "{kind} indices must be integers or slices, not tuple") };
+    if let Value::BigInt(_) = i {
+        bail!(Index, "cannot fit 'int' into an index-sized integer");
+    }
+    let i = match i {
+        Value::Scalar(Scalar::Int(i)) => *i,
+        Value::Scalar(Scalar::Bool(b)) => i64::from(*b),
+        other => bail!(Type, "{kind} indices must be integers or slices, not {}", other.type_name()),
+    };
+    let n = v.len() as i64;
+    let j = if i < 0 { i + n } else { i };
+    if !(0..n).contains(&j) {
+        bail!(Index, "{kind} index out of range");
+    }
+    Ok(Ok(v[j as usize].clone()))
 }

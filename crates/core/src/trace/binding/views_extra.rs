@@ -62,8 +62,8 @@ fn tuple(ts: Vec<Tensor>) -> Value {
 pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
     if VARIADIC.contains(&name) {
         // `torch.atleast_2d(a, b)` or the list form `torch.atleast_2d((a, b))`.
-        let (items, given) = match args.opt(0, "tensors") {
-            Some(Value::Tuple(items) | Value::List(items)) => (items, Given::List),
+        let (items, given) = match args.opt(0, "tensors").map(Value::seq) {
+            Some(Value::Tuple(items)) => (items, Given::List),
             Some(first) => {
                 let mut items = vec![first];
                 while let Some(v) = args.opt(items.len(), "tensors") {

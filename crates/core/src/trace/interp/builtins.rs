@@ -88,7 +88,7 @@ impl Run {
                     let items: Vec<Value> = lists.iter().map(|l| l[i].clone()).collect();
                     out.push(self.call_value(f.clone(), items, Vec::new())?);
                 }
-                Value::List(out)
+                Value::list(out)
             }
             "filter" => {
                 let f = args.req(0, "function")?;
@@ -104,7 +104,7 @@ impl Run {
                         out.push(x);
                     }
                 }
-                Value::List(out)
+                Value::list(out)
             }
             "sorted" | "min" | "max" if args.has_kw("key") => {
                 let key = args.kw_only("key").unwrap_or(Value::None);
@@ -160,7 +160,7 @@ impl Run {
                     j -= 1;
                 }
             }
-            return Ok(Value::List(keyed.into_iter().map(|(_, x)| x).collect()));
+            return Ok(Value::list(keyed.into_iter().map(|(_, x)| x).collect()));
         }
         let mut best: Option<(Value, Value)> = None;
         for (k, x) in keyed {

@@ -468,7 +468,7 @@ impl Run {
             }
             Target::Tuple(ts) => {
                 let v = python::sequence(&mut self.context(), v)?;
-                let items = unpack(Value::List(v), ts.len())?;
+                let items = unpack(Value::Tuple(v), ts.len())?;
                 let mut names = Vec::new();
                 for (t, v) in ts.iter().zip(items) {
                     names.extend(self.assign_target(t, v)?);
@@ -488,7 +488,7 @@ impl Run {
                     self.bind(&targets[0], v);
                 } else {
                     let v = python::sequence(&mut self.context(), v)?;
-                    let items = unpack(Value::List(v), targets.len())?;
+                    let items = unpack(Value::Tuple(v), targets.len())?;
                     for (t, v) in targets.iter().zip(items) {
                         self.bind(t, v);
                     }
@@ -534,11 +534,15 @@ impl Run {
                 let v = self.eval(value)?;
                 self.span = stmt.span;
                 match (&target.kind, base) {
-                    // Dicts and lists are values here: the name is bound to the updated one.
-                    (ExprKind::Name(name), base @ (Value::Dict(..) | Value::List(_))) => {
+                    // Dicts are values here: the name is bound to the updated one.
+                    (ExprKind::Name(name), base @ Value::Dict(..)) => {
                         let updated = python::setitem(base, &items, v)?;
                         self.bind(name, updated);
                         defines.push(name.clone());
+                    }
+                    // A list changes in place, wherever it is held.
+                    (_, base @ Value::List(_)) => {
+                        python::setitem(base, &items, v)?;
                     }
                     (_, base) => subscript::setitem(&mut self.context(), &base, &items, v)?,
                 }
@@ -704,7 +708,7 @@ impl Run {
         self.frames.pop();
         r?;
         Ok(match kind {
-            CompKind::List => Value::List(out),
+            CompKind::List => Value::list(out),
             CompKind::Generator => Value::Tuple(out),
         })
     }
@@ -810,12 +814,20 @@ impl Run {
         };
         if name == "print" {
             let text = python::print_text(&mut self.context(), args)?;
+            self.printed = self.printed.saturating_add(text.len());
+            if self.printed > MAX_PRINTED {
+                bail!(Limit, "a trace may print at most {} MiB in all", MAX_PRINTED >> 20);
+            }
             self.output.push_str(&text);
             return Ok(Value::None);
         }
         python::call(&mut self.context(), name, args)
     }
 }
+
+/// The most text a run prints, over all its statements: every step keeps what it printed, in
+/// the report and the page.
+const MAX_PRINTED: usize = 16 << 20;
 
 /// Whether an `except` clause's class (or tuple of classes) catches an exception of `class`.
 fn catches(types: &Value, class: &str) -> Result<bool> {

@@ -108,10 +108,12 @@ pub struct Run {
     pub(in crate::trace) env: BTreeMap<String, Value>,
     /// Names in order of first binding, so reports list tensors as the trace introduced them.
     order: Vec<String>,
+    /// Bytes printed so far (bounded, see `exec.rs`).
+    pub(in crate::trace) printed: usize,
     /// Instances of the trace's module classes whose `__init__` is running, innermost last.
     pub(in crate::trace) constructing: Vec<std::rc::Rc<crate::trace::python::value::Module>>,
     /// Global names whose value holds nothing the engine tracks (numbers, strings, lists of
-    /// them: see [`is_plain`]); the end of each statement skips them, so its cost does not grow
+    /// them: see [`Value::is_plain`]); the end of each statement skips them, so its cost does not grow
     /// with the Python data in scope.
     plain: std::collections::BTreeSet<String>,
     pub steps: Vec<Step>,
@@ -164,6 +166,7 @@ impl Run {
             env: BTreeMap::new(),
             order: Vec::new(),
             constructing: Vec::new(),
+            printed: 0,
             plain: std::collections::BTreeSet::new(),
             steps: Vec::new(),
             error: None,
@@ -435,9 +438,8 @@ impl Run {
         fn walk(v: &Value, out: &mut Vec<crate::uop::StorageId>) {
             match v {
                 Value::Tensor(t) | Value::Storage(t, _) => tensor(t, out),
-                Value::Tuple(items) | Value::List(items) | Value::Size(items) => {
-                    items.iter().for_each(|x| walk(x, out))
-                }
+                Value::Tuple(items) | Value::Size(items) => items.iter().for_each(|x| walk(x, out)),
+                Value::List(l) if l.tracked() => l.borrow().iter().for_each(|x| walk(x, out)),
                 Value::Named(_, fields) => fields.iter().for_each(|(_, x)| walk(x, out)),
                 Value::Dict(_, entries) => entries.iter().for_each(|(_, x)| walk(x, out)),
                 Value::Layer(l) => {
@@ -467,7 +469,7 @@ impl Run {
             }
         }
         let mut out = Vec::new();
-        let globals = self.env.iter().filter(|(n, _)| !self.plain.contains(*n)).map(|(_, v)| v);
+        let globals = self.env.iter().filter(|(n, v)| !self.still_plain(n, v)).map(|(_, v)| v);
         let hooks = self.hook_fns.values();
         for v in globals.chain(self.frames.iter().flat_map(|f| f.vars.values())).chain(hooks) {
             walk(v, &mut out);
@@ -477,15 +479,13 @@ impl Run {
 
     /// The global names whose values may hold something the engine tracks.
     fn tracked_names(&self) -> Vec<String> {
-        self.env.keys().filter(|n| !self.plain.contains(*n)).cloned().collect()
+        self.env.iter().filter(|(n, v)| !self.still_plain(n, v)).map(|(n, _)| n.clone()).collect()
     }
 
-    /// Notes whether the global `name` holds only plain Python data after an in-place change
-    /// (`xs.append(v)`): it stays plain when it was and `added` is.
-    pub(in crate::trace) fn note_changed(&mut self, name: &str, added: &[Value]) {
-        if self.plain.contains(name) && !added.iter().all(is_plain) {
-            self.plain.remove(name);
-        }
+    /// Whether the global `name`, bound to `v`, still holds only plain Python data: it did when
+    /// bound, and a list it is has not taken anything tracked since (through any name).
+    fn still_plain(&self, name: &str, v: &Value) -> bool {
+        still_plain(&self.plain, name, v)
     }
 
     fn observers(&self, writes: &[Write]) -> Vec<String> {
@@ -527,7 +527,7 @@ impl Run {
         if !self.env.contains_key(name) {
             self.order.push(name.to_string());
         }
-        if is_plain(&v) {
+        if v.is_plain() {
             self.plain.insert(name.to_string());
         } else {
             self.plain.remove(name);
@@ -556,7 +556,8 @@ impl Run {
     /// have grown it).
     pub(in crate::trace) fn rebind(&mut self, rebound: Vec<Tensor>) {
         for r in rebound {
-            for (_, v) in self.env.iter_mut().filter(|(n, _)| !self.plain.contains(*n)) {
+            let plain = &self.plain;
+            for (_, v) in self.env.iter_mut().filter(|(n, v)| !still_plain(plain, n, v)) {
                 rebind_value(&mut self.engine, v, &r);
             }
         }
@@ -652,6 +653,27 @@ impl Run {
     pub(in crate::trace) fn augmented(&mut self, cur: Value, op: BinOp, rhs: Value) -> Result<Value> {
         match cur {
             Value::Tensor(t) => operators::inplace_binary(&mut self.context(), &t, op, rhs).map(Value::Tensor),
+            // `xs += iterable` extends the list itself and `xs *= n` repeats it in place, so
+            // every name holding it sees the change.
+            Value::List(l) if op == BinOp::Add => {
+                let items = python::sequence(&mut self.context(), rhs)?;
+                if l.len().saturating_add(items.len()) > crate::trace::python::value::MAX_SEQUENCE {
+                    bail!(Limit, "a list may hold at most {} items", crate::trace::python::value::MAX_SEQUENCE);
+                }
+                for x in &items {
+                    python::refuse_cycle(&l, x)?;
+                }
+                l.extend(items);
+                Ok(Value::List(l))
+            }
+            Value::List(l) if op == BinOp::Mul => {
+                let Value::List(grown) = operators::binary(&mut self.context(), op, Value::List(l.clone()), rhs)?
+                else {
+                    bail!(Type, "can't multiply sequence by non-int");
+                };
+                l.replace(grown.into_items());
+                Ok(Value::List(l))
+            }
             other => operators::binary(&mut self.context(), op, other, rhs),
         }
     }
@@ -716,8 +738,14 @@ pub(in crate::trace) type CallArgs = (Vec<Value>, Vec<(String, Value)>);
 pub(in crate::trace) fn realize_value(engine: &mut Engine, v: &mut Value) -> Result<()> {
     match v {
         Value::Tensor(t) => *t = engine.realize(t)?,
-        Value::Tuple(items) | Value::List(items) => {
+        Value::Tuple(items) => {
             for x in items {
+                realize_value(engine, x)?;
+            }
+        }
+        // An untracked list holds no tensor (nor a list that could hold one).
+        Value::List(l) if l.tracked() => {
+            for x in l.borrow_mut_same().iter_mut() {
                 realize_value(engine, x)?;
             }
         }
@@ -760,21 +788,10 @@ pub(in crate::trace) fn realize_value(engine: &mut Engine, v: &mut Value) -> Res
 }
 
 /// [`Run::rebind`] for one value (tensors inside tuples and lists too).
-/// Whether `v` holds only Python data: nothing with a storage, no module, optimizer, class or
-/// function (whose defaults may hold tensors).
-fn is_plain(v: &Value) -> bool {
-    match v {
-        Value::Tensor(_)
-        | Value::Storage(..)
-        | Value::Layer(_)
-        | Value::Optimizer(_)
-        | Value::Function(_)
-        | Value::Class(_) => false,
-        Value::Tuple(items) | Value::List(items) | Value::Size(items) => items.iter().all(is_plain),
-        Value::Named(_, fields) => fields.iter().all(|(_, x)| is_plain(x)),
-        Value::Dict(_, entries) => entries.iter().all(|(_, x)| is_plain(x)),
-        _ => true,
-    }
+/// See [`Run::still_plain`]: only a list can stop being plain (what else was plain holds no
+/// list), so the check is one flag, not a walk.
+fn still_plain(plain: &std::collections::BTreeSet<String>, name: &str, v: &Value) -> bool {
+    plain.contains(name) && !matches!(v, Value::List(l) if l.tracked())
 }
 
 fn rebind_value(engine: &mut Engine, v: &mut Value, r: &Tensor) {
@@ -787,7 +804,8 @@ fn rebind_value(engine: &mut Engine, v: &mut Value, r: &Tensor) {
     };
     match v {
         Value::Tensor(t) => tensor(engine, t),
-        Value::Tuple(items) | Value::List(items) => items.iter_mut().for_each(|x| rebind_value(engine, x, r)),
+        Value::Tuple(items) => items.iter_mut().for_each(|x| rebind_value(engine, x, r)),
+        Value::List(l) if l.tracked() => l.borrow_mut_same().iter_mut().for_each(|x| rebind_value(engine, x, r)),
         // A module's parameters and buffers are the same objects (`m.weight.data = t`).
         Value::Layer(l) => {
             for m in l.all() {
@@ -804,7 +822,8 @@ fn rebind_value(engine: &mut Engine, v: &mut Value, r: &Tensor) {
 /// Python's unpacking of `a, b = value`.
 pub(in crate::trace) fn unpack(v: Value, n: usize) -> Result<Vec<Value>> {
     let items = match v {
-        Value::Tuple(v) | Value::List(v) | Value::Size(v) => v,
+        Value::Tuple(v) | Value::Size(v) => v,
+        Value::List(l) => l.into_items(),
         Value::Named(_, v) => v.into_iter().map(|(_, x)| x).collect(),
         other => bail!(Type, "cannot unpack non-iterable {} object", other.type_name()),
     };

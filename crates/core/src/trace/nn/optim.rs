@@ -144,7 +144,7 @@ pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Val
         let fused = take(&mut args, None, "fused", Value::None);
         let decoupled = take(&mut args, None, "decoupled_weight_decay", boolean(kind == OptimKind::AdamW));
         args.finish()?;
-        let (b1, b2) = match betas.items() {
+        let (b1, b2) = match betas.items().as_deref() {
             Some([a, b]) => (num(a, "betas")?, num(b, "betas")?),
             _ => bail!(Type, "betas must be a tuple of two floats"),
         };
@@ -236,10 +236,10 @@ pub fn method(run: &mut RunContext, opt: &Rc<Optim>, name: &str, mut args: Args)
 pub fn attr(opt: &Rc<Optim>, name: &str) -> Result<Value> {
     match name {
         "param_groups" => {
-            let params = Value::List(opt.params.iter().map(|t| Value::Tensor(t.clone())).collect());
+            let params = Value::list(opt.params.iter().map(|t| Value::Tensor(t.clone())).collect());
             let mut group = vec![("params".to_string(), params)];
             group.extend(opt.group.iter().map(|(k, v)| (k.to_string(), v.clone())));
-            Ok(Value::List(vec![Value::Dict(crate::trace::python::value::DictKind::Plain, group)]))
+            Ok(Value::list(vec![Value::Dict(crate::trace::python::value::DictKind::Plain, group)]))
         }
         "defaults" => Ok(Value::Dict(
             crate::trace::python::value::DictKind::Plain,

@@ -87,11 +87,21 @@ pub fn scalar_repr(s: Scalar) -> String {
 
 fn join(ctx: &mut RunContext, items: &[Value]) -> Result<String> {
     let mut parts = Vec::with_capacity(items.len());
+    let mut total = 0usize;
     for v in items {
-        parts.push(repr(ctx, v)?);
+        let part = repr(ctx, v)?;
+        total = total.saturating_add(part.len() + 2);
+        if total > MAX_REPR {
+            bail!(Limit, "a printed value may hold at most {} MiB of text", MAX_REPR >> 20);
+        }
+        parts.push(part);
     }
     Ok(parts.join(", "))
 }
+
+/// The most text one value's `repr` builds (a list shared a thousand times would otherwise
+/// print gigabytes).
+const MAX_REPR: usize = 16 << 20;
 
 /// `repr` of a value that holds no tensor (a module's or an optimizer's options); a tensor
 /// inside prints as its shape.
@@ -104,7 +114,7 @@ pub fn repr_plain(v: &Value) -> String {
         Value::None => "None".into(),
         Value::Tuple(items) if items.len() == 1 => format!("({},)", join(items)),
         Value::Tuple(items) => format!("({})", join(items)),
-        Value::List(items) => format!("[{}]", join(items)),
+        Value::List(l) => format!("[{}]", join(&l.borrow())),
         Value::Tensor(t) => format!("<tensor of shape {:?}>", t.shape()),
         other => format!("<{}>", other.type_name()),
     }
@@ -125,7 +135,10 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
         }
         Value::Tuple(items) if items.len() == 1 => format!("({},)", join(ctx, items)?),
         Value::Tuple(items) => format!("({})", join(ctx, items)?),
-        Value::List(items) => format!("[{}]", join(ctx, items)?),
+        Value::List(l) => {
+            let items = l.items();
+            format!("[{}]", join(ctx, &items)?)
+        }
         Value::Size(items) => format!("torch.Size([{}])", join(ctx, items)?),
         Value::Named(type_name, fields) => {
             let mut parts = Vec::with_capacity(fields.len());

@@ -110,6 +110,7 @@ pub fn id_of(v: &Value) -> i64 {
         Value::Function(f) => ptr(std::rc::Rc::as_ptr(f).cast()),
         Value::Optimizer(o) => ptr(std::rc::Rc::as_ptr(o).cast()),
         Value::Exception(e) => ptr(std::rc::Rc::as_ptr(e).cast()),
+        Value::List(l) => ptr(l.address() as *const u8),
         // A value without an identity of its own here: its contents stand for it.
         other => BASE + 0x20_0000_0000 + (fnv(&super::repr_plain(other)) % 0x10_0000_0000) as i64,
     }

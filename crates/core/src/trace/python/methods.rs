@@ -2,13 +2,14 @@
 //! included.
 
 use super::*;
+use crate::trace::python::value::List;
 
 /// Methods of values that are not tensors (`", ".join(names)`, `s.upper()`, `shape.numel()`).
 pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> Result<Value> {
     match (&recv, name) {
         (Value::Dict(_, entries), "keys" | "values" | "items") => {
             args.finish()?;
-            Ok(Value::List(
+            Ok(Value::list(
                 entries
                     .iter()
                     .map(|(k, v)| match name {
@@ -74,8 +75,8 @@ pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> 
                     };
                     Value::Str(s.replace(&a, &b))
                 }
-                ("split", Some(a)) => Value::List(s.split(&a).map(|p| Value::Str(p.to_string())).collect()),
-                ("split", None) => Value::List(s.split_whitespace().map(|p| Value::Str(p.to_string())).collect()),
+                ("split", Some(a)) => Value::list(s.split(&a).map(|p| Value::Str(p.to_string())).collect()),
+                ("split", None) => Value::list(s.split_whitespace().map(|p| Value::Str(p.to_string())).collect()),
                 _ => bail!(Type, "{name}() takes at least 1 argument (0 given)"),
             };
             args.finish()?;
@@ -93,9 +94,10 @@ pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> 
             }
             Ok(int(n))
         }
-        (Value::Tuple(v) | Value::List(v) | Value::Size(v), "index" | "count") => {
+        (Value::Tuple(_) | Value::List(_) | Value::Size(_), "index" | "count") => {
             let x = args.req(0, "value")?;
             args.finish()?;
+            let v = recv.items().unwrap_or_default();
             let mut hits = Vec::new();
             for (i, y) in v.iter().enumerate() {
                 if identical(y, &x) || equal_truth(ctx, y, &x)? {
@@ -108,9 +110,12 @@ pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> 
                 _ => bail!(Value, "{} is not in {}", repr(ctx, &x)?, recv.type_name()),
             }
         }
-        (Value::List(v), "copy") => {
+        (Value::List(l), "copy") => {
             args.finish()?;
-            Ok(Value::List(v.clone()))
+            Ok(Value::list(l.items()))
+        }
+        (Value::List(l), "append" | "extend" | "insert" | "pop" | "clear" | "remove" | "reverse") => {
+            list_method(ctx, l, name, args)
         }
         (Value::Scalar(Scalar::Float(f)), "is_integer") => {
             args.finish()?;
@@ -176,4 +181,96 @@ fn str_format(ctx: &mut RunContext, s: &str, pos: &[Value], kw: &[(String, Value
         }
     }
     Ok(Value::Str(out))
+}
+
+/// The methods that change a list in place, seen through every name that holds it.
+fn list_method(ctx: &mut RunContext, l: &List, name: &str, args: Args) -> Result<Value> {
+    let (pos, kw) = args.into_parts();
+    if let Some((k, _)) = kw.first() {
+        bail!(Type, "list.{name}() takes no keyword arguments (got '{k}')");
+    }
+    let arity = |n: usize| -> Result<()> {
+        if pos.len() != n {
+            let s = if n == 1 { "" } else { "s" };
+            bail!(Type, "list.{name}() takes exactly {n} argument{s} ({} given)", pos.len());
+        }
+        Ok(())
+    };
+    let room = |more: usize| -> Result<()> {
+        if l.len().saturating_add(more) > MAX_SEQUENCE {
+            bail!(Limit, "a list may hold at most {MAX_SEQUENCE} items");
+        }
+        Ok(())
+    };
+    match name {
+        "append" => {
+            arity(1)?;
+            room(1)?;
+            refuse_cycle(l, &pos[0])?;
+            l.push(pos[0].clone());
+        }
+        "extend" => {
+            arity(1)?;
+            // The items first: `xs.extend(xs)` reads the list before it grows.
+            let items = sequence(ctx, pos[0].clone())?;
+            room(items.len())?;
+            for x in &items {
+                refuse_cycle(l, x)?;
+            }
+            l.extend(items);
+        }
+        "insert" => {
+            arity(2)?;
+            room(1)?;
+            refuse_cycle(l, &pos[1])?;
+            let n = l.len() as i64;
+            let i = pos[0].as_int("index")?;
+            let i = if i < 0 { (i + n).max(0) } else { i.min(n) };
+            l.insert(i as usize, pos[1].clone());
+        }
+        "pop" => {
+            let n = l.len() as i64;
+            let i = match pos.as_slice() {
+                [] => n - 1,
+                [i] => i.as_int("index")?,
+                _ => bail!(Type, "pop expected at most 1 argument, got {}", pos.len()),
+            };
+            let j = if i < 0 { i + n } else { i };
+            if n == 0 {
+                bail!(Index, "pop from empty list");
+            }
+            if !(0..n).contains(&j) {
+                bail!(Index, "pop index out of range");
+            }
+            return Ok(l.remove(j as usize));
+        }
+        "clear" => {
+            arity(0)?;
+            l.clear();
+        }
+        "reverse" => {
+            arity(0)?;
+            let mut items = l.items();
+            items.reverse();
+            l.replace(items);
+        }
+        _ => {
+            arity(1)?;
+            let items = l.items();
+            let mut at = None;
+            for (i, y) in items.iter().enumerate() {
+                if identical(y, &pos[0]) || equal_truth(ctx, y, &pos[0])? {
+                    at = Some(i);
+                    break;
+                }
+            }
+            match at {
+                Some(i) => {
+                    l.remove(i);
+                }
+                None => bail!(Value, "list.remove(x): x not in list"),
+            }
+        }
+    }
+    Ok(Value::None)
 }

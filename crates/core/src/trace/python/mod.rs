@@ -99,7 +99,8 @@ pub fn truth(ctx: &mut RunContext, v: &Value) -> Result<bool> {
         Value::BigInt(_) => true,
         Value::None => false,
         Value::Str(s) => !s.is_empty(),
-        Value::Tuple(v) | Value::List(v) | Value::Size(v) => !v.is_empty(),
+        Value::Tuple(v) | Value::Size(v) => !v.is_empty(),
+        Value::List(l) => !l.is_empty(),
         Value::Named(_, v) => !v.is_empty(),
         Value::Dict(_, v) => !v.is_empty(),
         Value::Range(a, b, s) => range_len(*a, *b, *s) > 0,
@@ -137,6 +138,7 @@ fn identical(a: &Value, b: &Value) -> bool {
         (Value::Layer(x), Value::Layer(y)) => std::rc::Rc::ptr_eq(x, y),
         (Value::Optimizer(x), Value::Optimizer(y)) => std::rc::Rc::ptr_eq(x, y),
         (Value::Class(x), Value::Class(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::List(x), Value::List(y)) => x.is(y),
         _ => false,
     }
 }
@@ -152,7 +154,12 @@ fn equal(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<Option<bool>> {
             }
         }
         (Value::Str(x), Value::Str(y)) => x == y,
-        (Value::Tuple(x) | Value::Size(x), Value::Tuple(y) | Value::Size(y)) | (Value::List(x), Value::List(y)) => {
+        (Value::List(x), Value::List(y)) if x.is(y) => true,
+        (Value::List(x), Value::List(y)) => {
+            let (x, y) = (x.items(), y.items());
+            return equal(ctx, &Value::Tuple(x), &Value::Tuple(y));
+        }
+        (Value::Tuple(x) | Value::Size(x), Value::Tuple(y) | Value::Size(y)) => {
             if x.len() != y.len() {
                 return Ok(Some(false));
             }
@@ -260,9 +267,10 @@ pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
             return Ok(Value::Str(x.repeat(n)));
         }
         (BinOp::Add, Value::List(x), Value::List(y)) => {
+            let (x, y) = (x.borrow(), y.borrow());
             joined(x.len(), y.len())?;
-            joined(deep(x), deep(y))?;
-            return Ok(Value::List(x.iter().chain(y).cloned().collect()));
+            joined(deep(&x), deep(&y))?;
+            return Ok(Value::list(x.iter().chain(y.iter()).cloned().collect()));
         }
         (BinOp::Add, Value::Size(x), Value::Tuple(y) | Value::Size(y)) => {
             joined(x.len(), y.len())?;
@@ -273,7 +281,10 @@ pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
             joined(deep(x), deep(y))?;
             return Ok(Value::Tuple(x.iter().chain(y).cloned().collect()));
         }
-        (BinOp::Mul, Value::List(x), Value::Scalar(Scalar::Int(n))) => return Ok(Value::List(repeat(x, *n)?)),
+        (BinOp::Mul, Value::List(x), Value::Scalar(Scalar::Int(n))) => {
+            let items = repeat(&x.borrow(), *n)?;
+            return Ok(Value::list(items));
+        }
         (BinOp::Mul, Value::Tuple(x), Value::Scalar(Scalar::Int(n))) => return Ok(Value::Tuple(repeat(x, *n)?)),
         (BinOp::Eq | BinOp::Ne, _, _) => {
             if let Some(e) = equal(ctx, &a, &b)? {
@@ -294,7 +305,7 @@ pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
             if n.sign() == num_bigint::Sign::Minus {
                 return Ok(match (&a, &b) {
                     (Value::Str(_), _) | (_, Value::Str(_)) => Value::Str(String::new()),
-                    (Value::List(_), _) | (_, Value::List(_)) => Value::List(Vec::new()),
+                    (Value::List(_), _) | (_, Value::List(_)) => Value::list(Vec::new()),
                     _ => Value::Tuple(Vec::new()),
                 });
             }
@@ -352,7 +363,10 @@ impl Iter {
 pub fn iterate(_ctx: &mut RunContext, v: Value) -> Result<Iter> {
     Ok(match v {
         Value::Range(a, b, s) => Iter::Range { next: a, left: range_len(a, b, s), step: s },
-        Value::Tuple(v) | Value::List(v) | Value::Size(v) => Iter::Items(v.into_iter()),
+        Value::Tuple(v) | Value::Size(v) => Iter::Items(v.into_iter()),
+        // The items as they are when the loop starts (a list the loop appends to is not
+        // followed past its first length, as Python would).
+        Value::List(l) => Iter::Items(l.into_items().into_iter()),
         Value::Named(_, v) => Iter::Items(v.into_iter().map(|(_, x)| x).collect::<Vec<_>>().into_iter()),
         Value::Dict(_, v) => Iter::Items(v.into_iter().map(|(k, _)| Value::Str(k)).collect::<Vec<_>>().into_iter()),
         // A Sequential or ModuleList iterates over its children.
@@ -370,7 +384,7 @@ pub fn iterate(_ctx: &mut RunContext, v: Value) -> Result<Iter> {
 
 /// Every item of an iterable (for unpacking and the builtins that take one).
 pub fn sequence(ctx: &mut RunContext, v: Value) -> Result<Vec<Value>> {
-    if let Value::Tuple(v) | Value::List(v) | Value::Size(v) = v {
+    if let Some(v) = v.clone().into_items() {
         return Ok(v);
     }
     let mut it = iterate(ctx, v)?;
@@ -392,7 +406,8 @@ pub fn dict_insert(entries: &mut Vec<(String, Value)>, key: String, value: Value
     }
 }
 
-/// `v[items] = value` for a dict or a list (values here: the caller rebinds the name).
+/// `v[items] = value` for a dict or a list (a dict by value: the caller rebinds the name; a
+/// list in place, seen by every holder of it).
 pub fn setitem(v: Value, items: &[Value], value: Value) -> Result<Value> {
     match (v, items) {
         (Value::Dict(kind, mut entries), [Value::Str(k)]) => {
@@ -402,14 +417,15 @@ pub fn setitem(v: Value, items: &[Value], value: Value) -> Result<Value> {
         (Value::Dict(..), [other]) => {
             bail!(Unsupported, "dict keys other than strings are not supported (got {})", other.type_name())
         }
-        (Value::List(mut xs), [Value::Scalar(Scalar::Int(i))]) => {
-            let n = xs.len() as i64;
+        (Value::List(l), [Value::Scalar(Scalar::Int(i))]) => {
+            refuse_cycle(&l, &value)?;
+            let n = l.len() as i64;
             let at = if *i < 0 { i + n } else { *i };
             if at < 0 || at >= n {
                 bail!(Index, "list assignment index out of range");
             }
-            xs[at as usize] = value;
-            Ok(Value::List(xs))
+            l.set(at as usize, value);
+            Ok(Value::List(l))
         }
         (Value::List(_), _) => bail!(Type, "list indices must be integers"),
         (other, _) => bail!(Type, "'{}' object does not support item assignment", other.type_name()),
@@ -452,7 +468,7 @@ pub fn getitem(v: Value, items: &[Value]) -> Result<Value> {
                 Value::Str(_) => Value::Str(
                     out.iter().filter_map(|c| if let Value::Str(s) = c { Some(s.as_str()) } else { None }).collect(),
                 ),
-                _ => Value::List(out),
+                _ => Value::list(out),
             })
         }
         Value::BigInt(_) => bail!(Index, "cannot fit 'int' into an index-sized integer"),
@@ -583,7 +599,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
             let start = args.int_or(1, "start", 0)?;
             args.finish()?;
             let items = sequence(ctx, v)?;
-            Ok(Value::List(
+            Ok(Value::list(
                 items.into_iter().enumerate().map(|(i, x)| Value::Tuple(vec![int(start + i as i64), x])).collect(),
             ))
         }
@@ -597,7 +613,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                 seqs.push(sequence(ctx, v)?);
             }
             let n = seqs.iter().map(Vec::len).min().unwrap_or(0);
-            Ok(Value::List((0..n).map(|i| Value::Tuple(seqs.iter().map(|s| s[i].clone()).collect())).collect()))
+            Ok(Value::list((0..n).map(|i| Value::Tuple(seqs.iter().map(|s| s[i].clone()).collect())).collect()))
         }
         "list" | "tuple" => {
             let v = args.opt(0, "iterable");
@@ -606,7 +622,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                 Some(v) => sequence(ctx, v)?,
                 None => Vec::new(),
             };
-            Ok(if name == "list" { Value::List(items) } else { Value::Tuple(items) })
+            Ok(if name == "list" { Value::list(items) } else { Value::Tuple(items) })
         }
         "dict" => {
             // `dict(mapping_or_pairs, **kw)`: string keys, the later binding of a key winning.
@@ -624,7 +640,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                 Some(Value::Dict(_, items)) => items.into_iter().for_each(|(k, v)| put(k, v)),
                 Some(v) => {
                     for (i, pair) in sequence(ctx, v)?.into_iter().enumerate() {
-                        match pair.items() {
+                        match pair.items().as_deref() {
                             Some([Value::Str(k), v]) => put(k.clone(), v.clone()),
                             Some([k, _]) => {
                                 bail!(Unsupported, "dict keys other than strings ({}) are not supported", k.type_name())
@@ -660,7 +676,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
             if reverse {
                 items.reverse();
             }
-            Ok(Value::List(items))
+            Ok(Value::list(items))
         }
         // On a tensor the bare name is PyTorch's function, as traces have always read it
         // (`sum(a)` is `torch.sum(a)`); on Python values it is Python's builtin.
@@ -840,4 +856,29 @@ fn parse_number(name: &str, text: &str) -> Result<Value> {
         Some(x) => Ok(Value::Scalar(Scalar::Float(x))),
         None => bail!(Value, "could not convert string to float: '{text}'"),
     }
+}
+
+/// Refuses to put into list `l` a value that holds `l` (`xs.append(xs)`): Python prints such a
+/// list as `[[...]]`; here every walk over values would follow it forever.
+pub fn refuse_cycle(l: &value::List, v: &Value) -> Result<()> {
+    fn holds(v: &Value, target: usize, seen: &mut Vec<usize>) -> bool {
+        match v {
+            Value::List(m) if m.address() == target => true,
+            Value::List(m) => {
+                if seen.contains(&m.address()) {
+                    return false;
+                }
+                seen.push(m.address());
+                m.borrow().iter().any(|x| holds(x, target, seen))
+            }
+            Value::Tuple(items) | Value::Size(items) => items.iter().any(|x| holds(x, target, seen)),
+            Value::Named(_, fields) => fields.iter().any(|(_, x)| holds(x, target, seen)),
+            Value::Dict(_, entries) => entries.iter().any(|(_, x)| holds(x, target, seen)),
+            _ => false,
+        }
+    }
+    if holds(v, l.address(), &mut Vec::new()) {
+        bail!(Unsupported, "a list that contains itself is not supported");
+    }
+    Ok(())
 }

@@ -21,7 +21,9 @@ pub enum Value {
     Ellipsis,
     Slice(Option<i64>, Option<i64>, Option<i64>),
     Tuple(Vec<Value>),
-    List(Vec<Value>),
+    /// A list, shared as Python's are: `b = a` or an argument binds the same list, and a
+    /// change through one name (`b.append(1)`, `b[0] = 2`, `b += [3]`) is seen through all.
+    List(List),
     /// A named tuple such as the `(values, indices)` that `max(dim)` returns, with the name of
     /// its type (`torch.return_types.max`: the op's name, `linalg_slogdet` for `linalg.slogdet`).
     Named(String, Vec<(&'static str, Value)>),
@@ -121,6 +123,114 @@ impl GradMode {
     }
 }
 
+/// A Python list object: one vector behind every name, argument, attribute or container that
+/// holds it. Borrows are short (never across a call back into the trace), so a list changed
+/// while something reads it is read before and written after (`xs.extend(xs)` copies first).
+#[derive(Clone, Debug, Default)]
+pub struct List(std::rc::Rc<ListCell>);
+
+#[derive(Debug, Default)]
+pub struct ListCell {
+    items: std::cell::RefCell<Vec<Value>>,
+    /// Whether it may hold something the engine tracks: set when such a value, or another list
+    /// (which may come to hold one through another name), goes in, never cleared. A list
+    /// without it is plain Python data the runner's per-statement walks skip.
+    tracked: std::cell::Cell<bool>,
+}
+
+impl List {
+    pub fn new(items: Vec<Value>) -> List {
+        let tracked = !items.iter().all(Value::is_plain_item);
+        List(std::rc::Rc::new(ListCell { items: std::cell::RefCell::new(items), tracked: tracked.into() }))
+    }
+
+    pub fn borrow(&self) -> std::cell::Ref<'_, Vec<Value>> {
+        self.0.items.borrow()
+    }
+
+    /// Its items to change in place, each for one of the same kind (a tensor for its realized
+    /// or rebound self): what goes in through [`List::push`] and the other changes is checked.
+    pub fn borrow_mut_same(&self) -> std::cell::RefMut<'_, Vec<Value>> {
+        self.0.items.borrow_mut()
+    }
+
+    /// See [`ListCell::tracked`].
+    pub fn tracked(&self) -> bool {
+        self.0.tracked.get()
+    }
+
+    fn note(&self, v: &Value) {
+        if !v.is_plain_item() {
+            self.0.tracked.set(true);
+        }
+    }
+
+    pub fn push(&self, v: Value) {
+        self.note(&v);
+        self.0.items.borrow_mut().push(v);
+    }
+
+    pub fn insert(&self, at: usize, v: Value) {
+        self.note(&v);
+        self.0.items.borrow_mut().insert(at, v);
+    }
+
+    pub fn set(&self, at: usize, v: Value) {
+        self.note(&v);
+        self.0.items.borrow_mut()[at] = v;
+    }
+
+    pub fn extend(&self, vs: Vec<Value>) {
+        vs.iter().for_each(|v| self.note(v));
+        self.0.items.borrow_mut().extend(vs);
+    }
+
+    /// Replaces every item (`xs[:] = ...`, `xs.sort()`).
+    pub fn replace(&self, vs: Vec<Value>) {
+        vs.iter().for_each(|v| self.note(v));
+        *self.0.items.borrow_mut() = vs;
+    }
+
+    pub fn remove(&self, at: usize) -> Value {
+        self.0.items.borrow_mut().remove(at)
+    }
+
+    pub fn clear(&self) {
+        self.0.items.borrow_mut().clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.items.borrow().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.items.borrow().is_empty()
+    }
+
+    /// A copy of its items as they are now (a new vector; the items themselves shared).
+    pub fn items(&self) -> Vec<Value> {
+        self.0.items.borrow().clone()
+    }
+
+    /// Its items, without a copy when nothing else holds the list.
+    pub fn into_items(self) -> Vec<Value> {
+        match std::rc::Rc::try_unwrap(self.0) {
+            Ok(cell) => cell.items.into_inner(),
+            Err(shared) => shared.items.borrow().clone(),
+        }
+    }
+
+    /// Python's `is`: the same list object.
+    pub fn is(&self, other: &List) -> bool {
+        std::rc::Rc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// An address that names the list while it lives (`id(xs)`, cycle checks).
+    pub fn address(&self) -> usize {
+        std::rc::Rc::as_ptr(&self.0) as usize
+    }
+}
+
 /// The most items a list, tuple, string, comprehension or `range` may hold when built whole.
 pub const MAX_SEQUENCE: usize = 1 << 20;
 
@@ -130,7 +240,9 @@ pub const MAX_SEQUENCE: usize = 1 << 20;
 pub fn deep_len(v: &Value) -> usize {
     let sum = |n: usize, x: usize| n.saturating_add(x);
     match v {
-        Value::Tuple(items) | Value::List(items) | Value::Size(items) => items.iter().map(deep_len).fold(1, sum),
+        Value::Tuple(items) | Value::Size(items) => items.iter().map(deep_len).fold(1, sum),
+        // A list is shared, not copied, by what holds it: one value.
+        Value::List(_) => 1,
         Value::Named(_, fields) => fields.iter().map(|(_, x)| deep_len(x)).fold(1, sum),
         Value::Dict(_, entries) => entries.iter().map(|(k, x)| sum(k.len(), deep_len(x))).fold(1, sum),
         Value::Str(s) => sum(1, s.len()),
@@ -168,6 +280,70 @@ impl Value {
     /// (`linalg.slogdet`) spelled with an underscore as PyTorch's structseq names are.
     pub fn named(op: &str, fields: Vec<(&'static str, Value)>) -> Value {
         Value::Named(op.replace('.', "_"), fields)
+    }
+
+    /// Whether it holds only Python data the engine does not track: nothing with a storage, no
+    /// module, optimizer, class or function (whose defaults may hold tensors), and no list that
+    /// may come to hold one (a list is plain while [`List::tracked`] is not set; one inside
+    /// another value is never plain, as it may change through another name).
+    pub fn is_plain(&self) -> bool {
+        match self {
+            Value::List(l) => !l.tracked(),
+            other => other.is_plain_with(Value::is_plain_item),
+        }
+    }
+
+    /// [`Value::is_plain`] for a value held inside another: a list there is never plain.
+    pub fn is_plain_item(&self) -> bool {
+        self.is_plain_with(Value::is_plain_item)
+    }
+
+    fn is_plain_with(&self, item: fn(&Value) -> bool) -> bool {
+        match self {
+            Value::Tensor(_)
+            | Value::Storage(..)
+            | Value::Layer(_)
+            | Value::Optimizer(_)
+            | Value::Function(_)
+            | Value::Class(_)
+            | Value::List(_) => false,
+            Value::Tuple(items) | Value::Size(items) => items.iter().all(item),
+            Value::Named(_, fields) => fields.iter().all(|(_, x)| item(x)),
+            Value::Dict(_, entries) => entries.iter().all(|(_, x)| item(x)),
+            _ => true,
+        }
+    }
+
+    /// A list read as the tuple of its items now (what an op that takes a sequence sees);
+    /// anything else as it is.
+    pub fn seq(self) -> Value {
+        match self {
+            Value::List(l) => Value::Tuple(l.into_items()),
+            other => other,
+        }
+    }
+
+    /// [`Value::seq`] of a borrowed value.
+    pub fn seq_ref(&self) -> std::borrow::Cow<'_, Value> {
+        match self {
+            Value::List(l) => std::borrow::Cow::Owned(Value::Tuple(l.items())),
+            other => std::borrow::Cow::Borrowed(other),
+        }
+    }
+
+    /// A new list of `items`.
+    pub fn list(items: Vec<Value>) -> Value {
+        Value::List(List::new(items))
+    }
+
+    /// The items of a tuple, list or `torch.Size` (a list's as they are now); `None` for
+    /// anything else.
+    pub fn into_items(self) -> Option<Vec<Value>> {
+        match self {
+            Value::Tuple(v) | Value::Size(v) => Some(v),
+            Value::List(l) => Some(l.into_items()),
+            _ => None,
+        }
     }
 
     pub fn type_name(&self) -> &'static str {
@@ -230,14 +406,17 @@ impl Value {
     /// Ints from an int, a tuple/list of ints (or a `torch.Size`).
     pub fn as_ints(&self, what: &str) -> Result<Vec<i64>> {
         match self {
-            Value::Tuple(v) | Value::List(v) | Value::Size(v) => v.iter().map(|x| x.as_int(what)).collect(),
+            Value::Tuple(v) | Value::Size(v) => v.iter().map(|x| x.as_int(what)).collect(),
+            Value::List(l) => l.borrow().iter().map(|x| x.as_int(what)).collect(),
             other => Ok(vec![other.as_int(what)?]),
         }
     }
 
-    pub fn items(&self) -> Option<&[Value]> {
+    /// The items of a tuple, list or `torch.Size` (a list's copied as they are now).
+    pub fn items(&self) -> Option<std::borrow::Cow<'_, [Value]>> {
         match self {
-            Value::Tuple(v) | Value::List(v) | Value::Size(v) => Some(v),
+            Value::Tuple(v) | Value::Size(v) => Some(std::borrow::Cow::Borrowed(v)),
+            Value::List(l) => Some(std::borrow::Cow::Owned(l.items())),
             _ => None,
         }
     }

@@ -15,8 +15,8 @@ use crate::uop::buffer::Scalar;
 
 /// The arguments after the input, as the view op takes them.
 fn rest(b: &Bound) -> Vec<Value> {
-    match b.value("args") {
-        Value::Tuple(items) | Value::List(items) => items,
+    match b.value("args").seq() {
+        Value::Tuple(items) => items,
         Value::None => Vec::new(),
         other => vec![other],
     }
@@ -32,7 +32,7 @@ fn copied(run: &mut RunContext, v: Value) -> Result<Value> {
             vec![("memory_format", Value::Format(MemoryFormat::Contiguous))],
         )?),
         Value::Tuple(items) => Value::Tuple(items.into_iter().map(|x| copied(run, x)).collect::<Result<_>>()?),
-        Value::List(items) => Value::List(items.into_iter().map(|x| copied(run, x)).collect::<Result<_>>()?),
+        Value::List(l) => Value::list(l.items().into_iter().map(|x| copied(run, x)).collect::<Result<_>>()?),
         other => other,
     })
 }

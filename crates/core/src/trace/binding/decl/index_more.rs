@@ -135,8 +135,8 @@ pub fn histc(run: &mut RunContext, b: &Bound) -> Out {
 
 pub fn broadcast_shapes(run: &mut RunContext, b: &Bound) -> Out {
     let _ = &run;
-    let shapes: Vec<Vec<usize>> = match b.value("shapes") {
-        Value::Tuple(items) | Value::List(items) => items
+    let shapes: Vec<Vec<usize>> = match b.value("shapes").seq() {
+        Value::Tuple(items) => items
             .iter()
             .map(|s| match s {
                 Value::Scalar(Scalar::Int(i)) => Ok(vec![(*i).max(0) as usize]),

@@ -133,7 +133,7 @@ pub fn tensordot(run: &mut RunContext, b: &Bound) -> Out {
     let x = b.tensor("a")?;
     let y = b.tensor("b")?;
     let (nx, ny) = (x.shape().len(), y.shape().len());
-    let (dx, dy): (Vec<usize>, Vec<usize>) = match b.value("dims") {
+    let (dx, dy): (Vec<usize>, Vec<usize>) = match b.value("dims").seq() {
         Value::Scalar(Scalar::Int(k)) => {
             let k = k.max(0) as usize;
             if k > nx || k > ny {
@@ -141,7 +141,7 @@ pub fn tensordot(run: &mut RunContext, b: &Bound) -> Out {
             }
             ((nx - k..nx).collect(), (0..k).collect())
         }
-        Value::Tuple(p) | Value::List(p) if p.len() == 2 => {
+        Value::Tuple(p) if p.len() == 2 => {
             let side = |v: &Value, n: usize| -> Result<Vec<usize>> {
                 let ds = match v {
                     Value::Scalar(Scalar::Int(i)) => vec![*i],
@@ -290,12 +290,10 @@ fn pool1d(run: &mut RunContext, b: &Bound, name: &str) -> Out {
     }
     let x4 = run.engine.unsqueeze(&x, -2)?;
     let pair = |v: Value, unit: i64| -> Result<Value> {
-        Ok(match v {
+        Ok(match v.seq() {
             Value::None => Value::None,
             Value::Scalar(Scalar::Int(i)) => ints_value(&[unit, i]),
-            Value::Tuple(items) | Value::List(items) if items.len() == 1 => {
-                ints_value(&[unit, items[0].as_int("size")?])
-            }
+            Value::Tuple(items) if items.len() == 1 => ints_value(&[unit, items[0].as_int("size")?]),
             other => bail!(Type, "{name}(): expected an int or a one-element tuple, got {}", other.type_name()),
         })
     };

@@ -158,7 +158,8 @@ fn tensors_of(b: &Bound) -> Vec<Tensor> {
     for v in b.values() {
         match v {
             Value::Tensor(t) => out.push(t.clone()),
-            Value::Tuple(items) | Value::List(items) => {
+            Value::Tuple(_) | Value::List(_) => {
+                let items = v.items().unwrap_or_default();
                 out.extend(items.iter().filter_map(|x| if let Value::Tensor(t) = x { Some(t.clone()) } else { None }))
             }
             _ => {}

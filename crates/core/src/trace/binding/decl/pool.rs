@@ -53,9 +53,9 @@ pub(super) fn adaptive_avg(run: &mut RunContext, x: &Tensor, sizes: &[usize]) ->
 /// `output_size` as sizes (None keeps the input's).
 fn out_sizes(b: &Bound, x: &Tensor, k: usize) -> Result<Vec<usize>> {
     let nd = x.shape().len();
-    let given: Vec<Option<i64>> = match b.value("output_size") {
+    let given: Vec<Option<i64>> = match b.value("output_size").seq() {
         Value::Scalar(Scalar::Int(i)) => vec![Some(i); k],
-        Value::Tuple(items) | Value::List(items) => items
+        Value::Tuple(items) => items
             .iter()
             .map(|v| match v {
                 Value::None => Ok(None),

@@ -77,9 +77,9 @@ pub fn batch_norm(run: &mut RunContext, b: &Bound) -> Out {
 
 /// An int or a tuple of `n` ints (`stride=2`, `kernel_size=(2, 3)`).
 fn ints_n(v: &Value, n: usize, what: &str) -> Result<Vec<i64>> {
-    let xs = match v {
+    let xs = match &*v.seq_ref() {
         Value::Scalar(Scalar::Int(i)) => vec![*i; n],
-        Value::Tuple(items) | Value::List(items) => items.iter().map(|x| x.as_int(what)).collect::<Result<Vec<_>>>()?,
+        Value::Tuple(items) => items.iter().map(|x| x.as_int(what)).collect::<Result<Vec<_>>>()?,
         other => bail!(Type, "argument '{what}' must be tuple of ints, not {}", other.type_name()),
     };
     if xs.len() != n {
@@ -167,9 +167,9 @@ pub fn interpolate(run: &mut RunContext, b: &Bound) -> Out {
             (s.iter().map(|&n| n.max(0) as usize).collect(), vec![None; k])
         }
         (Value::None, sf) => {
-            let sf: Vec<f64> = match sf {
+            let sf: Vec<f64> = match sf.seq() {
                 Value::Scalar(s) => vec![s.as_f64(); k],
-                Value::Tuple(items) | Value::List(items) => {
+                Value::Tuple(items) => {
                     items.iter().map(|v| v.as_scalar("scale_factor").map(|s| s.as_f64())).collect::<Result<_>>()?
                 }
                 other => bail!(Type, "interpolate(): scale_factor must be float or tuple, not {}", other.type_name()),

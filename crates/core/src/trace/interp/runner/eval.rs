@@ -17,7 +17,7 @@ impl Run {
             ExprKind::None => Ok(Value::None),
             ExprKind::Ellipsis => Ok(Value::Ellipsis),
             ExprKind::Tuple(v) => Ok(Value::Tuple(self.eval_items(v)?)),
-            ExprKind::List(v) => Ok(Value::List(self.eval_items(v)?)),
+            ExprKind::List(v) => Ok(Value::list(self.eval_items(v)?)),
             ExprKind::Dict(pairs) => {
                 let mut entries: Vec<(String, Value)> = Vec::with_capacity(pairs.len());
                 for (k, v) in pairs {
@@ -130,11 +130,6 @@ impl Run {
                 let (pos, kw) = self.eval_args(args, kwargs)?;
                 match &func.kind {
                     ExprKind::Attr { value, name } => {
-                        if let ExprKind::Name(list) = &value.kind {
-                            if let Some(out) = self.list_method(list, name, &pos)? {
-                                return Ok(out);
-                            }
-                        }
                         let recv = self.eval(value)?;
                         self.span = e.span;
                         match recv {
@@ -420,94 +415,5 @@ impl Run {
             )),
             _ => bail!(Type, "'{}' object has no attribute '{name}'", node.name),
         }
-    }
-
-    /// `xs.append(v)` and the other methods that change a list bound to a name, in place;
-    /// `None` when `name` is not a list or `method` not one of them.
-    fn list_method(&mut self, name: &str, method: &str, pos: &[Value]) -> Result<Option<Value>> {
-        if !matches!(method, "append" | "extend" | "insert" | "pop" | "clear" | "remove") {
-            return Ok(None);
-        }
-        let frame = self.frames.iter().rposition(|f| f.vars.contains_key(name));
-        if frame.is_none() {
-            self.note_changed(name, pos);
-        }
-        let slot = match frame {
-            Some(i) => self.frames[i].vars.get_mut(name),
-            None => self.env.get_mut(name),
-        };
-        let Some(Value::List(items)) = slot else { return Ok(None) };
-        let arity = |n: usize| -> Result<()> {
-            if pos.len() != n {
-                bail!(
-                    Type,
-                    "list.{method}() takes exactly {n} argument{} ({} given)",
-                    if n == 1 { "" } else { "s" },
-                    pos.len()
-                );
-            }
-            Ok(())
-        };
-        match method {
-            "append" => {
-                arity(1)?;
-                if items.len() >= crate::trace::python::value::MAX_SEQUENCE {
-                    bail!(Limit, "a list may hold at most {} items", crate::trace::python::value::MAX_SEQUENCE);
-                }
-                items.push(pos[0].clone());
-            }
-            "extend" => {
-                arity(1)?;
-                match &pos[0] {
-                    Value::List(v) | Value::Tuple(v) | Value::Size(v) => {
-                        if items.len().saturating_add(v.len()) > crate::trace::python::value::MAX_SEQUENCE {
-                            bail!(Limit, "a list may hold at most {} items", crate::trace::python::value::MAX_SEQUENCE);
-                        }
-                        items.extend(v.iter().cloned())
-                    }
-                    other => bail!(Type, "'{}' object is not iterable", other.type_name()),
-                }
-            }
-            "insert" => {
-                arity(2)?;
-                let n = items.len() as i64;
-                let i = pos[0].as_int("index")?;
-                let i = if i < 0 { (i + n).max(0) } else { i.min(n) };
-                items.insert(i as usize, pos[1].clone());
-            }
-            "pop" => {
-                let n = items.len() as i64;
-                let i = match pos {
-                    [] => n - 1,
-                    [i] => i.as_int("index")?,
-                    _ => bail!(Type, "pop expected at most 1 argument, got {}", pos.len()),
-                };
-                let j = if i < 0 { i + n } else { i };
-                if !(0..n).contains(&j) {
-                    bail!(Index, "pop index out of range");
-                }
-                return Ok(Some(items.remove(j as usize)));
-            }
-            "clear" => {
-                arity(0)?;
-                items.clear();
-            }
-            _ => {
-                arity(1)?;
-                let at = items.iter().position(|x| match (x, &pos[0]) {
-                    (Value::Scalar(a), Value::Scalar(b)) => a.as_f64() == b.as_f64(),
-                    (Value::Str(a), Value::Str(b)) => a == b,
-                    (Value::Tensor(a), Value::Tensor(b)) => a.same_object(b),
-                    _ => false,
-                });
-                match at {
-                    Some(i) => {
-                        items.remove(i);
-                    }
-                    None => bail!(Value, "list.remove(x): x not in list"),
-                }
-            }
-        }
-        Ok(Some(Value::None))
     }
 }
