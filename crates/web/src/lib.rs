@@ -99,7 +99,7 @@ impl RecordingSession {
     pub fn new(json: &str) -> Result<RecordingSession, JsError> {
         match recording::RecordingSession::new(json) {
             Ok(inner) => Ok(RecordingSession { inner }),
-            Err(e) => Err(JsError::new(&format!("this is not a recording the page can read: {e}"))),
+            Err(e) => Err(JsError::new(&format!("this is not a recording the page can read: {}", e.message()))),
         }
     }
 
