@@ -34,7 +34,8 @@ enum Source {
 struct Live {
     name: String,
     record: Source,
-    /// The step that last bound the name (its view chain's row says which line).
+    /// The step that last bound the name, or first showed it (its view chain's row says which
+    /// line).
     defined: Option<usize>,
 }
 
@@ -116,7 +117,9 @@ impl RecordingSession {
                         l.record = Source::Step(i);
                         l.defined = defined.or(l.defined);
                     }
-                    None => live.push(Live { name: name.clone(), record: Source::Step(i), defined }),
+                    // First seen here: bound here, or reached through a name bound here
+                    // (`model.weight` when `model = nn.Linear(...)` runs).
+                    None => live.push(Live { name: name.clone(), record: Source::Step(i), defined: Some(i) }),
                 }
             }
         }

@@ -468,6 +468,11 @@ fn a_recording_steps_through_what_pytorch_recorded() {
     assert_eq!(st["error"]["line"], json!(13));
     assert_eq!(st["error"]["kind"], json!("autograd"));
     assert!(RecordingSession::new("{\"version\": 1}").is_err());
+    // A module's parameters are bound by the line that made the module.
+    let module = rec.replacen("\"defines\":[\"w\"]", "\"defines\":[\"model\"]", 1);
+    let mut m = RecordingSession::new(&module).unwrap();
+    m.goto(5);
+    assert_eq!(m.chain("w")[0]["op"], json!("line 10: w = torch.ones(3, requires_grad=True)"));
 }
 
 /// A recording's link reads back as a recording, a trace's as a trace.
