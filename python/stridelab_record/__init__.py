@@ -47,7 +47,9 @@ def run_script(path, args=(), output=None, limits=None, globals=None, echo=True,
     script starts (as a prelude would bind them, without shifting its lines); `exclude` names
     folders whose code is not recorded although it is outside the installed libraries."""
     limits = _limits(limits, kw)
-    path = os.path.abspath(path)
+    # The recording names the script as it was given (a relative path stays relative): a
+    # recording shared as a link or a file says nothing of the folders it was made in.
+    given, path = path, os.path.abspath(path)
     rec = Recorder(limits, main_file=path, echo=echo, exclude=exclude)
     with open(path, "rb") as f:
         source = f.read()
@@ -75,7 +77,7 @@ def run_script(path, args=(), output=None, limits=None, globals=None, echo=True,
     finally:
         sys.argv = saved_argv
         sys.path[:] = saved_path
-    recording = rec.finish(namespace, script=script or path)
+    recording = rec.finish(namespace, script=script or os.fspath(given))
     if output is not None:
         write(recording, output)
     return recording

@@ -80,6 +80,8 @@ const theme = EditorView.theme({
 // to 100 ms; a 10,000-statement link would keep the main thread busy in such slices for seconds.
 const MAX_HIGHLIGHTED = 2000;
 const language = new Compartment();
+/** Read-only while the page shows a recording's source: the steps ran in PyTorch, not here. */
+const readOnly = new Compartment();
 const py = python();
 const highlightLimit = EditorState.transactionExtender.of((tr) => {
   if (!tr.docChanged) return null;
@@ -106,6 +108,7 @@ export function createEditor(parent, { onChange, label }) {
         highlightLimit,
         syntaxHighlighting(highlight),
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
+        readOnly.of(EditorState.readOnly.of(false)),
         marks,
         decorated,
         errorTooltip,
@@ -125,6 +128,11 @@ export function createEditor(parent, { onChange, label }) {
     setText(text) {
       if (text === view.state.doc.toString()) return;
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, annotations: fromPage.of(true) });
+    },
+    /** Makes the text read-only (a recording's source) or editable again (a trace). */
+    setReadOnly(on) {
+      view.dispatch({ effects: readOnly.reconfigure(EditorState.readOnly.of(on)) });
+      view.contentDOM.setAttribute('aria-readonly', String(on));
     },
     /** Marks the stepper's line and the error, and scrolls the current line into view. */
     mark(current, error) {

@@ -26,6 +26,12 @@ export function setSource(text) {
   cm.setText(text);
 }
 
+/** Read-only while the page shows a recording (its source is what PyTorch ran), editable for a
+ *  trace. */
+export function setReadOnly(on) {
+  cm.setReadOnly(on);
+}
+
 /** Calls `fn(text)` after the user's typing pauses. */
 export function onEdit(fn) {
   changed = fn;

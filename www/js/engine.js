@@ -153,6 +153,13 @@ export function open(src) {
   return call('open', { src });
 }
 
+/** Opens a recording of a real PyTorch run (its JSON text) in the worker, as `open` opens a
+ *  trace; resolves to `{steps, divergences, about}` or rejects with the reader's error. */
+export function openRecording(json) {
+  if (engine.memory > RECYCLE_BYTES && !engine.pending.size) restart(new Error('recycled'));
+  return call('openRecording', { json });
+}
+
 /**
  * Loads a model in the worker (`{kind: 'onnx', bytes}` or `{kind: 'capture', bytes, weights}`,
  * with `batch` and `backend`): resolves to `{info, graph}`. A fresh worker (after Cancel, a

@@ -13,8 +13,9 @@ import { detect } from './gpu.js';
 import { initData, ensureSamples, samplesReady } from './data.js';
 import * as engine from './engine.js';
 
-/** `frag`: the fragment the page last opened or wrote (the address it owns). */
-const app = { wasm: null, session: null, src: '', state: null, selected: null, gpu: null, perf: {}, frag: '' };
+/** `frag`: the fragment the page last opened or wrote (the address it owns). `recording`: the
+ *  recording of a real PyTorch run the page shows instead of a trace (`{json, about}`), or null. */
+const app = { wasm: null, session: null, src: '', state: null, selected: null, gpu: null, perf: {}, frag: '', recording: null };
 window.stridelab = app;
 
 function fatal(err) {
@@ -73,6 +74,7 @@ function offerTimeline() {
 async function load(src, step, tensor) {
   app.src = src;
   const me = ++loads;
+  leaveRecording();
   if (readsDatasets(src) && !samplesReady() && !samplesSettled) {
     // The samples come first; a failure to fetch them shows as the trace's own error.
     $('#stepinfo').textContent = 'loading the sample datasets…';
@@ -114,6 +116,99 @@ async function load(src, step, tensor) {
   drawTicks(n, opened.divergences);
   if (tensor) app.selected = tensor;
   await goto(step === undefined || step === null ? n : step);
+}
+
+/**
+ * Opens a recording of a real PyTorch run (`python -m stridelab_record`'s JSON text, from a file
+ * or a link): the worker reads it with the core's reader, the editor shows the recorded source
+ * read-only, and the page stands on `step` (default: the end). Nothing runs here: the panels show
+ * what PyTorch recorded, with tinygrad's views predicted from each recorded layout.
+ */
+async function openRecording(json, step, tensor) {
+  await startEngine();
+  const me = ++loads;
+  if (opening) engine.cancel();
+  opening = true;
+  fill($('#stepinfo'), h('span', { id: 'running' }, 'reading the recording…'));
+  let opened;
+  try {
+    opened = await engine.openRecording(json);
+  } catch (e) {
+    if (me !== loads) return;
+    opening = false;
+    if (!e.cancelled) fatal(e);
+    return;
+  }
+  if (me !== loads) return;
+  opening = false;
+  app.session = opened;
+  app.recording = { json, about: opened.about };
+  app.src = '';
+  app.lesson = activeLesson([], null);
+  editor.setSource(opened.about.source);
+  editor.setReadOnly(true);
+  drawRecordingBanner(opened.about);
+  drawNoKernels();
+  $('#slider').max = String(opened.steps);
+  drawTicks(opened.steps, []);
+  if (tensor) app.selected = tensor;
+  document.body.dataset.recording = '1';
+  await goto(step === undefined || step === null ? opened.steps : step);
+}
+
+/** Back to traces: the editor is editable again and the banner goes. */
+function leaveRecording() {
+  if (!app.recording) return;
+  app.recording = null;
+  editor.setReadOnly(false);
+  $('#recording-banner').hidden = true;
+  $('#editor-title').textContent = 'Trace';
+  delete document.body.dataset.recording;
+}
+
+/** Says, above the read-only source, that this is a recording of real PyTorch and what of it
+ *  is predicted. */
+function drawRecordingBanner(about) {
+  const r = about.recorded;
+  const cut = r.cut ? h('div', { class: 'bad', id: 'recording-cut' }, `The recording stops at line ${r.cut.line}: ${r.cut.note}`) : null;
+  fill($('#recording-banner'),
+    h('div', {}, h('span', { class: 'tag view' }, 'recorded'), h('b', {}, 'A recording of real PyTorch: '),
+      h('span', { class: 'mono', id: 'recording-script' }, r.script || 'a script'), ` run by torch ${r.torch} (stridelab_record ${r.recorder}), ${about.steps} step${about.steps === 1 ? '' : 's'}.`),
+    h('div', { class: 'small', id: 'recording-predicted' }, "Every PyTorch field is what PyTorch recorded; tinygrad's views are predicted from each recorded layout, and the bridge is not run. The source is read-only: only the lines the steps ran are shown."),
+    cut,
+    h('button', { id: 'recording-close', title: 'Leave the recording and edit a trace again', onclick: () => closeRecording() }, 'Back to a trace'));
+  $('#recording-banner').hidden = false;
+  $('#editor-title').textContent = 'Recorded source (read-only)';
+}
+
+/** A recording has no kernels: PyTorch ran it. */
+function drawNoKernels() {
+  const note = 'A recording has no kernels: PyTorch ran it. Open a trace to see its kernels.';
+  fill($('#kernels'), h('p', { class: 'dim', id: 'kernel-msg' }, note));
+  fill($('#kernel-timeline'), h('p', { class: 'dim', id: 'timeline-msg' }, note));
+}
+
+/** Leaves a recording for the trace saved locally (or the first lesson). */
+function closeRecording() {
+  const saved = savedTrace();
+  const src = saved === null ? app.lessons[0].trace : saved;
+  if (location.hash) history.replaceState(null, '', location.pathname + location.search);
+  app.frag = '';
+  leaveRecording();
+  editor.setSource(src);
+  load(src);
+}
+
+/** Reads a file the user picked or dropped: a recording (.json) opens as one. */
+async function openFile(f) {
+  const text = await f.text();
+  if (/\.json$/i.test(f.name) || /^\s*\{/.test(text)) {
+    if (location.hash) history.replaceState(null, '', location.pathname + location.search);
+    app.frag = '';
+    return openRecording(text);
+  }
+  editor.setSource(text);
+  return load(text);
 }
 
 /** The step asked for last while one was being fetched: only the newest is drawn. */
@@ -189,7 +284,8 @@ function remember() {
   clearTimeout(rememberTimer);
   rememberTimer = setTimeout(() => {
     // The engine makes the fragment: before it is in, the address waits for it (startEngine).
-    if (!app.session || app.src === undefined || !app.wasm) return;
+    // A recording's address is the link it came from, if any: Share link makes a new one.
+    if (!app.session || app.src === undefined || !app.wasm || app.recording) return;
     // A navigation the page has not opened yet (a lesson or link clicked since the timer
     // started) owns the address: writing the old trace over it would lose the new one.
     if (location.hash.slice(1) !== app.frag) return;
@@ -219,10 +315,11 @@ function redraw() {
   drawNarration(app.lesson, s.step);
   drawList();
   drawSelected();
-  drawKernelPrompt(() => engine.call('kernels', { src: app.src, step: s.at }), app.gpu);
+  if (!app.recording) drawKernelPrompt(() => engine.call('kernels', { src: app.src, step: s.at }), app.gpu);
   // Last: the editor reads the page's layout (its selection, its scroll), which is then laid out
   // once, with every panel already redrawn, instead of once here and again at the next frame.
-  editor.mark(s.step ? s.step.line : 0, s.error);
+  // A recorded step in another file than the script has no line in the editor.
+  editor.mark(s.step && !s.step.file ? s.step.line : 0, s.error && !s.error.file ? s.error : null);
 }
 
 function drawList() {
@@ -255,6 +352,11 @@ function showTab(button) {
 }
 
 function shareLink() {
+  if (app.recording) {
+    const made = JSON.parse(app.wasm.shareEncodeRecording(app.recording.json, app.state ? app.state.at : undefined, app.selected || undefined, currentTab()));
+    if (made.error) throw new Error(`This recording cannot travel in a link (${made.error}): share the file.`);
+    return `${location.origin}${location.pathname}#${made.fragment}`;
+  }
   const frag = app.wasm.shareEncode(app.src, app.state ? app.state.at : undefined, app.selected || undefined, app.gpu ? 'webgpu' : 'cpu', currentTab());
   return `${location.origin}${location.pathname}#${frag}`;
 }
@@ -270,6 +372,12 @@ async function openFragment() {
   if (d.error) {
     fatal(new Error(`This link could not be read: ${d.error}`));
     return false;
+  }
+  if (d.recording !== undefined) {
+    const tab = d.view && document.querySelector(`.tabs button[data-tab="${CSS.escape(d.view)}"]`);
+    if (tab) showTab(tab);
+    await openRecording(d.recording, d.step, d.tensor);
+    return true;
   }
   editor.setSource(d.trace);
   const opened = load(d.trace, d.step, d.tensor);
@@ -298,7 +406,13 @@ function wire() {
   });
   $('#share').onclick = async () => {
     await startEngine();
-    const link = shareLink();
+    let link;
+    try {
+      link = shareLink();
+    } catch (e) {
+      fatal(e);
+      return;
+    }
     history.replaceState(null, '', link);
     app.frag = location.hash.slice(1);
     let copied = true;
@@ -307,17 +421,37 @@ function wire() {
     setTimeout(() => { $('#share').textContent = 'Share link'; }, 1500);
   };
   $('#download').onclick = () => {
-    const a = h('a', { href: URL.createObjectURL(new Blob([app.src], { type: 'text/plain' })), download: 'trace.py' });
+    const [body, type, name] = app.recording ? [app.recording.json, 'application/json', 'recording.json'] : [app.src, 'text/plain', 'trace.py'];
+    const a = h('a', { href: URL.createObjectURL(new Blob([body], { type })), download: name });
     a.click();
     URL.revokeObjectURL(a.href);
   };
   $('#upload').onchange = async (e) => {
     const f = e.target.files[0];
     if (!f) return;
-    const text = await f.text();
-    editor.setSource(text);
-    load(text);
+    openFile(f);
   };
+  $('#open-recording').onchange = async (e) => {
+    const f = e.target.files[0];
+    e.target.value = '';
+    if (!f) return;
+    openRecording(await f.text());
+  };
+  // A recording (or a trace file) dropped anywhere but the Data tab, which takes datasets.
+  const ours = (e) => e.dataTransfer && [...e.dataTransfer.types].includes('Files') && !(e.target.closest && e.target.closest('#tab-data'));
+  addEventListener('dragover', (e) => {
+    if (!ours(e)) return;
+    e.preventDefault();
+    document.body.classList.add('drop-recording');
+  });
+  addEventListener('dragleave', (e) => { if (!e.relatedTarget) document.body.classList.remove('drop-recording'); });
+  addEventListener('drop', (e) => {
+    document.body.classList.remove('drop-recording');
+    if (!ours(e)) return;
+    e.preventDefault();
+    const f = e.dataTransfer.files[0];
+    if (f) openFile(f).catch(fatal);
+  });
   addEventListener('hashchange', () => openFragment());
   for (const b of document.querySelectorAll('.tabs button')) {
     b.onclick = () => { showTab(b); remember(); };
@@ -389,6 +523,7 @@ async function boot() {
   // Exposed for the browser tests: a step and its redraw (resolves when drawn), and whether the
   // engine has work in hand.
   app.goto = goto;
+  app.openRecording = openRecording;
   app.editor = editor.handle;
   app.busy = () => app.fetching || engine.busy() || stepping !== null || editor.markingPending();
   app.memory = engine.memoryBytes;
@@ -419,7 +554,7 @@ async function boot() {
   document.body.dataset.ready = '1';
   app.gpu = await gpu;
   if (app.state) redraw();
-  if (!document.querySelector('#timeline-track')) offerTimeline();
+  if (!document.querySelector('#timeline-track') && !app.recording) offerTimeline();
   document.body.dataset.gpu = app.gpu ? 'webgpu' : 'cpu';
 }
 

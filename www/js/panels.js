@@ -11,6 +11,10 @@ export function drawStep(state) {
     return;
   }
   const parts = [h('div', { class: 'mono src' }, h('span', { class: 'dim' }, `line ${s.line}  `), s.source)];
+  // A recorded step inside a function, or in another of the user's files than the script.
+  if (s.function || s.file) {
+    parts.push(h('div', { class: 'dim', id: 'step-where' }, [s.function ? `in ${s.function}()` : '', s.file ? `in ${s.file}` : ''].filter(Boolean).join(' ')));
+  }
   // Inside loops: which iteration of which loop (outermost first).
   if (s.iterations && s.iterations.length) {
     parts.push(h('div', { class: 'dim', id: 'step-iter' }, s.iterations.map(([line, i]) => `iteration ${i} of the loop on line ${line}`).join(', ')));
@@ -92,7 +96,9 @@ function bridgeStep(b, torchWrites) {
 
 /** Every live tensor; clicking a row selects it. */
 export function drawTensors(state, selected, onSelect) {
-  const head = h('tr', {}, ['name', 'shape', 'dtype', 'storage', 'strides', 'format', 'offset', '', 'bridge', 'autograd'].map((c) => h('th', {}, c)));
+  // A recording's tensors are PyTorch's as recorded: the bridge was not run.
+  const bridge = state.recording ? h('th', { title: 'a recording of real PyTorch: the bridge was not run' }, 'bridge (not run)') : h('th', {}, 'bridge');
+  const head = h('tr', {}, ['name', 'shape', 'dtype', 'storage', 'strides', 'format', 'offset', ''].map((c) => h('th', {}, c)), bridge, h('th', {}, 'autograd'));
   const rows = Object.entries(state.tensors).map(([name, t]) => {
     if (t.error) return h('tr', { dataset: { name } }, h('td', { class: 'mono' }, name), h('td', { colspan: 9, class: 'bad' }, t.error));
     const changed = state.step && state.step.tensors_changed && state.step.tensors_changed.includes(name);
@@ -180,10 +186,12 @@ function chainTag(t, prev) {
 /** Root to tensor, one row per op, PyTorch / tinygrad / bridge side by side. */
 export function drawChain(rows, name) {
   $('#chain-name').textContent = name || '';
+  // A recorded tensor: PyTorch's layout as recorded, tinygrad's predicted from it, no bridge.
+  const predicted = rows.some((r) => r.tensor.predicted);
   const head = h('tr', {},
     h('th', {}, 'op'),
     h('th', { class: 'group' }, 'PyTorch: shape · strides · offset'), h('th', {}, 'format'), h('th', {}, ''),
-    h('th', { class: 'group' }, 'tinygrad: views'), h('th', {}, 'index · valid'),
+    h('th', { class: 'group' }, predicted ? h('span', { title: 'predicted by the product from the recorded shape, strides and offset' }, 'tinygrad: views (predicted)') : 'tinygrad: views'), h('th', {}, 'index · valid'),
     h('th', { class: 'group' }, 'bridge: strides · offset'));
   const body = rows.map((r, i) => {
     const t = r.tensor;
@@ -195,8 +203,9 @@ export function drawChain(rows, name) {
       h('td', {}, chainTag(t, i > 0 ? rows[i - 1].tensor : null)),
       h('td', { class: 'mono group' }, viewsText(t.views).map((v) => h('div', {}, v))),
       h('td', { class: 'mono small' }, h('div', {}, t.index), t.valid && t.valid !== 'True' && t.valid !== 'true' ? h('div', { class: 'dim' }, `valid: ${t.valid}`) : ''),
-      h('td', { class: `mono group ${b.matches_torch ? '' : 'diverge'}`, title: b.matches_torch ? 'agrees with PyTorch' : 'differs from PyTorch' },
-        `${tuple(b.strides)} · ${b.storage_offset}`, b.matches_torch ? '' : h('span', { class: 'flag' }, ' ≠ torch')));
+      b ? h('td', { class: `mono group ${b.matches_torch ? '' : 'diverge'}`, title: b.matches_torch ? 'agrees with PyTorch' : 'differs from PyTorch' },
+        `${tuple(b.strides)} · ${b.storage_offset}`, b.matches_torch ? '' : h('span', { class: 'flag' }, ' ≠ torch'))
+        : h('td', { class: 'group dim small', title: 'a recording of real PyTorch: the bridge was not run' }, 'not run'));
   });
   fill($('#chain'), h('thead', {}, head), h('tbody', {}, body.length ? body : h('tr', {}, h('td', { colspan: 7, class: 'dim' }, name ? 'Not defined yet at this step.' : 'Select a tensor.'))));
 }

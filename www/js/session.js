@@ -1,5 +1,6 @@
 // The trace session's answers, over the trace module's bindings: what the engine worker sends the
-// page for `open`, `goto`, `tensor` and `cell`. Shared by the worker (worker.js) and the build's
+// page for `open` (or `openRecording`: a recording of a real PyTorch run, which answers the rest
+// the same way), `goto`, `tensor` and `cell`. Shared by the worker (worker.js) and the build's
 // recorder of the example (tools/web/record_example.mjs), so the recorded answers the first
 // render draws are the ones the worker gives, made by the same code.
 import { DOM_LIMIT, layoutMap } from './mapgrid.js';
@@ -39,6 +40,14 @@ export function traceSession(wasm, memory) {
       state = null;
       session = new wasm.Session(src);
       return { steps: session.stepCount(), divergences: [...session.bridgeDivergences()], memory: memory() };
+    },
+    /** Opens a recording of a real PyTorch run (its JSON text): the same answers follow. */
+    openRecording({ json }) {
+      if (session) session.free();
+      session = null;
+      state = null;
+      session = new wasm.RecordingSession(json);
+      return { steps: session.stepCount(), divergences: [], memory: memory(), about: JSON.parse(session.about()) };
     },
     goto({ k, selected }) {
       state = JSON.parse(session.goto(k));

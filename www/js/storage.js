@@ -44,7 +44,9 @@ export function drawStorage(state, name, info, flags, cell) {
   const byCell = new Map();
   info.cells.forEach((c, i) => { const l = byCell.get(c); if (l) l.push(i); else byCell.set(c, [i]); });
   current = { sid, cells: info.cells, byCell, shape: t.shape, name, cell, st };
-  $('#storage-name').textContent = `#${sid} · ${st.len} × ${st.dtype} · version ${st.version}`;
+  // A recording knows the cells its named tensors cover; the others are blank.
+  const known = st.known !== undefined && st.known < st.len ? ` · ${st.known} of ${st.len} cells recorded` : '';
+  $('#storage-name').textContent = `#${sid} · ${st.len} × ${st.dtype} · version ${st.version}${known}`;
   const t0 = performance.now();
   if (st.len <= DOM_LIMIT && st.values) drawGrid(box, st, flags);
   else if (info.map) drawCanvas(box, st, info.map);

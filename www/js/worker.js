@@ -71,6 +71,9 @@ const handlers = {
   open(args) {
     return session.open(args);
   },
+  openRecording(args) {
+    return session.openRecording(args);
+  },
   goto(args) {
     return session.goto(args);
   },

@@ -30,9 +30,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a trace (a file, `-` for standard input, or a share link) and report every tensor.
+    /// Run a trace (a file, `-` for standard input, or a share link) and report every tensor;
+    /// a recording (`run.json` from `python -m stridelab_record`, or its `#r1...` link) is read
+    /// and reported instead.
     Run {
-        /// FILE, `-`, or a link / `#v1...` fragment made by `stridelab url`.
+        /// FILE, `-`, or a link / `#v1...` (`#r1...`: a recording) fragment made by `stridelab url`.
         input: String,
         /// Print the report as JSON.
         #[arg(long)]
@@ -80,9 +82,10 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Print a share link that replays the trace exactly.
+    /// Print a share link that replays the trace exactly, or, for a recording (`run.json`), one
+    /// that opens it in the page (`#r1...`; a recording travels whole, so at most 1 MiB of it).
     Url {
-        /// FILE or `-`.
+        /// FILE (a trace, or a recording's `.json`) or `-`.
         input: String,
         #[arg(long, default_value = share::DEFAULT_BASE)]
         base: String,
@@ -184,8 +187,15 @@ fn main() -> ExitCode {
             }
         }
         Command::Url { input, base, step, tensor } => {
-            let result = read_input(&input).and_then(|trace| {
-                let link = share::checked_link(&SharedTrace { trace, step, tensor, backend: None, view: None }, &base)?;
+            // A recording (a `.json` file the recorder wrote) travels whole in its own link form.
+            let result = recording::link(&input, &base, step, tensor.clone()).and_then(|made| {
+                let link = match made {
+                    Some(link) => link,
+                    None => {
+                        let trace = read_input(&input)?;
+                        share::checked_link(&SharedTrace { trace, step, tensor, backend: None, view: None }, &base)?
+                    }
+                };
                 write_stdout(&format!("{link}\n"))
             });
             match result {
@@ -206,7 +216,11 @@ fn run(
     trace_out: Option<String>,
     json: bool,
 ) -> Result<()> {
-    if let Some(rec) = recording::read(input)? {
+    let rec = match recording::read(input)? {
+        Some(rec) => Some(rec),
+        None => recording::from_link(input)?,
+    };
+    if let Some(rec) = rec {
         if backend.is_some() {
             return Err(Error::usage("--backend runs a trace's kernels; a recording has none"));
         }

@@ -3,6 +3,7 @@
 //! the same report a run prints, with tinygrad's view predicted from each recorded layout.
 
 use crate::error::{read_file, Error, Result};
+use stridelab_core::share::{self, Shared, SharedRecording};
 use stridelab_core::trace::report::recording::{self, Recording};
 
 /// A recording is at most this large (values are capped per tensor by the recorder; the steps
@@ -31,6 +32,30 @@ pub fn read(input: &str) -> Result<Option<Recording>> {
         ));
     }
     Ok(None)
+}
+
+/// The recording a link holds (`...#r1....`, made by `stridelab url run.json` or the page's
+/// Share link); `None` for anything that is not a recording link.
+pub fn from_link(input: &str) -> Result<Option<Recording>> {
+    if !share::looks_like_link(input) || std::path::Path::new(input).exists() {
+        return Ok(None);
+    }
+    match share::decode_shared(input) {
+        Ok(Shared::Recording(r)) => Ok(Some(Recording::from_json(r.recording.as_bytes())?)),
+        _ => Ok(None),
+    }
+}
+
+/// `stridelab url run.json`: the link that opens the recording at `input` in the page (it
+/// travels whole in the link, so at most 1 MiB of it); `None` when `input` is not a recording.
+pub fn link(input: &str, base: &str, step: Option<usize>, tensor: Option<String>) -> Result<Option<String>> {
+    if read(input)?.is_none() {
+        return Ok(None);
+    }
+    let text = String::from_utf8(read_file(input, MAX_RECORDING_BYTES)?)
+        .map_err(|_| Error::new("decode", format!("{input}: not UTF-8 text")))?;
+    let shared = SharedRecording { recording: text, step, tensor, view: None };
+    Ok(Some(share::checked_recording_link(&shared, base)?))
 }
 
 /// The line the text report starts with for a recording: who recorded what, and where a limit

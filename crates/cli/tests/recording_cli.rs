@@ -68,3 +68,22 @@ fn a_malformed_recording_is_a_decode_error() {
         assert_eq!(rep["error"]["kind"], "decode", "{name}: {out}");
     }
 }
+
+/// `stridelab url run.json` makes a recording link (`#r1.`) that `stridelab run` reads back as the
+/// same report, and that is never read as a trace.
+#[test]
+fn a_recording_travels_in_a_link() {
+    let path = write("link.json", RECORDING);
+    let path = path.to_str().expect("a UTF-8 path");
+    let (code, link, err) = stridelab(&["url", "--step", "2", "--tensor", "y", path], "");
+    assert_eq!(code, Some(0), "{err}");
+    let link = link.trim();
+    assert!(link.starts_with("http://127.0.0.1:8080/#r1."), "{link}");
+    let (code, out, err) = stridelab(&["run", "--json", link], "");
+    assert_eq!(code, Some(0), "{err}");
+    let (_, direct, _) = stridelab(&["run", "--json", path], "");
+    assert_eq!(out, direct);
+    let (code, _, err) = stridelab(&["kernels", link], "");
+    assert_ne!(code, Some(0));
+    assert!(err.contains("holds a recording"), "{err}");
+}

@@ -15,6 +15,11 @@
 //! backend: varint len, UTF-8 bytes, present with bit 2
 //! trace: UTF-8 bytes, the rest of the payload (it is last, so it needs no length)
 //! ```
+//!
+//! A recording (the report JSON `python -m stridelab_record` writes) travels the same way under
+//! its own tag, `r<version>.`: r1 is v1's payload with the recording's JSON text in place of the
+//! trace and no backend (a recording has no kernels). A trace link is never read as a recording
+//! or the other way round: [`decode`] refuses an `r1.` link and says what it is.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
@@ -38,12 +43,36 @@ pub struct SharedTrace {
     pub view: Option<String>,
 }
 
+/// A recording shared by link: its JSON text, as the recorder wrote it, and where the viewer
+/// stood in it. The text is not read here: the page and the CLI check it with the report layer's
+/// reader (`trace::report::recording`).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct SharedRecording {
+    pub recording: String,
+    /// The step the viewer had selected.
+    pub step: Option<usize>,
+    /// The tensor the viewer had selected, by name.
+    pub tensor: Option<String>,
+    /// The page's open tab.
+    pub view: Option<String>,
+}
+
+/// What a link holds: a trace to run, or a recording of a real PyTorch run to show.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shared {
+    Trace(SharedTrace),
+    Recording(SharedRecording),
+}
+
 /// Where the playground is served during development; the CLI prints links against it unless told
 /// otherwise.
 pub const DEFAULT_BASE: &str = "http://127.0.0.1:8080/";
 
 /// The version this build writes. Older tags stay in [`decode_fragment`]'s match forever.
 const CURRENT_VERSION: u32 = 1;
+/// The version of recording links this build writes and reads (`r1.`).
+const CURRENT_RECORDING_VERSION: u32 = 1;
+const RECORDING_TAG: char = 'r';
 /// The versions [`decode_fragment`] reads, as its errors name them.
 const READABLE_VERSIONS: &str = "v1";
 
@@ -87,6 +116,64 @@ pub fn link(s: &SharedTrace, base: &str) -> String {
     out
 }
 
+/// The fragment for a recording, without the leading `#`: `r1.<base64url-nopad(raw deflate(payload))>`.
+pub fn encode_recording(s: &SharedRecording) -> String {
+    let payload = payload_v1(&recording_payload(s));
+    let deflated = miniz_oxide::deflate::compress_to_vec(&payload, DEFLATE_LEVEL);
+    let mut out = format!("{RECORDING_TAG}{CURRENT_RECORDING_VERSION}.");
+    URL_SAFE_NO_PAD.encode_string(&deflated, &mut out);
+    out
+}
+
+/// `base#r1....` for a recording, refused with a `limit` error when its payload is over the
+/// 1 MiB a link may carry (a larger recording is shared as its file).
+pub fn checked_recording_link(s: &SharedRecording, base: &str) -> Result<String> {
+    let len = payload_v1(&recording_payload(s)).len();
+    if len > MAX_PAYLOAD {
+        bail!(
+            Limit,
+            "the recording is {len} bytes, over the {} MiB a link may carry: share the file instead",
+            MAX_PAYLOAD >> 20
+        );
+    }
+    Ok(format!("{base}#{}", encode_recording(s)))
+}
+
+/// The v1 payload's fields for a recording: its text where a trace's goes, no backend.
+fn recording_payload(s: &SharedRecording) -> SharedTrace {
+    SharedTrace {
+        trace: s.recording.clone(),
+        step: s.step,
+        tensor: s.tensor.clone(),
+        backend: None,
+        view: s.view.clone(),
+    }
+}
+
+/// Reads a link of either kind back (a full URL, `#...` or the bare fragment): a trace link
+/// (`v1.`) or a recording link (`r1.`).
+pub fn decode_shared(link_or_fragment: &str) -> Result<Shared> {
+    let fragment = match link_or_fragment.split_once('#') {
+        Some((_, fragment)) => fragment,
+        None => link_or_fragment,
+    }
+    .trim();
+    let Some((digits, data)) = split_tag(fragment, RECORDING_TAG) else {
+        return decode_fragment(fragment).map(Shared::Trace);
+    };
+    match digits.parse::<u32>().ok() {
+        Some(1) => {
+            let payload = inflate(&unbase64(data, fragment.len() - data.len())?)?;
+            let s = parse_payload_v1(&payload)?;
+            if s.backend.is_some() {
+                bail!(Decode, "recording link sets a backend (a recording has no kernels)");
+            }
+            Ok(Shared::Recording(SharedRecording { recording: s.trace, step: s.step, tensor: s.tensor, view: s.view }))
+        }
+        _ => bail!(Decode, "recording link version r{digits} is not supported (this build reads r1)"),
+    }
+}
+
 /// [`link`], refused with a `limit` error when [`decode`] would refuse the link: a payload over
 /// 1 MiB (a trace over the 1 MiB a run accepts always is).
 pub fn checked_link(s: &SharedTrace, base: &str) -> Result<String> {
@@ -122,8 +209,8 @@ pub fn looks_like_link(arg: &str) -> bool {
             return true;
         }
     }
-    match split_tag(arg) {
-        Some((_, data)) if !data.is_empty() && data.bytes().all(is_base64url) => decode_fragment(arg).is_ok(),
+    match split_tag(arg, 'v').or_else(|| split_tag(arg, RECORDING_TAG)) {
+        Some((_, data)) if !data.is_empty() && data.bytes().all(is_base64url) => decode_shared(arg).is_ok(),
         _ => false,
     }
 }
@@ -132,10 +219,11 @@ fn is_base64url(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
 }
 
-/// Splits `v<digits>.<data>` into the version text (without the `v`) and the data.
-fn split_tag(fragment: &str) -> Option<(&str, &str)> {
+/// Splits `<letter><digits>.<data>` (`v1.` a trace, `r1.` a recording) into the version text
+/// (without the letter) and the data.
+fn split_tag(fragment: &str, letter: char) -> Option<(&str, &str)> {
     let (tag, data) = fragment.split_once('.')?;
-    let digits = tag.strip_prefix('v')?;
+    let digits = tag.strip_prefix(letter)?;
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -146,7 +234,10 @@ fn decode_fragment(fragment: &str) -> Result<SharedTrace> {
     if fragment.is_empty() {
         bail!(Decode, "link is empty");
     }
-    let Some((digits, data)) = split_tag(fragment) else {
+    let Some((digits, data)) = split_tag(fragment, 'v') else {
+        if split_tag(fragment, RECORDING_TAG).is_some() {
+            bail!(Decode, "this link holds a recording of a PyTorch run, not a trace: open it in the page or with `stridelab run`");
+        }
         bail!(Decode, "not a trace link: expected a fragment like v{CURRENT_VERSION}.<data>");
     };
     // Any digit string is a version; one too large for u32 is just as unsupported.

@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use proptest::prelude::*;
-use stridelab_core::share::{decode, encode, link, looks_like_link, SharedTrace, DEFAULT_BASE};
+use stridelab_core::share::{
+    checked_recording_link, decode, decode_shared, encode, encode_recording, link, looks_like_link, Shared,
+    SharedRecording, SharedTrace, DEFAULT_BASE,
+};
 use stridelab_core::Error;
 
 /// The one round-trip check: every accepted spelling of the link decodes back to `s`, and the
@@ -250,6 +253,38 @@ fn what_counts_as_a_link() {
     for (arg, expected) in &cases {
         assert_eq!(looks_like_link(arg), *expected, "{arg}");
     }
+}
+
+/// A recording travels under its own tag with the viewer's state, and neither kind of link is
+/// ever read as the other.
+#[test]
+fn recording_links() {
+    let rec = SharedRecording {
+        recording: r#"{"version": 1, "recorded": {"recorder": "0.1.0", "torch": "2.5"}, "tensors": {}}"#.to_string(),
+        step: Some(3),
+        tensor: Some("b".to_string()),
+        view: Some("inspect".to_string()),
+    };
+    let fragment = encode_recording(&rec);
+    assert!(fragment.starts_with("r1."), "{fragment}");
+    let full = checked_recording_link(&rec, DEFAULT_BASE).unwrap();
+    assert_eq!(full, format!("{DEFAULT_BASE}#{fragment}"));
+    for spelling in [fragment.clone(), format!("#{fragment}"), full] {
+        assert_eq!(decode_shared(&spelling), Ok(Shared::Recording(rec.clone())), "{spelling}");
+        assert!(looks_like_link(&spelling), "{spelling}");
+    }
+    assert_decode_error(
+        &fragment,
+        "this link holds a recording of a PyTorch run, not a trace: open it in the page or with `stridelab run`",
+    );
+    let trace = state("a = ones(4)", Some(1), None, None);
+    assert_eq!(decode_shared(&encode(&trace)), Ok(Shared::Trace(trace)));
+    assert_eq!(
+        decode_shared("r2.AAAA"),
+        Err(Error::Decode("recording link version r2 is not supported (this build reads r1)".to_string()))
+    );
+    let big = SharedRecording { recording: "x".repeat((1 << 20) + 1), ..SharedRecording::default() };
+    assert!(matches!(checked_recording_link(&big, DEFAULT_BASE), Err(Error::Limit(_))));
 }
 
 fn any_state() -> impl Strategy<Value = SharedTrace> {

@@ -8,10 +8,11 @@
 pub mod chain;
 pub mod files;
 pub mod lessons;
+pub mod recording;
 pub mod session;
 
 use serde_json::{json, Value as Json};
-use stridelab_core::share::{self, SharedTrace};
+use stridelab_core::share::{self, Shared, SharedRecording, SharedTrace};
 use wasm_bindgen::prelude::*;
 
 /// Panics become readable console errors instead of "unreachable executed"; the page catches the
@@ -83,6 +84,84 @@ impl Session {
     }
 }
 
+/// A recording of a real PyTorch run the page has open (`python -m stridelab_record`'s JSON),
+/// answering as [`Session`] does: the panels step through it the same way.
+#[wasm_bindgen]
+pub struct RecordingSession {
+    inner: recording::RecordingSession,
+}
+
+#[wasm_bindgen]
+impl RecordingSession {
+    /// Reads and checks the recording's JSON text (throws the reader's `decode` error) and stands
+    /// on its last step.
+    #[wasm_bindgen(constructor)]
+    pub fn new(json: &str) -> Result<RecordingSession, JsError> {
+        match recording::RecordingSession::new(json) {
+            Ok(inner) => Ok(RecordingSession { inner }),
+            Err(e) => Err(JsError::new(&format!("this is not a recording the page can read: {}", e.message()))),
+        }
+    }
+
+    /// `{recorded, error, steps, source}`: who recorded what, and the source its steps ran.
+    pub fn about(&self) -> String {
+        self.inner.about().to_string()
+    }
+
+    #[wasm_bindgen(js_name = stepCount)]
+    pub fn step_count(&self) -> usize {
+        self.inner.step_count()
+    }
+
+    /// None: a recording has no bridge run.
+    #[wasm_bindgen(js_name = bridgeDivergences)]
+    pub fn bridge_divergences(&self) -> Vec<u32> {
+        Vec::new()
+    }
+
+    pub fn at(&self) -> usize {
+        self.inner.at()
+    }
+
+    /// Stands after the first `k` steps and returns the state the panels draw.
+    pub fn goto(&mut self, k: usize) -> String {
+        self.inner.goto(k);
+        self.inner.state().to_string()
+    }
+
+    pub fn cells(&self, name: &str) -> String {
+        self.inner.tensor_cells(name).to_string()
+    }
+
+    pub fn flags(&self, name: &str) -> Vec<u8> {
+        self.inner.flags(name)
+    }
+
+    pub fn cell(&self, storage: usize, index: usize) -> String {
+        self.inner.cell(storage, index).to_string()
+    }
+
+    pub fn chain(&mut self, name: &str) -> String {
+        self.inner.chain(name).to_string()
+    }
+}
+
+/// The URL fragment (without `#`) for a recording and the viewer's state: `{fragment}`, or
+/// `{error}` when the recording is too large for a link (it is then shared as its file).
+#[wasm_bindgen(js_name = shareEncodeRecording)]
+pub fn share_encode_recording(
+    recording: &str,
+    step: Option<usize>,
+    tensor: Option<String>,
+    view: Option<String>,
+) -> String {
+    let s = SharedRecording { recording: recording.to_string(), step, tensor, view };
+    match share::checked_recording_link(&s, "") {
+        Ok(link) => json!({"fragment": link.trim_start_matches('#')}).to_string(),
+        Err(e) => json!({"error": e.to_string()}).to_string(),
+    }
+}
+
 /// The URL fragment (without `#`) for a trace and the viewer's state.
 #[wasm_bindgen(js_name = shareEncode)]
 pub fn share_encode(
@@ -95,16 +174,21 @@ pub fn share_encode(
     share::encode(&SharedTrace { trace: trace.to_string(), step, tensor, backend, view })
 }
 
-/// A link or fragment read back: `{trace, step, tensor, backend, view}` or `{error}`.
+/// A link or fragment read back: `{trace, step, tensor, backend, view}` for a trace,
+/// `{recording, step, tensor, view}` for a recording (its JSON text, read by
+/// [`RecordingSession`]), or `{error}`.
 #[wasm_bindgen(js_name = shareDecode)]
 pub fn share_decode(link: &str) -> String {
     decode_json(link).to_string()
 }
 
 fn decode_json(link: &str) -> Json {
-    match share::decode(link) {
-        Ok(s) => {
+    match share::decode_shared(link) {
+        Ok(Shared::Trace(s)) => {
             json!({"trace": s.trace, "step": s.step, "tensor": s.tensor, "backend": s.backend, "view": s.view})
+        }
+        Ok(Shared::Recording(r)) => {
+            json!({"recording": r.recording, "step": r.step, "tensor": r.tensor, "view": r.view})
         }
         Err(e) => json!({"error": e.to_string()}),
     }

@@ -425,3 +425,65 @@ fn the_page_holds_intermediates_to_its_storage_limit() {
     let mut s = Session::new("a = zeros(4096, 1)\nb = zeros(1, 4096)\nc = (a + b).t().sum()\n");
     assert!(s.state()["error"].is_null(), "{}", s.state()["error"]);
 }
+
+/// A recording of a real PyTorch run (tests/browser/recording/alias.py, recorded by
+/// `python -m stridelab_record`) steps as a trace does: each step's tensors, the storage its
+/// records cover, the step's writes and observers, and the autograd graph going stale at the
+/// write that makes it so.
+#[test]
+fn a_recording_steps_through_what_pytorch_recorded() {
+    use super::recording::RecordingSession;
+    let rec = include_str!("../../../tests/browser/recording/alias.json");
+    let mut s = RecordingSession::new(rec).unwrap();
+    assert_eq!(s.step_count(), 8);
+    assert_eq!(s.at(), 8);
+    let source = s.source();
+    assert_eq!(source.lines().nth(8), Some("b[0] += 10"), "{source}");
+    s.goto(4);
+    let st = s.state();
+    assert_eq!(st["step"]["source"], json!("b[0] += 10"));
+    assert_eq!(st["step"]["tensors_changed"], json!(["a", "b"]));
+    assert_eq!(st["tensors"]["b"]["torch"]["strides"], json!([1, 3]));
+    assert_eq!(st["tensors"]["b"]["predicted"], json!(true));
+    assert_eq!(st["storages"]["0"]["values"], json!([10.0, 1.0, 2.0, 13.0, 4.0, 5.0]));
+    assert_eq!(st["error"], Json::Null);
+    assert_eq!(s.flags("b"), [S | W, S, S, S | W, S, S]);
+    assert_eq!(s.tensor_cells("b")["cells"], json!([0, 3, 1, 4, 2, 5]));
+    assert_eq!(s.chain("b")[0]["op"], json!("line 8: b = a.t()"));
+    assert_eq!(s.cell(0, 3), json!(13.0));
+    // Before the in-place write, every saved tensor is at the version it was saved at.
+    s.goto(6);
+    let st = s.state();
+    let graph = st["autograd_graph"].as_array().unwrap();
+    assert_eq!(graph.len(), 2, "{graph:?}");
+    assert!(graph.iter().all(|n| n["saved"].as_array().unwrap().iter().all(|x| x["stale"] == false)));
+    // The write makes SigmoidBackward0's saved result stale, and the step says so.
+    s.goto(7);
+    let st = s.state();
+    assert!(st["step"]["stale"][0].as_str().unwrap().contains("SigmoidBackward0"), "{}", st["step"]);
+    assert_eq!(s.flags("y"), [S | W; 6]);
+    // The last step is PyTorch's error, at its line.
+    s.goto(8);
+    let st = s.state();
+    assert_eq!(st["error"]["line"], json!(13));
+    assert_eq!(st["error"]["kind"], json!("autograd"));
+    assert!(RecordingSession::new("{\"version\": 1}").is_err());
+    // A module's parameters are bound by the line that made the module.
+    let module = rec.replacen("\"defines\":[\"w\"]", "\"defines\":[\"model\"]", 1);
+    let mut m = RecordingSession::new(&module).unwrap();
+    m.goto(5);
+    assert_eq!(m.chain("w")[0]["op"], json!("line 10: w = torch.ones(3, requires_grad=True)"));
+}
+
+/// A recording's link reads back as a recording, a trace's as a trace.
+#[test]
+fn recording_links_read_back() {
+    let rec = include_str!("../../../tests/browser/recording/alias.json");
+    let made: Json = serde_json::from_str(&share_encode_recording(rec, Some(4), Some("b".into()), None)).unwrap();
+    let fragment = made["fragment"].as_str().unwrap();
+    assert!(fragment.starts_with("r1."), "{fragment}");
+    let back = decode_json(fragment);
+    assert_eq!(back["recording"], json!(rec));
+    assert_eq!(back["step"], json!(4));
+    assert_eq!(back["tensor"], json!("b"));
+}

@@ -424,7 +424,7 @@ struct StepOut<'a> {
 /// A recorded tensor as the report gives it: PyTorch's recorded fields, and tinygrad's view of
 /// the same layout predicted by the product.
 #[derive(Serialize)]
-struct PredictedTensor<'a> {
+pub struct PredictedTensor<'a> {
     shape: &'a [usize],
     dtype: &'a str,
     values: &'a [Value],
@@ -442,8 +442,18 @@ struct PredictedTensor<'a> {
     autograd: Option<&'a RecordedAutograd>,
 }
 
-fn predicted(t: &RecordedTensor, list: ValueList) -> PredictedTensor<'_> {
-    let tracker = ShapeTracker::from_view(View::new(&t.shape, Some(&t.torch.strides), t.torch.storage_offset, None));
+impl RecordedTensor {
+    /// tinygrad's single-view ShapeTracker over the recorded shape, strides and offset: the
+    /// product's prediction of how tinygrad would index the same storage.
+    pub fn tracker(&self) -> ShapeTracker {
+        ShapeTracker::from_view(View::new(&self.shape, Some(&self.torch.strides), self.torch.storage_offset, None))
+    }
+}
+
+/// `t` as a report gives it (see [`PredictedTensor`]), its values cut as `list` says: what the
+/// report's `tensors` and each step's hold, and what the page shows of a recording at a step.
+pub fn predicted(t: &RecordedTensor, list: ValueList) -> PredictedTensor<'_> {
+    let tracker = t.tracker();
     let views = super::view_reports(&tracker);
     let (index, valid) = tracker.index_text();
     let cap = list.cap();
