@@ -191,7 +191,7 @@ impl Bound {
         for (i, p) in sig.params.iter().enumerate() {
             if p.rest_keywords {
                 let rest = std::mem::take(&mut kw);
-                values.push((p.name.clone(), Value::Dict(crate::trace::python::value::DictKind::Plain, rest)));
+                values.push((p.name.clone(), Value::dict(crate::trace::python::value::DictKind::Plain, rest)));
                 continue;
             }
             let given = if p.keyword_only {

@@ -533,18 +533,12 @@ impl Run {
                 let items = self.eval_items(index)?;
                 let v = self.eval(value)?;
                 self.span = stmt.span;
-                match (&target.kind, base) {
-                    // Dicts are values here: the name is bound to the updated one.
-                    (ExprKind::Name(name), base @ Value::Dict(..)) => {
-                        let updated = python::setitem(base, &items, v)?;
-                        self.bind(name, updated);
-                        defines.push(name.clone());
-                    }
-                    // A list changes in place, wherever it is held.
-                    (_, base @ Value::List(_)) => {
+                match base {
+                    // A list or dict changes in place, wherever it is held.
+                    base @ (Value::List(_) | Value::Dict(_)) => {
                         python::setitem(base, &items, v)?;
                     }
-                    (_, base) => subscript::setitem(&mut self.context(), &base, &items, v)?,
+                    base => subscript::setitem(&mut self.context(), &base, &items, v)?,
                 }
                 Flow::Normal
             }
@@ -674,7 +668,7 @@ impl Run {
             vars.insert(a.clone(), Value::Tuple(rest));
         }
         if let Some(k) = &def.var_kwargs {
-            vars.insert(k.clone(), Value::Dict(crate::trace::python::value::DictKind::Plain, rest_kw));
+            vars.insert(k.clone(), Value::dict(crate::trace::python::value::DictKind::Plain, rest_kw));
         }
         let span = self.span;
         let outside = self.engine.grad_enabled();

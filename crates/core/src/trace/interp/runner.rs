@@ -441,7 +441,7 @@ impl Run {
                 Value::Tuple(items) | Value::Size(items) => items.iter().for_each(|x| walk(x, out)),
                 Value::List(l) if l.tracked() => l.borrow().iter().for_each(|x| walk(x, out)),
                 Value::Named(_, fields) => fields.iter().for_each(|(_, x)| walk(x, out)),
-                Value::Dict(_, entries) => entries.iter().for_each(|(_, x)| walk(x, out)),
+                Value::Dict(d) if d.tracked() => d.borrow().iter().for_each(|(_, x)| walk(x, out)),
                 Value::Layer(l) => {
                     for m in l.all() {
                         for list in [&m.params, &m.buffers] {
@@ -455,6 +455,7 @@ impl Run {
                     o.params.iter().for_each(|t| tensor(t, out));
                     o.named_state().iter().for_each(|(_, t)| tensor(t, out));
                     o.group.iter().for_each(|(_, x)| walk(x, out));
+                    walk(&o.param_group, out);
                 }
                 Value::Function(f) => {
                     f.defaults.iter().flatten().for_each(|x| walk(x, out));
@@ -661,7 +662,7 @@ impl Run {
                     bail!(Limit, "a list may hold at most {} items", crate::trace::python::value::MAX_SEQUENCE);
                 }
                 for x in &items {
-                    python::refuse_cycle(&l, x)?;
+                    python::refuse_cycle(l.address(), x)?;
                 }
                 l.extend(items);
                 Ok(Value::List(l))
@@ -712,8 +713,8 @@ impl Run {
         for e in args {
             match &e.kind {
                 ExprKind::Starred { value, star: Star::Entries } => match self.eval(value)? {
-                    Value::Dict(_, entries) => {
-                        for (k, v) in entries {
+                    Value::Dict(d) => {
+                        for (k, v) in d.entries() {
                             add(&mut kw, k, v)?;
                         }
                     }
@@ -754,8 +755,8 @@ pub(in crate::trace) fn realize_value(engine: &mut Engine, v: &mut Value) -> Res
                 realize_value(engine, x)?;
             }
         }
-        Value::Dict(_, entries) => {
-            for (_, x) in entries {
+        Value::Dict(d) if d.tracked() => {
+            for (_, x) in d.borrow_mut_same().iter_mut() {
                 realize_value(engine, x)?;
             }
         }

@@ -188,21 +188,83 @@ pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Val
             ("maximize", maximize),
             ("weight_decay", weight_decay),
         ]);
-        return Ok(Value::Optimizer(Rc::new(Optimizer {
-            kind,
-            hyper: h,
-            group,
-            state: RefCell::new(vec![None; tensors.len()]),
-            params: tensors,
-        })));
+        return Ok(new_optimizer(kind, h, group, tensors));
     };
-    Ok(Value::Optimizer(Rc::new(Optimizer {
+    Ok(new_optimizer(kind, hyper, group, tensors))
+}
+
+/// The optimizer value, its parameter group a dict in PyTorch's key order.
+fn new_optimizer(kind: OptimKind, hyper: Hyper, group: Vec<(&'static str, Value)>, params: Vec<Tensor>) -> Value {
+    const SGD: &[&str] =
+        &["lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize", "foreach", "differentiable", "fused"];
+    const ADAM: &[&str] = &[
+        "lr",
+        "betas",
+        "eps",
+        "weight_decay",
+        "amsgrad",
+        "maximize",
+        "foreach",
+        "capturable",
+        "differentiable",
+        "fused",
+        "decoupled_weight_decay",
+    ];
+    let order = if kind == OptimKind::Sgd { SGD } else { ADAM };
+    let mut entries = vec![("params".to_string(), Value::list(params.iter().cloned().map(Value::Tensor).collect()))];
+    for key in order {
+        if let Some((_, v)) = group.iter().find(|(k, _)| k == key) {
+            entries.push((key.to_string(), v.clone()));
+        }
+    }
+    let param_group = Value::dict(crate::trace::python::value::DictKind::Plain, entries);
+    Value::Optimizer(Rc::new(Optimizer {
         kind,
         hyper,
         group,
-        state: RefCell::new(vec![None; tensors.len()]),
-        params: tensors,
-    })))
+        param_groups: Value::list(vec![param_group.clone()]),
+        param_group,
+        state: RefCell::new(vec![None; params.len()]),
+        params,
+    }))
+}
+
+/// The hyper-parameters the next step uses: the constructor's, with what the trace set in
+/// `opt.param_groups[0]` since (PyTorch reads the group at every step).
+fn hyper_now(opt: &Optim) -> Result<Hyper> {
+    let mut h = opt.hyper;
+    let Value::Dict(g) = &opt.param_group else { return Ok(h) };
+    let num = |key: &str| -> Result<Option<f64>> {
+        match g.get(key) {
+            Some(v @ (Value::Scalar(_) | Value::BigInt(_))) => Ok(Some(v.as_scalar(key)?.as_f64())),
+            Some(Value::Tensor(_)) => bail!(Unsupported, "a tensor as param_groups[0]['{key}'] is not supported"),
+            _ => Ok(None),
+        }
+    };
+    if let Some(x) = num("lr")? {
+        h.lr = x;
+    }
+    if let Some(x) = num("weight_decay")? {
+        h.weight_decay = x;
+    }
+    if opt.kind == OptimKind::Sgd {
+        if let Some(x) = num("momentum")? {
+            h.momentum = x;
+        }
+        if let Some(x) = num("dampening")? {
+            h.dampening = x;
+        }
+    } else {
+        if let Some(x) = num("eps")? {
+            h.eps = x;
+        }
+        if let Some(Value::Tuple(b)) = g.get("betas") {
+            if let [b1, b2] = b.as_slice() {
+                h.betas = (b1.as_scalar("betas")?.as_f64(), b2.as_scalar("betas")?.as_f64());
+            }
+        }
+    }
+    Ok(h)
 }
 
 /// `opt.step()`, `opt.zero_grad(set_to_none=True)`.
@@ -235,13 +297,8 @@ pub fn method(run: &mut RunContext, opt: &Rc<Optim>, name: &str, mut args: Args)
 /// `opt.param_groups`, `opt.defaults`.
 pub fn attr(opt: &Rc<Optim>, name: &str) -> Result<Value> {
     match name {
-        "param_groups" => {
-            let params = Value::list(opt.params.iter().map(|t| Value::Tensor(t.clone())).collect());
-            let mut group = vec![("params".to_string(), params)];
-            group.extend(opt.group.iter().map(|(k, v)| (k.to_string(), v.clone())));
-            Ok(Value::list(vec![Value::Dict(crate::trace::python::value::DictKind::Plain, group)]))
-        }
-        "defaults" => Ok(Value::Dict(
+        "param_groups" => Ok(opt.param_groups.clone()),
+        "defaults" => Ok(Value::dict(
             crate::trace::python::value::DictKind::Plain,
             opt.group.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
         )),
@@ -262,7 +319,7 @@ fn tv(t: &Tensor) -> Value {
 
 /// One step over every parameter that has a gradient, in order.
 fn step(run: &mut RunContext, opt: &Optim) -> Result<()> {
-    let h = opt.hyper;
+    let h = hyper_now(opt)?;
     for (i, param) in opt.params.iter().enumerate() {
         let Some(g) = run.engine.grad(param) else { continue };
         let param = &run.engine.resolve(param);

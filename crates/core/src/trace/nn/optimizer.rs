@@ -10,9 +10,14 @@ use std::cell::RefCell;
 pub struct Optimizer<V> {
     pub kind: OptimKind,
     pub hyper: Hyper,
-    /// The parameter group's options as the trace gave them (or PyTorch's defaults), sorted
-    /// by name as PyTorch prints them.
+    /// The options as the constructor took them (or PyTorch's defaults), sorted by name:
+    /// `opt.defaults`.
     pub group: Vec<(&'static str, V)>,
+    /// `opt.param_groups[0]`: a dict of `params` and the options, shared with the trace, so a
+    /// change to it (`g['lr'] = 0.01`, a learning-rate schedule) is what the next step uses.
+    pub param_group: V,
+    /// `opt.param_groups`: the list that holds `param_group` (one object, as PyTorch's).
+    pub param_groups: V,
     pub params: Vec<Tensor>,
     /// One entry per parameter, created at the parameter's first step (as PyTorch's lazy
     /// `state[p]`).
@@ -80,17 +85,6 @@ impl ParamState {
 }
 
 impl<V> Optimizer<V> {
-    /// PyTorch's printed form: the class name, then each group's options sorted by name, each
-    /// value as `value` prints it.
-    pub fn repr(&self, value: impl Fn(&V) -> String) -> String {
-        let mut s = format!("{} (\nParameter Group 0\n", self.kind.title());
-        for (k, v) in &self.group {
-            s.push_str(&format!("    {k}: {}\n", value(v)));
-        }
-        s.push(')');
-        s
-    }
-
     /// Every state tensor, named `state[i].name` by the parameter's position.
     pub fn named_state(&self) -> Vec<(String, Tensor)> {
         let mut out = Vec::new();

@@ -177,10 +177,26 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
         Value::Layer(l) => l.repr()?,
         Value::Class(c) => format!("<class '__main__.{}'>", c.name),
         Value::Super => "<super object>".into(),
-        Value::Optimizer(o) => o.repr(repr_plain),
-        Value::Dict(kind, entries) => {
+        // PyTorch's printed form: the class, then the group's options (as they are now)
+        // sorted by name.
+        Value::Optimizer(o) => {
+            let mut entries = match &o.param_group {
+                Value::Dict(g) => g.entries(),
+                _ => Vec::new(),
+            };
+            entries.retain(|(k, _)| k != "params");
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut s = format!("{} (\nParameter Group 0\n", o.kind.title());
+            for (k, v) in &entries {
+                s.push_str(&format!("    {k}: {}\n", repr_plain(v)));
+            }
+            s.push(')');
+            s
+        }
+        Value::Dict(d) => {
+            let (kind, entries) = (d.kind(), d.entries());
             let mut parts = Vec::with_capacity(entries.len());
-            for (k, v) in entries {
+            for (k, v) in &entries {
                 parts.push(match kind {
                     DictKind::Plain => format!("{}: {}", str_repr(k), repr(ctx, v)?),
                     DictKind::Ordered => format!("({}, {})", str_repr(k), repr(ctx, v)?),

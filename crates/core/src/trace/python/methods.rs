@@ -7,10 +7,10 @@ use crate::trace::python::value::List;
 /// Methods of values that are not tensors (`", ".join(names)`, `s.upper()`, `shape.numel()`).
 pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> Result<Value> {
     match (&recv, name) {
-        (Value::Dict(_, entries), "keys" | "values" | "items") => {
+        (Value::Dict(d), "keys" | "values" | "items") => {
             args.finish()?;
             Ok(Value::list(
-                entries
+                d.borrow()
                     .iter()
                     .map(|(k, v)| match name {
                         "keys" => Value::Str(k.clone()),
@@ -20,12 +20,48 @@ pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> 
                     .collect(),
             ))
         }
-        (Value::Dict(_, entries), "get") => {
+        (Value::Dict(d), "get") => {
             let key = args.req(0, "key")?;
             let default = args.opt(1, "default").unwrap_or(Value::None);
             args.finish()?;
             let Value::Str(key) = key else { return Ok(default) };
-            Ok(entries.iter().find(|(k, _)| *k == key).map_or(default, |(_, v)| v.clone()))
+            Ok(d.get(&key).unwrap_or(default))
+        }
+        (Value::Dict(d), "copy") => {
+            args.finish()?;
+            Ok(Value::dict(d.kind(), d.entries()))
+        }
+        (Value::Dict(d), "update") => {
+            let (pos, kw) = args.into_parts();
+            let other = call(ctx, "dict", Args::new("dict", pos, kw))?;
+            if let Value::Dict(other) = other {
+                for (k, v) in other.entries() {
+                    refuse_cycle(d.address(), &v)?;
+                    d.insert(k, v);
+                }
+            }
+            Ok(Value::None)
+        }
+        (Value::Dict(d), "pop" | "setdefault") => {
+            let key = args.req(0, "key")?;
+            let default = args.opt(1, "default");
+            args.finish()?;
+            let Value::Str(key) = key else {
+                bail!(Unsupported, "dict keys other than strings are not supported (got {})", key.type_name())
+            };
+            if name == "setdefault" {
+                if let Some(v) = d.get(&key) {
+                    return Ok(v);
+                }
+                let v = default.unwrap_or(Value::None);
+                refuse_cycle(d.address(), &v)?;
+                d.insert(key, v.clone());
+                return Ok(v);
+            }
+            match (d.remove(&key), default) {
+                (Some(v), _) | (None, Some(v)) => Ok(v),
+                (None, None) => bail!(Index, "KeyError: {}", format::str_repr(&key)),
+            }
         }
         (Value::Str(s), "join") => {
             let items = sequence(ctx, args.req(0, "iterable")?)?;
@@ -206,7 +242,7 @@ fn list_method(ctx: &mut RunContext, l: &List, name: &str, args: Args) -> Result
         "append" => {
             arity(1)?;
             room(1)?;
-            refuse_cycle(l, &pos[0])?;
+            refuse_cycle(l.address(), &pos[0])?;
             l.push(pos[0].clone());
         }
         "extend" => {
@@ -215,14 +251,14 @@ fn list_method(ctx: &mut RunContext, l: &List, name: &str, args: Args) -> Result
             let items = sequence(ctx, pos[0].clone())?;
             room(items.len())?;
             for x in &items {
-                refuse_cycle(l, x)?;
+                refuse_cycle(l.address(), x)?;
             }
             l.extend(items);
         }
         "insert" => {
             arity(2)?;
             room(1)?;
-            refuse_cycle(l, &pos[1])?;
+            refuse_cycle(l.address(), &pos[1])?;
             let n = l.len() as i64;
             let i = pos[0].as_int("index")?;
             let i = if i < 0 { (i + n).max(0) } else { i.min(n) };

@@ -102,7 +102,7 @@ pub fn truth(ctx: &mut RunContext, v: &Value) -> Result<bool> {
         Value::Tuple(v) | Value::Size(v) => !v.is_empty(),
         Value::List(l) => !l.is_empty(),
         Value::Named(_, v) => !v.is_empty(),
-        Value::Dict(_, v) => !v.is_empty(),
+        Value::Dict(d) => !d.is_empty(),
         Value::Range(a, b, s) => range_len(*a, *b, *s) > 0,
         Value::Tensor(t) => match t.numel() {
             0 => bail!(Shape, "Boolean value of Tensor with no values is ambiguous"),
@@ -368,7 +368,9 @@ pub fn iterate(_ctx: &mut RunContext, v: Value) -> Result<Iter> {
         // followed past its first length, as Python would).
         Value::List(l) => Iter::Items(l.into_items().into_iter()),
         Value::Named(_, v) => Iter::Items(v.into_iter().map(|(_, x)| x).collect::<Vec<_>>().into_iter()),
-        Value::Dict(_, v) => Iter::Items(v.into_iter().map(|(k, _)| Value::Str(k)).collect::<Vec<_>>().into_iter()),
+        Value::Dict(d) => {
+            Iter::Items(d.entries().into_iter().map(|(k, _)| Value::Str(k)).collect::<Vec<_>>().into_iter())
+        }
         // A Sequential or ModuleList iterates over its children.
         Value::Layer(l) if matches!(l.kind, LayerKind::Sequential | LayerKind::ModuleList) => Iter::Items(
             l.children.borrow().iter().map(|(_, c)| Value::Layer(c.clone())).collect::<Vec<_>>().into_iter(),
@@ -406,19 +408,19 @@ pub fn dict_insert(entries: &mut Vec<(String, Value)>, key: String, value: Value
     }
 }
 
-/// `v[items] = value` for a dict or a list (a dict by value: the caller rebinds the name; a
-/// list in place, seen by every holder of it).
+/// `v[items] = value` for a dict or a list, in place: every holder of it sees the change.
 pub fn setitem(v: Value, items: &[Value], value: Value) -> Result<Value> {
     match (v, items) {
-        (Value::Dict(kind, mut entries), [Value::Str(k)]) => {
-            dict_insert(&mut entries, k.clone(), value);
-            Ok(Value::Dict(kind, entries))
+        (Value::Dict(d), [Value::Str(k)]) => {
+            refuse_cycle(d.address(), &value)?;
+            d.insert(k.clone(), value);
+            Ok(Value::Dict(d))
         }
         (Value::Dict(..), [other]) => {
             bail!(Unsupported, "dict keys other than strings are not supported (got {})", other.type_name())
         }
         (Value::List(l), [Value::Scalar(Scalar::Int(i))]) => {
-            refuse_cycle(&l, &value)?;
+            refuse_cycle(l.address(), &value)?;
             let n = l.len() as i64;
             let at = if *i < 0 { i + n } else { *i };
             if at < 0 || at >= n {
@@ -434,7 +436,8 @@ pub fn setitem(v: Value, items: &[Value], value: Value) -> Result<Value> {
 
 /// `v[items]` for a torch.Size, a str or a range.
 pub fn getitem(v: Value, items: &[Value]) -> Result<Value> {
-    if let Value::Dict(_, entries) = &v {
+    if let Value::Dict(d) = &v {
+        let entries = d.borrow();
         let key = match items {
             [Value::Str(k)] => k,
             [other] => bail!(Type, "dict keys here are strings, not {}", other.type_name()),
@@ -579,7 +582,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                 Value::Str(s) => Ok(int(s.chars().count() as i64)),
                 Value::Size(v) => Ok(int(v.len() as i64)),
                 Value::Named(_, v) => Ok(int(v.len() as i64)),
-                Value::Dict(_, v) => Ok(int(v.len() as i64)),
+                Value::Dict(d) => Ok(int(d.len() as i64)),
                 Value::Layer(l) if matches!(l.kind, LayerKind::Sequential | LayerKind::ModuleList) => {
                     Ok(int(l.children.borrow().len() as i64))
                 }
@@ -637,7 +640,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
             };
             match pos.into_iter().next() {
                 None => {}
-                Some(Value::Dict(_, items)) => items.into_iter().for_each(|(k, v)| put(k, v)),
+                Some(Value::Dict(d)) => d.entries().into_iter().for_each(|(k, v)| put(k, v)),
                 Some(v) => {
                     for (i, pair) in sequence(ctx, v)?.into_iter().enumerate() {
                         match pair.items().as_deref() {
@@ -656,7 +659,7 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                 }
             }
             kw.into_iter().for_each(|(k, v)| put(k, v));
-            Ok(Value::Dict(value::DictKind::Plain, entries))
+            Ok(Value::dict(value::DictKind::Plain, entries))
         }
         "sorted" | "reversed" => {
             let v = args.req(0, "iterable")?;
@@ -858,27 +861,33 @@ fn parse_number(name: &str, text: &str) -> Result<Value> {
     }
 }
 
-/// Refuses to put into list `l` a value that holds `l` (`xs.append(xs)`): Python prints such a
-/// list as `[[...]]`; here every walk over values would follow it forever.
-pub fn refuse_cycle(l: &value::List, v: &Value) -> Result<()> {
+/// Refuses to put into a list or dict (at `target`, its address) a value that holds it
+/// (`xs.append(xs)`): Python prints such a value as `[[...]]`; here every walk over values
+/// would follow it forever.
+pub fn refuse_cycle(target: usize, v: &Value) -> Result<()> {
     fn holds(v: &Value, target: usize, seen: &mut Vec<usize>) -> bool {
-        match v {
-            Value::List(m) if m.address() == target => true,
-            Value::List(m) => {
-                if seen.contains(&m.address()) {
-                    return false;
-                }
+        let inner: Vec<Value> = match v {
+            Value::List(m) if m.address() == target => return true,
+            Value::Dict(m) if m.address() == target => return true,
+            // An untracked container holds no list or dict.
+            Value::List(m) if !m.tracked() => return false,
+            Value::Dict(m) if !m.tracked() => return false,
+            Value::List(m) if !seen.contains(&m.address()) => {
                 seen.push(m.address());
-                m.borrow().iter().any(|x| holds(x, target, seen))
+                m.items()
             }
-            Value::Tuple(items) | Value::Size(items) => items.iter().any(|x| holds(x, target, seen)),
-            Value::Named(_, fields) => fields.iter().any(|(_, x)| holds(x, target, seen)),
-            Value::Dict(_, entries) => entries.iter().any(|(_, x)| holds(x, target, seen)),
-            _ => false,
-        }
+            Value::Dict(m) if !seen.contains(&m.address()) => {
+                seen.push(m.address());
+                m.entries().into_iter().map(|(_, x)| x).collect()
+            }
+            Value::Tuple(items) | Value::Size(items) => return items.iter().any(|x| holds(x, target, seen)),
+            Value::Named(_, fields) => return fields.iter().any(|(_, x)| holds(x, target, seen)),
+            _ => return false,
+        };
+        inner.iter().any(|x| holds(x, target, seen))
     }
-    if holds(v, l.address(), &mut Vec::new()) {
-        bail!(Unsupported, "a list that contains itself is not supported");
+    if holds(v, target, &mut Vec::new()) {
+        bail!(Unsupported, "a list or dict that contains itself is not supported");
     }
     Ok(())
 }

@@ -64,7 +64,8 @@ pub enum Value {
     Optimizer(std::rc::Rc<crate::trace::nn::optimizer::Optimizer<Value>>),
     /// A mapping with string keys, in insertion order: a `{...}` display or an optimizer's
     /// `param_groups[i]` (a dict), or `state_dict()` (an `OrderedDict`).
-    Dict(DictKind, Vec<(String, Value)>),
+    /// Shared as a list is: `g = opt.param_groups[0]; g['lr'] = 0.01` changes the optimizer's.
+    Dict(Dict),
     /// A raised exception (`except E as e`) or one made to raise (`ValueError("...")`).
     Exception(std::rc::Rc<Exception>),
     /// A class that is neither a builtin function nor a trace's own: `torch.Tensor`,
@@ -231,6 +232,87 @@ impl List {
     }
 }
 
+/// A Python dict with string keys, in insertion order: one object behind every name and
+/// container that holds it, as [`List`] is.
+#[derive(Clone, Debug)]
+pub struct Dict(std::rc::Rc<DictCell>);
+
+#[derive(Debug)]
+pub struct DictCell {
+    kind: DictKind,
+    entries: std::cell::RefCell<Vec<(String, Value)>>,
+    /// As [`ListCell`]'s: set when a tracked value, a list or a dict goes in.
+    tracked: std::cell::Cell<bool>,
+}
+
+impl Dict {
+    pub fn new(kind: DictKind, entries: Vec<(String, Value)>) -> Dict {
+        let tracked = !entries.iter().all(|(_, v)| v.is_plain_item());
+        Dict(std::rc::Rc::new(DictCell { kind, entries: std::cell::RefCell::new(entries), tracked: tracked.into() }))
+    }
+
+    pub fn kind(&self) -> DictKind {
+        self.0.kind
+    }
+
+    pub fn borrow(&self) -> std::cell::Ref<'_, Vec<(String, Value)>> {
+        self.0.entries.borrow()
+    }
+
+    /// See [`List::borrow_mut_same`].
+    pub fn borrow_mut_same(&self) -> std::cell::RefMut<'_, Vec<(String, Value)>> {
+        self.0.entries.borrow_mut()
+    }
+
+    /// See [`ListCell::tracked`].
+    pub fn tracked(&self) -> bool {
+        self.0.tracked.get()
+    }
+
+    pub fn get(&self, key: &str) -> Option<Value> {
+        self.0.entries.borrow().iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+    }
+
+    /// `d[key] = v`: replaces the key's value in place, or adds it last.
+    pub fn insert(&self, key: String, v: Value) {
+        if !v.is_plain_item() {
+            self.0.tracked.set(true);
+        }
+        let mut entries = self.0.entries.borrow_mut();
+        match entries.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = v,
+            None => entries.push((key, v)),
+        }
+    }
+
+    pub fn remove(&self, key: &str) -> Option<Value> {
+        let mut entries = self.0.entries.borrow_mut();
+        let at = entries.iter().position(|(k, _)| k == key)?;
+        Some(entries.remove(at).1)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.entries.borrow().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.entries.borrow().is_empty()
+    }
+
+    /// A copy of its entries as they are now.
+    pub fn entries(&self) -> Vec<(String, Value)> {
+        self.0.entries.borrow().clone()
+    }
+
+    pub fn is(&self, other: &Dict) -> bool {
+        std::rc::Rc::ptr_eq(&self.0, &other.0)
+    }
+
+    pub fn address(&self) -> usize {
+        std::rc::Rc::as_ptr(&self.0) as usize
+    }
+}
+
 /// The most items a list, tuple, string, comprehension or `range` may hold when built whole.
 pub const MAX_SEQUENCE: usize = 1 << 20;
 
@@ -244,7 +326,8 @@ pub fn deep_len(v: &Value) -> usize {
         // A list is shared, not copied, by what holds it: one value.
         Value::List(_) => 1,
         Value::Named(_, fields) => fields.iter().map(|(_, x)| deep_len(x)).fold(1, sum),
-        Value::Dict(_, entries) => entries.iter().map(|(k, x)| sum(k.len(), deep_len(x))).fold(1, sum),
+        // A dict is shared, not copied, by what holds it: one value.
+        Value::Dict(_) => 1,
         Value::Str(s) => sum(1, s.len()),
         _ => 1,
     }
@@ -289,6 +372,7 @@ impl Value {
     pub fn is_plain(&self) -> bool {
         match self {
             Value::List(l) => !l.tracked(),
+            Value::Dict(d) => !d.tracked(),
             other => other.is_plain_with(Value::is_plain_item),
         }
     }
@@ -309,7 +393,7 @@ impl Value {
             | Value::List(_) => false,
             Value::Tuple(items) | Value::Size(items) => items.iter().all(item),
             Value::Named(_, fields) => fields.iter().all(|(_, x)| item(x)),
-            Value::Dict(_, entries) => entries.iter().all(|(_, x)| item(x)),
+            Value::Dict(_) => false,
             _ => true,
         }
     }
@@ -329,6 +413,11 @@ impl Value {
             Value::List(l) => std::borrow::Cow::Owned(Value::Tuple(l.items())),
             other => std::borrow::Cow::Borrowed(other),
         }
+    }
+
+    /// A new dict of `entries`.
+    pub fn dict(kind: DictKind, entries: Vec<(String, Value)>) -> Value {
+        Value::Dict(Dict::new(kind, entries))
     }
 
     /// A new list of `items`.

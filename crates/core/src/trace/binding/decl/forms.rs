@@ -47,7 +47,7 @@ pub fn view_copy(run: &mut RunContext, b: &Bound) -> Out {
         pos = vec![Value::Tensor(x.clone())];
     }
     let kw = match b.value("kwargs") {
-        Value::Dict(_, kw) => kw,
+        Value::Dict(kw) => kw.entries(),
         _ => Vec::new(),
     };
     let v = run.method(x, base, Args::new(base, pos, kw))?;

@@ -32,7 +32,7 @@ impl Run {
                     let value = self.eval(v)?;
                     python::dict_insert(&mut entries, key, value);
                 }
-                Ok(Value::Dict(crate::trace::python::value::DictKind::Plain, entries))
+                Ok(Value::dict(crate::trace::python::value::DictKind::Plain, entries))
             }
             ExprKind::Unary { op: UnaryOp::Not, operand } => {
                 let v = self.eval(operand)?;

@@ -160,7 +160,7 @@ pub fn method(run: &mut RunContext, layer: &Rc<Module>, name: &str, mut args: Ar
                 )?;
                 out.push((n, d));
             }
-            Ok(Value::Dict(crate::trace::python::value::DictKind::Ordered, out))
+            Ok(Value::dict(crate::trace::python::value::DictKind::Ordered, out))
         }
         "zero_grad" => {
             // PyTorch 2's default: set_to_none=True.
