@@ -58,3 +58,19 @@ fn freeing_unreachable_storages_changes_no_report() {
         &failures[..failures.len().min(20)]
     );
 }
+
+/// A name rebound to a value computed from its old one (`x = x + 1` in a loop) holds one
+/// storage at a time in both runs: the bridge's lazy tensor over a storage nothing can change
+/// any more is final, so the old storage goes (it kept the whole chain: 4 MiB a step).
+#[test]
+fn rebinding_a_name_from_itself_holds_one_storage() {
+    let budget = StorageBudget { reclaim: Reclaim::Unreachable, bytes: 32 << 20, ..StorageBudget::DEFAULT };
+    let src = "x = torch.zeros(2**20)\nfor i in range(200):\n    x = x + 1\nv = x[:4]\nv += 1\nprint(x[0].item(), x[4].item())\n";
+    let run = Run::new().limit_storages(budget).run_text(src);
+    assert!(run.error.is_none(), "{:?}", run.error.map(|e| (e.line, e.error.to_string())));
+    let bridge = run.bridge.as_ref().expect("the bridge ran");
+    assert!(bridge.error.is_none(), "{:?}", bridge.error.as_ref().map(|e| e.error.to_string()));
+    assert_eq!(run.steps.last().map(|s| s.output.as_str()), Some("201.0 200.0\n"));
+    let bridge_out = bridge.steps.last().map(|s| s.output.as_str());
+    assert_eq!(bridge_out, Some("201.0 200.0\n"));
+}

@@ -448,18 +448,34 @@ impl Engine {
         if self.lazies.is_empty() {
             return;
         }
+        // What can still change: the trace's storages (it may write them) and, in creation
+        // order (readers after what they read), lazy tensors over something that can. A lazy
+        // tensor over nothing that can change is final (`x = x + 1` in a loop: the old `x` is
+        // gone), so it is forgotten and what it read may be freed.
+        let mut changing = super::reclaim::StorageSet::new(self.storages.len());
+        changing.extend(live.iter().copied());
+        let mut follows = Vec::with_capacity(self.lazies.len());
+        for l in &self.lazies {
+            let root = l.positions.as_ref().map(|p| p.0);
+            let f = l.reads.iter().chain(root.iter()).any(|&r| changing.contains(r));
+            if f {
+                changing.insert(l.storage);
+            }
+            follows.push(f);
+        }
         let mut keep = super::reclaim::StorageSet::new(self.storages.len());
         keep.extend(live.iter().copied());
         // Readers come after what they read: from the last, a kept tensor keeps its sources.
-        for l in self.lazies.iter().rev() {
-            if keep.contains(l.storage) {
+        for (l, &f) in self.lazies.iter().zip(&follows).rev() {
+            if f && keep.contains(l.storage) {
                 keep.extend(l.reads.iter().copied());
                 if let Some((root, _)) = &l.positions {
                     keep.insert(*root);
                 }
             }
         }
-        self.lazies.retain(|l| keep.contains(l.storage));
+        let mut follows = follows.into_iter();
+        self.lazies.retain(|l| follows.next().unwrap_or(false) && keep.contains(l.storage));
         if !self.snapshots.is_empty() {
             let born: std::collections::HashSet<(StorageId, u64)> =
                 self.lazies.iter().flat_map(|l| l.born.iter().copied()).collect();
