@@ -3,36 +3,22 @@
 // to target/browser-artifacts/ for people to look at.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { serveDir } from './serve.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.join(ROOT, 'dist');
 const ARTIFACTS = path.join(ROOT, 'target/browser-artifacts');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json' };
 
 let server;
 let base;
 const browsers = {};
 const perf = {};
-
-function serve() {
-  return new Promise((resolve) => {
-    server = http.createServer((req, res) => {
-      const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-      const file = path.join(DIST, rel.endsWith('/') ? `${rel}index.html` : rel);
-      if (!file.startsWith(DIST) || !fs.existsSync(file)) { res.writeHead(404); res.end(); return; }
-      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream' });
-      fs.createReadStream(file).pipe(res);
-    });
-    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}/`));
-  });
-}
 
 async function browser(webgpu) {
   const key = webgpu ? 'gpu' : 'cpu';
@@ -85,7 +71,7 @@ const tuple = (xs) => (xs.length === 1 ? `(${xs[0]},)` : `(${xs.join(', ')})`);
 
 before(async () => {
   assert.ok(fs.existsSync(path.join(DIST, 'index.html')), 'dist/ is built (cargo xtask build)');
-  base = await serve();
+  ({ server, base } = await serveDir(DIST));
 });
 
 after(async () => {

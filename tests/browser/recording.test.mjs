@@ -5,36 +5,22 @@
 // it (the command is in alias.py's header).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { serveDir } from './serve.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.join(ROOT, 'dist');
 const ARTIFACTS = path.join(ROOT, 'target/browser-artifacts');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json' };
 const FILE = path.join(ROOT, 'tests/browser/recording/alias.json');
 const RECORDING = JSON.parse(fs.readFileSync(FILE, 'utf8'));
 
 let server;
 let base;
 let chrome;
-
-function serve() {
-  return new Promise((resolve) => {
-    server = http.createServer((req, res) => {
-      const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-      const file = path.join(DIST, rel.endsWith('/') ? `${rel}index.html` : rel);
-      if (!file.startsWith(DIST) || !fs.existsSync(file)) { res.writeHead(404); res.end(); return; }
-      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream' });
-      fs.createReadStream(file).pipe(res);
-    });
-    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}/`));
-  });
-}
 
 async function open(url) {
   const page = await chrome.newPage({ viewport: { width: 1440, height: 900 } });
@@ -141,7 +127,7 @@ async function checkSteps(page) {
 
 before(async () => {
   assert.ok(fs.existsSync(path.join(DIST, 'index.html')), 'dist/ is built (cargo xtask build)');
-  base = await serve();
+  ({ server, base } = await serveDir(DIST));
   chrome = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage', '--disable-webgpu'] });
 });
 

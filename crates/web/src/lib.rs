@@ -51,38 +51,51 @@ impl Session {
     pub fn bridge_divergences(&self) -> Vec<u32> {
         self.inner.bridge_divergences()
     }
-
-    pub fn at(&self) -> usize {
-        self.inner.at()
-    }
-
-    /// Replays the first `k` statements and returns the state the panels draw.
-    pub fn goto(&mut self, k: usize) -> String {
-        self.inner.goto(k);
-        self.inner.state().to_string()
-    }
-
-    /// `{storage, cells, tinygrad}` for one tensor at the current step.
-    pub fn cells(&self, name: &str) -> String {
-        self.inner.tensor_cells(name).to_string()
-    }
-
-    /// One flag byte per cell of the tensor's storage (bits: 1 selected, 2 repeated, 4 written,
-    /// 8 overlap).
-    pub fn flags(&self, name: &str) -> Vec<u8> {
-        self.inner.flags(name)
-    }
-
-    /// The value of one storage cell as JSON.
-    pub fn cell(&self, storage: usize, index: usize) -> String {
-        self.inner.cell(storage, index).to_string()
-    }
-
-    /// The tensor's view chain, root first.
-    pub fn chain(&mut self, name: &str) -> String {
-        self.inner.chain(name).to_string()
-    }
 }
+
+/// The stepping methods a trace's and a recording's sessions both export, under the same names
+/// (the panels call either): wasm-bindgen exports inherent methods only, so one macro writes
+/// both blocks.
+macro_rules! stepping {
+    ($session:ty) => {
+        #[wasm_bindgen]
+        impl $session {
+            pub fn at(&self) -> usize {
+                self.inner.at()
+            }
+
+            /// Stands after the first `k` steps and returns the state the panels draw.
+            pub fn goto(&mut self, k: usize) -> String {
+                self.inner.goto(k);
+                self.inner.state().to_string()
+            }
+
+            /// `{storage, cells, tinygrad}` for one tensor at the current step.
+            pub fn cells(&self, name: &str) -> String {
+                self.inner.tensor_cells(name).to_string()
+            }
+
+            /// One flag byte per cell of the tensor's storage (bits: 1 selected, 2 repeated,
+            /// 4 written, 8 overlap).
+            pub fn flags(&self, name: &str) -> Vec<u8> {
+                self.inner.flags(name)
+            }
+
+            /// The value of one storage cell as JSON.
+            pub fn cell(&self, storage: usize, index: usize) -> String {
+                self.inner.cell(storage, index).to_string()
+            }
+
+            /// The tensor's view chain, root first.
+            pub fn chain(&mut self, name: &str) -> String {
+                self.inner.chain(name).to_string()
+            }
+        }
+    };
+}
+
+stepping!(Session);
+stepping!(RecordingSession);
 
 /// A recording of a real PyTorch run the page has open (`python -m stridelab_record`'s JSON),
 /// answering as [`Session`] does: the panels step through it the same way.
@@ -117,32 +130,6 @@ impl RecordingSession {
     #[wasm_bindgen(js_name = bridgeDivergences)]
     pub fn bridge_divergences(&self) -> Vec<u32> {
         Vec::new()
-    }
-
-    pub fn at(&self) -> usize {
-        self.inner.at()
-    }
-
-    /// Stands after the first `k` steps and returns the state the panels draw.
-    pub fn goto(&mut self, k: usize) -> String {
-        self.inner.goto(k);
-        self.inner.state().to_string()
-    }
-
-    pub fn cells(&self, name: &str) -> String {
-        self.inner.tensor_cells(name).to_string()
-    }
-
-    pub fn flags(&self, name: &str) -> Vec<u8> {
-        self.inner.flags(name)
-    }
-
-    pub fn cell(&self, storage: usize, index: usize) -> String {
-        self.inner.cell(storage, index).to_string()
-    }
-
-    pub fn chain(&mut self, name: &str) -> String {
-        self.inner.chain(name).to_string()
     }
 }
 
