@@ -11,9 +11,17 @@ use crate::uop::buffer::Data;
 /// A fuzz target's entry point: any bytes in, nothing out (a panic is the failure).
 pub type Target = fn(&[u8]);
 
+mod python;
+
 /// The fuzz targets, by the name of their corpus directory.
-pub const TARGETS: &[(&str, Target)] =
-    &[("trace", trace), ("link", link), ("datasets", datasets), ("onnx", onnx), ("capture", capture)];
+pub const TARGETS: &[(&str, Target)] = &[
+    ("trace", trace),
+    ("python", python),
+    ("link", link),
+    ("datasets", datasets),
+    ("onnx", onnx),
+    ("capture", capture),
+];
 
 /// A trace run to its end or its first error (the runner's statement, element and text limits
 /// bound the work).
@@ -21,6 +29,13 @@ pub fn trace(bytes: &[u8]) {
     let src = String::from_utf8_lossy(bytes);
     let mut run = crate::trace::interp::runner::Run::run_source(&src);
     let _ = crate::trace::report::report_value(&mut run, crate::trace::report::ReportOptions::default());
+}
+
+/// A program of the Python grammar the bytes pick ([`python::program`]) run to its end or
+/// its first error, with its report: blocks, functions, classes, exceptions, shared lists and
+/// dicts, big ints and tensors reach the runner as a user types them, not as random text.
+pub fn python(bytes: &[u8]) {
+    trace(python::program(bytes).as_bytes());
 }
 
 /// A share link or fragment decoded, and its trace run when it decodes.

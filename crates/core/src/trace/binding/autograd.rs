@@ -96,17 +96,22 @@ pub fn take_requires_grad(kw: &mut Vec<(String, Value)>) -> Result<Option<bool>>
 
 /// Every tensor among a call's receiver and arguments (inside lists too).
 pub fn tensors_in<'a>(values: impl IntoIterator<Item = &'a Value>) -> Vec<Tensor> {
-    fn walk(v: &Value, out: &mut Vec<Tensor>) {
+    fn walk(v: &Value, out: &mut Vec<Tensor>, seen: &mut Vec<usize>) {
         match v {
             Value::Tensor(t) => out.push(t.clone()),
-            Value::Tuple(items) => items.iter().for_each(|x| walk(x, out)),
-            Value::List(l) if l.tracked() => l.borrow().iter().for_each(|x| walk(x, out)),
+            Value::Tuple(items) => items.iter().for_each(|x| walk(x, out, seen)),
+            // Each shared list once (lists may form a DAG).
+            Value::List(l) if l.tracked() && !seen.contains(&l.address()) => {
+                seen.push(l.address());
+                l.borrow().iter().for_each(|x| walk(x, out, seen))
+            }
             _ => {}
         }
     }
     let mut out = Vec::new();
+    let mut seen = Vec::new();
     for v in values {
-        walk(v, &mut out);
+        walk(v, &mut out, &mut seen);
     }
     out
 }

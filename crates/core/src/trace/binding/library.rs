@@ -532,9 +532,29 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
 }
 
 pub(in crate::trace) fn tensor_from_nested(engine: &mut Engine, data: &Value, dtype: Option<DType>) -> Result<Tensor> {
-    fn walk(v: &Value, depth: usize, shape: &mut Vec<usize>, out: &mut Vec<Scalar>, big: &mut bool) -> Result<()> {
+    /// `leaf`: the depth numbers were found at (all must be at one depth, sequences above it).
+    struct Walk {
+        shape: Vec<usize>,
+        out: Vec<Scalar>,
+        big: bool,
+        leaf: Option<usize>,
+    }
+    fn number_at(w: &mut Walk, depth: usize) -> Result<()> {
+        if w.shape.len() > depth || w.leaf.is_some_and(|l| l != depth) {
+            bail!(Type, "not a sequence");
+        }
+        w.leaf = Some(depth);
+        Ok(())
+    }
+    fn walk(v: &Value, depth: usize, w: &mut Walk) -> Result<()> {
         match &*v.seq_ref() {
-            Value::Tuple(items) | Value::Size(items) => {
+            seq @ (Value::Tuple(items) | Value::Size(items)) => {
+                if w.leaf.is_some_and(|l| l <= depth) {
+                    let what = if matches!(v, Value::List(_)) { "list" } else { seq.type_name() };
+                    let what = if matches!(seq, Value::Size(_)) { "torch.Size" } else { what };
+                    bail!(Type, "'{what}' object cannot be interpreted as an integer");
+                }
+                let shape = &mut w.shape;
                 if shape.len() == depth {
                     shape.push(items.len());
                 } else if shape.len() < depth || shape[depth] != items.len() {
@@ -546,41 +566,36 @@ pub(in crate::trace) fn tensor_from_nested(engine: &mut Engine, data: &Value, dt
                     );
                 }
                 for item in items {
-                    walk(item, depth + 1, shape, out, big)?;
+                    walk(item, depth + 1, w)?;
                 }
                 Ok(())
             }
             Value::Scalar(s) => {
-                if shape.len() > depth {
-                    bail!(Type, "expected a sequence at dim {depth}, got a number");
-                }
-                out.push(*s);
+                number_at(w, depth)?;
+                w.out.push(*s);
                 Ok(())
             }
             // An int past 64 bits: a float when the data is floats (PyTorch converts it as a
             // double), PyTorch's overflow otherwise (checked once the dtype is known).
             Value::BigInt(b) => {
-                if shape.len() > depth {
-                    bail!(Type, "expected a sequence at dim {depth}, got a number");
-                }
-                *big = true;
-                out.push(Scalar::Float(crate::trace::python::number::big_to_f64(b)?));
+                number_at(w, depth)?;
+                w.big = true;
+                w.out.push(Scalar::Float(crate::trace::python::number::big_to_f64(b)?));
                 Ok(())
             }
             Value::Tensor(_) => bail!(Unsupported, "tensor() of a list of tensors is not supported; use stack()"),
             other => bail!(Type, "Could not infer dtype of {}", other.type_name()),
         }
     }
-    let mut shape = Vec::new();
-    let mut flat = Vec::new();
-    let mut big = false;
-    if let Err(e) = walk(data, 0, &mut shape, &mut flat, &mut big) {
+    let mut w = Walk { shape: Vec::new(), out: Vec::new(), big: false, leaf: None };
+    if let Err(e) = walk(data, 0, &mut w) {
         // A big int beyond the float range still reads as PyTorch's int overflow.
         if e.message() == "int too large to convert to float" {
             bail!(Value, "Overflow when unpacking long long");
         }
         return Err(e);
     }
+    let Walk { shape, out: flat, big, .. } = w;
     crate::limits::check_numel(&shape)?;
     let inferred = flat.iter().map(|s| s.dtype()).max().unwrap_or(DType::Float32);
     if big {

@@ -435,31 +435,36 @@ impl Run {
     /// dicts, modules (parameters, buffers, attributes, children), optimizers and functions'
     /// default arguments hold.
     fn live_storages(&self) -> Vec<crate::uop::StorageId> {
-        fn walk(v: &Value, out: &mut Vec<crate::uop::StorageId>) {
+        fn walk(v: &Value, out: &mut Vec<crate::uop::StorageId>, seen: &mut Seen) {
             match v {
                 Value::Tensor(t) | Value::Storage(t, _) => tensor(t, out),
-                Value::Tuple(items) | Value::Size(items) => items.iter().for_each(|x| walk(x, out)),
-                Value::List(l) if l.tracked() => l.borrow().iter().for_each(|x| walk(x, out)),
-                Value::Named(_, fields) => fields.iter().for_each(|(_, x)| walk(x, out)),
-                Value::Dict(d) if d.tracked() => d.borrow().iter().for_each(|(_, x)| walk(x, out)),
+                Value::Tuple(items) | Value::Size(items) => items.iter().for_each(|x| walk(x, out, seen)),
+                // A list or dict shared by many (a DAG of lists) is walked once.
+                Value::List(l) if l.tracked() && seen.insert(l.address()) => {
+                    l.borrow().iter().for_each(|x| walk(x, out, seen))
+                }
+                Value::Named(_, fields) => fields.iter().for_each(|(_, x)| walk(x, out, seen)),
+                Value::Dict(d) if d.tracked() && seen.insert(d.address()) => {
+                    d.borrow().iter().for_each(|(_, x)| walk(x, out, seen))
+                }
                 Value::Layer(l) => {
                     for m in l.all() {
                         for list in [&m.params, &m.buffers] {
                             list.borrow().iter().for_each(|(_, t)| tensor(t, out));
                         }
-                        m.attrs.borrow().iter().for_each(|(_, x)| walk(x, out));
-                        m.config.iter().for_each(|(_, x)| walk(x, out));
+                        m.attrs.borrow().iter().for_each(|(_, x)| walk(x, out, seen));
+                        m.config.iter().for_each(|(_, x)| walk(x, out, seen));
                     }
                 }
                 Value::Optimizer(o) => {
                     o.params.iter().for_each(|t| tensor(t, out));
                     o.named_state().iter().for_each(|(_, t)| tensor(t, out));
-                    o.group.iter().for_each(|(_, x)| walk(x, out));
-                    walk(&o.param_group, out);
+                    o.group.iter().for_each(|(_, x)| walk(x, out, seen));
+                    walk(&o.param_group, out, seen);
                 }
                 Value::Function(f) => {
-                    f.defaults.iter().flatten().for_each(|x| walk(x, out));
-                    f.captured.iter().for_each(|(_, x)| walk(x, out));
+                    f.defaults.iter().flatten().for_each(|x| walk(x, out, seen));
+                    f.captured.iter().for_each(|(_, x)| walk(x, out, seen));
                 }
                 _ => {}
             }
@@ -472,8 +477,9 @@ impl Run {
         let mut out = Vec::new();
         let globals = self.env.iter().filter(|(n, v)| !self.still_plain(n, v)).map(|(_, v)| v);
         let hooks = self.hook_fns.values();
+        let mut seen = Seen::default();
         for v in globals.chain(self.frames.iter().flat_map(|f| f.vars.values())).chain(hooks) {
-            walk(v, &mut out);
+            walk(v, &mut out, &mut seen);
         }
         out
     }
@@ -559,7 +565,7 @@ impl Run {
         for r in rebound {
             let plain = &self.plain;
             for (_, v) in self.env.iter_mut().filter(|(n, v)| !still_plain(plain, n, v)) {
-                rebind_value(&mut self.engine, v, &r);
+                rebind_value(&mut self.engine, v, &r, &mut Seen::default());
             }
         }
     }
@@ -737,27 +743,31 @@ pub(in crate::trace) type CallArgs = (Vec<Value>, Vec<(String, Value)>);
 /// Realizes every tensor in `v` (inside tuples and lists too): nothing lazy outlives its
 /// statement.
 pub(in crate::trace) fn realize_value(engine: &mut Engine, v: &mut Value) -> Result<()> {
+    realize_in(engine, v, &mut Seen::default())
+}
+
+fn realize_in(engine: &mut Engine, v: &mut Value, seen: &mut Seen) -> Result<()> {
     match v {
         Value::Tensor(t) => *t = engine.realize(t)?,
         Value::Tuple(items) => {
             for x in items {
-                realize_value(engine, x)?;
+                realize_in(engine, x, seen)?;
             }
         }
         // An untracked list holds no tensor (nor a list that could hold one).
-        Value::List(l) if l.tracked() => {
+        Value::List(l) if l.tracked() && seen.insert(l.address()) => {
             for x in l.borrow_mut_same().iter_mut() {
-                realize_value(engine, x)?;
+                realize_in(engine, x, seen)?;
             }
         }
         Value::Named(_, fields) => {
             for (_, x) in fields {
-                realize_value(engine, x)?;
+                realize_in(engine, x, seen)?;
             }
         }
-        Value::Dict(d) if d.tracked() => {
+        Value::Dict(d) if d.tracked() && seen.insert(d.address()) => {
             for (_, x) in d.borrow_mut_same().iter_mut() {
-                realize_value(engine, x)?;
+                realize_in(engine, x, seen)?;
             }
         }
         // A module's and an optimizer's tensors outlive the statement too.
@@ -769,7 +779,7 @@ pub(in crate::trace) fn realize_value(engine: &mut Engine, v: &mut Value) -> Res
                     }
                 }
                 for (_, x) in m.attrs.borrow_mut().iter_mut() {
-                    realize_value(engine, x)?;
+                    realize_in(engine, x, seen)?;
                 }
             }
         }
@@ -789,13 +799,18 @@ pub(in crate::trace) fn realize_value(engine: &mut Engine, v: &mut Value) -> Res
 }
 
 /// [`Run::rebind`] for one value (tensors inside tuples and lists too).
-/// See [`Run::still_plain`]: only a list can stop being plain (what else was plain holds no
-/// list), so the check is one flag, not a walk.
+/// See [`Run::still_plain`]: only a list or dict can stop being plain (what else was plain
+/// holds neither), so the check is one flag, not a walk.
 fn still_plain(plain: &std::collections::BTreeSet<String>, name: &str, v: &Value) -> bool {
-    plain.contains(name) && !matches!(v, Value::List(l) if l.tracked())
+    plain.contains(name)
+        && match v {
+            Value::List(l) => !l.tracked(),
+            Value::Dict(d) => !d.tracked(),
+            _ => true,
+        }
 }
 
-fn rebind_value(engine: &mut Engine, v: &mut Value, r: &Tensor) {
+fn rebind_value(engine: &mut Engine, v: &mut Value, r: &Tensor, seen: &mut Seen) {
     let tensor = |engine: &mut Engine, t: &mut Tensor| {
         if t.same_object(r) {
             *t = r.clone();
@@ -805,20 +820,26 @@ fn rebind_value(engine: &mut Engine, v: &mut Value, r: &Tensor) {
     };
     match v {
         Value::Tensor(t) => tensor(engine, t),
-        Value::Tuple(items) => items.iter_mut().for_each(|x| rebind_value(engine, x, r)),
-        Value::List(l) if l.tracked() => l.borrow_mut_same().iter_mut().for_each(|x| rebind_value(engine, x, r)),
+        Value::Tuple(items) => items.iter_mut().for_each(|x| rebind_value(engine, x, r, seen)),
+        Value::List(l) if l.tracked() && seen.insert(l.address()) => {
+            l.borrow_mut_same().iter_mut().for_each(|x| rebind_value(engine, x, r, seen))
+        }
         // A module's parameters and buffers are the same objects (`m.weight.data = t`).
         Value::Layer(l) => {
             for m in l.all() {
                 for list in [&m.params, &m.buffers] {
                     list.borrow_mut().iter_mut().for_each(|(_, t)| tensor(engine, t));
                 }
-                m.attrs.borrow_mut().iter_mut().for_each(|(_, x)| rebind_value(engine, x, r));
+                m.attrs.borrow_mut().iter_mut().for_each(|(_, x)| rebind_value(engine, x, r, seen));
             }
         }
         _ => {}
     }
 }
+
+/// The lists and dicts a walk has been through (by address): many names and containers may
+/// hold one, so the values form a DAG that a walk without it could follow exponentially often.
+type Seen = std::collections::HashSet<usize>;
 
 /// Python's unpacking of `a, b = value`.
 pub(in crate::trace) fn unpack(v: Value, n: usize) -> Result<Vec<Value>> {
