@@ -202,6 +202,7 @@ fn values_that_would_allocate_without_bound_are_refused() {
         ("s = [1]\nfor i in range(40):\n    s.extend(s)\n", "a list may hold at most"),
         ("x = [0] * 1000000\ny = [x] * 1000\nprint(y)\n", "a printed value may hold at most"),
         ("for i in range(9000):\n    print('x' * 100000)\n", "a trace may print at most"),
+        ("x = torch.zeros(2**26).tolist()\n", "a list may hold at most"),
     ] {
         let (kind, got) = error_of(src);
         assert_eq!(kind, "limit", "{src}");

@@ -257,6 +257,12 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         }
         "tolist" => {
             args.finish()?;
+            // Python numbers are values of their own (tens of bytes each): checked before
+            // anything is read, as every list is bounded.
+            let most = crate::trace::python::value::MAX_SEQUENCE;
+            if t.numel() > most {
+                bail!(Limit, "tolist() of {} elements: a list may hold at most {most} numbers", t.numel());
+            }
             let v = run.engine.values(&t)?;
             Ok(nested_list(&v, t.shape(), &mut 0))
         }
