@@ -133,6 +133,17 @@ impl Run {
                         let recv = self.eval(value)?;
                         self.span = e.span;
                         match recv {
+                            // `xs.sort(key=..., reverse=...)`: `sorted`'s order (stable, through
+                            // the trace's key function), put back into the list itself.
+                            Value::List(l) if name == "sort" => {
+                                if !pos.is_empty() {
+                                    bail!(Type, "sort() takes no positional arguments");
+                                }
+                                let args = Args::new("sorted", vec![Value::List(l.clone())], kw);
+                                let sorted = self.call_builtin("sorted", args)?;
+                                l.replace(sorted.into_items().unwrap_or_default());
+                                Ok(Value::None)
+                            }
                             Value::Tensor(t) if name == "register_hook" => {
                                 let mut args = Args::new(name, pos, kw);
                                 let f = args.req(0, "hook")?;
