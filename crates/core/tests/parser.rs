@@ -217,6 +217,7 @@ fn stmt(s: &Stmt, spans: bool) -> String {
             )
         }
         StmtKind::Del(names) => format!("(del {})", names.join(" ")),
+        StmtKind::DelItem { target, index } => format!("(del {:?}[{}])", target.kind, index.len()),
         StmtKind::Global(names) => format!("(global {})", names.join(" ")),
         StmtKind::SetAttr { target, name, value } => {
             format!("(setattr {} {name} {})", expr(target, spans), expr(value, spans))

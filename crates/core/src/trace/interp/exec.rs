@@ -536,7 +536,7 @@ impl Run {
                 match base {
                     // A list or dict changes in place, wherever it is held.
                     base @ (Value::List(_) | Value::Dict(_)) => {
-                        python::setitem(base, &items, v)?;
+                        python::containers::setitem(base, &items, v)?;
                     }
                     base => subscript::setitem(&mut self.context(), &base, &items, v)?,
                 }
@@ -572,6 +572,13 @@ impl Run {
                     self.span = stmt.span;
                     bail!(Assertion, "{text}");
                 }
+                Flow::Normal
+            }
+            StmtKind::DelItem { target, index } => {
+                let base = self.eval(target)?;
+                let items = self.eval_items(index)?;
+                self.span = stmt.span;
+                python::containers::delitem(base, &items)?;
                 Flow::Normal
             }
             StmtKind::Del(names) => {

@@ -668,7 +668,7 @@ impl Run {
                     bail!(Limit, "a list may hold at most {} items", crate::trace::python::value::MAX_SEQUENCE);
                 }
                 for x in &items {
-                    python::refuse_cycle(l.address(), x)?;
+                    python::containers::refuse_cycle(l.address(), x)?;
                 }
                 l.extend(items);
                 Ok(Value::List(l))

@@ -144,8 +144,13 @@ pub enum StmtKind {
         test: Expr,
         msg: Option<Expr>,
     },
-    /// `del a, b` (names only).
+    /// `del a, b` (names).
     Del(Vec<String>),
+    /// `del xs[i]`, `del d[k]`, `del xs[a:b]`: one subscript target.
+    DelItem {
+        target: Expr,
+        index: Vec<Expr>,
+    },
     /// `global a, b`: inside a function, these names are the module's.
     Global(Vec<String>),
     /// `try:` with its `except` clauses, `else:` and `finally:` bodies.

@@ -36,7 +36,7 @@ pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> 
             let other = call(ctx, "dict", Args::new("dict", pos, kw))?;
             if let Value::Dict(other) = other {
                 for (k, v) in other.entries() {
-                    refuse_cycle(d.address(), &v)?;
+                    super::containers::refuse_cycle(d.address(), &v)?;
                     d.insert(k, v);
                 }
             }
@@ -54,7 +54,7 @@ pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> 
                     return Ok(v);
                 }
                 let v = default.unwrap_or(Value::None);
-                refuse_cycle(d.address(), &v)?;
+                super::containers::refuse_cycle(d.address(), &v)?;
                 d.insert(key, v.clone());
                 return Ok(v);
             }
@@ -242,7 +242,7 @@ fn list_method(ctx: &mut RunContext, l: &List, name: &str, args: Args) -> Result
         "append" => {
             arity(1)?;
             room(1)?;
-            refuse_cycle(l.address(), &pos[0])?;
+            super::containers::refuse_cycle(l.address(), &pos[0])?;
             l.push(pos[0].clone());
         }
         "extend" => {
@@ -251,14 +251,14 @@ fn list_method(ctx: &mut RunContext, l: &List, name: &str, args: Args) -> Result
             let items = sequence(ctx, pos[0].clone())?;
             room(items.len())?;
             for x in &items {
-                refuse_cycle(l.address(), x)?;
+                super::containers::refuse_cycle(l.address(), x)?;
             }
             l.extend(items);
         }
         "insert" => {
             arity(2)?;
             room(1)?;
-            refuse_cycle(l.address(), &pos[1])?;
+            super::containers::refuse_cycle(l.address(), &pos[1])?;
             let n = l.len() as i64;
             let i = pos[0].as_int("index")?;
             let i = if i < 0 { (i + n).max(0) } else { i.min(n) };

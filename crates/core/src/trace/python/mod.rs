@@ -4,6 +4,7 @@
 //! tuple values. A tensor reaching a builtin goes to the op library where PyTorch's own function
 //! applies, or is iterated as Python iterates it (its rows, as views).
 
+pub mod containers;
 pub mod context;
 pub mod exception;
 mod format;
@@ -405,32 +406,6 @@ pub fn dict_insert(entries: &mut Vec<(String, Value)>, key: String, value: Value
     match entries.iter_mut().find(|(k, _)| *k == key) {
         Some(slot) => slot.1 = value,
         None => entries.push((key, value)),
-    }
-}
-
-/// `v[items] = value` for a dict or a list, in place: every holder of it sees the change.
-pub fn setitem(v: Value, items: &[Value], value: Value) -> Result<Value> {
-    match (v, items) {
-        (Value::Dict(d), [Value::Str(k)]) => {
-            refuse_cycle(d.address(), &value)?;
-            d.insert(k.clone(), value);
-            Ok(Value::Dict(d))
-        }
-        (Value::Dict(..), [other]) => {
-            bail!(Unsupported, "dict keys other than strings are not supported (got {})", other.type_name())
-        }
-        (Value::List(l), [Value::Scalar(Scalar::Int(i))]) => {
-            refuse_cycle(l.address(), &value)?;
-            let n = l.len() as i64;
-            let at = if *i < 0 { i + n } else { *i };
-            if at < 0 || at >= n {
-                bail!(Index, "list assignment index out of range");
-            }
-            l.set(at as usize, value);
-            Ok(Value::List(l))
-        }
-        (Value::List(_), _) => bail!(Type, "list indices must be integers"),
-        (other, _) => bail!(Type, "'{}' object does not support item assignment", other.type_name()),
     }
 }
 
@@ -859,35 +834,4 @@ fn parse_number(name: &str, text: &str) -> Result<Value> {
         Some(x) => Ok(Value::Scalar(Scalar::Float(x))),
         None => bail!(Value, "could not convert string to float: '{text}'"),
     }
-}
-
-/// Refuses to put into a list or dict (at `target`, its address) a value that holds it
-/// (`xs.append(xs)`): Python prints such a value as `[[...]]`; here every walk over values
-/// would follow it forever.
-pub fn refuse_cycle(target: usize, v: &Value) -> Result<()> {
-    fn holds(v: &Value, target: usize, seen: &mut Vec<usize>) -> bool {
-        let inner: Vec<Value> = match v {
-            Value::List(m) if m.address() == target => return true,
-            Value::Dict(m) if m.address() == target => return true,
-            // An untracked container holds no list or dict.
-            Value::List(m) if !m.tracked() => return false,
-            Value::Dict(m) if !m.tracked() => return false,
-            Value::List(m) if !seen.contains(&m.address()) => {
-                seen.push(m.address());
-                m.items()
-            }
-            Value::Dict(m) if !seen.contains(&m.address()) => {
-                seen.push(m.address());
-                m.entries().into_iter().map(|(_, x)| x).collect()
-            }
-            Value::Tuple(items) | Value::Size(items) => return items.iter().any(|x| holds(x, target, seen)),
-            Value::Named(_, fields) => return fields.iter().any(|(_, x)| holds(x, target, seen)),
-            _ => return false,
-        };
-        inner.iter().any(|x| holds(x, target, seen))
-    }
-    if holds(v, target, &mut Vec::new()) {
-        bail!(Unsupported, "a list or dict that contains itself is not supported");
-    }
-    Ok(())
 }

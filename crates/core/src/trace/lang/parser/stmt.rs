@@ -442,6 +442,11 @@ impl<'a> Parser<'a> {
                     let e = self.postfix()?;
                     match e.expr.kind {
                         ExprKind::Name(n) => names.push(n),
+                        ExprKind::Index { value, items }
+                            if names.is_empty() && !matches!(self.peek(), Tok::Op(Op::Comma)) =>
+                        {
+                            return Ok(Some(StmtKind::DelItem { target: *value, index: items }));
+                        }
                         other => {
                             return Err(self.error_at(
                                 e.expr.span,
