@@ -40,6 +40,13 @@ fn expr(e: &Expr, spans: bool) -> String {
         ExprKind::Binary { op, lhs, rhs } => {
             format!("({} {} {})", op.symbol(), expr(lhs, spans), expr(rhs, spans))
         }
+        ExprKind::Compare { first, rest } => {
+            let mut s = format!("(cmp {}", expr(first, spans));
+            for (op, e) in rest {
+                s += &format!(" {} {}", op.symbol(), expr(e, spans));
+            }
+            s + ")"
+        }
         ExprKind::Call { func, args, kwargs } => {
             let mut s = format!("(call {}", expr(func, spans));
             for a in args {
@@ -475,6 +482,12 @@ fn expressions() {
         ("a >= b", "(>= a b)"),
         ("a > b + 1", "(> a (+ b 1))"),
         ("(a < b) < c", "(< (< a b) c)"),
+        ("a < b < c", "(cmp a < b < c)"),
+        ("a == b != c is not d", "(cmp a == b != c is not d)"),
+        ("0 <= i + 1 < n | m", "(cmp 0 <= (+ i 1) < (| n m))"),
+        ("a < (b < c) < d", "(cmp a < (< b c) < d)"),
+        ("not a < b in c", "(not (cmp a < b in c))"),
+        ("x = a < b and b < c < d", "(= x (and (< a b) (cmp b < c < d)))"),
         // Postfix forms.
         ("torch.arange(6.).reshape(2, 3).T", "(. (call (. (call (. torch arange) 6.0f) reshape) 2 3) T)"),
         ("f(1, x, dim=1, keepdim=True)", "(call f 1 x dim=1 keepdim=True)"),
@@ -534,8 +547,6 @@ fn expressions() {
 #[test]
 fn refused_expressions() {
     check(&[
-        ("a < b < c", "err 1:7 chained comparisons"),
-        ("a == b != c", "err 1:8 chained comparisons"),
         ("{1, 2}", "err 1:3 set displays are not supported"),
         ("{k: 1 for k in a}", "err 1:7 dict comprehensions are not supported"),
         ("f(*a)", "(call f (* a))"),

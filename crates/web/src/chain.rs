@@ -188,6 +188,13 @@ pub fn unparse(e: &Expr) -> String {
         ExprKind::Binary { op, lhs, rhs } => {
             format!("({} {} {})", unparse(lhs), op.symbol(), unparse(rhs))
         }
+        ExprKind::Compare { first, rest } => {
+            let mut text = format!("({}", unparse(first));
+            for (op, e) in rest {
+                text.push_str(&format!(" {} {}", op.symbol(), unparse(e)));
+            }
+            text + ")"
+        }
         ExprKind::Call { func, args, kwargs } => {
             format!("{}({})", unparse(func), arguments(args, kwargs))
         }

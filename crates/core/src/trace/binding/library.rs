@@ -13,6 +13,7 @@ use crate::trace::binding::decl;
 use crate::trace::binding::device;
 use crate::trace::binding::elementwise::{self, operand, tensor_arg};
 use crate::trace::binding::meta;
+use crate::trace::binding::query;
 use crate::trace::binding::random;
 use crate::trace::binding::reductions;
 use crate::trace::binding::views_extra;
@@ -211,6 +212,7 @@ pub(in crate::trace) fn is_function(name: &str) -> bool {
         || views_extra::is_function(name)
         || crate::trace::binding::indexing::is_function(name)
         || random::is_function(name)
+        || query::is_function(name)
 }
 
 /// `torch.special`'s names for ops the library has under another name.
@@ -296,6 +298,10 @@ pub fn attr(run: &mut RunContext, v: Value, name: &str) -> Result<Value> {
             }
         },
         Value::Tensor(t) => tensor_attr(run, t, name),
+        Value::DType(d) => match query::dtype_attr(d, name) {
+            Some(v) => Ok(v),
+            None => bail!(Type, "'torch.dtype' object has no attribute '{name}'"),
+        },
         Value::Named(_, fields) => match fields.into_iter().find(|(n, _)| *n == name) {
             Some((_, v)) => Ok(v),
             None => bail!(Type, "'tuple' object has no attribute '{name}'"),
@@ -355,6 +361,9 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
     }
     if random::is_function(name) {
         return random::function(run, name, args);
+    }
+    if query::is_function(name) {
+        return query::function(name, args);
     }
     // Functions that mirror a method take the tensor first: `torch.flip(a, (0,))`.
     if !matches!(

@@ -17,6 +17,7 @@ use crate::trace::binding::reductions;
 use crate::trace::binding::subscript::{copy_into, fill};
 use crate::trace::binding::views_extra;
 use crate::trace::python::context::RunContext;
+use crate::trace::python::introspect;
 use crate::trace::python::value::{Args, Value};
 use crate::uop::buffer::{Data, Scalar};
 use crate::uop::BinaryOp;
@@ -195,9 +196,23 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         _ if name == "type" || CAST_METHODS.iter().any(|(n, _)| *n == name) => {
             let dtype = match CAST_METHODS.iter().find(|(n, _)| *n == name) {
                 Some(&(_, d)) => d,
-                None => match args.req(0, "dtype")? {
-                    Value::DType(d) => d,
-                    other => bail!(Type, "to() expects a dtype, got {}", other.type_name()),
+                None => match args.opt(0, "dtype") {
+                    // `x.type()`: the legacy class name.
+                    None => {
+                        args.finish()?;
+                        return Ok(Value::Str(crate::trace::binding::query::type_string(t.dtype())));
+                    }
+                    Some(Value::DType(d)) => d,
+                    // `x.type('torch.DoubleTensor')`, `x.type(torch.LongTensor)`.
+                    Some(Value::Str(class)) => match introspect::class_dtype(&class) {
+                        Some(d) => d,
+                        None => bail!(Value, "invalid type: '{class}'"),
+                    },
+                    Some(Value::Type(class)) => match introspect::class_dtype(class) {
+                        Some(d) => d,
+                        None => bail!(Type, "type(): invalid type {class}"),
+                    },
+                    Some(other) => bail!(Type, "to() expects a dtype, got {}", other.type_name()),
                 },
             };
             // `copy=True` always makes a new tensor; otherwise the same dtype is the same tensor.

@@ -15,6 +15,7 @@ pub mod library;
 pub mod meta;
 pub mod methods;
 pub mod operators;
+pub mod query;
 pub mod random;
 pub mod reductions;
 pub mod signature;

@@ -363,6 +363,12 @@ pub enum ExprKind {
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
+    /// `a < b <= c ...`: two or more comparisons, each operand evaluated at most once and the
+    /// chain stopping at the first false one (a single comparison is a [`ExprKind::Binary`]).
+    Compare {
+        first: Box<Expr>,
+        rest: Vec<(BinOp, Expr)>,
+    },
     /// `func(args, key=value)`; `func` is a name, an attribute (`a.view`, `torch.arange`) or any
     /// other expression.
     Call {

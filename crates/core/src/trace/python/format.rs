@@ -140,6 +140,18 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
             format!("[{}]", join(ctx, &items)?)
         }
         Value::Size(items) => format!("torch.Size([{}])", join(ctx, items)?),
+        // `finfo(resolution=1e-06, ..., dtype=float32)`: numbers as `%g` writes them.
+        Value::Named(type_name, fields) if matches!(type_name.as_str(), "finfo" | "iinfo") => {
+            let mut parts = Vec::with_capacity(fields.len());
+            for (n, v) in fields.iter().filter(|(n, _)| *n != "bits") {
+                let text = match v {
+                    Value::Str(s) => s.clone(),
+                    v => format_field(ctx, v, None, "g")?,
+                };
+                parts.push(format!("{n}={text}"));
+            }
+            format!("{type_name}({})", parts.join(", "))
+        }
         Value::Named(type_name, fields) => {
             let mut parts = Vec::with_capacity(fields.len());
             for (n, v) in fields {

@@ -35,7 +35,7 @@ pub fn tensor_class(name: &str) -> Option<Value> {
     TENSOR_CLASSES.iter().find(|(q, _)| q.strip_prefix("torch.") == Some(name)).map(|(q, _)| Value::Type(q))
 }
 
-fn class_dtype(class: &str) -> Option<DType> {
+pub(crate) fn class_dtype(class: &str) -> Option<DType> {
     if class == "torch.BoolTensor" {
         return Some(DType::Bool);
     }

@@ -157,10 +157,6 @@ pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> 
             args.finish()?;
             Ok(boolean(f.is_finite() && f.fract() == 0.0))
         }
-        (Value::DType(d), "is_floating_point") => {
-            args.finish()?;
-            Ok(boolean(d.is_float()))
-        }
         _ => bail!(Type, "'{}' object has no attribute '{name}'", recv.type_name()),
     }
 }

@@ -301,6 +301,24 @@ pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
             };
             return Ok(boolean(r));
         }
+        (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, Value::List(x), Value::List(y)) => {
+            let (x, y) = (x.items(), y.items());
+            return order_sequences(ctx, op, &x, &y);
+        }
+        (
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge,
+            Value::Tuple(x) | Value::Size(x),
+            Value::Tuple(y) | Value::Size(y),
+        ) => return order_sequences(ctx, op, x, y),
+        (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, _, _) if !orderable(&a) || !orderable(&b) => {
+            bail!(
+                Type,
+                "'{}' not supported between instances of '{}' and '{}'",
+                op.symbol(),
+                a.type_name(),
+                b.type_name()
+            )
+        }
         (BinOp::Mul, Value::Str(_) | Value::List(_) | Value::Tuple(_), Value::BigInt(n))
         | (BinOp::Mul, Value::BigInt(n), Value::Str(_) | Value::List(_) | Value::Tuple(_)) => {
             if n.sign() == num_bigint::Sign::Minus {
@@ -317,6 +335,27 @@ pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
         _ => {}
     }
     ctx.binary(op, a, b)
+}
+
+/// Whether `<` and its kin may compare `v` with a number or a tensor.
+fn orderable(v: &Value) -> bool {
+    matches!(v, Value::Tensor(_) | Value::Scalar(_) | Value::BigInt(_))
+}
+
+/// Python's order of two sequences: by the first items that differ, else by length.
+fn order_sequences(ctx: &mut RunContext, op: BinOp, x: &[Value], y: &[Value]) -> Result<Value> {
+    for (p, q) in x.iter().zip(y) {
+        if !identical(p, q) && !equal_truth(ctx, p, q)? {
+            return binary(ctx, op, p.clone(), q.clone());
+        }
+    }
+    let (m, n) = (x.len(), y.len());
+    Ok(boolean(match op {
+        BinOp::Lt => m < n,
+        BinOp::Le => m <= n,
+        BinOp::Gt => m > n,
+        _ => m >= n,
+    }))
 }
 
 /// An iterator over a value, as a `for` loop or a comprehension walks it.

@@ -6,6 +6,15 @@ use super::*;
 use crate::trace::python::introspect;
 
 impl Run {
+    /// A binary operator's value: membership and identity by Python's rules, the rest through
+    /// the operator table (tensors, numbers, strings, containers).
+    fn apply_binary(&mut self, op: BinOp, a: Value, b: Value) -> Result<Value> {
+        match op {
+            BinOp::In | BinOp::NotIn | BinOp::Is | BinOp::IsNot => python::compare(&mut self.context(), op, a, b),
+            _ => python::binary(&mut self.context(), op, a, b),
+        }
+    }
+
     pub(crate) fn eval(&mut self, e: &Expr) -> Result<Value> {
         match &e.kind {
             ExprKind::Name(n) => self.lookup(n, e.span),
@@ -48,12 +57,21 @@ impl Run {
                 let a = self.eval(lhs)?;
                 let b = self.eval(rhs)?;
                 self.span = e.span;
-                match op {
-                    BinOp::In | BinOp::NotIn | BinOp::Is | BinOp::IsNot => {
-                        python::compare(&mut self.context(), *op, a, b)
+                self.apply_binary(*op, a, b)
+            }
+            ExprKind::Compare { first, rest } => {
+                let mut left = self.eval(first)?;
+                let mut result = Value::None;
+                for (i, (op, rhs)) in rest.iter().enumerate() {
+                    let right = self.eval(rhs)?;
+                    self.span = e.span;
+                    result = self.apply_binary(*op, left, right.clone())?;
+                    if i + 1 == rest.len() || !python::truth(&mut self.context(), &result)? {
+                        break;
                     }
-                    _ => python::binary(&mut self.context(), *op, a, b),
+                    left = right;
                 }
+                Ok(result)
             }
             ExprKind::BoolOp { op, values } => {
                 let mut last = Value::None;

@@ -265,7 +265,7 @@ impl<'a> Parser<'a> {
 
     /// Operators by shunting-yard over the parser's shared stacks, so that chains of operators
     /// (`- - - a`, `2 ** 2 ** 2`, `a + b + c`) cost heap, not stack; only brackets recurse.
-    /// Comparisons do not chain.
+    /// Comparisons chain as Python's do: `a < b < c` is one [`ExprKind::Compare`].
     pub(super) fn operators(&mut self) -> Result<Node> {
         let op_base = self.ops.len();
         let mut compared = false;
@@ -293,12 +293,8 @@ impl<'a> Parser<'a> {
                 },
                 _ => break,
             };
-            if prec == CMP {
-                if compared {
-                    return Err(self.error_here("chained comparisons (a < b < c) are not supported"));
-                }
-                compared = true;
-            }
+            let chained = prec == CMP && compared;
+            compared |= prec == CMP;
             // Reduce what binds tighter, or as tight for the left-associative operators.
             while self.ops.len() > op_base {
                 let top = self.ops[self.ops.len() - 1].prec;
@@ -312,7 +308,8 @@ impl<'a> Parser<'a> {
             if matches!(op, BinOp::NotIn | BinOp::IsNot) {
                 self.bump();
             }
-            self.push_op(op_base, Pending { op: PendingOp::Binary(op), prec, span })?;
+            let op = if chained { PendingOp::Chained(op) } else { PendingOp::Binary(op) };
+            self.push_op(op_base, Pending { op, prec, span })?;
         }
         while self.ops.len() > op_base {
             self.reduce()?;
@@ -351,6 +348,26 @@ impl<'a> Parser<'a> {
                 let height = lhs.height.max(rhs.height) + 1;
                 let span = lhs.expr.span;
                 let kind = ExprKind::Binary { op, lhs: Box::new(lhs.expr), rhs: Box::new(rhs.expr) };
+                self.node(span, kind, height)?
+            }
+            // Comparisons bind loosest of the operators here, so the value on the left is the
+            // chain's comparison reduced just before this one.
+            PendingOp::Chained(op) => {
+                let Some(lhs) = self.vals.pop() else {
+                    return Err(self.error_here("invalid syntax"));
+                };
+                let height = lhs.height.max(rhs.height) + 1;
+                let span = lhs.expr.span;
+                let kind = match lhs.expr.kind {
+                    ExprKind::Binary { op: first_op, lhs: first, rhs: second } => {
+                        ExprKind::Compare { first, rest: vec![(first_op, *second), (op, rhs.expr)] }
+                    }
+                    ExprKind::Compare { first, mut rest } => {
+                        rest.push((op, rhs.expr));
+                        ExprKind::Compare { first, rest }
+                    }
+                    _ => return Err(self.error_here("invalid syntax")),
+                };
                 self.node(span, kind, height)?
             }
         };

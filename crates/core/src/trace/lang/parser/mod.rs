@@ -67,6 +67,8 @@ struct Pending {
 enum PendingOp {
     Unary(UnaryOp),
     Binary(BinOp),
+    /// A comparison after another one: `b < c` of `a < b < c` joins the chain on its left.
+    Chained(BinOp),
 }
 
 fn binary_op(op: Op) -> Option<(BinOp, u8)> {
@@ -141,9 +143,8 @@ fn describe(kind: &ExprKind) -> &'static str {
         ExprKind::Dict(_) => "dict display",
         ExprKind::Attr { .. } => "attribute",
         ExprKind::Index { .. } => "subscript",
-        ExprKind::Binary { op: BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, .. } => {
-            "comparison"
-        }
+        ExprKind::Binary { op: BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, .. }
+        | ExprKind::Compare { .. } => "comparison",
         _ => "expression",
     }
 }
