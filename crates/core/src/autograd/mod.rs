@@ -18,7 +18,7 @@
 
 mod op;
 
-pub use op::{GradOp, IndexSlot, NodeId, NormOf, Reduction, Route, Side, Spread, SpreadOf, Window};
+pub use op::{GradOp, IndexSlot, NodeId, NormOf, Reduction, Route, SavedField, Side, Spread, SpreadOf, Window};
 
 use crate::identity::{CounterId, ObjectId};
 use crate::uop::StorageId;

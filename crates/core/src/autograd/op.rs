@@ -252,7 +252,43 @@ pub enum GradOp {
     },
 }
 
+/// How a node shows one of the values its backward saves, as PyTorch's `grad_fn._saved_<name>`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SavedField {
+    /// The node operand of that index, when the node saved it (`None` in Python otherwise).
+    Operand(usize),
+    /// A Python scalar the op was called with, wrapped as PyTorch wraps it: a 0-dim tensor
+    /// (`x * 2` saves `other`) or the number itself (`x ** 2`'s `exponent`).
+    Scalar { value: Scalar, wrapped: bool },
+}
+
 impl GradOp {
+    /// `grad_fn._saved_<field>`: which value of the node PyTorch's derivatives declare under that
+    /// name, for the ops whose names are known (products, quotients, powers, matrix products,
+    /// and any op's saved input `self` and output `result`). `saved` says which operands the
+    /// node saved, for ops that declare only what they save.
+    pub fn saved_field(&self, field: &str, saved: impl Fn(usize) -> bool) -> Option<SavedField> {
+        let names: &[(&str, usize)] = match self {
+            GradOp::Binary { op: BinaryOp::Pow, .. } => &[("self", 0), ("exponent", 1), ("result", 2)],
+            GradOp::Binary { op: BinaryOp::Mul | BinaryOp::Div, .. } => &[("self", 0), ("other", 1)],
+            GradOp::Matmul { name: "DotBackward0" } => &[("self", 0), ("tensor", 1)],
+            GradOp::Matmul { name: "MvBackward0" } => &[("self", 0), ("vec", 1)],
+            GradOp::Matmul { name: "MmBackward0" } => &[("self", 0), ("mat2", 1)],
+            GradOp::Unary(_) => &[("self", 0), ("result", 1)],
+            _ => &[("self", 0)],
+        };
+        let &(_, index) = names.iter().find(|(n, _)| *n == field)?;
+        if let GradOp::Binary { op, scalar: Some((value, side)) } = self {
+            let at = if *side == Side::Left { 0 } else { 1 };
+            if index == at {
+                return Some(SavedField::Scalar { value: *value, wrapped: *op != BinaryOp::Pow });
+            }
+        }
+        // Unary ops declare only what their formula saves (`exp` its result, `log` its input).
+        let declared = !matches!(self, GradOp::Unary(_)) || saved(index);
+        declared.then_some(SavedField::Operand(index))
+    }
+
     /// Whether the backward formula reads the operands only through ops that record, so
     /// that under `create_graph` its gradient keeps the operands' history. The exceptions
     /// build on kernels of their own (convolution, pooling, products, running products, the in-place

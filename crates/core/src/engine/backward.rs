@@ -4,7 +4,7 @@
 
 use super::autograd::GraphUse;
 use super::grad_version::{obeys_layout_contract, Arrival, Holders};
-use crate::autograd::{op_name, BackwardEntry, Edge, GradTarget, HookId, HookOn, Node, NodeId};
+use crate::autograd::{op_name, BackwardEntry, Edge, GradTarget, HookId, HookOn, Node, NodeId, SavedField};
 use crate::error::{bail, Error, Result};
 use crate::identity::ObjectId;
 use crate::tensor::{Engine, Tensor};
@@ -62,6 +62,18 @@ fn describe(t: &Tensor) -> String {
     };
     let dims: Vec<String> = t.shape().iter().map(|n| n.to_string()).collect();
     format!("[torch.{kind} [{}]]", dims.join(", "))
+}
+
+/// PyTorch's refusal to read what a backward without `retain_graph` freed.
+const FREED: &str = "Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.";
+
+/// A value `grad_fn._saved_<field>` gives.
+#[derive(Clone, Debug)]
+pub enum Unpacked {
+    Tensor(Tensor),
+    Scalar(crate::uop::buffer::Scalar),
+    /// Declared by the op but not saved by this node (Python's `None`).
+    NotSaved,
 }
 
 /// Runs a tensor hook's function (the caller keeps the functions, by id) on a gradient: the
@@ -295,10 +307,7 @@ impl Engine {
             }
             let node: Node<Tensor> = self.ag.node(id).clone();
             if node.freed && node.holds_saved {
-                bail!(
-                    Autograd,
-                    "Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward."
-                );
+                bail!(Autograd, "{FREED}");
             }
             self.check_saved(&node)?;
             // The gradient is computed once, as PyTorch's engine materialises each: every input's
@@ -439,7 +448,41 @@ impl Engine {
     }
 
     fn check_saved(&self, node: &Node<Tensor>) -> Result<()> {
-        for s in &node.saved {
+        node.saved.iter().try_for_each(|s| self.check_saved_one(s))
+    }
+
+    /// `grad_fn._saved_<field>`: `Ok(None)` where the node has no such field; the value PyTorch
+    /// unpacks otherwise, with its refusals (a saved tensor freed by a backward, or changed in
+    /// place since).
+    pub fn unpack_saved(&mut self, id: NodeId, field: &str) -> Result<Option<Unpacked>> {
+        let node = self.ag.node(id);
+        // A freed node forgot what it saved: every field it may have had is gone.
+        let freed = node.freed;
+        let found = node.op.saved_field(field, |i| freed || node.saved.iter().any(|s| s.operand == i)).or_else(|| {
+            // Any op's saved output is its `result`.
+            let s = node.saved.iter().find(|s| s.producer == Some(id))?;
+            (field == "result").then_some(SavedField::Operand(s.operand))
+        });
+        let index = match found {
+            None => return Ok(None),
+            Some(SavedField::Operand(_) | SavedField::Scalar { wrapped: true, .. }) if freed => {
+                bail!(Autograd, "{FREED}")
+            }
+            Some(SavedField::Scalar { value, wrapped: true }) => {
+                return Ok(Some(Unpacked::Tensor(self.untracked(|e| e.full(&[], value, None))?)))
+            }
+            Some(SavedField::Scalar { value, wrapped: false }) => return Ok(Some(Unpacked::Scalar(value))),
+            Some(SavedField::Operand(i)) => i,
+        };
+        let Some(saved) = node.saved.iter().find(|s| s.operand == index) else {
+            return Ok(Some(Unpacked::NotSaved));
+        };
+        self.check_saved_one(saved)?;
+        Ok(Some(Unpacked::Tensor(saved.tensor.clone())))
+    }
+
+    fn check_saved_one(&self, s: &crate::autograd::Saved<Tensor>) -> Result<()> {
+        {
             let now = self.ids.version(s.counter);
             if now != s.version {
                 // PyTorch 2.15 names the op that made the tensor (`Add`, not `AddBackward0`).

@@ -426,7 +426,16 @@ impl Run {
     }
 
     /// `grad_fn.next_functions` and `grad_fn.name`.
-    fn grad_fn_attr(&self, n: crate::autograd::NodeId, name: &str) -> Result<Value> {
+    fn grad_fn_attr(&mut self, n: crate::autograd::NodeId, name: &str) -> Result<Value> {
+        if let Some(field) = name.strip_prefix("_saved_") {
+            use crate::engine::backward::Unpacked;
+            return match self.engine.unpack_saved(n, field)? {
+                Some(Unpacked::Tensor(t)) => Ok(Value::Tensor(t)),
+                Some(Unpacked::Scalar(s)) => Ok(Value::Scalar(s)),
+                Some(Unpacked::NotSaved) => Ok(Value::None),
+                None => bail!(Type, "'{}' object has no attribute '{name}'", self.engine.autograd().node(n).name),
+            };
+        }
         let node = self.engine.autograd().node(n);
         match name {
             "next_functions" => Ok(Value::Tuple(
