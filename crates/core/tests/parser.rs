@@ -150,6 +150,7 @@ fn stmt(s: &Stmt, spans: bool) -> String {
         StmtKind::Assign { targets, value, .. } => {
             format!("(= ({}) {})", targets.join(" "), expr(value, spans))
         }
+        StmtKind::Unpack { target: t, value } => format!("(unpack {} {})", target(t), expr(value, spans)),
         StmtKind::AugAssign { target, op, value } => {
             format!("({}= {} {})", op.symbol(), expr(target, spans), expr(value, spans))
         }
@@ -438,7 +439,7 @@ fn refused_statements() {
         ("a, = x", "(= (a) x)"),
         ("() = x", "err 1:1 unpacking into an empty target is not supported"),
         ("a, b[0] = x", "err 1:4 cannot unpack into subscript"),
-        ("a, (b, c) = x", "err 1:4 cannot unpack into tuple"),
+        ("a, (b.c, d) = x", "err 1:5 cannot unpack into attribute"),
         ("x: int = 1", "err 1:2 annotated assignments are not supported"),
         ("a <<= 1", "err 1:3 '<<=' is not supported"),
         ("a = 1;; b", "err 1:7 invalid syntax"),
@@ -482,6 +483,8 @@ fn expressions() {
         ("a >= b", "(>= a b)"),
         ("a > b + 1", "(> a (+ b 1))"),
         ("(a < b) < c", "(< (< a b) c)"),
+        ("a, (b, c) = f(x)", "(unpack (a (b c)) (call f x))"),
+        ("[a, [b, (c, d)]] = x", "(unpack (a (b (c d))) x)"),
         ("a < b < c", "(cmp a < b < c)"),
         ("a == b != c is not d", "(cmp a == b != c is not d)"),
         ("0 <= i + 1 < n | m", "(cmp 0 <= (+ i 1) < (| n m))"),

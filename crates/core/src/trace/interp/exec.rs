@@ -496,6 +496,11 @@ impl Run {
                 defines.extend(targets.iter().cloned());
                 Flow::Normal
             }
+            StmtKind::Unpack { target, value } => {
+                let v = self.eval(value)?;
+                defines.extend(self.assign_target(target, v)?);
+                Flow::Normal
+            }
             StmtKind::AugAssign { target, op, value } => {
                 if let ExprKind::Attr { value: base, name } = &target.kind {
                     // Python: tmp = base.name; tmp op= rhs; base.name = tmp (`x.data *= 2`

@@ -82,6 +82,11 @@ pub enum StmtKind {
         /// Whether the targets unpack a sequence (`a, b = x`, and `a, = x` with one target).
         unpack: bool,
     },
+    /// `a, (b, c) = expr`: unpacking into nested targets (a flat one is an [`StmtKind::Assign`]).
+    Unpack {
+        target: Target,
+        value: Expr,
+    },
     /// `target op= value`, where target is a name or a subscript (`a[1:] *= 2`).
     AugAssign {
         target: Expr,

@@ -108,10 +108,67 @@ pub enum LayerKind {
     },
     /// A module that calls one functional with its config (`nn.ReLU` is `F.relu`, ...).
     Functional(Functional),
+    /// `nn.RNN`, `nn.LSTM`, `nn.GRU`.
+    Recurrent(Recurrent),
     Sequential,
     /// `nn.ModuleList`: children, no forward.
     ModuleList,
     Custom,
+}
+
+/// A recurrent stack: its cell and its shape, as the constructor's arguments give them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Recurrent {
+    pub cell: RecurrentCell,
+    pub input_size: usize,
+    pub hidden_size: usize,
+    pub num_layers: usize,
+    pub bias: bool,
+    pub batch_first: bool,
+    pub dropout: f64,
+    pub bidirectional: bool,
+}
+
+/// The step a recurrent layer repeats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecurrentCell {
+    /// `nn.RNN`: `h = tanh(W_ih x + b_ih + W_hh h + b_hh)`.
+    Tanh,
+    /// `nn.RNN(nonlinearity='relu')`.
+    Relu,
+    /// `nn.LSTM`: four gates, a hidden and a cell state.
+    Lstm,
+    /// `nn.GRU`: reset, update and new gates.
+    Gru,
+}
+
+impl RecurrentCell {
+    /// How many gates' rows each weight stacks.
+    pub fn gates(self) -> usize {
+        match self {
+            RecurrentCell::Tanh | RecurrentCell::Relu => 1,
+            RecurrentCell::Lstm => 4,
+            RecurrentCell::Gru => 3,
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            RecurrentCell::Tanh | RecurrentCell::Relu => "RNN",
+            RecurrentCell::Lstm => "LSTM",
+            RecurrentCell::Gru => "GRU",
+        }
+    }
+}
+
+impl Recurrent {
+    pub fn directions(&self) -> usize {
+        if self.bidirectional {
+            2
+        } else {
+            1
+        }
+    }
 }
 
 /// The input ranks a batch norm accepts.

@@ -7,3 +7,4 @@ pub mod layer;
 pub mod modules;
 pub mod optim;
 pub mod optimizer;
+pub mod recurrent;

@@ -177,6 +177,9 @@ pub fn is_layer(name: &str) -> bool {
                 | "ModuleList"
                 | "Embedding"
                 | "LayerNorm"
+                | "RNN"
+                | "LSTM"
+                | "GRU"
         )
 }
 
@@ -239,6 +242,7 @@ pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Val
             layer
         }
         "Conv2d" => conv2d(run, args)?,
+        "RNN" | "LSTM" | "GRU" => crate::trace::nn::recurrent::construct(run, name, args)?,
         "BatchNorm1d" | "BatchNorm2d" => {
             let dims = if name == "BatchNorm1d" { BatchDims::One } else { BatchDims::Two };
             batch_norm_layer(run, dims, args)?
@@ -498,8 +502,10 @@ pub fn parameter(run: &mut RunContext, mut args: Args) -> Result<Value> {
 /// The forward of a built-in module that is not a container (containers and the trace's own
 /// modules are run by the runner, which calls this for their leaves).
 pub fn forward(run: &mut RunContext, layer: &Module, args: Args) -> Result<Value> {
-    if let LayerKind::Functional(f) = layer.kind {
-        return functional_forward(run, layer, f, args);
+    match layer.kind {
+        LayerKind::Functional(f) => return functional_forward(run, layer, f, args),
+        LayerKind::Recurrent(r) => return crate::trace::nn::recurrent::forward(run, layer, &r, args),
+        _ => {}
     }
     let mut args = args;
     let x = tensor_arg(args.req(0, "input")?, "forward(): argument 'input' (position 1)")?;
@@ -533,7 +539,11 @@ pub fn forward(run: &mut RunContext, layer: &Module, args: Args) -> Result<Value
             let b = layer.param("bias");
             layer_norm(run, &x, dims, eps, w.as_ref(), b.as_ref())?
         }
-        LayerKind::Functional(_) | LayerKind::Sequential | LayerKind::ModuleList | LayerKind::Custom => {
+        LayerKind::Functional(_)
+        | LayerKind::Recurrent(_)
+        | LayerKind::Sequential
+        | LayerKind::ModuleList
+        | LayerKind::Custom => {
             bail!(Type, "{} has no forward here", title(layer))
         }
     };
@@ -697,6 +707,7 @@ pub fn title(layer: &Module) -> String {
         LayerKind::Embedding { .. } => "Embedding".into(),
         LayerKind::LayerNorm { .. } => "LayerNorm".into(),
         LayerKind::Functional(f) => row(f).name.into(),
+        LayerKind::Recurrent(r) => r.cell.title().into(),
         LayerKind::Sequential => "Sequential".into(),
         LayerKind::ModuleList => "ModuleList".into(),
         LayerKind::Custom => layer.class.as_ref().map_or_else(|| "Module".into(), |c| c.name.clone()),
@@ -736,6 +747,21 @@ pub fn constructors() -> Vec<(&'static str, String)> {
         ("ModuleList", "(modules=None)".into()),
         ("Embedding", "(num_embeddings, embedding_dim)".into()),
         ("LayerNorm", "(normalized_shape, eps=1e-05, elementwise_affine=True, bias=True)".into()),
+        (
+            "RNN",
+            "(input_size, hidden_size, num_layers=1, nonlinearity='tanh', bias=True, batch_first=False, dropout=0.0, bidirectional=False)"
+                .into(),
+        ),
+        (
+            "LSTM",
+            "(input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0, bidirectional=False, proj_size=0)"
+                .into(),
+        ),
+        (
+            "GRU",
+            "(input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0, bidirectional=False)"
+                .into(),
+        ),
         ("Parameter", "(data=None, requires_grad=True)".into()),
         ("Module", "()".into()),
     ]);

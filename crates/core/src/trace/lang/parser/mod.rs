@@ -7,7 +7,7 @@
 //! [`MAX_NESTING`], so neither parsing nor any later walk of the tree can overflow the stack.
 
 use crate::error::{bail, Error, Result};
-use crate::trace::lang::ast::{BinOp, Expr, ExprKind, Import, Program, Span, Stmt, StmtKind, UnaryOp};
+use crate::trace::lang::ast::{BinOp, Expr, ExprKind, Import, Program, Span, Stmt, StmtKind, Target, UnaryOp};
 use crate::trace::lang::lexer::{self, Op, Tok, Token};
 
 mod expr;
@@ -411,22 +411,20 @@ impl<'a> Parser<'a> {
                 if items.is_empty() {
                     return Err(self.error_at(lhs.span, "unpacking into an empty target is not supported"));
                 }
-                let mut targets = Vec::with_capacity(items.len());
-                for item in items {
-                    match item.kind {
-                        ExprKind::Name(name) => targets.push(name),
-                        ExprKind::Starred { .. } => {
-                            return Err(self.error_at(item.span, "starred assignment targets are not supported"))
-                        }
-                        ref other => {
-                            return Err(self.error_at(
-                                item.span,
-                                format!("cannot unpack into {}; only names are supported", describe(other)),
-                            ))
-                        }
-                    }
+                let target = self.unpack_target(items)?;
+                let Target::Tuple(parts) = &target else { return Err(self.error_at(lhs.span, "invalid syntax")) };
+                let names: Vec<String> = parts
+                    .iter()
+                    .filter_map(|t| match t {
+                        Target::Name(n) => Some(n.clone()),
+                        Target::Tuple(_) => None,
+                    })
+                    .collect();
+                if names.len() == parts.len() {
+                    Ok(StmtKind::Assign { targets: names, value, unpack: true })
+                } else {
+                    Ok(StmtKind::Unpack { target, value })
                 }
-                Ok(StmtKind::Assign { targets, value, unpack: true })
             }
             ExprKind::Attr { value: target, name } => Ok(StmtKind::SetAttr { target: *target, name, value }),
             ref other => {
@@ -437,6 +435,29 @@ impl<'a> Parser<'a> {
                 Err(self.error_at(lhs.span, message))
             }
         }
+    }
+
+    /// The names, nested as written, that `a, (b, c) = ...` unpacks into.
+    fn unpack_target(&self, items: Vec<Expr>) -> Result<Target> {
+        let mut targets = Vec::with_capacity(items.len());
+        for item in items {
+            match item.kind {
+                ExprKind::Name(name) => targets.push(Target::Name(name)),
+                ExprKind::Tuple(inner) | ExprKind::List(inner) if !inner.is_empty() => {
+                    targets.push(self.unpack_target(inner)?)
+                }
+                ExprKind::Starred { .. } => {
+                    return Err(self.error_at(item.span, "starred assignment targets are not supported"))
+                }
+                ref other => {
+                    return Err(self.error_at(
+                        item.span,
+                        format!("cannot unpack into {}; only names are supported", describe(other)),
+                    ))
+                }
+            }
+        }
+        Ok(Target::Tuple(targets))
     }
 
     /// `import a.b as c, d` or `from a import (b as c, d)` / `from a import *`: the names they

@@ -46,6 +46,10 @@ pub fn attr(layer: &Rc<Module>, name: &str) -> Result<Value> {
         (LayerKind::BatchNorm { features, .. }, "num_features") => int(features),
         (LayerKind::Embedding { num, .. }, "num_embeddings") => int(num),
         (LayerKind::Embedding { dim, .. }, "embedding_dim") => int(dim),
+        (LayerKind::Recurrent(r), _) => match crate::trace::nn::recurrent::attr(&r, name) {
+            Some(v) => Ok(v),
+            None => bail!(Type, "'{}' object has no attribute '{name}'", title(layer)),
+        },
         (LayerKind::Functional(f), _) => match row(f).params.iter().find(|(p, _)| *p == name) {
             Some((_, Some(default))) if !default.is_empty() => default_value(default),
             Some(_) => Ok(Value::None),

@@ -69,6 +69,7 @@ pub(super) fn extra_repr(layer: &Module) -> String {
             )
         }
         LayerKind::Functional(f) => functional_extra_repr(layer, f),
+        LayerKind::Recurrent(r) => crate::trace::nn::recurrent::extra_repr(&r),
         LayerKind::Sequential | LayerKind::ModuleList | LayerKind::Custom => String::new(),
     }
 }
