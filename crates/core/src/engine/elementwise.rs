@@ -244,13 +244,16 @@ impl Engine {
     /// `torch.logspace`: `base ** linspace(start, end, steps)`.
     pub fn logspace(&mut self, start: f64, end: f64, steps: usize, base: f64, dtype: DType) -> Result<Tensor> {
         crate::limits::check_numel(&[steps])?;
-        let values = linspace_values(start, end, steps, DType::Float32).into_iter().map(|e| base.powf(e)).collect();
+        let exponents = if dtype == DType::Float64 { DType::Float64 } else { DType::Float32 };
+        let values = linspace_values(start, end, steps, exponents).into_iter().map(|e| base.powf(e)).collect();
         self.tensor_of_values(values, dtype, steps)
     }
 
     fn tensor_of_values(&mut self, values: Vec<f64>, dtype: DType, n: usize) -> Result<Tensor> {
-        let data = if dtype.is_float() {
-            Data::F32(values.into_iter().map(|v| v as f32).collect())
+        let data = if dtype == DType::Float64 {
+            Data::F64(values)
+        } else if dtype.is_float() {
+            Data::F32(values.into_iter().map(|v| v as f32).collect()).cast(dtype)
         } else {
             // Integer results truncate the float values (PyTorch computes them in float too).
             Data::F32(values.into_iter().map(|v| v.trunc() as f32).collect()).cast(dtype)
@@ -259,7 +262,8 @@ impl Engine {
     }
 }
 
-/// The points of `linspace`, in float32 arithmetic for a float32 result as PyTorch computes them.
+/// The points of `linspace`, in float32 arithmetic for a float32 result as PyTorch computes them
+/// (in float64 for a float64 or integer one).
 fn linspace_values(start: f64, end: f64, steps: usize, dtype: DType) -> Vec<f64> {
     if steps == 0 {
         return Vec::new();
@@ -268,7 +272,7 @@ fn linspace_values(start: f64, end: f64, steps: usize, dtype: DType) -> Vec<f64>
         return vec![start];
     }
     let half = steps / 2;
-    if dtype.is_float() {
+    if dtype.is_float() && dtype != DType::Float64 {
         let (s, e) = (start as f32, end as f32);
         let step = (e - s) / (steps - 1) as f32;
         (0..steps)

@@ -77,6 +77,9 @@ pub fn function_call(run: &mut RunContext, name: &str, pos: Vec<Value>, mut kw: 
         return crate::trace::binding::device::construct(Args::new(name, pos, kw));
     }
     crate::trace::binding::device::take_factory_kwargs(run, name, &mut kw)?;
+    if crate::trace::binding::numpy::is_from_data(name, pos.first()) {
+        return crate::trace::binding::numpy::from_data(run, name, Args::new(name, pos, kw));
+    }
     let requires_grad = take_requires_grad(&mut kw)?;
     let inputs = tensors_in(pos.iter().chain(kw.iter().map(|(_, v)| v)));
     let out = crate::trace::binding::library::function(run, name, Args::new(name, pos, kw))?;

@@ -629,3 +629,33 @@ pub fn space(run: &mut RunContext, name: &str, mut args: Args) -> Result<Value> 
     };
     Ok(Value::Tensor(t))
 }
+
+/// The elementwise op of a Python operator and its operand order; `None` for `@`.
+pub(crate) fn python_operator(op: crate::trace::lang::ast::BinOp) -> Option<(BinaryOp, crate::uop::alu::Operands)> {
+    use crate::uop::alu::Operands::{InOrder, Swapped};
+    Some(match op {
+        crate::trace::lang::ast::BinOp::Add => (BinaryOp::Add, InOrder),
+        crate::trace::lang::ast::BinOp::Sub => (BinaryOp::Sub, InOrder),
+        crate::trace::lang::ast::BinOp::Mul => (BinaryOp::Mul, InOrder),
+        crate::trace::lang::ast::BinOp::Div => (BinaryOp::Div, InOrder),
+        crate::trace::lang::ast::BinOp::FloorDiv => (BinaryOp::FloorDiv, InOrder),
+        crate::trace::lang::ast::BinOp::Mod => (BinaryOp::Mod, InOrder),
+        crate::trace::lang::ast::BinOp::Pow => (BinaryOp::Pow, InOrder),
+        crate::trace::lang::ast::BinOp::Eq => (BinaryOp::CmpEq, InOrder),
+        crate::trace::lang::ast::BinOp::Ne => (BinaryOp::CmpNe, InOrder),
+        crate::trace::lang::ast::BinOp::Lt => (BinaryOp::CmpLt, InOrder),
+        crate::trace::lang::ast::BinOp::Le => (BinaryOp::CmpLe, InOrder),
+        crate::trace::lang::ast::BinOp::Gt => (BinaryOp::CmpLt, Swapped),
+        crate::trace::lang::ast::BinOp::Ge => (BinaryOp::CmpLe, Swapped),
+        crate::trace::lang::ast::BinOp::And => (BinaryOp::And, InOrder),
+        crate::trace::lang::ast::BinOp::Or => (BinaryOp::Or, InOrder),
+        crate::trace::lang::ast::BinOp::Xor => (BinaryOp::Xor, InOrder),
+        crate::trace::lang::ast::BinOp::MatMul
+        | crate::trace::lang::ast::BinOp::Shl
+        | crate::trace::lang::ast::BinOp::Shr
+        | crate::trace::lang::ast::BinOp::In
+        | crate::trace::lang::ast::BinOp::NotIn
+        | crate::trace::lang::ast::BinOp::Is
+        | crate::trace::lang::ast::BinOp::IsNot => return None,
+    })
+}

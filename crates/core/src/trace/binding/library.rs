@@ -77,6 +77,8 @@ pub(in crate::trace) const METHODS: &[&str] = &[
 
 /// Functions callable without a receiver (`arange(3)`, `torch.arange(3)`, `F.relu(x)`).
 pub(in crate::trace) const FUNCTIONS: &[&str] = &[
+    "from_numpy",
+    "as_tensor",
     "arange",
     "zeros",
     "ones",

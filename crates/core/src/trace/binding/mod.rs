@@ -14,6 +14,8 @@ pub mod indexing;
 pub mod library;
 pub mod meta;
 pub mod methods;
+pub mod numpy;
+pub mod numpy_calls;
 pub mod operators;
 pub mod query;
 pub mod random;

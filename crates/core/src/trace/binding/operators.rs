@@ -10,7 +10,7 @@ use crate::trace::python::number;
 use crate::trace::python::value::Value;
 use crate::uop::alu::Operands;
 use crate::uop::buffer::Scalar;
-use crate::uop::{BinaryOp, UnaryOp};
+use crate::uop::UnaryOp;
 
 fn int(i: i64) -> Value {
     Value::Scalar(Scalar::Int(i))
@@ -29,40 +29,26 @@ pub fn unary(run: &mut RunContext, op: AstUnary, v: Value) -> Result<Value> {
             Some(r) => Ok(r),
             None => bail!(Type, "bad operand type for unary ~: '{}'", v.type_name()),
         },
+        (op, Value::Array(t)) => crate::trace::binding::numpy::unary(run, op, t),
         (AstUnary::Neg, Value::Tensor(t)) => Ok(Value::Tensor(run.engine.unary(UnaryOp::Neg, &t)?)),
         (AstUnary::Invert, Value::Tensor(t)) => Ok(Value::Tensor(run.engine.unary(UnaryOp::Not, &t)?)),
         (op, v) => bail!(Type, "bad operand type for unary {:?}: '{}'", op, v.type_name()),
     }
 }
 
-/// The elementwise op of a Python operator and its operand order; `None` for `@`.
-fn ast_binary(op: BinOp) -> Option<(BinaryOp, Operands)> {
-    use Operands::{InOrder, Swapped};
-    Some(match op {
-        BinOp::Add => (BinaryOp::Add, InOrder),
-        BinOp::Sub => (BinaryOp::Sub, InOrder),
-        BinOp::Mul => (BinaryOp::Mul, InOrder),
-        BinOp::Div => (BinaryOp::Div, InOrder),
-        BinOp::FloorDiv => (BinaryOp::FloorDiv, InOrder),
-        BinOp::Mod => (BinaryOp::Mod, InOrder),
-        BinOp::Pow => (BinaryOp::Pow, InOrder),
-        BinOp::Eq => (BinaryOp::CmpEq, InOrder),
-        BinOp::Ne => (BinaryOp::CmpNe, InOrder),
-        BinOp::Lt => (BinaryOp::CmpLt, InOrder),
-        BinOp::Le => (BinaryOp::CmpLe, InOrder),
-        BinOp::Gt => (BinaryOp::CmpLt, Swapped),
-        BinOp::Ge => (BinaryOp::CmpLe, Swapped),
-        BinOp::And => (BinaryOp::And, InOrder),
-        BinOp::Or => (BinaryOp::Or, InOrder),
-        BinOp::Xor => (BinaryOp::Xor, InOrder),
-        BinOp::MatMul | BinOp::Shl | BinOp::Shr | BinOp::In | BinOp::NotIn | BinOp::Is | BinOp::IsNot => return None,
-    })
-}
-
 pub fn binary(run: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Value> {
     if matches!(op, BinOp::In | BinOp::NotIn | BinOp::Is | BinOp::IsNot) {
         bail!(Unsupported, "'{}' is evaluated by the runner, not as a tensor op", op.symbol());
     }
+    // An array meets a tensor as a tensor over its storage; arrays alone follow numpy.
+    let (a, b) = match (a, b) {
+        (Value::Array(x), t @ Value::Tensor(_)) => (Value::Tensor(run.engine.data_alias(&x)?), t),
+        (t @ Value::Tensor(_), Value::Array(y)) => (t, Value::Tensor(run.engine.data_alias(&y)?)),
+        (a @ Value::Array(_), b) | (a, b @ Value::Array(_)) => {
+            return crate::trace::binding::numpy::binary(run, op, a, b)
+        }
+        pair => pair,
+    };
     if let Some(v) = number::binary(op, &a, &b)? {
         return Ok(v);
     }
@@ -76,7 +62,7 @@ pub fn binary(run: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
             b.type_name()
         );
     }
-    let Some((bop, order)) = ast_binary(op) else {
+    let Some((bop, order)) = elementwise::python_operator(op) else {
         let a = tensor_arg(a, "matmul input")?;
         let b = tensor_arg(b, "matmul other")?;
         return Ok(Value::Tensor(run.engine.matmul(&a, &b)?));
@@ -104,7 +90,7 @@ pub fn binary(run: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
 
 /// `t op= rhs` for a tensor `t`: PyTorch's in-place op (`+=` is `add_`).
 pub fn inplace_binary(run: &mut RunContext, t: &Tensor, op: BinOp, rhs: Value) -> Result<Tensor> {
-    let Some((bop, order)) = ast_binary(op) else {
+    let Some((bop, order)) = elementwise::python_operator(op) else {
         bail!(Unsupported, "In-place matmul is not supported. Use 'a = a @ b' instead of 'a @= b'.");
     };
     if order == Operands::Swapped || bop.is_comparison() {

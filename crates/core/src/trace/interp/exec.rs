@@ -525,6 +525,12 @@ impl Run {
                         // Python: tmp = base[items]; tmp op= rhs; base[items] = tmp.
                         let base = self.eval(base)?;
                         let items = self.eval_items(items)?;
+                        if let Value::Array(t) = &base {
+                            let view = crate::trace::binding::numpy::getitem(&mut self.context(), t, &items)?;
+                            let out = self.augmented(view, *op, rhs)?;
+                            crate::trace::binding::numpy::setitem(&mut self.context(), t, &items, out)?;
+                            return Ok((Flow::Normal, defines));
+                        }
                         let view = subscript::getitem(&mut self.context(), &base, &items)?;
                         let out = self.augmented(view, *op, rhs)?;
                         subscript::setitem(&mut self.context(), &base, &items, out)?;
@@ -543,6 +549,7 @@ impl Run {
                     base @ (Value::List(_) | Value::Dict(_)) => {
                         python::containers::setitem(base, &items, v)?;
                     }
+                    Value::Array(t) => crate::trace::binding::numpy::setitem(&mut self.context(), &t, &items, v)?,
                     base => subscript::setitem(&mut self.context(), &base, &items, v)?,
                 }
                 Flow::Normal

@@ -15,6 +15,8 @@ use crate::trace::binding::device;
 use crate::trace::binding::library;
 use crate::trace::binding::meta;
 use crate::trace::binding::methods;
+use crate::trace::binding::numpy;
+use crate::trace::binding::numpy_calls;
 use crate::trace::binding::operators;
 use crate::trace::binding::random;
 use crate::trace::binding::subscript;
@@ -437,7 +439,7 @@ impl Run {
     fn live_storages(&self) -> Vec<crate::uop::StorageId> {
         fn walk(v: &Value, out: &mut Vec<crate::uop::StorageId>, seen: &mut Seen) {
             match v {
-                Value::Tensor(t) | Value::Storage(t, _) => tensor(t, out),
+                Value::Tensor(t) | Value::Array(t) | Value::Storage(t, _) => tensor(t, out),
                 Value::Tuple(items) | Value::Size(items) => items.iter().for_each(|x| walk(x, out, seen)),
                 // A list or dict shared by many (a DAG of lists) is walked once.
                 Value::List(l) if l.tracked() && seen.insert(l.address()) => {
@@ -610,6 +612,7 @@ impl Run {
         let mut v = match path.first().map(String::as_str) {
             Some("torch") => Value::Module("torch"),
             Some("math") => Value::Module("math"),
+            Some("numpy") => Value::Module("numpy"),
             Some(other) => {
                 bail!(Unsupported, "module '{other}' is not supported (imported as '{}')", self.imports[i].name)
             }
@@ -660,6 +663,7 @@ impl Run {
     pub(in crate::trace) fn augmented(&mut self, cur: Value, op: BinOp, rhs: Value) -> Result<Value> {
         match cur {
             Value::Tensor(t) => operators::inplace_binary(&mut self.context(), &t, op, rhs).map(Value::Tensor),
+            Value::Array(t) => crate::trace::binding::numpy::inplace(&mut self.context(), &t, op, rhs),
             // `xs += iterable` extends the list itself and `xs *= n` repeats it in place, so
             // every name holding it sees the change.
             Value::List(l) if op == BinOp::Add => {
@@ -748,7 +752,7 @@ pub(in crate::trace) fn realize_value(engine: &mut Engine, v: &mut Value) -> Res
 
 fn realize_in(engine: &mut Engine, v: &mut Value, seen: &mut Seen) -> Result<()> {
     match v {
-        Value::Tensor(t) => *t = engine.realize(t)?,
+        Value::Tensor(t) | Value::Array(t) => *t = engine.realize(t)?,
         Value::Tuple(items) => {
             for x in items {
                 realize_in(engine, x, seen)?;
@@ -819,7 +823,7 @@ fn rebind_value(engine: &mut Engine, v: &mut Value, r: &Tensor, seen: &mut Seen)
         }
     };
     match v {
-        Value::Tensor(t) => tensor(engine, t),
+        Value::Tensor(t) | Value::Array(t) => tensor(engine, t),
         Value::Tuple(items) => items.iter_mut().for_each(|x| rebind_value(engine, x, r, seen)),
         Value::List(l) if l.tracked() && seen.insert(l.address()) => {
             l.borrow_mut_same().iter_mut().for_each(|x| rebind_value(engine, x, r, seen))

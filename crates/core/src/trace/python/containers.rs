@@ -1,5 +1,6 @@
-//! Changing lists and dicts in place: item assignment and deletion, and the cycle check every
-//! change makes.
+//! Subscripts of Python's containers: reading (`size[i]`, `s[a:b]`, `d[k]`, `range(n)[i]`),
+//! and changing lists and dicts in place (item assignment and deletion, with the cycle check
+//! every change makes).
 
 use super::*;
 
@@ -86,4 +87,76 @@ pub fn refuse_cycle(target: usize, v: &Value) -> Result<()> {
         bail!(Unsupported, "a list or dict that contains itself is not supported");
     }
     Ok(())
+}
+
+/// `v[items]` for a torch.Size, a str or a range.
+pub fn getitem(v: Value, items: &[Value]) -> Result<Value> {
+    if let Value::Dict(d) = &v {
+        let entries = d.borrow();
+        let key = match items {
+            [Value::Str(k)] => k,
+            [other] => bail!(Type, "dict keys here are strings, not {}", other.type_name()),
+            _ => bail!(Type, "unhashable type: 'tuple'"),
+        };
+        return match entries.iter().find(|(k, _)| k == key) {
+            Some((_, x)) => Ok(x.clone()),
+            None => bail!(Index, "KeyError: {}", super::format::str_repr(key)),
+        };
+    }
+    let [i] = items else { bail!(Type, "{} indices must be integers or slices", v.type_name()) };
+    let seq: Vec<Value> = match &v {
+        Value::Size(x) => x.clone(),
+        Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
+        Value::Range(a, b, s) => {
+            let n = range_len(*a, *b, *s);
+            if n > MAX_SEQUENCE {
+                bail!(Limit, "a range may be indexed only when it has at most {MAX_SEQUENCE} items");
+            }
+            (0..n as i64).map(|k| int(a + k * s)).collect()
+        }
+        other => bail!(Type, "'{}' object is not subscriptable", other.type_name()),
+    };
+    let n = seq.len() as i64;
+    match i {
+        Value::Slice(start, stop, step) => {
+            let out: Vec<Value> =
+                slice_positions(n, *start, *stop, *step)?.into_iter().map(|k| seq[k].clone()).collect();
+            Ok(match v {
+                Value::Size(_) => Value::Size(out),
+                Value::Str(_) => Value::Str(
+                    out.iter().filter_map(|c| if let Value::Str(s) = c { Some(s.as_str()) } else { None }).collect(),
+                ),
+                _ => Value::list(out),
+            })
+        }
+        Value::BigInt(_) => bail!(Index, "cannot fit 'int' into an index-sized integer"),
+        i => {
+            let k = i.as_int(&format!("{} index", v.type_name()))?;
+            let j = if k < 0 { k + n } else { k };
+            if !(0..n).contains(&j) {
+                bail!(Index, "{} index out of range", v.type_name());
+            }
+            Ok(seq[j as usize].clone())
+        }
+    }
+}
+
+/// The positions `seq[start:stop:step]` takes from a sequence of `n` items, as Python's
+/// `slice.indices` gives them.
+pub fn slice_positions(n: i64, start: Option<i64>, stop: Option<i64>, step: Option<i64>) -> Result<Vec<usize>> {
+    let step = step.unwrap_or(1);
+    if step == 0 {
+        bail!(Value, "slice step cannot be zero");
+    }
+    let norm = |x: i64| if x < 0 { x + n } else { x };
+    let (lo, hi) = if step > 0 { (0, n) } else { (-1, n - 1) };
+    let s = start.map_or(if step > 0 { 0 } else { n - 1 }, |x| norm(x).clamp(lo, hi));
+    let e = stop.map_or(if step > 0 { n } else { -1 }, |x| norm(x).clamp(lo, hi));
+    let mut out = Vec::new();
+    let mut k = s;
+    while (step > 0 && k < e) || (step < 0 && k > e) {
+        out.push(k as usize);
+        k += step;
+    }
+    Ok(out)
 }

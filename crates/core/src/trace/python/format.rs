@@ -124,6 +124,8 @@ pub fn repr_plain(v: &Value) -> String {
 pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
     Ok(match v {
         Value::Tensor(t) => tensor_str::tensor_repr(ctx.engine, t)?,
+        Value::Array(t) => super::array_str::array_repr(ctx.engine, t)?,
+        Value::NpDType(d) => format!("dtype('{}')", super::array_str::numpy_name(*d)),
         Value::Scalar(s) => scalar_repr(*s),
         Value::BigInt(b) => number::big_decimal(b)?,
         Value::Str(s) => str_repr(s),
@@ -229,6 +231,8 @@ pub fn str(ctx: &mut RunContext, v: &Value) -> Result<String> {
         Value::Str(s) => Ok(s.clone()),
         // A KeyError prints its key's repr, which its message already is.
         Value::Exception(e) => Ok(e.message.clone()),
+        Value::Array(t) => super::array_str::array_str(ctx.engine, t),
+        Value::NpDType(d) => Ok(super::array_str::numpy_name(*d).to_string()),
         other => repr(ctx, other),
     }
 }

@@ -4,6 +4,7 @@
 //! tuple values. A tensor reaching a builtin goes to the op library where PyTorch's own function
 //! applies, or is iterated as Python iterates it (its rows, as views).
 
+pub mod array_str;
 pub mod containers;
 pub mod context;
 pub mod exception;
@@ -105,6 +106,14 @@ pub fn truth(ctx: &mut RunContext, v: &Value) -> Result<bool> {
         Value::Named(_, v) => !v.is_empty(),
         Value::Dict(d) => !d.is_empty(),
         Value::Range(a, b, s) => range_len(*a, *b, *s) > 0,
+        Value::Array(t) if t.numel() != 1 => {
+            bail!(Value, "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()")
+        }
+        Value::Array(t) => match item(ctx, t)? {
+            Scalar::Bool(b) => b,
+            Scalar::Int(i) => i != 0,
+            Scalar::Float(f) => f != 0.0,
+        },
         Value::Tensor(t) => match t.numel() {
             0 => bail!(Shape, "Boolean value of Tensor with no values is ambiguous"),
             1 => match item(ctx, t)? {
@@ -130,7 +139,8 @@ fn identical(a: &Value, b: &Value) -> bool {
         (Value::Tensor(x), Value::Tensor(y)) => x.same_object(y),
         (Value::Scalar(x), Value::Scalar(y)) => std::mem::discriminant(x) == std::mem::discriminant(y) && x == y,
         (Value::BigInt(x), Value::BigInt(y)) => x == y,
-        (Value::DType(x), Value::DType(y)) => x == y,
+        (Value::DType(x), Value::DType(y)) | (Value::NpDType(x), Value::NpDType(y)) => x == y,
+        (Value::Array(x), Value::Array(y)) => x.same_object(y),
         (Value::Module(x), Value::Module(y)) => x == y,
         (Value::Builtin(x), Value::Builtin(y)) => x == y,
         (Value::Function(x), Value::Function(y)) => std::rc::Rc::ptr_eq(x, y),
@@ -155,6 +165,8 @@ fn equal(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<Option<bool>> {
             }
         }
         (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::NpDType(d), Value::Str(s)) | (Value::Str(s), Value::NpDType(d)) => array_str::numpy_name(*d) == s,
+        (Value::Array(_), _) | (_, Value::Array(_)) => return Ok(None),
         (Value::List(x), Value::List(y)) if x.is(y) => true,
         (Value::List(x), Value::List(y)) => {
             let (x, y) = (x.items(), y.items());
@@ -339,7 +351,7 @@ pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
 
 /// Whether `<` and its kin may compare `v` with a number or a tensor.
 fn orderable(v: &Value) -> bool {
-    matches!(v, Value::Tensor(_) | Value::Scalar(_) | Value::BigInt(_))
+    matches!(v, Value::Tensor(_) | Value::Array(_) | Value::Scalar(_) | Value::BigInt(_))
 }
 
 /// Python's order of two sequences: by the first items that differ, else by length.
@@ -372,6 +384,12 @@ pub enum Iter {
         i: usize,
         n: usize,
     },
+    /// A numpy array's rows: arrays (views), or numbers for a 1-d array.
+    ArrayRows {
+        t: Tensor,
+        i: usize,
+        n: usize,
+    },
 }
 
 impl Iter {
@@ -395,12 +413,20 @@ impl Iter {
                 *i += 1;
                 Some(Value::Tensor(row))
             }
+            Iter::ArrayRows { t, i, n } => {
+                if *i >= *n {
+                    return Ok(None);
+                }
+                let row = ctx.engine.select(t, 0, *i as i64)?;
+                *i += 1;
+                Some(Value::Array(row))
+            }
         })
     }
 }
 
 /// Starts iterating over `v`.
-pub fn iterate(_ctx: &mut RunContext, v: Value) -> Result<Iter> {
+pub fn iterate(ctx: &mut RunContext, v: Value) -> Result<Iter> {
     Ok(match v {
         Value::Range(a, b, s) => Iter::Range { next: a, left: range_len(a, b, s), step: s },
         Value::Tuple(v) | Value::Size(v) => Iter::Items(v.into_iter()),
@@ -419,6 +445,15 @@ pub fn iterate(_ctx: &mut RunContext, v: Value) -> Result<Iter> {
         Value::Tensor(t) => match t.shape().first() {
             Some(&n) => Iter::Rows { t, i: 0, n },
             None => bail!(Type, "iteration over a 0-d tensor"),
+        },
+        // A 1-d array's items are numbers, read now: nothing else may keep its storage alive.
+        Value::Array(t) if t.shape().len() == 1 => {
+            let data = ctx.engine.values(&t)?;
+            Iter::Items((0..t.numel()).map(|i| Value::Scalar(data.get_scalar(i))).collect::<Vec<_>>().into_iter())
+        }
+        Value::Array(t) => match t.shape().first() {
+            Some(&n) => Iter::ArrayRows { t, i: 0, n },
+            None => bail!(Type, "iteration over a 0-d array"),
         },
         other => bail!(Type, "'{}' object is not iterable", other.type_name()),
     })
@@ -446,78 +481,6 @@ pub fn dict_insert(entries: &mut Vec<(String, Value)>, key: String, value: Value
         Some(slot) => slot.1 = value,
         None => entries.push((key, value)),
     }
-}
-
-/// `v[items]` for a torch.Size, a str or a range.
-pub fn getitem(v: Value, items: &[Value]) -> Result<Value> {
-    if let Value::Dict(d) = &v {
-        let entries = d.borrow();
-        let key = match items {
-            [Value::Str(k)] => k,
-            [other] => bail!(Type, "dict keys here are strings, not {}", other.type_name()),
-            _ => bail!(Type, "unhashable type: 'tuple'"),
-        };
-        return match entries.iter().find(|(k, _)| k == key) {
-            Some((_, x)) => Ok(x.clone()),
-            None => bail!(Index, "KeyError: {}", format::str_repr(key)),
-        };
-    }
-    let [i] = items else { bail!(Type, "{} indices must be integers or slices", v.type_name()) };
-    let seq: Vec<Value> = match &v {
-        Value::Size(x) => x.clone(),
-        Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
-        Value::Range(a, b, s) => {
-            let n = range_len(*a, *b, *s);
-            if n > MAX_SEQUENCE {
-                bail!(Limit, "a range may be indexed only when it has at most {MAX_SEQUENCE} items");
-            }
-            (0..n as i64).map(|k| int(a + k * s)).collect()
-        }
-        other => bail!(Type, "'{}' object is not subscriptable", other.type_name()),
-    };
-    let n = seq.len() as i64;
-    match i {
-        Value::Slice(start, stop, step) => {
-            let out: Vec<Value> =
-                slice_positions(n, *start, *stop, *step)?.into_iter().map(|k| seq[k].clone()).collect();
-            Ok(match v {
-                Value::Size(_) => Value::Size(out),
-                Value::Str(_) => Value::Str(
-                    out.iter().filter_map(|c| if let Value::Str(s) = c { Some(s.as_str()) } else { None }).collect(),
-                ),
-                _ => Value::list(out),
-            })
-        }
-        Value::BigInt(_) => bail!(Index, "cannot fit 'int' into an index-sized integer"),
-        i => {
-            let k = i.as_int(&format!("{} index", v.type_name()))?;
-            let j = if k < 0 { k + n } else { k };
-            if !(0..n).contains(&j) {
-                bail!(Index, "{} index out of range", v.type_name());
-            }
-            Ok(seq[j as usize].clone())
-        }
-    }
-}
-
-/// The positions `seq[start:stop:step]` takes from a sequence of `n` items, as Python's
-/// `slice.indices` gives them.
-pub fn slice_positions(n: i64, start: Option<i64>, stop: Option<i64>, step: Option<i64>) -> Result<Vec<usize>> {
-    let step = step.unwrap_or(1);
-    if step == 0 {
-        bail!(Value, "slice step cannot be zero");
-    }
-    let norm = |x: i64| if x < 0 { x + n } else { x };
-    let (lo, hi) = if step > 0 { (0, n) } else { (-1, n - 1) };
-    let s = start.map_or(if step > 0 { 0 } else { n - 1 }, |x| norm(x).clamp(lo, hi));
-    let e = stop.map_or(if step > 0 { n } else { -1 }, |x| norm(x).clamp(lo, hi));
-    let mut out = Vec::new();
-    let mut k = s;
-    while (step > 0 && k < e) || (step < 0 && k > e) {
-        out.push(k as usize);
-        k += step;
-    }
-    Ok(out)
 }
 
 /// A number from a Python value for `math` (a one-element tensor gives its item).
@@ -601,6 +564,10 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                     Ok(int(l.children.borrow().len() as i64))
                 }
                 Value::Range(a, b, s) => Ok(int(range_len(a, b, s) as i64)),
+                Value::Array(t) => match t.shape().first() {
+                    Some(&n) => Ok(int(n as i64)),
+                    None => bail!(Type, "len() of unsized object"),
+                },
                 Value::Storage(t, view) => {
                     let itemsize = match view {
                         value::StorageView::Untyped => 1,
@@ -781,6 +748,17 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
             let v = args.opt(0, "object").unwrap_or(Value::Str(String::new()));
             args.finish()?;
             Ok(Value::Str(if name == "str" { str(ctx, &v)? } else { repr(ctx, &v)? }))
+        }
+        // A numpy array of one element converts as its number.
+        "float" | "int" if matches!(args.peek(0), Some(Value::Array(_))) => {
+            let (mut pos, kw) = args.into_parts();
+            if let Some(Value::Array(t)) = pos.first().cloned() {
+                if t.numel() != 1 {
+                    bail!(Type, "only length-1 arrays can be converted to Python scalars");
+                }
+                pos[0] = Value::Tensor(t);
+            }
+            ctx.function(name, Args::new(name, pos, kw))
         }
         "float" | "int" => match args.peek(0) {
             Some(Value::Str(s)) => {

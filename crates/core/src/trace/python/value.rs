@@ -37,6 +37,11 @@ pub enum Value {
     /// `t.untyped_storage()` or `t.storage()`: the storage under the tensor (read through the
     /// tensor), counted in bytes or in the tensor's elements.
     Storage(Tensor, StorageView),
+    /// A numpy array (`np.array(...)`, `t.numpy()`): a tensor of the engine, so that it can
+    /// share a storage with torch tensors, with numpy's rules for its operations and printing.
+    Array(Tensor),
+    /// A numpy dtype (`a.dtype`, `np.float32`).
+    NpDType(DType),
     /// `torch.device(...)`, `x.device`.
     Device(crate::torch::device::Device),
     /// A `torch.Generator` (the default one too): which of the run's generators.
@@ -385,6 +390,7 @@ impl Value {
     fn is_plain_with(&self, item: fn(&Value) -> bool) -> bool {
         match self {
             Value::Tensor(_)
+            | Value::Array(_)
             | Value::Storage(..)
             | Value::Layer(_)
             | Value::Optimizer(_)
@@ -449,6 +455,8 @@ impl Value {
             Value::List(_) => "list",
             Value::Named(..) => "tuple",
             Value::DType(_) => "torch.dtype",
+            Value::Array(_) => "numpy.ndarray",
+            Value::NpDType(_) => "numpy.dtype",
             Value::Module(_) => "module",
             Value::Func(_) => "builtin_function_or_method",
             Value::Format(_) => "torch.memory_format",

@@ -123,8 +123,11 @@ impl Run {
                 let items = self.eval_items(items)?;
                 self.span = e.span;
                 match v {
-                    Value::Size(_) | Value::Str(_) | Value::Range(..) | Value::Dict(..) => python::getitem(v, &items),
+                    Value::Size(_) | Value::Str(_) | Value::Range(..) | Value::Dict(..) => {
+                        python::containers::getitem(v, &items)
+                    }
                     Value::Layer(l) => modules::methods::getitem(&l, &items),
+                    Value::Array(t) => numpy::getitem(&mut self.context(), &t, &items),
                     v => subscript::getitem(&mut self.context(), &v, &items),
                 }
             }
@@ -161,6 +164,15 @@ impl Run {
                                 let sorted = self.call_builtin("sorted", args)?;
                                 l.replace(sorted.into_items().unwrap_or_default());
                                 Ok(Value::None)
+                            }
+                            Value::Tensor(t) if name == "numpy" => {
+                                numpy::from_tensor(&mut self.context(), &t, Args::new(name, pos, kw))
+                            }
+                            Value::Array(t) => {
+                                numpy_calls::method(&mut self.context(), t, name, Args::new(name, pos, kw))
+                            }
+                            Value::Module("numpy") => {
+                                numpy_calls::function(&mut self.context(), name, Args::new(name, pos, kw))
                             }
                             Value::Tensor(t) if name == "register_hook" => {
                                 let mut args = Args::new(name, pos, kw);
@@ -379,6 +391,14 @@ impl Run {
             Value::Func(name) if name == "Parameter" => {
                 modules::parameter(&mut self.context(), Args::new(&name, pos, kw))
             }
+            Value::Func(name) if name.starts_with("np.") => {
+                let name = name.trim_start_matches("np.");
+                numpy_calls::function(&mut self.context(), name, Args::new(name, pos, kw))
+            }
+            Value::NpDType(d) => {
+                let name = crate::trace::python::array_str::numpy_name(d);
+                numpy_calls::function(&mut self.context(), name, Args::new(name, pos, kw))
+            }
             Value::Func(name) => self.call_function(&name, Args::new(&name, pos, kw)),
             Value::Builtin(name) => self.call_builtin(name, Args::new(name, pos, kw)),
             Value::Function(f) => self.call_user(&f, pos, kw),
@@ -397,6 +417,8 @@ impl Run {
                 None => library::attr(&mut self.context(), Value::Tensor(t), name),
             },
             Value::GradFn(n) => self.grad_fn_attr(n, name),
+            Value::Array(t) => numpy::attr(&mut self.context(), &t, name),
+            Value::Module("numpy") => numpy_calls::module_attr(name),
             Value::Layer(l) => match self.method_of(&l, name) {
                 // A `@property` runs on access; a method is looked up where it is called.
                 Some(f) if f.kind == crate::trace::python::value::FunctionKind::Property => {

@@ -252,7 +252,7 @@ pub fn getitem(layer: &Rc<Module>, items: &[Value]) -> Result<Value> {
     let children = layer.children.borrow();
     let n = children.len() as i64;
     if let Value::Slice(start, stop, step) = i {
-        let idx = crate::trace::python::slice_positions(n, *start, *stop, *step)?;
+        let idx = crate::trace::python::containers::slice_positions(n, *start, *stop, *step)?;
         let out = Module::new(layer.kind);
         for (k, j) in idx.into_iter().enumerate() {
             out.children.borrow_mut().push((k.to_string(), children[j].1.clone()));
