@@ -28,8 +28,6 @@ use json_values::floats;
 /// `NAME.FIELD` (`x.values`, `x.torch.version`, `x.autograd.grad_fn`, `storage sharing`).
 const EXPECTED_DIFFERENCES: &[(&str, &str, &str)] = &[
     ("wild_autograd/leaf_add_out", "error.message", "torch.add(c, 1, out=c) with c requiring grad: PyTorch refuses out= with autograd first; the product reports the in-place-on-leaf rule"),
-    ("wild_train/morvan_rnn_h_state_data", "error.line", "the product stops at line 12 (torch.RNN is not supported) where PyTorch runs to the end"),
-    ("wild_train/morvan_rnn_h_state_data", "tensors", "follows from the error.line difference: the two runs stop at different lines"),
     ("mixed/views_001", "error.message", "the product names the two operands of the size mismatch in the other order (tensor a and tensor b swapped)"),
     ("mixed/views_003", "error.message", "the product names the two operands of the size mismatch in the other order (tensor a and tensor b swapped)"),
     ("mixed/index_004", "error.message", "index_copy_ with index -1: PyTorch reports index_copy_()'s own bounds check; the product reports index_select's 'index out of range in self'"),
