@@ -69,8 +69,15 @@ fn expr(e: &Expr, spans: bool) -> String {
             format!("(ifexp {} {} {})", expr(test, spans), expr(body, spans), expr(orelse, spans))
         }
         ExprKind::Comp { kind, elt, generators } => {
-            let mut s =
-                format!("({} {}", if *kind == CompKind::List { "listcomp" } else { "genexp" }, expr(elt, spans));
+            let mut s = format!(
+                "({} {}",
+                match kind {
+                    CompKind::List => "listcomp",
+                    CompKind::Generator => "genexp",
+                    CompKind::Dict => "dictcomp",
+                },
+                expr(elt, spans)
+            );
             for g in generators {
                 s += &format!(" (for {} {}", target(&g.target), expr(&g.iter, spans));
                 for c in &g.ifs {
@@ -551,7 +558,9 @@ fn expressions() {
 fn refused_expressions() {
     check(&[
         ("{1, 2}", "err 1:3 set displays are not supported"),
-        ("{k: 1 for k in a}", "err 1:7 dict comprehensions are not supported"),
+        ("{k: 1 for k in a}", "(dictcomp (tuple k 1) (for k a))"),
+        ("{k: v for k, v in d.items() if v}", "(dictcomp (tuple k v) (for (k v) (call (. d items)) (if v)))"),
+        ("{1: 2, k: v for k in a}", "err 1:13 invalid syntax"),
         ("f(*a)", "(call f (* a))"),
         ("f(x, *a, y=1, **k)", "(call f x (* a) (** k) y=1)"),
         ("x = (*a, 1)", "(= x (tuple (* a) 1))"),

@@ -218,7 +218,13 @@ pub fn unparse(e: &Expr) -> String {
             format!("({} if {} else {})", unparse(body), unparse(test), unparse(orelse))
         }
         ExprKind::Comp { kind, elt, generators } => {
-            let mut text = unparse(elt);
+            // A dict comprehension's element is its `(key, value)` pair.
+            let mut text = match (&elt.kind, kind) {
+                (ExprKind::Tuple(kv), CompKind::Dict) if kv.len() == 2 => {
+                    format!("{}: {}", unparse(&kv[0]), unparse(&kv[1]))
+                }
+                _ => unparse(elt),
+            };
             for g in generators {
                 text.push_str(&format!(" for {} in {}", target(&g.target), unparse(&g.iter)));
                 for c in &g.ifs {
@@ -228,6 +234,7 @@ pub fn unparse(e: &Expr) -> String {
             match kind {
                 CompKind::List => format!("[{text}]"),
                 CompKind::Generator => format!("({text})"),
+                CompKind::Dict => format!("{{{text}}}"),
             }
         }
         ExprKind::Starred { value, star } => {

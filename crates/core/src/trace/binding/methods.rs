@@ -51,6 +51,11 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
     if device::METHODS.contains(&name) {
         return device::method(run, &t, name, args);
     }
+    if matches!(name, "is_floating_point" | "is_complex") {
+        args.finish()?;
+        let answer = name == "is_floating_point" && t.dtype().is_float();
+        return Ok(Value::Scalar(Scalar::Bool(answer)));
+    }
     if let Some((d, inplace)) = decl::method_decl(name) {
         return decl::call_method(run, &t, d, name, inplace, args);
     }

@@ -525,6 +525,12 @@ impl Run {
                         // Python: tmp = base[items]; tmp op= rhs; base[items] = tmp.
                         let base = self.eval(base)?;
                         let items = self.eval_items(items)?;
+                        if let Value::Dict(_) = &base {
+                            let cur = python::containers::getitem(base.clone(), &items)?;
+                            let out = self.augmented(cur, *op, rhs)?;
+                            python::containers::setitem(base, &items, out)?;
+                            return Ok((Flow::Normal, defines));
+                        }
                         if let Value::Array(t) = &base {
                             let view = crate::trace::binding::numpy::getitem(&mut self.context(), t, &items)?;
                             let out = self.augmented(view, *op, rhs)?;
@@ -723,6 +729,26 @@ impl Run {
         Ok(match kind {
             CompKind::List => Value::list(out),
             CompKind::Generator => Value::Tuple(out),
+            CompKind::Dict => {
+                let mut entries: Vec<(String, Value)> = Vec::with_capacity(out.len());
+                for pair in out {
+                    match pair {
+                        Value::Tuple(mut kv) if kv.len() == 2 => {
+                            let v = kv.pop().unwrap_or(Value::None);
+                            match kv.pop() {
+                                Some(Value::Str(k)) => python::dict_insert(&mut entries, k, v),
+                                other => bail!(
+                                    Unsupported,
+                                    "dict keys other than strings are not supported (got {})",
+                                    other.map_or("NoneType", |k| k.type_name())
+                                ),
+                            }
+                        }
+                        _ => bail!(Type, "a dict comprehension's element is a key and a value"),
+                    }
+                }
+                Value::dict(crate::trace::python::value::DictKind::Plain, entries)
+            }
         })
     }
 

@@ -613,6 +613,8 @@ impl Run {
             Some("torch") => Value::Module("torch"),
             Some("math") => Value::Module("math"),
             Some("numpy") => Value::Module("numpy"),
+            Some("collections") => Value::Module("collections"),
+            Some("copy") => Value::Module("copy"),
             Some(other) => {
                 bail!(Unsupported, "module '{other}' is not supported (imported as '{}')", self.imports[i].name)
             }

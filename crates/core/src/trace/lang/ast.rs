@@ -266,6 +266,8 @@ pub enum CompKind {
     List,
     /// A generator expression, built eagerly as a tuple-like sequence.
     Generator,
+    /// `{key: value for ...}`: the element is the `(key, value)` tuple.
+    Dict,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

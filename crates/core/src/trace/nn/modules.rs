@@ -281,7 +281,14 @@ pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Val
             if let Some((k, _)) = kw.first() {
                 bail!(Type, "{name}() got an unexpected keyword argument '{k}'");
             }
-            let items = if name == "ModuleList" {
+            // `nn.Sequential(OrderedDict([('fc1', ...), ...]))`: children by those names.
+            let named = match pos.as_slice() {
+                [Value::Dict(d)] if name == "Sequential" => Some(d.entries()),
+                _ => None,
+            };
+            let items = if let Some(entries) = &named {
+                entries.iter().map(|(_, v)| v.clone()).collect()
+            } else if name == "ModuleList" {
                 match pos.as_slice() {
                     [] => Vec::new(),
                     [v] => match v.items() {
@@ -296,8 +303,9 @@ pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Val
             let kind = if name == "ModuleList" { LayerKind::ModuleList } else { LayerKind::Sequential };
             let layer = Module::new(kind);
             for (i, v) in items.into_iter().enumerate() {
+                let key = named.as_ref().map_or_else(|| i.to_string(), |e| e[i].0.clone());
                 match v {
-                    Value::Layer(l) => layer.children.borrow_mut().push((i.to_string(), l)),
+                    Value::Layer(l) => layer.children.borrow_mut().push((key, l)),
                     other => bail!(Type, "{} is not a Module subclass", other.type_name()),
                 }
             }

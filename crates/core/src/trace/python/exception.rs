@@ -62,6 +62,13 @@ pub fn of(e: &Error) -> Option<Exception> {
         Error::Index(m) if m.starts_with("KeyError") => "KeyError",
         Error::Index(_) => "IndexError",
         Error::Value(m) if m.contains("by zero") || m.contains("float modulo") => "ZeroDivisionError",
+        Error::Value(m)
+            if m.contains("infinity to integer")
+                || m.contains("not in range(0x110000)")
+                || m.contains("into an index-sized integer") =>
+        {
+            "OverflowError"
+        }
         Error::Value(_) => "ValueError",
         Error::Assertion(_) => "AssertionError",
         Error::View(_) | Error::Shape(_) | Error::DType(_) | Error::Overlap { .. } | Error::Autograd(_) => {

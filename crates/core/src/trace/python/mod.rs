@@ -7,12 +7,14 @@
 pub mod array_str;
 pub mod containers;
 pub mod context;
+pub mod copy;
 pub mod exception;
 mod format;
 pub mod introspect;
 pub mod math;
 pub mod methods;
 pub mod number;
+mod percent;
 mod tensor_str;
 pub mod value;
 
@@ -343,7 +345,7 @@ pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Val
             // Python's OverflowError.
             bail!(Value, "cannot fit 'int' into an index-sized integer");
         }
-        (BinOp::Mod, Value::Str(_), _) => bail!(Unsupported, "'%' string formatting is not supported; use an f-string"),
+        (BinOp::Mod, Value::Str(s), _) => return percent::percent(ctx, s, &b),
         _ => {}
     }
     ctx.binary(op, a, b)
@@ -608,7 +610,17 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
             };
             Ok(if name == "list" { Value::list(items) } else { Value::Tuple(items) })
         }
-        "dict" => {
+        "copy.deepcopy" | "copy.copy" => {
+            let v = args.req(0, "x")?;
+            let _ = args.opt(1, "memo");
+            args.finish()?;
+            if name == "copy.deepcopy" {
+                copy::deepcopy(ctx, &v)
+            } else {
+                copy::shallow(ctx, &v)
+            }
+        }
+        "dict" | "OrderedDict" => {
             // `dict(mapping_or_pairs, **kw)`: string keys, the later binding of a key winning.
             let (pos, kw) = args.into_parts();
             if pos.len() > 1 {
@@ -640,7 +652,8 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                 }
             }
             kw.into_iter().for_each(|(k, v)| put(k, v));
-            Ok(Value::dict(value::DictKind::Plain, entries))
+            let kind = if name == "OrderedDict" { value::DictKind::Ordered } else { value::DictKind::Plain };
+            Ok(Value::dict(kind, entries))
         }
         "sorted" | "reversed" => {
             let v = args.req(0, "iterable")?;

@@ -313,6 +313,10 @@ impl Run {
                             Value::Module("torch") if library::is_dtype_name(name) => {
                                 bail!(Type, "'torch.dtype' object is not callable")
                             }
+                            Value::Module(m @ ("collections" | "copy")) => {
+                                let f = self.attribute(Value::Module(m), name)?;
+                                self.call_value(f, pos, kw)
+                            }
                             Value::Module(_) => self.call_function(name, Args::new(name, pos, kw)),
                             Value::Generator(g) => {
                                 random::generator_method(&mut self.context(), g, name, Args::new(name, pos, kw))
@@ -419,6 +423,10 @@ impl Run {
             Value::GradFn(n) => self.grad_fn_attr(n, name),
             Value::Array(t) => numpy::attr(&mut self.context(), &t, name),
             Value::Module("numpy") => numpy_calls::module_attr(name),
+            Value::Module("collections") if name == "OrderedDict" => Ok(Value::Builtin("OrderedDict")),
+            Value::Module("copy") if name == "deepcopy" => Ok(Value::Builtin("copy.deepcopy")),
+            Value::Module("copy") if name == "copy" => Ok(Value::Builtin("copy.copy")),
+            Value::Module(m @ ("collections" | "copy")) => bail!(Unsupported, "{m}.{name} is not supported"),
             Value::Layer(l) => match self.method_of(&l, name) {
                 // A `@property` runs on access; a method is looked up where it is called.
                 Some(f) if f.kind == crate::trace::python::value::FunctionKind::Property => {

@@ -608,8 +608,8 @@ impl<'a> Parser<'a> {
         self.node(span, ExprKind::List(items), height + 1)
     }
 
-    /// After `{`: a dict display, `key: value` pairs through `}`, trailing comma allowed. Set
-    /// displays and dict comprehensions say they are not supported.
+    /// After `{`: a dict display, `key: value` pairs through `}`, trailing comma allowed, or a
+    /// dict comprehension. Set displays say they are not supported.
     fn dict_display(&mut self, span: Span) -> Result<Node> {
         let (mut pairs, mut height) = (Vec::new(), 0);
         while !self.eat(Op::RBrace) {
@@ -619,7 +619,14 @@ impl<'a> Parser<'a> {
             }
             let value = self.test()?;
             if matches!(self.peek(), Tok::Kw("for")) {
-                return Err(self.error_here("dict comprehensions are not supported"));
+                if !pairs.is_empty() {
+                    return Err(self.error_here("invalid syntax"));
+                }
+                let h = key.height.max(value.height) + 1;
+                let elt = self.node(span, ExprKind::Tuple(vec![key.expr, value.expr]), h)?;
+                let node = self.comprehension(span, CompKind::Dict, elt)?;
+                self.expect_close(Op::RBrace, '}')?;
+                return Ok(node);
             }
             height = height.max(key.height).max(value.height);
             pairs.push((key.expr, value.expr));

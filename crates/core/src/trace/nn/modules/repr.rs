@@ -138,6 +138,9 @@ fn nested_repr(layer: &Module, depth: usize) -> Result<String> {
     if children.is_empty() {
         return Ok(format!("{}({extra})", title(layer)));
     }
+    if matches!(layer.kind, LayerKind::ModuleList) {
+        return module_list_repr(&children, depth);
+    }
     let mut s = format!("{}(\n", title(layer));
     if !extra.is_empty() {
         s.push_str(&format!("  {extra}\n"));
@@ -148,6 +151,30 @@ fn nested_repr(layer: &Module, depth: usize) -> Result<String> {
     }
     s.push(')');
     Ok(s)
+}
+
+/// `ModuleList.__repr__`: a run of children that print alike is one line, `(0-2): 3 x Linear(...)`.
+fn module_list_repr(children: &[(String, Rc<Module>)], depth: usize) -> Result<String> {
+    let mut runs: Vec<(usize, usize, String)> = Vec::new();
+    for (i, (_, c)) in children.iter().enumerate() {
+        let text = nested_repr(c, depth + 1)?;
+        match runs.last_mut() {
+            Some((_, end, last)) if *last == text => *end = i,
+            _ => runs.push((i, i, text)),
+        }
+    }
+    let lines: Vec<String> = runs
+        .into_iter()
+        .map(|(start, end, text)| {
+            let line = if start == end {
+                format!("({start}): {text}")
+            } else {
+                format!("({start}-{end}): {} x {text}", end - start + 1)
+            };
+            line.replace('\n', "\n  ")
+        })
+        .collect();
+    Ok(format!("ModuleList(\n  {}\n)", lines.join("\n  ")))
 }
 
 impl Repr for Module {
