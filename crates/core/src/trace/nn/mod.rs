@@ -8,3 +8,4 @@ pub mod modules;
 pub mod optim;
 pub mod optimizer;
 pub mod recurrent;
+pub mod utils;

@@ -240,6 +240,9 @@ impl Run {
                             Value::Module("nn") if name == "Parameter" => {
                                 modules::parameter(&mut self.context(), Args::new(name, pos, kw))
                             }
+                            Value::Module("nn.utils") if crate::trace::nn::utils::is_function(name) => {
+                                crate::trace::nn::utils::function(&mut self.context(), name, Args::new(name, pos, kw))
+                            }
                             Value::Module("optim") if optim::is_optimizer(name) => {
                                 optim::construct(&mut self.context(), name, Args::new(name, pos, kw))
                             }
@@ -395,6 +398,10 @@ impl Run {
             Value::Func(name) if name == "Parameter" => {
                 modules::parameter(&mut self.context(), Args::new(&name, pos, kw))
             }
+            Value::Func(name) if name.starts_with("nn.utils.") => {
+                let name = name.trim_start_matches("nn.utils.");
+                crate::trace::nn::utils::function(&mut self.context(), name, Args::new(name, pos, kw))
+            }
             Value::Func(name) if name.starts_with("np.") => {
                 let name = name.trim_start_matches("np.");
                 numpy_calls::function(&mut self.context(), name, Args::new(name, pos, kw))
@@ -423,6 +430,9 @@ impl Run {
             Value::GradFn(n) => self.grad_fn_attr(n, name),
             Value::Array(t) => numpy::attr(&mut self.context(), &t, name),
             Value::Module("numpy") => numpy_calls::module_attr(name),
+            Value::Module("nn.utils") if crate::trace::nn::utils::is_function(name) => {
+                Ok(Value::Func(format!("nn.utils.{name}")))
+            }
             Value::Module("collections") if name == "OrderedDict" => Ok(Value::Builtin("OrderedDict")),
             Value::Module("copy") if name == "deepcopy" => Ok(Value::Builtin("copy.deepcopy")),
             Value::Module("copy") if name == "copy" => Ok(Value::Builtin("copy.copy")),
