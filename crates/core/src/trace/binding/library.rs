@@ -280,6 +280,7 @@ pub fn attr(run: &mut RunContext, v: Value, name: &str) -> Result<Value> {
             ("torch", "__version__") => Ok(Value::Str(crate::trace::python::introspect::TORCH_VERSION.into())),
 
             ("nn", "functional") => Ok(Value::Module("F")),
+            ("optim", "lr_scheduler") => Ok(Value::Module("lr_scheduler")),
             ("nn", "utils") => Ok(Value::Module("nn.utils")),
             _ => {
                 if let Some(class) = crate::trace::python::introspect::tensor_class(name).filter(|_| m == "torch") {

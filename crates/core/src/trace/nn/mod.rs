@@ -8,4 +8,5 @@ pub mod modules;
 pub mod optim;
 pub mod optimizer;
 pub mod recurrent;
+pub mod scheduler;
 pub mod utils;

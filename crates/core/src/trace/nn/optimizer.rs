@@ -98,3 +98,35 @@ impl<V> Optimizer<V> {
         out
     }
 }
+
+/// The schedules.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Schedule {
+    Step { step_size: i64, gamma: f64 },
+    MultiStep { milestones: Vec<i64>, gamma: f64 },
+    Exponential { gamma: f64 },
+    Cosine { t_max: i64, eta_min: f64 },
+}
+
+/// A `torch.optim.lr_scheduler` scheduler: its schedule and the optimizer group it drives
+/// (its behaviour is `scheduler.rs`).
+#[derive(Debug)]
+pub struct Scheduler<V> {
+    pub schedule: Schedule,
+    pub group: V,
+    pub base_lr: f64,
+    pub last_epoch: std::cell::Cell<i64>,
+    pub step_count: std::cell::Cell<i64>,
+    pub last_lr: std::cell::Cell<f64>,
+}
+
+impl<V> Scheduler<V> {
+    pub fn title(&self) -> &'static str {
+        match self.schedule {
+            Schedule::Step { .. } => "StepLR",
+            Schedule::MultiStep { .. } => "MultiStepLR",
+            Schedule::Exponential { .. } => "ExponentialLR",
+            Schedule::Cosine { .. } => "CosineAnnealingLR",
+        }
+    }
+}

@@ -193,6 +193,14 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
         Value::Super => "<super object>".into(),
         // PyTorch's printed form: the class, then the group's options (as they are now)
         // sorted by name.
+        Value::Scheduler(s) => {
+            let at = std::rc::Rc::as_ptr(s) as usize as u64;
+            format!(
+                "<torch.optim.lr_scheduler.{} object at {:#x}>",
+                s.title(),
+                0x7f00_0000_0000_u64 + at % 0x1_0000_0000_u64
+            )
+        }
         Value::Optimizer(o) => {
             let mut entries = match &o.param_group {
                 Value::Dict(g) => g.entries(),

@@ -67,6 +67,8 @@ pub enum Value {
     Super,
     /// A `torch.optim` optimizer.
     Optimizer(std::rc::Rc<crate::trace::nn::optimizer::Optimizer<Value>>),
+    /// A `torch.optim.lr_scheduler` scheduler over an optimizer's param group.
+    Scheduler(std::rc::Rc<crate::trace::nn::optimizer::Scheduler<Value>>),
     /// A mapping with string keys, in insertion order: a `{...}` display or an optimizer's
     /// `param_groups[i]` (a dict), or `state_dict()` (an `OrderedDict`).
     /// Shared as a list is: `g = opt.param_groups[0]; g['lr'] = 0.01` changes the optimizer's.
@@ -394,6 +396,7 @@ impl Value {
             | Value::Storage(..)
             | Value::Layer(_)
             | Value::Optimizer(_)
+            | Value::Scheduler(_)
             | Value::Function(_)
             | Value::Class(_)
             | Value::List(_) => false,
@@ -472,6 +475,7 @@ impl Value {
             Value::Class(_) => "type",
             Value::Super => "super",
             Value::Optimizer(_) => "Optimizer",
+            Value::Scheduler(_) => "LRScheduler",
             Value::Dict(..) => "dict",
             Value::Generator(_) => "Generator",
             Value::Device(_) => "torch.device",

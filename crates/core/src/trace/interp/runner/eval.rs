@@ -275,6 +275,16 @@ impl Run {
                                 self.rebind(rebound);
                                 out
                             }
+                            Value::Module("lr_scheduler") if crate::trace::nn::scheduler::is_scheduler(name) => {
+                                crate::trace::nn::scheduler::construct(
+                                    &mut self.context(),
+                                    name,
+                                    Args::new(name, pos, kw),
+                                )
+                            }
+                            Value::Scheduler(s) => {
+                                crate::trace::nn::scheduler::method(&s, name, Args::new(name, pos, kw))
+                            }
                             Value::Optimizer(o) => {
                                 optim::method(&mut self.context(), &o, name, Args::new(name, pos, kw))
                             }
@@ -402,6 +412,10 @@ impl Run {
                 let name = name.trim_start_matches("nn.utils.");
                 crate::trace::nn::utils::function(&mut self.context(), name, Args::new(name, pos, kw))
             }
+            Value::Func(name) if name.starts_with("lr_scheduler.") => {
+                let name = name.trim_start_matches("lr_scheduler.");
+                crate::trace::nn::scheduler::construct(&mut self.context(), name, Args::new(name, pos, kw))
+            }
             Value::Func(name) if name.starts_with("np.") => {
                 let name = name.trim_start_matches("np.");
                 numpy_calls::function(&mut self.context(), name, Args::new(name, pos, kw))
@@ -430,6 +444,10 @@ impl Run {
             Value::GradFn(n) => self.grad_fn_attr(n, name),
             Value::Array(t) => numpy::attr(&mut self.context(), &t, name),
             Value::Module("numpy") => numpy_calls::module_attr(name),
+            Value::Module("lr_scheduler") if crate::trace::nn::scheduler::is_scheduler(name) => {
+                Ok(Value::Func(format!("lr_scheduler.{name}")))
+            }
+            Value::Scheduler(s) => crate::trace::nn::scheduler::attr(&s, name),
             Value::Module("nn.utils") if crate::trace::nn::utils::is_function(name) => {
                 Ok(Value::Func(format!("nn.utils.{name}")))
             }
