@@ -89,19 +89,7 @@ pub fn function(name: &str, mut args: Args) -> Result<Value> {
 
 /// `x.type()`: the legacy class name of its dtype (`torch.FloatTensor`).
 pub fn type_string(dtype: DType) -> String {
-    let class = match dtype {
-        DType::Bool => "Bool",
-        DType::UInt8 => "Byte",
-        DType::Int8 => "Char",
-        DType::Int16 => "Short",
-        DType::Int32 => "Int",
-        DType::Int64 => "Long",
-        DType::Float16 => "Half",
-        DType::BFloat16 => "BFloat16",
-        DType::Float32 => "Float",
-        DType::Float64 => "Double",
-    };
-    format!("torch.{class}Tensor")
+    format!("torch.{}Tensor", dtype.torch_name())
 }
 
 /// A dtype's properties: `is_floating_point`, `is_complex`, `is_signed`, `itemsize`.
