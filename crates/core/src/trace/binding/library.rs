@@ -282,6 +282,7 @@ pub fn attr(run: &mut RunContext, v: Value, name: &str) -> Result<Value> {
             ("nn", "functional") => Ok(Value::Module("F")),
             ("optim", "lr_scheduler") => Ok(Value::Module("lr_scheduler")),
             ("nn", "utils") => Ok(Value::Module("nn.utils")),
+            ("nn", "init") => Ok(Value::Module("nn.init")),
             _ => {
                 if let Some(class) = crate::trace::python::introspect::tensor_class(name).filter(|_| m == "torch") {
                     return Ok(class);

@@ -3,6 +3,7 @@
 //! so Python's values can hold them) and their behaviour (`modules`, `optim`), written over the
 //! torch binding.
 
+pub mod init;
 pub mod layer;
 pub mod modules;
 pub mod optim;

@@ -240,6 +240,9 @@ impl Run {
                             Value::Module("nn") if name == "Parameter" => {
                                 modules::parameter(&mut self.context(), Args::new(name, pos, kw))
                             }
+                            Value::Module("nn.init") if crate::trace::nn::init::is_function(name) => {
+                                crate::trace::nn::init::function(&mut self.context(), name, Args::new(name, pos, kw))
+                            }
                             Value::Module("nn.utils") if crate::trace::nn::utils::is_function(name) => {
                                 crate::trace::nn::utils::function(&mut self.context(), name, Args::new(name, pos, kw))
                             }
@@ -257,6 +260,13 @@ impl Run {
                                 }
                                 if name == "forward" {
                                     return self.call_layer(&l, pos, kw);
+                                }
+                                if name == "apply" {
+                                    let mut args = Args::new(name, pos, kw);
+                                    let f = args.req(0, "fn")?;
+                                    args.finish()?;
+                                    self.apply_to_modules(&l, &f)?;
+                                    return Ok(Value::Layer(l));
                                 }
                                 // `self.fc1(x)`: an attribute that is a module or a function.
                                 if let Some(c) = l.child(name) {
@@ -351,6 +361,17 @@ impl Run {
 }
 
 impl Run {
+    /// `module.apply(fn)`: `fn` on every child's tree first, then on the module (PyTorch's
+    /// post-order).
+    fn apply_to_modules(&mut self, l: &std::rc::Rc<crate::trace::python::value::Module>, f: &Value) -> Result<()> {
+        let children: Vec<_> = l.children.borrow().iter().map(|(_, c)| c.clone()).collect();
+        for c in children {
+            self.apply_to_modules(&c, f)?;
+        }
+        self.call_value(f.clone(), vec![Value::Layer(l.clone())], Vec::new())?;
+        Ok(())
+    }
+
     /// `t.backward(...)` while tensor hooks are registered: the engine runs the graph and
     /// calls back here for each hook's function, lending its own state for the call.
     fn backward_with_hooks(&mut self, t: &Tensor, args: Args) -> Result<Value> {
@@ -408,6 +429,10 @@ impl Run {
             Value::Func(name) if name == "Parameter" => {
                 modules::parameter(&mut self.context(), Args::new(&name, pos, kw))
             }
+            Value::Func(name) if name.starts_with("nn.init.") => {
+                let name = name.trim_start_matches("nn.init.");
+                crate::trace::nn::init::function(&mut self.context(), name, Args::new(name, pos, kw))
+            }
             Value::Func(name) if name.starts_with("nn.utils.") => {
                 let name = name.trim_start_matches("nn.utils.");
                 crate::trace::nn::utils::function(&mut self.context(), name, Args::new(name, pos, kw))
@@ -450,6 +475,9 @@ impl Run {
             Value::Scheduler(s) => crate::trace::nn::scheduler::attr(&s, name),
             Value::Module("nn.utils") if crate::trace::nn::utils::is_function(name) => {
                 Ok(Value::Func(format!("nn.utils.{name}")))
+            }
+            Value::Module("nn.init") if crate::trace::nn::init::is_function(name) => {
+                Ok(Value::Func(format!("nn.init.{name}")))
             }
             Value::Module("collections") if name == "OrderedDict" => Ok(Value::Builtin("OrderedDict")),
             Value::Module("copy") if name == "deepcopy" => Ok(Value::Builtin("copy.deepcopy")),
