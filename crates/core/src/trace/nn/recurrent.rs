@@ -193,8 +193,8 @@ pub fn forward(run: &mut RunContext, layer: &Module, r: &Recurrent, mut args: Ar
     }
     let batched = rank == 3;
     let batch_dim: i64 = if r.batch_first { 0 } else { 1 };
-    let x = if batched { input } else { run.engine.unsqueeze(&input, batch_dim)? };
-    let (x_in, want_rank) = (x, if batched { 3 } else { 2 });
+    let x_in = if batched { input } else { run.engine.unsqueeze(&input, batch_dim)? };
+    let want_rank = if batched { 3 } else { 2 };
     // The states given, each unsqueezed for an unbatched input.
     let given: Option<Vec<Tensor>> = match hx {
         None => None,

@@ -17,8 +17,7 @@ pub fn percent(ctx: &mut RunContext, text: &str, values: &Value) -> Result<Value
     };
     let single = !matches!(values, Value::Tuple(_));
     let mut next = 0usize;
-    let mut take = |what: &str| -> Result<Value> {
-        let _ = what;
+    let mut take = || -> Result<Value> {
         match positional.get(next) {
             Some(v) => {
                 next += 1;
@@ -62,29 +61,14 @@ pub fn percent(ctx: &mut RunContext, text: &str, values: &Value) -> Result<Value
             flags.push(chars[i]);
             i += 1;
         }
-        let mut width = String::new();
-        if i < chars.len() && chars[i] == '*' {
-            width = take("width")?.as_int("*")?.to_string();
+        let width = number_field(&chars, &mut i, &mut take)?;
+        let precision = if i < chars.len() && chars[i] == '.' {
             i += 1;
-        }
-        while i < chars.len() && chars[i].is_ascii_digit() {
-            width.push(chars[i]);
-            i += 1;
-        }
-        let mut precision: Option<String> = None;
-        if i < chars.len() && chars[i] == '.' {
-            i += 1;
-            let mut p = String::new();
-            if i < chars.len() && chars[i] == '*' {
-                p = take("precision")?.as_int("*")?.to_string();
-                i += 1;
-            }
-            while i < chars.len() && chars[i].is_ascii_digit() {
-                p.push(chars[i]);
-                i += 1;
-            }
-            precision = Some(if p.is_empty() { "0".into() } else { p });
-        }
+            let p = number_field(&chars, &mut i, &mut take)?;
+            Some(if p.is_empty() { "0".into() } else { p })
+        } else {
+            None
+        };
         while i < chars.len() && matches!(chars[i], 'h' | 'l' | 'L') {
             i += 1;
         }
@@ -96,7 +80,7 @@ pub fn percent(ctx: &mut RunContext, text: &str, values: &Value) -> Result<Value
         }
         let value = match keyed.take() {
             Some(v) => v,
-            None => take("value")?,
+            None => take()?,
         };
         out.push_str(&convert(ctx, &value, ty, &flags, &width, precision.as_deref(), i - 1)?);
     }
@@ -104,6 +88,19 @@ pub fn percent(ctx: &mut RunContext, text: &str, values: &Value) -> Result<Value
         bail!(Type, "not all arguments converted during string formatting");
     }
     Ok(Value::Str(out))
+}
+
+/// A width or precision at `chars[*i]`: digits, or `*` taking the next argument.
+fn number_field(chars: &[char], i: &mut usize, take: &mut impl FnMut() -> Result<Value>) -> Result<String> {
+    if chars.get(*i) == Some(&'*') {
+        *i += 1;
+        return Ok(take()?.as_int("*")?.to_string());
+    }
+    let start = *i;
+    while *i < chars.len() && chars[*i].is_ascii_digit() {
+        *i += 1;
+    }
+    Ok(chars[start..*i].iter().collect())
 }
 
 /// One conversion through `format()`'s spec language.
