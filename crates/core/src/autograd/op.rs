@@ -136,6 +136,11 @@ pub enum GradOp {
     },
     /// `var`/`std`; operands `[x, out]` (`var` saves only `x`).
     Spread(SpreadOf),
+    /// A value chosen among all elements (`median()`): the gradient is shared evenly among the
+    /// elements equal to it (or NaN, when it is NaN); operands `[x, out]`.
+    EvenlyDistributed {
+        name: &'static str,
+    },
     /// `linalg.vector_norm`; operands `[x, out]`.
     Norm(NormOf),
     /// `cumprod` along `dim` of an input of dtype `from`; operands `[x, out]`.
@@ -274,7 +279,7 @@ impl GradOp {
             GradOp::Matmul { name: "DotBackward0" } => &[("self", 0), ("tensor", 1)],
             GradOp::Matmul { name: "MvBackward0" } => &[("self", 0), ("vec", 1)],
             GradOp::Matmul { name: "MmBackward0" } => &[("self", 0), ("mat2", 1)],
-            GradOp::Unary(_) => &[("self", 0), ("result", 1)],
+            GradOp::Unary(_) | GradOp::EvenlyDistributed { .. } => &[("self", 0), ("result", 1)],
             _ => &[("self", 0)],
         };
         let &(_, index) = names.iter().find(|(n, _)| *n == field)?;
@@ -384,6 +389,7 @@ impl GradOp {
             GradOp::Index { .. } => "IndexBackward0".into(),
             GradOp::IndexSelect { .. } => "IndexSelectBackward0".into(),
             GradOp::IndexMap { name, .. } => (*name).into(),
+            GradOp::EvenlyDistributed { name } => (*name).into(),
             GradOp::IndexPut { name, .. } => (*name).into(),
         }
     }

@@ -9,6 +9,7 @@ use crate::limits::check_numel;
 use crate::strided::wrap_dim;
 use crate::tensor::{Engine, Tensor};
 use crate::torch::layout::Layout;
+use crate::torch::stl;
 use crate::uop::buffer::{Data, Scalar};
 use crate::uop::{BinaryOp, Op};
 
@@ -131,9 +132,10 @@ impl Engine {
         Ok((values, indices))
     }
 
-    /// `t.topk(k, dim, largest, sorted)`: the first `k` of a stable sort; row-major outputs.
-    pub fn topk(&mut self, t: &Tensor, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Tensor)> {
-        let (values, indices) = self.untracked(|e| e.topk_values(t, k, dim, largest))?;
+    /// `t.topk(k, dim, largest, sorted)`: row-major outputs, ties broken as PyTorch's CPU
+    /// kernel breaks them (see [`TopK`]).
+    pub fn topk(&mut self, t: &Tensor, k: i64, dim: i64, how: TopK) -> Result<(Tensor, Tensor)> {
+        let (values, indices) = self.untracked(|e| e.topk_values(t, k, dim, how))?;
         if !t.shape().is_empty() {
             self.record_index_map(&values, t, "TopkBackward0", |e, p| e.gather_values(p, dim, &indices))?;
         }
@@ -141,7 +143,7 @@ impl Engine {
     }
 
     /// [`Engine::topk`]'s values and indices (no autograd node).
-    fn topk_values(&mut self, t: &Tensor, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Tensor)> {
+    fn topk_values(&mut self, t: &Tensor, k: i64, dim: i64, how: TopK) -> Result<(Tensor, Tensor)> {
         let t = self.resolve(t);
         let d = wrap_dim(dim, t.shape().len().max(1))?;
         let shape: Vec<usize> = if t.shape().is_empty() { vec![1] } else { t.shape().to_vec() };
@@ -157,13 +159,36 @@ impl Engine {
             let i = self.empty_copy(&out, DType::Int64)?;
             return Ok((v, i));
         }
-        let (perm, along) = self.sort_order(&t, d, largest)?;
-        let keep: Vec<usize> = (0..t.numel()).filter(|&i| coords(i, &shape)[d] < k).collect();
-        let pos: Vec<usize> = keep.iter().map(|&i| perm[i]).collect();
-        let idx: Vec<i64> = keep.iter().map(|&i| along[i] as i64).collect();
-        let n = t.numel();
-        let node = self.movement(t.node(), Op::Reshape(vec![n]));
-        let g = self.gather_node(node, t.dtype(), &[n], 0, &pos)?;
+        let data = self.values(&t)?;
+        let n = shape[d];
+        let mut lines = shape.clone();
+        lines[d] = 1;
+        // Each output element's flat source position and its index along `dim`, row-major.
+        let mut pos = vec![0usize; out.iter().product::<usize>().max(1)];
+        let mut idx = vec![0i64; pos.len()];
+        let out_shape = if out.is_empty() { vec![1] } else { out.clone() };
+        for o in 0..lines.iter().product::<usize>() {
+            let mut c = coords(o, &lines);
+            let line: Vec<usize> = (0..n)
+                .map(|i| {
+                    c[d] = i;
+                    flat(&c, &shape)
+                })
+                .collect();
+            let chosen = match t.dtype().is_float() {
+                true => how.select(line.iter().map(|&i| data.get_f64(i)).collect(), k, f64::is_nan),
+                false => how.select(line.iter().map(|&i| data.get_scalar(i).as_i64()).collect(), k, |_| false),
+            };
+            for (j, &along) in chosen.iter().enumerate() {
+                c[d] = j;
+                let at = flat(&c, &out_shape);
+                pos[at] = line[along];
+                idx[at] = along as i64;
+            }
+        }
+        let numel = t.numel();
+        let node = self.movement(t.node(), Op::Reshape(vec![numel]));
+        let g = self.gather_node(node, t.dtype(), &[numel], 0, &pos)?;
         let g = self.movement(g, Op::Reshape(out.clone()));
         let values = self.index_copy_result(g, Layout::contiguous(&out))?;
         let indices = self.from_data(Data::I64(idx), &out)?;
@@ -295,5 +320,34 @@ impl Engine {
         self.bump_empty_write(&out);
         self.bump_empty_write(&out);
         Ok(out)
+    }
+}
+
+/// `topk`'s `largest=` and `sorted=`.
+#[derive(Clone, Copy, Debug)]
+pub struct TopK {
+    pub largest: bool,
+    pub sorted: bool,
+}
+
+impl TopK {
+    /// The positions of the `k` chosen keys in output order, as `TopKImpl.h` picks them with
+    /// libstdc++'s algorithms: a partial sort when `k` is at most 1/64 of the line, else
+    /// `nth_element` and (when sorted) a sort of the first `k - 1`. NaN counts as the largest.
+    fn select<K: Copy + PartialOrd>(self, keys: Vec<K>, k: usize, is_nan: fn(K) -> bool) -> Vec<usize> {
+        let mut queue: Vec<(K, usize)> = keys.into_iter().zip(0..).collect();
+        let before = |a: &(K, usize), b: &(K, usize)| match self.largest {
+            true => (is_nan(a.0) && !is_nan(b.0)) || a.0 > b.0,
+            false => (!is_nan(a.0) && is_nan(b.0)) || a.0 < b.0,
+        };
+        if k * 64 <= queue.len() {
+            stl::partial_sort(&mut queue, k, &before);
+        } else {
+            stl::nth_element(&mut queue, k - 1, &before);
+            if self.sorted {
+                stl::sort(&mut queue[..k - 1], &before);
+            }
+        }
+        queue[..k].iter().map(|p| p.1).collect()
     }
 }

@@ -125,6 +125,23 @@ impl Engine {
         self.copy(&back)
     }
 
+    /// `g` over `axes`, shared evenly among the elements `hit` marks in each reduced group.
+    fn share_among(
+        &mut self,
+        g: &Tensor,
+        hit: &Tensor,
+        axes: &[usize],
+        keepdim: bool,
+        input: &[usize],
+    ) -> Result<Tensor> {
+        let hit = self.cast(hit, g.dtype())?;
+        let count = self.reduce(ReduceOp::Sum, &hit, axes, KeepDim::Keep)?;
+        let count = self.expand(&count, &dims(input))?;
+        let gg = self.unreduce(g, axes, keepdim, input)?;
+        let share = self.binary(BinaryOp::Div, &t(&gg), &t(&count))?;
+        self.mul(&t(&share), &t(&hit))
+    }
+
     /// [`Engine::view_backward`] for a view whose elements may share storage cells (`unfold`,
     /// `as_strided` with overlapping windows): the gradient of every view element is added
     /// into its cell, then the input's elements read theirs.
@@ -322,12 +339,7 @@ impl Engine {
                     let (Some(x), Some(out)) = (op(0), op(1)) else { return Ok(vec![None]) };
                     let out = self.unreduce(&out, axes, *keepdim, input)?;
                     let hit = self.binary(BinaryOp::CmpEq, &t(&x), &t(&out))?;
-                    let hit = self.cast(&hit, g.dtype())?;
-                    let count = self.reduce(ReduceOp::Sum, &hit, axes, KeepDim::Keep)?;
-                    let count = self.expand(&count, &dims(input))?;
-                    let gg = self.unreduce(g, axes, *keepdim, input)?;
-                    let share = self.binary(BinaryOp::Div, &t(&gg), &t(&count))?;
-                    vec![Some(self.mul(&t(&share), &t(&hit))?)]
+                    vec![Some(self.share_among(g, &hit, axes, *keepdim, input)?)]
                 }
                 ReduceOp::Prod => {
                     let Some(x) = op(0) else { return Ok(vec![None]) };
@@ -341,6 +353,18 @@ impl Engine {
                 let d = self.binary(BinaryOp::Sub, &t(&x), &t(&out))?;
                 let e = self.unary(UnaryOp::Exp, &d)?;
                 vec![Some(self.mul(&t(&gg), &t(&e))?)]
+            }
+            GradOp::EvenlyDistributed { .. } => {
+                let (Some(x), Some(out)) = (op(0), op(1)) else { return Ok(vec![None]) };
+                // `input == value`, or `isnan(input)` where the value is NaN.
+                let all: Vec<usize> = (0..x.shape().len()).collect();
+                let out = self.unreduce(&out, &all, false, x.shape())?;
+                let same = self.binary(BinaryOp::CmpEq, &t(&x), &t(&out))?;
+                let x_nan = self.binary(BinaryOp::CmpNe, &t(&x), &t(&x))?;
+                let out_nan = self.binary(BinaryOp::CmpNe, &t(&out), &t(&out))?;
+                let both = self.binary(BinaryOp::And, &t(&x_nan), &t(&out_nan))?;
+                let hit = self.binary(BinaryOp::Or, &t(&same), &t(&both))?;
+                vec![Some(self.share_among(g, &hit, &all, false, x.shape())?)]
             }
             GradOp::Spread(of) => {
                 let (Some(x), Some(out)) = (op(0), op(1)) else { return Ok(vec![None]) };

@@ -41,6 +41,7 @@ pub mod matrix;
 pub mod meta;
 pub mod nn;
 pub mod norm;
+pub mod order_stats;
 pub mod pad;
 pub mod random;
 pub mod reclaim;

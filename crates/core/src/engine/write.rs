@@ -15,6 +15,15 @@ use crate::uop::interp;
 use crate::uop::sequential;
 use crate::uop::{Op, StorageId, UOpId};
 
+/// How an in-place op's loop meets the storage it writes.
+#[derive(Clone, Copy)]
+enum Loop {
+    /// Each element is computed from memory as it is when the loop reaches it.
+    Live,
+    /// The whole value is computed first, then copied in (the result of another dtype).
+    Temporary,
+}
+
 impl Engine {
     /// Writes `value` (already computed in the target's shape) through `target`'s view into
     /// its storage and bumps the storage's version. The caller has made PyTorch's checks
@@ -22,6 +31,19 @@ impl Engine {
     /// Under the bridge's rules the op being run ([`Engine::bridge_op`]) says how the bridge
     /// writes it.
     pub fn write(&mut self, target: &Tensor, value: UOpId) -> Result<Write> {
+        self.store(target, value, Loop::Live)
+    }
+
+    /// [`Engine::write`] of an op TensorIterator computes in another dtype than the target's
+    /// (`uint8.add_(int64)`, `float32.mul_(float64)`): into a temporary from the inputs as they
+    /// were, then copied into the target, so no element reads another one's new value.
+    pub fn write_through_temporary(&mut self, target: &Tensor, value: UOpId) -> Result<Write> {
+        let temporary = self.computed(value)?;
+        let temporary = self.realize(&temporary)?;
+        self.store(target, temporary.node(), Loop::Temporary)
+    }
+
+    fn store(&mut self, target: &Tensor, value: UOpId, order: Loop) -> Result<Write> {
         let via = std::mem::replace(&mut self.bridge_via, BridgeWrite::Assign);
         let target = self.realize(target)?;
         let StorageRef::Realized(s) = target.storage() else { unreachable!("realize leaves no pending storage") };
@@ -68,12 +90,17 @@ impl Engine {
         }
         // The bridge computes the whole value first, then scatters it (a later duplicate
         // position wins): it never runs PyTorch's element loop.
-        let hazard = match self.semantics() {
-            Semantics::Torch => sequential::hazard(&self.graph, &self.storages, s, value, target.layout(), &elements)?,
-            Semantics::Bridge => None,
+        let hazard = match (self.semantics(), order) {
+            (Semantics::Torch, Loop::Live) => {
+                sequential::hazard(&self.graph, &self.storages, s, value, target.layout(), &elements)?
+            }
+            (Semantics::Torch, Loop::Temporary) => {
+                sequential::copy_back(&self.graph, &self.storages, value, target.layout(), &elements)?
+            }
+            (Semantics::Bridge, _) => None,
         };
         match hazard {
-            Some(h) => h.apply(target.layout(), &mut self.storages[s].data),
+            Some(h) => h.apply(&mut self.storages[s].data),
             None => {
                 let data = interp::realize_within(&self.graph, &self.storages, value, &self.budget)?;
                 match cells.as_range() {

@@ -6,3 +6,4 @@ pub mod format;
 pub mod iterator;
 pub mod layout;
 pub mod overlap;
+pub mod stl;

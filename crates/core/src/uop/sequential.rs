@@ -120,6 +120,18 @@ impl Plan {
 pub struct Hazard {
     plan: Plan,
     elements: Vec<i64>,
+    /// Row-major element numbers in the order they are stored.
+    order: Vec<usize>,
+}
+
+/// Whether some storage element is written more than once through `target`.
+fn repeats(target: &Layout, elements: &[i64]) -> bool {
+    !target.is_non_overlapping_and_dense() && {
+        let mut sorted = elements.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        sorted.len() != elements.len()
+    }
 }
 
 /// Plans the write of `value` through `target` (whose storage elements are `elements`) into
@@ -133,12 +145,7 @@ pub fn hazard(
     target: &Layout,
     elements: &[i64],
 ) -> Result<Option<Hazard>> {
-    let repeats = !target.is_non_overlapping_and_dense() && {
-        let mut sorted = elements.to_vec();
-        sorted.sort_unstable();
-        sorted.dedup();
-        sorted.len() != elements.len()
-    };
+    let repeats = repeats(target, elements);
     let own = ShapeTracker::from_view(View::new(target.sizes(), Some(target.strides()), target.offset(), None));
     // The usual in-place op (`x.add_(1)`, `x += y`): every read of the written storage goes
     // through the target's own view, so each element reads the one it writes. Settled from
@@ -150,25 +157,47 @@ pub fn hazard(
     if !repeats && !plan.crosses(elements) {
         return Ok(None);
     }
-    Ok(Some(Hazard { plan, elements: elements.to_vec() }))
+    Ok(Some(Hazard { plan, elements: elements.to_vec(), order: iteration_order(target, &[target]) }))
+}
+
+/// The write of an op whose result is computed in another dtype than the target's
+/// (`uint8.add_(int64)`): TensorIterator computes it into a temporary from the inputs as they
+/// were, then copies the temporary into the target. Only a target that writes some storage
+/// element twice needs the copy's order (the last write wins); `None` otherwise.
+pub fn copy_back(
+    graph: &Graph,
+    storages: &dyn Storages,
+    value: UOpId,
+    target: &Layout,
+    elements: &[i64],
+) -> Result<Option<Hazard>> {
+    if !repeats(target, elements) {
+        return Ok(None);
+    }
+    let temporary = Layout::contiguous(target.sizes());
+    Ok(Some(Hazard {
+        plan: Plan::Dense(interp::realize(graph, storages, value)?),
+        elements: elements.to_vec(),
+        order: iteration_order(target, &[target, &temporary]),
+    }))
 }
 
 impl Hazard {
     /// Runs the write on the live storage in PyTorch's iteration order.
-    pub fn apply(&self, target: &Layout, live: &mut Data) {
+    pub fn apply(&self, live: &mut Data) {
         let dtype = live.dtype();
-        for i in iteration_order(target) {
+        for &i in &self.order {
             let v = self.plan.eval(i, self.elements[i], live).cast(dtype);
             live.scatter(&[self.elements[i]], &v);
         }
     }
 }
 
-/// Row-major element numbers in the order TensorIterator visits the output: its dims sorted
-/// by the output's strides, innermost first.
-fn iteration_order(target: &Layout) -> Vec<usize> {
+/// Row-major element numbers in the order TensorIterator visits `operands` (the output first):
+/// its dims sorted by their strides, innermost first.
+fn iteration_order(target: &Layout, operands: &[&Layout]) -> Vec<usize> {
     let shape = target.sizes();
-    let perm = Layout::iteration_perm(shape, &[target]);
+    let perm = Layout::iteration_perm(shape, operands);
     let n = target.numel();
     let row_major = Layout::contiguous(shape);
     let mut out = Vec::with_capacity(n);

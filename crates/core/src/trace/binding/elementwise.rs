@@ -538,7 +538,13 @@ pub(crate) fn write_binary(
     if shape != target.shape() {
         node = run.engine.reshape_node(node, target.shape());
     }
-    let w = run.engine.write(&target, node)?;
+    // TensorIterator computes a result of another dtype than the output's into a temporary
+    // (a comparison writes its bool straight into a bool output).
+    let computed = if op.is_comparison() && target.dtype() == DType::Bool { DType::Bool } else { dtype };
+    let w = match computed == target.dtype() {
+        true => run.engine.write(&target, node)?,
+        false => run.engine.write_through_temporary(&target, node)?,
+    };
     run.record_write(w);
     let target = run.engine.resolve(&target);
     if let Some(old) = old {

@@ -6,6 +6,7 @@
 //! Only names and argument binding live here; the ops are [`crate::engine::indexing`]'s.
 
 use crate::dtype::DType;
+use crate::engine::data_shaped::TopK;
 use crate::engine::indexing::{Combine, Index};
 use crate::error::{bail, Result};
 use crate::tensor::{Operand, OverlapRules, Tensor};
@@ -531,9 +532,9 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             let k = args.int(0, "k")?;
             let dim = args.int_or(1, "dim", -1)?;
             let largest = args.bool_or(2, "largest", true)?;
-            let _sorted = args.bool_or(3, "sorted", true)?;
+            let sorted = args.bool_or(3, "sorted", true)?;
             args.finish()?;
-            let (values, indices) = run.engine.topk(&t, k, dim, largest)?;
+            let (values, indices) = run.engine.topk(&t, k, dim, TopK { largest, sorted })?;
             named(run, "topk", values, indices)
         }
         "unique" => {

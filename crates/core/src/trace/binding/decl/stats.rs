@@ -4,6 +4,7 @@
 
 use super::util::*;
 use crate::dtype::DType;
+use crate::engine::order_stats::Nan;
 use crate::engine::reduce::KeepDim;
 use crate::error::{bail, Result};
 use crate::strided::wrap_dim;
@@ -18,24 +19,8 @@ fn named(b: &Bound, values: Tensor, indices: Tensor) -> Value {
     Value::named(b.func(), vec![("values", Value::Tensor(values)), ("indices", Value::Tensor(indices))])
 }
 
-/// The `k`-th smallest (0-based) along `dim` of `x` with its index: a sort, then a narrow.
-fn kth(run: &mut RunContext, x: &Tensor, k: usize, dim: usize, keepdim: bool) -> Result<(Tensor, Tensor)> {
-    let (s, i) = run.engine.sort(x, dim as i64, false)?;
-    let v = run.engine.narrow(&s, dim as i64, k as i64, 1)?;
-    let i = run.engine.narrow(&i, dim as i64, k as i64, 1)?;
-    let (v, i) = if keepdim {
-        (v, i)
-    } else {
-        (run.engine.squeeze(&v, Some(&[dim as i64]))?, run.engine.squeeze(&i, Some(&[dim as i64]))?)
-    };
-    // New tensors of their own, as PyTorch's kernels write them.
-    let v = op(run, "clone", vec![Value::Tensor(v)], vec![])?;
-    let i = op(run, "clone", vec![Value::Tensor(i)], vec![])?;
-    Ok((v, i))
-}
-
-/// A float input's NaNs sort last, so its median would skip them; PyTorch's `median`
-/// returns NaN where a NaN is present. Refused rather than answered otherwise.
+/// A float input's NaNs sort last, so a quantile over the sort would skip them; PyTorch's
+/// `quantile` returns NaN where a NaN is present. Refused rather than answered otherwise.
 fn refuse_nan(run: &mut RunContext, x: &Tensor, name: &str) -> Result<()> {
     if x.dtype().is_float() {
         let d = run.engine.values(x)?;
@@ -46,31 +31,31 @@ fn refuse_nan(run: &mut RunContext, x: &Tensor, name: &str) -> Result<()> {
     Ok(())
 }
 
+fn keep(b: &Bound) -> KeepDim {
+    match b.bool("keepdim") {
+        true => KeepDim::Keep,
+        false => KeepDim::Drop,
+    }
+}
+
+/// `median` and `nanmedian`, of every element or along `dim`.
 pub fn median(run: &mut RunContext, b: &Bound) -> Out {
     let x = b.tensor("input")?;
-    refuse_nan(run, &x, "median")?;
+    let nan = if b.func().starts_with("nan") { Nan::Ignore } else { Nan::Propagate };
     let nd = x.shape().len();
     match b.opt_int("dim") {
         None => {
             if x.numel() == 0 {
                 return v(run.engine.full(&[], Scalar::Float(f64::NAN), Some(x.dtype()))?);
             }
-            let flat = run.engine.reshape(&x, &[-1])?;
-            let (val, _) = kth(run, &flat, (x.numel() - 1) / 2, 0, false)?;
-            v(val)
+            v(run.engine.median_all(&x, nan)?)
         }
         Some(d) => {
             let d = wrap_dim(d, nd)?;
-            if nd == 0 {
-                let i = run.engine.full(&[], Scalar::Int(0), Some(DType::Int64))?;
-                let x = op(run, "clone", vec![Value::Tensor(x.clone())], vec![])?;
-                return Ok(named(b, x, i));
-            }
-            let n = x.shape()[d];
-            if n == 0 {
+            if nd > 0 && x.shape()[d] == 0 {
                 bail!(Index, "median(): Expected reduction dim {d} to have non-zero size.");
             }
-            let (val, i) = kth(run, &x, (n - 1) / 2, d, b.bool("keepdim"))?;
+            let (val, i) = run.engine.median_along(&x, d as i64, keep(b), nan)?;
             Ok(named(b, val, i))
         }
     }
@@ -78,7 +63,6 @@ pub fn median(run: &mut RunContext, b: &Bound) -> Out {
 
 pub fn kthvalue(run: &mut RunContext, b: &Bound) -> Out {
     let x = b.tensor("input")?;
-    refuse_nan(run, &x, "kthvalue")?;
     let nd = x.shape().len();
     let d = wrap_dim(b.int("dim"), nd)?;
     let n = if nd == 0 { 1 } else { x.shape()[d] } as i64;
@@ -86,12 +70,18 @@ pub fn kthvalue(run: &mut RunContext, b: &Bound) -> Out {
     if k < 1 || k > n {
         bail!(Index, "kthvalue(): selected number k out of range for dimension {d}");
     }
-    if nd == 0 {
-        let i = run.engine.full(&[], Scalar::Int(0), Some(DType::Int64))?;
-        let x = op(run, "clone", vec![Value::Tensor(x.clone())], vec![])?;
-        return Ok(named(b, x, i));
+    let (val, i) = run.engine.kthvalue(&x, k as usize, d as i64, keep(b))?;
+    Ok(named(b, val, i))
+}
+
+pub fn mode(run: &mut RunContext, b: &Bound) -> Out {
+    let x = b.tensor("input")?;
+    let nd = x.shape().len();
+    let d = wrap_dim(b.int("dim"), nd)?;
+    if nd > 0 && x.shape()[d] == 0 {
+        bail!(Index, "mode(): Expected reduction dim {d} to have non-zero size.");
     }
-    let (val, i) = kth(run, &x, (k - 1) as usize, d, b.bool("keepdim"))?;
+    let (val, i) = run.engine.mode(&x, d as i64, keep(b))?;
     Ok(named(b, val, i))
 }
 

@@ -95,6 +95,7 @@ decls! {
     "einsum" [Torch] [] "(str equation, Tensor... operands)" => COMPOSITE, h::einsum;
     "median" [Torch, Method] [] "(Tensor input, int? dim=None, bool keepdim=False)" => COMPOSITE, h::median;
     "kthvalue" [Torch, Method] [] "(Tensor input, int k, int dim=-1, bool keepdim=False)" => COMPOSITE, h::kthvalue;
+    "mode" [Torch, Method] [] "(Tensor input, int dim=-1, bool keepdim=False)" => COMPOSITE, h::mode;
     "quantile" [Torch, Method] [] "(Tensor input, Any q, int? dim=None, bool keepdim=False, *, str interpolation='linear')" => COMPOSITE, h::quantile;
     "aminmax" [Torch, Method] [] "(Tensor input, *, int? dim=None, bool keepdim=False)" => COMPOSITE, h::aminmax;
     "searchsorted" [Torch] [] "(Tensor sorted_sequence, Any input, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None)" => NONE, h::searchsorted;
