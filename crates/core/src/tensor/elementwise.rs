@@ -119,19 +119,28 @@ impl Engine {
     pub fn binary(&mut self, op: BinaryOp, a: &Operand, b: &Operand) -> Result<Tensor> {
         let dtype = self.compute_dtype(op, a, b)?;
         let (node, _, shape) = self.binary_node(op, a, b, dtype)?;
-        let layout = Self::output_layout(&shape, &[a, b]);
+        // `pow(Tensor, Scalar)` runs a unary kernel: its scalar is no operand; `pow(Scalar,
+        // Tensor)` allocates a row-major output whatever the exponent's layout.
+        let layout = match (op, a, b) {
+            (BinaryOp::Pow, _, Operand::Scalar(_)) => Self::output_layout(&shape, &[a]),
+            (BinaryOp::Pow, Operand::Scalar(_), _) => Layout::contiguous(&shape),
+            _ => Self::output_layout(&shape, &[a, b]),
+        };
         let out = self.computed_as(node, layout)?;
         self.record_binary(op, a, b, &out);
         Ok(out)
     }
 
-    /// TensorIterator's output layout for operands broadcast to `shape`.
+    /// TensorIterator's output layout for operands broadcast to `shape`. A Python scalar is an
+    /// operand too (a wrapped 0-d tensor): with one, the operands' shapes differ, which decides
+    /// an empty result's strides (`x[:, :0] * 2` of a channels-last `x`: `[0, 1, 0, 0]`).
     fn output_layout(shape: &[usize], operands: &[&Operand]) -> Layout {
+        let scalar = Layout::new(&[], &[], 0);
         let layouts: Vec<&Layout> = operands
             .iter()
-            .filter_map(|o| match o {
-                Operand::Tensor(t) => Some(&t.layout),
-                Operand::Scalar(_) => None,
+            .map(|o| match o {
+                Operand::Tensor(t) => &t.layout,
+                Operand::Scalar(_) => &scalar,
             })
             .collect();
         Layout::elementwise_output(shape, &layouts)
