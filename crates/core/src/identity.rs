@@ -51,4 +51,12 @@ impl Identities {
             *v += 1;
         }
     }
+
+    /// Takes back a [`Identities::bump`]: the op wrote, then raised (PyTorch bumps a version only
+    /// when the op returns).
+    pub fn unbump(&mut self, c: CounterId) {
+        if let Some(v) = self.counters.get_mut(c.0 as usize) {
+            *v = v.saturating_sub(1);
+        }
+    }
 }

@@ -47,6 +47,27 @@ struct Resolved {
     index: Vec<Vec<usize>>,
     layouts: Vec<Layout>,
     bshape: Vec<usize>,
+    /// The first index element out of bounds, in the kernel's order (its position among the
+    /// broadcast index elements, then the index tensors in turn); its positions read as 0.
+    bad: Option<OutOfBounds>,
+}
+
+/// An index value past its dim, as PyTorch's index kernels meet it.
+struct OutOfBounds {
+    /// Row-major position among the broadcast index elements.
+    at: usize,
+    value: i64,
+    /// Which index tensor (PyTorch's advanced-index kernels name this "dimension").
+    ordinal: usize,
+    /// The dim of the sliced tensor it indexes (`index_fill_` names this one).
+    dim: usize,
+    size: i64,
+}
+
+impl OutOfBounds {
+    fn error(&self, dim: usize) -> Error {
+        Error::Index(format!("index {} is out of bounds for dimension {dim} with size {}", self.value, self.size))
+    }
 }
 
 /// Where the indexed dims go: in place when adjacent, else to the front (PyTorch's
@@ -182,8 +203,9 @@ impl Engine {
 
     // ------------------------------------------------------------------ advanced indexing
 
-    /// Applies the basic items as a view and resolves the index tensors on the host.
-    fn resolve_index(&mut self, t: &Tensor, items: &[Index]) -> Result<Resolved> {
+    /// Applies the basic items as a view and resolves the index tensors on the host; an index
+    /// out of bounds is noted, not refused (a put writes the elements before it first).
+    fn resolve_index_lenient(&mut self, t: &Tensor, items: &[Index]) -> Result<Resolved> {
         let nd = t.shape().len();
         let mut consumed = 0;
         for it in items {
@@ -276,23 +298,92 @@ impl Engine {
         })?;
         check_numel(&bshape)?;
         let mut dims = Vec::new();
-        let mut index = Vec::new();
+        let mut raw = Vec::new();
         let mut layouts = Vec::new();
         for (d, v, shape, layout) in adv {
-            let n = cur.shape()[d] as i64;
-            let mut wrapped = Vec::with_capacity(v.len());
-            for &i in &v {
-                if i < -n || i >= n {
-                    bail!(Index, "index {i} is out of bounds for dimension {d} with size {n}");
-                }
-                wrapped.push(if i < 0 { i + n } else { i } as usize);
-            }
-            index.push(broadcast_host(&wrapped, &shape, &bshape));
+            raw.push(broadcast_host(&v, &shape, &bshape));
             let sizes: Vec<i64> = bshape.iter().map(|&n| n as i64).collect();
             layouts.push(layout.expand(&sizes)?.empty_like_preserve());
             dims.push(d);
         }
-        Ok(Resolved { sliced: cur, dims, index, layouts, bshape })
+        // The kernel checks each element's indices in turn as it reaches it.
+        let sizes: Vec<i64> = dims.iter().map(|&d| cur.shape()[d] as i64).collect();
+        let mut bad = None;
+        for at in 0..bshape.iter().product::<usize>() {
+            if let Some(j) = (0..raw.len()).find(|&j| raw[j][at] < -sizes[j] || raw[j][at] >= sizes[j]) {
+                bad = Some(OutOfBounds { at, value: raw[j][at], ordinal: j, dim: dims[j], size: sizes[j] });
+                break;
+            }
+        }
+        let index = raw
+            .iter()
+            .zip(&sizes)
+            .map(|(v, &n)| {
+                v.iter()
+                    .map(|&i| {
+                        if i < -n || i >= n {
+                            0
+                        } else if i < 0 {
+                            (i + n) as usize
+                        } else {
+                            i as usize
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(Resolved { sliced: cur, dims, index, layouts, bshape, bad })
+    }
+
+    /// [`Engine::resolve_index_lenient`] for a read: an index out of bounds is the error.
+    fn resolve_index(&mut self, t: &Tensor, items: &[Index]) -> Result<Resolved> {
+        let r = self.resolve_index_lenient(t, items)?;
+        match &r.bad {
+            Some(b) => Err(b.error(b.ordinal)),
+            None => Ok(r),
+        }
+    }
+
+    /// The elements of a put that PyTorch's kernel writes before it meets the out-of-bounds
+    /// index `bad` (it walks the indexed result row-major: the first row of the dims before the
+    /// index, the index elements before the bad one, every element after the index dims):
+    /// the put restricted to them, or `None` when that is nothing.
+    fn written_before(
+        &mut self,
+        r: &Resolved,
+        a: &Arrangement,
+        value: &Operand,
+    ) -> Result<Option<(Resolved, Operand)>> {
+        let Some(bad) = &r.bad else { return Ok(None) };
+        if bad.at == 0 || a.out_shape[..a.before].contains(&0) {
+            return Ok(None);
+        }
+        let mut sliced = r.sliced.clone();
+        for d in 0..a.before {
+            sliced = self.narrow(&sliced, d as i64, 0, 1)?;
+        }
+        let value = match value {
+            Operand::Tensor(v) => {
+                let sizes: Vec<i64> = a.out_shape.iter().map(|&n| n as i64).collect();
+                let mut v = self.expand(v, &sizes)?;
+                for d in 0..a.before {
+                    v = self.narrow(&v, d as i64, 0, 1)?;
+                }
+                let m = r.bshape.len();
+                let flat: Vec<i64> = v.shape()[..a.before]
+                    .iter()
+                    .map(|&n| n as i64)
+                    .chain([-1])
+                    .chain(v.shape()[a.before + m..].iter().map(|&n| n as i64))
+                    .collect();
+                let v = self.reshape(&v, &flat)?;
+                Operand::Tensor(self.narrow(&v, a.before as i64, 0, bad.at as i64)?)
+            }
+            s => s.clone(),
+        };
+        let index = r.index.iter().map(|v| v[..bad.at].to_vec()).collect();
+        let layouts = r.layouts.iter().map(|_| Layout::contiguous(&[bad.at])).collect();
+        Ok(Some((Resolved { sliced, dims: r.dims.clone(), index, layouts, bshape: vec![bad.at], bad: None }, value)))
     }
 
     fn arrange(r: &Resolved) -> Arrangement {
@@ -417,12 +508,20 @@ impl Engine {
 
     fn index_put_untracked(&mut self, t: &Tensor, items: &[Index], value: &Operand, accumulate: bool) -> Result<Write> {
         match self.index_put_parts(t, items, value, accumulate, PutInto::Target)? {
-            None => {
+            (None, Some(e)) => Err(e),
+            (None, None) => {
                 let target = self.realize(t)?;
                 self.bump_empty_write(&target);
                 Ok(Write { storage: self.storage_id(&target)?, elements: CellList::new() })
             }
-            Some((target, node, hit_of)) => self.write_hits(&target, node, hit_of),
+            (Some((target, node, hit_of)), None) => self.write_hits(&target, node, hit_of),
+            // The kernel stopped at an out-of-bounds index after writing these elements; the
+            // version counter moves only when an op returns.
+            (Some((target, node, hit_of)), Some(e)) => {
+                self.write_hits(&target, node, hit_of)?;
+                self.ids.unbump(target.counter);
+                Err(e)
+            }
         }
     }
 
@@ -437,14 +536,16 @@ impl Engine {
         let t = self.realize(t)?;
         let layout = t.layout().empty_like_preserve();
         let node = match self.index_put_parts(&t, items, value, accumulate, PutInto::Copy)? {
-            None => t.node(),
-            Some((_, node, _)) => node,
+            (_, Some(e)) => return Err(e),
+            (None, None) => t.node(),
+            (Some((_, node, _)), None) => node,
         };
         self.index_copy_result(node, layout)
     }
 
     /// The target (the basic part of the index as a view), its new value, and which of its
-    /// row-major positions the index hit; `None` when nothing is written.
+    /// row-major positions the index hit; `None` when nothing is written. With an index out of
+    /// bounds, the put of the elements PyTorch writes before it and the error to raise after.
     #[allow(clippy::type_complexity)]
     fn index_put_parts(
         &mut self,
@@ -453,9 +554,16 @@ impl Engine {
         value: &Operand,
         accumulate: bool,
         into: PutInto,
-    ) -> Result<Option<(Tensor, UOpId, Box<dyn Fn(usize) -> bool>)>> {
-        let r = self.resolve_index(t, items)?;
+    ) -> Result<(Option<(Tensor, UOpId, Box<dyn Fn(usize) -> bool>)>, Option<Error>)> {
+        let r = self.resolve_index_lenient(t, items)?;
         let target = self.realize(&r.sliced)?;
+        // `t[i] = 2.0` through one integer index tensor is `index_fill_`, whose bounds error
+        // names the tensor's dim; the put kernels name the index tensor's place.
+        let tensors: Vec<&Tensor> =
+            items.iter().filter_map(|i| if let Index::Tensor(x) = i { Some(x) } else { None }).collect();
+        let index_fill = !accumulate
+            && matches!(value, Operand::Scalar(_))
+            && matches!(tensors.as_slice(), [x] if !matches!(x.dtype(), DType::Bool | DType::UInt8));
         // An index that shares memory with what it writes into (`i[i] = 5`, `m[m] = m & x`) is
         // refused, as `index_put_`'s `assert_no_overlap(self, index)` does; a lone mask with one
         // value is `masked_fill_`, which checks nothing, and the functional form writes a copy.
@@ -500,8 +608,25 @@ impl Engine {
             }
             s => s.clone(),
         };
+        let (r, a, target, value, late) = match &r.bad {
+            None => (r, a, target, value, None),
+            Some(bad) => {
+                let e = bad.error(if index_fill { bad.dim } else { bad.ordinal });
+                if into == PutInto::Copy || self.is_bridge() {
+                    return Ok((None, Some(e)));
+                }
+                match self.written_before(&r, &a, &value)? {
+                    None => return Ok((None, Some(e))),
+                    Some((r, value)) => {
+                        let a = Self::arrange(&r);
+                        let target = self.realize(&r.sliced)?;
+                        (r, a, target, value, Some(e))
+                    }
+                }
+            }
+        };
         if target.numel() == 0 || a.positions.is_empty() {
-            return Ok(None);
+            return Ok((None, late));
         }
         // The value in the arrangement's order: broadcast to the read's shape, then flattened.
         let vnode = self.operand_node(&value, dtype, &a.out_shape)?;
@@ -534,7 +659,7 @@ impl Engine {
             place *= shape[d];
         }
         let hit_of = move |i: usize| hit[dims.iter().map(|&(rs, n, p)| (i / rs.max(1)) % n.max(1) * p).sum::<usize>()];
-        Ok(Some((target, node, Box::new(hit_of))))
+        Ok((Some((target, node, Box::new(hit_of))), late))
     }
 
     /// An in-place op that writes nothing still counts as one (PyTorch bumps the version).
