@@ -121,6 +121,14 @@ impl Engine {
         self.restrided(&t, StorageRef::Realized(s), layout)
     }
 
+    /// `resize_output(out, sizes)`, which an op runs on an `out=` tensor of another shape:
+    /// [`Engine::resize_inplace`] below autograd, so the version counter stays.
+    pub fn resize_output(&mut self, t: &Tensor, sizes: &[usize]) -> Result<Tensor> {
+        let out = self.resize_inplace(t, sizes)?;
+        self.ids.unbump(out.counter);
+        Ok(out)
+    }
+
     /// Storage `s` grown in place to `len` elements, the new ones zero.
     fn grow_storage(&mut self, s: usize, len: usize) {
         let old = &self.storages[s].data;

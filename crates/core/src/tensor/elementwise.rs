@@ -75,7 +75,7 @@ impl Engine {
         let n = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
         let mut out = vec![1usize; n];
         for s in shapes {
-            for (i, &d) in s.iter().enumerate() {
+            for (i, &d) in s.iter().enumerate().rev() {
                 let o = &mut out[n - s.len() + i];
                 if *o == 1 {
                     *o = d;

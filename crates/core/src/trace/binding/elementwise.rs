@@ -483,6 +483,29 @@ pub(crate) fn write_binary(
     // The bridge's own `add_`/`mul_`/`floor_divide_` hand a value of the broadcast shape to its
     // write path unchecked, which takes it where it can (see `Engine::bridge_check_inplace_shape`).
     let bridge_own = run.engine.is_bridge() && form == WriteForm::InPlace && bridge::casts_inplace(op);
+    // An `out=` of another shape that is not also an input is resized (`resize_output`:
+    // row-major at its offset, the storage grown if it must; PyTorch warns when it had
+    // elements), as a view too: `torch.pow(x, 2, out=a[0])`.
+    // Autograd refuses an `out=` that requires grad before the kernel runs.
+    let inplace = matches!(a, Operand::Tensor(t) if t.same_object(&target));
+    let input_refs: Vec<&Tensor> = inputs.iter().collect();
+    let tracked = run.engine.inplace_tracked(&target, &input_refs);
+    if tracked && !inplace {
+        bail!(
+            Autograd,
+            "{}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.",
+            op.name()
+        );
+    }
+    let read_write = inputs.iter().any(|t| t.same_object(&target));
+    let target = match form == WriteForm::Out && shape != target.shape() && !read_write && !run.engine.is_bridge() {
+        true => {
+            let resized = run.engine.resize_output(&target, &shape)?;
+            run.record_rebind(&resized);
+            resized
+        }
+        false => target,
+    };
     if shape != target.shape() {
         if !bridge_own {
             bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", target.shape(), shape);
@@ -503,18 +526,7 @@ pub(crate) fn write_binary(
             target.dtype().torch_name()
         );
     }
-    // Autograd: an in-place op records its node and rebases the target's history; `out=`
-    // refuses inputs that require grad, as PyTorch does.
-    let inplace = matches!(a, Operand::Tensor(t) if t.same_object(&target));
-    let input_refs: Vec<&Tensor> = inputs.iter().collect();
-    let tracked = run.engine.inplace_tracked(&target, &input_refs);
-    if tracked && !inplace {
-        bail!(
-            Autograd,
-            "{}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.",
-            op.name()
-        );
-    }
+    // Autograd: an in-place op records its node and rebases the target's history.
     // The formulas that read the old value get a copy of it (PyTorch's `original_self`).
     let reads_old = matches!(
         op,

@@ -838,7 +838,12 @@ impl Run {
             }
             _ => {
                 let (pos, kw) = args.into_parts();
-                return crate::trace::binding::autograd::function_call(&mut self.context(), name, pos, kw);
+                let mut ctx = self.context();
+                let out = crate::trace::binding::autograd::function_call(&mut ctx, name, pos, kw);
+                // An `out=` tensor resized by the call: every name of it sees the new shape.
+                let rebound = ctx.into_rebound();
+                self.rebind(rebound);
+                return out;
             }
         };
         args.finish()?;
