@@ -2,7 +2,7 @@
 //! `bincount`, `one_hot`): the values are realized on the host, ordered or counted there with
 //! PyTorch's rules, and the result comes back as a new storage.
 
-use super::indexing::{coords, flat, ints_of, Combine};
+use super::indexing::{coords, flat, ints_of, line_along, Combine};
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::limits::check_numel;
@@ -77,12 +77,7 @@ impl Engine {
         let no: usize = outer.iter().product();
         for o in 0..no {
             let mut c = coords(o, &outer);
-            let line: Vec<usize> = (0..n)
-                .map(|i| {
-                    c[d] = i;
-                    flat(&c, &shape)
-                })
-                .collect();
+            let line = line_along(&mut c, d, &shape);
             let mut order: Vec<usize> = (0..n).collect();
             order.sort_by(|&a, &b| {
                 let o = cmp(v[line[a]], v[line[b]]);
@@ -160,7 +155,6 @@ impl Engine {
             return Ok((v, i));
         }
         let data = self.values(&t)?;
-        let n = shape[d];
         let mut lines = shape.clone();
         lines[d] = 1;
         // Each output element's flat source position and its index along `dim`, row-major.
@@ -169,12 +163,7 @@ impl Engine {
         let out_shape = if out.is_empty() { vec![1] } else { out.clone() };
         for o in 0..lines.iter().product::<usize>() {
             let mut c = coords(o, &lines);
-            let line: Vec<usize> = (0..n)
-                .map(|i| {
-                    c[d] = i;
-                    flat(&c, &shape)
-                })
-                .collect();
+            let line = line_along(&mut c, d, &shape);
             let chosen = match t.dtype().is_float() {
                 true => how.select(line.iter().map(|&i| data.get_f64(i)).collect(), k, f64::is_nan),
                 false => how.select(line.iter().map(|&i| data.get_scalar(i).as_i64()).collect(), k, |_| false),

@@ -132,6 +132,17 @@ pub(super) fn flat(c: &[usize], shape: &[usize]) -> usize {
     c.iter().zip(shape).fold(0, |acc, (&i, &n)| acc * n + i)
 }
 
+/// The flat positions of the line along `d` through coordinates `c` (whose `d` it sets), in
+/// order along `d`: the elements an op along a dim (`sort`, `topk`, `kthvalue`) sees together.
+pub(super) fn line_along(c: &mut [usize], d: usize, shape: &[usize]) -> Vec<usize> {
+    (0..shape[d])
+        .map(|i| {
+            c[d] = i;
+            flat(c, shape)
+        })
+        .collect()
+}
+
 /// Where an index put writes: into the target itself (`index_put_`, `a[i] = v`) or into a
 /// copy of it (`index_put`).
 #[derive(Clone, Copy, PartialEq, Eq)]

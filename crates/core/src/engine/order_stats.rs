@@ -4,7 +4,7 @@
 //! by `std::nth_element` with ties broken by index).
 
 use crate::autograd::GradOp;
-use crate::engine::indexing::{coords, flat};
+use crate::engine::indexing::{coords, line_along};
 use crate::engine::reduce::KeepDim;
 use crate::error::Result;
 use crate::strided::wrap_dim;
@@ -101,12 +101,7 @@ impl Engine {
         let (mut pos, mut along) = (Vec::with_capacity(count), Vec::with_capacity(count));
         for o in 0..count {
             let mut c = coords(o, &lines);
-            let line: Vec<usize> = (0..shape[d])
-                .map(|i| {
-                    c[d] = i;
-                    flat(&c, &shape)
-                })
-                .collect();
+            let line = line_along(&mut c, d, &shape);
             let keys = match float {
                 true => Keys::Float(line.iter().map(|&i| data.get_f64(i)).collect()),
                 false => Keys::Int(line.iter().map(|&i| data.get_scalar(i).as_i64()).collect()),
