@@ -3,6 +3,7 @@
 
 mod error;
 mod kernels;
+mod memory;
 mod model;
 mod recording;
 mod train;
@@ -114,6 +115,7 @@ fn read_input(input: &str) -> Result<String> {
 }
 
 fn main() -> ExitCode {
+    memory::keep_freed_memory();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // Help and version are not errors; under `--json` a bad argument is the report's error

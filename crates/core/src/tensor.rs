@@ -276,6 +276,8 @@ pub enum Event {
 struct Pending {
     producer: UOpId,
     realized: Option<StorageId>,
+    /// The storages the producer reads, found when a write first asks.
+    reads: Option<Box<[StorageId]>>,
 }
 
 impl Storages for Vec<Storage> {
@@ -545,7 +547,7 @@ impl Engine {
         let (dtype, shape) = (n.dtype, n.shape.clone());
         check_numel(&shape)?;
         let p = self.pending.len();
-        self.pending.push(Pending { producer: node, realized: None });
+        self.pending.push(Pending { producer: node, realized: None, reads: None });
         Ok(Tensor {
             node,
             dtype,
@@ -579,7 +581,7 @@ impl Engine {
         let moved = self.graph.push(Op::Permute(perm), dtype, pshape.clone(), vec![node]);
         let producer = self.graph.push(Op::Contiguous, dtype, pshape, vec![moved]);
         let p = self.pending.len();
-        self.pending.push(Pending { producer, realized: None });
+        self.pending.push(Pending { producer, realized: None, reads: None });
         Ok(self.over_storage(
             StorageRef::Pending(p),
             dtype,
@@ -590,11 +592,18 @@ impl Engine {
         ))
     }
 
-    /// Runs every computation still pending, so later writes cannot change what they read.
-    pub fn realize_pending(&mut self) -> Result<()> {
+    /// Runs every pending computation that reads storage `s`, so a write to it cannot change
+    /// what they read. The others are left lazy: they read nothing the write changes, and a
+    /// statement's intermediates nothing reaches any more are never computed.
+    pub fn realize_pending_reading(&mut self, s: StorageId) -> Result<()> {
         for p in 0..self.pending.len() {
-            if self.pending[p].realized.is_none() {
-                let id = self.realize_node(self.pending[p].producer)?;
+            if self.pending[p].realized.is_some() {
+                continue;
+            }
+            let producer = self.pending[p].producer;
+            let reads = self.pending[p].reads.get_or_insert_with(|| self.graph.buffers_read(producer).into());
+            if reads.binary_search(&s).is_ok() {
+                let id = self.realize_node(producer)?;
                 self.pending[p].realized = Some(id);
             }
         }

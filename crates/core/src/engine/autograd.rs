@@ -178,6 +178,14 @@ impl Engine {
             .filter_map(|&i| operands.get(i).cloned().flatten().map(|t| (i, t)))
             .map(|(operand, t)| {
                 let producer = t.same_object(out).then_some(id);
+                // A saved result is computed now, once: what the statement does with it next
+                // reads the stored values instead of computing them again (a loss from
+                // `log_softmax`, a product with `sigmoid`). It would be stored at the statement's
+                // end anyway; one that cannot be stays pending and fails there as before.
+                let t = match producer {
+                    Some(_) => self.realize(&t).unwrap_or(t),
+                    None => t,
+                };
                 Saved { counter: t.counter, version: self.ids.version(t.counter), tensor: t, operand, producer }
             })
             .collect();

@@ -115,7 +115,7 @@ impl Engine {
             }
         }
         let output = Layout::new(&sizes, &strides, output.offset());
-        if crate::torch::overlap::has_internal_overlap(&output) != crate::torch::overlap::MemOverlap::No {
+        if !output.is_non_overlapping() {
             return self.overlapping_view_backward(&g, input, &output);
         }
         let zeros = self.scratch(g.dtype(), &[input, &output])?;

@@ -80,8 +80,8 @@ impl Engine {
     /// interpreter changes the storage itself (an [`Event::Host`](crate::tensor::Event)).
     fn partial_masked_scatter(&mut self, t: &Tensor, pos: &[usize], source: &Tensor) -> Result<()> {
         let target = self.realize(t)?;
-        self.realize_pending()?;
         let StorageRef::Realized(s) = target.storage() else { return Ok(()) };
+        self.realize_pending_reading(s)?;
         let k = source.numel();
         let elements = target.layout().storage_indices();
         let idx: Vec<i64> = pos[..k].iter().map(|&p| elements[p]).collect();

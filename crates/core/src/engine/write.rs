@@ -64,7 +64,7 @@ impl Engine {
         // first. A value that only reads each element it writes is evaluated whole into a
         // temporary, then stored (tinygrad's fix_store_hazard); one whose reads cross the
         // written elements runs element by element, as PyTorch's loop does.
-        self.realize_pending()?;
+        self.realize_pending_reading(s)?;
         if let Some(w) = self.write_dense(&target, s, value, store)? {
             return Ok(w);
         }

@@ -191,23 +191,45 @@ fn normal_blocks(g: &mut Generator, dtype: DType, n: usize, mean: f64, std: f64)
     if dtype == DType::Float32 {
         d.iter_mut().for_each(|x| *x = uniform24(g));
     }
-    let block = |g: &mut Generator, out: &mut [f32]| {
-        if dtype != DType::Float32 {
-            out.iter_mut().for_each(|x| *x = uniform24(g));
+    let whole = n - n % 16;
+    if dtype == DType::Float32 {
+        fill16s_f32(&mut d[..whole], mean, std);
+    } else {
+        for block in d[..whole].chunks_exact_mut(16) {
+            block.iter_mut().for_each(|x| *x = uniform24(g));
+            fill16s_f32(block, mean, std);
         }
-        fill16_f32(out, mean, std);
-    };
-    for i in (0..n - 15).step_by(16) {
-        block(g, &mut d[i..i + 16]);
     }
     if tail {
         let last = &mut d[n - 16..];
         last.iter_mut().for_each(|x| *x = uniform24(g));
-        fill16_f32(last, mean, std);
+        fill16s_f32(last, mean, std);
+    }
+    if dtype == DType::Float32 {
+        return Data::F32(d);
     }
     floats_from(dtype, d.into_iter().map(f64::from))
 }
 
+/// Transforms `d` in blocks of 16 (`d.len()` a multiple of 16).
+fn fill16s_f32(d: &mut [f32], mean: f32, std: f32) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has FMA, checked just above; the function needs nothing else.
+        return unsafe { fill16s_f32_fma(d, mean, std) };
+    }
+    d.chunks_exact_mut(16).for_each(|b| fill16_f32(b, mean, std));
+}
+
+/// [`fill16s_f32`] compiled with FMA: `mul_add` is one instruction instead of a library call,
+/// with the same single rounding.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn fill16s_f32_fma(d: &mut [f32], mean: f32, std: f32) {
+    d.chunks_exact_mut(16).for_each(|b| fill16_f32(b, mean, std));
+}
+
+#[inline(always)]
 fn fill16_f32(d: &mut [f32], mean: f32, std: f32) {
     let two_pi = std::f64::consts::TAU as f32;
     for j in 0..8 {

@@ -168,6 +168,31 @@ impl Layout {
         true
     }
 
+    /// Whether every element maps to a storage index of its own. A sufficient test (dims sorted
+    /// by |stride|, each stride past the farthest index the smaller ones reach), exact for every
+    /// layout a view op makes; a layout it cannot prove disjoint is reported as overlapping.
+    pub fn is_non_overlapping(&self) -> bool {
+        if self.numel() < 2 {
+            return true;
+        }
+        let mut dims: Vec<(i64, usize)> = self
+            .sizes
+            .iter()
+            .zip(&self.strides)
+            .filter(|(&n, _)| n > 1)
+            .map(|(&n, &s)| (s.saturating_abs(), n))
+            .collect();
+        dims.sort_unstable();
+        let mut reach: i64 = 0;
+        for (stride, size) in dims {
+            if stride <= reach {
+                return false;
+            }
+            reach = reach.saturating_add(stride.saturating_mul(to_i64(size) - 1));
+        }
+        true
+    }
+
     /// The lowest and highest storage index an element maps to; `None` for an empty tensor.
     pub fn storage_span(&self) -> Option<(i64, i64)> {
         if self.numel() == 0 {
@@ -802,5 +827,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn non_overlapping_agrees_with_counting_indices() {
+        let layouts = [
+            Layout::new(&[2, 4, 2, 3], &[36, 9, 3, 1], 0),
+            Layout::new(&[3, 4], &[1, 3], 0),
+            Layout::new(&[3, 4], &[1, 2], 0),
+            Layout::new(&[4, 4], &[0, 1], 0),
+            Layout::new(&[4, 1], &[0, 1], 0),
+            Layout::new(&[3, 3], &[-3, 1], 8),
+            Layout::new(&[0, 5], &[0, 0], 0),
+        ];
+        for l in &layouts {
+            let cells = l.storage_indices();
+            let distinct: std::collections::BTreeSet<i64> = cells.iter().copied().collect();
+            let disjoint = distinct.len() == cells.len();
+            // The test may only err towards "overlapping"; on these it is exact.
+            assert_eq!(l.is_non_overlapping(), disjoint, "{l:?}");
+        }
+        // Interleaved strides that never collide are beyond it, and called overlapping.
+        assert!(!Layout::new(&[3, 2], &[2, 3], 0).is_non_overlapping());
     }
 }

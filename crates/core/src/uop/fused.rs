@@ -330,16 +330,40 @@ pub(crate) fn reduce(
 /// Folds one leaf's rows into `out` with `f`: a pooling window over one buffer read straight
 /// from memory instead of copying every (short, strided) row out first. Masked positions read
 /// as zero, as `Nest::row` has them.
+///
+/// Only for `max`/`min`, which give the same result in any order except for the sign of a zero:
+/// a whole contiguous row folding into one output runs in eight lanes, and a row whose result
+/// is a zero runs again in order.
 fn fold_leaf<T: Elem>(nest: &Nest, (l, v): (usize, &[T]), acc: usize, out: &mut [T], f: impl Fn(T, T) -> T) {
     let (st, ast) = (nest.streams[l].inner, nest.streams[acc].inner);
     nest.for_each_row(|idx, base| {
         let (b, e) = nest.valid(l, idx);
+        if st == 1 && ast == 0 && b == 0 && e == nest.inner && nest.inner >= 64 {
+            let row = &v[base[l] as usize..base[l] as usize + nest.inner];
+            let o = &mut out[base[acc] as usize];
+            let folded = fold_lanes(*o, row, &f);
+            *o = if folded == T::default() { row.iter().fold(*o, |a, &x| f(a, x)) } else { folded };
+            return;
+        }
         for j in 0..nest.inner {
             let x = if b <= j && j < e { v[(base[l] + j as i64 * st) as usize] } else { T::default() };
             let o = &mut out[(base[acc] + j as i64 * ast) as usize];
             *o = f(*o, x);
         }
     });
+}
+
+/// `xs` folded into `init` with `f` in eight interleaved lanes, combined at the end.
+fn fold_lanes<T: Elem>(init: T, xs: &[T], f: &impl Fn(T, T) -> T) -> T {
+    let mut lanes = [init; 8];
+    let mut chunks = xs.chunks_exact(8);
+    for c in &mut chunks {
+        for k in 0..8 {
+            lanes[k] = f(lanes[k], c[k]);
+        }
+    }
+    let folded = lanes.into_iter().reduce(f).unwrap_or(init);
+    chunks.remainder().iter().fold(folded, |a, &x| f(a, x))
 }
 
 /// The leaf index and values when the whole tree is one leaf of element type `T`.
