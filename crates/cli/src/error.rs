@@ -90,14 +90,10 @@ pub fn write_stdout(text: &str) -> Result<()> {
 /// Writes `value` as one line of JSON to standard output as it is serialised (a report of large
 /// tensors is never held whole as text); a closed pipe ends the output quietly.
 pub fn write_json_stdout(value: &impl serde::Serialize) -> Result<()> {
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let written = serde_json::to_writer(&mut out, value)
-        .map_err(|e| match e.io_error_kind() {
-            Some(kind) => std::io::Error::from(kind),
-            None => std::io::Error::other(e.to_string()),
-        })
-        .and_then(|()| out.write_all(b"\n"))
-        .and_then(|()| out.flush());
+    let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = stridelab_core::trace::report::stream::write_json(&value, out)
+        .and_then(|()| std::io::stdout().lock().write_all(b"\n"))
+        .and_then(|()| std::io::stdout().lock().flush());
     match written {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),

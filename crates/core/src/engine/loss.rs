@@ -5,6 +5,7 @@
 
 use crate::autograd::{GradOp, Reduction};
 use crate::dtype::DType;
+use crate::engine::gather::Combine;
 use crate::engine::nn::SoftmaxKind;
 use crate::engine::reduce::KeepDim;
 use crate::error::{bail, Result};
@@ -123,11 +124,13 @@ impl Engine {
             }
         }
         let out = self.untracked(|e| {
-            let (hit, valid) = e.nll_masks(&x, &target, cdim, ignore_index)?;
+            let (at, valid) = e.nll_targets(&target, cdim, ignore_index)?;
             let zero = Operand::Scalar(Scalar::Int(0));
-            let picked = e.where_(&t(&hit), &t(&x), &zero)?;
-            let picked = e.reduce(ReduceOp::Sum, &picked, &[cdim], KeepDim::Drop)?;
+            // An ignored target's loss is +0 (PyTorch writes 0 there; -0 would print as -0.).
+            let picked = e.gather(&x, cdim as i64, &at)?;
+            let picked = e.squeeze(&picked, Some(&[cdim as i64]))?;
             let loss = e.unary(UnaryOp::Neg, &picked)?;
+            let loss = e.where_(&t(&valid), &t(&loss), &zero)?;
             match reduction {
                 Reduction::Mean => {
                     let all: Vec<usize> = (0..loss.shape().len()).collect();
@@ -145,20 +148,15 @@ impl Engine {
         Ok(out)
     }
 
-    /// Where each target's class is (the shape of `x`), and which targets count (`target`'s).
-    fn nll_masks(&mut self, x: &Tensor, target: &Tensor, cdim: usize, ignore_index: i64) -> Result<(Tensor, Tensor)> {
-        let classes = x.shape()[cdim];
-        let iota = self.arange(Scalar::Int(0), Scalar::Int(classes as i64), Scalar::Int(1), Some(DType::Int64))?;
-        let mut ishape = vec![1i64; x.shape().len()];
-        ishape[cdim] = classes as i64;
-        let iota = self.reshape(&iota, &ishape)?;
-        let tu = self.unsqueeze(target, cdim as i64)?;
-        let hit = self.binary(BinaryOp::CmpEq, &t(&iota), &t(&tu))?;
+    /// Each target's class as an index along `cdim` (kept, size 1; an ignored target reads
+    /// class 0, which its mask then drops), and which targets count (`target`'s shape). The
+    /// loss gathers one element per target and its gradient scatters one: never a comparison of
+    /// every class with every target.
+    fn nll_targets(&mut self, target: &Tensor, cdim: usize, ignore_index: i64) -> Result<(Tensor, Tensor)> {
         let ignored = self.binary(BinaryOp::CmpEq, &t(target), &Operand::Scalar(Scalar::Int(ignore_index)))?;
         let valid = self.unary(UnaryOp::Not, &ignored)?;
-        let vu = self.unsqueeze(&valid, cdim as i64)?;
-        let hit = self.binary(BinaryOp::And, &t(&hit), &t(&vu))?;
-        Ok((hit, valid))
+        let class = self.where_(&t(&ignored), &Operand::Scalar(Scalar::Int(0)), &t(target))?;
+        Ok((self.unsqueeze(&class, cdim as i64)?, valid))
     }
 
     /// `F.cross_entropy(x, target)` with class-index targets: `nll_loss(log_softmax(x))`.
@@ -266,7 +264,7 @@ impl Engine {
             }
             GradOp::NllLoss { reduction, ignore_index, .. } => {
                 let cdim = usize::from(x.shape().len() >= 2);
-                let (hit, valid) = self.nll_masks(&x, &target, cdim, ignore_index)?;
+                let (at, valid) = self.nll_targets(&target, cdim, ignore_index)?;
                 let per = match reduction {
                     Reduction::None => self.unsqueeze(g, cdim as i64)?,
                     Reduction::Sum => g.clone(),
@@ -280,8 +278,13 @@ impl Engine {
                 // Only the targeted classes get a gradient (a select, not a product: with every
                 // target ignored the mean's 0/0 must not reach x's gradient, which is zero).
                 let neg = self.unary(UnaryOp::Neg, &per)?;
-                let gx = self.where_(&t(&hit), &t(&neg), &Operand::Scalar(Scalar::Float(0.0)))?;
-                vec![Some(self.cast(&gx, x.dtype())?)]
+                let counted = self.unsqueeze(&valid, cdim as i64)?;
+                let picked = self.where_(&t(&counted), &t(&neg), &Operand::Scalar(Scalar::Float(0.0)))?;
+                let picked = self.cast(&picked, x.dtype())?;
+                let picked = self.expand(&picked, &at.shape().iter().map(|&n| n as i64).collect::<Vec<_>>())?;
+                let zeros = self.full_like(&x, Scalar::Float(0.0), x.dtype())?;
+                let gx = self.scatter(&zeros, cdim as i64, &at, &t(&picked), Combine::Replace, true, "scatter")?;
+                vec![Some(gx)]
             }
             GradOp::BceWithLogits { reduction } => {
                 let gg = self.unreduce_loss(g, x.shape(), reduction)?;

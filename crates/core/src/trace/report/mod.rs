@@ -19,6 +19,7 @@ use serde::{Serialize, Serializer};
 
 pub mod recording;
 pub mod reference;
+pub mod stream;
 
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -487,6 +488,15 @@ pub struct Values(pub Data);
 impl Serialize for Values {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let n = self.0.len();
+        if n >= stream::SPLIT_MIN {
+            if let Some(out) = stream::current() {
+                // Under `stream::write_json` (whose serializer writes straight to `out`): serde
+                // writes the brackets, the elements are formatted apart in between.
+                let seq = s.serialize_seq(Some(n))?;
+                stream::write_elements(&out, &self.0).map_err(serde::ser::Error::custom)?;
+                return seq.end();
+            }
+        }
         let mut seq = s.serialize_seq(Some(n))?;
         fn float<S: SerializeSeq, F: Serialize + Copy>(
             seq: &mut S,
