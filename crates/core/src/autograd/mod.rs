@@ -113,6 +113,8 @@ pub struct Autograd<T> {
     /// caller's, named by the id.
     pub(crate) hooks: Vec<(HookOn, HookId)>,
     pub(crate) next_hook: u32,
+    /// A `torch.autograd.Function` was recorded: a backward may run the caller's code.
+    pub(crate) functions: bool,
     /// Anomaly detection (`torch.autograd.set_detect_anomaly`).
     pub anomaly: Anomaly,
 }
@@ -159,6 +161,7 @@ impl<T> Default for Autograd<T> {
             view_name: None,
             hooks: Vec::new(),
             next_hook: 0,
+            functions: false,
             anomaly: Anomaly::Off,
         }
     }

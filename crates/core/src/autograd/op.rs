@@ -141,6 +141,13 @@ pub enum GradOp {
     EvenlyDistributed {
         name: &'static str,
     },
+    /// Call `call` of a `torch.autograd.Function` the trace defined (class `class`): its
+    /// backward is the trace's own code, which the engine's caller runs; operands are what
+    /// `ctx.save_for_backward` saved.
+    Custom {
+        class: String,
+        call: usize,
+    },
     /// `linalg.vector_norm`; operands `[x, out]`.
     Norm(NormOf),
     /// `cumprod` along `dim` of an input of dtype `from`; operands `[x, out]`.
@@ -390,6 +397,7 @@ impl GradOp {
             GradOp::IndexSelect { .. } => "IndexSelectBackward0".into(),
             GradOp::IndexMap { name, .. } => (*name).into(),
             GradOp::EvenlyDistributed { name } => (*name).into(),
+            GradOp::Custom { class, .. } => format!("{class}Backward"),
             GradOp::IndexPut { name, .. } => (*name).into(),
         }
     }

@@ -206,6 +206,28 @@ impl Engine {
         m.grad_fn = Some(id);
     }
 
+    /// Records `out` as the output of call `call` of the trace's `torch.autograd.Function`
+    /// `class` (its forward ran untracked), with the tensors `ctx.save_for_backward` saved.
+    /// Returns the node, or `None` when nothing is recorded (grad mode off, no input requires
+    /// grad, an integer output).
+    pub fn record_function(
+        &mut self,
+        out: &Tensor,
+        inputs: &[Option<&Tensor>],
+        saved: Vec<Tensor>,
+        class: &str,
+        call: usize,
+    ) -> Option<NodeId> {
+        let which: Vec<usize> = (0..saved.len()).collect();
+        let operands = saved.into_iter().map(Some).collect();
+        self.record(out, GradOp::Custom { class: class.to_string(), call }, inputs, operands, &which);
+        let node = self.ag.grad_fn(out)?;
+        matches!(self.ag.node(node).op, GradOp::Custom { call: c, .. } if c == call).then(|| {
+            self.ag.functions = true;
+            node
+        })
+    }
+
     /// Records `out`, made by an op that only moves, repeats or drops `input`'s elements (zeros
     /// elsewhere), as one node named `name`. Where each output element came from is found by
     /// running the same op (`map`) on a probe of the input ([`Engine::probe`]).

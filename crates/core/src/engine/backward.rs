@@ -76,20 +76,41 @@ pub enum Unpacked {
     NotSaved,
 }
 
-/// Runs a tensor hook's function (the caller keeps the functions, by id) on a gradient: the
-/// gradient to use instead, or `None` to keep it. It gets the engine that runs the backward.
-pub type HookRunner<'a> = dyn FnMut(&mut Engine, HookId, Tensor) -> Result<Option<Tensor>> + 'a;
+/// What a backward asks its caller to run: the trace's own code, which the engine cannot.
+/// Each call gets the engine that runs the backward.
+pub trait Callbacks {
+    /// A tensor hook's function (the caller keeps the functions, by id) on a gradient: the
+    /// gradient to use instead, or `None` to keep it.
+    fn hook(&mut self, engine: &mut Engine, id: HookId, g: Tensor) -> Result<Option<Tensor>>;
 
-/// The runner when no hook is registered: nothing to run.
-fn no_hooks(_: &mut Engine, _: HookId, _: Tensor) -> Result<Option<Tensor>> {
-    Ok(None)
+    /// The `backward` of call `call` of a `torch.autograd.Function` (see
+    /// [`Engine::record_function`]) on the gradient of its output: one gradient per tensor
+    /// input of the forward, in order (`None` for one it gives no gradient).
+    fn backward(&mut self, engine: &mut Engine, call: usize, g: Tensor) -> Result<Vec<Option<Tensor>>>;
+}
+
+/// The callbacks of a backward that meets neither hooks nor autograd Functions.
+pub type HookRunner<'a> = dyn Callbacks + 'a;
+
+/// The caller when nothing needs the trace's code: hooks keep their gradient; a Function's
+/// backward cannot run (the caller checks [`Engine::needs_callbacks`] first).
+struct NoCallbacks;
+
+impl Callbacks for NoCallbacks {
+    fn hook(&mut self, _: &mut Engine, _: HookId, _: Tensor) -> Result<Option<Tensor>> {
+        Ok(None)
+    }
+
+    fn backward(&mut self, _: &mut Engine, _: usize, _: Tensor) -> Result<Vec<Option<Tensor>>> {
+        bail!(Unsupported, "an autograd.Function's backward needs the trace's runner")
+    }
 }
 
 impl Engine {
     /// `root.backward(gradient, retain_graph, create_graph)`: gradients accumulate into the
     /// leaves' `.grad`.
     pub fn backward(&mut self, root: &Tensor, gradient: Option<&Tensor>, graph: GraphUse) -> Result<()> {
-        self.backward_hooked(root, gradient, graph, &mut no_hooks)
+        self.backward_hooked(root, gradient, graph, &mut NoCallbacks)
     }
 
     /// [`Engine::backward`] running the tensor hooks on the way, through `hooks`: a
@@ -112,9 +133,10 @@ impl Engine {
         Ok(())
     }
 
-    /// Whether any tensor hook is registered (the caller then runs backward with its runner).
-    pub fn has_hooks(&self) -> bool {
-        !self.ag.hooks.is_empty()
+    /// Whether a backward may need the trace's code: a tensor hook is registered or an
+    /// autograd Function was recorded (the caller then runs backward with its [`Callbacks`]).
+    pub fn needs_callbacks(&self) -> bool {
+        !self.ag.hooks.is_empty() || self.ag.functions
     }
 
     /// `t.register_hook(fn)`: PyTorch's refusal for a tensor that does not require grad, then
@@ -147,7 +169,7 @@ impl Engine {
     fn run_hooks(&mut self, on: HookOn, mut g: Tensor, hooks: &mut HookRunner<'_>) -> Result<Tensor> {
         let ids: Vec<HookId> = self.ag.hooks.iter().filter(|(o, _)| *o == on).map(|(_, h)| *h).collect();
         for id in ids {
-            if let Some(new) = hooks(self, id, g.clone())? {
+            if let Some(new) = hooks.hook(self, id, g.clone())? {
                 if new.shape() != g.shape() {
                     bail!(
                         Autograd,
@@ -185,7 +207,7 @@ impl Engine {
         graph: GraphUse,
         allow_unused: bool,
     ) -> Result<Vec<Option<Tensor>>> {
-        self.grad_of_hooked(root, inputs, gradient, graph, allow_unused, &mut no_hooks)
+        self.grad_of_hooked(root, inputs, gradient, graph, allow_unused, &mut NoCallbacks)
     }
 
     /// [`Engine::grad_of`] running the tensor hooks, as [`Engine::backward_hooked`] does (a
@@ -306,14 +328,24 @@ impl Engine {
                 continue;
             }
             let node: Node<Tensor> = self.ag.node(id).clone();
-            if node.freed && node.holds_saved {
+            // A Function's saved tensors are checked when its backward reads them.
+            let custom = match node.op {
+                crate::autograd::GradOp::Custom { call, .. } => Some(call),
+                _ => None,
+            };
+            if node.freed && node.holds_saved && custom.is_none() {
                 bail!(Autograd, "{FREED}");
             }
-            self.check_saved(&node)?;
+            if custom.is_none() {
+                self.check_saved(&node)?;
+            }
             // The gradient is computed once, as PyTorch's engine materialises each: every input's
             // gradient below then reads it instead of recomputing its graph.
             let g = if graph.create { g } else { self.realize(&g)? };
-            let grads = self.differentiate(graph, |e| e.vjp(&node, &g))?;
+            let grads = match custom {
+                Some(call) => hooks.backward(self, call, g.clone())?,
+                None => self.differentiate(graph, |e| e.vjp(&node, &g))?,
+            };
             if self.ag.anomaly == (crate::autograd::Anomaly::On { check_nan: true }) {
                 self.check_nan(&node.name, &grads)?;
             }
@@ -479,6 +511,17 @@ impl Engine {
         };
         self.check_saved_one(saved)?;
         Ok(Some(Unpacked::Tensor(saved.tensor.clone())))
+    }
+
+    /// `ctx.saved_tensors` of the Function call recorded as `node`: PyTorch's refusals when
+    /// a backward freed them or one was changed in place since it was saved.
+    pub fn function_saved(&self, node: NodeId) -> Result<Vec<Tensor>> {
+        let n = self.ag.node(node);
+        if n.freed && n.holds_saved {
+            bail!(Autograd, "{FREED}");
+        }
+        n.saved.iter().try_for_each(|s| self.check_saved_one(s))?;
+        Ok(n.saved.iter().map(|s| s.tensor.clone()).collect())
     }
 
     fn check_saved_one(&self, s: &crate::autograd::Saved<Tensor>) -> Result<()> {

@@ -354,6 +354,10 @@ impl Engine {
                 let e = self.unary(UnaryOp::Exp, &d)?;
                 vec![Some(self.mul(&t(&gg), &t(&e))?)]
             }
+            // The trace's own backward: the backward walk runs it through its callbacks.
+            GradOp::Custom { class, .. } => {
+                bail!(Unsupported, "{class}Backward runs the trace's backward, not a formula")
+            }
             GradOp::EvenlyDistributed { .. } => {
                 let (Some(x), Some(out)) = (op(0), op(1)) else { return Ok(vec![None]) };
                 // `input == value`, or `isnan(input)` where the value is NaN.

@@ -303,10 +303,11 @@ impl Run {
         for b in bases {
             match self.eval(b)? {
                 Value::Func(f) if f == "Module" => kind = ClassKind::Module,
+                Value::Func(f) if f == "autograd.Function" => kind = ClassKind::Function,
                 Value::Builtin("object") => {}
                 Value::Class(c) => {
-                    if c.kind == ClassKind::Module {
-                        kind = ClassKind::Module;
+                    if c.kind != ClassKind::Plain {
+                        kind = c.kind;
                     }
                     methods.extend(c.methods.iter().cloned());
                     attrs.extend(c.attrs.iter().cloned());

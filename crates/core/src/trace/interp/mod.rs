@@ -3,6 +3,7 @@
 //! into kernels for the kernel backends.
 
 mod builtins;
+mod calls;
 mod exec;
 pub mod kernels;
 pub mod runner;

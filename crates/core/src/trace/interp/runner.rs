@@ -32,6 +32,7 @@ use std::collections::BTreeMap;
 
 /// The most statements a run executes (loop bodies count once per iteration).
 mod eval;
+mod function;
 
 pub const MAX_EXECUTED: usize = 10_000;
 /// The deepest nesting of calls to functions the trace defines.
@@ -153,6 +154,8 @@ pub struct Run {
     pub(in crate::trace) deterministic: bool,
     /// The functions of the tensor hooks registered (`t.register_hook(fn)`), by id.
     pub(in crate::trace) hook_fns: BTreeMap<crate::autograd::HookId, Value>,
+    /// Each `F.apply(...)` of a `torch.autograd.Function` the trace defined, by call.
+    pub(in crate::trace) functions: Vec<crate::trace::interp::calls::FunctionCall>,
 }
 
 impl Default for Run {
@@ -189,6 +192,7 @@ impl Run {
             imports: Vec::new(),
             deterministic: false,
             hook_fns: BTreeMap::new(),
+            functions: Vec::new(),
         }
     }
 
@@ -479,8 +483,9 @@ impl Run {
         let mut out = Vec::new();
         let globals = self.env.iter().filter(|(n, v)| !self.still_plain(n, v)).map(|(_, v)| v);
         let hooks = self.hook_fns.values();
+        let ctxs: Vec<Value> = self.functions.iter().map(|f| f.ctx()).collect();
         let mut seen = Seen::default();
-        for v in globals.chain(self.frames.iter().flat_map(|f| f.vars.values())).chain(hooks) {
+        for v in globals.chain(self.frames.iter().flat_map(|f| f.vars.values())).chain(hooks).chain(&ctxs) {
             walk(v, &mut out, &mut seen);
         }
         out

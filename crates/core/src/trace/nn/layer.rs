@@ -73,12 +73,14 @@ pub struct Class<V> {
     pub kind: ClassKind,
 }
 
-/// Whether a trace's class is an `nn.Module` (parameters, children, a module's printed form)
-/// or a plain Python class (an object with attributes).
+/// Whether a trace's class is an `nn.Module` (parameters, children, a module's printed form),
+/// a `torch.autograd.Function` or a plain Python class (an object with attributes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ClassKind {
     Module,
     Plain,
+    /// A `torch.autograd.Function`: `F.apply(...)` runs it.
+    Function,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

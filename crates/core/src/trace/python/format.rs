@@ -190,6 +190,7 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
         Value::Device(d) => d.repr(),
         Value::Layer(l) => l.repr()?,
         Value::Class(c) => format!("<class '__main__.{}'>", c.name),
+        Value::Apply(_) => "<built-in method apply of FunctionMeta object>".into(),
         Value::Super => "<super object>".into(),
         // PyTorch's printed form: the class, then the group's options (as they are now)
         // sorted by name.
@@ -229,7 +230,15 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
                 DictKind::Ordered => format!("OrderedDict([{}])", parts.join(", ")),
             }
         }
-        Value::GradFn(n) => format!("<{} object>", ctx.engine.autograd().node(*n).name),
+        Value::GradFn(n) => {
+            let node = ctx.engine.autograd().node(*n);
+            // A Function's node is a Python class of `torch.autograd.function`.
+            let module = match node.op {
+                crate::autograd::GradOp::Custom { .. } => "torch.autograd.function.",
+                _ => "",
+            };
+            format!("<{module}{} object>", node.name)
+        }
     })
 }
 

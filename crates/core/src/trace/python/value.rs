@@ -63,6 +63,9 @@ pub enum Value {
     Layer(std::rc::Rc<Module>),
     /// A class the trace defines (`class Net(nn.Module):`), called to make an instance.
     Class(std::rc::Rc<crate::trace::nn::layer::Class<Value>>),
+    /// `F.apply` of a `torch.autograd.Function` the trace defines, taken as a value
+    /// (`relu = MyReLU.apply`), called later.
+    Apply(std::rc::Rc<crate::trace::nn::layer::Class<Value>>),
     /// `super()` inside a method: `super().__init__()`.
     Super,
     /// A `torch.optim` optimizer.
@@ -473,6 +476,7 @@ impl Value {
             Value::GradFn(_) => "Node",
             Value::Layer(_) => "Module",
             Value::Class(_) => "type",
+            Value::Apply(_) => "method",
             Value::Super => "super",
             Value::Optimizer(_) => "Optimizer",
             Value::Scheduler(_) => "LRScheduler",

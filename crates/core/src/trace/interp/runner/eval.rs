@@ -182,7 +182,7 @@ impl Run {
                                 self.hook_fns.insert(id, f);
                                 Ok(Value::HookHandle(id))
                             }
-                            Value::Tensor(t) if name == "backward" && self.engine.has_hooks() => {
+                            Value::Tensor(t) if name == "backward" && self.engine.needs_callbacks() => {
                                 self.backward_with_hooks(&t, Args::new(name, pos, kw))
                             }
                             Value::HookHandle(id) if name == "remove" => {
@@ -217,7 +217,7 @@ impl Run {
                                 self.rebind(rebound);
                                 out
                             }
-                            Value::Module("autograd") if name == "grad" && self.engine.has_hooks() => {
+                            Value::Module("autograd") if name == "grad" && self.engine.needs_callbacks() => {
                                 let c = autograd::grad_args(Args::new(name, pos, kw))?;
                                 self.with_hooks(|e, hooks| {
                                     e.grad_of_hooked(
@@ -248,6 +248,17 @@ impl Run {
                             }
                             Value::Module("optim") if optim::is_optimizer(name) => {
                                 optim::construct(&mut self.context(), name, Args::new(name, pos, kw))
+                            }
+                            Value::Layer(l) if self.function_ctx(&l).is_some() => {
+                                let call = self.function_ctx(&l).unwrap_or_default();
+                                match self.ctx_method(call, name, Args::new(name, pos.clone(), kw.clone())) {
+                                    Some(out) => out,
+                                    None => bail!(
+                                        Type,
+                                        "'{}' object has no attribute '{name}'",
+                                        Value::Layer(l).type_name()
+                                    ),
+                                }
                             }
                             Value::Layer(l) => {
                                 if let Some(f) = self.method_of(&l, name) {
@@ -297,6 +308,11 @@ impl Run {
                             }
                             Value::Optimizer(o) => {
                                 optim::method(&mut self.context(), &o, name, Args::new(name, pos, kw))
+                            }
+                            Value::Class(c)
+                                if name == "apply" && c.kind == crate::trace::nn::layer::ClassKind::Function =>
+                            {
+                                self.apply_function(&c, pos, kw)
                             }
                             // `Config.make(2)`: a class's static method or a function it holds.
                             Value::Class(c) => {
@@ -380,28 +396,18 @@ impl Run {
         Ok(Value::None)
     }
 
-    /// Runs `f` (a backward) on the engine with a hook runner that calls the hooks' functions.
+    /// Runs `f` (a backward) on the engine with callbacks that run the hooks' functions and
+    /// the autograd Functions' backwards.
     fn with_hooks<T>(
         &mut self,
         f: impl FnOnce(&mut Engine, &mut crate::engine::backward::HookRunner<'_>) -> Result<T>,
     ) -> Result<T> {
-        let fns = self.hook_fns.clone();
-        // The run's engine is the one running backward: while a hook's function runs, the
-        // two are swapped back, so the function sees every tensor as it is.
+        let hooks = self.hook_fns.clone();
+        // The run's engine is the one running backward: while the trace's code runs, the two
+        // are swapped back, so it sees every tensor as it is.
         let mut engine = std::mem::replace(&mut self.engine, Engine::new());
-        let run = &mut *self;
-        let mut runner = |eng: &mut Engine, id: crate::autograd::HookId, g: Tensor| -> Result<Option<Tensor>> {
-            let Some(f) = fns.get(&id).cloned() else { return Ok(None) };
-            std::mem::swap(eng, &mut run.engine);
-            let out = run.call_value(f, vec![Value::Tensor(g)], Vec::new());
-            std::mem::swap(eng, &mut run.engine);
-            match out? {
-                Value::None => Ok(None),
-                Value::Tensor(t) => Ok(Some(t)),
-                other => bail!(Type, "hook returned a {} where a Tensor or None was expected", other.type_name()),
-            }
-        };
-        let done = f(&mut engine, &mut runner);
+        let mut callbacks = super::function::TraceCallbacks { run: &mut *self, hooks };
+        let done = f(&mut engine, &mut callbacks);
         self.engine = engine;
         for w in self.engine.take_grad_writes() {
             self.writes.push(w);
@@ -454,6 +460,7 @@ impl Run {
             Value::Function(f) => self.call_user(&f, pos, kw),
             Value::Layer(l) => self.call_layer(&l, pos, kw),
             Value::Class(c) => self.instantiate(&c, pos, kw),
+            Value::Apply(c) => self.apply_function(&c, pos, kw),
             Value::Type(name) => introspect::call_type(&mut self.context(), name, Args::new(name, pos, kw)),
             other => bail!(Type, "'{}' object is not callable", other.type_name()),
         }
@@ -483,6 +490,13 @@ impl Run {
             Value::Module("copy") if name == "deepcopy" => Ok(Value::Builtin("copy.deepcopy")),
             Value::Module("copy") if name == "copy" => Ok(Value::Builtin("copy.copy")),
             Value::Module(m @ ("collections" | "copy")) => bail!(Unsupported, "{m}.{name} is not supported"),
+            Value::Layer(l) if self.function_ctx(&l).is_some() => {
+                let call = self.function_ctx(&l).unwrap_or_default();
+                match self.ctx_attr(call, name) {
+                    Some(v) => v,
+                    None => modules::methods::attr(&l, name),
+                }
+            }
             Value::Layer(l) => match self.method_of(&l, name) {
                 // A `@property` runs on access; a method is looked up where it is called.
                 Some(f) if f.kind == crate::trace::python::value::FunctionKind::Property => {
@@ -490,6 +504,9 @@ impl Run {
                 }
                 _ => modules::methods::attr(&l, name),
             },
+            Value::Class(c) if name == "apply" && c.kind == crate::trace::nn::layer::ClassKind::Function => {
+                Ok(Value::Apply(c))
+            }
             Value::Class(c) => {
                 let found = c.attrs.iter().chain(&c.methods).find(|(n, _)| n == name).map(|(_, v)| v.clone());
                 match found {
@@ -500,6 +517,7 @@ impl Run {
             }
             Value::Optimizer(o) => optim::attr(&o, name),
             Value::Module("torch") if name == "autograd" => Ok(Value::Module("autograd")),
+            Value::Module("autograd") if name == "Function" => Ok(Value::Func("autograd.Function".to_string())),
             Value::Module("nn") if modules::is_layer(name) || name == "Parameter" => Ok(Value::Func(name.to_string())),
             Value::Builtin(n) | Value::Type(n) if name == "__name__" => {
                 Ok(Value::Str(n.rsplit('.').next().unwrap_or(n).to_string()))
