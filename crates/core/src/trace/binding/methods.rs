@@ -491,3 +491,33 @@ fn fixed_rank_product(run: &mut RunContext, name: &str, a: &Tensor, b: &Tensor) 
     }
     Ok(Value::Tensor(out))
 }
+
+/// Whether `name` is a tensor method: a declared op's method or in-place form, or a name of one
+/// of the older op tables.
+pub fn is_tensor_method(name: &str) -> bool {
+    let tables: [&[&str]; 10] = [
+        crate::trace::binding::autograd::METHODS,
+        crate::trace::binding::library::METHODS,
+        copies::METHODS_ONLY,
+        crate::trace::binding::indexing::METHODS,
+        crate::trace::binding::meta::METHODS,
+        crate::trace::binding::random::METHODS,
+        crate::trace::binding::reductions::METHODS,
+        crate::trace::binding::views_extra::METHODS,
+        crate::trace::binding::device::METHODS,
+        copies::FUNCTIONS,
+    ];
+    let declared = decl::table::DECLS.iter().any(|d| {
+        let named = std::iter::once(&d.name).chain(d.aliases).any(|n| *n == name);
+        let inplace = name.strip_suffix('_').is_some_and(|base| d.name == base) && d.has(decl::Space::Inplace);
+        (named && d.has(decl::Space::Method)) || inplace
+    });
+    declared
+        || tables.iter().any(|t| t.contains(&name))
+        || crate::trace::binding::library::CAST_METHODS.iter().any(|(n, _)| *n == name)
+        || crate::uop::UnaryOp::from_name(name).is_some()
+        || crate::uop::UnaryOp::from_inplace_name(name).is_some()
+        || crate::uop::BinaryOp::from_name(name).is_some()
+        || crate::uop::BinaryOp::from_inplace_name(name).is_some()
+        || crate::trace::binding::elementwise::method_entry(name).is_some()
+}

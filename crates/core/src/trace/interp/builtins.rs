@@ -53,6 +53,8 @@ impl Run {
                         | Value::Layer(_)
                         | Value::Class(_)
                         | Value::Type(_)
+                        | Value::Method(..)
+                        | Value::Apply(_)
                 );
                 Value::Scalar(Scalar::Bool(yes))
             }

@@ -444,6 +444,7 @@ impl Run {
         fn walk(v: &Value, out: &mut Vec<crate::uop::StorageId>, seen: &mut Seen) {
             match v {
                 Value::Tensor(t) | Value::Array(t) | Value::Storage(t, _) => tensor(t, out),
+                Value::Method(recv, _) => walk(recv, out, seen),
                 Value::Tuple(items) | Value::Size(items) => items.iter().for_each(|x| walk(x, out, seen)),
                 // A list or dict shared by many (a DAG of lists) is walked once.
                 Value::List(l) if l.tracked() && seen.insert(l.address()) => {
@@ -760,6 +761,7 @@ pub(in crate::trace) fn realize_value(engine: &mut Engine, v: &mut Value) -> Res
 fn realize_in(engine: &mut Engine, v: &mut Value, seen: &mut Seen) -> Result<()> {
     match v {
         Value::Tensor(t) | Value::Array(t) => *t = engine.realize(t)?,
+        Value::Method(recv, _) => realize_in(engine, recv, seen)?,
         Value::Tuple(items) => {
             for x in items {
                 realize_in(engine, x, seen)?;
@@ -831,6 +833,7 @@ fn rebind_value(engine: &mut Engine, v: &mut Value, r: &Tensor, seen: &mut Seen)
     };
     match v {
         Value::Tensor(t) | Value::Array(t) => tensor(engine, t),
+        Value::Method(recv, _) => rebind_value(engine, recv, r, seen),
         Value::Tuple(items) => items.iter_mut().for_each(|x| rebind_value(engine, x, r, seen)),
         Value::List(l) if l.tracked() && seen.insert(l.address()) => {
             l.borrow_mut_same().iter_mut().for_each(|x| rebind_value(engine, x, r, seen))

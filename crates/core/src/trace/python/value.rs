@@ -63,6 +63,9 @@ pub enum Value {
     Layer(std::rc::Rc<Module>),
     /// A class the trace defines (`class Net(nn.Module):`), called to make an instance.
     Class(std::rc::Rc<crate::trace::nn::layer::Class<Value>>),
+    /// A tensor's method taken as a value (`f = x.add`, `getattr(x, "mul")`), called later on
+    /// the tensor it was taken from.
+    Method(Box<Value>, String),
     /// `F.apply` of a `torch.autograd.Function` the trace defines, taken as a value
     /// (`relu = MyReLU.apply`), called later.
     Apply(std::rc::Rc<crate::trace::nn::layer::Class<Value>>),
@@ -402,7 +405,9 @@ impl Value {
             | Value::Scheduler(_)
             | Value::Function(_)
             | Value::Class(_)
+            | Value::Apply(_)
             | Value::List(_) => false,
+            Value::Method(recv, _) => item(recv),
             Value::Tuple(items) | Value::Size(items) => items.iter().all(item),
             Value::Named(_, fields) => fields.iter().all(|(_, x)| item(x)),
             Value::Dict(_) => false,
@@ -477,6 +482,7 @@ impl Value {
             Value::Layer(_) => "Module",
             Value::Class(_) => "type",
             Value::Apply(_) => "method",
+            Value::Method(..) => "builtin_function_or_method",
             Value::Super => "super",
             Value::Optimizer(_) => "Optimizer",
             Value::Scheduler(_) => "LRScheduler",

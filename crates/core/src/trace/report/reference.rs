@@ -5,9 +5,8 @@
 use crate::trace::binding::decl::{self, Grad};
 use crate::trace::binding::functional as nn;
 use crate::trace::binding::suggest;
-use crate::trace::binding::{copies, device, indexing, library, meta, random, reductions, views_extra};
+use crate::trace::binding::{device, library, views_extra};
 use crate::trace::nn::{modules, optim};
-use crate::uop::{BinaryOp, UnaryOp};
 
 /// One entry of the reference.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,29 +23,6 @@ pub struct Entry {
 
 fn entry(name: impl Into<String>, forms: Vec<String>, signature: Option<String>, grad: Option<String>) -> Entry {
     Entry { name: name.into(), forms, signature, grad }
-}
-
-/// Whether `name` is a tensor method of one of the op tables.
-fn is_method(name: &str) -> bool {
-    let tables: [&[&str]; 10] = [
-        crate::trace::binding::autograd::METHODS,
-        library::METHODS,
-        copies::METHODS_ONLY,
-        indexing::METHODS,
-        meta::METHODS,
-        random::METHODS,
-        reductions::METHODS,
-        views_extra::METHODS,
-        device::METHODS,
-        copies::FUNCTIONS,
-    ];
-    tables.iter().any(|t| t.contains(&name))
-        || library::CAST_METHODS.iter().any(|(n, _)| *n == name)
-        || UnaryOp::from_name(name).is_some()
-        || UnaryOp::from_inplace_name(name).is_some()
-        || BinaryOp::from_name(name).is_some()
-        || BinaryOp::from_inplace_name(name).is_some()
-        || crate::trace::binding::elementwise::method_entry(name).is_some()
 }
 
 /// Every entry, sorted by name.
@@ -82,7 +58,7 @@ pub fn entries() -> Vec<Entry> {
         {
             forms.push(format!("F.{name}"));
         }
-        if is_method(&name) {
+        if crate::trace::binding::methods::is_tensor_method(&name) {
             forms.push(format!("Tensor.{name}"));
         }
         if views_extra::ATTRS.contains(&name.as_str())

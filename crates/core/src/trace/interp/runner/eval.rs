@@ -153,217 +153,7 @@ impl Run {
                     ExprKind::Attr { value, name } => {
                         let recv = self.eval(value)?;
                         self.span = e.span;
-                        match recv {
-                            // `xs.sort(key=..., reverse=...)`: `sorted`'s order (stable, through
-                            // the trace's key function), put back into the list itself.
-                            Value::List(l) if name == "sort" => {
-                                if !pos.is_empty() {
-                                    bail!(Type, "sort() takes no positional arguments");
-                                }
-                                let args = Args::new("sorted", vec![Value::List(l.clone())], kw);
-                                let sorted = self.call_builtin("sorted", args)?;
-                                l.replace(sorted.into_items().unwrap_or_default());
-                                Ok(Value::None)
-                            }
-                            Value::Tensor(t) if name == "numpy" => {
-                                numpy::from_tensor(&mut self.context(), &t, Args::new(name, pos, kw))
-                            }
-                            Value::Array(t) => {
-                                numpy_calls::method(&mut self.context(), t, name, Args::new(name, pos, kw))
-                            }
-                            Value::Module("numpy") => {
-                                numpy_calls::function(&mut self.context(), name, Args::new(name, pos, kw))
-                            }
-                            Value::Tensor(t) if name == "register_hook" => {
-                                let mut args = Args::new(name, pos, kw);
-                                let f = args.req(0, "hook")?;
-                                args.finish()?;
-                                let id = self.engine.register_hook(&t)?;
-                                self.hook_fns.insert(id, f);
-                                Ok(Value::HookHandle(id))
-                            }
-                            Value::Tensor(t) if name == "backward" && self.engine.needs_callbacks() => {
-                                self.backward_with_hooks(&t, Args::new(name, pos, kw))
-                            }
-                            Value::HookHandle(id) if name == "remove" => {
-                                Args::new(name, pos, kw).finish()?;
-                                self.engine.remove_hook(id);
-                                self.hook_fns.remove(&id);
-                                Ok(Value::None)
-                            }
-                            Value::Tensor(t) => {
-                                let mut kw = kw;
-                                let requires_grad = autograd::take_requires_grad(&mut kw)?;
-                                device::take_factory_kwargs(&mut self.context(), name, &mut kw)?;
-                                let inputs = autograd::tensors_in(
-                                    std::iter::once(&Value::Tensor(t.clone()))
-                                        .chain(&pos)
-                                        .chain(kw.iter().map(|(_, v)| v)),
-                                );
-                                let mut ctx = self.context();
-                                let mut args = Some(Args::new(name, pos, kw));
-                                let out = match autograd::method(&mut ctx, &t, name, &mut args) {
-                                    Some(r) => r,
-                                    None => {
-                                        let args = args.unwrap_or_else(|| Args::new(name, Vec::new(), Vec::new()));
-                                        methods::method(&mut ctx, t, name, args)
-                                    }
-                                };
-                                let out = out.and_then(|v| {
-                                    autograd::after_call(&mut ctx, name, &inputs, &v, requires_grad)?;
-                                    Ok(v)
-                                });
-                                let rebound = ctx.into_rebound();
-                                self.rebind(rebound);
-                                out
-                            }
-                            Value::Module("autograd") if name == "grad" && self.engine.needs_callbacks() => {
-                                let c = autograd::grad_args(Args::new(name, pos, kw))?;
-                                self.with_hooks(|e, hooks| {
-                                    e.grad_of_hooked(
-                                        &c.out,
-                                        &c.inputs,
-                                        c.gradient.as_ref(),
-                                        c.graph,
-                                        c.allow_unused,
-                                        hooks,
-                                    )
-                                })
-                                .map(autograd::grads_value)
-                            }
-                            Value::Module("autograd") => {
-                                autograd::function(&mut self.context(), name, Args::new(name, pos, kw))
-                            }
-                            Value::Module("nn") if modules::is_layer(name) => {
-                                modules::construct(&mut self.context(), name, Args::new(name, pos, kw))
-                            }
-                            Value::Module("nn") if name == "Parameter" => {
-                                modules::parameter(&mut self.context(), Args::new(name, pos, kw))
-                            }
-                            Value::Module("nn.init") if crate::trace::nn::init::is_function(name) => {
-                                crate::trace::nn::init::function(&mut self.context(), name, Args::new(name, pos, kw))
-                            }
-                            Value::Module("nn.utils") if crate::trace::nn::utils::is_function(name) => {
-                                crate::trace::nn::utils::function(&mut self.context(), name, Args::new(name, pos, kw))
-                            }
-                            Value::Module("optim") if optim::is_optimizer(name) => {
-                                optim::construct(&mut self.context(), name, Args::new(name, pos, kw))
-                            }
-                            Value::Layer(l) if self.function_ctx(&l).is_some() => {
-                                let call = self.function_ctx(&l).unwrap_or_default();
-                                match self.ctx_method(call, name, Args::new(name, pos.clone(), kw.clone())) {
-                                    Some(out) => out,
-                                    None => bail!(
-                                        Type,
-                                        "'{}' object has no attribute '{name}'",
-                                        Value::Layer(l).type_name()
-                                    ),
-                                }
-                            }
-                            Value::Layer(l) => {
-                                if let Some(f) = self.method_of(&l, name) {
-                                    let mut args = Vec::with_capacity(pos.len() + 1);
-                                    if f.kind != crate::trace::python::value::FunctionKind::Static {
-                                        args.push(Value::Layer(l.clone()));
-                                    }
-                                    args.extend(pos);
-                                    return self.call_user(&f, args, kw);
-                                }
-                                if name == "forward" {
-                                    return self.call_layer(&l, pos, kw);
-                                }
-                                if name == "apply" {
-                                    let mut args = Args::new(name, pos, kw);
-                                    let f = args.req(0, "fn")?;
-                                    args.finish()?;
-                                    self.apply_to_modules(&l, &f)?;
-                                    return Ok(Value::Layer(l));
-                                }
-                                // `self.fc1(x)`: an attribute that is a module or a function.
-                                if let Some(c) = l.child(name) {
-                                    return self.call_layer(&c, pos, kw);
-                                }
-                                let attr = l.attrs.borrow().iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
-                                match attr {
-                                    Some(Value::Function(f)) => return self.call_user(&f, pos, kw),
-                                    Some(Value::Layer(c)) => return self.call_layer(&c, pos, kw),
-                                    _ => {}
-                                }
-                                let mut ctx = self.context();
-                                let out = modules::methods::method(&mut ctx, &l, name, Args::new(name, pos, kw));
-                                // `m.to(...)` sets its parameters' `.data`: every name sees it.
-                                let rebound = ctx.into_rebound();
-                                self.rebind(rebound);
-                                out
-                            }
-                            Value::Module("lr_scheduler") if crate::trace::nn::scheduler::is_scheduler(name) => {
-                                crate::trace::nn::scheduler::construct(
-                                    &mut self.context(),
-                                    name,
-                                    Args::new(name, pos, kw),
-                                )
-                            }
-                            Value::Scheduler(s) => {
-                                crate::trace::nn::scheduler::method(&s, name, Args::new(name, pos, kw))
-                            }
-                            Value::Optimizer(o) => {
-                                optim::method(&mut self.context(), &o, name, Args::new(name, pos, kw))
-                            }
-                            Value::Class(c)
-                                if name == "apply" && c.kind == crate::trace::nn::layer::ClassKind::Function =>
-                            {
-                                self.apply_function(&c, pos, kw)
-                            }
-                            // `Config.make(2)`: a class's static method or a function it holds.
-                            Value::Class(c) => {
-                                let f = self.attribute(Value::Class(c), name)?;
-                                self.call_value(f, pos, kw)
-                            }
-                            Value::Super if name == "__init__" => {
-                                let _ = (pos, kw);
-                                if let Some(m) = self.constructing.last() {
-                                    m.initialized.set(true);
-                                }
-                                Ok(Value::None)
-                            }
-                            Value::GradFn(n) if name == "name" => {
-                                Args::new(name, pos, kw).finish()?;
-                                Ok(Value::Str(self.engine.autograd().node(n).name.clone()))
-                            }
-                            Value::Storage(t, view) => {
-                                meta::storage_method(&mut self.context(), t, view, name, Args::new(name, pos, kw))
-                            }
-                            Value::Module("math") => {
-                                python::math::math(&mut self.context(), name, Args::new(name, pos, kw))
-                            }
-                            Value::Module("special") => {
-                                let name = format!("special.{name}");
-                                self.call_function(&name, Args::new(&name, pos, kw))
-                            }
-                            Value::Module("cuda") => device::cuda_function(name, Args::new(name, pos, kw)),
-                            Value::Module("linalg") => {
-                                let name = format!("linalg.{name}");
-                                self.call_function(&name, Args::new(&name, pos, kw))
-                            }
-                            Value::Module("torch") if introspect::tensor_class(name).is_some() => {
-                                let class = introspect::tensor_class(name).unwrap_or(Value::None);
-                                self.call_value(class, pos, kw)
-                            }
-                            Value::Module("torch") if library::is_dtype_name(name) => {
-                                bail!(Type, "'torch.dtype' object is not callable")
-                            }
-                            Value::Module(m @ ("collections" | "copy")) => {
-                                let f = self.attribute(Value::Module(m), name)?;
-                                self.call_value(f, pos, kw)
-                            }
-                            Value::Module(_) => self.call_function(name, Args::new(name, pos, kw)),
-                            Value::Generator(g) => {
-                                random::generator_method(&mut self.context(), g, name, Args::new(name, pos, kw))
-                            }
-                            other => {
-                                python::methods::method(&mut self.context(), other, name, Args::new(name, pos, kw))
-                            }
-                        }
+                        self.call_method(recv, name, pos, kw)
                     }
                     _ => {
                         let f = self.eval(func)?;
@@ -415,6 +205,193 @@ impl Run {
         done
     }
 
+    /// `recv.name(*pos, **kw)`: a method of a tensor, module, list, optimizer, class, ... (also a
+    /// method taken as a value, `f = x.add`, then called).
+    pub(in crate::trace) fn call_method(
+        &mut self,
+        recv: Value,
+        name: &str,
+        pos: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> Result<Value> {
+        match recv {
+            // `xs.sort(key=..., reverse=...)`: `sorted`'s order (stable, through
+            // the trace's key function), put back into the list itself.
+            Value::List(l) if name == "sort" => {
+                if !pos.is_empty() {
+                    bail!(Type, "sort() takes no positional arguments");
+                }
+                let args = Args::new("sorted", vec![Value::List(l.clone())], kw);
+                let sorted = self.call_builtin("sorted", args)?;
+                l.replace(sorted.into_items().unwrap_or_default());
+                Ok(Value::None)
+            }
+            Value::Tensor(t) if name == "numpy" => {
+                numpy::from_tensor(&mut self.context(), &t, Args::new(name, pos, kw))
+            }
+            Value::Array(t) => numpy_calls::method(&mut self.context(), t, name, Args::new(name, pos, kw)),
+            Value::Module("numpy") => numpy_calls::function(&mut self.context(), name, Args::new(name, pos, kw)),
+            Value::Tensor(t) if name == "register_hook" => {
+                let mut args = Args::new(name, pos, kw);
+                let f = args.req(0, "hook")?;
+                args.finish()?;
+                let id = self.engine.register_hook(&t)?;
+                self.hook_fns.insert(id, f);
+                Ok(Value::HookHandle(id))
+            }
+            Value::Tensor(t) if name == "backward" && self.engine.needs_callbacks() => {
+                self.backward_with_hooks(&t, Args::new(name, pos, kw))
+            }
+            Value::HookHandle(id) if name == "remove" => {
+                Args::new(name, pos, kw).finish()?;
+                self.engine.remove_hook(id);
+                self.hook_fns.remove(&id);
+                Ok(Value::None)
+            }
+            Value::Tensor(t) => {
+                let mut kw = kw;
+                let requires_grad = autograd::take_requires_grad(&mut kw)?;
+                device::take_factory_kwargs(&mut self.context(), name, &mut kw)?;
+                let inputs = autograd::tensors_in(
+                    std::iter::once(&Value::Tensor(t.clone())).chain(&pos).chain(kw.iter().map(|(_, v)| v)),
+                );
+                let mut ctx = self.context();
+                let mut args = Some(Args::new(name, pos, kw));
+                let out = match autograd::method(&mut ctx, &t, name, &mut args) {
+                    Some(r) => r,
+                    None => {
+                        let args = args.unwrap_or_else(|| Args::new(name, Vec::new(), Vec::new()));
+                        methods::method(&mut ctx, t, name, args)
+                    }
+                };
+                let out = out.and_then(|v| {
+                    autograd::after_call(&mut ctx, name, &inputs, &v, requires_grad)?;
+                    Ok(v)
+                });
+                let rebound = ctx.into_rebound();
+                self.rebind(rebound);
+                out
+            }
+            Value::Module("autograd") if name == "grad" && self.engine.needs_callbacks() => {
+                let c = autograd::grad_args(Args::new(name, pos, kw))?;
+                self.with_hooks(|e, hooks| {
+                    e.grad_of_hooked(&c.out, &c.inputs, c.gradient.as_ref(), c.graph, c.allow_unused, hooks)
+                })
+                .map(autograd::grads_value)
+            }
+            Value::Module("autograd") => autograd::function(&mut self.context(), name, Args::new(name, pos, kw)),
+            Value::Module("nn") if modules::is_layer(name) => {
+                modules::construct(&mut self.context(), name, Args::new(name, pos, kw))
+            }
+            Value::Module("nn") if name == "Parameter" => {
+                modules::parameter(&mut self.context(), Args::new(name, pos, kw))
+            }
+            Value::Module("nn.init") if crate::trace::nn::init::is_function(name) => {
+                crate::trace::nn::init::function(&mut self.context(), name, Args::new(name, pos, kw))
+            }
+            Value::Module("nn.utils") if crate::trace::nn::utils::is_function(name) => {
+                crate::trace::nn::utils::function(&mut self.context(), name, Args::new(name, pos, kw))
+            }
+            Value::Module("optim") if optim::is_optimizer(name) => {
+                optim::construct(&mut self.context(), name, Args::new(name, pos, kw))
+            }
+            Value::Layer(l) if self.function_ctx(&l).is_some() => {
+                let call = self.function_ctx(&l).unwrap_or_default();
+                match self.ctx_method(call, name, Args::new(name, pos.clone(), kw.clone())) {
+                    Some(out) => out,
+                    None => bail!(Type, "'{}' object has no attribute '{name}'", Value::Layer(l).type_name()),
+                }
+            }
+            Value::Layer(l) => {
+                if let Some(f) = self.method_of(&l, name) {
+                    let mut args = Vec::with_capacity(pos.len() + 1);
+                    if f.kind != crate::trace::python::value::FunctionKind::Static {
+                        args.push(Value::Layer(l.clone()));
+                    }
+                    args.extend(pos);
+                    return self.call_user(&f, args, kw);
+                }
+                if name == "forward" {
+                    return self.call_layer(&l, pos, kw);
+                }
+                if name == "apply" {
+                    let mut args = Args::new(name, pos, kw);
+                    let f = args.req(0, "fn")?;
+                    args.finish()?;
+                    self.apply_to_modules(&l, &f)?;
+                    return Ok(Value::Layer(l));
+                }
+                // `self.fc1(x)`: an attribute that is a module or a function.
+                if let Some(c) = l.child(name) {
+                    return self.call_layer(&c, pos, kw);
+                }
+                let attr = l.attrs.borrow().iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+                match attr {
+                    Some(Value::Function(f)) => return self.call_user(&f, pos, kw),
+                    Some(Value::Layer(c)) => return self.call_layer(&c, pos, kw),
+                    _ => {}
+                }
+                let mut ctx = self.context();
+                let out = modules::methods::method(&mut ctx, &l, name, Args::new(name, pos, kw));
+                // `m.to(...)` sets its parameters' `.data`: every name sees it.
+                let rebound = ctx.into_rebound();
+                self.rebind(rebound);
+                out
+            }
+            Value::Module("lr_scheduler") if crate::trace::nn::scheduler::is_scheduler(name) => {
+                crate::trace::nn::scheduler::construct(&mut self.context(), name, Args::new(name, pos, kw))
+            }
+            Value::Scheduler(s) => crate::trace::nn::scheduler::method(&s, name, Args::new(name, pos, kw)),
+            Value::Optimizer(o) => optim::method(&mut self.context(), &o, name, Args::new(name, pos, kw)),
+            Value::Class(c) if name == "apply" && c.kind == crate::trace::nn::layer::ClassKind::Function => {
+                self.apply_function(&c, pos, kw)
+            }
+            // `Config.make(2)`: a class's static method or a function it holds.
+            Value::Class(c) => {
+                let f = self.attribute(Value::Class(c), name)?;
+                self.call_value(f, pos, kw)
+            }
+            Value::Super if name == "__init__" => {
+                let _ = (pos, kw);
+                if let Some(m) = self.constructing.last() {
+                    m.initialized.set(true);
+                }
+                Ok(Value::None)
+            }
+            Value::GradFn(n) if name == "name" => {
+                Args::new(name, pos, kw).finish()?;
+                Ok(Value::Str(self.engine.autograd().node(n).name.clone()))
+            }
+            Value::Storage(t, view) => {
+                meta::storage_method(&mut self.context(), t, view, name, Args::new(name, pos, kw))
+            }
+            Value::Module("math") => python::math::math(&mut self.context(), name, Args::new(name, pos, kw)),
+            Value::Module("special") => {
+                let name = format!("special.{name}");
+                self.call_function(&name, Args::new(&name, pos, kw))
+            }
+            Value::Module("cuda") => device::cuda_function(name, Args::new(name, pos, kw)),
+            Value::Module("linalg") => {
+                let name = format!("linalg.{name}");
+                self.call_function(&name, Args::new(&name, pos, kw))
+            }
+            Value::Module("torch") if introspect::tensor_class(name).is_some() => {
+                let class = introspect::tensor_class(name).unwrap_or(Value::None);
+                self.call_value(class, pos, kw)
+            }
+            Value::Module("torch") if library::is_dtype_name(name) => {
+                bail!(Type, "'torch.dtype' object is not callable")
+            }
+            Value::Module(m @ ("collections" | "copy")) => {
+                let f = self.attribute(Value::Module(m), name)?;
+                self.call_value(f, pos, kw)
+            }
+            Value::Module(_) => self.call_function(name, Args::new(name, pos, kw)),
+            Value::Generator(g) => random::generator_method(&mut self.context(), g, name, Args::new(name, pos, kw)),
+            other => python::methods::method(&mut self.context(), other, name, Args::new(name, pos, kw)),
+        }
+    }
+
     /// Calls a value: a torch function, a builtin, a function the trace defined (a lambda
     /// too), a module, a class.
     pub(in crate::trace) fn call_value(
@@ -461,6 +438,7 @@ impl Run {
             Value::Layer(l) => self.call_layer(&l, pos, kw),
             Value::Class(c) => self.instantiate(&c, pos, kw),
             Value::Apply(c) => self.apply_function(&c, pos, kw),
+            Value::Method(recv, name) => self.call_method(*recv, &name, pos, kw),
             Value::Type(name) => introspect::call_type(&mut self.context(), name, Args::new(name, pos, kw)),
             other => bail!(Type, "'{}' object is not callable", other.type_name()),
         }
@@ -471,7 +449,13 @@ impl Run {
         match v {
             Value::Tensor(t) => match autograd::attr(&mut self.context(), &t, name) {
                 Some(r) => r,
-                None => library::attr(&mut self.context(), Value::Tensor(t), name),
+                None => match library::attr(&mut self.context(), Value::Tensor(t.clone()), name) {
+                    // `x.add` without a call: the method, bound to `x`.
+                    Err(_) if crate::trace::binding::methods::is_tensor_method(name) => {
+                        Ok(Value::Method(Box::new(Value::Tensor(t)), name.to_string()))
+                    }
+                    got => got,
+                },
             },
             Value::GradFn(n) => self.grad_fn_attr(n, name),
             Value::Array(t) => numpy::attr(&mut self.context(), &t, name),
