@@ -280,8 +280,8 @@ impl Engine {
                 let neg = self.unary(UnaryOp::Neg, &per)?;
                 let counted = self.unsqueeze(&valid, cdim as i64)?;
                 let picked = self.where_(&t(&counted), &t(&neg), &Operand::Scalar(Scalar::Float(0.0)))?;
+                // `counted` has the index's shape, so the select has it too.
                 let picked = self.cast(&picked, x.dtype())?;
-                let picked = self.expand(&picked, &at.shape().iter().map(|&n| n as i64).collect::<Vec<_>>())?;
                 let zeros = self.full_like(&x, Scalar::Float(0.0), x.dtype())?;
                 let gx = self.scatter(&zeros, cdim as i64, &at, &t(&picked), Combine::Replace, true, "scatter")?;
                 vec![Some(gx)]

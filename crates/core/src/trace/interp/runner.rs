@@ -155,7 +155,7 @@ pub struct Run {
     /// The functions of the tensor hooks registered (`t.register_hook(fn)`), by id.
     pub(in crate::trace) hook_fns: BTreeMap<crate::autograd::HookId, Value>,
     /// Each `F.apply(...)` of a `torch.autograd.Function` the trace defined, by call.
-    pub(in crate::trace) functions: Vec<crate::trace::interp::calls::FunctionCall>,
+    pub(in crate::trace) functions: crate::trace::interp::calls::FunctionCalls,
 }
 
 impl Default for Run {
@@ -192,7 +192,7 @@ impl Run {
             imports: Vec::new(),
             deterministic: false,
             hook_fns: BTreeMap::new(),
-            functions: Vec::new(),
+            functions: Default::default(),
         }
     }
 
@@ -484,7 +484,7 @@ impl Run {
         let mut out = Vec::new();
         let globals = self.env.iter().filter(|(n, v)| !self.still_plain(n, v)).map(|(_, v)| v);
         let hooks = self.hook_fns.values();
-        let ctxs: Vec<Value> = self.functions.iter().map(|f| f.ctx()).collect();
+        let ctxs: Vec<Value> = self.functions.ctxs().collect();
         let mut seen = Seen::default();
         for v in globals.chain(self.frames.iter().flat_map(|f| f.vars.values())).chain(hooks).chain(&ctxs) {
             walk(v, &mut out, &mut seen);

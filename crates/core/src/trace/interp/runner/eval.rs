@@ -297,7 +297,7 @@ impl Run {
             }
             Value::Layer(l) if self.function_ctx(&l).is_some() => {
                 let call = self.function_ctx(&l).unwrap_or_default();
-                match self.ctx_method(call, name, Args::new(name, pos.clone(), kw.clone())) {
+                match self.ctx_method(call, name, Args::new(name, pos, kw)) {
                     Some(out) => out,
                     None => bail!(Type, "'{}' object has no attribute '{name}'", Value::Layer(l).type_name()),
                 }

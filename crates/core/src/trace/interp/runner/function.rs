@@ -48,7 +48,6 @@ impl Run {
             .iter()
             .map(|v| matches!(v, Value::Tensor(t) if self.engine.grad_enabled() && self.engine.autograd().requires_grad(t)))
             .collect();
-        let call = self.functions.len();
         let shapes = pos
             .iter()
             .filter_map(|v| match v {
@@ -56,7 +55,7 @@ impl Run {
                 _ => None,
             })
             .collect();
-        self.functions.push(FunctionCall {
+        let call = self.functions.push(FunctionCall {
             class: class.clone(),
             ctx: ctx.clone(),
             nargs: pos.len(),
@@ -108,7 +107,7 @@ impl Run {
 
     /// The call whose `ctx` is `l`, if it is one.
     pub(in crate::trace) fn function_ctx(&self, l: &Rc<Module>) -> Option<usize> {
-        self.functions.iter().position(|f| Rc::ptr_eq(&f.ctx, l))
+        self.functions.of_ctx(l)
     }
 
     /// `ctx.<name>(...)`: `None` for a name that is not one of ctx's own methods.
