@@ -89,7 +89,7 @@ pub trait Callbacks {
     fn backward(&mut self, engine: &mut Engine, call: usize, g: Tensor) -> Result<Vec<Option<Tensor>>>;
 }
 
-/// The callbacks of a backward that meets neither hooks nor autograd Functions.
+/// The callbacks a backward is given (named for the hooks, which came first).
 pub type HookRunner<'a> = dyn Callbacks + 'a;
 
 /// The caller when nothing needs the trace's code: hooks keep their gradient; a Function's
