@@ -71,10 +71,7 @@ pub fn onnx(bytes: &[u8]) {
         if n > 1 << 16 {
             return;
         }
-        let dtype = match decl.elem_type() {
-            crate::onnx::ElemType::Float32 => crate::dtype::DType::Float32,
-            crate::onnx::ElemType::Int64 => crate::dtype::DType::Int32,
-        };
+        let dtype = decl.elem_type().engine_dtype();
         let Ok(t) = HostTensor::new(shape, Data::zeros(dtype, n)) else { return };
         inputs.push((decl.name().to_string(), t));
     }

@@ -51,10 +51,7 @@ pub fn capture_onnx(file: &str, bytes: &[u8], batch: usize) -> stridelab_core::R
         // A declared shape is checked before the zeros it asks for are allocated.
         stridelab_core::limits::check_numel(&shape)?;
         let n = shape.iter().product();
-        let data = match v.elem_type() {
-            onnx::ElemType::Float32 => Data::F32(vec![0.0; n]),
-            onnx::ElemType::Int64 => Data::I32(vec![0; n]),
-        };
+        let data = Data::zeros(v.elem_type().engine_dtype(), n);
         inputs.push((v.name(), HostTensor::new(shape, data)?));
     }
     capture::capture_model(&m, &sha256_hex(bytes), &inputs)

@@ -2,7 +2,7 @@
 
 use crate::error::{bail, Result};
 use crate::limits::check_numel;
-use crate::onnx::{self, TensorData};
+use crate::onnx;
 use crate::uop::buffer::Data;
 use crate::DType;
 
@@ -24,25 +24,24 @@ impl HostTensor {
         Ok(HostTensor { shape, data })
     }
 
-    /// An ONNX tensor (initializer, constant or test input) as the engine holds it: float32 as
-    /// is, int64 narrowed to the engine's int32, refusing values that do not fit.
+    /// An ONNX tensor (initializer, constant or test input) as the engine holds it: in its own
+    /// type, except int64, which is narrowed to the engine's int32 ([`onnx::ElemType::engine_dtype`]).
+    /// A model's own int64 constants are shapes, indices and slice bounds, where exporters write
+    /// `INT64_MAX` for "to the end"; values past int32 saturate, which keeps each such meaning
+    /// (no tensor the engine holds has 2^31 elements).
     pub fn from_onnx(t: &onnx::Tensor) -> Result<HostTensor> {
         let data = match t.data() {
-            TensorData::F32(v) => Data::F32(v.clone()),
-            TensorData::I64(v) => Data::I32(
-                v.iter()
-                    .map(|&x| {
-                        i32::try_from(x).map_err(|_| {
-                            crate::Error::Limit(format!(
-                                "int64 value {x} in tensor {:?} does not fit the engine's int32",
-                                t.name()
-                            ))
-                        })
-                    })
-                    .collect::<Result<_>>()?,
-            ),
+            Data::I64(v) => Data::I32(v.iter().map(|&x| x.clamp(i32::MIN.into(), i32::MAX.into()) as i32).collect()),
+            other => other.clone(),
         };
         HostTensor::new(t.dims().to_vec(), data)
+    }
+
+    /// A value fed to a model in the type the model computes it in: int64 narrowed to int32,
+    /// refusing a value that does not fit (a fed value is data, not a bound).
+    pub fn for_model(self, name: &str) -> Result<HostTensor> {
+        let data = narrow_int64(&self.data, name)?;
+        Ok(HostTensor { shape: self.shape, data })
     }
 
     pub fn shape(&self) -> &[usize] {
@@ -59,5 +58,21 @@ impl HostTensor {
 
     pub fn into_data(self) -> Data {
         self.data
+    }
+}
+
+/// int64 values as int32, refusing one that does not fit; any other data as it is.
+fn narrow_int64(data: &Data, name: &str) -> Result<Data> {
+    match data {
+        Data::I64(v) => Ok(Data::I32(
+            v.iter()
+                .map(|&x| {
+                    i32::try_from(x).map_err(|_| {
+                        crate::Error::Limit(format!("int64 value {x} in tensor {name:?} does not fit the engine's int32"))
+                    })
+                })
+                .collect::<Result<_>>()?,
+        )),
+        other => Ok(other.clone()),
     }
 }

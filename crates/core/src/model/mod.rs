@@ -6,12 +6,18 @@
 //! The graph is built for concrete inputs: shapes are known when each node is lowered, and the
 //! few inputs that ONNX uses as shapes (Reshape's `shape`) are read as values.
 
+mod data_ops;
 mod host;
 mod input;
+mod math_ops;
+mod npy;
 pub(crate) mod ops;
+mod recurrent;
+mod spatial_ops;
 
 pub use host::HostTensor;
 pub use input::{cifar_images, idx_images};
+pub use npy::{read_npy, write_npy};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -20,7 +26,6 @@ use crate::onnx;
 use crate::schedule::{schedule_events, ScheduleOptions, StepKernels};
 use crate::tensor::{Engine, Event, Tensor};
 use crate::uop::buffer::Data;
-use crate::DType;
 
 /// A model's graph built on an engine for one set of inputs; realize it with
 /// [`Execution::outputs`].
@@ -143,10 +148,7 @@ pub fn execute(model: &onnx::Model, inputs: &[(&str, HostTensor)]) -> Result<Vec
 }
 
 fn check_input(model: &str, decl: &onnx::ValueInfo, h: &HostTensor) -> Result<()> {
-    let want = match decl.elem_type() {
-        onnx::ElemType::Float32 => DType::Float32,
-        onnx::ElemType::Int64 => DType::Int32,
-    };
+    let want = decl.elem_type().engine_dtype();
     if h.dtype() != want {
         bail!(
             DType,

@@ -11,7 +11,7 @@
 //! depends only on shapes (valid masks, divisor counts, argmax candidates) computed on the host
 //! as small constant tensors.
 
-use crate::engine::nn::{PoolKind, Window2d};
+use crate::engine::nn::{PoolKind, SoftmaxKind, Window2d};
 use crate::engine::norm::{BatchMoments, BatchStats};
 use crate::engine::reduce::KeepDim;
 use crate::error::{bail, Result};
@@ -29,14 +29,14 @@ pub(crate) struct Lower<'r> {
     pub opset: i64,
 }
 
-fn req(args: &[Option<Tensor>], i: usize, what: &str) -> Result<Tensor> {
+pub(super) fn req(args: &[Option<Tensor>], i: usize, what: &str) -> Result<Tensor> {
     match args.get(i).cloned().flatten() {
         Some(t) => Ok(t),
         None => bail!(Type, "input {i} ({what}) is required"),
     }
 }
 
-fn opt(args: &[Option<Tensor>], i: usize) -> Option<Tensor> {
+pub(super) fn opt(args: &[Option<Tensor>], i: usize) -> Option<Tensor> {
     args.get(i).cloned().flatten()
 }
 
@@ -62,7 +62,7 @@ pub(crate) fn axis(a: i64, rank: usize, range: AxisRange) -> Result<usize> {
     Ok(v as usize)
 }
 
-fn ints(v: &[usize]) -> Vec<i64> {
+pub(super) fn ints(v: &[usize]) -> Vec<i64> {
     v.iter().map(|&n| n as i64).collect()
 }
 
@@ -253,7 +253,8 @@ impl Lower<'_> {
                 }
                 one(y)
             }
-            "Softmax" => one(self.softmax(node, &req(args, 0, "input")?)?),
+            "Softmax" => one(self.softmax(node, &req(args, 0, "input")?, SoftmaxKind::Softmax)?),
+            "LogSoftmax" => one(self.softmax(node, &req(args, 0, "input")?, SoftmaxKind::LogSoftmax)?),
             "Flatten" => {
                 let x = req(args, 0, "input")?;
                 let a = axis(node.int_or("axis", 1)?, x.shape().len(), AxisRange::UpToRank)?;
@@ -303,45 +304,45 @@ impl Lower<'_> {
             "Conv" => one(self.conv(node, args)?),
             "MaxPool" => self.max_pool(node, &req(args, 0, "X")?),
             "AveragePool" => one(self.avg_pool(node, &req(args, 0, "X")?)?),
-            other => bail!(Unsupported, "op {other} is not supported"),
+            _ => self.data_op(node, args),
         }
     }
 
     // ------------------------------------------------------------------ building blocks
 
-    fn bin(&mut self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    pub(super) fn bin(&mut self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         self.engine.binary(op, &Operand::Tensor(a.clone()), &Operand::Tensor(b.clone()))
     }
 
-    fn bin_scalar(&mut self, op: BinaryOp, a: &Tensor, s: f64) -> Result<Tensor> {
+    pub(super) fn bin_scalar(&mut self, op: BinaryOp, a: &Tensor, s: f64) -> Result<Tensor> {
         self.engine.binary(op, &Operand::Tensor(a.clone()), &Operand::Scalar(Scalar::Float(s)))
     }
 
-    fn host(&mut self, data: Data, shape: &[usize]) -> Result<Tensor> {
+    pub(super) fn host(&mut self, data: Data, shape: &[usize]) -> Result<Tensor> {
         self.engine.from_data(data, shape)
     }
 
-    fn reshape(&mut self, t: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    pub(super) fn reshape(&mut self, t: &Tensor, shape: &[usize]) -> Result<Tensor> {
         if t.shape() == shape {
             return Ok(t.clone());
         }
         self.engine.reshape(t, &ints(shape))
     }
 
-    fn permute(&mut self, t: &Tensor, perm: &[usize]) -> Result<Tensor> {
+    pub(super) fn permute(&mut self, t: &Tensor, perm: &[usize]) -> Result<Tensor> {
         self.engine.permute(t, &ints(perm))
     }
 
-    fn matmul(&mut self, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    pub(super) fn matmul(&mut self, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         self.engine.matmul(a, b)
     }
 
-    fn index(&mut self, t: &Tensor, items: Vec<IndexItem>) -> Result<Tensor> {
+    pub(super) fn index(&mut self, t: &Tensor, items: Vec<IndexItem>) -> Result<Tensor> {
         self.engine.index(t, &items)
     }
 
     /// Zero padding as a graph op (tinygrad's PAD), `(before, after)` per dim.
-    fn pad(&mut self, t: &Tensor, arg: Vec<(usize, usize)>) -> Result<Tensor> {
+    pub(super) fn pad(&mut self, t: &Tensor, arg: Vec<(usize, usize)>) -> Result<Tensor> {
         if arg.iter().all(|&(b, a)| b == 0 && a == 0) {
             return Ok(t.clone());
         }
@@ -350,16 +351,16 @@ impl Lower<'_> {
     }
 
     /// A small tensor's values as integers (shapes given as tensors).
-    fn ints_of(&mut self, t: &Tensor) -> Result<Vec<i64>> {
-        if t.dtype() == DType::Float32 {
-            bail!(DType, "a shape must be an integer tensor");
+    pub(super) fn ints_of(&mut self, t: &Tensor) -> Result<Vec<i64>> {
+        if t.dtype().is_float() {
+            bail!(DType, "a shape must be an integer tensor, not {}", t.dtype());
         }
         Ok(self.engine.values(t)?.to_f64_vec().into_iter().map(|v| v as i64).collect())
     }
 
     /// Concatenation as a sum of zero-padded inputs: each input is padded to the full extent
     /// along `a`, placed at its offset, which keeps the graph to pads and adds.
-    fn concat(&mut self, xs: &[Tensor], a: usize) -> Result<Tensor> {
+    pub(super) fn concat(&mut self, xs: &[Tensor], a: usize) -> Result<Tensor> {
         let first = &xs[0];
         for x in xs {
             let same = x.shape().len() == first.shape().len()
@@ -394,26 +395,33 @@ impl Lower<'_> {
 
     // ------------------------------------------------------------------ ops
 
-    fn softmax(&mut self, node: &Node, x: &Tensor) -> Result<Tensor> {
+    /// Softmax or LogSoftmax at the node's axis: one axis from opset 13, before that the
+    /// input coerced to 2-D at `axis` and normalised per row.
+    pub(super) fn softmax(&mut self, node: &Node, x: &Tensor, kind: SoftmaxKind) -> Result<Tensor> {
         let r = x.shape().len();
         if self.opset >= 13 {
             let a = axis(node.int_or("axis", -1)?, r, AxisRange::BelowRank)?;
-            return self.softmax_axis(x, a);
+            return self.softmax_axis(x, a, kind);
         }
-        // Before opset 13 the input is coerced to 2-D at `axis` and normalised per row.
         let a = axis(node.int_or("axis", 1)?, r, AxisRange::UpToRank)?;
         let shape = x.shape().to_vec();
         let flat = self.reshape(x, &[shape[..a].iter().product(), shape[a..].iter().product()])?;
-        let y = self.softmax_axis(&flat, 1)?;
+        let y = self.softmax_axis(&flat, 1, kind)?;
         self.reshape(&y, &shape)
     }
 
-    fn softmax_axis(&mut self, x: &Tensor, a: usize) -> Result<Tensor> {
+    fn softmax_axis(&mut self, x: &Tensor, a: usize, kind: SoftmaxKind) -> Result<Tensor> {
         let m = self.engine.reduce(ReduceOp::Max, x, &[a], KeepDim::Keep)?;
         let d = self.bin(BinaryOp::Sub, x, &m)?;
         let e = self.engine.unary(UnaryOp::Exp, &d)?;
         let s = self.engine.reduce(ReduceOp::Sum, &e, &[a], KeepDim::Keep)?;
-        self.bin(BinaryOp::Div, &e, &s)
+        match kind {
+            SoftmaxKind::Softmax => self.bin(BinaryOp::Div, &e, &s),
+            SoftmaxKind::LogSoftmax => {
+                let l = self.engine.unary(UnaryOp::Log, &s)?;
+                self.bin(BinaryOp::Sub, &d, &l)
+            }
+        }
     }
 
     fn constant(&mut self, node: &Node) -> Result<Tensor> {
@@ -511,7 +519,7 @@ impl Lower<'_> {
         Window::read(node, &x.shape()[2..], kernel, rounding)
     }
 
-    fn conv(&mut self, node: &Node, args: &[Option<Tensor>]) -> Result<Tensor> {
+    pub(super) fn conv(&mut self, node: &Node, args: &[Option<Tensor>]) -> Result<Tensor> {
         let (x, w) = (req(args, 0, "X")?, req(args, 1, "W")?);
         let (xs, ws) = (x.shape().to_vec(), w.shape().to_vec());
         if ws.len() != xs.len() || xs.len() < 3 {
@@ -667,7 +675,7 @@ impl Lower<'_> {
         Ok(out)
     }
 
-    fn zeros_i32(&mut self, shape: &[usize]) -> Result<Tensor> {
+    pub(super) fn zeros_i32(&mut self, shape: &[usize]) -> Result<Tensor> {
         self.engine.full(shape, Scalar::Int(0), Some(DType::Int32))
     }
 

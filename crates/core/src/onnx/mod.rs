@@ -15,7 +15,7 @@ mod tensor;
 mod write;
 
 pub use node::{Attribute, Node};
-pub use tensor::{read_tensor, ElemType, Tensor, TensorData};
+pub use tensor::{read_tensor, ElemType, ExternalFiles, Tensor};
 pub use write::{AttrValue, DimSpec, GraphBuilder};
 
 use std::collections::{BTreeMap, HashSet};
@@ -34,28 +34,129 @@ use crate::error::{bail, Error, Result};
 /// 25 for Flatten, Reshape, Transpose, Constant), and the executor runs all of them.
 pub const OPSET_RANGE: std::ops::RangeInclusive<i64> = 11..=25;
 
+/// The attributes of ONNX's recurrent ops (LSTM adds `input_forget`, GRU `linear_before_reset`).
+const RECURRENT: [&str; 7] =
+    ["activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "layout"];
+/// The attributes of ONNX's reductions.
+const REDUCE: &[&str] = &["axes", "keepdims", "noop_with_empty_axes"];
+/// ONNX's elementwise ops without attributes.
+const NONE: &[&str] = &[];
+
 /// The ops the core implements, each with the attributes ONNX defines for it (at the opsets of
 /// [`OPSET_RANGE`]); any other op, or an attribute its op does not define, is refused when the
-/// model is read (and when a capture is loaded).
-pub const OPS: [(&str, &[&str]); 19] = [
+/// model is read (and when a capture is loaded). What each op computes is `model::ops`.
+pub const OPS: [(&str, &[&str]); 96] = [
     ("Conv", &["auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"]),
-    ("Relu", &[]),
+    (
+        "ConvTranspose",
+        &["auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads", "strides"],
+    ),
+    ("Relu", NONE),
     ("MaxPool", &["auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"]),
     ("AveragePool", &["auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"]),
-    ("GlobalAveragePool", &[]),
+    ("GlobalAveragePool", NONE),
+    ("GlobalMaxPool", NONE),
     ("Flatten", &["axis"]),
     ("Reshape", &["allowzero"]),
     ("Gemm", &["alpha", "beta", "transA", "transB"]),
-    ("MatMul", &[]),
-    ("Add", &[]),
-    ("Mul", &[]),
-    ("Sub", &[]),
-    ("Div", &[]),
+    ("MatMul", NONE),
+    ("Einsum", &["equation"]),
+    ("Add", NONE),
+    ("Mul", NONE),
+    ("Sub", NONE),
+    ("Div", NONE),
+    ("Pow", NONE),
+    ("Mod", &["fmod"]),
+    ("Max", NONE),
+    ("Min", NONE),
+    ("Sum", NONE),
+    ("Mean", NONE),
+    ("Equal", NONE),
+    ("Less", NONE),
+    ("LessOrEqual", NONE),
+    ("Greater", NONE),
+    ("GreaterOrEqual", NONE),
+    ("And", NONE),
+    ("Or", NONE),
+    ("Xor", NONE),
+    ("Not", NONE),
+    ("Where", NONE),
+    ("Neg", NONE),
+    ("Abs", NONE),
+    ("Sign", NONE),
+    ("Reciprocal", NONE),
+    ("Sqrt", NONE),
+    ("Exp", NONE),
+    ("Log", NONE),
+    ("Erf", NONE),
+    ("Tanh", NONE),
+    ("Sigmoid", NONE),
+    ("Sin", NONE),
+    ("Cos", NONE),
+    ("Floor", NONE),
+    ("Ceil", NONE),
+    ("Round", NONE),
+    ("HardSigmoid", &["alpha", "beta"]),
+    ("HardSwish", NONE),
+    ("LeakyRelu", &["alpha"]),
+    ("Elu", &["alpha"]),
+    ("Gelu", &["approximate"]),
+    ("Softplus", NONE),
+    ("Softsign", NONE),
     ("Softmax", &["axis"]),
+    ("LogSoftmax", &["axis"]),
     ("BatchNormalization", &["epsilon", "momentum", "training_mode"]),
-    ("Clip", &[]),
+    ("LayerNormalization", &["axis", "epsilon", "stash_type"]),
+    ("InstanceNormalization", &["epsilon"]),
+    ("GroupNormalization", &["epsilon", "num_groups", "stash_type"]),
+    ("Dropout", &["ratio", "seed"]),
+    ("Clip", NONE),
+    ("Identity", NONE),
+    ("Cast", &["saturate", "to"]),
     ("Transpose", &["perm"]),
     ("Concat", &["axis"]),
+    ("Split", &["axis", "num_outputs", "split"]),
+    ("Slice", NONE),
+    ("Squeeze", &["axes"]),
+    ("Unsqueeze", &["axes"]),
+    ("Expand", NONE),
+    ("Tile", NONE),
+    ("Pad", &["mode"]),
+    ("Shape", &["end", "start"]),
+    ("Size", NONE),
+    ("ConstantOfShape", &["value"]),
+    ("Range", NONE),
+    ("Gather", &["axis"]),
+    ("GatherElements", &["axis"]),
+    ("ScatterND", &["reduction"]),
+    ("Trilu", &["upper"]),
+    ("CumSum", &["exclusive", "reverse"]),
+    ("TopK", &["axis", "largest", "sorted"]),
+    ("ArgMax", &["axis", "keepdims", "select_last_index"]),
+    ("ArgMin", &["axis", "keepdims", "select_last_index"]),
+    ("ReduceMean", REDUCE),
+    ("ReduceSum", REDUCE),
+    ("ReduceMax", REDUCE),
+    ("ReduceMin", REDUCE),
+    ("ReduceProd", REDUCE),
+    ("ReduceL2", REDUCE),
+    (
+        "Resize",
+        &[
+            "antialias",
+            "axes",
+            "coordinate_transformation_mode",
+            "cubic_coeff_a",
+            "exclude_outside",
+            "extrapolation_value",
+            "keep_aspect_ratio_policy",
+            "mode",
+            "nearest_mode",
+        ],
+    ),
+    ("LSTM", &["activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "input_forget", "layout"]),
+    ("GRU", &["activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "layout", "linear_before_reset"]),
+    ("RNN", &RECURRENT),
     (
         "Constant",
         &[
@@ -72,8 +173,8 @@ pub const OPS: [(&str, &[&str]); 19] = [
 ];
 
 /// The names of [`OPS`].
-pub const SUPPORTED_OPS: [&str; 19] = {
-    let mut names = [""; 19];
+pub const SUPPORTED_OPS: [&str; OPS.len()] = {
+    let mut names = [""; OPS.len()];
     let mut i = 0;
     while i < names.len() {
         names[i] = OPS[i].0;
@@ -166,20 +267,63 @@ pub struct Model {
     nodes: Vec<Node>,
 }
 
-/// Reads and validates a model: [`Model::decode`] then [`Model::validate`].
+/// Reads and validates a model whose tensors are all inside it: [`Model::decode`] then
+/// [`Model::validate`].
 pub fn read_model(name: &str, bytes: &[u8]) -> Result<Model> {
-    let model = Model::decode(name, bytes)?;
+    read_model_with(name, bytes, &ExternalFiles::new())
+}
+
+/// Reads and validates a model whose weights may live in files beside it (see
+/// [`external_locations`]).
+pub fn read_model_with(name: &str, bytes: &[u8], external: &ExternalFiles) -> Result<Model> {
+    let model = Model::decode_with(name, bytes, external)?;
     model.validate()?;
     Ok(model)
 }
 
+fn decode_proto(name: &str, bytes: &[u8]) -> Result<proto::ModelProto> {
+    proto::ModelProto::decode(bytes).map_err(|e| Error::Decode(format!("{name}: not an ONNX model: {e}")))
+}
+
+/// The files a model's external tensors name (`model.onnx.data` for PyTorch's exporter), each
+/// once, in order: what a host reads beside the model before [`read_model_with`]. A location
+/// must be a plain file name or a relative path below the model's folder.
+pub fn external_locations(name: &str, bytes: &[u8]) -> Result<Vec<String>> {
+    let m = decode_proto(name, bytes)?;
+    let mut out: Vec<String> = Vec::new();
+    let Some(graph) = &m.graph else { return Ok(out) };
+    let attr_tensors = graph.node.iter().flat_map(|n| n.attribute.iter().filter_map(|a| a.t.as_ref()));
+    for t in graph.initializer.iter().chain(attr_tensors) {
+        for e in t.external_data.iter().filter(|e| e.key() == "location") {
+            let loc = e.value();
+            let plain = !loc.is_empty()
+                && !loc.starts_with('/')
+                && !loc.contains('\\')
+                && loc.split('/').all(|part| !part.is_empty() && part != "." && part != "..");
+            if !plain {
+                bail!(Decode, "{name}: tensor {:?} names external file {loc:?}, which is not a file beside the model", t.name());
+            }
+            if !out.iter().any(|o| o == loc) {
+                out.push(loc.to_string());
+            }
+        }
+    }
+    Ok(out)
+}
+
 impl Model {
+    /// Decodes a model whose tensors are all inside it; see [`Model::decode_with`].
+    pub fn decode(name: &str, bytes: &[u8]) -> Result<Model> {
+        Model::decode_with(name, bytes, &ExternalFiles::new())
+    }
+
     /// Decodes the protobuf and converts it, checking the structure (tensor sizes, element
     /// types, attribute kinds) but not the opset or the ops, so that models the core cannot run
-    /// can still be inspected. `name` names the file in messages.
-    pub fn decode(name: &str, bytes: &[u8]) -> Result<Model> {
-        let m =
-            proto::ModelProto::decode(bytes).map_err(|e| Error::Decode(format!("{name}: not an ONNX model: {e}")))?;
+    /// can still be inspected. `name` names the file in messages; `external` holds the files
+    /// its external tensors point into. Every tensor or value of an element type the front end
+    /// does not read is named in one error.
+    pub fn decode_with(name: &str, bytes: &[u8], external: &ExternalFiles) -> Result<Model> {
+        let m = decode_proto(name, bytes)?;
         let ctx = format!("{name}: ");
         let Some(graph) = &m.graph else {
             bail!(Decode, "{name}: the model has no graph");
@@ -193,28 +337,43 @@ impl Model {
         if !graph.sparse_initializer.is_empty() {
             bail!(Unsupported, "{name}: sparse initializers are not supported");
         }
+        let mut unsupported = Vec::new();
+        let mut keep = |r: Result<()>| -> Result<()> {
+            match r {
+                Err(Error::Unsupported(m)) => {
+                    unsupported.push(m.strip_prefix(&ctx).unwrap_or(&m).to_string());
+                    Ok(())
+                }
+                other => other,
+            }
+        };
         let mut initializers = BTreeMap::new();
         for t in &graph.initializer {
-            let t = Tensor::from_proto(t, &format!("{ctx}initializer "))?;
-            if initializers.contains_key(t.name()) {
-                bail!(Decode, "{name}: initializer {:?} appears twice", t.name());
-            }
-            initializers.insert(t.name().to_string(), t);
+            keep(Tensor::from_proto(t, &format!("{ctx}initializer "), external).and_then(|t| {
+                if initializers.contains_key(t.name()) {
+                    bail!(Decode, "{name}: initializer {:?} appears twice", t.name());
+                }
+                initializers.insert(t.name().to_string(), t);
+                Ok(())
+            }))?;
         }
         // Older exporters list initializers among the graph inputs too; they are weights, not
         // values the caller feeds, so they are left out here.
-        let inputs = graph
-            .input
-            .iter()
-            .filter(|v| !initializers.contains_key(v.name()))
-            .map(|v| ValueInfo::from_proto(v, &format!("{ctx}input ")))
-            .collect::<Result<Vec<_>>>()?;
-        let outputs = graph
-            .output
-            .iter()
-            .map(|v| ValueInfo::from_proto(v, &format!("{ctx}output ")))
-            .collect::<Result<Vec<_>>>()?;
-        let nodes = graph.node.iter().map(|n| Node::from_proto(n, &ctx)).collect::<Result<Vec<_>>>()?;
+        let mut inputs = Vec::new();
+        for v in graph.input.iter().filter(|v| !initializers.contains_key(v.name())) {
+            keep(ValueInfo::from_proto(v, &format!("{ctx}input ")).map(|v| inputs.push(v)))?;
+        }
+        let mut outputs = Vec::new();
+        for v in &graph.output {
+            keep(ValueInfo::from_proto(v, &format!("{ctx}output ")).map(|v| outputs.push(v)))?;
+        }
+        let mut nodes = Vec::new();
+        for n in &graph.node {
+            keep(Node::from_proto(n, &ctx).map(|n| nodes.push(n)))?;
+        }
+        if !unsupported.is_empty() {
+            bail!(Unsupported, "{name}: {}", unsupported.join("; "));
+        }
         Ok(Model {
             name: name.to_string(),
             ir_version: m.ir_version(),
@@ -241,25 +400,36 @@ impl Model {
                 OPSET_RANGE.end()
             );
         }
+        // Every node the core cannot run, named in one message, grouped by op.
+        let mut missing: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for node in &self.nodes {
-            if !matches!(node.domain(), "" | "ai.onnx") {
-                bail!(
-                    Unsupported,
-                    "{name}: {} is in domain {:?}; only standard ONNX ops are supported",
-                    node.describe(),
-                    node.domain()
-                );
-            }
-            if !SUPPORTED_OPS.contains(&node.op_type()) {
-                bail!(
-                    Unsupported,
-                    "{name}: {} uses op {}, which is not supported (supported: {})",
-                    node.describe(),
-                    node.op_type(),
-                    SUPPORTED_OPS.join(", ")
-                );
-            }
-            check_attributes(node)?;
+            let op = match node.domain() {
+                "" | "ai.onnx" if SUPPORTED_OPS.contains(&node.op_type()) => {
+                    check_attributes(node)?;
+                    continue;
+                }
+                "" | "ai.onnx" => node.op_type().to_string(),
+                domain => format!("{domain}::{}", node.op_type()),
+            };
+            let who = if node.name().is_empty() { "unnamed".to_string() } else { format!("{:?}", node.name()) };
+            missing.entry(op).or_default().push(who);
+        }
+        if !missing.is_empty() {
+            let list: Vec<String> = missing
+                .iter()
+                .map(|(op, nodes)| {
+                    let shown: Vec<&str> = nodes.iter().take(3).map(String::as_str).collect();
+                    let more = if nodes.len() > 3 { format!(" and {} more", nodes.len() - 3) } else { String::new() };
+                    format!("{op} (node{} {}{more})", if nodes.len() == 1 { "" } else { "s" }, shown.join(", "))
+                })
+                .collect();
+            bail!(
+                Unsupported,
+                "{name}: {} op{} not supported: {}",
+                missing.len(),
+                if missing.len() == 1 { " is" } else { "s are" },
+                list.join("; ")
+            );
         }
         let mut defined: HashSet<&str> = self.initializers.keys().map(String::as_str).collect();
         for v in &self.inputs {

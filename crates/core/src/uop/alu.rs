@@ -329,28 +329,28 @@ macro_rules! binary_ops {
 
 unary_ops! {
     /// `-x`; integers wrap. The builder refuses bool, as PyTorch does.
-    Neg = exact(neg) in Exact, names ["neg", "negative"], inplace, onnx -,
+    Neg = exact(neg) in Exact, names ["neg", "negative"], inplace, onnx "Neg",
         wgsl [F | I => "(-{a})", U8 => "((0u - {a}) & 0xffu)", B => "{a}"];
-    Exp = float(f64::exp) in Float, names ["exp"], inplace, onnx -, wgsl "exp({a})";
-    Log = float(f64::ln) in Float, names ["log"], inplace, onnx -, wgsl "log({a})";
-    Sqrt = float(f64::sqrt) in Float, names ["sqrt"], inplace, onnx -, wgsl "sqrt({a})";
-    Abs = exact(abs) in Exact, names ["abs", "absolute"], inplace, onnx -,
+    Exp = float(f64::exp) in Float, names ["exp"], inplace, onnx "Exp", wgsl "exp({a})";
+    Log = float(f64::ln) in Float, names ["log"], inplace, onnx "Log", wgsl "log({a})";
+    Sqrt = float(f64::sqrt) in Float, names ["sqrt"], inplace, onnx "Sqrt", wgsl "sqrt({a})";
+    Abs = exact(abs) in Exact, names ["abs", "absolute"], inplace, onnx "Abs",
         wgsl [F | I => "abs({a})", U8 | B => "{a}"];
     Relu = exact(relu) in Exact, names ["relu"], inplace, onnx "Relu",
         wgsl [F => "select(0.0, {a}, {a} > 0.0)", I => "max({a}, 0)", U8 | B => "{a}"];
-    Sigmoid = float(float::sigmoid) in Float, names ["sigmoid"], inplace, onnx -,
+    Sigmoid = float(float::sigmoid) in Float, names ["sigmoid"], inplace, onnx "Sigmoid",
         wgsl "(1.0 / (1.0 + exp(-{a})))";
     // Some drivers compute tanh as a ratio of exponentials that overflows to NaN.
-    Tanh = float(f64::tanh) in Float, names ["tanh"], inplace, onnx -, wgsl "tanh(clamp({a}, -15.0, 15.0))";
+    Tanh = float(f64::tanh) in Float, names ["tanh"], inplace, onnx "Tanh", wgsl "tanh(clamp({a}, -15.0, 15.0))";
     /// Logical not for bool, bitwise not for integers (Python's `~`).
-    Not = exact(not) in Exact, names ["bitwise_not"], inplace, onnx -,
+    Not = exact(not) in Exact, names ["bitwise_not"], inplace, onnx "Not",
         wgsl [B => "(!{a})", I => "(~{a})", U8 => "((~{a}) & 0xffu)", F => "select(0.0, 1.0, {a} == 0.0)"];
     /// (0 < x) - (x < 0).
-    Sign = exact(sign) in Exact, names ["sign"], inplace, onnx -,
+    Sign = exact(sign) in Exact, names ["sign"], inplace, onnx "Sign",
         wgsl [F => "(select(0.0, 1.0, 0.0 < {a}) - select(0.0, 1.0, {a} < 0.0))", I => "sign({a})",
               U8 => "min({a}, 1u)", B => "{a}"];
-    Sin = float(f64::sin) in Float, names ["sin"], inplace, onnx -, wgsl "sin({a})";
-    Cos = float(f64::cos) in Float, names ["cos"], inplace, onnx -, wgsl "cos({a})";
+    Sin = float(f64::sin) in Float, names ["sin"], inplace, onnx "Sin", wgsl "sin({a})";
+    Cos = float(f64::cos) in Float, names ["cos"], inplace, onnx "Cos", wgsl "cos({a})";
     Tan = float(f64::tan) in Float, names ["tan"], inplace, onnx -, wgsl "tan({a})";
     Asin = float(f64::asin) in Float, names ["asin", "arcsin"], inplace, onnx -, wgsl "asin_f32({a})";
     Acos = float(f64::acos) in Float, names ["acos", "arccos"], inplace, onnx -, wgsl "acos_f32({a})";
@@ -360,19 +360,19 @@ unary_ops! {
     Asinh = float(f64::asinh) in Float, names ["asinh", "arcsinh"], inplace, onnx -, wgsl "asinh({a})";
     Acosh = float(f64::acosh) in Float, names ["acosh", "arccosh"], inplace, onnx -, wgsl "acosh({a})";
     Atanh = float(f64::atanh) in Float, names ["atanh", "arctanh"], inplace, onnx -, wgsl "atanh({a})";
-    Erf = float(float::erf) in Float, names ["erf"], inplace, onnx -, wgsl "erf_f32({a})";
+    Erf = float(float::erf) in Float, names ["erf"], inplace, onnx "Erf", wgsl "erf_f32({a})";
     Erfc = float(float::erfc) in Float, names ["erfc"], inplace, onnx -, wgsl "erfc_f32({a})";
     Expm1 = float(f64::exp_m1) in Float, names ["expm1"], inplace, onnx -, wgsl "expm1_f32({a})";
     Log1p = float(f64::ln_1p) in Float, names ["log1p"], inplace, onnx -, wgsl "log1p_f32({a})";
     Log2 = float(f64::log2) in Float, names ["log2"], inplace, onnx -, wgsl "log2({a})";
     Log10 = float(float::log10) in Float, names ["log10"], inplace, onnx -, wgsl "(log({a}) * 0.4342944819032518)";
     Exp2 = float(f64::exp2) in Float, names ["exp2"], inplace, onnx -, wgsl "exp2({a})";
-    Floor = rounding(f64::floor) in Rounding, names ["floor"], inplace, onnx -,
+    Floor = rounding(f64::floor) in Rounding, names ["floor"], inplace, onnx "Floor",
         wgsl [F => "floor({a})", I | U8 | B => "{a}"];
-    Ceil = rounding(f64::ceil) in Rounding, names ["ceil"], inplace, onnx -,
+    Ceil = rounding(f64::ceil) in Rounding, names ["ceil"], inplace, onnx "Ceil",
         wgsl [F => "ceil({a})", I | U8 | B => "{a}"];
     /// Half to even, as PyTorch and WGSL's `round` both do.
-    Round = rounding(float::round_half_even) in Rounding, names ["round"], inplace, onnx -,
+    Round = rounding(float::round_half_even) in Rounding, names ["round"], inplace, onnx "Round",
         wgsl [F => "round({a})", I | U8 | B => "{a}"];
     Trunc = rounding(f64::trunc) in Rounding, names ["trunc", "fix"], inplace, onnx -,
         wgsl [F => "trunc({a})", I | U8 | B => "{a}"];
@@ -421,19 +421,19 @@ binary_ops! {
         wgsl "hypot_f32({a}, {b})";
     Copysign = float(f64::copysign) in Float, names ["copysign"], swapped [], inplace, onnx -,
         wgsl "copysign_f32({a}, {b})";
-    CmpLt = compare(|x, y| x < y) in Compare, names ["lt", "less"], swapped ["gt", "greater"], inplace, onnx -,
+    CmpLt = compare(|x, y| x < y) in Compare, names ["lt", "less"], swapped ["gt", "greater"], inplace, onnx "Less",
         wgsl [B => "(!{a} && {b})", F | I | U8 => "({a} < {b})"];
     CmpLe = compare(|x, y| x <= y) in Compare, names ["le", "less_equal"], swapped ["ge", "greater_equal"],
-        inplace, onnx -, wgsl [B => "(!{a} || {b})", F | I | U8 => "({a} <= {b})"];
-    CmpEq = compare(|x, y| x == y) in Compare, names ["eq"], swapped [], inplace, onnx -,
+        inplace, onnx "LessOrEqual", wgsl [B => "(!{a} || {b})", F | I | U8 => "({a} <= {b})"];
+    CmpEq = compare(|x, y| x == y) in Compare, names ["eq"], swapped [], inplace, onnx "Equal",
         wgsl [F | I | U8 | B => "({a} == {b})"];
     CmpNe = compare(|x, y| x != y) in Compare, names ["ne", "not_equal"], swapped [], inplace, onnx -,
         wgsl [F | I | U8 | B => "({a} != {b})"];
-    And = exact(and) in Bitwise, names ["bitwise_and"], swapped [], inplace, onnx -,
+    And = exact(and) in Bitwise, names ["bitwise_and"], swapped [], inplace, onnx "And",
         wgsl [I | U8 => "({a} & {b})", B => "({a} && {b})", F => "select(0.0, 1.0, {a} != 0.0 && {b} != 0.0)"];
-    Or = exact(or) in Bitwise, names ["bitwise_or"], swapped [], inplace, onnx -,
+    Or = exact(or) in Bitwise, names ["bitwise_or"], swapped [], inplace, onnx "Or",
         wgsl [I | U8 => "({a} | {b})", B => "({a} || {b})", F => "select(0.0, 1.0, {a} != 0.0 || {b} != 0.0)"];
-    Xor = exact(xor) in Bitwise, names ["bitwise_xor"], swapped [], inplace, onnx -,
+    Xor = exact(xor) in Bitwise, names ["bitwise_xor"], swapped [], inplace, onnx "Xor",
         wgsl [I | U8 => "({a} ^ {b})", B => "({a} != {b})", F => "select(0.0, 1.0, ({a} != 0.0) != ({b} != 0.0))"];
 }
 
