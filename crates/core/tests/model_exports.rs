@@ -1,11 +1,13 @@
 //! Models as `torch.onnx.export` writes them (tools/models/make_export_models.py): seven small
 //! architectures, each under the classic exporter (opset 17) and the default one (opset 18,
 //! weights in `model.onnx.data`), with default-initialised and random weights, run on their
-//! seeded inputs and compared with onnxruntime's outputs.
+//! seeded inputs (by the interpreter and by a capture's CPU plan) and compared with
+//! onnxruntime's outputs.
 
 // A panic is how a test reports failure.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use stridelab_core::capture::{capture_model, Capture, CpuKernels};
 use stridelab_core::model::{execute, read_npy, HostTensor};
 use stridelab_core::onnx::{external_locations, read_model_with, ExternalFiles};
 
@@ -46,9 +48,32 @@ fn run_variant(name: &str) -> Result<(), String> {
         })
         .collect();
     let outputs = execute(&model, &inputs).map_err(|e| format!("{name}: {e}"))?;
-    for (i, (out, got)) in outputs.iter().enumerate() {
+    // The same model captured, loaded and replayed on the CPU plan.
+    let (manifest, weights) = capture_model(&model, "", &inputs).map_err(|e| format!("{name}: capture: {e}"))?;
+    let cap = Capture::load(&serde_json::to_vec(&manifest).unwrap(), &weights)
+        .map_err(|e| format!("{name}: capture load: {e}"))?;
+    let mut plan = cap.cpu_plan(CpuKernels::Fast).map_err(|e| format!("{name}: CPU plan: {e}"))?;
+    let replayed = plan.run(&inputs, &mut || 0.0).map_err(|e| format!("{name}: CPU plan: {e}"))?.outputs;
+    // A capture serves any input of its shapes: the plan fed the input reversed agrees with
+    // the interpreter on that input (token ids select other rows through the same kernels).
+    let reversed: Vec<(&str, HostTensor)> = inputs
+        .iter()
+        .map(|(n, t)| {
+            let mut v = t.data().to_f64_vec();
+            v.reverse();
+            let data = stridelab_core::uop::buffer::Data::F64(v).cast(t.dtype());
+            (*n, HostTensor::new(t.shape().to_vec(), data).unwrap())
+        })
+        .collect();
+    let again = plan.run(&reversed, &mut || 0.0).map_err(|e| format!("{name}: CPU plan, reversed input: {e}"))?.outputs;
+    let fresh = execute(&model, &reversed).map_err(|e| format!("{name}: reversed input: {e}"))?;
+    for ((out, a), (_, b)) in again.iter().zip(&fresh) {
+        close(&format!("{name} output {out}, reversed input"), a, b)?;
+    }
+    for (i, ((out, got), (_, fast))) in outputs.iter().zip(&replayed).enumerate() {
         let want = read_npy(name, &read(&format!("{name}/output_{i}.npy"))).unwrap();
         close(&format!("{name} output {out}"), got, &want)?;
+        close(&format!("{name} output {out}, CPU plan"), fast, &want)?;
     }
     Ok(())
 }
@@ -61,3 +86,4 @@ fn exported_models_match_onnxruntime() {
     let failures: Vec<String> = names.iter().filter_map(|n| run_variant(n).err()).collect();
     assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), names.len(), failures.join("\n"));
 }
+

@@ -15,17 +15,6 @@ fn read(rel: &str) -> Vec<u8> {
     std::fs::read(format!("{DATA}/{rel}")).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
-/// Agreement within 1e-4 absolute plus 1e-4 relative; integer outputs must match exactly.
-fn assert_close(what: &str, got: &HostTensor, want: &HostTensor) {
-    assert_eq!(got.shape(), want.shape(), "{what}: shape");
-    let (g, w) = (got.data().to_f64_vec(), want.data().to_f64_vec());
-    let exact = !want.dtype().is_float();
-    for (i, (a, b)) in g.iter().zip(&w).enumerate() {
-        let ok = if exact { a == b } else { (a - b).abs() <= 1e-4 + 1e-4 * b.abs() || (a.is_nan() && b.is_nan()) };
-        assert!(ok, "{what}: element {i}: got {a}, want {b}");
-    }
-}
-
 /// The node tests whose kernels stay on the interpreter in the CPU plan: 1-D and 3-D windows,
 /// MaxPool's argmax output, training-mode BatchNormalization and MatMul with 1-D or broadcast
 /// batch operands. Every other test runs entirely on the direct f32 kernels.
@@ -45,9 +34,54 @@ const INTERPRETED: [&str; 13] = [
     "test_maxpool_with_argmax_2d_precomputed_strides",
 ];
 
-/// Runs one node-test directory: the model on `input_N.pb`, compared with `output_N.pb`.
-fn run_node_test(dir: &str) {
-    let model = read_model(dir, &read(&format!("onnx_node/{dir}/model.onnx"))).unwrap_or_else(|e| panic!("{dir}: {e}"));
+/// The ops the CPU plan has direct f32 kernels for: a node test of only these ops, on float32
+/// values, runs entirely on them (except [`INTERPRETED`]).
+const DIRECT: [&str; 19] = [
+    "Conv", "Relu", "MaxPool", "AveragePool", "GlobalAveragePool", "Flatten", "Reshape", "Gemm", "MatMul", "Add",
+    "Mul", "Sub", "Div", "Softmax", "BatchNormalization", "Clip", "Transpose", "Concat", "Constant",
+];
+
+/// The node tests of supported ops that use what the front end refuses, each with (part of)
+/// the message it is refused with: cubic and antialiased Resize, crop-and-resize, aspect-ratio
+/// policies, an einsum ellipsis, ScatterND's mul/max/min, training-mode Dropout.
+const REFUSED: [(&str, &str); 31] = [
+    ("test_einsum_batch_diagonal", "ellipsis"),
+    ("test_resize_downsample_scales_cubic", "mode \"cubic\""),
+    ("test_resize_downsample_scales_cubic_A_n0p5_exclude_outside", "mode \"cubic\""),
+    ("test_resize_downsample_scales_cubic_align_corners", "mode \"cubic\""),
+    ("test_resize_downsample_scales_cubic_antialias", "mode \"cubic\""),
+    ("test_resize_downsample_scales_linear_antialias", "antialias"),
+    ("test_resize_downsample_sizes_cubic", "mode \"cubic\""),
+    ("test_resize_downsample_sizes_cubic_antialias", "mode \"cubic\""),
+    ("test_resize_downsample_sizes_linear_antialias", "antialias"),
+    ("test_resize_downsample_sizes_nearest_not_larger", "keep_aspect_ratio_policy"),
+    ("test_resize_downsample_sizes_nearest_not_smaller", "keep_aspect_ratio_policy"),
+    ("test_resize_tf_crop_and_resize", "tf_crop_and_resize"),
+    ("test_resize_tf_crop_and_resize_axes_2_3", "tf_crop_and_resize"),
+    ("test_resize_tf_crop_and_resize_axes_3_2", "tf_crop_and_resize"),
+    ("test_resize_tf_crop_and_resize_extrapolation_value", "tf_crop_and_resize"),
+    ("test_resize_upsample_scales_cubic", "mode \"cubic\""),
+    ("test_resize_upsample_scales_cubic_A_n0p5_exclude_outside", "mode \"cubic\""),
+    ("test_resize_upsample_scales_cubic_align_corners", "mode \"cubic\""),
+    ("test_resize_upsample_scales_cubic_asymmetric", "mode \"cubic\""),
+    ("test_resize_upsample_sizes_cubic", "mode \"cubic\""),
+    ("test_resize_upsample_sizes_nearest_not_larger", "keep_aspect_ratio_policy"),
+    ("test_resize_upsample_sizes_nearest_not_smaller", "keep_aspect_ratio_policy"),
+    ("test_scatternd_max", "reduction \"max\""),
+    ("test_scatternd_min", "reduction \"min\""),
+    ("test_scatternd_multiply", "reduction \"mul\""),
+    ("test_training_dropout", "training mode"),
+    ("test_training_dropout_default", "training mode"),
+    ("test_training_dropout_default_mask", "training mode"),
+    ("test_training_dropout_mask", "training mode"),
+    ("test_training_dropout_zero_ratio", "training mode"),
+    ("test_training_dropout_zero_ratio_mask", "training mode"),
+];
+
+/// Runs one node-test directory: the model on `input_N.pb`, compared with `output_N.pb`, by
+/// the interpreter and by a capture's CPU plan.
+fn run_node_test(dir: &str) -> Result<(), String> {
+    let model = read_model(dir, &read(&format!("onnx_node/{dir}/model.onnx"))).map_err(|e| format!("{dir}: {e}"))?;
     let set = format!("onnx_node/{dir}/test_data_set_0");
     let inputs: Vec<(&str, HostTensor)> = model
         .inputs()
@@ -58,21 +92,63 @@ fn run_node_test(dir: &str) {
             (v.name(), HostTensor::from_onnx(&t).unwrap())
         })
         .collect();
-    let outputs = execute(&model, &inputs).unwrap_or_else(|e| panic!("{dir}: {e}"));
-    // The same model captured and replayed by the CPU plan's direct f32 kernels.
-    let (manifest, weights) = capture_model(&model, "", &inputs).unwrap_or_else(|e| panic!("{dir}: capture: {e}"));
-    let cap = Capture::load(&serde_json::to_vec(&manifest).unwrap(), &weights).unwrap();
-    let mut plan = cap.cpu_plan(CpuKernels::Fast).unwrap();
-    let all_fast = plan.steps().all(|(_, direct)| direct);
-    assert_eq!(all_fast, !INTERPRETED.contains(&dir), "{dir}: {:?}", plan.steps().collect::<Vec<_>>());
-    let replayed = plan.run(&inputs, &mut || 0.0).unwrap_or_else(|e| panic!("{dir}: plan: {e}")).outputs;
-    assert_eq!(outputs.len(), model.outputs().len());
-    assert_eq!(replayed.len(), outputs.len());
-    for (i, ((name, got), (_, fast))) in outputs.iter().zip(&replayed).enumerate() {
-        let want = HostTensor::from_onnx(&read_tensor(dir, &read(&format!("{set}/output_{i}.pb"))).unwrap()).unwrap();
-        assert_close(&format!("{dir} output {name}"), got, &want);
-        assert_close(&format!("{dir} output {name}, direct kernels"), fast, &want);
+    let outputs = execute(&model, &inputs).map_err(|e| format!("{dir}: {e}"))?;
+    if outputs.len() != model.outputs().len() {
+        return Err(format!("{dir}: {} outputs", outputs.len()));
     }
+    for (i, (name, got)) in outputs.iter().enumerate() {
+        let want = HostTensor::from_onnx(&read_tensor(dir, &read(&format!("{set}/output_{i}.pb"))).unwrap()).unwrap();
+        close(&format!("{dir} output {name}"), got, &want)?;
+    }
+    // The same model captured and replayed by the CPU plan (direct f32 kernels where written),
+    // for float32 models: captures also carry each kernel's WGSL, which has no 8-, 16- or
+    // 64-bit types.
+    let float32 = |t: &HostTensor| t.dtype() == stridelab_core::DType::Float32;
+    if !inputs.iter().all(|(_, t)| float32(t)) || !outputs.iter().all(|(_, t)| float32(t)) {
+        return Ok(());
+    }
+    let (manifest, weights) = match capture_model(&model, "", &inputs) {
+        Ok(c) => c,
+        // A node test that feeds Resize its scales as an input: a capture's inputs are data,
+        // and it says so.
+        Err(e) if e.message().contains("as a value (a shape, bound or scale)") => return Ok(()),
+        Err(e) => return Err(format!("{dir}: capture: {e}")),
+    };
+    let cap = Capture::load(&serde_json::to_vec(&manifest).unwrap(), &weights)
+        .map_err(|e| format!("{dir}: capture load: {e}"))?;
+    let mut plan = cap.cpu_plan(CpuKernels::Fast).unwrap();
+    let direct_case = model.nodes().iter().all(|n| DIRECT.contains(&n.op_type()))
+        && inputs.iter().all(|(_, t)| t.dtype() == stridelab_core::DType::Float32);
+    if direct_case {
+        let all_fast = plan.steps().all(|(_, direct)| direct);
+        assert_eq!(all_fast, !INTERPRETED.contains(&dir), "{dir}: {:?}", plan.steps().collect::<Vec<_>>());
+    }
+    let replayed = plan.run(&inputs, &mut || 0.0).map_err(|e| format!("{dir}: plan: {e}"))?.outputs;
+    for ((name, fast), (_, got)) in replayed.iter().zip(&outputs) {
+        close(&format!("{dir} output {name}, CPU plan"), fast, got)?;
+    }
+    Ok(())
+}
+
+/// Agreement within 1e-4 absolute plus 1e-4 relative; integer outputs must match exactly.
+fn close(what: &str, got: &HostTensor, want: &HostTensor) -> Result<(), String> {
+    if got.shape() != want.shape() {
+        return Err(format!("{what}: shape {:?}, want {:?}", got.shape(), want.shape()));
+    }
+    if got.dtype().is_float() != want.dtype().is_float() {
+        return Err(format!("{what}: dtype {}, want {}", got.dtype(), want.dtype()));
+    }
+    let (g, w) = (got.data().to_f64_vec(), want.data().to_f64_vec());
+    let exact = !want.dtype().is_float();
+    // float16 holds 11 bits: a result computed in another order may differ in its last one.
+    let rel = if want.dtype() == stridelab_core::DType::Float16 { 2e-3 } else { 1e-4 };
+    for (i, (a, b)) in g.iter().zip(&w).enumerate() {
+        let ok = a == b || (!exact && ((a - b).abs() <= 1e-4 + rel * b.abs() || (a.is_nan() && b.is_nan())));
+        if !ok {
+            return Err(format!("{what}: element {i}: got {a}, want {b}"));
+        }
+    }
+    Ok(())
 }
 
 #[test]
@@ -82,10 +158,18 @@ fn onnx_node_tests() {
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     dirs.sort();
-    assert_eq!(dirs.len(), 128, "the committed subset");
-    for dir in &dirs {
-        run_node_test(dir);
+    assert_eq!(dirs.len(), 803, "the committed subset");
+    let mut failures = Vec::new();
+    for d in &dirs {
+        let refused = REFUSED.iter().find(|(name, _)| name == d);
+        match (run_node_test(d), refused) {
+            (Ok(()), None) => {}
+            (Err(e), Some((_, why))) if e.contains(why) => {}
+            (Err(e), _) => failures.push(e),
+            (Ok(()), Some(_)) => failures.push(format!("{d}: runs, but is listed as refused")),
+        }
     }
+    assert!(failures.is_empty(), "{} of {} node tests fail:\n{}", failures.len(), dirs.len(), failures.join("\n"));
 }
 
 fn reference() -> serde_json::Value {
@@ -132,8 +216,8 @@ fn mnist_model_matches_onnxruntime() {
             ),
         )
         .unwrap();
-        assert_close(&format!("mnist batch {start}+{count}"), logits, &want);
-        assert_close(&format!("mnist batch {start}+{count}, direct kernels"), &fast[0].1, &want);
+        close(&format!("mnist batch {start}+{count}"), logits, &want).unwrap();
+        close(&format!("mnist batch {start}+{count}, direct kernels"), &fast[0].1, &want).unwrap();
         if count == 64 {
             let got = logits.data().to_f64_vec();
             let correct = (0..count)

@@ -253,7 +253,7 @@ fn interpret(node: &Node, opset: i64, step: &Step, bufs: &mut [Data], shapes: &[
             None => None,
         });
     }
-    let outs = Lower { engine: &mut engine, opset }.node(node, &args)?;
+    let outs = Lower::new(&mut engine, opset).node(node, &args)?;
     if outs.len() < step.writes.len() {
         bail!(
             Shape,
@@ -366,7 +366,7 @@ mod tests {
             let node = Node::new("p", op, vec!["x".into()], vec!["y".into()], attrs);
             let mut engine = Engine::new();
             let xt = engine.from_data(Data::F32(x.clone()), &xs).unwrap();
-            let want = Lower { engine: &mut engine, opset: 19 }.node(&node, &[Some(xt)]).unwrap().remove(0);
+            let want = Lower::new(&mut engine, 19).node(&node, &[Some(xt)]).unwrap().remove(0);
             let what = format!("{op} k{k:?} s{s:?} p{p:?} d{d:?} ceil {ceil} include {include}");
             let Some(Routine::Pool(pool)) = pool(&node, &xs, want.shape()) else { panic!("{what}: no direct kernel") };
             let want = engine.values(&want).unwrap().to_f64_vec();

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{bail, Error, Result};
 use crate::onnx::Attribute;
+use crate::uop::buffer::Data;
 use crate::DType;
 
 /// The format's name, the first thing a loader checks.
@@ -145,6 +146,9 @@ pub struct Manifest {
 /// The file name the writer gives the weights, next to the manifest.
 pub const WEIGHTS_FILE: &str = "weights.safetensors";
 
+/// The most elements a tensor attribute may have in a manifest.
+const MAX_TENSOR_ATTRIBUTE: usize = 4096;
+
 /// A node attribute as the manifest stores it: a one-key object naming its kind.
 pub(super) fn attr_json(a: &Attribute) -> Result<serde_json::Value> {
     use serde_json::json;
@@ -155,7 +159,17 @@ pub(super) fn attr_json(a: &Attribute) -> Result<serde_json::Value> {
         Attribute::Floats(v) => json!({ "floats": v }),
         Attribute::Ints(v) => json!({ "ints": v }),
         Attribute::Strings(v) => json!({ "strings": v }),
-        Attribute::Tensor(_) => bail!(Unsupported, "tensor attributes are captured as weights, not kernel attributes"),
+        // A small tensor (ConstantOfShape's value): dtype, dims and its bytes in hex, exact for
+        // every value (NaN and infinities included).
+        Attribute::Tensor(t) if t.len() <= MAX_TENSOR_ATTRIBUTE => {
+            let hex: String = t.data().to_le_bytes().iter().map(|b| format!("{b:02x}")).collect();
+            json!({ "tensor": { "dtype": t.data().dtype(), "dims": t.dims(), "hex": hex } })
+        }
+        Attribute::Tensor(t) => bail!(
+            Unsupported,
+            "a tensor attribute of {} elements is more than a capture records (at most {MAX_TENSOR_ATTRIBUTE})",
+            t.len()
+        ),
     })
 }
 
@@ -163,7 +177,7 @@ pub(super) fn attr_json(a: &Attribute) -> Result<serde_json::Value> {
 pub(super) fn attr_from_json(name: &str, v: &serde_json::Value) -> Result<Attribute> {
     let bad = || {
         Error::Decode(format!(
-            "capture: attribute {name:?} is not one of float, int, string, floats, ints, strings: {v}"
+            "capture: attribute {name:?} is not one of float, int, string, floats, ints, strings, tensor: {v}"
         ))
     };
     let obj = v.as_object().filter(|o| o.len() == 1).ok_or_else(bad)?;
@@ -178,6 +192,20 @@ pub(super) fn attr_from_json(name: &str, v: &serde_json::Value) -> Result<Attrib
         "int" => Attribute::Int(x.as_i64().ok_or_else(bad)?),
         "string" => Attribute::String(x.as_str().ok_or_else(bad)?.to_string()),
         "floats" => Attribute::Floats(floats(x).ok_or_else(bad)?),
+        "tensor" => {
+            let dtype: DType = serde_json::from_value(x["dtype"].clone()).map_err(|_| bad())?;
+            let dims: Vec<usize> = serde_json::from_value(x["dims"].clone()).map_err(|_| bad())?;
+            let hex = x["hex"].as_str().ok_or_else(bad)?;
+            let n = crate::limits::checked_numel_within(&dims, MAX_TENSOR_ATTRIBUTE).ok_or_else(bad)?;
+            if hex.len() != 2 * n * dtype.itemsize() || !hex.is_ascii() {
+                return Err(bad());
+            }
+            let bytes: Vec<u8> = (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).map_err(|_| bad()))
+                .collect::<Result<_>>()?;
+            Attribute::Tensor(crate::onnx::Tensor::new(name, dims, Data::from_le_bytes(dtype, &bytes))?)
+        }
         "ints" => Attribute::Ints(ints(x).ok_or_else(bad)?),
         "strings" => Attribute::Strings(
             x.as_array()

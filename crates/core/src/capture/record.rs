@@ -83,7 +83,7 @@ impl<L: Ledger> Recorder<L> {
     /// name engine storages).
     pub fn constant(&mut self, node: &Node) -> Result<usize> {
         let mut apart = Engine::new();
-        let outs = Lower { engine: &mut apart, opset: self.opset }.node(node, &[])?;
+        let outs = Lower::new(&mut apart, self.opset).node(node, &[])?;
         let (Some(name), Some(t)) = (node.outputs().first(), outs.first()) else {
             return Err(Error::Shape(format!("{} has no output", node.describe())));
         };
@@ -105,8 +105,30 @@ impl<L: Ledger> Recorder<L> {
                 })?),
             });
         }
-        let outs = Lower { engine: &mut self.engine, opset: self.opset }.node(node, &args)?;
+        // Everything the op realizes counts, including values its lowering realizes to read
+        // them (a gather's wrapped indices): those become this kernel's intermediate buffers.
         let events = self.engine.events().len();
+        let mut lower = Lower::new(&mut self.engine, self.opset);
+        let outs = lower.node(node, &args)?;
+        // An input read as a value (other than Reshape's target, which a check re-derives from
+        // the recorded shape) would be fixed into the kernels.
+        for t in lower.values_read() {
+            let owner = match t.storage() {
+                StorageRef::Realized(s) => self.owner.get(&s).and_then(|&b| self.ledger.get(b)),
+                _ => None,
+            };
+            if let Some(b) = owner.filter(|b| b.role == Role::Input) {
+                let reshape_target = node.op_type() == "Reshape" && reads.get(1) == Some(&Some(b.id));
+                if !reshape_target {
+                    return Err(Error::Unsupported(format!(
+                        "capture: {} reads input {:?} as a value (a shape, bound or scale); a capture's \
+                         inputs are data only: make it a constant of the model",
+                        node.describe(),
+                        b.name
+                    )));
+                }
+            }
+        }
         let mut writes = Vec::new();
         for (out, t) in node.outputs().iter().zip(&outs) {
             let t = self.engine.realize(t)?;
@@ -125,6 +147,7 @@ impl<L: Ledger> Recorder<L> {
             temps.push(self.ledger.buffer(&format!("{base}.tmp{i}"), Role::Intermediate, dt, &[len])?);
         }
         let mut constants = 0;
+        let written = sched.written();
         let mut gpu = Vec::with_capacity(sched.kernels.len());
         for gk in &sched.kernels {
             let r = wgsl::render(gk)?;
@@ -136,6 +159,14 @@ impl<L: Ledger> Recorder<L> {
                         .ok_or_else(|| Error::Shape(format!("kernel {} binds temporary {t}, never made", gk.name)))?,
                     BufRef::Storage(st) => match self.owner.get(&st) {
                         Some(&b) => b,
+                        None if written.contains(&st) => {
+                            let d = &self.engine.storage(st).data;
+                            let (dt, len) = (d.dtype(), d.len());
+                            let b = self.ledger.buffer(&format!("{base}.value{constants}"), Role::Intermediate, dt, &[len])?;
+                            constants += 1;
+                            self.owner.insert(st, b);
+                            b
+                        }
                         None => {
                             let data = self.engine.storage(st).data.clone();
                             let b = self.ledger.buffer(

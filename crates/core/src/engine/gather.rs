@@ -86,6 +86,35 @@ impl Engine {
         Ok(self.graph.push(Op::Gather(axis), dtype, out, vec![node, at]))
     }
 
+    /// A gather of `node` along `axis` at the positions a 1-D integer tensor holds (checked in
+    /// range by the caller): the positions stay a graph value, so the kernel reads them from
+    /// the index's buffer and the same graph serves any index values.
+    pub(crate) fn gather_node_at(
+        &mut self,
+        node: UOpId,
+        dtype: DType,
+        shape: &[usize],
+        axis: usize,
+        index: &crate::tensor::Tensor,
+    ) -> Result<UOpId> {
+        let n = index.numel();
+        let mut out = shape.to_vec();
+        out[axis] = n;
+        let from = self.graph.node(node).dtype;
+        let node = self.cast_node(node, from, dtype);
+        let node =
+            if self.graph.node(node).shape == shape { node } else { self.movement(node, Op::Reshape(shape.to_vec())) };
+        if out.contains(&0) || shape[axis] == 0 {
+            return Ok(self.graph.push(Op::Const(Scalar::Int(0)), dtype, out, vec![]));
+        }
+        let at = self.cast_node(index.node(), index.dtype(), DType::Int32);
+        let mut line = vec![1; shape.len()];
+        line[axis] = n;
+        let at = self.movement(at, Op::Reshape(line.clone()));
+        let at = self.broadcast_node(at, DType::Int32, &line, &out)?;
+        Ok(self.graph.push(Op::Gather(axis), dtype, out, vec![node, at]))
+    }
+
     /// An int32 node of `shape` holding `values[i]` at position `i` along `axis`.
     pub(super) fn line(&mut self, values: &[usize], shape: &[usize], axis: usize) -> Result<UOpId> {
         let n = values.len();

@@ -41,22 +41,18 @@ impl Engine {
         let nd = t.shape().len();
         let (shape, d, v) = self.dim_index(&t, dim, index, "index_select", "int32 or int64")?;
         let n = shape[d] as i64;
-        let mut pos = Vec::with_capacity(v.len());
-        for &i in &v {
-            if i < 0 || i >= n {
-                bail!(Index, "index out of range in self");
-            }
-            pos.push(i as usize);
+        if v.iter().any(|&i| i < 0 || i >= n) {
+            bail!(Index, "index out of range in self");
         }
         let mut out = shape.clone();
-        out[d] = pos.len();
+        out[d] = v.len();
         let out = if nd == 0 { vec![] } else { out };
         check_numel(&out)?;
         if out.contains(&0) {
             return self.empty_copy(&out, t.dtype());
         }
         let node = self.movement(t.node(), Op::Reshape(shape.clone()));
-        let g = self.gather_node(node, t.dtype(), &shape, d, &pos)?;
+        let g = self.gather_node_at(node, t.dtype(), &shape, d, index)?;
         let g = self.movement(g, Op::Reshape(out.clone()));
         let out = self.index_copy_result(g, Layout::contiguous(&out))?;
         let op = crate::autograd::GradOp::IndexSelect { dim, input: t.shape().to_vec() };

@@ -5,7 +5,6 @@
 //! A graph is built for concrete inputs, so values ONNX passes as tensors but uses as shapes or
 //! attributes (Slice's starts, Split's sizes, Expand's shape, ...) are read on the host.
 
-use crate::engine::data_shaped::TopK;
 use crate::engine::indexing::Index;
 use crate::engine::matrix::Triangle;
 use crate::engine::pad::PadMode;
@@ -102,6 +101,7 @@ impl Lower<'_> {
                 let x = x()?;
                 let a = axis(node.int_or("axis", 0)?, x.shape().len(), AxisRange::BelowRank)?;
                 let idx = self.wrap_indices(&req(args, 1, "indices")?, x.shape()[a])?;
+                let idx = self.engine.cast(&idx, DType::Int64)?;
                 one(self.engine.gather(&x, a as i64, &idx)?)
             }
             "ScatterND" => one(self.scatter_nd(node, args)?),
@@ -163,8 +163,14 @@ impl Lower<'_> {
                 let x = x()?;
                 let k = self.ints_of(&req(args, 1, "K")?)?.first().copied().unwrap_or(-1);
                 let a = axis(node.int_or("axis", -1)?, x.shape().len(), AxisRange::BelowRank)?;
-                let how = TopK { largest: node.int_or("largest", 1)? != 0, sorted: node.int_or("sorted", 1)? != 0 };
-                let (v, i) = self.engine.topk(&x, k, a as i64, how)?;
+                let n = x.shape()[a] as i64;
+                if !(0..=n).contains(&k) {
+                    bail!(Shape, "K {k} is out of range for axis {a} of size {n}");
+                }
+                // ONNX orders equal values by index: a stable sort, then the first K.
+                let (v, i) = self.engine.sort(&x, a as i64, node.int_or("largest", 1)? != 0)?;
+                let v = self.engine.narrow(&v, a as i64, 0, k)?;
+                let i = self.engine.narrow(&i, a as i64, 0, k)?;
                 Ok(vec![v, self.engine.cast(&i, DType::Int32)?])
             }
             "ArgMax" | "ArgMin" => one(self.arg_extreme(node, &x()?)?),
@@ -198,16 +204,17 @@ impl Lower<'_> {
         Ok(node.ints("axes")?.map(<[i64]>::to_vec))
     }
 
-    /// Indices with ONNX's negative ones counted from the end (`i + n` where `i < 0`), as int64;
-    /// the engine's gathers then refuse any still out of range, as PyTorch's do.
+    /// Indices with ONNX's negative ones counted from the end (`i + n` where `i < 0`), as int32
+    /// (or int64 when given so); the engine's gathers then refuse any still out of range, as
+    /// PyTorch's do.
     fn wrap_indices(&mut self, idx: &Tensor, n: usize) -> Result<Tensor> {
-        if idx.dtype().is_float() || idx.dtype() == DType::Bool {
-            bail!(DType, "indices must be integers, not {}", idx.dtype());
+        if !matches!(idx.dtype(), DType::Int32 | DType::Int64) {
+            let idx = self.engine.cast(idx, DType::Int32)?;
+            return self.wrap_indices(&idx, n);
         }
-        let idx = self.engine.cast(idx, DType::Int64)?;
         let neg = self.engine.binary(BinaryOp::CmpLt, &Operand::Tensor(idx.clone()), &Operand::Scalar(Scalar::Int(0)))?;
         let up = self.engine.binary(BinaryOp::Add, &Operand::Tensor(idx.clone()), &Operand::Scalar(Scalar::Int(n as i64)))?;
-        self.engine.where_(&Operand::Tensor(neg), &Operand::Tensor(up), &Operand::Tensor(idx))
+        self.engine.where_(&Operand::Tensor(neg), &Operand::Tensor(up), &Operand::Tensor(idx.clone()))
     }
 
     /// Gather: `data`'s slices along `axis` at `indices`, of shape
@@ -232,7 +239,7 @@ impl Lower<'_> {
                 bail!(Shape, "{what} must be a scalar, got shape {:?}", t.shape());
             }
             dtype = t.dtype();
-            v[i] = self.engine.values(&t)?.get_scalar(0).as_f64();
+            v[i] = self.read(&t)?.get_scalar(0).as_f64();
         }
         let [start, limit, delta] = v;
         if delta == 0.0 || !delta.is_finite() {
@@ -338,7 +345,7 @@ impl Lower<'_> {
             other => bail!(Unsupported, "Pad mode {other:?} is not supported"),
         };
         let value = match opt(args, 2) {
-            Some(t) if mode == PadMode::Constant => Some(self.engine.values(&t)?.get_scalar(0)),
+            Some(t) if mode == PadMode::Constant => Some(self.read(&t)?.get_scalar(0)),
             _ => None,
         };
         // PyTorch's order: the last dim's (begin, end) first.

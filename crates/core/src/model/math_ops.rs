@@ -7,9 +7,23 @@ use crate::engine::reduce::KeepDim;
 use crate::error::{bail, Result};
 use crate::onnx::Node;
 use crate::tensor::{Operand, Tensor};
+use crate::uop::buffer::Scalar;
 use crate::uop::{BinaryOp, ReduceOp, UnaryOp};
+use crate::DType;
 
 use super::ops::{axis, opt, req, AxisRange, Lower};
+
+/// The lowest and highest value of an integer (or bool) dtype.
+fn int_bounds(d: DType) -> (i64, i64) {
+    match d {
+        DType::Bool => (0, 1),
+        DType::UInt8 => (0, 255),
+        DType::Int8 => (i8::MIN.into(), i8::MAX.into()),
+        DType::Int16 => (i16::MIN.into(), i16::MAX.into()),
+        DType::Int32 => (i32::MIN.into(), i32::MAX.into()),
+        _ => (i64::MIN, i64::MAX),
+    }
+}
 
 fn t(x: &Tensor) -> Operand {
     Operand::Tensor(x.clone())
@@ -148,6 +162,28 @@ impl Lower<'_> {
             _ => (0..r).collect(),
         };
         axes.sort_unstable();
+        if axes.iter().any(|&a| x.shape()[a] == 0) && matches!(node.op_type(), "ReduceMax" | "ReduceMin") {
+            // ONNX's empty max is the lowest value (and its min the highest); PyTorch raises.
+            let mut shape = x.shape().to_vec();
+            for &a in axes.iter().rev() {
+                if keep == KeepDim::Keep {
+                    shape[a] = 1;
+                } else {
+                    shape.remove(a);
+                }
+            }
+            let dt = x.dtype();
+            let hi = node.op_type() == "ReduceMin";
+            let v = match (dt.is_float(), hi) {
+                (true, true) => Scalar::Float(f64::INFINITY),
+                (true, false) => Scalar::Float(f64::NEG_INFINITY),
+                (false, _) => {
+                    let (lo, top) = int_bounds(dt);
+                    Scalar::Int(if hi { top } else { lo })
+                }
+            };
+            return self.engine.full(&shape, v, Some(dt));
+        }
         match node.op_type() {
             "ReduceMean" => self.engine.mean(&x, &axes, keep),
             "ReduceSum" => self.engine.reduce(ReduceOp::Sum, &x, &axes, keep),

@@ -120,7 +120,7 @@ pub fn build(model: &onnx::Model, inputs: &[(&str, HostTensor)]) -> Result<Execu
     if let Some((extra, _)) = inputs.iter().find(|(n, _)| !model.inputs().iter().any(|d| d.name() == *n)) {
         bail!(Shape, "{}: the model has no input named {extra:?}", model.name());
     }
-    let mut lower = ops::Lower { engine: &mut engine, opset: model.opset() };
+    let mut lower = ops::Lower::new(&mut engine, model.opset());
     for node in model.nodes() {
         let args: Vec<Option<Tensor>> =
             node.inputs().iter().map(|n| if n.is_empty() { None } else { values.get(n).cloned() }).collect();

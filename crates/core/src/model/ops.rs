@@ -27,6 +27,10 @@ use super::host::HostTensor;
 pub(crate) struct Lower<'r> {
     pub engine: &'r mut Engine,
     pub opset: i64,
+    /// The tensors whose values the lowering read on the host (shapes, slice bounds, scales):
+    /// a capture refuses a model whose graph inputs are read so, since its kernels would then
+    /// hold one input's values.
+    read: Vec<Tensor>,
 }
 
 pub(super) fn req(args: &[Option<Tensor>], i: usize, what: &str) -> Result<Tensor> {
@@ -222,6 +226,23 @@ impl Window {
     }
 }
 
+impl<'r> Lower<'r> {
+    pub fn new(engine: &'r mut Engine, opset: i64) -> Lower<'r> {
+        Lower { engine, opset, read: Vec::new() }
+    }
+
+    /// What [`Lower::read`] recorded, oldest first.
+    pub fn values_read(&self) -> &[Tensor] {
+        &self.read
+    }
+
+    /// A tensor's values, read on the host while lowering (recorded for [`Lower::values_read`]).
+    pub(super) fn read(&mut self, t: &Tensor) -> Result<Data> {
+        self.read.push(t.clone());
+        self.engine.values(t)
+    }
+}
+
 impl Lower<'_> {
     pub fn node(&mut self, node: &Node, args: &[Option<Tensor>]) -> Result<Vec<Tensor>> {
         let one = |t: Tensor| Ok(vec![t]);
@@ -237,8 +258,8 @@ impl Lower<'_> {
                 let (a, b) = (req(args, 0, "A")?, req(args, 1, "B")?);
                 let q = self.bin(BinaryOp::Div, &a, &b)?;
                 // ONNX divides integers with truncation; the engine's true division gives float.
-                if a.dtype() == DType::Int32 && b.dtype() == DType::Int32 {
-                    one(self.engine.cast(&q, DType::Int32)?)
+                if !a.dtype().is_float() && !b.dtype().is_float() {
+                    one(self.engine.cast(&q, a.dtype())?)
                 } else {
                     one(q)
                 }
@@ -355,7 +376,7 @@ impl Lower<'_> {
         if t.dtype().is_float() {
             bail!(DType, "a shape must be an integer tensor, not {}", t.dtype());
         }
-        Ok(self.engine.values(t)?.to_f64_vec().into_iter().map(|v| v as i64).collect())
+        Ok(self.read(t)?.to_f64_vec().into_iter().map(|v| v as i64).collect())
     }
 
     /// Concatenation as a sum of zero-padded inputs: each input is padded to the full extent

@@ -3,7 +3,7 @@
 //! PyTorch op on the engine, forward and (for `bidirectional`) reversed.
 //!
 //! Gate orders are ONNX's: LSTM `i, o, f, c`; GRU `z, r, h`. The activations are the defaults
-//! (sigmoid for gates, tanh otherwise); other activations, `clip`, peepholes, `input_forget`
+//! (sigmoid for gates, tanh otherwise); other activations, `clip`, `input_forget`
 //! and per-sample `sequence_lens` shorter than the sequence are refused.
 
 use crate::error::{bail, Result};
@@ -86,8 +86,8 @@ impl Lower<'_> {
                 bail!(Unsupported, "activations {acts:?} are not supported (only the defaults {want:?})");
             }
         }
-        if node.float("clip")?.is_some() || node.int_or("input_forget", 0)? != 0 || opt(args, 7).is_some() {
-            bail!(Unsupported, "clip, input_forget and peepholes are not supported");
+        if node.float("clip")?.is_some() || node.int_or("input_forget", 0)? != 0 {
+            bail!(Unsupported, "clip and input_forget are not supported");
         }
         if let Some(lens) = opt(args, 4) {
             if self.ints_of(&lens)?.iter().any(|&l| l != seq as i64) {
@@ -108,6 +108,11 @@ impl Lower<'_> {
             let bd = pick(self, &opt(args, 3))?;
             let h0 = pick(self, &opt(args, 5))?;
             let c0 = pick(self, &opt(args, 6))?;
+            // LSTM's peepholes (i, o, f), each (h).
+            let peep = match pick(self, &opt(args, 7))? {
+                Some(p) => Some([self.index(&p, vec![block(0, h)])?, self.index(&p, vec![block(1, h)])?, self.index(&p, vec![block(2, h)])?]),
+                None => None,
+            };
             // Every step's input projection at once: (seq * batch, in) @ W^T (+ Wb).
             let flat = self.reshape(&x, &[seq * batch, x.shape()[2]])?;
             let wt = self.permute(&wd, &[1, 0])?;
@@ -145,16 +150,22 @@ impl Lower<'_> {
                         if cell == Cell::Rnn {
                             ht = self.engine.unary(UnaryOp::Tanh, &z)?;
                         } else {
-                            let sig = |l: &mut Self, k: usize| -> Result<Tensor> {
-                                let v = gate(l, &z, k)?;
+                            // A gate, with its peephole onto the cell state `c` when there is one.
+                            let sig = |l: &mut Self, k: usize, c: &Tensor| -> Result<Tensor> {
+                                let mut v = gate(l, &z, k)?;
+                                if let Some(p) = &peep {
+                                    let pc = l.bin(BinaryOp::Mul, &p[k], c)?;
+                                    v = l.bin(BinaryOp::Add, &v, &pc)?;
+                                }
                                 l.engine.unary(UnaryOp::Sigmoid, &v)
                             };
-                            let (i, o, f) = (sig(self, 0)?, sig(self, 1)?, sig(self, 2)?);
+                            let (i, f) = (sig(self, 0, &ct)?, sig(self, 2, &ct)?);
                             let cz = gate(self, &z, 3)?;
                             let cand = self.engine.unary(UnaryOp::Tanh, &cz)?;
                             let keep = self.bin(BinaryOp::Mul, &f, &ct)?;
                             let add = self.bin(BinaryOp::Mul, &i, &cand)?;
                             ct = self.bin(BinaryOp::Add, &keep, &add)?;
+                            let o = sig(self, 1, &ct)?;
                             let tc = self.engine.unary(UnaryOp::Tanh, &ct)?;
                             ht = self.bin(BinaryOp::Mul, &o, &tc)?;
                         }

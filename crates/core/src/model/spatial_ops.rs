@@ -50,8 +50,15 @@ fn source(o: usize, n_in: usize, n_out: usize, scale: f64, how: Coordinates) -> 
         }
         Coordinates::PytorchHalfPixel if n_out > 1 => (o + 0.5) / scale - 0.5,
         Coordinates::PytorchHalfPixel => 0.0,
-        Coordinates::AlignCorners if n_out > 1 => o * (n_in as f64 - 1.0) / (n_out as f64 - 1.0),
-        Coordinates::AlignCorners => 0.0,
+        // The output length before rounding (input times scale), as ONNX's reference reads it.
+        Coordinates::AlignCorners => {
+            let width = n_in as f64 * scale;
+            if width == 1.0 {
+                0.0
+            } else {
+                o * (n_in as f64 - 1.0) / (width - 1.0)
+            }
+        }
         Coordinates::Asymmetric => o / scale,
     }
 }
@@ -108,8 +115,9 @@ impl Lower<'_> {
                     Some(o) => *o.get(o.len().wrapping_sub(k) + i).unwrap_or(&0),
                     None => n_in * strides[i],
                 };
-                let total = (strides[i] * (n_in - 1) + out_pad[i] + eff - want).max(0);
-                let (small, large) = (total / 2, total - total / 2);
+                // Negative when the requested output is larger: the output then grows.
+                let total = strides[i] * (n_in - 1) + out_pad[i] + eff - want;
+                let (small, large) = (total.div_euclid(2), total - total.div_euclid(2));
                 (pads[i], pads[k + i]) = if auto_pad == "SAME_UPPER" { (small, large) } else { (large, small) };
             }
         }
@@ -198,7 +206,7 @@ impl Lower<'_> {
         let mut plan: Vec<(usize, usize, f64)> = Vec::new();
         match (scales, sizes) {
             (Some(s), None) => {
-                let s = self.engine.values(&s)?.to_f64_vec();
+                let s = self.read(&s)?.to_f64_vec();
                 if s.len() != axes.len() || s.iter().any(|&v| v <= 0.0 || !v.is_finite()) {
                     bail!(Shape, "scales {s:?} must give a positive scale per resized axis");
                 }
@@ -229,7 +237,7 @@ impl Lower<'_> {
             let last = (n_in - 1) as f64;
             let src: Vec<f64> = (0..n_out).map(|o| source(o, n_in, n_out, scale, how)).collect();
             if !linear {
-                let idx: Vec<i64> = src
+                let idx: Vec<i32> = src
                     .iter()
                     .map(|&s| {
                         let v = match nearest {
@@ -238,21 +246,21 @@ impl Lower<'_> {
                             Nearest::Floor => s.floor(),
                             Nearest::Ceil => s.ceil(),
                         };
-                        v.clamp(0.0, last) as i64
+                        v.clamp(0.0, last) as i32
                     })
                     .collect();
-                let idx = self.host(Data::I64(idx), &[n_out])?;
+                let idx = self.host(Data::I32(idx), &[n_out])?;
                 y = self.engine.index_select(&y, a as i64, &idx)?;
                 continue;
             }
             let clamped: Vec<f64> = src.iter().map(|&s| s.clamp(0.0, last)).collect();
-            let i0: Vec<i64> = clamped.iter().map(|&s| s.floor() as i64).collect();
-            let i1: Vec<i64> = i0.iter().map(|&i| (i + 1).min(n_in as i64 - 1)).collect();
+            let i0: Vec<i32> = clamped.iter().map(|&s| s.floor() as i32).collect();
+            let i1: Vec<i32> = i0.iter().map(|&i| (i + 1).min(n_in as i32 - 1)).collect();
             let w1: Vec<f64> = clamped.iter().zip(&i0).map(|(&s, &i)| s - i as f64).collect();
             let w0: Vec<f64> = w1.iter().map(|w| 1.0 - w).collect();
             let mut wshape = vec![1usize; r];
             wshape[a] = n_out;
-            let (i0, i1) = (self.host(Data::I64(i0), &[n_out])?, self.host(Data::I64(i1), &[n_out])?);
+            let (i0, i1) = (self.host(Data::I32(i0), &[n_out])?, self.host(Data::I32(i1), &[n_out])?);
             let lo = self.engine.index_select(&y, a as i64, &i0)?;
             let hi = self.engine.index_select(&y, a as i64, &i1)?;
             let w0 = self.host(Data::F64(w0).cast(x.dtype()), &wshape)?;

@@ -372,7 +372,15 @@ impl Model {
             keep(Node::from_proto(n, &ctx).map(|n| nodes.push(n)))?;
         }
         if !unsupported.is_empty() {
-            bail!(Unsupported, "{name}: {}", unsupported.join("; "));
+            // Each names its problem; the list of supported types is said once, at the end.
+            let mut note = String::new();
+            for m in &mut unsupported {
+                if let Some(at) = m.find(tensor::SUPPORTED_NOTE) {
+                    note = m[at..].to_string();
+                    m.truncate(at);
+                }
+            }
+            bail!(Unsupported, "{name}: {}{note}", unsupported.join("; "));
         }
         Ok(Model {
             name: name.to_string(),

@@ -51,6 +51,9 @@ const ELEM_TYPES: [(ElemType, proto::tensor_proto::DataType, DType); 10] = {
     ]
 };
 
+/// Where an unsupported element type's message lists the supported ones.
+pub(crate) const SUPPORTED_NOTE: &str = " (supported: ";
+
 impl ElemType {
     fn row(self) -> (ElemType, proto::tensor_proto::DataType, DType) {
         ELEM_TYPES.into_iter().find(|r| r.0 == self).unwrap_or(ELEM_TYPES[0])
@@ -99,7 +102,7 @@ impl ElemType {
                 Some(r) => Ok(r.0),
                 None => bail!(
                     Unsupported,
-                    "{what} has element type {}; supported: {}",
+                    "{what} has element type {}{SUPPORTED_NOTE}{})",
                     p.as_str_name(),
                     ELEM_TYPES.iter().map(|r| r.0.name()).collect::<Vec<_>>().join(", ")
                 ),
@@ -122,6 +125,15 @@ pub struct Tensor {
 pub type ExternalFiles = BTreeMap<String, Vec<u8>>;
 
 impl Tensor {
+    /// A tensor made in memory (a capture's tensor attribute), refusing data that does not fill
+    /// `dims`.
+    pub fn new(name: &str, dims: Vec<usize>, data: Data) -> Result<Tensor> {
+        if dims.iter().product::<usize>() != data.len() {
+            bail!(Shape, "{} values cannot fill dims {dims:?}", data.len());
+        }
+        Ok(Tensor { name: name.to_string(), dims, elem: ElemType::of_dtype(data.dtype()), data })
+    }
+
     pub fn name(&self) -> &str {
         &self.name
     }

@@ -249,6 +249,14 @@ fn boundary(
         if matches!(bnode.op, Op::Reduce(..)) && inner(base) && !ir::is_bijective(&st, bnode.shape.iter().product()) {
             return Ok(Some((base, format!("reduce boundary: the reduced value (shape {:?}) is broadcast back to shape {:?}, so it is reduced once into its own buffer instead of once per element", bnode.shape, n.shape))));
         }
+        // The same through elementwise ops: a reduce under a slice or broadcast of a computed
+        // value would be reduced once per view of it (two slices of one sum: two loops).
+        if inner(base) && !ir::is_bijective(&st, bnode.shape.iter().product()) {
+            let under = group(graph, base, sources);
+            if let Some(&r) = under.iter().find(|&&r| r != base && matches!(graph.node(r).op, Op::Reduce(..)) && inner(r)) {
+                return Ok(Some((r, format!("reduce boundary: the reduced value (shape {:?}) is read through a view of shape {:?} that is not one-to-one, so it is reduced once into its own buffer", graph.node(r).shape, n.shape))));
+            }
+        }
     }
     // A gather reads its source at data-dependent positions: the source must be in a buffer.
     for &id in &nodes {
