@@ -5,6 +5,7 @@ mod error;
 mod kernels;
 mod memory;
 mod model;
+mod model_feed;
 mod recording;
 mod train;
 

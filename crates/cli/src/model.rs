@@ -7,11 +7,12 @@ use std::process::ExitCode;
 
 use crate::error::{read_file, write_stdout, Error, Result};
 use crate::kernels::{self, Backend};
-use clap::{Args, Subcommand};
+use crate::model_feed::{read_onnx, Feed, Port, MAX_MODEL_BYTES};
+use clap::Subcommand;
 use serde_json::{json, Map, Value};
 use stridelab_core::capture;
 use stridelab_core::model::{self, HostTensor};
-use stridelab_core::onnx;
+use stridelab_core::uop::buffer::Data;
 use stridelab_gpu::model::capture_onnx;
 use stridelab_gpu::GpuModel;
 
@@ -22,11 +23,9 @@ const SAMPLES: [(&str, &[u8]); 3] = [
     ("cifar-sample", include_bytes!("../../../tests/data/cifar/sample_batch.bin")),
 ];
 
-/// The largest dataset file read (`--file`, `--mnist`, `--cifar`): the readers refuse more
-/// decoded bytes than this, so a larger file cannot be one they take.
+/// The largest dataset file read (`--file`): the readers refuse more decoded bytes than this,
+/// so a larger file cannot be one they take.
 const MAX_DATA_BYTES: usize = stridelab_core::data::MAX_DECODED_LEN;
-/// The largest ONNX model or capture weights file read.
-const MAX_MODEL_BYTES: usize = 1 << 30;
 /// The largest capture manifest read.
 const MAX_MANIFEST_BYTES: usize = 64 << 20;
 
@@ -46,31 +45,21 @@ pub fn dataset_files(specs: &[String]) -> Result<BTreeMap<String, Vec<u8>>> {
     Ok(files)
 }
 
-/// The images a model runs on: one dataset file, optionally cut to its first N images.
-#[derive(Args)]
-pub struct Images {
-    /// An MNIST-style IDX image file (raw or gzip).
-    #[arg(long, conflicts_with = "cifar", required_unless_present = "cifar")]
-    mnist: Option<String>,
-    /// A CIFAR-10 binary batch (raw or gzip).
-    #[arg(long)]
-    cifar: Option<String>,
-    /// Use only the first N images.
-    #[arg(long)]
-    first: Option<usize>,
-}
-
 #[derive(Subcommand)]
 pub enum ModelCommand {
-    /// Run an ONNX model on dataset images (float32 pixels / 255, NCHW) and print its outputs.
+    /// Run an ONNX model (weights beside it in external files are read too) on the inputs given
+    /// and print its outputs.
     Run {
         /// The ONNX model file.
         model: String,
         #[command(flatten)]
-        images: Images,
+        feed: Feed,
         #[arg(long, value_enum, default_value = "cpu")]
         backend: Backend,
-        /// Print JSON: {"outputs": {name: {shape, values}}, "kernels": [...]}.
+        /// Run N times and report the median time.
+        #[arg(long, default_value_t = 1)]
+        runs: usize,
+        /// Print JSON: {"outputs": {name: {shape, dtype, values}}, "kernels": [...], "ms", "runs"}.
         #[arg(long)]
         json: bool,
     },
@@ -85,13 +74,16 @@ pub enum ModelCommand {
         #[arg(long, default_value_t = 1)]
         batch: usize,
     },
-    /// Replay a capture on dataset images (as many as its batch size) and print its outputs and
-    /// per-kernel timings.
+    /// Replay a capture on the inputs given (dataset images: as many as its batch size) and print
+    /// its outputs and per-kernel timings.
     Replay {
         /// The capture directory (manifest.json and its weights file).
         capture: String,
         #[command(flatten)]
-        images: Images,
+        feed: Feed,
+        /// Run N times and report each kernel's median time.
+        #[arg(long, default_value_t = 1)]
+        runs: usize,
         /// `cpu` runs the capture's CPU plan (direct f32 kernels where the op has one, the
         /// interpreter elsewhere); `wgpu` prepares the capture on the GPU once and times each
         /// dispatch with GPU timestamps where the adapter has them.
@@ -111,10 +103,10 @@ pub fn main(cmd: ModelCommand) -> ExitCode {
         ModelCommand::Capture { .. } => false,
     };
     let result = match cmd {
-        ModelCommand::Run { model, images, backend, json } => run(&model, &images, backend, json),
+        ModelCommand::Run { model, feed, backend, runs, json } => run(&model, &feed, backend, runs, json),
         ModelCommand::Capture { model, out, batch } => capture(&model, &out, batch),
-        ModelCommand::Replay { capture, images, backend, reference, json } => {
-            replay(&capture, &images, backend, reference, json)
+        ModelCommand::Replay { capture, feed, runs, backend, reference, json } => {
+            replay(&capture, &feed, runs, backend, reference, json)
         }
     };
     match result {
@@ -127,18 +119,9 @@ fn file_name(path: &str) -> &str {
     std::path::Path::new(path).file_name().and_then(|n| n.to_str()).unwrap_or(path)
 }
 
-fn images(images: &Images) -> Result<HostTensor> {
-    let first = images.first;
-    Ok(match (images.mnist.as_deref(), images.cifar.as_deref()) {
-        (Some(p), _) => model::idx_images(file_name(p), &read_file(p, MAX_DATA_BYTES)?, first)?,
-        (None, Some(p)) => model::cifar_images(file_name(p), &read_file(p, MAX_DATA_BYTES)?, first)?,
-        (None, None) => return Err(Error::usage("give --mnist IMAGES or --cifar FILE")),
-    })
-}
-
 fn capture(model_path: &str, out: &str, batch: usize) -> Result<()> {
-    let bytes = read_file(model_path, MAX_MODEL_BYTES)?;
-    let (manifest, weights) = capture_onnx(file_name(model_path), &bytes, batch)?;
+    let (_, bytes, external) = read_onnx(model_path)?;
+    let (manifest, weights) = capture_onnx(file_name(model_path), &bytes, &external, batch)?;
     write_capture(out, &manifest, &weights)
 }
 
@@ -160,9 +143,12 @@ pub fn write_capture(out: &str, manifest: &capture::Manifest, weights: &[u8]) ->
     Ok(())
 }
 
-fn replay(dir: &str, images_from: &Images, backend: Backend, reference: bool, json: bool) -> Result<()> {
+fn replay(dir: &str, feed: &Feed, runs: usize, backend: Backend, reference: bool, json: bool) -> Result<()> {
     if reference && backend != Backend::Cpu {
         return Err(Error::usage("--reference runs the interpreter, which is the cpu backend"));
+    }
+    if runs == 0 {
+        return Err(Error::usage("--runs must be at least 1"));
     }
     let path = std::path::Path::new(dir);
     let text = read_file(&path.join("manifest.json").to_string_lossy(), MAX_MANIFEST_BYTES)?;
@@ -177,66 +163,88 @@ fn replay(dir: &str, images_from: &Images, backend: Backend, reference: bool, js
     }
     let weights = read_file(&path.join(weights_file).to_string_lossy(), MAX_MODEL_BYTES)?;
     let cap = capture::Capture::load(&text, &weights)?;
-    let x = images(images_from)?;
-    let [input] = cap.manifest().inputs.as_slice() else {
-        return Err(Error::usage(format!(
-            "{dir}: the capture takes {} inputs; image runs feed exactly one",
-            cap.manifest().inputs.len()
-        )));
-    };
-    let input = &cap.manifest().buffers[*input];
-    let (outputs, kernels) = match kernels::device(backend)? {
+    let m = cap.manifest();
+    let ports: Vec<Port> = m
+        .inputs
+        .iter()
+        .map(|&i| {
+            let b = &m.buffers[i];
+            Port { name: b.name.clone(), dtype: b.dtype, dims: Some(b.shape.iter().map(|&n| Some(n)).collect()) }
+        })
+        .collect();
+    let fed = feed.resolve(&ports, &format!("capture {dir}"))?;
+    let named: Vec<(&str, HostTensor)> = fed.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
+    let (outputs, kernels, total) = match kernels::device(backend)? {
         Some(gpu) => {
-            if x.shape() != input.shape.as_slice() {
-                return Err(Error::usage(format!(
-                    "capture input {:?} was captured as {} {:?}, got {} {:?}",
-                    input.name,
-                    input.dtype,
-                    input.shape,
-                    x.dtype(),
-                    x.shape()
-                )));
-            }
             let model = pollster::block_on(GpuModel::prepare(&gpu, &cap))?;
-            let r = pollster::block_on(model.run(&gpu, &[x.into_data()]))?;
-            let kernels = r
-                .timings
-                .iter()
-                .zip(model.kernels())
-                .map(|(t, (spec, op))| {
-                    json!({ "name": t.name(), "op": op, "ms": t.time_ns().map(|ns| ns / 1e6), "source": t.source(),
+            let data: Vec<Data> = fed.iter().map(|(_, t)| t.data().clone()).collect();
+            let mut all = Vec::with_capacity(runs);
+            for _ in 0..runs {
+                all.push(pollster::block_on(model.run(&gpu, &data))?);
+            }
+            let times =
+                |k: usize| median(all.iter().filter_map(|r| r.timings.get(k).and_then(|t| t.time_ns())).collect());
+            let kernels: Vec<Value> = model
+                .kernels()
+                .into_iter()
+                .enumerate()
+                .map(|(k, (spec, op))| {
+                    let t = &all[0].timings[k];
+                    json!({ "name": t.name(), "op": op, "ms": times(k).map(|ns| ns / 1e6), "source": t.source(),
                             "dispatch": spec.workgroups(), "flops": spec.flops() })
                 })
                 .collect();
-            (r.outputs, kernels)
+            let total = kernels.iter().filter_map(|k| k["ms"].as_f64()).sum::<f64>();
+            let Some(r) = all.pop() else { return Err(Error::usage("--runs must be at least 1")) };
+            (r.outputs, kernels, total)
         }
         None => {
             let which = if reference { capture::CpuKernels::Reference } else { capture::CpuKernels::Fast };
             let mut plan = cap.cpu_plan(which)?;
             let start = std::time::Instant::now();
             let mut clock = || start.elapsed().as_secs_f64() * 1e3;
-            let r = plan.run(&[(&input.name, x)], &mut clock)?;
-            let kernels = r
+            let mut all = Vec::with_capacity(runs);
+            for _ in 0..runs {
+                all.push(plan.run(&named, &mut clock)?);
+            }
+            let total = median(all.iter().map(|r| r.timings.iter().map(|t| t.elapsed).sum::<f64>()).collect());
+            let times = |k: usize| median(all.iter().filter_map(|r| r.timings.get(k).map(|t| t.elapsed)).collect());
+            let kernels = all[0]
                 .timings
                 .iter()
                 .zip(plan.steps())
-                .map(|(t, (_, direct))| {
+                .enumerate()
+                .map(|(k, (t, (_, direct)))| {
                     // A step may run several capture kernels (a Relu inside its convolution).
                     let parts: Vec<&capture::OpKernel> =
                         t.name.split('+').filter_map(|n| cap.manifest().kernels.iter().find(|k| k.name == n)).collect();
                     let op = parts.iter().map(|k| k.op.as_str()).collect::<Vec<_>>().join("+");
                     let flops: u64 = parts.iter().map(|k| k.cost.flops).sum();
-                    json!({ "name": t.name, "op": op, "ms": t.elapsed, "source": "cpu", "direct": direct, "flops": flops })
+                    json!({ "name": t.name, "op": op, "ms": times(k), "source": "cpu", "direct": direct, "flops": flops })
                 })
                 .collect();
-            (r.outputs, kernels)
+            let Some(r) = all.pop() else { return Err(Error::usage("--runs must be at least 1")) };
+            (r.outputs, kernels, total.unwrap_or(0.0))
         }
     };
     if json {
-        write_stdout(&format!("{}\n", outputs_json(&outputs, kernels)))
+        let mut report = outputs_json(&outputs, kernels);
+        report["ms"] = json!(total);
+        report["runs"] = json!(runs);
+        write_stdout(&format!("{report}\n"))
     } else {
         write_stdout(&format!("{}{}", outputs_text(&outputs), kernels_text(&kernels)))
     }
+}
+
+/// The median of some times (the mean of the middle two for an even count); `None` for none.
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
 }
 
 /// One line per kernel with its time (or why there is none), then the total.
@@ -259,25 +267,34 @@ fn kernels_text(kernels: &[Value]) -> String {
     s
 }
 
-fn run(model_path: &str, images_from: &Images, backend: Backend, json: bool) -> Result<()> {
-    let m = onnx::read_model(file_name(model_path), &read_file(model_path, MAX_MODEL_BYTES)?)?;
-    let images = images(images_from)?;
-    let [input] = m.inputs() else {
-        return Err(Error::usage(format!(
-            "{model_path}: the model takes {} inputs; image runs feed exactly one",
-            m.inputs().len()
-        )));
-    };
-    let mut exec = model::build(&m, &[(input.name(), images)])?;
-    // The interpreter defines the outputs; the backend runs the scheduled kernels and must
-    // agree with it (run_steps checks every written storage).
+fn run(model_path: &str, feed: &Feed, backend: Backend, runs: usize, json: bool) -> Result<()> {
+    if runs == 0 {
+        return Err(Error::usage("--runs must be at least 1"));
+    }
+    let (m, _, _) = read_onnx(model_path)?;
+    let fed = feed.resolve(&Port::of_model(&m), model_path)?;
+    let named: Vec<(&str, HostTensor)> = fed.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
     let gpu = kernels::device(backend)?;
-    let (outputs, step) = exec.scheduled(kernels::schedule_options(gpu.as_ref()))?;
-    let ran = kernels::run_steps(std::slice::from_ref(&step), gpu.as_ref(), 1)?;
+    let mut times = Vec::with_capacity(runs);
+    let mut last = None;
+    for _ in 0..runs {
+        let start = std::time::Instant::now();
+        let mut exec = model::build(&m, &named)?;
+        // The interpreter defines the outputs; the backend runs the scheduled kernels and must
+        // agree with it (run_steps checks every written storage).
+        let (outputs, step) = exec.scheduled(kernels::schedule_options(gpu.as_ref()))?;
+        let ran = kernels::run_steps(std::slice::from_ref(&step), gpu.as_ref(), 1)?;
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+        last = Some((outputs, ran));
+    }
+    let Some((outputs, ran)) = last else { return Err(Error::usage("--runs must be at least 1")) };
     let ran: Vec<&kernels::Ran> = ran.iter().flatten().collect();
     if json {
         let ks = ran.iter().map(|r| kernels::kernel_json(r)).collect();
-        write_stdout(&format!("{}\n", outputs_json(&outputs, ks)))
+        let mut report = outputs_json(&outputs, ks);
+        report["ms"] = json!(median(times));
+        report["runs"] = json!(runs);
+        write_stdout(&format!("{report}\n"))
     } else {
         let ks: Vec<Value> = ran
             .iter()
@@ -295,7 +312,7 @@ fn run(model_path: &str, images_from: &Images, backend: Backend, json: bool) -> 
 pub fn outputs_json(outputs: &[(String, HostTensor)], kernels: Vec<Value>) -> Value {
     let mut map = Map::new();
     for (name, t) in outputs {
-        map.insert(name.clone(), json!({ "shape": t.shape(), "values": t.data().to_f64_vec() }));
+        map.insert(name.clone(), json!({ "shape": t.shape(), "dtype": t.dtype(), "values": t.data().to_f64_vec() }));
     }
     json!({ "outputs": map, "kernels": kernels })
 }

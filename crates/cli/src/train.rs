@@ -232,7 +232,8 @@ pub fn main(args: &TrainArgs) -> Result<()> {
             eprintln!("stridelab: wrote {path}");
         }
         if let Some(dir) = &args.capture {
-            let (manifest, weights) = stridelab_gpu::model::capture_onnx("trained.onnx", &onnx, 1)?;
+            let (manifest, weights) =
+                stridelab_gpu::model::capture_onnx("trained.onnx", &onnx, &Default::default(), 1)?;
             crate::model::write_capture(dir, &manifest, &weights)?;
         }
     }

@@ -104,6 +104,9 @@ fn model_commands() {
         reference["output"]["values"].as_array().unwrap()[..20].iter().map(|x| x.as_f64().unwrap()).collect();
 
     let run = |extra: &[&str]| -> Vec<String> { [s(&["model", "run", &model]), s(extra)].concat() };
+    let gpt = data("models/export/gpt_dynamo_random/model.onnx");
+    let gpt_ids = data("models/export/gpt_dynamo_random/input_0.npy");
+    let vit_pixels = data("models/export/vit_classic_random/input_0.npy");
     #[rustfmt::skip]
     let cases: Vec<(Vec<String>, Want)> = vec![
         (run(&["--mnist", &images, "--first", "2"]), Want::Ok(s(&["logits: shape [2, 10]", "0: class 7", "1: class 2"]))),
@@ -114,7 +117,7 @@ fn model_commands() {
         (run(&["--mnist", &images, "--first", "1001"]), Want::Fails("asked for the first 1001 images, the file has 1000".into())),
         (run(&["--cifar", &cifar_short]), Want::Fails("not a whole number of 3073-byte records".into())),
         (run(&["--cifar", &cifar_label]), Want::Fails("record 1 has label 10".into())),
-        (run(&["--cifar", &data("cifar/sample_batch.bin"), "--first", "1"]), Want::Fails("input \"input\" has shape [1, 3, 32, 32]".into())),
+        (run(&["--cifar", &data("cifar/sample_batch.bin"), "--first", "1"]), Want::Fails("was given float32 [1, 3, 32, 32]".into())),
         (run(&["--mnist", &images, "--first", "1", "--backend", "tpu"]), Want::Fails("invalid value 'tpu'".into())),
         (run(&["--mnist", &images, "--first", "2", "--backend", "cpu"]), Want::Ok(s(&["1: class 2", "5 kernels"]))),
         (s(&["model", "run", &half, "--mnist", &images]), Want::Fails("half.onnx: not an ONNX model".into())),
@@ -124,9 +127,18 @@ fn model_commands() {
         (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "2", "--reference", "--backend", "wgpu"]), Want::Fails("--reference runs the interpreter, which is the cpu backend".into())),
         (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "2", "--backend", "wgpu"]), Want::Ok(s(&["0: class 7", "1: class 2", "kernel k4_conv.r_2_8_28_28_1_3_3 Conv", "9 kernels"]))),
         (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "2", "--backend", "wgpu", "--json"]), Want::Ok(s(&["\"shape\":[2,10]", "\"name\":\"k11_gemm.", "\"op\":\"Gemm\""]))),
-        (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "3", "--backend", "wgpu"]), Want::Fails("captured as float32 [2, 1, 28, 28], got float32 [3, 1, 28, 28]".into())),
-        (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "3"]), Want::Fails("captured as float32 [2, 1, 28, 28], got float32 [3, 1, 28, 28]".into())),
+        (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "3", "--backend", "wgpu"]), Want::Fails("input \"input\" (float32 [2, 1, 28, 28]) was given float32 [3, 1, 28, 28]".into())),
+        (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "3"]), Want::Fails("input \"input\" (float32 [2, 1, 28, 28]) was given float32 [3, 1, 28, 28]".into())),
         (s(&["model", "replay", &data("models/mnist_cnn.capture"), "--mnist", &images, "--first", "1"]), Want::Ok(s(&["0: class 7", "kernel k11_gemm Gemm"]))),
+        // Any input by name: token ids from .npy into a model whose weights sit in model.onnx.data,
+        // seeded random inputs, and what a model takes when it is not fed.
+        (s(&["model", "run", &gpt, "--input", &format!("idx={gpt_ids}"), "--json"]), Want::Ok(s(&["\"logits\":{\"shape\":[1,12,64],\"dtype\":\"float32\",\"values\":[-0.1998", "\"runs\":1"]))),
+        (s(&["model", "run", &gpt, "--input", "idx=random:7:64", "--runs", "2", "--json"]), Want::Ok(s(&["\"runs\":2", "\"ms\":"]))),
+        (s(&["model", "run", &gpt]), Want::Fails("takes \"idx\" (int32 [1, 12]); give --input NAME=FILE.npy".into())),
+        (s(&["model", "run", &gpt, "--input", "idx=random:x"]), Want::Fails("expected random:SEED[:HIGH]".into())),
+        (s(&["model", "run", &gpt, "--input", "ids=random:1"]), Want::Fails("has no input \"ids\"; it takes \"idx\"".into())),
+        (s(&["model", "run", &gpt, "--input", &format!("idx={vit_pixels}")]), Want::Fails("holds float32, the model takes int32".into())),
+        (s(&["model", "run", &gpt, "--input", "idx=random:1:64", "--runs", "0"]), Want::Fails("--runs must be at least 1".into())),
     ];
     for (args, want) in cases {
         check(&args, None, want);

@@ -86,4 +86,3 @@ fn exported_models_match_onnxruntime() {
     let failures: Vec<String> = names.iter().filter_map(|n| run_variant(n).err()).collect();
     assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), names.len(), failures.join("\n"));
 }
-

@@ -37,8 +37,25 @@ const INTERPRETED: [&str; 13] = [
 /// The ops the CPU plan has direct f32 kernels for: a node test of only these ops, on float32
 /// values, runs entirely on them (except [`INTERPRETED`]).
 const DIRECT: [&str; 19] = [
-    "Conv", "Relu", "MaxPool", "AveragePool", "GlobalAveragePool", "Flatten", "Reshape", "Gemm", "MatMul", "Add",
-    "Mul", "Sub", "Div", "Softmax", "BatchNormalization", "Clip", "Transpose", "Concat", "Constant",
+    "Conv",
+    "Relu",
+    "MaxPool",
+    "AveragePool",
+    "GlobalAveragePool",
+    "Flatten",
+    "Reshape",
+    "Gemm",
+    "MatMul",
+    "Add",
+    "Mul",
+    "Sub",
+    "Div",
+    "Softmax",
+    "BatchNormalization",
+    "Clip",
+    "Transpose",
+    "Concat",
+    "Constant",
 ];
 
 /// The node tests of supported ops that use what the front end refuses, each with (part of)

@@ -24,15 +24,21 @@ use crate::oneshot::oneshot;
 use crate::program::Program;
 use crate::timing::KernelTiming;
 
-/// Captures the ONNX file `bytes` (named `file` in messages) at batch size `batch`: every
-/// symbolic input dimension takes the batch, and the run is recorded on zeros, since a capture
-/// records shapes and work, not values. The CLI and the page capture through this one function.
-pub fn capture_onnx(file: &str, bytes: &[u8], batch: usize) -> stridelab_core::Result<(Manifest, Vec<u8>)> {
+/// Captures the ONNX file `bytes` (named `file` in messages; `external` holds the files its
+/// weights may live in) at batch size `batch`: every symbolic input dimension takes the batch,
+/// and the run is recorded on zeros, since a capture records shapes and work, not values. The
+/// CLI and the page capture through this one function.
+pub fn capture_onnx(
+    file: &str,
+    bytes: &[u8],
+    external: &onnx::ExternalFiles,
+    batch: usize,
+) -> stridelab_core::Result<(Manifest, Vec<u8>)> {
     use stridelab_core::Error as CoreError;
     if batch == 0 {
         return Err(CoreError::Shape(format!("{file}: the batch size must be at least 1")));
     }
-    let m = onnx::read_model(file, bytes)?;
+    let m = onnx::read_model_with(file, bytes, external)?;
     let mut inputs = Vec::new();
     for v in m.inputs() {
         let Some(dims) = v.shape() else {

@@ -58,7 +58,8 @@ fn load(source: &Source) -> Capture {
         )
         .expect("the committed capture loads"),
         Source::Onnx(batch) => {
-            let (m, w) = capture_onnx("mnist_cnn.onnx", &data("models/mnist_cnn.onnx"), *batch).expect("capture");
+            let (m, w) = capture_onnx("mnist_cnn.onnx", &data("models/mnist_cnn.onnx"), &Default::default(), *batch)
+                .expect("capture");
             Capture::load(&serde_json::to_vec(&m).unwrap(), &w).expect("the fresh capture loads")
         }
     }

@@ -99,7 +99,8 @@ impl Model {
         gpu: Result<Rc<Gpu>, String>,
         preference: Preference,
     ) -> Result<Model, String> {
-        let (manifest, weights) = capture_onnx("model.onnx", onnx, batch).map_err(|e| e.to_string())?;
+        let (manifest, weights) =
+            capture_onnx("model.onnx", onnx, &Default::default(), batch).map_err(|e| e.to_string())?;
         let text = serde_json::to_vec(&manifest).map_err(|e| e.to_string())?;
         let cap = Capture::load(&text, &weights).map_err(|e| e.to_string())?;
         Model::prepare(cap, gpu, preference).await

@@ -223,8 +223,8 @@ impl Training {
     /// weights, as `stridelab model replay` and the model panel load them.
     pub async fn capture(&mut self) -> Result<(Vec<u8>, Vec<u8>), String> {
         let onnx = self.onnx().await?;
-        let (manifest, weights) =
-            stridelab_gpu::model::capture_onnx("trained.onnx", &onnx, 1).map_err(|e| e.message().to_string())?;
+        let (manifest, weights) = stridelab_gpu::model::capture_onnx("trained.onnx", &onnx, &Default::default(), 1)
+            .map_err(|e| e.message().to_string())?;
         let json = serde_json::to_vec_pretty(&manifest).map_err(|e| e.to_string())?;
         Ok((json, weights))
     }

@@ -162,7 +162,12 @@ impl<L: Ledger> Recorder<L> {
                         None if written.contains(&st) => {
                             let d = &self.engine.storage(st).data;
                             let (dt, len) = (d.dtype(), d.len());
-                            let b = self.ledger.buffer(&format!("{base}.value{constants}"), Role::Intermediate, dt, &[len])?;
+                            let b = self.ledger.buffer(
+                                &format!("{base}.value{constants}"),
+                                Role::Intermediate,
+                                dt,
+                                &[len],
+                            )?;
                             constants += 1;
                             self.owner.insert(st, b);
                             b

@@ -212,8 +212,13 @@ impl Lower<'_> {
             let idx = self.engine.cast(idx, DType::Int32)?;
             return self.wrap_indices(&idx, n);
         }
-        let neg = self.engine.binary(BinaryOp::CmpLt, &Operand::Tensor(idx.clone()), &Operand::Scalar(Scalar::Int(0)))?;
-        let up = self.engine.binary(BinaryOp::Add, &Operand::Tensor(idx.clone()), &Operand::Scalar(Scalar::Int(n as i64)))?;
+        let neg =
+            self.engine.binary(BinaryOp::CmpLt, &Operand::Tensor(idx.clone()), &Operand::Scalar(Scalar::Int(0)))?;
+        let up = self.engine.binary(
+            BinaryOp::Add,
+            &Operand::Tensor(idx.clone()),
+            &Operand::Scalar(Scalar::Int(n as i64)),
+        )?;
         self.engine.where_(&Operand::Tensor(neg), &Operand::Tensor(up), &Operand::Tensor(idx.clone()))
     }
 

@@ -68,7 +68,9 @@ fn narrow_int64(data: &Data, name: &str) -> Result<Data> {
             v.iter()
                 .map(|&x| {
                     i32::try_from(x).map_err(|_| {
-                        crate::Error::Limit(format!("int64 value {x} in tensor {name:?} does not fit the engine's int32"))
+                        crate::Error::Limit(format!(
+                            "int64 value {x} in tensor {name:?} does not fit the engine's int32"
+                        ))
                     })
                 })
                 .collect::<Result<_>>()?,

@@ -37,3 +37,37 @@ pub fn cifar_images(name: &str, bytes: &[u8], first: Option<usize>) -> Result<Ho
     let len = crate::data::CIFAR_IMAGE_LEN;
     HostTensor::new(vec![n, 3, 32, 32], scaled(&c.images()[..n * len]))
 }
+
+/// A seeded input of `shape` in `dtype` (`model run --input NAME=random:SEED[:HIGH]`): floats
+/// standard normal, integers uniform in `[0, high)` (default 10), bools fair. The generator is
+/// SplitMix64 with Box–Muller, so a seed gives the same tensor on every host.
+pub fn seeded_input(shape: &[usize], dtype: crate::DType, seed: u64, high: Option<u64>) -> Result<HostTensor> {
+    crate::limits::check_numel(shape)?;
+    let n: usize = shape.iter().product();
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let unit = |bits: u64| (bits >> 11) as f64 / (1u64 << 53) as f64;
+    let values: Vec<f64> = if dtype.is_float() {
+        (0..n)
+            .map(|_| {
+                let (u1, u2) = (1.0 - unit(next()), unit(next()));
+                (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+            })
+            .collect()
+    } else if dtype == crate::DType::Bool {
+        (0..n).map(|_| (next() >> 63) as f64).collect()
+    } else {
+        let high = high.unwrap_or(10);
+        if high == 0 {
+            bail!(Value, "a random integer input needs a positive upper bound");
+        }
+        (0..n).map(|_| (next() % high) as f64).collect()
+    };
+    HostTensor::new(shape.to_vec(), Data::F64(values).cast(dtype))
+}

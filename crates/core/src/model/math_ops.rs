@@ -115,7 +115,8 @@ impl Lower<'_> {
                     bail!(Shape, "input must be (N, C, spatial...), got {:?}", x.shape());
                 }
                 let eps = f64::from(node.float_or("epsilon", 1e-5)?);
-                let (w, b) = (self.per_channel(&req(args, 1, "scale")?, &x)?, self.per_channel(&req(args, 2, "B")?, &x)?);
+                let (w, b) =
+                    (self.per_channel(&req(args, 1, "scale")?, &x)?, self.per_channel(&req(args, 2, "B")?, &x)?);
                 let axes: Vec<usize> = (2..r).collect();
                 one(self.engine.normalize(&x, &axes, eps, Some(&w), Some(&b))?)
             }

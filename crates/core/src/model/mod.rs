@@ -16,7 +16,7 @@ mod recurrent;
 mod spatial_ops;
 
 pub use host::HostTensor;
-pub use input::{cifar_images, idx_images};
+pub use input::{cifar_images, idx_images, seeded_input};
 pub use npy::{read_npy, write_npy};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};

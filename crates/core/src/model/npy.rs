@@ -74,7 +74,10 @@ pub fn read_npy(name: &str, bytes: &[u8]) -> Result<HostTensor> {
     let descr = field(header, "descr").map(|d| d.trim_matches(|c| c == '\'' || c == '"'));
     let Some(descr) = descr else { bail!(Decode, "{name}: the header has no descr") };
     let Some(dtype) = dtype_of(descr) else {
-        bail!(Unsupported, "{name}: arrays of dtype {descr:?} are not supported (little-endian bool, int and float are)")
+        bail!(
+            Unsupported,
+            "{name}: arrays of dtype {descr:?} are not supported (little-endian bool, int and float are)"
+        )
     };
     let fortran = match field(header, "fortran_order") {
         Some("False") => false,

@@ -110,7 +110,11 @@ impl Lower<'_> {
             let c0 = pick(self, &opt(args, 6))?;
             // LSTM's peepholes (i, o, f), each (h).
             let peep = match pick(self, &opt(args, 7))? {
-                Some(p) => Some([self.index(&p, vec![block(0, h)])?, self.index(&p, vec![block(1, h)])?, self.index(&p, vec![block(2, h)])?]),
+                Some(p) => Some([
+                    self.index(&p, vec![block(0, h)])?,
+                    self.index(&p, vec![block(1, h)])?,
+                    self.index(&p, vec![block(2, h)])?,
+                ]),
                 None => None,
             };
             // Every step's input projection at once: (seq * batch, in) @ W^T (+ Wb).

@@ -198,7 +198,9 @@ impl Lower<'_> {
             bail!(Unsupported, "Resize keep_aspect_ratio_policy other than stretch is not supported");
         }
         let axes: Vec<usize> = match node.ints("axes")? {
-            Some(a) => a.iter().map(|&v| super::ops::axis(v, r, super::ops::AxisRange::BelowRank)).collect::<Result<_>>()?,
+            Some(a) => {
+                a.iter().map(|&v| super::ops::axis(v, r, super::ops::AxisRange::BelowRank)).collect::<Result<_>>()?
+            }
             None => (0..r).collect(),
         };
         let given = |v: Option<Tensor>| v.filter(|t| t.numel() > 0);

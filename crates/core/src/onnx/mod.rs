@@ -154,8 +154,32 @@ pub const OPS: [(&str, &[&str]); 96] = [
             "nearest_mode",
         ],
     ),
-    ("LSTM", &["activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "input_forget", "layout"]),
-    ("GRU", &["activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "layout", "linear_before_reset"]),
+    (
+        "LSTM",
+        &[
+            "activation_alpha",
+            "activation_beta",
+            "activations",
+            "clip",
+            "direction",
+            "hidden_size",
+            "input_forget",
+            "layout",
+        ],
+    ),
+    (
+        "GRU",
+        &[
+            "activation_alpha",
+            "activation_beta",
+            "activations",
+            "clip",
+            "direction",
+            "hidden_size",
+            "layout",
+            "linear_before_reset",
+        ],
+    ),
     ("RNN", &RECURRENT),
     (
         "Constant",
@@ -301,7 +325,11 @@ pub fn external_locations(name: &str, bytes: &[u8]) -> Result<Vec<String>> {
                 && !loc.contains('\\')
                 && loc.split('/').all(|part| !part.is_empty() && part != "." && part != "..");
             if !plain {
-                bail!(Decode, "{name}: tensor {:?} names external file {loc:?}, which is not a file beside the model", t.name());
+                bail!(
+                    Decode,
+                    "{name}: tensor {:?} names external file {loc:?}, which is not a file beside the model",
+                    t.name()
+                );
             }
             if !out.iter().any(|o| o == loc) {
                 out.push(loc.to_string());

@@ -221,7 +221,7 @@ fn attribute(a: &proto::AttributeProto, ctx: &str) -> Result<Attribute> {
         T::Int => Attribute::Int(a.i()),
         T::String => Attribute::String(utf8(a.s(), ctx)?),
         T::Tensor => match &a.t {
-            Some(t) => Attribute::Tensor(Tensor::from_proto(t, ctx, &super::ExternalFiles::new())?),
+            Some(t) => Attribute::Tensor(Tensor::from_proto(t, ctx, &super::tensor::ExternalFiles::new())?),
             None => bail!(Decode, "{ctx}is a TENSOR attribute without a tensor"),
         },
         T::Floats => Attribute::Floats(a.floats.clone()),

@@ -224,10 +224,7 @@ fn external_bytes<'a>(t: &proto::TensorProto, what: &str, external: &'a External
     };
     let offset = number("offset")?.unwrap_or(0);
     let Some(file) = external.get(*location) else {
-        bail!(
-            Decode,
-            "{what} keeps its data in {location:?}, which was not given (give the file beside the model)"
-        );
+        bail!(Decode, "{what} keeps its data in {location:?}, which was not given (give the file beside the model)");
     };
     let end = match number("length")? {
         Some(n) => offset.checked_add(n),
@@ -269,11 +266,15 @@ fn decode_inline(t: &proto::TensorProto, elem: ElemType, numel: usize, dims: &[u
                 ElemType::Int64 => Data::I64(t.int64_data.clone()),
                 ElemType::Int32 => Data::I32(t.int32_data.clone()),
                 ElemType::Bool => Data::Bool(small().map(|v| narrow(v, 0, 1).map(|v| v != 0)).collect::<Result<_>>()?),
-                ElemType::Int8 => Data::I8(small().map(|v| narrow(v, -128, 127).map(|v| v as i8)).collect::<Result<_>>()?),
-                ElemType::UInt8 => Data::U8(small().map(|v| narrow(v, 0, 255).map(|v| v as u8)).collect::<Result<_>>()?),
-                ElemType::Int16 => Data::I16(
-                    small().map(|v| narrow(v, -32768, 32767).map(|v| v as i16)).collect::<Result<_>>()?,
-                ),
+                ElemType::Int8 => {
+                    Data::I8(small().map(|v| narrow(v, -128, 127).map(|v| v as i8)).collect::<Result<_>>()?)
+                }
+                ElemType::UInt8 => {
+                    Data::U8(small().map(|v| narrow(v, 0, 255).map(|v| v as u8)).collect::<Result<_>>()?)
+                }
+                ElemType::Int16 => {
+                    Data::I16(small().map(|v| narrow(v, -32768, 32767).map(|v| v as i16)).collect::<Result<_>>()?)
+                }
                 ElemType::Float16 => {
                     Data::F16(small().map(|v| narrow(v, 0, 65535).map(|v| F16(v as u16))).collect::<Result<_>>()?)
                 }

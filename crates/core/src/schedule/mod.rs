@@ -253,7 +253,9 @@ fn boundary(
         // value would be reduced once per view of it (two slices of one sum: two loops).
         if inner(base) && !ir::is_bijective(&st, bnode.shape.iter().product()) {
             let under = group(graph, base, sources);
-            if let Some(&r) = under.iter().find(|&&r| r != base && matches!(graph.node(r).op, Op::Reduce(..)) && inner(r)) {
+            if let Some(&r) =
+                under.iter().find(|&&r| r != base && matches!(graph.node(r).op, Op::Reduce(..)) && inner(r))
+            {
                 return Ok(Some((r, format!("reduce boundary: the reduced value (shape {:?}) is read through a view of shape {:?} that is not one-to-one, so it is reduced once into its own buffer", graph.node(r).shape, n.shape))));
             }
         }
