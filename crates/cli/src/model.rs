@@ -285,15 +285,18 @@ fn run(model_path: &str, feed: &Feed, backend: Backend, runs: usize, json: bool)
         let (outputs, step) = exec.scheduled(kernels::schedule_options(gpu.as_ref()))?;
         let ran = kernels::run_steps(std::slice::from_ref(&step), gpu.as_ref(), 1)?;
         times.push(start.elapsed().as_secs_f64() * 1e3);
-        last = Some((outputs, ran));
+        last = Some((outputs, ran, exec));
     }
-    let Some((outputs, ran)) = last else { return Err(Error::usage("--runs must be at least 1")) };
+    let Some((outputs, ran, exec)) = last else { return Err(Error::usage("--runs must be at least 1")) };
     let ran: Vec<&kernels::Ran> = ran.iter().flatten().collect();
     if json {
         let ks = ran.iter().map(|r| kernels::kernel_json(r)).collect();
         let mut report = outputs_json(&outputs, ks);
         report["ms"] = json!(median(times));
         report["runs"] = json!(runs);
+        let (tensors, nodes) = values_json(&exec);
+        report["tensors"] = tensors;
+        report["nodes"] = nodes;
         write_stdout(&format!("{report}\n"))
     } else {
         let ks: Vec<Value> = ran
@@ -315,6 +318,32 @@ pub fn outputs_json(outputs: &[(String, HostTensor)], kernels: Vec<Value>) -> Va
         map.insert(name.clone(), json!({ "shape": t.shape(), "dtype": t.dtype(), "values": t.data().to_f64_vec() }));
     }
     json!({ "outputs": map, "kernels": kernels })
+}
+
+/// Every named value of the model as PyTorch would hold it (shape, dtype, strides, storage
+/// offset, whether it is a view, which value's storage it reads and its view chain), keyed by
+/// the ONNX value name, and the nodes with their inputs and outputs.
+fn values_json(exec: &model::Execution) -> (Value, Value) {
+    let mut tensors = Map::new();
+    for v in exec.layouts() {
+        let (role, node) = match v.role {
+            model::ValueRole::Input => ("input", Value::Null),
+            model::ValueRole::Weight => ("weight", Value::Null),
+            model::ValueRole::Computed { node, .. } => ("computed", json!(node)),
+        };
+        tensors.insert(
+            v.name.clone(),
+            json!({ "role": role, "node": node, "shape": v.shape, "dtype": v.dtype, "strides": v.strides,
+                    "storage_offset": v.storage_offset, "is_view": v.is_view, "storage_of": v.storage_of,
+                    "view_chain": v.view_chain }),
+        );
+    }
+    let nodes = exec
+        .nodes()
+        .iter()
+        .map(|n| json!({ "name": n.name, "op": n.op, "inputs": n.inputs, "outputs": n.outputs }))
+        .collect();
+    (Value::Object(tensors), Value::Array(nodes))
 }
 
 /// One line per image: the class with the highest output, for every rank-2 output.

@@ -86,3 +86,33 @@ fn exported_models_match_onnxruntime() {
     let failures: Vec<String> = names.iter().filter_map(|n| run_variant(n).err()).collect();
     assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), names.len(), failures.join("\n"));
 }
+
+/// Every value of the GPT-style decoder as PyTorch holds it: the qkv split's pieces are views of
+/// the projection at offsets 0, 32 and 64; the heads' reshape and transpose stay views of the same
+/// storage (their chain names each step); the transpose-then-reshape that merges the heads is a
+/// copy that owns its storage.
+#[test]
+fn exported_values_have_pytorch_layouts() {
+    let name = "gpt_classic_random";
+    let model = read_model_with(name, &read(&format!("{name}/model.onnx")), &ExternalFiles::new()).unwrap();
+    let ids = read_npy(name, &read(&format!("{name}/input_0.npy"))).unwrap().for_model("idx").unwrap();
+    let exec = stridelab_core::model::build(&model, &[("idx", ids)]).unwrap();
+    let layouts = exec.layouts();
+    let get = |n: &str| layouts.iter().find(|v| v.name == n).unwrap_or_else(|| panic!("{n}"));
+    let qkv = "/h.0/attn/c_attn/Add_output_0";
+    for (i, offset) in [0, 32, 64].into_iter().enumerate() {
+        let piece = get(&format!("/h.0/attn/Split_output_{i}"));
+        assert!(piece.is_view, "{piece:?}");
+        assert_eq!((piece.strides.as_slice(), piece.storage_offset), (&[1152, 96, 1][..], offset));
+        assert_eq!(piece.storage_of.as_deref(), Some(qkv));
+        assert_eq!(piece.view_chain, [qkv]);
+    }
+    let t = get("/h.0/attn/Transpose_output_0");
+    assert_eq!((t.shape.as_slice(), t.strides.as_slice()), (&[1, 4, 12, 8][..], &[1152, 8, 96, 1][..]));
+    assert_eq!(t.view_chain, ["/h.0/attn/Reshape_1_output_0", "/h.0/attn/Split_output_0", qkv]);
+    let merged = get("/h.0/attn/Reshape_3_output_0");
+    assert!(!merged.is_view);
+    assert_eq!(merged.strides, [384, 32, 1]);
+    assert_eq!(merged.storage_of.as_deref(), Some("/h.0/attn/Reshape_3_output_0"));
+    assert_eq!(exec.nodes().len(), model.nodes().len());
+}

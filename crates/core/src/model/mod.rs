@@ -9,6 +9,7 @@
 mod data_ops;
 mod host;
 mod input;
+mod layouts;
 mod math_ops;
 mod npy;
 pub(crate) mod ops;
@@ -17,6 +18,7 @@ mod spatial_ops;
 
 pub use host::HostTensor;
 pub use input::{cifar_images, idx_images, seeded_input};
+pub use layouts::{NodeInfo, ValueLayout, ValueRole};
 pub use npy::{read_npy, write_npy};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -33,6 +35,9 @@ pub struct Execution {
     engine: Engine,
     inputs: Vec<(String, Tensor)>,
     outputs: Vec<(String, Tensor)>,
+    /// Every named value in definition order (see [`Execution::layouts`]).
+    values: Vec<(String, Tensor, ValueRole)>,
+    nodes: Vec<NodeInfo>,
 }
 
 impl Execution {
@@ -102,10 +107,12 @@ impl Execution {
 pub fn build(model: &onnx::Model, inputs: &[(&str, HostTensor)]) -> Result<Execution> {
     let mut engine = Engine::new();
     let mut values: HashMap<String, Tensor> = HashMap::new();
+    let mut named = Vec::new();
     for (name, init) in model.initializers() {
         let h = HostTensor::from_onnx(init)?;
         let t = engine.from_data(h.data, &h.shape)?;
-        values.insert(name.clone(), t);
+        values.insert(name.clone(), t.clone());
+        named.push((name.clone(), t, ValueRole::Weight));
     }
     let mut fed = Vec::with_capacity(model.inputs().len());
     for decl in model.inputs() {
@@ -115,20 +122,22 @@ pub fn build(model: &onnx::Model, inputs: &[(&str, HostTensor)]) -> Result<Execu
         check_input(model.name(), decl, h)?;
         let t = engine.from_data(h.data.clone(), &h.shape)?;
         values.insert(decl.name().to_string(), t.clone());
+        named.push((decl.name().to_string(), t.clone(), ValueRole::Input));
         fed.push((decl.name().to_string(), t));
     }
     if let Some((extra, _)) = inputs.iter().find(|(n, _)| !model.inputs().iter().any(|d| d.name() == *n)) {
         bail!(Shape, "{}: the model has no input named {extra:?}", model.name());
     }
     let mut lower = ops::Lower::new(&mut engine, model.opset());
-    for node in model.nodes() {
+    for (k, node) in model.nodes().iter().enumerate() {
         let args: Vec<Option<Tensor>> =
             node.inputs().iter().map(|n| if n.is_empty() { None } else { values.get(n).cloned() }).collect();
         let outs =
             lower.node(node, &args).map_err(|e| in_node(e, &format!("{}: {}: ", model.name(), node.describe())))?;
-        for (name, t) in node.outputs().iter().zip(outs) {
+        for (index, (name, t)) in node.outputs().iter().zip(outs).enumerate() {
             if !name.is_empty() {
-                values.insert(name.clone(), t);
+                values.insert(name.clone(), t.clone());
+                named.push((name.clone(), t, ValueRole::Computed { node: k, index }));
             }
         }
     }
@@ -139,7 +148,17 @@ pub fn build(model: &onnx::Model, inputs: &[(&str, HostTensor)]) -> Result<Execu
         };
         outputs.push((o.name().to_string(), t.clone()));
     }
-    Ok(Execution { engine, inputs: fed, outputs })
+    let nodes = model
+        .nodes()
+        .iter()
+        .map(|n| NodeInfo {
+            name: n.name().to_string(),
+            op: n.op_type().to_string(),
+            inputs: n.inputs().to_vec(),
+            outputs: n.outputs().to_vec(),
+        })
+        .collect();
+    Ok(Execution { engine, inputs: fed, outputs, values: named, nodes })
 }
 
 /// Builds and realizes: the model's outputs for `inputs`.
