@@ -5,6 +5,7 @@
 //! A graph is built for concrete inputs, so values ONNX passes as tensors but uses as shapes or
 //! attributes (Slice's starts, Split's sizes, Expand's shape, ...) are read on the host.
 
+use crate::engine::gather::Combine;
 use crate::engine::indexing::Index;
 use crate::engine::matrix::Triangle;
 use crate::engine::pad::PadMode;
@@ -68,6 +69,10 @@ impl Lower<'_> {
                 }
                 Ok(out)
             }
+            "CastLike" => {
+                let like = req(args, 1, "target_type")?;
+                one(self.engine.cast(&x()?, like.dtype())?)
+            }
             "Cast" => {
                 let to = ElemType::from_code(node.int("to")?.unwrap_or(0) as i32, "Cast's `to`")?;
                 one(self.engine.cast(&x()?, to.engine_dtype())?)
@@ -105,6 +110,70 @@ impl Lower<'_> {
                 one(self.engine.gather(&x, a as i64, &idx)?)
             }
             "ScatterND" => one(self.scatter_nd(node, args)?),
+            "ScatterElements" => {
+                let (x, idx, upd) = (x()?, req(args, 1, "indices")?, req(args, 2, "updates")?);
+                let a = axis(node.int_or("axis", 0)?, x.shape().len(), AxisRange::BelowRank)?;
+                let combine = match node.string("reduction")?.unwrap_or("none") {
+                    "none" => Combine::Replace,
+                    "add" => Combine::Sum,
+                    "mul" => Combine::Prod,
+                    "max" => Combine::Amax,
+                    "min" => Combine::Amin,
+                    other => bail!(Value, "ScatterElements reduction {other:?} is not one ONNX defines"),
+                };
+                let idx = self.wrap_indices(&idx, x.shape()[a])?;
+                let idx = self.engine.cast(&idx, DType::Int64)?;
+                let op = "ScatterElements";
+                one(self.engine.scatter(&x, a as i64, &idx, &Operand::Tensor(upd), combine, true, op)?)
+            }
+            "GatherND" => {
+                let (x, idx) = (x()?, req(args, 1, "indices")?);
+                if node.int_or("batch_dims", 0)? != 0 {
+                    bail!(Unsupported, "GatherND with batch_dims is not supported");
+                }
+                let Some(&k) = idx.shape().last() else { bail!(Shape, "indices must have at least one dim") };
+                if k > x.shape().len() {
+                    bail!(Shape, "index tuples of length {k} exceed the rank of data {:?}", x.shape());
+                }
+                let mut items = Vec::with_capacity(k);
+                for j in 0..k {
+                    let col = self.engine.select(&idx, -1, j as i64)?;
+                    items.push(Index::Tensor(self.wrap_indices(&col, x.shape()[j])?));
+                }
+                one(self.engine.advanced_index(&x, &items)?)
+            }
+            "OneHot" => {
+                let (idx, depth, values) = (x()?, req(args, 1, "depth")?, req(args, 2, "values")?);
+                let depth = self.read(&depth)?.get_scalar(0).as_f64();
+                if !(depth >= 1.0 && depth.is_finite()) {
+                    bail!(Value, "OneHot depth {depth} must be at least 1");
+                }
+                let depth = depth as usize;
+                if values.numel() != 2 {
+                    bail!(Shape, "OneHot values must hold [off, on], got shape {:?}", values.shape());
+                }
+                let r = idx.shape().len();
+                let a = axis(node.int_or("axis", -1)?, r + 1, AxisRange::BelowRank)?;
+                // Positions where the (wrapped) index equals the class along the new axis.
+                let wrapped = self.wrap_indices(&idx, depth)?;
+                let wrapped = self.engine.unsqueeze(&wrapped, a as i64)?;
+                let classes: Vec<i32> = (0..depth as i32).collect();
+                let mut cshape = vec![1usize; r + 1];
+                cshape[a] = depth;
+                let classes = self.host(Data::I32(classes), &cshape)?;
+                let hit = self.bin(BinaryOp::CmpEq, &wrapped, &classes)?;
+                let flat = self.reshape(&values, &[2])?;
+                let off = self.engine.select(&flat, 0, 0)?;
+                let on = self.engine.select(&flat, 0, 1)?;
+                one(self.engine.where_(&Operand::Tensor(hit), &Operand::Tensor(on), &Operand::Tensor(off))?)
+            }
+            "NonZero" => {
+                // PyTorch's nonzero is (count, rank); ONNX's is (rank, count), int64.
+                let nz = self.engine.nonzero(&x()?)?;
+                let t = self.engine.transpose(&nz, 0, 1)?;
+                one(self.engine.cast(&t, DType::Int32)?)
+            }
+            "DepthToSpace" | "SpaceToDepth" => one(self.depth_space(node, &x()?)?),
             "Slice" => one(self.slice(args)?),
             "Split" => self.split(node, args),
             "Squeeze" => {
@@ -384,6 +453,35 @@ impl Lower<'_> {
             y = self.engine.flip(&y, &[a as i64])?;
         }
         Ok(y)
+    }
+
+    /// DepthToSpace (DCR or CRD) and SpaceToDepth over (N, C, H, W): a reshape, a permute and a
+    /// reshape, as PyTorch's `pixel_shuffle` and `pixel_unshuffle` are.
+    fn depth_space(&mut self, node: &Node, x: &Tensor) -> Result<Tensor> {
+        let &[n, c, h, w] = x.shape() else { bail!(Shape, "input must be (N, C, H, W), got {:?}", x.shape()) };
+        let b = usize::try_from(node.int("blocksize")?.unwrap_or(0)).unwrap_or(0);
+        if b == 0 {
+            bail!(Shape, "blocksize must be positive");
+        }
+        if node.op_type() == "SpaceToDepth" {
+            if h % b != 0 || w % b != 0 {
+                bail!(Shape, "blocksize {b} does not divide {h} x {w}");
+            }
+            let y = self.reshape(x, &[n, c, h / b, b, w / b, b])?;
+            let y = self.permute(&y, &[0, 3, 5, 1, 2, 4])?;
+            return self.engine.reshape(&y, &[n as i64, (c * b * b) as i64, (h / b) as i64, (w / b) as i64]);
+        }
+        if c % (b * b) != 0 {
+            bail!(Shape, "blocksize {b} squared does not divide {c} channels");
+        }
+        let cb = c / (b * b);
+        let (y, perm) = match node.string("mode")?.unwrap_or("DCR") {
+            "DCR" => (self.reshape(x, &[n, b, b, cb, h, w])?, [0, 3, 4, 1, 5, 2]),
+            "CRD" => (self.reshape(x, &[n, cb, b, b, h, w])?, [0, 1, 4, 2, 5, 3]),
+            other => bail!(Value, "DepthToSpace mode {other:?} is not one ONNX defines"),
+        };
+        let y = self.permute(&y, &perm)?;
+        self.engine.reshape(&y, &[n as i64, cb as i64, (h * b) as i64, (w * b) as i64])
     }
 
     fn arg_extreme(&mut self, node: &Node, x: &Tensor) -> Result<Tensor> {

@@ -77,6 +77,78 @@ impl Lower<'_> {
                 one(self.bin(BinaryOp::Mul, &x, &s)?)
             }
             "LeakyRelu" => one(self.engine.leaky_relu(&x()?, f64::from(node.float_or("alpha", 0.01)?))?),
+            "PRelu" => {
+                // x where x >= 0, else slope * x (the slope broadcasts to x).
+                let (x, slope) = (x()?, req(args, 1, "slope")?);
+                let neg = self.bin_scalar(BinaryOp::CmpLt, &x, 0.0)?;
+                let scaled = self.bin(BinaryOp::Mul, &x, &slope)?;
+                one(self.engine.where_(&t(&neg), &t(&scaled), &t(&x))?)
+            }
+            "Selu" | "Celu" => {
+                // Selu: gamma * (x > 0 ? x : alpha * (exp(x) - 1)); Celu: max(0, x) +
+                // min(0, alpha * (exp(x / alpha) - 1)).
+                let x = x()?;
+                let selu = node.op_type() == "Selu";
+                let alpha = f64::from(node.float_or("alpha", if selu { 1.673_263_2 } else { 1.0 })?);
+                let inner = if selu { x.clone() } else { self.bin_scalar(BinaryOp::Div, &x, alpha)? };
+                let e = self.engine.unary(UnaryOp::Expm1, &inner)?;
+                let neg = self.bin_scalar(BinaryOp::Mul, &e, alpha)?;
+                let pos = self.bin_scalar(BinaryOp::CmpLt, &x, 0.0)?;
+                let y = self.engine.where_(&t(&pos), &t(&neg), &t(&x))?;
+                one(if selu {
+                    self.bin_scalar(BinaryOp::Mul, &y, f64::from(node.float_or("gamma", 1.050_701)?))?
+                } else {
+                    y
+                })
+            }
+            "ThresholdedRelu" => {
+                let x = x()?;
+                let alpha = f64::from(node.float_or("alpha", 1.0)?);
+                let keep = self.bin_scalar(BinaryOp::CmpLe, &x, alpha)?;
+                one(self.engine.where_(&t(&keep), &Operand::Scalar(Scalar::Float(0.0)), &t(&x))?)
+            }
+            "Shrink" => {
+                // x < -lambd: x + bias; x > lambd: x - bias; else 0.
+                let x = x()?;
+                let (bias, lambd) = (f64::from(node.float_or("bias", 0.0)?), f64::from(node.float_or("lambd", 0.5)?));
+                let low = self.bin_scalar(BinaryOp::CmpLt, &x, -lambd)?;
+                let hi = self.engine.binary(BinaryOp::CmpLt, &Operand::Scalar(Scalar::Float(lambd)), &t(&x))?;
+                let up = self.bin_scalar(BinaryOp::Add, &x, bias)?;
+                let down = self.bin_scalar(BinaryOp::Sub, &x, bias)?;
+                let zero = Operand::Scalar(Scalar::Float(0.0));
+                let inner = self.engine.where_(&t(&hi), &t(&down), &zero)?;
+                let y = self.engine.where_(&t(&low), &t(&up), &t(&inner))?;
+                one(if y.dtype() == x.dtype() { y } else { self.engine.cast(&y, x.dtype())? })
+            }
+            "Mish" => one(self.engine.mish(&x()?)?),
+            "IsNaN" => {
+                let x = x()?;
+                one(self.bin(BinaryOp::CmpNe, &x, &x)?)
+            }
+            "IsInf" => {
+                let x = x()?;
+                let mut hits = Vec::new();
+                if node.int_or("detect_positive", 1)? != 0 {
+                    hits.push(self.engine.binary(
+                        BinaryOp::CmpEq,
+                        &t(&x),
+                        &Operand::Scalar(Scalar::Float(f64::INFINITY)),
+                    )?);
+                }
+                if node.int_or("detect_negative", 1)? != 0 {
+                    hits.push(self.engine.binary(
+                        BinaryOp::CmpEq,
+                        &t(&x),
+                        &Operand::Scalar(Scalar::Float(f64::NEG_INFINITY)),
+                    )?);
+                }
+                let y = match hits.as_slice() {
+                    [] => self.engine.full(x.shape(), Scalar::Bool(false), Some(DType::Bool))?,
+                    [a] => a.clone(),
+                    [a, b, ..] => self.bin(BinaryOp::Or, a, b)?,
+                };
+                one(y)
+            }
             "Elu" => one(self.engine.elu(&x()?, f64::from(node.float_or("alpha", 1.0)?))?),
             "Gelu" => {
                 let how = match node.string("approximate")?.unwrap_or("none") {
@@ -104,9 +176,8 @@ impl Lower<'_> {
                 let axes: Vec<usize> = (2..x.shape().len()).collect();
                 one(self.engine.reduce(ReduceOp::Max, &x, &axes, KeepDim::Keep)?)
             }
-            "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL2" => {
-                one(self.reduce_op(node, args)?)
-            }
+            "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL2" | "ReduceL1"
+            | "ReduceSumSquare" | "ReduceLogSum" | "ReduceLogSumExp" => one(self.reduce_op(node, args)?),
             "LayerNormalization" => self.layer_norm(node, args),
             "InstanceNormalization" => {
                 let x = x()?;
@@ -163,8 +234,11 @@ impl Lower<'_> {
             _ => (0..r).collect(),
         };
         axes.sort_unstable();
-        if axes.iter().any(|&a| x.shape()[a] == 0) && matches!(node.op_type(), "ReduceMax" | "ReduceMin") {
-            // ONNX's empty max is the lowest value (and its min the highest); PyTorch raises.
+        if axes.iter().any(|&a| x.shape()[a] == 0)
+            && matches!(node.op_type(), "ReduceMax" | "ReduceMin" | "ReduceLogSumExp")
+        {
+            // ONNX's empty max (and log-sum-exp) is the lowest value, its min the highest;
+            // PyTorch raises.
             let mut shape = x.shape().to_vec();
             for &a in axes.iter().rev() {
                 if keep == KeepDim::Keep {
@@ -175,6 +249,7 @@ impl Lower<'_> {
             }
             let dt = x.dtype();
             let hi = node.op_type() == "ReduceMin";
+            let dt = if dt.is_float() || node.op_type() != "ReduceLogSumExp" { dt } else { DType::Float32 };
             let v = match (dt.is_float(), hi) {
                 (true, true) => Scalar::Float(f64::INFINITY),
                 (true, false) => Scalar::Float(f64::NEG_INFINITY),
@@ -191,6 +266,19 @@ impl Lower<'_> {
             "ReduceMax" => self.engine.reduce(ReduceOp::Max, &x, &axes, keep),
             "ReduceMin" => self.engine.reduce(ReduceOp::Min, &x, &axes, keep),
             "ReduceProd" => self.engine.reduce(ReduceOp::Prod, &x, &axes, keep),
+            "ReduceL1" => {
+                let a = self.engine.unary(UnaryOp::Abs, &x)?;
+                self.engine.reduce(ReduceOp::Sum, &a, &axes, keep)
+            }
+            "ReduceSumSquare" => {
+                let sq = self.bin(BinaryOp::Mul, &x, &x)?;
+                self.engine.reduce(ReduceOp::Sum, &sq, &axes, keep)
+            }
+            "ReduceLogSum" => {
+                let s = self.engine.reduce(ReduceOp::Sum, &x, &axes, keep)?;
+                self.engine.unary(UnaryOp::Log, &s)
+            }
+            "ReduceLogSumExp" => self.engine.logsumexp(&x, &axes, keep),
             _ => self.engine.vector_norm(&x, 2.0, &axes, keep),
         }
     }
