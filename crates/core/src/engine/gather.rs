@@ -72,18 +72,18 @@ impl Engine {
         axis: usize,
         index: &[usize],
     ) -> Result<UOpId> {
-        let mut out = shape.to_vec();
-        out[axis] = index.len();
         let from = self.graph.node(node).dtype;
         let node = self.cast_node(node, from, dtype);
         // Callers may hand over the node in another shape of the same elements.
         let node =
             if self.graph.node(node).shape == shape { node } else { self.movement(node, Op::Reshape(shape.to_vec())) };
-        if out.contains(&0) || shape[axis] == 0 {
+        if index.is_empty() || shape.contains(&0) {
+            let mut out = shape.to_vec();
+            out[axis] = index.len();
             return Ok(self.graph.push(Op::Const(Scalar::Int(0)), dtype, out, vec![]));
         }
-        let at = self.line(index, &out, axis)?;
-        Ok(self.graph.push(Op::Gather(axis), dtype, out, vec![node, at]))
+        let at = self.from_data(Data::I32(index.iter().map(|&i| i as i32).collect()), &[index.len()])?;
+        self.gather_node_at(node, dtype, shape, axis, &at)
     }
 
     /// A gather of `node` along `axis` at the positions a 1-D integer tensor holds (checked in
@@ -102,6 +102,7 @@ impl Engine {
         out[axis] = n;
         let from = self.graph.node(node).dtype;
         let node = self.cast_node(node, from, dtype);
+        // Callers may hand over the node in another shape of the same elements.
         let node =
             if self.graph.node(node).shape == shape { node } else { self.movement(node, Op::Reshape(shape.to_vec())) };
         if out.contains(&0) || shape[axis] == 0 {

@@ -131,15 +131,7 @@ impl Lower<'_> {
                 if node.int_or("batch_dims", 0)? != 0 {
                     bail!(Unsupported, "GatherND with batch_dims is not supported");
                 }
-                let Some(&k) = idx.shape().last() else { bail!(Shape, "indices must have at least one dim") };
-                if k > x.shape().len() {
-                    bail!(Shape, "index tuples of length {k} exceed the rank of data {:?}", x.shape());
-                }
-                let mut items = Vec::with_capacity(k);
-                for j in 0..k {
-                    let col = self.engine.select(&idx, -1, j as i64)?;
-                    items.push(Index::Tensor(self.wrap_indices(&col, x.shape()[j])?));
-                }
+                let items = self.index_tuples(&x, &idx)?;
                 one(self.engine.advanced_index(&x, &items)?)
             }
             "OneHot" => {
@@ -289,6 +281,21 @@ impl Lower<'_> {
             &Operand::Scalar(Scalar::Int(n as i64)),
         )?;
         self.engine.where_(&Operand::Tensor(neg), &Operand::Tensor(up), &Operand::Tensor(idx.clone()))
+    }
+
+    /// GatherND's and ScatterND's index tuples (`indices`' last axis) as one index per leading
+    /// dim of `data`, negative entries counted from the end.
+    fn index_tuples(&mut self, data: &Tensor, indices: &Tensor) -> Result<Vec<Index>> {
+        let Some(&k) = indices.shape().last() else { bail!(Shape, "indices must have at least one dim") };
+        if k > data.shape().len() {
+            bail!(Shape, "index tuples of length {k} exceed the rank of data {:?}", data.shape());
+        }
+        let mut items = Vec::with_capacity(k);
+        for j in 0..k {
+            let col = self.engine.select(indices, -1, j as i64)?;
+            items.push(Index::Tensor(self.wrap_indices(&col, data.shape()[j])?));
+        }
+        Ok(items)
     }
 
     /// Gather: `data`'s slices along `axis` at `indices`, of shape
@@ -511,15 +518,7 @@ impl Lower<'_> {
             "add" => true,
             other => bail!(Unsupported, "ScatterND reduction {other:?} is not supported (none and add are)"),
         };
-        let Some(&k) = indices.shape().last() else { bail!(Shape, "indices must have at least one dim") };
-        if k > data.shape().len() {
-            bail!(Shape, "index tuples of length {k} exceed the rank of data {:?}", data.shape());
-        }
-        let mut items = Vec::with_capacity(k);
-        for j in 0..k {
-            let col = self.engine.select(&indices, -1, j as i64)?;
-            items.push(Index::Tensor(self.wrap_indices(&col, data.shape()[j])?));
-        }
+        let items = self.index_tuples(&data, &indices)?;
         self.engine.index_put_functional(&data, &items, &Operand::Tensor(updates), accumulate)
     }
 }

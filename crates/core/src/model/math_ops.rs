@@ -128,19 +128,11 @@ impl Lower<'_> {
             "IsInf" => {
                 let x = x()?;
                 let mut hits = Vec::new();
-                if node.int_or("detect_positive", 1)? != 0 {
-                    hits.push(self.engine.binary(
-                        BinaryOp::CmpEq,
-                        &t(&x),
-                        &Operand::Scalar(Scalar::Float(f64::INFINITY)),
-                    )?);
-                }
-                if node.int_or("detect_negative", 1)? != 0 {
-                    hits.push(self.engine.binary(
-                        BinaryOp::CmpEq,
-                        &t(&x),
-                        &Operand::Scalar(Scalar::Float(f64::NEG_INFINITY)),
-                    )?);
+                for (attr, inf) in [("detect_positive", f64::INFINITY), ("detect_negative", f64::NEG_INFINITY)] {
+                    if node.int_or(attr, 1)? != 0 {
+                        let v = Operand::Scalar(Scalar::Float(inf));
+                        hits.push(self.engine.binary(BinaryOp::CmpEq, &t(&x), &v)?);
+                    }
                 }
                 let y = match hits.as_slice() {
                     [] => self.engine.full(x.shape(), Scalar::Bool(false), Some(DType::Bool))?,
