@@ -9,8 +9,6 @@ use std::collections::HashMap;
 use crate::tensor::Tensor;
 use crate::DType;
 
-use super::Execution;
-
 /// Where a value comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ValueRole {
@@ -50,57 +48,49 @@ pub struct NodeInfo {
     pub outputs: Vec<String>,
 }
 
-impl Execution {
-    /// The model's nodes, in order.
-    pub fn nodes(&self) -> &[NodeInfo] {
-        &self.nodes
+/// Every named value (inputs, weights, each node's outputs; in definition order) with its
+/// PyTorch layout and view chain, given the model's `nodes`.
+pub(super) fn layouts(values: &[(String, Tensor, ValueRole)], nodes: &[NodeInfo]) -> Vec<ValueLayout> {
+    // The first value naming each Python object.
+    let mut by_object: HashMap<crate::identity::ObjectId, &str> = HashMap::new();
+    for (name, t, _) in values {
+        by_object.entry(t.object_id()).or_insert(name.as_str());
     }
-
-    /// Every named value (inputs, weights, each node's outputs) in definition order, with its
-    /// PyTorch layout and view chain.
-    pub fn layouts(&self) -> Vec<ValueLayout> {
-        // The first value naming each Python object.
-        let mut by_object: HashMap<crate::identity::ObjectId, &str> = HashMap::new();
-        for (name, t, _) in &self.values {
-            by_object.entry(t.object_id()).or_insert(name.as_str());
-        }
-        let root = |t: &Tensor| t.base.as_ref().map_or(t.object_id(), |b| b.object_id());
-        let tensors: HashMap<&str, (&Tensor, ValueRole)> =
-            self.values.iter().map(|(n, t, r)| (n.as_str(), (t, *r))).collect();
-        self.values
-            .iter()
-            .map(|(name, t, role)| {
-                let owner = root(t);
-                let mut chain = Vec::new();
-                if t.is_view() {
-                    // Walk back through the producing nodes while the input read shares the
-                    // storage's owner.
-                    let mut at = (name.as_str(), *role);
-                    while let ValueRole::Computed { node, .. } = at.1 {
-                        let parent = self.nodes[node].inputs.iter().find_map(|i| {
-                            let (p, r) = tensors.get(i.as_str())?;
-                            (root(p) == owner && i != at.0).then_some((i.as_str(), *r))
-                        });
-                        let Some(p) = parent else { break };
-                        chain.push(p.0.to_string());
-                        if tensors.get(p.0).is_some_and(|(pt, _)| pt.object_id() == owner) {
-                            break;
-                        }
-                        at = p;
+    let root = |t: &Tensor| t.base.as_ref().map_or(t.object_id(), |b| b.object_id());
+    let tensors: HashMap<&str, (&Tensor, ValueRole)> = values.iter().map(|(n, t, r)| (n.as_str(), (t, *r))).collect();
+    values
+        .iter()
+        .map(|(name, t, role)| {
+            let owner = root(t);
+            let mut chain = Vec::new();
+            if t.is_view() {
+                // Walk back through the producing nodes while the input read shares the
+                // storage's owner.
+                let mut at = (name.as_str(), *role);
+                while let ValueRole::Computed { node, .. } = at.1 {
+                    let parent = nodes[node].inputs.iter().find_map(|i| {
+                        let (p, r) = tensors.get(i.as_str())?;
+                        (root(p) == owner && i != at.0).then_some((i.as_str(), *r))
+                    });
+                    let Some(p) = parent else { break };
+                    chain.push(p.0.to_string());
+                    if tensors.get(p.0).is_some_and(|(pt, _)| pt.object_id() == owner) {
+                        break;
                     }
+                    at = p;
                 }
-                ValueLayout {
-                    name: name.clone(),
-                    role: *role,
-                    shape: t.shape().to_vec(),
-                    dtype: t.dtype(),
-                    strides: t.layout().strides().to_vec(),
-                    storage_offset: t.layout().offset(),
-                    is_view: t.is_view(),
-                    storage_of: by_object.get(&owner).map(|s| s.to_string()),
-                    view_chain: chain,
-                }
-            })
-            .collect()
-    }
+            }
+            ValueLayout {
+                name: name.clone(),
+                role: *role,
+                shape: t.shape().to_vec(),
+                dtype: t.dtype(),
+                strides: t.layout().strides().to_vec(),
+                storage_offset: t.layout().offset(),
+                is_view: t.is_view(),
+                storage_of: by_object.get(&owner).map(|s| s.to_string()),
+                view_chain: chain,
+            }
+        })
+        .collect()
 }

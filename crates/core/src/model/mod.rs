@@ -41,6 +41,17 @@ pub struct Execution {
 }
 
 impl Execution {
+    /// The model's nodes, in order.
+    pub fn nodes(&self) -> &[NodeInfo] {
+        &self.nodes
+    }
+
+    /// Every named value (inputs, weights, each node's outputs) in definition order, with its
+    /// PyTorch layout and view chain.
+    pub fn layouts(&self) -> Vec<ValueLayout> {
+        layouts::layouts(&self.values, &self.nodes)
+    }
+
     /// The engine holding the model's graph and storages (weights, inputs, realized results).
     pub fn engine(&self) -> &Engine {
         &self.engine
