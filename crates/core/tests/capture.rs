@@ -113,7 +113,7 @@ fn broken_captures() {
         ("webgpu target", |m, _| m.target.backend = "webgpu".into(), "unsupported", "this build replays only cpu captures"),
         ("unknown backend", |m, _| m.target.backend = "tpu".into(), "unsupported", "known backends are cpu, webgpu"),
         ("needs a feature", |m, _| m.target.features.push("shader-f16".into()), "unsupported", "device feature \"shader-f16\""),
-        ("unknown op", |m, _| m.kernels[0].op = "Celu".into(), "unsupported", "computes op \"Celu\", which this build cannot run"),
+        ("unknown op", |m, _| m.kernels[0].op = "Col2Im".into(), "unsupported", "computes op \"Col2Im\", which this build cannot run"),
         ("schedule reversed", |m, _| m.schedule.reverse(), "decode", "before anything writes it"),
         ("schedule names a missing kernel", |m, _| m.schedule.push(99), "decode", "kernel 99, which does not exist"),
         ("missing weight tensor", |m, _| { let b = m.buffers.iter_mut().find(|b| b.weight.is_some()).unwrap(); b.weight.as_mut().unwrap().tensor = "nope".into() }, "decode", "tensor \"nope\" (buffer"),
