@@ -237,14 +237,10 @@ fn replay(dir: &str, feed: &Feed, runs: usize, backend: Backend, reference: bool
     }
 }
 
-/// The median of some times (the mean of the middle two for an even count); `None` for none.
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
+/// The median of some times (any unit; the mean of the middle two for an even count); `None`
+/// for none.
+fn median(v: Vec<f64>) -> Option<f64> {
+    stridelab_gpu::Spread::of(&v).map(|s| s.median_ns())
 }
 
 /// One line per kernel with its time (or why there is none), then the total.

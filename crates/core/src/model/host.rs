@@ -40,7 +40,18 @@ impl HostTensor {
     /// A value fed to a model in the type the model computes it in: int64 narrowed to int32,
     /// refusing a value that does not fit (a fed value is data, not a bound).
     pub fn for_model(self, name: &str) -> Result<HostTensor> {
-        let data = narrow_int64(&self.data, name)?;
+        let Data::I64(v) = &self.data else { return Ok(self) };
+        let data = Data::I32(
+            v.iter()
+                .map(|&x| {
+                    i32::try_from(x).map_err(|_| {
+                        crate::Error::Limit(format!(
+                            "int64 value {x} in tensor {name:?} does not fit the engine's int32"
+                        ))
+                    })
+                })
+                .collect::<Result<_>>()?,
+        );
         Ok(HostTensor { shape: self.shape, data })
     }
 
@@ -58,23 +69,5 @@ impl HostTensor {
 
     pub fn into_data(self) -> Data {
         self.data
-    }
-}
-
-/// int64 values as int32, refusing one that does not fit; any other data as it is.
-fn narrow_int64(data: &Data, name: &str) -> Result<Data> {
-    match data {
-        Data::I64(v) => Ok(Data::I32(
-            v.iter()
-                .map(|&x| {
-                    i32::try_from(x).map_err(|_| {
-                        crate::Error::Limit(format!(
-                            "int64 value {x} in tensor {name:?} does not fit the engine's int32"
-                        ))
-                    })
-                })
-                .collect::<Result<_>>()?,
-        )),
-        other => Ok(other.clone()),
     }
 }
