@@ -10,7 +10,8 @@
 //! arithmetic for the sample model's small channel counts. Lanes are wasm `simd128` vectors in the page and plain arrays natively, so the
 //! same code is what the native tests run.
 
-use super::routine::Conv;
+use super::routine::{Conv, ConvKernel};
+use crate::sgemm::sgemm;
 
 /// Output channels per tile and pixels per tile.
 const OC: usize = 4;
@@ -112,8 +113,40 @@ mod lanes {
 
 use lanes::F4;
 
-/// One group's weights as `[channel block][k][OC]`, zero-padded to whole blocks.
+/// The kernel this build runs `c` with. Natively, the GEMM wherever a group has output channels
+/// enough to fill its rows (`matrixmultiply` picks AVX2 and FMA microkernels at run time, which
+/// the portable tile cannot use); the tile for depthwise-like groups and a folded 2×2 pool. In
+/// the page, always the tile (see the module's note on wasm).
+pub(super) fn kernel_for(c: &Conv) -> ConvKernel {
+    let native = !cfg!(target_arch = "wasm32");
+    if native && !c.pool && c.oc / c.groups >= 8 {
+        ConvKernel::Gemm
+    } else {
+        ConvKernel::Tile
+    }
+}
+
+/// The weights as `c.kernel` reads them: the tile's channel blocks, or nothing for the GEMM,
+/// which reads them as stored.
 pub(super) fn pack_weights(c: &Conv, w: &[f32]) -> Vec<f32> {
+    match c.kernel {
+        ConvKernel::Tile => pack_tile(c, w),
+        ConvKernel::Gemm => Vec::new(),
+    }
+}
+
+/// Runs the convolution with `c.kernel` on the weights `w` as stored (the tile reads
+/// `c.packed`, or packs `w` now when the plan could not).
+pub(super) fn run(c: &Conv, x: &[f32], w: &[f32], bias: Option<&[f32]>, y: &mut [f32], scratch: &mut Vec<f32>) {
+    match c.kernel {
+        ConvKernel::Tile if c.packed.is_empty() => run_tile(c, x, &pack_tile(c, w), bias, y, scratch),
+        ConvKernel::Tile => run_tile(c, x, &c.packed, bias, y, scratch),
+        ConvKernel::Gemm => run_gemm(c, x, w, bias, y, scratch),
+    }
+}
+
+/// One group's weights as `[channel block][k][OC]`, zero-padded to whole blocks.
+fn pack_tile(c: &Conv, w: &[f32]) -> Vec<f32> {
     let (og, kk) = (c.oc / c.groups, c.c / c.groups * c.k[0] * c.k[1]);
     let blocks = og.div_ceil(OC);
     let mut out = vec![0.0; c.groups * blocks * kk * OC];
@@ -128,8 +161,8 @@ pub(super) fn pack_weights(c: &Conv, w: &[f32]) -> Vec<f32> {
     out
 }
 
-/// Runs the convolution; `packed` is [`pack_weights`]'s, `relu` applies Relu on the way out.
-pub(super) fn run(c: &Conv, x: &[f32], packed: &[f32], bias: Option<&[f32]>, y: &mut [f32], scratch: &mut Vec<f32>) {
+/// The register-tile convolution; `packed` is [`pack_tile`]'s.
+fn run_tile(c: &Conv, x: &[f32], packed: &[f32], bias: Option<&[f32]>, y: &mut [f32], scratch: &mut Vec<f32>) {
     let (cg, og) = (c.c / c.groups, c.oc / c.groups);
     let [h, w] = c.hw;
     let p = c.out[0] * c.out[1];
@@ -340,34 +373,99 @@ fn im2col(c: &Conv, x: &[f32], cols: &mut [f32], row: &mut [f32]) {
         for ky in 0..c.k[0] {
             for kx in 0..c.k[1] {
                 for oy in 0..oh {
-                    let out = &mut row[oy * ow..][..ow];
-                    let iy = (oy * c.stride[0] + ky * c.dilation[0]).wrapping_sub(c.pad[0]);
-                    if iy >= h {
-                        out.fill(0.0);
-                        continue;
-                    }
-                    let src = &plane[iy * w..][..w];
-                    let x0 = kx * c.dilation[1];
-                    if c.stride[1] == 1 {
-                        // Contiguous: the part of the row inside the input, zeros either side.
-                        let lo = c.pad[1].saturating_sub(x0).min(ow);
-                        let hi = (w + c.pad[1]).saturating_sub(x0).min(ow).max(lo);
-                        out[..lo].fill(0.0);
-                        if lo < hi {
-                            out[lo..hi].copy_from_slice(&src[lo + x0 - c.pad[1]..hi + x0 - c.pad[1]]);
-                        }
-                        out[hi..].fill(0.0);
-                    } else {
-                        for (ox, v) in out.iter_mut().enumerate() {
-                            let ix = (ox * c.stride[1] + x0).wrapping_sub(c.pad[1]);
-                            *v = if ix < w { src[ix] } else { 0.0 };
-                        }
-                    }
+                    window_row(c, plane, [ky, kx], oy, &mut row[oy * ow..][..ow]);
                 }
                 for (b, chunk) in row.chunks_exact(PX).enumerate() {
                     cols[(b * kk + k) * PX..][..PX].copy_from_slice(chunk);
                 }
                 k += 1;
+            }
+        }
+    }
+}
+
+/// The values that tap `(ky, kx)` of output row `oy`'s windows read from one input plane: one
+/// per output column, zero where the window reads padding.
+#[inline]
+fn window_row(c: &Conv, plane: &[f32], [ky, kx]: [usize; 2], oy: usize, out: &mut [f32]) {
+    let [h, w] = c.hw;
+    let ow = out.len();
+    let iy = (oy * c.stride[0] + ky * c.dilation[0]).wrapping_sub(c.pad[0]);
+    if iy >= h {
+        out.fill(0.0);
+        return;
+    }
+    let src = &plane[iy * w..][..w];
+    let x0 = kx * c.dilation[1];
+    if c.stride[1] == 1 {
+        // Contiguous: the part of the row inside the input, zeros either side.
+        let lo = c.pad[1].saturating_sub(x0).min(ow);
+        let hi = (w + c.pad[1]).saturating_sub(x0).min(ow).max(lo);
+        out[..lo].fill(0.0);
+        if lo < hi {
+            out[lo..hi].copy_from_slice(&src[lo + x0 - c.pad[1]..hi + x0 - c.pad[1]]);
+        }
+        out[hi..].fill(0.0);
+    } else {
+        for (ox, v) in out.iter_mut().enumerate() {
+            let ix = (ox * c.stride[1] + x0).wrapping_sub(c.pad[1]);
+            *v = if ix < w { src[ix] } else { 0.0 };
+        }
+    }
+}
+
+/// Pixels per GEMM block (rounded up to whole output rows): the GEMM's own column panel, so
+/// that the weights are packed once per panel and the block's im2col columns are still in cache
+/// when it packs them. Measured on ResNet-18: smaller blocks repack the weights more often
+/// (the deep layers' weights are megabytes), larger ones gain nothing.
+const GEMM_PIXELS: usize = 1024;
+
+/// The convolution as GEMMs: per image and group, blocks of whole output rows whose im2col
+/// columns (`[k][pixel]`) are multiplied by the weights as stored (`[oc][k]`) straight into the
+/// output, which holds the bias beforehand; a folded Relu is applied to each block while it is
+/// in cache. A 1×1, stride-1, unpadded convolution reads the input itself as its columns.
+fn run_gemm(c: &Conv, x: &[f32], w: &[f32], bias: Option<&[f32]>, y: &mut [f32], scratch: &mut Vec<f32>) {
+    let (cg, og) = (c.c / c.groups, c.oc / c.groups);
+    let [h, wd] = c.hw;
+    let [oh, ow] = c.out;
+    let p = oh * ow;
+    let kk = cg * c.k[0] * c.k[1];
+    let pointwise = c.k == [1, 1] && c.stride == [1, 1] && c.pad == [0, 0] && c.out == c.hw;
+    let rows = GEMM_PIXELS.div_ceil(ow.max(1)).clamp(1, oh.max(1));
+    if !pointwise {
+        scratch.resize(kk * rows * ow, 0.0);
+    }
+    for img in 0..c.n {
+        for g in 0..c.groups {
+            let xg = &x[(img * c.c + g * cg) * h * wd..][..cg * h * wd];
+            let wg = &w[g * og * kk..][..og * kk];
+            let yg = &mut y[(img * c.oc + g * og) * p..][..og * p];
+            for (o, yo) in yg.chunks_exact_mut(p).enumerate() {
+                yo.fill(bias.map_or(0.0, |b| b[g * og + o]));
+            }
+            for oy0 in (0..oh).step_by(rows) {
+                let nb = rows.min(oh - oy0) * ow;
+                let cols: &[f32] = if pointwise {
+                    &xg[oy0 * ow..]
+                } else {
+                    let cols = &mut scratch[..kk * nb];
+                    for (k, row) in cols.chunks_exact_mut(nb).enumerate() {
+                        let (ch, tap) = (k / (c.k[0] * c.k[1]), k % (c.k[0] * c.k[1]));
+                        let plane = &xg[ch * h * wd..][..h * wd];
+                        for (r, out) in row.chunks_exact_mut(ow).enumerate() {
+                            window_row(c, plane, [tap / c.k[1], tap % c.k[1]], oy0 + r, out);
+                        }
+                    }
+                    cols
+                };
+                let ld = if pointwise { p } else { nb };
+                let out = &mut yg[oy0 * ow..];
+                sgemm((og, kk, nb), 1.0, wg, (kk as isize, 1), cols, (ld as isize, 1), 1.0, out, p);
+                if c.relu {
+                    for row in out.chunks_mut(p) {
+                        row[..nb].iter_mut().for_each(|v| *v = if *v > 0.0 { *v } else { 0.0 });
+                    }
+                }
             }
         }
     }
@@ -444,50 +542,62 @@ mod tests {
         for (i, t) in CASES.iter().enumerate() {
             let out: [usize; 2] =
                 std::array::from_fn(|d| (t.hw[d] + 2 * t.pad[d] - t.dilation[d] * (t.k[d] - 1) - 1) / t.stride[d] + 1);
-            let conv = Conv {
-                n: t.n,
-                c: t.c,
-                hw: t.hw,
-                oc: t.oc,
-                k: t.k,
-                groups: t.groups,
-                stride: t.stride,
-                dilation: t.dilation,
-                pad: t.pad,
-                out,
-                bias: t.bias,
-                relu: t.relu,
-                pool: t.pool,
-                packed: Vec::new(),
-            };
-            let (xs, ws) = ([t.n, t.c, t.hw[0], t.hw[1]], [t.oc, t.c / t.groups, t.k[0], t.k[1]]);
-            let (x, w, b) = (values(xs.iter().product(), 1), values(ws.iter().product(), 2), values(t.oc, 3));
-            let shape = if t.pool { [t.n, t.oc, out[0] / 2, out[1] / 2] } else { [t.n, t.oc, out[0], out[1]] };
-            let mut y = vec![f32::NAN; shape.iter().product()];
-            run(&conv, &x, &pack_weights(&conv, &w), t.bias.then_some(b.as_slice()), &mut y, &mut Vec::new());
+            for kernel in [ConvKernel::Tile, ConvKernel::Gemm] {
+                if kernel == ConvKernel::Gemm && t.pool {
+                    // `kernel_for` never folds a pool into the GEMM.
+                    continue;
+                }
+                let conv = Conv {
+                    n: t.n,
+                    c: t.c,
+                    hw: t.hw,
+                    oc: t.oc,
+                    k: t.k,
+                    groups: t.groups,
+                    stride: t.stride,
+                    dilation: t.dilation,
+                    pad: t.pad,
+                    out,
+                    bias: t.bias,
+                    relu: t.relu,
+                    pool: t.pool,
+                    kernel,
+                    packed: Vec::new(),
+                };
+                let (xs, ws) = ([t.n, t.c, t.hw[0], t.hw[1]], [t.oc, t.c / t.groups, t.k[0], t.k[1]]);
+                let (x, w, b) = (values(xs.iter().product(), 1), values(ws.iter().product(), 2), values(t.oc, 3));
+                let shape = if t.pool { [t.n, t.oc, out[0] / 2, out[1] / 2] } else { [t.n, t.oc, out[0], out[1]] };
+                let mut y = vec![f32::NAN; shape.iter().product()];
+                run(&conv, &x, &w, t.bias.then_some(b.as_slice()), &mut y, &mut Vec::new());
 
-            let mut e = Engine::new();
-            let xt = e.from_data(Data::F32(x), &xs).unwrap();
-            let wt = e.from_data(Data::F32(w), &ws).unwrap();
-            let bt = t.bias.then(|| e.from_data(Data::F32(b), &[t.oc]).unwrap());
-            let win =
-                Window2d { kernel: t.k, stride: t.stride, padding: t.pad, dilation: t.dilation, ceil_mode: false };
-            let mut want = e.conv2d(&xt, &wt, bt.as_ref(), win, t.groups).unwrap();
-            if t.relu {
-                want = e.unary(UnaryOp::Relu, &want).unwrap();
-            }
-            if t.pool {
-                let two =
-                    Window2d { kernel: [2, 2], stride: [2, 2], padding: [0, 0], dilation: [1, 1], ceil_mode: false };
-                want = e.pool2d(&want, two, PoolKind::Max).unwrap();
-            }
-            assert_eq!(want.shape(), shape, "case {i}");
-            let want = e.values(&want).unwrap().to_f64_vec();
-            for (j, (&got, &want)) in y.iter().zip(&want).enumerate() {
-                assert!(
-                    (f64::from(got) - want).abs() <= 1e-4 * (1.0 + want.abs()),
-                    "case {i} element {j}: {got} vs {want}"
-                );
+                let mut e = Engine::new();
+                let xt = e.from_data(Data::F32(x), &xs).unwrap();
+                let wt = e.from_data(Data::F32(w), &ws).unwrap();
+                let bt = t.bias.then(|| e.from_data(Data::F32(b), &[t.oc]).unwrap());
+                let win =
+                    Window2d { kernel: t.k, stride: t.stride, padding: t.pad, dilation: t.dilation, ceil_mode: false };
+                let mut want = e.conv2d(&xt, &wt, bt.as_ref(), win, t.groups).unwrap();
+                if t.relu {
+                    want = e.unary(UnaryOp::Relu, &want).unwrap();
+                }
+                if t.pool {
+                    let two = Window2d {
+                        kernel: [2, 2],
+                        stride: [2, 2],
+                        padding: [0, 0],
+                        dilation: [1, 1],
+                        ceil_mode: false,
+                    };
+                    want = e.pool2d(&want, two, PoolKind::Max).unwrap();
+                }
+                assert_eq!(want.shape(), shape, "case {i}");
+                let want = e.values(&want).unwrap().to_f64_vec();
+                for (j, (&got, &want)) in y.iter().zip(&want).enumerate() {
+                    assert!(
+                        (f64::from(got) - want).abs() <= 1e-4 * (1.0 + want.abs()),
+                        "case {i} ({kernel:?}) element {j}: {got} vs {want}"
+                    );
+                }
             }
         }
     }

@@ -110,15 +110,10 @@ impl CpuPlan {
                 // Reshape's target shape is an int input that only the interpreter reads.
                 b.dtype == DType::Float32 || (kernel.op == "Reshape" && Some(&Some(i)) == kernel.reads.get(1))
             });
-            let mut fast = match kernels {
+            let fast = match kernels {
                 CpuKernels::Fast if all_f32 => routine(node, m.model.opset, &kernel.reads, &kernel.writes, &shapes),
                 _ => None,
             };
-            if let (Some(Routine::Conv(c)), Some(Some(Data::F32(w)))) =
-                (&mut fast, kernel.reads.get(1).map(|r| r.and_then(|i| weights.get(&i))))
-            {
-                c.packed = conv::pack_weights(c, w);
-            }
             steps.push(Step {
                 name: kernel.name.clone(),
                 reads: kernel.reads.clone(),
@@ -127,6 +122,16 @@ impl CpuPlan {
             });
         }
         fuse_conv(&mut steps, &m.outputs);
+        // Each convolution's kernel is chosen for its final (folded) form, and constant weights
+        // are packed for it once.
+        for step in &mut steps {
+            if let Routine::Conv(c) = &mut step.run {
+                c.kernel = conv::kernel_for(c);
+                if let Some(Data::F32(w)) = step.reads.get(1).copied().flatten().and_then(|i| weights.get(&i)) {
+                    c.packed = conv::pack_weights(c, w);
+                }
+            }
+        }
         Ok(CpuPlan {
             opset: m.model.opset,
             bufs,
@@ -310,12 +315,7 @@ fn execute<'a>(
         Routine::Gemm(g) => run_gemm(g, x(0)?, x(1)?, if g.c.is_some() { Some(x(2)?) } else { None }, y),
         Routine::Conv(c) => {
             let bias = if c.bias { Some(x(2)?) } else { None };
-            if c.packed.is_empty() {
-                let packed = conv::pack_weights(c, x(1)?);
-                conv::run(c, x(0)?, &packed, bias, y, scratch);
-            } else {
-                conv::run(c, x(0)?, &c.packed, bias, y, scratch);
-            }
+            conv::run(c, x(0)?, x(1)?, bias, y, scratch);
         }
         Routine::Pool(p) => run_pool(p, x(0)?, y),
     }

@@ -83,8 +83,21 @@ pub(super) struct Conv {
     /// A 2×2, stride-2 MaxPool that followed (after the Relu, if any), applied as it stores:
     /// the output is then the pooled (N, OC, OH/2, OW/2).
     pub pool: bool,
-    /// The weights packed at plan time, when they are constants (else packed per run).
+    /// Which kernel runs it; chosen at plan time, after the folds.
+    pub kernel: ConvKernel,
+    /// The weights packed for `kernel` at plan time, when they are constants (else packed per
+    /// run).
     pub packed: Vec<f32>,
+}
+
+/// How the CPU plan runs a convolution (see [`super::conv`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ConvKernel {
+    /// The register tile over weights packed in channel blocks, reading the padded input.
+    Tile,
+    /// Blocks of im2col columns through the packed GEMM, weights as they are stored; never
+    /// with a folded pool.
+    Gemm,
 }
 
 /// `alpha * op(A) @ op(B) + beta * C` over a batch of matrices that share B.

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::model::ops::{axis, AxisRange, Lower, Rounding, Window};
 use crate::onnx::Node;
 
-use super::routine::{Broadcast, BroadcastArith, Conv, Gemm, Pool, Routine};
+use super::routine::{Broadcast, BroadcastArith, Conv, ConvKernel, Gemm, Pool, Routine};
 use crate::strided::row_major_strides;
 
 /// The direct kernel for `node` over buffers of these shapes, if one is written for its case.
@@ -193,6 +193,7 @@ fn conv(node: &Node, x: &[usize], w: &[usize], bias: Option<&[usize]>, out: &[us
         bias: bias.is_some(),
         relu: false,
         pool: false,
+        kernel: ConvKernel::Tile,
         packed: Vec::new(),
     };
     (out == [n, oc, geom.out[0], geom.out[1]]).then_some(Routine::Conv(geom))
