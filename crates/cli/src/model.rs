@@ -201,30 +201,20 @@ fn replay(dir: &str, feed: &Feed, runs: usize, backend: Backend, reference: bool
         None => {
             let which = if reference { capture::CpuKernels::Reference } else { capture::CpuKernels::Fast };
             let mut plan = cap.cpu_plan(which)?;
-            let start = std::time::Instant::now();
-            let mut clock = || start.elapsed().as_secs_f64() * 1e3;
-            let mut all = Vec::with_capacity(runs);
-            for _ in 0..runs {
-                all.push(plan.run(&named, &mut clock)?);
-            }
-            let total = median(all.iter().map(|r| r.timings.iter().map(|t| t.elapsed).sum::<f64>()).collect());
-            let times = |k: usize| median(all.iter().filter_map(|r| r.timings.get(k).map(|t| t.elapsed)).collect());
-            let kernels = all[0]
-                .timings
+            let ran = run_plan(&mut plan, &named, runs)?;
+            let kernels = ran
+                .steps
                 .iter()
-                .zip(plan.steps())
-                .enumerate()
-                .map(|(k, (t, (_, direct)))| {
+                .map(|(name, ms, direct)| {
                     // A step may run several capture kernels (a Relu inside its convolution).
                     let parts: Vec<&capture::OpKernel> =
-                        t.name.split('+').filter_map(|n| cap.manifest().kernels.iter().find(|k| k.name == n)).collect();
+                        name.split('+').filter_map(|n| cap.manifest().kernels.iter().find(|k| k.name == n)).collect();
                     let op = parts.iter().map(|k| k.op.as_str()).collect::<Vec<_>>().join("+");
                     let flops: u64 = parts.iter().map(|k| k.cost.flops).sum();
-                    json!({ "name": t.name, "op": op, "ms": times(k), "source": "cpu", "direct": direct, "flops": flops })
+                    json!({ "name": name, "op": op, "ms": ms, "source": "cpu", "direct": direct, "flops": flops })
                 })
                 .collect();
-            let Some(r) = all.pop() else { return Err(Error::usage("--runs must be at least 1")) };
-            (r.outputs, kernels, total.unwrap_or(0.0))
+            (ran.outputs, kernels, ran.total.unwrap_or(0.0))
         }
     };
     if json {
@@ -263,6 +253,34 @@ fn kernels_text(kernels: &[Value]) -> String {
     s
 }
 
+/// What [`run_plan`] measured: the last run's outputs, each step's name, median time (ms) and
+/// whether it ran a direct kernel, and the median total.
+struct PlanRuns {
+    outputs: Vec<(String, HostTensor)>,
+    steps: Vec<(String, Option<f64>, bool)>,
+    total: Option<f64>,
+}
+
+/// Runs a CPU plan `runs` times on `named`, timing each step.
+fn run_plan(plan: &mut capture::CpuPlan, named: &[(&str, HostTensor)], runs: usize) -> Result<PlanRuns> {
+    let start = std::time::Instant::now();
+    let mut clock = || start.elapsed().as_secs_f64() * 1e3;
+    let mut all = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        all.push(plan.run(named, &mut clock)?);
+    }
+    let total = median(all.iter().map(|r| r.timings.iter().map(|t| t.elapsed).sum::<f64>()).collect());
+    let times = |k: usize| median(all.iter().filter_map(|r| r.timings.get(k).map(|t| t.elapsed)).collect());
+    let steps = plan.steps().enumerate().map(|(k, (name, direct))| (name.to_string(), times(k), direct)).collect();
+    let Some(last) = all.pop() else { return Err(Error::usage("--runs must be at least 1")) };
+    Ok(PlanRuns { outputs: last.outputs, steps, total })
+}
+
+/// The model node a plan step's kernel was made from: kernels are named `k{node}_{op}`.
+fn kernel_node(kernel: &str) -> Option<usize> {
+    kernel.strip_prefix('k')?.split('_').next()?.parse().ok()
+}
+
 fn run(model_path: &str, feed: &Feed, backend: Backend, runs: usize, json: bool) -> Result<()> {
     if runs == 0 {
         return Err(Error::usage("--runs must be at least 1"));
@@ -270,6 +288,9 @@ fn run(model_path: &str, feed: &Feed, backend: Backend, runs: usize, json: bool)
     let (m, _, _) = read_onnx(model_path)?;
     let fed = feed.resolve(&Port::of_model(&m), model_path)?;
     let named: Vec<(&str, HostTensor)> = fed.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
+    if backend == Backend::Cpu {
+        return run_cpu(&m, &named, runs, json);
+    }
     let gpu = kernels::device(backend)?;
     let mut times = Vec::with_capacity(runs);
     let mut last = None;
@@ -290,7 +311,7 @@ fn run(model_path: &str, feed: &Feed, backend: Backend, runs: usize, json: bool)
         let mut report = outputs_json(&outputs, ks);
         report["ms"] = json!(median(times));
         report["runs"] = json!(runs);
-        let (tensors, nodes) = values_json(&exec);
+        let (tensors, nodes) = values_json(&exec, &[]);
         report["tensors"] = tensors;
         report["nodes"] = nodes;
         write_stdout(&format!("{report}\n"))
@@ -307,6 +328,41 @@ fn run(model_path: &str, feed: &Feed, backend: Backend, runs: usize, json: bool)
     }
 }
 
+/// `model run` on the CPU: the model's graph lowered once (shapes, layouts), its CPU plan
+/// built from that (what a capture's replay runs), then the plan run `runs` times. `ms` is
+/// the median run; `prepare_ms` the lowering and planning, once.
+fn run_cpu(m: &stridelab_core::onnx::Model, named: &[(&str, HostTensor)], runs: usize, json: bool) -> Result<()> {
+    let start = std::time::Instant::now();
+    let exec = model::build(m, named)?;
+    let mut plan = capture::model_plan(m, &exec, capture::CpuKernels::Fast)?;
+    let prepare_ms = start.elapsed().as_secs_f64() * 1e3;
+    let ran = run_plan(&mut plan, named, runs)?;
+    let kernels: Vec<Value> = ran
+        .steps
+        .iter()
+        .map(|(name, ms, direct)| {
+            let nodes: Vec<&stridelab_core::onnx::Node> =
+                name.split('+').filter_map(kernel_node).filter_map(|k| m.nodes().get(k)).collect();
+            let op = nodes.iter().map(|n| n.op_type()).collect::<Vec<_>>().join("+");
+            let names: Vec<&str> = nodes.iter().map(|n| n.name()).collect();
+            json!({ "name": name, "op": op, "nodes": names, "ms": ms, "source": "cpu", "direct": direct })
+        })
+        .collect();
+    if json {
+        let mut report = outputs_json(&ran.outputs, kernels);
+        report["ms"] = json!(ran.total);
+        report["prepare_ms"] = json!(prepare_ms);
+        report["runs"] = json!(runs);
+        let steps: Vec<&str> = ran.steps.iter().map(|(n, _, _)| n.as_str()).collect();
+        let (tensors, nodes) = values_json(&exec, &steps);
+        report["tensors"] = tensors;
+        report["nodes"] = nodes;
+        write_stdout(&format!("{report}\n"))
+    } else {
+        write_stdout(&format!("{}{}", outputs_text(&ran.outputs), kernels_text(&kernels)))
+    }
+}
+
 /// The run's JSON report: every output's shape and row-major values, and the kernels run.
 pub fn outputs_json(outputs: &[(String, HostTensor)], kernels: Vec<Value>) -> Value {
     let mut map = Map::new();
@@ -318,8 +374,10 @@ pub fn outputs_json(outputs: &[(String, HostTensor)], kernels: Vec<Value>) -> Va
 
 /// Every named value of the model as PyTorch would hold it (shape, dtype, strides, storage
 /// offset, whether it is a view, which value's storage it reads and its view chain), keyed by
-/// the ONNX value name, and the nodes with their inputs and outputs.
-fn values_json(exec: &model::Execution) -> (Value, Value) {
+/// the ONNX value name, and the nodes with their inputs, outputs and the plan steps (of
+/// `steps`, named by kernel) that computed them; a node folded into a constant when the plan
+/// was built, or run without a plan, has none.
+fn values_json(exec: &model::Execution, steps: &[&str]) -> (Value, Value) {
     let mut tensors = Map::new();
     for v in exec.layouts() {
         let (role, node) = match v.role {
@@ -337,7 +395,12 @@ fn values_json(exec: &model::Execution) -> (Value, Value) {
     let nodes = exec
         .nodes()
         .iter()
-        .map(|n| json!({ "name": n.name, "op": n.op, "inputs": n.inputs, "outputs": n.outputs }))
+        .enumerate()
+        .map(|(k, n)| {
+            let kernels: Vec<&str> =
+                steps.iter().copied().filter(|s| s.split('+').any(|p| kernel_node(p) == Some(k))).collect();
+            json!({ "name": n.name, "op": n.op, "inputs": n.inputs, "outputs": n.outputs, "kernels": kernels })
+        })
         .collect();
     (Value::Object(tensors), Value::Array(nodes))
 }

@@ -58,12 +58,22 @@ fn check(args: &[String], stdin: Option<&str>, want: Want) {
             for (a, b) in got.iter().zip(&want) {
                 assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{args:?}: {a} vs {b}");
             }
-            // The scheduled kernels that ran, each with its WGSL.
+            // The kernels of the CPU plan that ran: each names the graph nodes it covers and is
+            // either a direct routine or a scheduled kernel with its WGSL; each node lists its kernels.
             let ks = v["kernels"].as_array().unwrap();
-            assert!(
-                !ks.is_empty() && ks.iter().all(|k| k["wgsl"].as_str().is_some_and(|w| w.contains("@compute"))),
-                "{args:?}"
-            );
+            assert!(!ks.is_empty(), "{args:?}");
+            for k in ks {
+                let direct = k["direct"].as_bool() == Some(true);
+                let wgsl = k["wgsl"].as_str().is_some_and(|w| w.contains("@compute"));
+                assert!(direct || wgsl, "{args:?}: {k}");
+                let nodes = k["nodes"].as_array().unwrap();
+                assert!(!nodes.is_empty(), "{args:?}: {k}");
+                for n in nodes {
+                    let node = v["nodes"].as_array().unwrap().iter().find(|m| m["name"] == *n).unwrap();
+                    assert!(node["kernels"].as_array().unwrap().contains(&k["name"]), "{args:?}: {node}");
+                }
+            }
+            assert!(v["prepare_ms"].as_f64().is_some() && v["ms"].as_f64().is_some(), "{args:?}");
         }
         Want::Fails(part) => {
             assert_eq!(code, Some(2), "{args:?}: {stdout} {stderr}");
@@ -120,7 +130,8 @@ fn model_commands() {
         (run(&["--cifar", &cifar_label]), Want::Fails("record 1 has label 10".into())),
         (run(&["--cifar", &data("cifar/sample_batch.bin"), "--first", "1"]), Want::Fails("was given float32 [1, 3, 32, 32]".into())),
         (run(&["--mnist", &images, "--first", "1", "--backend", "tpu"]), Want::Fails("invalid value 'tpu'".into())),
-        (run(&["--mnist", &images, "--first", "2", "--backend", "cpu"]), Want::Ok(s(&["1: class 2", "5 kernels"]))),
+        (run(&["--mnist", &images, "--first", "2", "--backend", "cpu"]), Want::Ok(s(&["1: class 2", "kernel k4_conv+k5_relu+k6_maxpool Conv+Relu+MaxPool", "6 kernels"]))),
+        (run(&["--mnist", &images, "--first", "2", "--backend", "wgpu"]), Want::Ok(s(&["1: class 2", "kernel mm_2_10_784 matmul", "5 kernels"]))),
         (s(&["model", "run", &half, "--mnist", &images]), Want::Fails("half.onnx: not an ONNX model".into())),
         (s(&["model", "capture", &model, &cap_s, "--batch", "2"]), Want::Ok(vec![])),
         (s(&["model", "replay", &cap_s, "--mnist", &images, "--first", "2", "--json"]), Want::Ok(s(&["\"shape\":[2,10]", "\"name\":\"k4_conv+k5_relu+k6_maxpool\",\"op\":\"Conv+Relu+MaxPool\"", "\"direct\":true", "\"ms\":"]))),

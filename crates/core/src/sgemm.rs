@@ -33,7 +33,66 @@ pub(crate) fn sgemm(
     if n == 1 && k > 0 && gemv(k, m, alpha, b, rsb, a, (csa, rsa), beta, c, ldc) {
         return;
     }
-    // SAFETY: the asserts above keep every element the strides reach inside `a`, `b` and `c`,
+    packed_gemm((m, k, n), alpha, a, (rsa, csa), b, (rsb, csb), beta, c, ldc);
+}
+
+/// The packed GEMM, natively: `gemm`'s kernels (its `alpha` scales the destination, its
+/// `beta` the product).
+#[cfg(not(target_arch = "wasm32"))]
+#[allow(clippy::too_many_arguments)]
+fn packed_gemm(
+    (m, k, n): (usize, usize, usize),
+    alpha: f32,
+    a: &[f32],
+    (rsa, csa): (isize, isize),
+    b: &[f32],
+    (rsb, csb): (isize, isize),
+    beta: f32,
+    c: &mut [f32],
+    ldc: usize,
+) {
+    // SAFETY: `sgemm`'s asserts keep every element the strides reach inside `a`, `b` and `c`,
+    // and `c` is borrowed mutably, so it aliases neither input.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            c.as_mut_ptr(),
+            1,
+            ldc as isize,
+            beta != 0.0,
+            a.as_ptr(),
+            csa,
+            rsa,
+            b.as_ptr(),
+            csb,
+            rsb,
+            beta,
+            alpha,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
+}
+
+/// The packed GEMM in the browser: `matrixmultiply`'s simd128 kernels.
+#[cfg(target_arch = "wasm32")]
+#[allow(clippy::too_many_arguments)]
+fn packed_gemm(
+    (m, k, n): (usize, usize, usize),
+    alpha: f32,
+    a: &[f32],
+    (rsa, csa): (isize, isize),
+    b: &[f32],
+    (rsb, csb): (isize, isize),
+    beta: f32,
+    c: &mut [f32],
+    ldc: usize,
+) {
+    // SAFETY: `sgemm`'s asserts keep every element the strides reach inside `a`, `b` and `c`,
     // and `c` is borrowed mutably, so it aliases neither input.
     unsafe {
         matrixmultiply::sgemm(

@@ -39,7 +39,7 @@ const NODE_TESTS: usize = 941;
 
 /// The ops the CPU plan has direct f32 kernels for: a node test of only these ops, on float32
 /// values, runs entirely on them (except [`INTERPRETED`]).
-const DIRECT: [&str; 19] = [
+const DIRECT: [&str; 33] = [
     "Conv",
     "Relu",
     "MaxPool",
@@ -59,6 +59,20 @@ const DIRECT: [&str; 19] = [
     "Transpose",
     "Concat",
     "Constant",
+    "Abs",
+    "Neg",
+    "Sqrt",
+    "Reciprocal",
+    "Exp",
+    "Log",
+    "Tanh",
+    "Sigmoid",
+    "Erf",
+    "Pow",
+    "LayerNormalization",
+    "Split",
+    "Squeeze",
+    "Identity",
 ];
 
 /// The node tests of supported ops that use what the front end refuses, each with (part of)

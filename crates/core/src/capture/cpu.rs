@@ -22,6 +22,7 @@ use crate::error::{bail, Error, Result};
 use crate::model::ops::Lower;
 use crate::model::HostTensor;
 use crate::onnx::Node;
+use crate::strided::row_major_strides;
 use crate::tensor::{Engine, Tensor};
 use crate::uop::buffer::Data;
 use crate::DType;
@@ -31,8 +32,8 @@ use super::elementwise;
 use super::gemm::run_gemm;
 use super::manifest::Manifest;
 use super::pool::run_pool;
-use super::routine::Routine;
-use super::select::routine;
+use super::routine::{BroadcastArith, Routine};
+use super::select::{routine, Buffers};
 
 /// Which kernels a CPU replay runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,6 +81,29 @@ pub struct Replay {
     pub timings: Vec<ReplayTiming>,
 }
 
+/// What a plan is built from, whichever front end described it: a capture's manifest
+/// ([`CpuPlan::new`]) or a model's lowered graph ([`super::model_plan`]).
+pub(super) struct Spec<'a> {
+    pub opset: i64,
+    /// Every buffer's name, dtype and shape, indexed by buffer id.
+    pub buffers: Vec<(String, DType, Vec<usize>)>,
+    /// The values of weight and constant buffers.
+    pub constants: BTreeMap<usize, Data>,
+    /// The kernels in execution order.
+    pub kernels: Vec<SpecKernel<'a>>,
+    pub inputs: Vec<usize>,
+    pub outputs: Vec<usize>,
+}
+
+/// One kernel of a [`Spec`]: the op and the buffers it reads (`None` for an omitted optional
+/// input) and writes.
+pub(super) struct SpecKernel<'a> {
+    pub name: String,
+    pub node: &'a Node,
+    pub reads: Vec<Option<usize>>,
+    pub writes: Vec<usize>,
+}
+
 impl CpuPlan {
     /// Allocates every buffer of the capture `m` (weights filled from `weights`) and binds each
     /// scheduled kernel, decoded at load as `nodes`, to the routine `kernels` picks.
@@ -89,15 +113,6 @@ impl CpuPlan {
         nodes: &[Option<Node>],
         kernels: CpuKernels,
     ) -> Result<CpuPlan> {
-        let shapes: Vec<Vec<usize>> = m.buffers.iter().map(|b| b.shape.clone()).collect();
-        let bufs = m
-            .buffers
-            .iter()
-            .map(|b| match weights.get(&b.id) {
-                Some(w) => w.clone(),
-                None => Data::zeros(b.dtype, b.shape.iter().product()),
-            })
-            .collect();
         let mut steps = Vec::with_capacity(m.schedule.len());
         for &k in &m.schedule {
             let kernel = &m.kernels[k];
@@ -105,42 +120,139 @@ impl CpuPlan {
             let Some(node) = nodes.get(k).and_then(Option::as_ref) else {
                 bail!(Decode, "capture kernel {:?} was not decoded at load", kernel.name)
             };
-            let all_f32 = kernel.reads.iter().flatten().chain(&kernel.writes).all(|&i| {
-                let b = &m.buffers[i];
-                // Reshape's target shape is an int input that only the interpreter reads.
-                b.dtype == DType::Float32 || (kernel.op == "Reshape" && Some(&Some(i)) == kernel.reads.get(1))
-            });
-            let fast = match kernels {
-                CpuKernels::Fast if all_f32 => routine(node, m.model.opset, &kernel.reads, &kernel.writes, &shapes),
-                _ => None,
-            };
-            steps.push(Step {
+            steps.push(SpecKernel {
                 name: kernel.name.clone(),
+                node,
                 reads: kernel.reads.clone(),
                 writes: kernel.writes.clone(),
-                run: fast.unwrap_or_else(|| Routine::Interpret(node.clone())),
             });
         }
-        fuse_conv(&mut steps, &m.outputs);
+        let spec = Spec {
+            opset: m.model.opset,
+            buffers: m.buffers.iter().map(|b| (b.name.clone(), b.dtype, b.shape.clone())).collect(),
+            constants: weights.clone(),
+            kernels: steps,
+            inputs: m.inputs.clone(),
+            outputs: m.outputs.clone(),
+        };
+        CpuPlan::build(spec, kernels)
+    }
+
+    /// Allocates every buffer of `spec` and binds each kernel to the routine `kernels` picks.
+    /// A kernel that reads only constants runs once, here, and its outputs become constants.
+    pub(super) fn build(spec: Spec, kernels: CpuKernels) -> Result<CpuPlan> {
+        let Spec { opset, buffers, mut constants, kernels: specs, inputs, outputs } = spec;
+        let shapes: Vec<Vec<usize>> = buffers.iter().map(|(_, _, s)| s.clone()).collect();
+        let dtypes: Vec<DType> = buffers.iter().map(|(_, d, _)| *d).collect();
+        // Buffers whose values are fixed before any run: weights, constants and (below) what
+        // is computed from them alone.
+        let mut fixed: Vec<bool> = (0..buffers.len()).map(|i| constants.contains_key(&i)).collect();
+        let mut bufs: Vec<Data> = buffers
+            .iter()
+            .enumerate()
+            .map(|(id, (_, dt, shape))| match constants.remove(&id) {
+                Some(w) => w,
+                None => Data::zeros(*dt, shape.iter().product()),
+            })
+            .collect();
+        let names: Vec<String> = buffers.into_iter().map(|(n, _, _)| n).collect();
+        let buffers = Buffers { shapes: &shapes, dtypes: &dtypes };
+        let mut steps = Vec::with_capacity(specs.len());
+        for k in specs {
+            // Random ops draw anew each run; an output buffer is the run's to fill.
+            let random =
+                k.node.op_type().starts_with("Random") || matches!(k.node.op_type(), "Bernoulli" | "Multinomial");
+            let constant =
+                !random && k.reads.iter().flatten().all(|&r| fixed[r]) && !k.writes.iter().any(|w| outputs.contains(w));
+            let fast = match kernels {
+                CpuKernels::Fast => routine(k.node, opset, &k.reads, &k.writes, buffers),
+                CpuKernels::Reference => None,
+            };
+            let step = Step {
+                name: k.name,
+                reads: k.reads,
+                writes: k.writes,
+                run: fast.unwrap_or_else(|| Routine::Interpret(k.node.clone())),
+            };
+            if constant {
+                let mut once = CpuPlan::shell(opset, std::mem::take(&mut bufs), shapes.clone(), vec![step]);
+                once.step(0)?;
+                bufs = once.bufs;
+                for &w in &once.steps[0].writes {
+                    fixed[w] = true;
+                }
+            } else {
+                steps.push(step);
+            }
+        }
+        fuse_conv(&mut steps, &outputs);
+        fuse_bias(&mut steps, &outputs);
         // Each convolution's kernel is chosen for its final (folded) form, and constant weights
         // are packed for it once.
         for step in &mut steps {
             if let Routine::Conv(c) = &mut step.run {
                 c.kernel = conv::kernel_for(c);
-                if let Some(Data::F32(w)) = step.reads.get(1).copied().flatten().and_then(|i| weights.get(&i)) {
+                if let Some(Data::F32(w)) = step.reads.get(1).copied().flatten().filter(|&i| fixed[i]).map(|i| &bufs[i])
+                {
                     c.packed = conv::pack_weights(c, w);
                 }
             }
         }
-        Ok(CpuPlan {
-            opset: m.model.opset,
-            bufs,
-            shapes,
-            inputs: m.inputs.iter().map(|&i| (i, m.buffers[i].name.clone(), m.buffers[i].dtype)).collect(),
-            outputs: m.outputs.iter().map(|&i| (i, m.buffers[i].name.clone())).collect(),
-            steps,
-            scratch: Vec::new(),
-        })
+        let mut plan = CpuPlan::shell(opset, bufs, shapes, steps);
+        plan.inputs = inputs.iter().map(|&i| (i, names[i].clone(), dtypes[i])).collect();
+        plan.outputs = outputs.iter().map(|&i| (i, names[i].clone())).collect();
+        Ok(plan)
+    }
+
+    fn shell(opset: i64, bufs: Vec<Data>, shapes: Vec<Vec<usize>>, steps: Vec<Step>) -> CpuPlan {
+        CpuPlan { opset, bufs, shapes, inputs: Vec::new(), outputs: Vec::new(), steps, scratch: Vec::new() }
+    }
+}
+
+/// Folds into a MatMul (or a Gemm without C) the Add of a bias row after it, when nothing else
+/// reads the product: the GEMM starts from the bias instead of a second pass adding it.
+fn fuse_bias(steps: &mut Vec<Step>, outputs: &[usize]) {
+    let mut i = 0;
+    while i + 1 < steps.len() {
+        let out = steps[i].writes[0];
+        let read_elsewhere = steps.iter().enumerate().any(|(j, s)| j != i + 1 && s.reads.contains(&Some(out)));
+        // The Add's other operand, and its strides along the product's rows and columns: it
+        // must repeat down the rows and over the batch.
+        let bias = match (&steps[i].run, &steps[i + 1].run, steps[i + 1].reads.as_slice()) {
+            (Routine::Gemm(g), Routine::Binary(BroadcastArith::Add, bc), &[Some(a), Some(b)])
+                if g.c.is_none() && g.alpha == 1.0 && !read_elsewhere && !outputs.contains(&out) && a != b =>
+            {
+                let (other, strides, mine) = if a == out {
+                    (b, &bc.b, &bc.a)
+                } else if b == out {
+                    (a, &bc.a, &bc.b)
+                } else {
+                    (usize::MAX, &bc.a, &bc.b)
+                };
+                // The sum has the product's shape (the Add broadcasts only the bias).
+                let same =
+                    *mine == row_major_strides(&bc.shape) && bc.shape.iter().product::<usize>() == g.batch * g.m * g.n;
+                match strides.split_last() {
+                    Some((&col, lead)) if other != usize::MAX && same && lead.iter().all(|&s| s == 0) && col <= 1 => {
+                        Some((other, col as usize))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let Some((other, col)) = bias else {
+            i += 1;
+            continue;
+        };
+        let next = steps.remove(i + 1);
+        if let Routine::Gemm(g) = &mut steps[i].run {
+            g.c = Some(((0, col), 1.0));
+        }
+        steps[i].reads.truncate(2);
+        steps[i].reads.push(Some(other));
+        steps[i].name = format!("{}+{}", steps[i].name, next.name);
+        steps[i].writes = next.writes;
     }
 }
 
@@ -226,24 +338,36 @@ impl CpuPlan {
         if let Routine::Interpret(node) = &step.run {
             return interpret(node, self.opset, step, &mut self.bufs, &self.shapes);
         }
-        let [w] = step.writes[..] else { bail!(Shape, "kernel {:?}: a direct kernel writes one buffer", step.name) };
-        // Buffers are SSA values, so the output is never one of the inputs: take it out while
-        // the inputs are borrowed.
-        let mut out = std::mem::replace(&mut self.bufs[w], Data::F32(Vec::new()));
-        let result = match &mut out {
-            Data::F32(y) => {
-                let x = |j: usize| -> Result<&[f32]> {
-                    match step.reads.get(j).copied().flatten().map(|r| &self.bufs[r]) {
-                        Some(Data::F32(v)) => Ok(v),
-                        _ => bail!(Shape, "kernel {:?}: input {j} is not a float32 buffer", step.name),
-                    }
-                };
-                execute(&step.run, &x, y, &mut self.scratch)
-            }
-            _ => Err(Error::Shape(format!("kernel {:?}: output is not a float32 buffer", step.name))),
+        // Buffers are SSA values, so no output is one of the inputs: take the outputs out
+        // while the inputs are borrowed.
+        let mut outs: Vec<Data> =
+            step.writes.iter().map(|&w| std::mem::replace(&mut self.bufs[w], Data::F32(Vec::new()))).collect();
+        let mut ys: Vec<&mut [f32]> = outs
+            .iter_mut()
+            .filter_map(|d| match d {
+                Data::F32(y) => Some(y.as_mut_slice()),
+                _ => None,
+            })
+            .collect();
+        let result = if ys.len() == step.writes.len() {
+            let bufs = &self.bufs;
+            let x = |j: usize| -> Result<&Data> {
+                match step.reads.get(j).copied().flatten() {
+                    Some(r) => Ok(&bufs[r]),
+                    None => bail!(Shape, "kernel {:?}: input {j} is missing", step.name),
+                }
+            };
+            execute(&step.run, &x, &mut ys, &mut self.scratch)
+        } else {
+            Err(Error::Shape(format!("kernel {:?}: an output is not a float32 buffer", step.name)))
         };
-        self.bufs[w] = out;
-        result
+        for (&w, d) in step.writes.iter().zip(outs) {
+            self.bufs[w] = d;
+        }
+        result.map_err(|e| match e {
+            Error::Shape(m) if !m.starts_with("kernel") => Error::Shape(format!("kernel {:?}: {m}", step.name)),
+            e => e,
+        })
     }
 }
 
@@ -283,41 +407,77 @@ fn interpret(node: &Node, opset: i64, step: &Step, bufs: &mut [Data], shapes: &[
     Ok(())
 }
 
-/// Runs one direct kernel: `x(j)` is input `j`, `y` the output, `scratch` a convolution's
-/// reusable working memory.
+/// Runs one direct kernel: `x(j)` is input `j`, `ys` the outputs (float32), `scratch` a
+/// convolution's reusable working memory.
 fn execute<'a>(
     r: &Routine,
-    x: &dyn Fn(usize) -> Result<&'a [f32]>,
-    y: &mut [f32],
+    x: &dyn Fn(usize) -> Result<&'a Data>,
+    ys: &mut [&mut [f32]],
     scratch: &mut Vec<f32>,
 ) -> Result<()> {
-    match r {
-        Routine::Interpret(_) => bail!(Shape, "an interpreted kernel reached the direct kernels"),
-        Routine::Relu => elementwise::relu(x(0)?, y),
-        Routine::Clip { lo, hi } => {
-            let lo = if *lo { x(1)?[0] } else { f32::NEG_INFINITY };
-            let hi = if *hi { x(2)?[0] } else { f32::INFINITY };
-            elementwise::clip(x(0)?, lo, hi, y);
+    let f = |j: usize| -> Result<&'a [f32]> {
+        match x(j)? {
+            Data::F32(v) => Ok(v),
+            d => bail!(Shape, "input {j} is {}, not float32", d.dtype()),
         }
-        Routine::Binary(op, bc) => elementwise::binary(*op, bc, x(0)?, x(1)?, y),
-        Routine::Copy => y.copy_from_slice(x(0)?),
-        Routine::Transpose { out_shape, strides } => elementwise::transpose(x(0)?, out_shape, strides, y),
+    };
+    match r {
+        Routine::Split { outer, chunks } => {
+            elementwise::split(f(0)?, *outer, chunks, ys);
+            return Ok(());
+        }
+        Routine::LayerNorm { len, eps, bias } => {
+            let b = if *bias { Some(f(2)?) } else { None };
+            let Some((y, stats)) = ys.split_first_mut() else { bail!(Shape, "LayerNormalization writes nothing") };
+            elementwise::layer_norm(f(0)?, f(1)?, b, *len, *eps, y, stats);
+            return Ok(());
+        }
+        _ => {}
+    }
+    let [y] = ys else { bail!(Shape, "this direct kernel writes one buffer") };
+    let y = &mut **y;
+    match r {
+        Routine::Interpret(_) | Routine::Split { .. } | Routine::LayerNorm { .. } => {
+            bail!(Shape, "an interpreted or many-output kernel reached the one-output kernels")
+        }
+        Routine::Relu => elementwise::relu(f(0)?, y),
+        Routine::Clip { lo, hi } => {
+            let lo = if *lo { f(1)?[0] } else { f32::NEG_INFINITY };
+            let hi = if *hi { f(2)?[0] } else { f32::INFINITY };
+            elementwise::clip(f(0)?, lo, hi, y);
+        }
+        Routine::Unary(op) => elementwise::unary(*op, f(0)?, y),
+        Routine::Binary(op, bc) => elementwise::binary(*op, bc, f(0)?, f(1)?, y),
+        Routine::Where { cond, values } => {
+            let Data::Bool(c) = x(0)? else { bail!(Shape, "Where's condition is not bool") };
+            elementwise::select(c, cond, values, f(1)?, f(2)?, y);
+        }
+        Routine::Copy => y.copy_from_slice(f(0)?),
+        Routine::Transpose { out_shape, strides } => elementwise::transpose(f(0)?, out_shape, strides, y),
         Routine::Concat { outer, chunks } => {
-            let xs = (0..chunks.len()).map(x).collect::<Result<Vec<_>>>()?;
+            let xs = (0..chunks.len()).map(f).collect::<Result<Vec<_>>>()?;
             elementwise::concat(&xs, *outer, chunks, y);
         }
-        Routine::Softmax { outer, len, inner } => elementwise::softmax(x(0)?, y, *outer, *len, *inner),
+        Routine::Gather { outer, len, inner } => {
+            let geom = [*outer, *len, *inner];
+            match x(1)? {
+                Data::I64(i) => elementwise::gather(f(0)?, i.iter().copied(), geom, y)?,
+                Data::I32(i) => elementwise::gather(f(0)?, i.iter().map(|&v| i64::from(v)), geom, y)?,
+                d => bail!(Shape, "Gather's indices are {}, not int32 or int64", d.dtype()),
+            }
+        }
+        Routine::Softmax { outer, len, inner } => elementwise::softmax(f(0)?, y, *outer, *len, *inner),
         Routine::BatchNorm { channels, inner, eps } => {
-            let params = [x(1)?, x(2)?, x(3)?, x(4)?];
-            elementwise::batch_norm(x(0)?, params, *channels, *inner, *eps, y);
+            let params = [f(1)?, f(2)?, f(3)?, f(4)?];
+            elementwise::batch_norm(f(0)?, params, *channels, *inner, *eps, y);
         }
-        Routine::GlobalAverage { planes, size } => elementwise::global_average(x(0)?, *planes, *size, y),
-        Routine::Gemm(g) => run_gemm(g, x(0)?, x(1)?, if g.c.is_some() { Some(x(2)?) } else { None }, y),
+        Routine::GlobalAverage { planes, size } => elementwise::global_average(f(0)?, *planes, *size, y),
+        Routine::Gemm(g) => run_gemm(g, f(0)?, f(1)?, if g.c.is_some() { Some(f(2)?) } else { None }, y),
         Routine::Conv(c) => {
-            let bias = if c.bias { Some(x(2)?) } else { None };
-            conv::run(c, x(0)?, x(1)?, bias, y, scratch);
+            let bias = if c.bias { Some(f(2)?) } else { None };
+            conv::run(c, f(0)?, f(1)?, bias, y, scratch);
         }
-        Routine::Pool(p) => run_pool(p, x(0)?, y),
+        Routine::Pool(p) => run_pool(p, f(0)?, y),
     }
     Ok(())
 }
@@ -375,6 +535,136 @@ mod tests {
             for (i, (&g, &w)) in y.iter().zip(&want).enumerate() {
                 assert!((f64::from(g) - w).abs() <= 1e-5 * (1.0 + w.abs()), "{what}: element {i}: {g} vs {w}");
             }
+        }
+    }
+
+    /// One node by its direct kernel and by the interpreter's lowering, on the same inputs
+    /// (`None` for an omitted optional one).
+    fn direct_matches_the_interpreter(node: &Node, inputs: &[Option<(Data, Vec<usize>)>]) {
+        let what = format!("{} {:?}", node.op_type(), node.attributes());
+        let mut engine = Engine::new();
+        let args: Vec<Option<Tensor>> =
+            inputs.iter().map(|i| i.as_ref().map(|(d, s)| engine.from_data(d.clone(), s).unwrap())).collect();
+        let want = Lower::new(&mut engine, 18).node(node, &args).unwrap();
+        let want: Vec<(Vec<usize>, Vec<f64>)> =
+            want.iter().map(|t| (t.shape().to_vec(), engine.values(t).unwrap().to_f64_vec())).collect();
+        // Buffers: the inputs, then the outputs.
+        let mut shapes: Vec<Vec<usize>> = inputs.iter().flatten().map(|(_, s)| s.clone()).collect();
+        let mut dtypes: Vec<DType> = inputs.iter().flatten().map(|(d, _)| d.dtype()).collect();
+        let mut next = 0;
+        let reads: Vec<Option<usize>> = inputs
+            .iter()
+            .map(|i| {
+                i.as_ref().map(|_| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect();
+        let writes: Vec<usize> = (shapes.len()..shapes.len() + want.len()).collect();
+        shapes.extend(want.iter().map(|(s, _)| s.clone()));
+        dtypes.extend(want.iter().map(|_| DType::Float32));
+        let bufs = Buffers { shapes: &shapes, dtypes: &dtypes };
+        let Some(run) = routine(node, 18, &reads, &writes, bufs) else { panic!("{what}: no direct kernel") };
+        let data: Vec<&Data> = inputs.iter().flatten().map(|(d, _)| d).collect();
+        let x = |j: usize| -> Result<&Data> { Ok(data[reads[j].unwrap()]) };
+        let mut outs: Vec<Vec<f32>> = want.iter().map(|(_, v)| vec![f32::NAN; v.len()]).collect();
+        let mut ys: Vec<&mut [f32]> = outs.iter_mut().map(Vec::as_mut_slice).collect();
+        execute(&run, &x, &mut ys, &mut Vec::new()).unwrap();
+        for (o, (got, (_, want))) in outs.iter().zip(&want).enumerate() {
+            for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+                let ok = (f64::from(g) - w).abs() <= 2e-6 * (1.0 + w.abs())
+                    || (g.is_nan() && w.is_nan())
+                    || f64::from(g) == w;
+                assert!(ok, "{what}: output {o} element {i}: {g} vs {w}");
+            }
+        }
+    }
+
+    fn floats(shape: &[usize], seed: usize) -> Option<(Data, Vec<usize>)> {
+        let n: usize = shape.iter().product();
+        let v = (0..n).map(|i| (((i + seed) * 37 % 101) as f32 - 50.0) / 13.0).collect();
+        Some((Data::F32(v), shape.to_vec()))
+    }
+
+    fn node(op: &str, inputs: usize, outputs: usize, attrs: &[(&str, Attribute)]) -> Node {
+        let attrs = attrs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        let names = |p: &str, n: usize| (0..n).map(|i| format!("{p}{i}")).collect();
+        Node::new("n", op, names("x", inputs), names("y", outputs), attrs)
+    }
+
+    /// The unary ops, Pow, LayerNormalization, Gather, Where, Split and Transpose agree with the
+    /// interpreter, broadcasts and negative indices included.
+    #[test]
+    fn movement_and_elementwise_kernels_match_the_interpreter() {
+        for op in ["Abs", "Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh", "Sigmoid", "Erf"] {
+            let x = floats(&[3, 5, 7], 1).map(|(d, s)| {
+                let v: Vec<f32> = d
+                    .to_f64_vec()
+                    .iter()
+                    .map(|&v| if op == "Sqrt" || op == "Log" { v.abs() as f32 } else { v as f32 })
+                    .collect();
+                (Data::F32(v), s)
+            });
+            direct_matches_the_interpreter(&node(op, 1, 1, &[]), &[x]);
+        }
+        for e in [2.0f32, 0.5, 3.0] {
+            let x = floats(&[4, 6], 2)
+                .map(|(d, s)| (Data::F32(d.to_f64_vec().iter().map(|&v| v.abs() as f32).collect()), s));
+            direct_matches_the_interpreter(&node("Pow", 2, 1, &[]), &[x, Some((Data::F32(vec![e]), vec![]))]);
+        }
+        for (shape, axis, bias) in [(vec![2, 3, 8], -1, true), (vec![2, 3, 8], 1, false), (vec![5, 16], 0, true)] {
+            let a = if axis < 0 { shape.len() - 1 } else { axis as usize };
+            let norm = shape[a..].to_vec();
+            let n = node(
+                "LayerNormalization",
+                3,
+                1,
+                &[("axis", Attribute::Int(axis)), ("epsilon", Attribute::Float(1e-3))],
+            );
+            direct_matches_the_interpreter(
+                &n,
+                &[floats(&shape, 3), floats(&norm, 4), if bias { floats(&norm, 5) } else { None }],
+            );
+        }
+        let idx = |v: Vec<i64>, s: Vec<usize>| Some((Data::I64(v), s));
+        let gather = |axis: i64| node("Gather", 2, 1, &[("axis", Attribute::Int(axis))]);
+        direct_matches_the_interpreter(&gather(0), &[floats(&[10, 4], 6), idx(vec![3, -1, 0, 9, 3, 2], vec![2, 3])]);
+        direct_matches_the_interpreter(&gather(1), &[floats(&[2, 5, 3], 7), idx(vec![4, -5], vec![2])]);
+        direct_matches_the_interpreter(&gather(-1), &[floats(&[2, 5, 3], 8), idx(vec![2], vec![])]);
+        let i32s = Some((Data::I32(vec![1, 0, 1]), vec![3]));
+        direct_matches_the_interpreter(&gather(0), &[floats(&[2, 3], 9), i32s]);
+        let cond: Vec<bool> = (0..12).map(|i| i % 3 != 1).collect();
+        let mask = Some((Data::Bool(cond.clone()), vec![1, 3, 4]));
+        direct_matches_the_interpreter(
+            &node("Where", 3, 1, &[]),
+            &[mask, Some((Data::F32(vec![-1e9]), vec![])), floats(&[2, 3, 4], 10)],
+        );
+        let column = Some((Data::Bool(cond[..3].to_vec()), vec![3, 1]));
+        direct_matches_the_interpreter(&node("Where", 3, 1, &[]), &[column, floats(&[3, 4], 11), floats(&[4], 12)]);
+        let split = |axis: i64, outs: usize| node("Split", 2, outs, &[("axis", Attribute::Int(axis))]);
+        let sizes = |v: Vec<i64>| Some((Data::I64(v.clone()), vec![v.len()]));
+        direct_matches_the_interpreter(&split(-1, 3), &[floats(&[2, 3, 9], 13), sizes(vec![3, 3, 3])]);
+        direct_matches_the_interpreter(&split(1, 2), &[floats(&[2, 5, 3], 14), sizes(vec![1, 4])]);
+        for perm in [vec![0, 2, 1, 3], vec![3, 1, 2, 0], vec![0, 1, 2, 3]] {
+            direct_matches_the_interpreter(
+                &node("Transpose", 1, 1, &[("perm", Attribute::Ints(perm))]),
+                &[floats(&[2, 3, 4, 5], 15)],
+            );
+        }
+    }
+
+    /// The f32 erf against the reference's f64 one, over [-6, 6] and near zero.
+    #[test]
+    fn erf_is_within_float_precision() {
+        let xs = (-60_000..=60_000).map(|i| i as f32 / 10_000.0).chain((1..200).map(|i| 1e-30 * 1.5f32.powi(i)));
+        for x in xs {
+            let (got, want) = (f64::from(elementwise::erf(x)), crate::uop::erf_f64(f64::from(x)));
+            let err = (got - want).abs();
+            // Near zero the reference is its exact series, and the f32 one holds relative
+            // precision.
+            let ok = err <= 5e-7 && (x.abs() >= 0.5 || err <= 1e-6 * want.abs());
+            assert!(ok, "erf({x}) = {got}, want {want}");
         }
     }
 }

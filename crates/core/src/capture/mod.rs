@@ -13,13 +13,15 @@
 //!
 //! The format itself (the manifest's serde types) is `manifest`; this module records a capture
 //! and loads one; `cpu` is the CPU plan that replays it, choosing in `select` which `routine`
-//! runs each kernel, whose direct kernels are `conv`, `gemm`, `pool` and `elementwise`.
+//! runs each kernel, whose direct kernels are `conv`, `gemm`, `pool` and `elementwise`;
+//! `model_plan` builds the same plan from a model's lowered graph, without a capture.
 
 mod conv;
 mod cpu;
 mod elementwise;
 mod gemm;
 mod manifest;
+mod model_plan;
 mod pool;
 mod record;
 mod routine;
@@ -30,6 +32,7 @@ pub use manifest::{
     Buffer, BufferBinding, Cost, DeviceTarget, GpuKernel, Manifest, ModelInfo, OpKernel, Role, WeightRef, WeightsFile,
     BACKENDS, FORMAT, VERSION, WEIGHTS_FILE, WORKGROUP_SIZE,
 };
+pub use model_plan::model_plan;
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -43,9 +43,49 @@ pub(super) enum Routine {
         outer: usize,
         chunks: Vec<usize>,
     },
+    /// Split into the kernel's outputs: each of the `outer` rows of the input is every
+    /// output's row of `chunks[j]` values in turn (Concat's inverse).
+    Split {
+        outer: usize,
+        chunks: Vec<usize>,
+    },
+    Unary(UnaryF32),
+    /// LayerNormalization of rows of `len` values, with scale (and bias, if given) of `len`.
+    LayerNorm {
+        len: usize,
+        eps: f32,
+        bias: bool,
+    },
+    /// Gather of input 0 (seen as `outer` × `len` × `inner`) at the int32 or int64 indices
+    /// of input 1.
+    Gather {
+        outer: usize,
+        len: usize,
+        inner: usize,
+    },
+    /// Where: input 0 (bool) picks input 1 or input 2, all three broadcast to one shape
+    /// (`cond`: the condition's strides; `values`: the two values').
+    Where {
+        cond: Vec<i64>,
+        values: Broadcast,
+    },
 }
 
-/// The four ONNX arithmetic ops a direct kernel runs over a [`Broadcast`] (the graph's own
+/// The unary ops a direct kernel runs, each in f32 (see [`super::elementwise::unary`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum UnaryF32 {
+    Abs,
+    Neg,
+    Sqrt,
+    Reciprocal,
+    Exp,
+    Log,
+    Tanh,
+    Sigmoid,
+    Erf,
+}
+
+/// The ONNX arithmetic ops a direct kernel runs over a [`Broadcast`] (the graph's own
 /// `uop::BinaryOp` has every binary op; these are the ones written out for f32).
 #[derive(Clone, Copy, Debug)]
 pub(super) enum BroadcastArith {
@@ -53,6 +93,7 @@ pub(super) enum BroadcastArith {
     Sub,
     Mul,
     Div,
+    Pow,
 }
 
 /// Two inputs broadcast to one output shape: per input, its stride along each output dim

@@ -7,39 +7,95 @@ use crate::error::Result;
 use crate::model::ops::{axis, AxisRange, Lower, Rounding, Window};
 use crate::onnx::Node;
 
-use super::routine::{Broadcast, BroadcastArith, Conv, ConvKernel, Gemm, Pool, Routine};
+use super::routine::{Broadcast, BroadcastArith, Conv, ConvKernel, Gemm, Pool, Routine, UnaryF32};
 use crate::strided::row_major_strides;
+use crate::DType;
 
-/// The direct kernel for `node` over buffers of these shapes, if one is written for its case.
+/// The buffers' shapes and dtypes, indexed by buffer id.
+#[derive(Clone, Copy)]
+pub(super) struct Buffers<'a> {
+    pub shapes: &'a [Vec<usize>],
+    pub dtypes: &'a [DType],
+}
+
+/// What input `j` of `op` must be for a direct kernel: float32 but for the index, condition
+/// and shape inputs the kernels read as such.
+fn accepts(op: &str, j: usize, dtype: DType) -> bool {
+    match (op, j) {
+        // A target shape, axes or split sizes, read when the plan is built, never by the kernel.
+        ("Reshape" | "Squeeze" | "Unsqueeze" | "Split", 1) => true,
+        ("Gather", 1) => matches!(dtype, DType::Int64 | DType::Int32),
+        ("Where", 0) => dtype == DType::Bool,
+        _ => dtype == DType::Float32,
+    }
+}
+
+/// The direct kernel for `node` over these buffers, if one is written for its case.
 pub(super) fn routine(
     node: &Node,
     opset: i64,
     reads: &[Option<usize>],
     writes: &[usize],
-    shapes: &[Vec<usize>],
+    bufs: Buffers,
 ) -> Option<Routine> {
-    let [w] = writes else { return None };
-    let out = &shapes[*w];
+    let shapes = bufs.shapes;
+    let op = node.op_type();
+    let typed = reads.iter().enumerate().all(|(j, r)| r.is_none_or(|i| accepts(op, j, bufs.dtypes[i])))
+        && writes.iter().all(|&w| bufs.dtypes[w] == DType::Float32);
+    typed.then_some(())?;
     let input = |j: usize| reads.get(j).copied().flatten();
     let shape = |j: usize| input(j).map(|i| shapes[i].as_slice());
-    let r = match node.op_type() {
+    if op == "Split" {
+        return split(node, shape(0)?, writes.iter().map(|&w| shapes[w].as_slice()));
+    }
+    if op == "LayerNormalization" {
+        return layer_norm(node, writes.iter().map(|&w| shapes[w].as_slice()).collect(), shape(1)?, shape(2));
+    }
+    let [w] = writes else { return None };
+    let out = &shapes[*w];
+    let unary = |u: UnaryF32| Some(Routine::Unary(u));
+    let r = match op {
         "Relu" => Routine::Relu,
+        "Abs" => unary(UnaryF32::Abs)?,
+        "Neg" => unary(UnaryF32::Neg)?,
+        "Sqrt" => unary(UnaryF32::Sqrt)?,
+        "Reciprocal" => unary(UnaryF32::Reciprocal)?,
+        "Exp" => unary(UnaryF32::Exp)?,
+        "Log" => unary(UnaryF32::Log)?,
+        "Tanh" => unary(UnaryF32::Tanh)?,
+        "Sigmoid" => unary(UnaryF32::Sigmoid)?,
+        "Erf" => unary(UnaryF32::Erf)?,
+        "Gather" => {
+            let (xs, is) = (shape(0)?, shape(1)?);
+            let a = axis(node.int_or("axis", 0).ok()?, xs.len(), AxisRange::BelowRank).ok()?;
+            let want: Vec<usize> = xs[..a].iter().chain(is).chain(&xs[a + 1..]).copied().collect();
+            (want == *out).then_some(())?;
+            Routine::Gather { outer: xs[..a].iter().product(), len: xs[a], inner: xs[a + 1..].iter().product() }
+        }
+        "Where" => Routine::Where {
+            cond: bcast(shape(0)?, out)?,
+            values: Broadcast { shape: out.clone(), a: bcast(shape(1)?, out)?, b: bcast(shape(2)?, out)? },
+        },
         "Clip" => {
             // Bounds are scalars; any other shape is the interpreter's to refuse.
             let scalar = |j: usize| shape(j).is_none_or(|s| s.iter().product::<usize>() == 1 && s.len() <= 1);
             (scalar(1) && scalar(2)).then_some(())?;
             Routine::Clip { lo: input(1).is_some(), hi: input(2).is_some() }
         }
-        "Add" | "Sub" | "Mul" | "Div" => {
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" => {
             let op = match node.op_type() {
                 "Add" => BroadcastArith::Add,
                 "Sub" => BroadcastArith::Sub,
                 "Mul" => BroadcastArith::Mul,
-                _ => BroadcastArith::Div,
+                "Div" => BroadcastArith::Div,
+                _ => BroadcastArith::Pow,
             };
             Routine::Binary(op, Broadcast { shape: out.clone(), a: bcast(shape(0)?, out)?, b: bcast(shape(1)?, out)? })
         }
-        "Flatten" | "Reshape" => Routine::Copy,
+        "Flatten" | "Reshape" | "Squeeze" | "Unsqueeze" | "Identity" => {
+            (shape(0)?.iter().product::<usize>() == out.iter().product::<usize>()).then_some(())?;
+            Routine::Copy
+        }
         "Transpose" => {
             let xs = shape(0)?;
             let perm: Vec<usize> = match node.ints("perm").ok()? {
@@ -91,6 +147,36 @@ pub(super) fn routine(
         _ => return None,
     };
     Some(r)
+}
+
+/// Split along its axis into outputs of these shapes (the chunk sizes are theirs, however
+/// the node gave them).
+fn split<'a>(node: &Node, xs: &[usize], outs: impl Iterator<Item = &'a [usize]>) -> Option<Routine> {
+    let a = axis(node.int_or("axis", 0).ok()?, xs.len(), AxisRange::BelowRank).ok()?;
+    let inner: usize = xs[a + 1..].iter().product();
+    let mut chunks = Vec::new();
+    for o in outs {
+        let same_elsewhere = o.len() == xs.len() && (0..xs.len()).all(|d| d == a || o[d] == xs[d]);
+        same_elsewhere.then_some(())?;
+        chunks.push(o[a] * inner);
+    }
+    (chunks.iter().sum::<usize>() == xs[a] * inner).then_some(())?;
+    Some(Routine::Split { outer: xs[..a].iter().product(), chunks })
+}
+
+/// LayerNormalization over the dims from its axis on, with a scale (and bias) of exactly the
+/// normalized shape (leading ones aside), writing Y and optionally Mean and InvStdDev.
+fn layer_norm(node: &Node, outs: Vec<&[usize]>, scale: &[usize], bias: Option<&[usize]>) -> Option<Routine> {
+    let out = outs.first()?;
+    let a = axis(node.int_or("axis", -1).ok()?, out.len(), AxisRange::BelowRank).ok()?;
+    let norm = &out[a..];
+    let len: usize = norm.iter().product();
+    let exact = |s: &[usize]| s.iter().product::<usize>() == len && bcast(s, norm).is_some();
+    (exact(scale) && bias.is_none_or(exact) && outs.len() <= 3).then_some(())?;
+    // Mean and InvStdDev keep the normalized dims as ones.
+    let stats: Vec<usize> = out.iter().enumerate().map(|(d, &n)| if d < a { n } else { 1 }).collect();
+    outs[1..].iter().all(|s| *s == stats.as_slice()).then_some(())?;
+    Some(Routine::LayerNorm { len, eps: node.float_or("epsilon", 1e-5).ok()?, bias: bias.is_some() })
 }
 
 /// Strides that broadcast `shape` (aligned right) to `out`, or `None` if it does not.

@@ -52,6 +52,12 @@ impl Execution {
         layouts::layouts(&self.values, &self.nodes)
     }
 
+    /// Every named value's name, shape, dtype and role, in definition order (without building
+    /// the layouts).
+    pub fn value_types(&self) -> impl Iterator<Item = (&str, &[usize], crate::DType, ValueRole)> {
+        self.values.iter().map(|(n, t, r)| (n.as_str(), t.shape(), t.dtype(), *r))
+    }
+
     /// The engine holding the model's graph and storages (weights, inputs, realized results).
     pub fn engine(&self) -> &Engine {
         &self.engine

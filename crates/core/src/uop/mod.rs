@@ -20,6 +20,12 @@ use crate::dtype::DType;
 use crate::shape::tracker::ShapeTracker;
 pub use alu::{BinaryOp, UnaryOp};
 
+/// The reference `erf` in float64 (the definition the CPU plan's f32 one is held to).
+#[cfg(test)]
+pub(crate) fn erf_f64(x: f64) -> f64 {
+    arith::float::erf(x)
+}
+
 /// The reference `erfc` in float64 (for the front ends' host-evaluated special functions).
 pub(crate) fn erfc_f64(x: f64) -> f64 {
     arith::float::erfc(x)
