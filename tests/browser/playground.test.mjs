@@ -335,7 +335,10 @@ test('hovering a tensor element lights its storage cell, and the reverse', async
   const trace = 'a = arange(12.).reshape(3, 4)\nb = a.t()[1:]\n';
   const { page } = await open(base);
   await page.goto(`${base}#${await fragment(page, trace, null, 'b')}`);
-  await page.waitForSelector('#values td[data-i="8"]');
+  // The example the page opened with is drawn first: wait for this trace's b and its storage.
+  await page.waitForFunction(() => document.querySelector('#values-name').textContent.startsWith('b (3, 3)')
+    && document.querySelector('#storage-name').textContent.startsWith('#0 · 12 ×'));
+  await settle(page);
   const r = await row(page, 'b');
   const strides = r.strides.replace(/[()]/g, '').split(', ').map(Number);
   for (const [i, j] of [[0, 0], [1, 2], [2, 1]]) {

@@ -231,14 +231,37 @@ function bridgeValuesTable(vals, bvals, cols) {
     h('table', { class: 'vals mono' }, h('tbody', {}, rows)));
 }
 
+/** The values table drawn last: its layout key and its value cells in element order. Stepping
+ *  with the same tensor shape selected updates these cells in place: rebuilding 1,024 cells was
+ *  most of a step's cost (their style and the table's layout), and a value that did not change
+ *  then costs nothing. */
+let shownValues = { key: null, tds: [] };
+
+/** One value cell's text, class and title: a padding element (tinygrad's mask) is marked. */
+function valueCell(td, v, pad) {
+  const text = fmt(v);
+  if (td.textContent !== text) td.textContent = text;
+  if (td.classList.contains('pad') !== pad) td.classList.toggle('pad', pad);
+  const title = pad ? 'padding (masked in tinygrad)' : '';
+  if (td.title !== title) td.title = title;
+}
+
 /** The tensor's values as a table per 2-D slice; `cells` marks padding (tinygrad mask). */
 export function drawValues(t, name, cells, bridgeValues) {
   $('#values-name').textContent = t ? `${name} ${tuple(t.shape)} ${t.dtype}` : '';
   const box = $('#values');
+  const vals = t ? t.values : [];
+  const tg = cells && cells.tinygrad;
+  // Long tensors arrive cut (the session's PAGE_VALUES); values_total counts them all.
+  const total = t ? t.values_total ?? vals.length : 0;
+  const key = t && !bridgeValues ? `${t.shape.join('x')}:${vals.length}:${total}` : null;
+  if (key !== null && key === shownValues.key && box.contains(shownValues.tds[0] || null)) {
+    shownValues.tds.forEach((td, k) => valueCell(td, vals[k], tg && tg[k] === null));
+    return;
+  }
+  shownValues = { key: null, tds: [] };
   if (!t) { fill(box); return; }
   const shape = t.shape.length ? t.shape : [];
-  const vals = t.values;
-  const tg = cells && cells.tinygrad;
   // A long 1-D tensor wraps at 16 per row, each row labelled with its first index.
   const wrap = shape.length === 1 && shape[0] > 16;
   const cols = wrap ? 16 : shape.length >= 1 ? shape[shape.length - 1] : 1;
@@ -247,8 +270,8 @@ export function drawValues(t, name, cells, bridgeValues) {
   const per = wrap ? vals.length : cols * rowsPer;
   const slices = per === 0 ? 0 : Math.ceil(vals.length / per);
   const out = [];
-  let shown = 0;
-  for (let s = 0; s < slices && shown < MAX_SHOWN; s++) {
+  const tds = [];
+  for (let s = 0; s < slices && tds.length < MAX_SHOWN; s++) {
     if (lead.length) {
       const idx = [];
       let r = s;
@@ -256,23 +279,23 @@ export function drawValues(t, name, cells, bridgeValues) {
       out.push(h('div', { class: 'slice mono dim' }, `[${idx.join(', ')}, :, :]`));
     }
     const trs = [];
-    for (let i = 0; i < rowsPer && shown < MAX_SHOWN; i++) {
-      const tds = wrap ? [h('th', { class: 'dim' }, String(i * cols))] : [];
+    for (let i = 0; i < rowsPer && tds.length < MAX_SHOWN; i++) {
+      const row = wrap ? [h('th', { class: 'dim' }, String(i * cols))] : [];
       for (let j = 0; j < cols; j++) {
         const k = s * per + i * cols + j;
         if (k >= vals.length) break;
-        const pad = tg && tg[k] === null;
-        tds.push(h('td', { dataset: { i: k }, class: pad ? 'pad' : undefined, title: pad ? 'padding (masked in tinygrad)' : undefined }, fmt(vals[k])));
-        shown++;
+        const td = h('td', { dataset: { i: k } });
+        valueCell(td, vals[k], tg && tg[k] === null);
+        row.push(td);
+        tds.push(td);
       }
-      trs.push(h('tr', {}, tds));
+      trs.push(h('tr', {}, row));
     }
     out.push(h('table', { class: 'vals mono' }, h('tbody', {}, trs)));
   }
-  // Long tensors arrive cut (the session's PAGE_LIST); values_total counts them all.
-  const total = t.values_total ?? vals.length;
-  if (shown < total) out.push(h('div', { class: 'dim' }, `… ${total - shown} more elements not shown`));
+  if (tds.length < total) out.push(h('div', { class: 'dim' }, `… ${total - tds.length} more elements not shown`));
   if (!vals.length) out.push(h('div', { class: 'dim' }, 'No elements.'));
   if (bridgeValues) out.push(bridgeValuesTable(vals, bridgeValues, cols));
   fill(box, out);
+  shownValues = { key, tds };
 }

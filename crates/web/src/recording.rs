@@ -20,7 +20,7 @@ use stridelab_core::trace::report::recording::{predicted, RecordedStep, Recorded
 use stridelab_core::trace::report::ValueList;
 use stridelab_core::Error;
 
-use crate::session::{CELL_REPEATED, CELL_SELECTED, CELL_WRITTEN, INLINE_VALUES, PAGE_LIST};
+use crate::session::{CELL_REPEATED, CELL_SELECTED, CELL_WRITTEN, INLINE_VALUES, PAGE_LIST, PAGE_VALUES};
 
 /// Where a name's current record is: a step's tensors, or the recording's final `tensors`
 /// (at its last step, which are PyTorch's end state).
@@ -196,7 +196,7 @@ impl RecordingSession {
 
     /// What the panels show at the current step, in the shape a trace's state has.
     pub fn state(&self) -> Json {
-        let list = ValueList::First(PAGE_LIST);
+        let list = ValueList::First(PAGE_VALUES);
         let mut tensors = Map::new();
         for l in &self.live {
             if let Some(t) = self.record(l) {

@@ -19,9 +19,15 @@ use stridelab_core::Error;
 use crate::chain;
 use crate::files::page_run;
 
+/// The most values of one tensor or storage the page is sent: its values table shows at most
+/// 1,024 of a tensor (`MAX_SHOWN` in panels.js) and it draws a storage as a grid of values up to
+/// 1,024 cells (`DOM_LIMIT` in mapgrid.js). Values past these were sent and never shown, and they
+/// were most of a step's message (a trace of 4,096-element tensors: 213 KB a step, 5 ms to parse).
+pub const PAGE_VALUES: usize = 1024;
+
 /// Storages longer than this are sent without their values: the page draws them aggregated on a
 /// canvas from [`Session::flags`] and reads single values on hover through [`Session::cell`].
-pub const INLINE_VALUES: usize = PAGE_LIST;
+pub const INLINE_VALUES: usize = PAGE_VALUES;
 
 /// The most items of any one list the page is sent (a tensor's values, its cells, a write's cells,
 /// the bridge's positions): the page shows at most 1,024 values of a tensor and the first cells of
@@ -61,13 +67,13 @@ enum Steps {
 }
 
 /// The page's reports: the bridge's values only where they differ from PyTorch's (the page would
-/// otherwise get every tensor's values twice), at most [`PAGE_LIST`] values per tensor.
+/// otherwise get every tensor's values twice), at most [`PAGE_VALUES`] values per tensor.
 fn page_report(steps: Steps) -> ReportOptions {
     ReportOptions {
         steps: matches!(steps, Steps::Listed),
         graph: false,
         bridge_values: BridgeValues::Differing,
-        values: ValueList::First(PAGE_LIST),
+        values: ValueList::First(PAGE_VALUES),
     }
 }
 

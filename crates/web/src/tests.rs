@@ -373,18 +373,19 @@ fn a_write_step_shows_the_bridge_write_plan() {
     assert!(s.bridge_divergences().is_empty());
 }
 
-/// A large trace's step and cells reach the page cut to `PAGE_LIST` items per list, with the true
-/// lengths beside them: the message stays small however large the tensors.
+/// A large trace's step and cells reach the page cut, with the true lengths beside them: values
+/// and written cells to `PAGE_VALUES` (what the panels show), the selected tensor's cells to
+/// `PAGE_LIST`. The message stays small however large the tensors.
 #[test]
 fn large_tensors_reach_the_page_cut_with_their_totals() {
-    use super::session::PAGE_LIST;
+    use super::session::{PAGE_LIST, PAGE_VALUES};
     let mut s = Session::new("a = zeros(1024, 1024)\nb = a[::2, 1::2]\nb += 1\n");
     let state = s.state();
     let a = &state["tensors"]["a"];
-    assert_eq!(a["values"].as_array().map(Vec::len), Some(PAGE_LIST), "{}", a["values_total"]);
+    assert_eq!(a["values"].as_array().map(Vec::len), Some(PAGE_VALUES), "{}", a["values_total"]);
     assert_eq!(a["values_total"], json!(1 << 20));
     let writes = &state["step"]["writes"];
-    assert_eq!(writes["elements"].as_array().map(Vec::len), Some(PAGE_LIST));
+    assert_eq!(writes["elements"].as_array().map(Vec::len), Some(PAGE_VALUES));
     assert_eq!(writes["elements_total"], json!(1 << 18));
     let cells = s.tensor_cells("b");
     assert_eq!(cells["cells"].as_array().map(Vec::len), Some(PAGE_LIST));
