@@ -1,7 +1,7 @@
-//! Single-precision matrix products over strided operands: `matrixmultiply`'s packed,
-//! cache-blocked SGEMM (SIMD microkernels for x86, AArch64 and wasm simd128), behind one safe
-//! function that checks every element the strides reach. The CPU model plan and the training
-//! plan both call it.
+//! Single-precision matrix products over strided operands: a packed, cache-blocked SGEMM (the
+//! `gemm` crate natively, with run-time AVX2/FMA, AVX-512 or NEON microkernels; `matrixmultiply`'s
+//! simd128 kernels in the browser), behind one safe function that checks every element the
+//! strides reach. The CPU model plan and the training plan both call it.
 
 /// `c[m×n] = alpha · a[m×k] · b[k×n] + beta · c`, each matrix given by its slice and its row
 /// and column strides; `c` is row-major with row stride `ldc`.

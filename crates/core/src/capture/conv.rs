@@ -114,7 +114,7 @@ mod lanes {
 use lanes::F4;
 
 /// The kernel this build runs `c` with. Natively, the GEMM wherever a group has output channels
-/// enough to fill its rows (`matrixmultiply` picks AVX2 and FMA microkernels at run time, which
+/// enough to fill its rows (the native GEMM picks AVX2/FMA or AVX-512 microkernels at run time, which
 /// the portable tile cannot use); the tile for depthwise-like groups and a folded 2×2 pool. In
 /// the page, always the tile (see the module's note on wasm).
 pub(super) fn kernel_for(c: &Conv) -> ConvKernel {

@@ -4,7 +4,7 @@
 //! The interpreter sums in f64 in a fixed order and builds a lazy graph per kernel, which makes
 //! it exact and slow; a model on the page needs the opposite trade. The direct kernels compute
 //! in f32 the way inference runtimes do: convolutions in [`super::conv`] (with a following Relu
-//! and 2×2 max pool folded in), Gemm and MatMul through `matrixmultiply`'s packed GEMM
+//! and 2×2 max pool folded in), Gemm and MatMul through the packed GEMM of [`crate::sgemm`]
 //! ([`super::gemm`]), pools ([`super::pool`]) and elementwise ops ([`super::elementwise`]) as
 //! plain loops over preallocated buffers. A kernel gets one only when every buffer it touches is
 //! float32 and its attributes are a case written out in [`super::select`]; anything else (integer
