@@ -593,8 +593,8 @@ mod tests {
         Node::new("n", op, names("x", inputs), names("y", outputs), attrs)
     }
 
-    /// The unary ops, Pow, LayerNormalization, Gather, Where, Split and Transpose agree with the
-    /// interpreter, broadcasts and negative indices included.
+    /// The unary ops, Pow, LayerNormalization, Gather, Where, Split, Softmax and Transpose agree
+    /// with the interpreter, broadcasts, negative indices and masked positions included.
     #[test]
     fn movement_and_elementwise_kernels_match_the_interpreter() {
         for op in ["Abs", "Neg", "Sqrt", "Reciprocal", "Exp", "Log", "Tanh", "Sigmoid", "Erf"] {
@@ -646,12 +646,40 @@ mod tests {
         let sizes = |v: Vec<i64>| Some((Data::I64(v.clone()), vec![v.len()]));
         direct_matches_the_interpreter(&split(-1, 3), &[floats(&[2, 3, 9], 13), sizes(vec![3, 3, 3])]);
         direct_matches_the_interpreter(&split(1, 2), &[floats(&[2, 5, 3], 14), sizes(vec![1, 4])]);
+        // Softmax rows of 19 (eight lanes and a remainder) with masked (-inf) positions, a row
+        // with a NaN, and a middle axis.
+        let mut scores = floats(&[3, 19], 16).map(|(d, s)| (d.to_f64_vec(), s)).unwrap();
+        (0..19).filter(|j| j % 4 == 1).for_each(|j| scores.0[j] = f64::NEG_INFINITY);
+        scores.0[19 + 7] = f64::NAN;
+        let scores = Some((Data::F32(scores.0.iter().map(|&v| v as f32).collect()), scores.1));
+        direct_matches_the_interpreter(&node("Softmax", 1, 1, &[("axis", Attribute::Int(-1))]), &[scores]);
+        direct_matches_the_interpreter(
+            &node("Softmax", 1, 1, &[("axis", Attribute::Int(1))]),
+            &[floats(&[2, 9, 3], 17)],
+        );
         for perm in [vec![0, 2, 1, 3], vec![3, 1, 2, 0], vec![0, 1, 2, 3]] {
             direct_matches_the_interpreter(
                 &node("Transpose", 1, 1, &[("perm", Attribute::Ints(perm))]),
                 &[floats(&[2, 3, 4, 5], 15)],
             );
         }
+    }
+
+    /// Softmax's exp against the exact value over [-100, 0] and near zero, with -inf (a masked
+    /// position) and NaN.
+    #[test]
+    fn softmax_exp_is_within_two_ulp() {
+        let xs = (0..=1_000_000).map(|i| -(i as f32) * 1e-4).chain((0..200).map(|i| -1e-30 * 1.5f32.powi(i)));
+        for x in xs.chain([-87.0, -87.29, -87.31, -100.0]) {
+            let (got, want) = (elementwise::exp_nonpositive(x), f64::from(x).exp() as f32);
+            // Both positive normal floats: their bit patterns count ulps apart.
+            let ok = if x < -87.3 { got == 0.0 } else { got.to_bits().abs_diff(want.to_bits()) <= 2 };
+            assert!(ok, "exp({x}) = {got}, want {want}");
+        }
+        assert_eq!(elementwise::exp_nonpositive(f32::NEG_INFINITY), 0.0);
+        assert_eq!(elementwise::exp_nonpositive(0.0), 1.0);
+        assert_eq!(elementwise::exp_nonpositive(-0.0), 1.0);
+        assert!(elementwise::exp_nonpositive(f32::NAN).is_nan());
     }
 
     /// The f32 erf against the reference's f64 one, over [-6, 6] and near zero.
