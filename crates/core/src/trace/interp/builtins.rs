@@ -21,7 +21,7 @@ impl Run {
             "type" => {
                 let v = args.req(0, "object")?;
                 args.finish()?;
-                introspect::type_of(&v, modules::title)
+                introspect::type_of(&self.engine, &v, modules::title)
             }
             "id" => {
                 let v = args.req(0, "obj")?;

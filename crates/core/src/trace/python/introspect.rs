@@ -64,10 +64,15 @@ pub fn call_type(ctx: &mut RunContext, class: &'static str, args: Args) -> Resul
     }
 }
 
+/// The class of `nn.Parameter`s, as `type(p)` prints it.
+pub const PARAMETER_CLASS: &str = "torch.nn.parameter.Parameter";
+
 /// `type(v)`: builtins' classes as the builtin names (so `type(x) == int` holds), a tensor's
-/// as `torch.Tensor`, a trace class's instance as its class.
-pub fn type_of(v: &Value, title: Title) -> Value {
+/// as `torch.Tensor` (a parameter's as `Parameter`, its subclass), a trace class's instance as
+/// its class.
+pub fn type_of(engine: &crate::tensor::Engine, v: &Value, title: Title) -> Value {
     match v {
+        Value::Tensor(t) if engine.is_parameter(t) => Value::Type(PARAMETER_CLASS),
         Value::Tensor(_) => Value::Type("torch.Tensor"),
         Value::Scalar(Scalar::Bool(_)) => Value::Builtin("bool"),
         Value::Scalar(Scalar::Int(_)) | Value::BigInt(_) => Value::Builtin("int"),
@@ -137,6 +142,7 @@ pub fn is_instance(engine: &crate::tensor::Engine, v: &Value, class: &Value, tit
         (Value::Builtin(c), Value::Exception(e)) => exception::is_subclass(&e.class, c),
         (Value::Builtin(_), _) => false,
         (Value::Type("torch.Tensor"), Value::Tensor(_)) => true,
+        (Value::Type(PARAMETER_CLASS), Value::Tensor(t)) => engine.is_parameter(t),
         (Value::Type(c), Value::Tensor(t)) => class_dtype(c) == Some(t.dtype()),
         (Value::Type("torch.Size"), Value::Size(_)) => true,
         (Value::Type(_), _) => false,

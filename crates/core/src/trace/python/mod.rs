@@ -150,6 +150,9 @@ fn identical(a: &Value, b: &Value) -> bool {
         (Value::Function(x), Value::Function(y)) => std::rc::Rc::ptr_eq(x, y),
         (Value::Exception(x), Value::Exception(y)) => std::rc::Rc::ptr_eq(x, y),
         (Value::Type(x), Value::Type(y)) => x == y,
+        // `nn.Parameter` is a function value here; `type(p)` gives its class.
+        (Value::Type(introspect::PARAMETER_CLASS), Value::Func(f))
+        | (Value::Func(f), Value::Type(introspect::PARAMETER_CLASS)) => f == "Parameter",
         (Value::Layer(x), Value::Layer(y)) => std::rc::Rc::ptr_eq(x, y),
         (Value::Optimizer(x), Value::Optimizer(y)) => std::rc::Rc::ptr_eq(x, y),
         (Value::Class(x), Value::Class(y)) => std::rc::Rc::ptr_eq(x, y),

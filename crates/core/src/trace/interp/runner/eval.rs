@@ -447,6 +447,9 @@ impl Run {
     /// `value.name` for a value already evaluated.
     pub(in crate::trace) fn attribute(&mut self, v: Value, name: &str) -> Result<Value> {
         match v {
+            Value::Tensor(t) if name == "__class__" => {
+                Ok(introspect::type_of(&self.engine, &Value::Tensor(t), modules::title))
+            }
             Value::Tensor(t) => match autograd::attr(&mut self.context(), &t, name) {
                 Some(r) => r,
                 None => match library::attr(&mut self.context(), Value::Tensor(t.clone()), name) {
@@ -508,7 +511,7 @@ impl Run {
             }
             Value::Function(f) if name == "__name__" => Ok(Value::Str(f.def.name.clone())),
             Value::Exception(e) if name == "args" => Ok(Value::Tuple(e.args.clone())),
-            ref v if name == "__class__" => Ok(introspect::type_of(v, modules::title)),
+            ref v if name == "__class__" => Ok(introspect::type_of(&self.engine, v, modules::title)),
             v => library::attr(&mut self.context(), v, name),
         }
     }
