@@ -489,6 +489,44 @@ test('edits are never lost: the address follows them, reload and Back restore th
   await page.close();
 });
 
+test('a line half typed keeps the last run on screen, dimmed, and marks where it stops parsing', async () => {
+  const { page, errors } = await open(base);
+  await page.goto(`${base}#${await fragment(page, 'a = arange(6.)\nb = a.view(2, 3)\n', null, 'b')}`);
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '2 / 2');
+  await settle(page);
+  await page.focus('#source .cm-content');
+  await page.keyboard.press('Control+End');
+  // One input event: the half-typed call, as it stands mid-way.
+  await page.keyboard.insertText('w = b.sum().item(');
+  await page.waitForSelector('body[data-stale="1"]');
+  await settle(page);
+  // The panels still show the last run: its steps, its tensors, the selected tensor's values.
+  assert.equal(await page.textContent('#stepno'), '2 / 2');
+  assert.deepEqual(await page.$$eval('#tensors tr[data-name]', (rs) => rs.map((r) => r.dataset.name)), ['a', 'b']);
+  assert.match(await page.textContent('#values-name'), /^b \(2, 3\)/);
+  assert.match(await page.textContent('#stale-note'), /line 3 does not parse yet/);
+  assert.equal(await page.textContent('#error .kind'), 'parse');
+  assert.match(await page.textContent('#error .where'), /^line 3/);
+  assert.equal(await page.$eval('#tab-inspect', (e) => getComputedStyle(e).opacity), '0.55');
+  await shot(page, 'stale-while-typing');
+  // Stepping still works on the run shown.
+  await page.evaluate(() => window.stridelab.goto(1));
+  assert.equal(await page.textContent('#stepno'), '1 / 2');
+  // The address follows the edit all the same.
+  const edited = await page.evaluate(() => window.stridelab.editor.text());
+  await page.waitForFunction((src) => JSON.parse(window.stridelab.wasm.shareDecode(location.hash.slice(1))).trace === src, edited);
+  // Finishing the line runs it: the dimming goes and the new statement is there.
+  await page.keyboard.insertText(')\n');
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '3 / 3');
+  await settle(page);
+  assert.equal(await page.$('body[data-stale]'), null);
+  assert.equal(await page.$('#stale-note'), null);
+  assert.ok(await page.$('#tensors tr[data-name="w"]') === null, 'w is a Python number, not a tensor');
+  assert.equal(await page.isHidden('#error'), true);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('the editor highlights Python, underlines the error at its column, and undoes a lesson load', async () => {
   const { page, errors } = await open(base);
   const trace = 'a = arange(6.)\nb = a.veiw(3, 2)  # a typo\n';

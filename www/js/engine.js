@@ -147,10 +147,11 @@ export function call(type, args = {}) {
   });
 }
 
-/** Opens a trace in the worker, in a fresh one if the last trace left a large memory behind. */
-export function open(src) {
+/** Opens a trace in the worker, in a fresh one if the last trace left a large memory behind.
+ *  `keep`: a source that does not parse leaves the open trace open (session.js `open`). */
+export function open(src, keep) {
   if (engine.memory > RECYCLE_BYTES && !engine.pending.size) restart(new Error('recycled'));
-  return call('open', { src });
+  return call('open', { src, keep });
 }
 
 /** Opens a recording of a real PyTorch run (its JSON text) in the worker, as `open` opens a

@@ -63,15 +63,19 @@ function engineStopped(e, what) {
 
 /** Offers the whole trace's kernel timeline for the open trace (a new trace, a new offer). */
 function offerTimeline() {
-  const src = app.src;
+  const src = app.ran;
   drawTimelinePrompt(() => engine.call('traceKernels', { src }), app.gpu);
 }
+
+/** How a load treats a source that does not parse: an edit in the editor keeps the last run on
+ *  screen (a line is half typed); anything else (a link, a lesson, a file) shows the error alone. */
+const EDIT = 'edit';
 
 /**
  * Opens a trace: the engine worker runs it whole, then the page stands on `step` (default: the
  * end). Runs off the main thread; a newer load (the user typing on) cancels an older one.
  */
-async function load(src, step, tensor) {
+async function load(src, step, tensor, how) {
   app.src = src;
   const me = ++loads;
   leaveRecording();
@@ -82,7 +86,7 @@ async function load(src, step, tensor) {
     return ensureSamples().catch(() => {}).then(() => {
       app.fetching = false;
       samplesSettled = true;
-      return app.src === src ? load(src, step, tensor) : undefined;
+      return app.src === src ? load(src, step, tensor, how) : undefined;
     });
   }
   if (opening) engine.cancel();
@@ -90,13 +94,15 @@ async function load(src, step, tensor) {
   showRunning(me);
   let opened;
   try {
-    const request = engine.open(src);
+    const request = engine.open(src, how === EDIT);
     app.perf.open_posted = performance.now();
     opened = await request;
   } catch (e) {
     if (me !== loads) return;
     opening = false;
     app.session = null;
+    app.stale = null;
+    delete document.body.dataset.stale;
     if (e.cancelled) {
       fill($('#stepinfo'), h('span', { id: 'cancelled' }, 'cancelled: edit the trace or pick a lesson to run again'));
     } else {
@@ -107,7 +113,19 @@ async function load(src, step, tensor) {
   }
   if (me !== loads) return;
   opening = false;
+  if (opened.kept) {
+    // The edit does not parse (a line half typed): the last run that did stays on screen,
+    // dimmed, and the editor says where the source stops parsing.
+    app.stale = opened.kept;
+    document.body.dataset.stale = '1';
+    if (app.state) redraw();
+    remember();
+    return;
+  }
+  app.stale = null;
+  delete document.body.dataset.stale;
   app.session = opened;
+  app.ran = src;
   // The whole trace's timeline belongs to the trace it ran: a new trace offers a new run.
   offerTimeline();
   app.lesson = activeLesson(app.lessons || [], src);
@@ -141,6 +159,8 @@ async function openRecording(json, step, tensor) {
   }
   if (me !== loads) return;
   opening = false;
+  app.stale = null;
+  delete document.body.dataset.stale;
   app.session = opened;
   app.recording = { json, about: opened.about };
   app.src = '';
@@ -312,14 +332,20 @@ function savedTrace() {
 function redraw() {
   const s = app.state;
   drawStep(s);
+  if (app.stale) {
+    $('#stepinfo').prepend(h('div', { class: 'bad', id: 'stale-note' },
+      `line ${app.stale.line} does not parse yet: showing the last run that did, dimmed`));
+  }
   drawNarration(app.lesson, s.step);
   drawList();
   drawSelected();
-  if (!app.recording) drawKernelPrompt(() => engine.call('kernels', { src: app.src, step: s.at }), app.gpu);
+  if (!app.recording) drawKernelPrompt(() => engine.call('kernels', { src: app.ran, step: s.at }), app.gpu);
   // Last: the editor reads the page's layout (its selection, its scroll), which is then laid out
   // once, with every panel already redrawn, instead of once here and again at the next frame.
   // A recorded step in another file than the script has no line in the editor.
-  editor.mark(s.step && !s.step.file ? s.step.line : 0, s.error && !s.error.file ? s.error : null);
+  // While the source does not parse, its lines are not the run's: the parse error is marked.
+  if (app.stale) editor.mark(0, app.stale);
+  else editor.mark(s.step && !s.step.file ? s.step.line : 0, s.error && !s.error.file ? s.error : null);
 }
 
 function drawList() {
@@ -389,7 +415,7 @@ async function openFragment() {
 }
 
 function wire() {
-  editor.onEdit((text) => load(text, undefined, app.selected));
+  editor.onEdit((text) => load(text, undefined, app.selected, EDIT));
   $('#first').onclick = () => goto(0);
   $('#prev').onclick = () => goto(app.state.at - 1);
   $('#next').onclick = () => goto(app.state.at + 1);

@@ -18,6 +18,8 @@ export function pick(state, wanted) {
  *  instance's memory in bytes. */
 export function traceSession(wasm, memory) {
   let session = null;
+  /** Whether `session` is a recording (a trace never stays open over one). */
+  let recording = false;
   /** The state of the step the session stands on (a large map's layout reads its tensors). */
   let state = null;
 
@@ -34,11 +36,20 @@ export function traceSession(wasm, memory) {
   }
 
   return {
-    open({ src }) {
+    /** Runs `src`. With `keep`, a source that does not parse (a line half typed) leaves the
+     *  open trace open: the answer is `{kept: error}` with the old trace's steps, and the page
+     *  keeps its panels. */
+    open({ src, keep }) {
+      const parse = keep && session && !recording ? wasm.parseError(src) : undefined;
+      if (parse !== undefined) {
+        return { kept: JSON.parse(parse), steps: session.stepCount(), divergences: [...session.bridgeDivergences()], memory: memory() };
+      }
+      // The old run's storages go first, so a trace never holds two runs.
       if (session) session.free();
       session = null;
       state = null;
       session = new wasm.Session(src);
+      recording = false;
       return { steps: session.stepCount(), divergences: [...session.bridgeDivergences()], memory: memory() };
     },
     /** Opens a recording of a real PyTorch run (its JSON text): the same answers follow. */
@@ -47,6 +58,7 @@ export function traceSession(wasm, memory) {
       session = null;
       state = null;
       session = new wasm.RecordingSession(json);
+      recording = true;
       return { steps: session.stepCount(), divergences: [], memory: memory(), about: JSON.parse(session.about()) };
     },
     goto({ k, selected }) {

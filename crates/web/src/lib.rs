@@ -22,6 +22,14 @@ pub fn start() {
     console_error_panic_hook::set_once();
 }
 
+/// The error (JSON, as a run reports it) of a source that does not parse, or `undefined` when it
+/// parses. Nothing runs: the page asks before replacing the open trace, which it keeps on screen
+/// while a line is half typed.
+#[wasm_bindgen(js_name = parseError)]
+pub fn parse_error(src: &str) -> Option<String> {
+    session::Session::parse_error_of(src).map(|e| e.to_string())
+}
+
 /// The trace the page has open.
 #[wasm_bindgen]
 pub struct Session {

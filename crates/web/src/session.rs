@@ -106,6 +106,19 @@ impl Session {
         Session { program, outline, at, run: full, chains: HashMap::new() }
     }
 
+    /// The error of a source that does not parse (nothing of it ran), as the report writes
+    /// errors; `None` when it parses. The page keeps the last run that parsed on screen while
+    /// the editor holds such a source: half-typed lines are the common case.
+    pub fn parse_error(&self) -> Option<Json> {
+        self.program.is_none().then(|| self.outline["error"].clone())
+    }
+
+    /// [`Session::parse_error`] of `src`, without running it when it parses.
+    pub fn parse_error_of(src: &str) -> Option<Json> {
+        parser::parse(src).err()?;
+        Session::new(src).parse_error()
+    }
+
     /// Statements the viewer can step through (the failing one included).
     pub fn step_count(&self) -> usize {
         self.outline["steps"].as_array().map_or(0, Vec::len)

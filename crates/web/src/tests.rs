@@ -488,3 +488,17 @@ fn recording_links_read_back() {
     assert_eq!(back["step"], json!(4));
     assert_eq!(back["tensor"], json!("b"));
 }
+
+/// A source that does not parse says so (and where) without running; one that parses, or fails
+/// while running, has no parse error.
+#[test]
+fn a_half_typed_line_is_a_parse_error() {
+    let s = Session::new("a = arange(6.)\nw = a.sum().item(\n");
+    let e = s.parse_error().expect("a parse error");
+    assert_eq!(e["kind"], json!("parse"), "{e}");
+    assert_eq!(e["line"], json!(2), "{e}");
+    assert_eq!(Session::parse_error_of("a = arange(6.)\nw = a.sum().item(\n"), Some(e));
+    assert!(Session::new("a = arange(6.)\n").parse_error().is_none());
+    assert!(Session::parse_error_of("a = arange(6.)\n").is_none());
+    assert!(Session::new("a = arange(6.)\nb = a.veiw(3, 2)\n").parse_error().is_none());
+}
