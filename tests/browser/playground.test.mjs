@@ -232,6 +232,29 @@ test('a loop steps once per iteration, saying which, with what print wrote', asy
   await page.close();
 });
 
+test('a small storage is drawn in rows of its last dimension: q, k and v of a [2, 12] qkv are columns', async () => {
+  const { page, errors } = await open(base);
+  const trace = 'qkv = torch.arange(24.).reshape(2, 12)\nq, k, v = qkv.split(4, dim=1)\nk.mul_(10)\n';
+  await page.goto(`${base}#${await fragment(page, trace, null, 'k')}`);
+  await page.waitForFunction(() => (document.querySelector('#map-structure') || {}).textContent?.startsWith('24 cells'));
+  await settle(page);
+  assert.equal(await page.textContent('#map-structure'), "24 cells as 2 rows of 12 (qkv's last dimension)");
+  const tracks = await page.$eval('#storage-grid', (g) => getComputedStyle(g).gridTemplateColumns.split(' ').length);
+  assert.equal(tracks, 12);
+  // k's cells, written by this step, are one block of columns: 4-7 in both rows.
+  const cells = await page.$$eval('#storage .cell.sel', (cs) => cs.map((c) => [Number(c.dataset.cell), Math.round(c.getBoundingClientRect().left)]));
+  assert.deepEqual(cells.map(([c]) => c), [4, 5, 6, 7, 16, 17, 18, 19]);
+  assert.deepEqual(cells.slice(0, 4).map(([, x]) => x), cells.slice(4).map(([, x]) => x), 'rows line up');
+  assert.deepEqual(await page.$$eval('#storage .cell.wr', (cs) => cs.map((c) => Number(c.dataset.cell))), [4, 5, 6, 7, 16, 17, 18, 19]);
+  await shot(page, 'storage-rows');
+  // Without a tensor laying the storage out in rows, the grid wraps to the panel.
+  await page.goto(`${base}#${await fragment(page, 'a = torch.arange(10.)\nb = a[::3]\n', null, 'b')}`);
+  await page.waitForFunction(() => document.querySelector('#map-structure').textContent.startsWith('10 cells,'));
+  assert.equal(await page.textContent('#map-structure'), '10 cells, wrapped to the panel');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('the time machine: a write that breaks backward is flagged at the write, and backward fails', async () => {
   const trace = 'x = torch.tensor([0.5, 1.0, 1.5], requires_grad=True)\ny = x.sigmoid()\ny.mul_(2)\ny.sum().backward()\n';
   const { page, errors } = await open(base);
@@ -954,6 +977,9 @@ async function drop(page, files) {
 
 test('the Data tab shows the MNIST sample with its labels, page by page', async () => {
   const { page, errors } = await openData();
+  // Before a model is loaded its Run button cannot act, and looks it.
+  const run = await page.$eval('#model-run', (b) => ({ disabled: b.disabled, opacity: getComputedStyle(b).opacity, cursor: getComputedStyle(b).cursor }));
+  assert.deepEqual(run, { disabled: true, opacity: '0.45', cursor: 'not-allowed' });
   const labels = mnistLabels();
   assert.equal(labels.length, 1000);
   for (const start of [0, 48]) {

@@ -15,7 +15,7 @@ const MAX_SIDE = 1024;
  * that covers the whole storage in row-major order from its start (its base, usually), so rows of
  * the map are rows of the data; otherwise about a square.
  */
-function rowLength(state, sid, len) {
+export function rowLength(state, sid, len) {
   for (const [n, t] of Object.entries(state.tensors)) {
     const tt = t.torch;
     if (!tt || tt.storage !== sid || t.shape.length < 2) continue;

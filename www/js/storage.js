@@ -4,7 +4,7 @@
 // aggregated on a canvas, since a million DOM nodes would freeze the page.
 import { $, h, fill, tuple } from './dom.js';
 
-import { DOM_LIMIT, SELECTED, REPEATED, WRITTEN, OVERLAP } from './mapgrid.js';
+import { DOM_LIMIT, SELECTED, REPEATED, WRITTEN, OVERLAP, rowLength } from './mapgrid.js';
 
 let current = null; // {sid, cells, byCell, shape, name, cell}
 
@@ -48,15 +48,22 @@ export function drawStorage(state, name, info, flags, cell) {
   const known = st.known !== undefined && st.known < st.len ? ` · ${st.known} of ${st.len} cells recorded` : '';
   $('#storage-name').textContent = `#${sid} · ${st.len} × ${st.dtype} · version ${st.version}${known}`;
   const t0 = performance.now();
-  if (st.len <= DOM_LIMIT && st.values) drawGrid(box, st, flags);
+  if (st.len <= DOM_LIMIT && st.values) drawGrid(box, st, flags, rowLength(state, sid, st.len));
   else if (info.map) drawCanvas(box, st, info.map);
   else fill(box, h('div', { class: 'dim' }, 'No map: the storage is too large to send and was not laid out.'));
   return performance.now() - t0;
 }
 
-function drawGrid(box, st, flags) {
-  // The grid wraps to the panel's width; cell numbers say where each row starts.
-  const grid = h('div', { class: 'cells', style: 'grid-template-columns: repeat(auto-fill, minmax(4.6em, 1fr))' });
+/** Rows of a grid longer than this wrap to the panel's width instead. */
+const GRID_ROW_MAX = 32;
+
+function drawGrid(box, st, flags, { row, owner }) {
+  // Rows of the storage's last dimension when a tensor lays the whole storage out in rows (a
+  // [2, 12] storage is 2 rows of 12, so q/k/v thirds are columns): aliasing reads as it is
+  // shaped. Otherwise the grid wraps to the panel's width; cell numbers say where rows start.
+  const rows = owner && row <= GRID_ROW_MAX;
+  const columns = rows ? `repeat(${row}, minmax(4.6em, 1fr))` : 'repeat(auto-fill, minmax(4.6em, 1fr))';
+  const grid = h('div', { class: 'cells', id: 'storage-grid', style: `grid-template-columns: ${columns}` });
   const frag = document.createDocumentFragment();
   for (let c = 0; c < st.len; c++) {
     const els = current.byCell.get(c);
@@ -65,7 +72,10 @@ function drawGrid(box, st, flags) {
       h('span', { class: 'ci' }, String(c)), h('span', { class: 'cv' }, fmt(st.values[c])), h('span', { class: 'cl' }, label)));
   }
   grid.append(frag);
-  fill(box, grid);
+  const structure = rows
+    ? `${st.len} cells as ${Math.ceil(st.len / row)} rows of ${row} (${owner}'s last dimension)`
+    : `${st.len} cells, wrapped to the panel`;
+  fill(box, h('div', { class: 'controls mapbar' }, h('span', { class: 'dim small', id: 'map-structure' }, structure)), grid);
 }
 
 const COLORS = { 0: 0xffe9e4e0, [SELECTED]: 0xfff0b86a, [WRITTEN]: 0xff3c9cf0, [OVERLAP]: 0xff3030e0 };
