@@ -581,6 +581,28 @@ test('the editor highlights Python, underlines the error at its column, and undo
   await page.close();
 });
 
+test('the editor shows a focus ring; Tab indents in it, and Esc then Tab leaves it', async () => {
+  const { page, errors } = await open(base);
+  await page.goto(`${base}#${await fragment(page, 'a = arange(6.)\nb = a.flip(0)\n', null, 'b')}`);
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '2 / 2');
+  await page.focus('#source .cm-content');
+  await page.waitForSelector('#source .cm-editor.cm-focused');
+  const ring = await page.$eval('#source .cm-editor', (e) => [getComputedStyle(e).outlineStyle, getComputedStyle(e).outlineWidth]);
+  assert.deepEqual(ring, ['solid', '2px']);
+  const src = await page.evaluate(() => window.stridelab.editor.text());
+  await page.keyboard.press('Control+End');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => window.stridelab.editor.text()), `${src}    `, 'Tab indents inside the editor');
+  await page.keyboard.press('Control+z');
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.querySelector('#source').contains(document.activeElement)), false, 'focus left the editor');
+  assert.equal(await page.evaluate(() => window.stridelab.editor.text()), src);
+  assert.match(await page.textContent('#keymap'), /Esc then Tab leaves the editor/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('the current statement stays in view, and Alt+arrows step from the editor', async () => {
   const trace = Array.from({ length: 60 }, (_, i) => `x${i} = arange(4.) * ${i}`).join('\n') + '\n';
   const { page, errors } = await open(base);

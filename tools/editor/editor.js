@@ -72,7 +72,8 @@ const theme = EditorView.theme({
   '.cm-bad-line': { backgroundColor: 'var(--ov-bg)' },
   '.cm-error': { textDecoration: 'underline wavy var(--ov)', textUnderlineOffset: '3px' },
   '.cm-error-tip': { padding: '3px 6px', color: 'var(--ov-fg)', backgroundColor: 'var(--ov-bg)' },
-  '&.cm-focused': { outline: 'none' },
+  // Keyboard users see where focus is: Tab indents inside the editor, Esc then Tab leaves it.
+  '&.cm-focused': { outline: '2px solid var(--accent)', outlineOffset: '-1px' },
   '.cm-cursor': { borderLeftColor: 'var(--text)' },
 });
 
