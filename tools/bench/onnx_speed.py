@@ -32,23 +32,9 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-
-
-class BasicBlock(nn.Module):
-    def __init__(self, cin, cout, stride):
-        super().__init__()
-        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(cout)
-        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
-        self.bn2 = nn.BatchNorm2d(cout)
-        self.down = None
-        if stride != 1 or cin != cout:
-            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
-
-    def forward(self, x):
-        y = F.relu(self.bn1(self.conv1(x)))
-        y = self.bn2(self.conv2(y))
-        return F.relu(y + (x if self.down is None else self.down(x)))
+# The export fixtures' modules, at real sizes here.
+sys.path.insert(0, os.path.join(ROOT, "tools", "models"))
+from make_export_models import GPT, BasicBlock  # noqa: E402
 
 
 class ResNet18(nn.Module):
@@ -70,57 +56,6 @@ class ResNet18(nn.Module):
         return self.fc(torch.flatten(self.avg(self.blocks(x)), 1))
 
 
-class Attention(nn.Module):
-    def __init__(self, d, heads, block):
-        super().__init__()
-        self.c_attn = nn.Linear(d, 3 * d)
-        self.c_proj = nn.Linear(d, d)
-        self.heads = heads
-        self.register_buffer("bias", torch.tril(torch.ones(block, block)).view(1, 1, block, block))
-
-    def forward(self, x):
-        B, T, C = x.size()
-        q, k, v = self.c_attn(x).split(C, dim=2)
-        k = k.view(B, T, self.heads, C // self.heads).transpose(1, 2)
-        q = q.view(B, T, self.heads, C // self.heads).transpose(1, 2)
-        v = v.view(B, T, self.heads, C // self.heads).transpose(1, 2)
-        att = (q @ k.transpose(-2, -1)) * (1.0 / (k.size(-1) ** 0.5))
-        att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
-        y = F.softmax(att, dim=-1) @ v
-        return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))
-
-
-class Block(nn.Module):
-    def __init__(self, d, heads, block):
-        super().__init__()
-        self.ln_1 = nn.LayerNorm(d)
-        self.attn = Attention(d, heads, block)
-        self.ln_2 = nn.LayerNorm(d)
-        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
-
-    def forward(self, x):
-        x = x + self.attn(self.ln_1(x))
-        return x + self.mlp(self.ln_2(x))
-
-
-class GPT(nn.Module):
-    def __init__(self, vocab=1000, block=64, d=128, heads=4, layers=4):
-        super().__init__()
-        self.wte = nn.Embedding(vocab, d)
-        self.wpe = nn.Embedding(block, d)
-        self.h = nn.ModuleList([Block(d, heads, block) for _ in range(layers)])
-        self.ln_f = nn.LayerNorm(d)
-        self.lm_head = nn.Linear(d, vocab, bias=False)
-        self.wte.weight = self.lm_head.weight
-
-    def forward(self, idx):
-        pos = torch.arange(0, idx.size(1), dtype=torch.long)
-        x = self.wte(idx) + self.wpe(pos)
-        for b in self.h:
-            x = b(x)
-        return self.lm_head(self.ln_f(x))
-
-
 def randomize(model, seed):
     g = torch.Generator().manual_seed(seed)
     with torch.no_grad():
@@ -138,7 +73,7 @@ def build(name):
         model = ResNet18()
         x = torch.from_numpy(np.random.default_rng(1).standard_normal((1, 3, 224, 224)).astype(np.float32))
         return model, x, "x"
-    model = GPT()
+    model = GPT(vocab=1000, block=64, d=128, heads=4, layers=4)
     x = torch.from_numpy(np.random.default_rng(1).integers(0, 1000, (1, 64)).astype(np.int64))
     return model, x, "idx"
 

@@ -36,9 +36,8 @@ pub(crate) fn sgemm(
     packed_gemm((m, k, n), alpha, a, (rsa, csa), b, (rsb, csb), beta, c, ldc);
 }
 
-/// The packed GEMM, natively: `gemm`'s kernels (its `alpha` scales the destination, its
-/// `beta` the product).
-#[cfg(not(target_arch = "wasm32"))]
+/// The packed GEMM: natively `gemm`'s kernels (its `alpha` scales the destination, its `beta`
+/// the product), in the browser `matrixmultiply`'s simd128 kernels.
 #[allow(clippy::too_many_arguments)]
 fn packed_gemm(
     (m, k, n): (usize, usize, usize),
@@ -51,8 +50,9 @@ fn packed_gemm(
     c: &mut [f32],
     ldc: usize,
 ) {
-    // SAFETY: `sgemm`'s asserts keep every element the strides reach inside `a`, `b` and `c`,
-    // and `c` is borrowed mutably, so it aliases neither input.
+    // SAFETY (both): `sgemm`'s asserts keep every element the strides reach inside `a`, `b` and
+    // `c`, and `c` is borrowed mutably, so it aliases neither input.
+    #[cfg(not(target_arch = "wasm32"))]
     unsafe {
         gemm::gemm(
             m,
@@ -76,24 +76,7 @@ fn packed_gemm(
             gemm::Parallelism::None,
         );
     }
-}
-
-/// The packed GEMM in the browser: `matrixmultiply`'s simd128 kernels.
-#[cfg(target_arch = "wasm32")]
-#[allow(clippy::too_many_arguments)]
-fn packed_gemm(
-    (m, k, n): (usize, usize, usize),
-    alpha: f32,
-    a: &[f32],
-    (rsa, csa): (isize, isize),
-    b: &[f32],
-    (rsb, csb): (isize, isize),
-    beta: f32,
-    c: &mut [f32],
-    ldc: usize,
-) {
-    // SAFETY: `sgemm`'s asserts keep every element the strides reach inside `a`, `b` and `c`,
-    // and `c` is borrowed mutably, so it aliases neither input.
+    #[cfg(target_arch = "wasm32")]
     unsafe {
         matrixmultiply::sgemm(
             m,
