@@ -787,6 +787,16 @@ test('without WebGPU the kernel panel runs the step on the CPU executor', async 
   assert.match(meta, /CPU IR executor \(wasm\)/);
   assert.match(meta, /performance\.now\(\)/);
   perf.cpu_kernels = { meta, kernels: kernels.map((k) => ({ name: k.name, time: k.time, ns: k.ns, below: k.below })) };
+  // Once run, the panel follows the stepper: the previous step's kernels come without a click.
+  assert.equal(await page.textContent('#kernel-follow'), 'runs each step as you step · stop');
+  await page.evaluate(() => window.stridelab.goto(1));
+  await page.waitForFunction(() => /line 1 a = arange\(4096\.\)/.test((document.querySelector('#kernel-meta') || {}).textContent || ''), null, { timeout: 60000 });
+  // Stop: the next step shows the button again.
+  await page.click('#kernel-unfollow');
+  await page.evaluate(() => window.stridelab.goto(2));
+  await settle(page);
+  assert.ok(await page.$('#run-kernels'), 'the button is back');
+  assert.equal(await page.$('#kernel-meta'), null);
   assert.deepEqual(errors, []);
   await shot(page, 'cpu-kernels');
   await page.close();

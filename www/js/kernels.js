@@ -76,8 +76,26 @@ function prompt(box, { id, msgId, label, about, running, run, draw }) {
   fill(box, btn, msg);
 }
 
-/** The panel before a run: the step's kernels run on request (WebGPU, else the CPU executor). */
+/** Whether the step's kernels run by themselves on each step: once asked for, the panel keeps
+ *  showing the kernels of the step the page stands on (while the Kernels tab is open) instead of
+ *  going back to its button. */
+let following = false;
+/** The pending run of a followed step: stepping on within `FOLLOW_MS` replaces it, so holding an
+ *  arrow key queues no kernel runs in the engine worker. */
+let followTimer = 0;
+const FOLLOW_MS = 150;
+/** Counts prompts: a run's answer for a step the page has left is not drawn over the new one. */
+let generation = 0;
+
+/** The panel before a run: the step's kernels run on request (WebGPU, else the CPU executor),
+ *  and after the first request on every step while the Kernels tab is open. */
 export function drawKernelPrompt(run, gpu) {
+  clearTimeout(followTimer);
+  const gen = ++generation;
+  const stop = () => {
+    following = false;
+    drawKernelPrompt(run, gpu);
+  };
   prompt($('#kernels'), {
     id: 'run-kernels',
     msgId: 'kernel-msg',
@@ -86,9 +104,20 @@ export function drawKernelPrompt(run, gpu) {
       ? `Runs this step's kernels on WebGPU (${gpu.name || 'adapter'}) and checks them against the interpreter.`
       : 'No WebGPU: this step\'s kernels run on the CPU IR executor (wasm), timed with performance.now().',
     running: 'running…',
-    run,
-    draw: drawKernels,
+    run: () => {
+      following = true;
+      return run();
+    },
+    draw: (data) => {
+      if (gen !== generation) return;
+      drawKernels(data);
+      $('#kernels').prepend(h('div', { class: 'small dim', id: 'kernel-follow' }, 'runs each step as you step · ',
+        h('button', { class: 'link', id: 'kernel-unfollow', onclick: stop }, 'stop')));
+    },
   });
+  if (following && !$('#tab-kernels').hidden) {
+    followTimer = setTimeout(() => { if (gen === generation) $('#run-kernels').click(); }, FOLLOW_MS);
+  }
 }
 
 /** A kernel's time as the panel says it: the median, with min–max where it ran more than once. */
