@@ -284,8 +284,10 @@ test('the time machine: a write that breaks backward is flagged at the write, an
   await settle(page);
   const ran = await page.$$eval('#step-backward li', (ls) => ls.map((l) => l.textContent));
   assert.deepEqual(ran, ['SumBackward0 (line 3)', 'MulBackward0 (line 3)', 'SigmoidBackward0 (line 3)', 'AccumulateGrad → w.grad', 'AccumulateGrad → x.grad']);
-  assert.match(await page.textContent('#backward-detail'), /sends one to each input: MulBackward0/);
-  for (let i = 0; i < 4; i++) await page.click('#step-backward button[title="next node of the backward"]');
+  assert.equal(await page.textContent('#backward-detail'), 'takes the scalar gradient of its output and sends one to each input: MulBackward0');
+  await page.click('#step-backward button[title="next node of the backward"]');
+  assert.match(await page.textContent('#backward-detail'), /^takes the gradient of shape \(3,\) of its output/);
+  for (let i = 0; i < 3; i++) await page.click('#step-backward button[title="next node of the backward"]');
   assert.equal(await page.textContent('#backward-at'), '5 / 5');
   assert.match(await page.textContent('#backward-detail'), /into x\.grad: cells 0, 1, 2 of storage #\d+/);
   await shot(page, 'autograd-backward-steps');

@@ -46,7 +46,9 @@ function backwardSteps(entries) {
   const box = h('div', { id: 'step-backward' });
   const list = h('ol', { class: 'backward mono small' });
   const detail = h('div', { class: 'small', id: 'backward-detail' });
-  const items = entries.map((e, i) => h('li', { onclick: () => show(i) }, e.node === 'AccumulateGrad' ? `AccumulateGrad → ${e.into[0]}` : `${e.node} (line ${e.line})`));
+  // A node recorded by no line of the trace (line 0) is named alone.
+  const items = entries.map((e, i) => h('li', { onclick: () => show(i) },
+    e.node === 'AccumulateGrad' ? `AccumulateGrad → ${e.into[0]}` : e.line ? `${e.node} (line ${e.line})` : e.node));
   list.append(...items);
   const counter = h('span', { class: 'mono', id: 'backward-at' });
   function show(i) {
@@ -55,9 +57,10 @@ function backwardSteps(entries) {
     counter.textContent = `${at + 1} / ${entries.length}`;
     const e = entries[at];
     const into = e.into.length ? e.into.join(', ') : 'nowhere (no input needs it)';
+    const grad = e.grad_shape && e.grad_shape.length ? `the gradient of shape ${tuple(e.grad_shape)}` : 'the scalar gradient';
     fill(detail, e.node === 'AccumulateGrad'
-      ? `adds the gradient ${tuple(e.grad_shape)} into ${e.into[0]}: ${e.write ? `cells ${e.write.elements.slice(0, 16).join(', ')}${e.write.elements.length > 16 ? ', …' : ''} of storage #${e.write.storage}` : 'nothing written'}`
-      : `takes the gradient ${tuple(e.grad_shape)} of its output and sends one to each input: ${into}`);
+      ? `adds ${grad} into ${e.into[0]}: ${e.write ? `cells ${e.write.elements.slice(0, 16).join(', ')}${e.write.elements.length > 16 ? ', …' : ''} of storage #${e.write.storage}` : 'nothing written'}`
+      : `takes ${grad} of its output and sends one to each input: ${into}`);
   }
   box.append(h('div', {}, h('b', {}, 'backward '), `ran ${entries.length} node${entries.length === 1 ? '' : 's'} `,
     h('button', { class: 'mini', title: 'previous node of the backward', onclick: () => show(at - 1) }, '◀'), ' ', counter, ' ',
