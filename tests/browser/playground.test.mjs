@@ -299,6 +299,7 @@ test('the bridge: its write plan, divergence markers and its own values', async 
   // b is a copy in PyTorch and a view of a in the bridge: the bridge's write reaches a.
   const trace = 'a = arange(12.).reshape(3, 4)\nb = a.t().reshape(12)\nb += 100\nc = a + 1\n';
   const { page, errors } = await open(base);
+  await page.click('#compare');
   await page.goto(`${base}#${await fragment(page, trace, 3, 'a')}`);
   await page.waitForFunction(() => document.querySelector('#stepno').textContent === '3 / 4');
   const plan = await page.textContent('#step-bridge');
@@ -325,6 +326,37 @@ test('the bridge: its write plan, divergence markers and its own values', async 
   await page.waitForSelector('#error:not([hidden])');
   assert.match(await page.textContent('#step-bridge'), /bridge diverges the bridge builds a flat index of 6 of its base #0's 3 positions/);
   assert.match(await page.textContent('#bridge-values'), /3 of 3 differ/);
+  await page.click('#compare');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('PyTorch first: tinygrad and the bridge show only when turned on, and the choice is kept', async () => {
+  const { page, errors } = await open(base);
+  // Not a lesson's trace (a lesson about the bridge turns it on).
+  const trace = 'a = arange(12.).reshape(3, 4)\nb = a.t().reshape(12)\nb += 7\n';
+  await page.goto(`${base}#${await fragment(page, trace, 3, 'a')}`);
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '3 / 3');
+  await settle(page);
+  const shown = (sel) => page.$$eval(sel, (es) => es.filter((e) => e.getClientRects().length > 0).length);
+  const marks = ['#step-bridge', '#bridge-values', '#bridge-ticks span', '#tensors .tag.diverge', '#chain th.cmp', '#chain td.cmp'];
+  assert.equal(await page.textContent('#compare'), 'tinygrad & bridge: off');
+  for (const sel of marks) assert.equal(await shown(sel), 0, `${sel} hidden on a fresh visit`);
+  assert.doesNotMatch(await page.$eval('#tab-inspect', (e) => e.innerText), /tinygrad|bridge|View\(/);
+  // PyTorch's own story is all there.
+  assert.match(await page.$eval('#chain', (e) => e.innerText), /PyTorch: shape · strides · offset/);
+  await shot(page, 'pytorch-first');
+  await page.click('#compare');
+  assert.equal(await page.getAttribute('#compare', 'aria-pressed'), 'true');
+  for (const sel of marks) assert.ok(await shown(sel) > 0, `${sel} shown when turned on`);
+  await page.reload();
+  await page.waitForSelector('body[data-ready="1"]');
+  await settle(page);
+  assert.equal(await page.textContent('#compare'), 'tinygrad & bridge: on');
+  assert.ok(await shown('#step-bridge') > 0);
+  // Off again: the next visit starts with PyTorch alone.
+  await page.click('#compare');
+  assert.equal(await page.evaluate(() => localStorage.getItem('stridelab.compare')), '0');
   assert.deepEqual(errors, []);
   await page.close();
 });

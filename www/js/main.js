@@ -129,6 +129,8 @@ async function load(src, step, tensor, how) {
   // The whole trace's timeline belongs to the trace it ran: a new trace offers a new run.
   offerTimeline();
   app.lesson = activeLesson(app.lessons || [], src);
+  // A lesson about tinygrad or its bridge shows them (for this visit; the saved choice stays).
+  if (app.lesson && app.lesson.compare) applyCompare(true);
   const n = opened.steps;
   $('#slider').max = String(n);
   drawTicks(n, opened.divergences);
@@ -513,6 +515,30 @@ function wireTheme() {
   };
 }
 
+const COMPARE = 'stridelab.compare';
+
+/** Shows or hides tinygrad's views and the bridge's story beside PyTorch's (`.cmp` elements, the
+ *  slider's divergence ticks, the padding hatch of tinygrad's masks). */
+function applyCompare(on) {
+  if (on) document.body.dataset.compare = '1';
+  else delete document.body.dataset.compare;
+  $('#compare').textContent = `tinygrad & bridge: ${on ? 'on' : 'off'}`;
+  $('#compare').setAttribute('aria-pressed', String(on));
+}
+
+/** PyTorch's story comes first: tinygrad and the bridge are a view the user turns on, and the
+ *  choice is kept locally. */
+function wireCompare() {
+  let on = false;
+  try { on = localStorage.getItem(COMPARE) === '1'; } catch { /* storage off */ }
+  applyCompare(on);
+  $('#compare').onclick = () => {
+    const now = document.body.dataset.compare !== '1';
+    applyCompare(now);
+    try { localStorage.setItem(COMPARE, now ? '1' : '0'); } catch { /* storage off: the choice lasts the visit */ }
+  };
+}
+
 /** Appends a statement to the trace and stands after it with `tensor` selected. */
 function appendLine(line, tensor) {
   const src = `${editor.getSource().replace(/\s*$/, '')}\n${line}\n`;
@@ -555,6 +581,7 @@ async function boot() {
   app.memory = engine.memoryBytes;
   wire();
   wireTheme();
+  wireCompare();
   onTimelinePick((step) => goto(step));
   initData(app, appendLine);
   const example = await fetchExample();

@@ -76,8 +76,8 @@ function backwardSteps(entries) {
 function bridgeStep(b, torchWrites) {
   if (!b) return null;
   const tag = b.diverges ? h('span', { class: 'tag diverge', title: 'the bridge\'s run parts from PyTorch\'s at this statement' }, 'bridge diverges') : null;
-  if (b.stopped) return h('div', { id: 'step-bridge', class: 'bridge' }, tag, ' the bridge\'s run stopped at an earlier statement');
-  if (b.error) return h('div', { id: 'step-bridge', class: 'bridge' }, tag, h('b', {}, ' the bridge fails: '), h('span', { class: 'mono' }, b.error));
+  if (b.stopped) return h('div', { id: 'step-bridge', class: 'bridge cmp' }, tag, ' the bridge\'s run stopped at an earlier statement');
+  if (b.error) return h('div', { id: 'step-bridge', class: 'bridge cmp' }, tag, h('b', {}, ' the bridge fails: '), h('span', { class: 'mono' }, b.error));
   if (!b.write && !b.diverges) return null;
   const parts = [tag];
   if (b.write) {
@@ -94,13 +94,13 @@ function bridgeStep(b, torchWrites) {
   if (b.tensors_changed.length) parts.push(h('div', {}, h('b', {}, 'bridge: seen by '), h('span', { class: 'mono', id: 'bridge-observers' }, b.tensors_changed.join(', '))));
   if (b.extra.length) parts.push(h('div', { class: 'bad', id: 'bridge-extra' }, `the bridge's write also changes ${b.extra.join(', ')}, which PyTorch's write does not reach`));
   if (b.missed.length) parts.push(h('div', { class: 'bad', id: 'bridge-missed' }, `the bridge's write misses ${b.missed.join(', ')}, which PyTorch's write changes (an alias the bridge copied)`));
-  return h('div', { id: 'step-bridge', class: 'bridge' }, parts);
+  return h('div', { id: 'step-bridge', class: 'bridge cmp' }, parts);
 }
 
 /** Every live tensor; clicking a row selects it. */
 export function drawTensors(state, selected, onSelect) {
   // A recording's tensors are PyTorch's as recorded: the bridge was not run.
-  const bridge = state.recording ? h('th', { title: 'a recording of real PyTorch: the bridge was not run' }, 'bridge (not run)') : h('th', {}, 'bridge');
+  const bridge = state.recording ? h('th', { class: 'cmp', title: 'a recording of real PyTorch: the bridge was not run' }, 'bridge (not run)') : h('th', { class: 'cmp' }, 'bridge');
   const head = h('tr', {}, ['name', 'shape', 'dtype', 'storage', 'strides', 'format', 'offset', ''].map((c) => h('th', {}, c)), bridge, h('th', {}, 'autograd'));
   const rows = Object.entries(state.tensors).map(([name, t]) => {
     if (t.error) return h('tr', { dataset: { name } }, h('td', { class: 'mono' }, name), h('td', { colspan: 9, class: 'bad' }, t.error));
@@ -134,14 +134,14 @@ function rowKey(e, name, onSelect) {
 
 /** Where tinygrad's PyTorch bridge disagrees about a tensor: its values, its strides/offset. */
 function bridgeCell(b) {
-  if (!b) return h('td', {});
+  if (!b) return h('td', { class: 'cmp' });
   const tags = [];
   if (b.diverges) {
     const why = b.values_match_torch === null ? 'the bridge\'s run has no such tensor (it failed first, or bound it where PyTorch raised)' : 'the bridge\'s run ends with other values';
     tags.push(h('span', { class: 'tag diverge', title: why }, '≠ values'));
   }
   if (!b.matches_torch) tags.push(h('span', { class: 'tag meta', title: `the bridge reports strides ${tuple(b.strides)}, offset ${b.storage_offset}` }, '≠ strides'));
-  return h('td', { class: 'small' }, tags);
+  return h('td', { class: 'small cmp' }, tags);
 }
 
 /** Autograd's view of a tensor: its grad_fn, or that it is a leaf requiring grad (and has .grad). */
@@ -194,8 +194,8 @@ export function drawChain(rows, name) {
   const head = h('tr', {},
     h('th', {}, 'op'),
     h('th', { class: 'group' }, 'PyTorch: shape · strides · offset'), h('th', {}, 'format'), h('th', {}, ''),
-    h('th', { class: 'group' }, predicted ? h('span', { title: 'predicted by the product from the recorded shape, strides and offset' }, 'tinygrad: views (predicted)') : 'tinygrad: views'), h('th', {}, 'index · valid'),
-    h('th', { class: 'group' }, 'bridge: strides · offset'));
+    h('th', { class: 'group cmp' }, predicted ? h('span', { title: 'predicted by the product from the recorded shape, strides and offset' }, 'tinygrad: views (predicted)') : 'tinygrad: views'), h('th', { class: 'cmp' }, 'index · valid'),
+    h('th', { class: 'group cmp' }, 'bridge: strides · offset'));
   const body = rows.map((r, i) => {
     const t = r.tensor;
     const b = t.bridge;
@@ -204,11 +204,11 @@ export function drawChain(rows, name) {
       h('td', { class: 'mono group' }, `${tuple(t.shape)} · ${tuple(t.torch.strides)} · ${t.torch.storage_offset}`),
       formatCell(t.torch),
       h('td', {}, chainTag(t, i > 0 ? rows[i - 1].tensor : null)),
-      h('td', { class: 'mono group' }, viewsText(t.views).map((v) => h('div', {}, v))),
-      h('td', { class: 'mono small' }, h('div', {}, t.index), t.valid && t.valid !== 'True' && t.valid !== 'true' ? h('div', { class: 'dim' }, `valid: ${t.valid}`) : ''),
-      b ? h('td', { class: `mono group ${b.matches_torch ? '' : 'diverge'}`, title: b.matches_torch ? 'agrees with PyTorch' : 'differs from PyTorch' },
+      h('td', { class: 'mono group cmp' }, viewsText(t.views).map((v) => h('div', {}, v))),
+      h('td', { class: 'mono small cmp' }, h('div', {}, t.index), t.valid && t.valid !== 'True' && t.valid !== 'true' ? h('div', { class: 'dim' }, `valid: ${t.valid}`) : ''),
+      b ? h('td', { class: `mono group cmp ${b.matches_torch ? '' : 'diverge'}`, title: b.matches_torch ? 'agrees with PyTorch' : 'differs from PyTorch' },
         `${tuple(b.strides)} · ${b.storage_offset}`, b.matches_torch ? '' : h('span', { class: 'flag' }, ' ≠ torch'))
-        : h('td', { class: 'group dim small', title: 'a recording of real PyTorch: the bridge was not run' }, 'not run'));
+        : h('td', { class: 'group dim small cmp', title: 'a recording of real PyTorch: the bridge was not run' }, 'not run'));
   });
   fill($('#chain'), h('thead', {}, head), h('tbody', {}, body.length ? body : h('tr', {}, h('td', { colspan: 7, class: 'dim' }, name ? 'Not defined yet at this step.' : 'Select a tensor.'))));
 }
@@ -229,7 +229,7 @@ function bridgeValuesTable(vals, bvals, cols) {
   for (let i = 0; i < n; i += cols) {
     rows.push(h('tr', {}, bvals.slice(i, Math.min(n, i + cols)).map((v, j) => h('td', { class: String(v) !== String(vals[i + j]) ? 'diverge' : undefined, title: `PyTorch: ${fmt(vals[i + j])}` }, fmt(v)))));
   }
-  return h('div', { id: 'bridge-values' },
+  return h('div', { id: 'bridge-values', class: 'cmp' },
     h('div', { class: 'slice dim' }, `the bridge's run ends with (${differ} of ${bvals.length} differ from PyTorch's):`),
     h('table', { class: 'vals mono' }, h('tbody', {}, rows)));
 }

@@ -68,6 +68,21 @@ pub enum Masked {
 }
 
 impl Lesson {
+    /// Whether the lesson is about tinygrad or its bridge (a claim on either): the page shows
+    /// them while it is open.
+    pub fn compares(&self) -> bool {
+        self.claims.iter().any(|c| {
+            matches!(
+                c,
+                Claim::Tinygrad(..)
+                    | Claim::BridgeLayout(..)
+                    | Claim::BridgeValues(..)
+                    | Claim::BridgeSeenBy(..)
+                    | Claim::BridgeRuns(..)
+            )
+        })
+    }
+
     /// The kind of error the lesson ends on, if it is about one.
     pub fn error(&self) -> Option<&'static str> {
         self.claims.iter().find_map(|c| match c {

@@ -205,7 +205,7 @@ pub fn lessons_json() -> Json {
                 let narration: serde_json::Map<String, Json> =
                     l.narration.iter().map(|(line, text)| (line.to_string(), json!(text))).collect();
                 json!({"id": l.id, "title": l.title, "explain": l.explain, "trace": l.trace, "tensor": l.tensor,
-                    "narration": narration, "fragment": fragment})
+                    "narration": narration, "fragment": fragment, "compare": l.compares()})
             })
             .collect(),
     )
