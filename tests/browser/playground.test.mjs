@@ -357,6 +357,12 @@ test('PyTorch first: tinygrad and the bridge show only when turned on, and the c
   // Off again: the next visit starts with PyTorch alone.
   await page.click('#compare');
   assert.equal(await page.evaluate(() => localStorage.getItem('stridelab.compare')), '0');
+  // A lesson about the bridge shows it, for that visit; the saved choice stays off.
+  await page.click('.tabs button[data-tab="lessons"]');
+  await page.click('.lesson[data-id="bridge"] a');
+  await page.waitForFunction(() => document.body.dataset.compare === '1');
+  assert.equal(await page.textContent('#compare'), 'tinygrad & bridge: on');
+  assert.equal(await page.evaluate(() => localStorage.getItem('stridelab.compare')), '0');
   assert.deepEqual(errors, []);
   await page.close();
 });
