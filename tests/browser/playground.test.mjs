@@ -810,7 +810,8 @@ test('WebGPU is detected and the kernel panel runs the step on it', async () => 
   const text = await page.textContent('#banner');
   perf.webgpu_banner = text;
   assert.equal(state, 'gpu', text);
-  assert.match(text, /^WebGPU — .+ · timestamp-query (yes|no)/);
+  assert.match(text, /^Kernels on WebGPU \(.+\), timed by (GPU timestamps|the wall clock)$/);
+  assert.match(await page.getAttribute('#banner', 'title'), /timestamp-query (yes|no)/);
   const { meta, kernels } = await runPanelKernels(page);
   assert.match(meta, /backend WebGPU/);
   perf.webgpu_kernels = { meta, kernels: kernels.map((k) => ({ name: k.name, time: k.time, ns: k.ns, below: k.below })) };
@@ -880,7 +881,7 @@ test('without WebGPU the CPU interpreter runs the page', async () => {
   const { page, errors } = await open(base, { webgpu: false });
   await page.waitForSelector('body[data-gpu]');
   assert.equal(await page.getAttribute('#banner', 'data-state'), 'cpu');
-  assert.match(await page.textContent('#banner'), /^CPU interpreter \(wasm\)/);
+  assert.match(await page.textContent('#banner'), /^Kernels on the CPU \(wasm\)/);
   assert.equal((await row(page, 'b')).strides, '(1, 4)');
   assert.deepEqual(errors, []);
   await shot(page, 'cpu-fallback');

@@ -8,7 +8,8 @@ export async function detect() {
   const banner = $('#banner');
   const say = (state, text) => { banner.dataset.state = state; banner.textContent = text; };
   if (!('gpu' in navigator) || !navigator.gpu) {
-    say('cpu', 'CPU interpreter (wasm) — this browser exposes no WebGPU (navigator.gpu is missing)');
+    say('cpu', 'Kernels on the CPU (wasm): this browser has no WebGPU');
+    banner.title = 'navigator.gpu is missing: every kernel runs on the CPU executor compiled to wasm';
     return null;
   }
   try {
@@ -18,12 +19,13 @@ export async function detect() {
     const name = [a.vendor, a.architecture, a.description].filter(Boolean).join(' ') || 'unnamed adapter';
     // WebGPU timestamps count nanoseconds.
     const info = { name, timestamp_query: adapter.features.has('timestamp-query'), timestamp_period_ns: 1 };
-    const ts = info.timestamp_query ? `timestamp-query yes (${info.timestamp_period_ns} ns/tick)` : 'timestamp-query no';
-    say('gpu', `WebGPU — ${info.name} · ${ts}`);
+    // Plain words on the page; the adapter's exact features in the tooltip.
+    say('gpu', `Kernels on WebGPU (${info.name}), timed by ${info.timestamp_query ? 'GPU timestamps' : 'the wall clock'}`);
+    banner.title = `adapter: ${info.name}; timestamp-query ${info.timestamp_query ? `yes (${info.timestamp_period_ns} ns/tick)` : 'no: kernel times are wall-clock'}`;
     return info;
   } catch (e) {
     const why = String(e && e.message ? e.message : e);
-    say('cpu', `CPU interpreter (wasm) — WebGPU adapter unavailable: ${why.split(/[;:]/)[0]}`);
+    say('cpu', 'Kernels on the CPU (wasm): no WebGPU device here');
     banner.title = why;
     return null;
   }
