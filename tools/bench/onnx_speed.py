@@ -34,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 # The export fixtures' modules, at real sizes here.
 sys.path.insert(0, os.path.join(ROOT, "tools", "models"))
-from make_export_models import GPT, BasicBlock  # noqa: E402
+from make_export_models import GPT, BasicBlock, randomize  # noqa: E402
 
 
 class ResNet18(nn.Module):
@@ -54,17 +54,6 @@ class ResNet18(nn.Module):
     def forward(self, x):
         x = self.pool(F.relu(self.bn1(self.conv1(x))))
         return self.fc(torch.flatten(self.avg(self.blocks(x)), 1))
-
-
-def randomize(model, seed):
-    g = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for p in model.parameters():
-            p.copy_(torch.randn(p.shape, generator=g) * (1.0 / max(1, p[0].numel()) ** 0.5))
-        for m in model.modules():
-            if isinstance(m, nn.BatchNorm2d):
-                m.running_mean.copy_(torch.randn(m.num_features, generator=g) * 0.1)
-                m.running_var.copy_(torch.rand(m.num_features, generator=g) + 0.5)
 
 
 def build(name):

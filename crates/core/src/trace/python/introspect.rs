@@ -5,7 +5,7 @@
 
 use super::context::RunContext;
 use super::exception;
-use super::value::{Args, Exception, Value};
+use super::value::{Args, Exception, Value, PARAMETER_CLASS};
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::uop::buffer::Scalar;
@@ -63,9 +63,6 @@ pub fn call_type(ctx: &mut RunContext, class: &'static str, args: Args) -> Resul
         [other, ..] => bail!(Type, "new(): data must be a sequence (got {})", other.type_name()),
     }
 }
-
-/// The class of `nn.Parameter`s, as `type(p)` prints it.
-pub const PARAMETER_CLASS: &str = "torch.nn.parameter.Parameter";
 
 /// `type(v)`: builtins' classes as the builtin names (so `type(x) == int` holds), a tensor's
 /// as `torch.Tensor` (a parameter's as `Parameter`, its subclass), a trace class's instance as

@@ -26,7 +26,7 @@ use crate::tensor::Tensor;
 use crate::trace::lang::ast::BinOp;
 use crate::trace::nn::layer::LayerKind;
 use crate::trace::python::context::RunContext;
-use crate::trace::python::value::{deep_len, Args, Value, MAX_SEQUENCE};
+use crate::trace::python::value::{deep_len, Args, Value, MAX_SEQUENCE, PARAMETER_CLASS};
 use crate::uop::buffer::Scalar;
 
 /// Python's builtins the trace language has.
@@ -151,8 +151,9 @@ fn identical(a: &Value, b: &Value) -> bool {
         (Value::Exception(x), Value::Exception(y)) => std::rc::Rc::ptr_eq(x, y),
         (Value::Type(x), Value::Type(y)) => x == y,
         // `nn.Parameter` is a function value here; `type(p)` gives its class.
-        (Value::Type(introspect::PARAMETER_CLASS), Value::Func(f))
-        | (Value::Func(f), Value::Type(introspect::PARAMETER_CLASS)) => f == "Parameter",
+        (Value::Type(PARAMETER_CLASS), Value::Func(f)) | (Value::Func(f), Value::Type(PARAMETER_CLASS)) => {
+            f == "Parameter"
+        }
         (Value::Layer(x), Value::Layer(y)) => std::rc::Rc::ptr_eq(x, y),
         (Value::Optimizer(x), Value::Optimizer(y)) => std::rc::Rc::ptr_eq(x, y),
         (Value::Class(x), Value::Class(y)) => std::rc::Rc::ptr_eq(x, y),

@@ -346,6 +346,9 @@ pub fn deep_len(v: &Value) -> usize {
     }
 }
 
+/// The class of `nn.Parameter`s, as `type(p)` prints it.
+pub const PARAMETER_CLASS: &str = "torch.nn.parameter.Parameter";
+
 /// A function the trace defined with `def`, with its defaults as evaluated when `def` ran.
 #[derive(Debug)]
 pub struct Function {
