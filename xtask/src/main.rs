@@ -228,6 +228,14 @@ fn acceptance() -> Result {
         let cases = dir.join("catalogue_public.json").to_string_lossy().into_owned();
         let script = catalogue.to_string_lossy().into_owned();
         run("python3", &[&script, "--show", "20", "--families", CATALOGUE_FAMILIES, &cases])?;
+        // Real snippets from bug reports and questions, and random programs mixing views,
+        // dtypes, formats, index writes, autograd and loops: every case must pass.
+        for sample in ["wild_public.json", "mixed_public.json"] {
+            let cases = dir.join(sample);
+            if cases.exists() {
+                run("python3", &[&script, "--show", "20", &cases.to_string_lossy()])?;
+            }
+        }
     }
     // tinygrad's real PyTorch bridge, recorded: the bridge's own run (failing line, strides,
     // offsets, values) of every case. The script prints its counts and exits 0 either way.
