@@ -276,11 +276,6 @@ fn run_plan(plan: &mut capture::CpuPlan, named: &[(&str, HostTensor)], runs: usi
     Ok(PlanRuns { outputs: last.outputs, steps, total })
 }
 
-/// The model node a plan step's kernel was made from: kernels are named `k{node}_{op}`.
-fn kernel_node(kernel: &str) -> Option<usize> {
-    kernel.strip_prefix('k')?.split('_').next()?.parse().ok()
-}
-
 fn run(model_path: &str, feed: &Feed, backend: Backend, runs: usize, json: bool) -> Result<()> {
     if runs == 0 {
         return Err(Error::usage("--runs must be at least 1"));
@@ -342,7 +337,7 @@ fn run_cpu(m: &stridelab_core::onnx::Model, named: &[(&str, HostTensor)], runs: 
         .iter()
         .map(|(name, ms, direct)| {
             let nodes: Vec<&stridelab_core::onnx::Node> =
-                name.split('+').filter_map(kernel_node).filter_map(|k| m.nodes().get(k)).collect();
+                name.split('+').filter_map(capture::kernel_node).filter_map(|k| m.nodes().get(k)).collect();
             let op = nodes.iter().map(|n| n.op_type()).collect::<Vec<_>>().join("+");
             let names: Vec<&str> = nodes.iter().map(|n| n.name()).collect();
             json!({ "name": name, "op": op, "nodes": names, "ms": ms, "source": "cpu", "direct": direct })
@@ -398,7 +393,7 @@ fn values_json(exec: &model::Execution, steps: &[&str]) -> (Value, Value) {
         .enumerate()
         .map(|(k, n)| {
             let kernels: Vec<&str> =
-                steps.iter().copied().filter(|s| s.split('+').any(|p| kernel_node(p) == Some(k))).collect();
+                steps.iter().copied().filter(|s| s.split('+').any(|p| capture::kernel_node(p) == Some(k))).collect();
             json!({ "name": n.name, "op": n.op, "inputs": n.inputs, "outputs": n.outputs, "kernels": kernels })
         })
         .collect();

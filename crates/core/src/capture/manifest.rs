@@ -218,3 +218,14 @@ pub(super) fn attr_from_json(name: &str, v: &serde_json::Value) -> Result<Attrib
         _ => return Err(bad()),
     })
 }
+
+/// The name of the kernel made from the model's `k`-th node: `k{k}_{op}` (`k4_conv`), in a
+/// capture and in a plan built from the model alike; a fused step joins them with `+`.
+pub fn kernel_name(k: usize, node: &crate::onnx::Node) -> String {
+    format!("k{k}_{}", node.op_type().to_lowercase())
+}
+
+/// The node index a [`kernel_name`] was made from.
+pub fn kernel_node(name: &str) -> Option<usize> {
+    name.strip_prefix('k')?.split('_').next()?.parse().ok()
+}

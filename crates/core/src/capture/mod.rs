@@ -28,6 +28,7 @@ mod routine;
 mod select;
 
 pub use cpu::{CpuKernels, CpuPlan, Replay, ReplayTiming};
+pub use manifest::{kernel_name, kernel_node};
 pub use manifest::{
     Buffer, BufferBinding, Cost, DeviceTarget, GpuKernel, Manifest, ModelInfo, OpKernel, Role, WeightRef, WeightsFile,
     BACKENDS, FORMAT, VERSION, WEIGHTS_FILE, WORKGROUP_SIZE,
@@ -107,7 +108,7 @@ pub fn capture_model(model: &onnx::Model, sha256: &str, inputs: &[(&str, HostTen
         let reads: Vec<Option<usize>> =
             node.inputs().iter().map(|n| if n.is_empty() { None } else { ids.get(n).copied() }).collect();
         let first = rec.ledger.buffers.len();
-        rec.op(format!("k{k}_{}", node.op_type().to_lowercase()), node, reads)?;
+        rec.op(kernel_name(k, node), node, reads)?;
         for (out, id) in node.outputs().iter().zip(first..) {
             ids.insert(out.clone(), id);
         }

@@ -10,6 +10,7 @@ use crate::model::{Execution, HostTensor, ValueRole};
 use crate::onnx;
 
 use super::cpu::{CpuKernels, CpuPlan, Spec, SpecKernel};
+use super::manifest::kernel_name;
 
 /// The CPU plan of `model` at the shapes `exec` (its graph built for the inputs to be fed,
 /// see [`crate::model::build`]) lowered it to. Kernels are named as a capture names them
@@ -59,7 +60,7 @@ pub fn model_plan(model: &onnx::Model, exec: &Execution, kernels: CpuKernels) ->
                 lookup(node, o)
             })
             .collect::<Result<Vec<_>>>()?;
-        specs.push(SpecKernel { name: format!("k{k}_{}", node.op_type().to_lowercase()), node, reads, writes });
+        specs.push(SpecKernel { name: kernel_name(k, node), node, reads, writes });
     }
     let outputs = model.outputs().iter().map(|o| lookup_output(&ids, o.name())).collect::<Result<Vec<_>>>()?;
     let spec = Spec { opset: model.opset(), buffers, constants, kernels: specs, inputs, outputs };
