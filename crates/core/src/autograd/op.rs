@@ -222,9 +222,12 @@ pub enum GradOp {
     Stack {
         dim: usize,
     },
-    /// `fill_`/`zero_` (`ZeroBackward0`): the old value's gradient is zeros.
+    /// An overwrite whose result never reads the old value: `fill_` (`FillBackward0`), `zero_`
+    /// (`ZeroBackward0`) and the in-place draws (`NormalBackward0`, `BernoulliBackward1`, ...),
+    /// named by `node`. Every input's gradient is zeros (the old value's and a `bernoulli_`
+    /// probability tensor's).
     Fill {
-        zero: bool,
+        node: &'static str,
     },
     /// `copy_(src)`: inputs `[old, src]`; `src`'s shape and dtype.
     Copy {
@@ -390,7 +393,7 @@ impl GradOp {
             GradOp::Cast { .. } => "ToCopyBackward0".into(),
             GradOp::Cat { .. } => "CatBackward0".into(),
             GradOp::Stack { .. } => "StackBackward0".into(),
-            GradOp::Fill { zero } => if *zero { "ZeroBackward0" } else { "FillBackward0" }.into(),
+            GradOp::Fill { node } => (*node).into(),
             GradOp::Copy { .. } => "CopyBackwards".into(),
             GradOp::CopySlices { .. } => "CopySlices".into(),
             GradOp::Index { .. } => "IndexBackward0".into(),

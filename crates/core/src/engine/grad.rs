@@ -608,7 +608,15 @@ impl Engine {
                 };
                 vec![Some(g_old), g_value]
             }
-            GradOp::Fill { .. } => vec![Some(self.full(g.shape(), Scalar::Int(0), Some(g.dtype()))?)],
+            GradOp::Fill { .. } => {
+                let mut zeros = vec![Some(self.full(g.shape(), Scalar::Int(0), Some(g.dtype()))?)];
+                // A probability tensor of `bernoulli_(p)`: zeros of its shape (PyTorch's
+                // `zeros_like(p)`).
+                for p in node.operands.iter().skip(1).flatten() {
+                    zeros.push(Some(self.full(p.shape(), Scalar::Int(0), Some(p.dtype()))?));
+                }
+                zeros
+            }
             GradOp::Copy { src_shape, src_dtype } => {
                 let gs = self.sum_to(g, src_shape)?;
                 let gs = if gs.dtype() != *src_dtype { self.cast(&gs, *src_dtype)? } else { gs };

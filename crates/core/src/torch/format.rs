@@ -69,14 +69,16 @@ impl MemoryFormat {
     }
 
     /// A fresh dense layout of `sizes` in this format (`torch.empty(sizes, memory_format=f)`);
-    /// `Preserve` means row-major here, as `empty` treats it.
+    /// `Preserve` means row-major here, as `empty` treats it. Channels-last strides multiply
+    /// the raw sizes, as `get_channels_last_strides_2d` does: a zero-size dim zeroes every
+    /// stride outside it (`(2, 0, 3, 4)` gives `(0, 1, 0, 0)`), unlike row-major strides.
     pub fn dense_layout(self, sizes: &[usize]) -> Result<Layout> {
         let Some(order) = self.order(sizes.len())? else { return Ok(Layout::contiguous(sizes)) };
         let mut strides = vec![0i64; sizes.len()];
         let mut cur = 1i64;
         for &d in order {
             strides[d] = cur;
-            cur = cur.saturating_mul(to_i64(sizes[d].max(1)));
+            cur = cur.saturating_mul(to_i64(sizes[d]));
         }
         Ok(Layout::new(sizes, &strides, 0))
     }
@@ -179,5 +181,11 @@ mod tests {
         assert_eq!(c3.strides(), &[48, 1, 24, 12, 3]);
         assert_eq!(c3.memory_format(), Some(MemoryFormat::ChannelsLast3d));
         assert!(MemoryFormat::ChannelsLast.dense_layout(&[2, 3]).is_err());
+        // Recorded from PyTorch 2.15: `torch.empty(s, memory_format=...).stride()`.
+        let strides = |f: MemoryFormat, s: &[usize]| f.dense_layout(s).unwrap().strides().to_vec();
+        assert_eq!(strides(MemoryFormat::ChannelsLast, &[2, 0, 3, 4]), [0, 1, 0, 0]);
+        assert_eq!(strides(MemoryFormat::ChannelsLast, &[2, 3, 0, 4]), [0, 1, 12, 3]);
+        assert_eq!(strides(MemoryFormat::ChannelsLast, &[0, 3, 2, 2]), [12, 1, 6, 3]);
+        assert_eq!(strides(MemoryFormat::ChannelsLast3d, &[2, 3, 4, 0, 2]), [0, 1, 0, 6, 3]);
     }
 }

@@ -7,7 +7,8 @@
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::random::{Distribution, GeneratorId, Generators};
-use crate::tensor::{Operand, OverlapRules, Tensor};
+use crate::autograd::GradOp;
+use crate::tensor::{Operand, OverlapRules, Tensor, Write};
 use crate::torch::format::MemoryFormat;
 use crate::torch::layout::Layout;
 use crate::trace::binding::elementwise::{tensor_arg, write_value};
@@ -130,38 +131,69 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
 }
 
 pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Result<Value> {
-    let dist = match name {
+    // Each form with the autograd node PyTorch records for it on a tensor that requires grad.
+    let (dist, node) = match name {
         "bernoulli" => return bernoulli(run, t, args),
         "normal_" => {
             let mean = float_or(&mut args, 0, "mean", 0.0)?;
             let std = float_or(&mut args, 1, "std", 1.0)?;
-            Distribution::Normal { mean, std }
+            (Distribution::Normal { mean, std }, "NormalBackward0")
         }
         "uniform_" => {
             let from = float_or(&mut args, 0, "from", 0.0)?;
             let to = float_or(&mut args, 1, "to", 1.0)?;
-            Distribution::Uniform { from, to }
+            (Distribution::Uniform { from, to }, "UniformBackward0")
         }
-        "exponential_" => Distribution::Exponential { lambda: float_or(&mut args, 0, "lambd", 1.0)? },
+        "exponential_" => {
+            (Distribution::Exponential { lambda: float_or(&mut args, 0, "lambd", 1.0)? }, "ExponentialBackward0")
+        }
         "bernoulli_" => match args.opt(0, "p") {
             Some(Value::Tensor(p)) => {
                 let gen = generator(&mut args)?;
                 args.finish()?;
+                let old = begin_draw(run, &t, &[&p])?;
                 let w = run.engine.bernoulli_tensor_(&t, &p, gen)?;
-                run.record_write(w);
-                return tensor(Ok(run.engine.resolve(&t)));
+                return finish_draw(run, &t, w, old, "BernoulliBackward1", Some(&p));
             }
-            None | Some(Value::None) => Distribution::Bernoulli { p: 0.5 },
-            Some(v) => Distribution::Bernoulli { p: v.as_scalar("p")?.as_f64() },
+            None | Some(Value::None) => (Distribution::Bernoulli { p: 0.5 }, "BernoulliBackward2"),
+            Some(v) => (Distribution::Bernoulli { p: v.as_scalar("p")?.as_f64() }, "BernoulliBackward2"),
         },
         "random_" => random_bounds(&mut args, t.dtype())?,
         _ => return Err(crate::error::Error::unknown_op(format!("Tensor.{name}()"), name)),
     };
     let gen = generator(&mut args)?;
     args.finish()?;
+    let old = begin_draw(run, &t, &[])?;
     let w = run.engine.random_(&t, gen, dist)?;
+    finish_draw(run, &t, w, old, node, None)
+}
+
+/// PyTorch's in-place checks before a draw into `t` (a leaf that requires grad is refused),
+/// and the old value when autograd records the draw.
+fn begin_draw(run: &mut RunContext, t: &Tensor, inputs: &[&Tensor]) -> Result<Option<Tensor>> {
+    if run.engine.inplace_tracked(t, inputs) {
+        Ok(Some(run.engine.begin_inplace_unread(t)?))
+    } else {
+        Ok(None)
+    }
+}
+
+/// After a draw: the write recorded, and the draw's node (its gradients are zeros) when
+/// autograd records it.
+fn finish_draw(
+    run: &mut RunContext,
+    t: &Tensor,
+    w: Write,
+    old: Option<Tensor>,
+    node: &'static str,
+    p: Option<&Tensor>,
+) -> Result<Value> {
     run.record_write(w);
-    tensor(Ok(run.engine.resolve(&t)))
+    let target = run.engine.resolve(t);
+    if let Some(old) = old {
+        run.engine.finish_inplace(&target, GradOp::Fill { node }, old, &[p]);
+    }
+    Ok(Value::Tensor(target))
 }
 
 /// A method of a generator object: `g.manual_seed(s)` (returns `g`), `g.initial_seed()`.
@@ -254,13 +286,14 @@ fn integers(low: i64, high: i64) -> Result<Distribution> {
     Ok(Distribution::Integers { range: high.wrapping_sub(low) as u64, base: low })
 }
 
-/// `random_()`, `random_(to)`, `random_(from, to)` and `random_(from, None)`.
-fn random_bounds(args: &mut Args, dtype: DType) -> Result<Distribution> {
+/// `random_()`, `random_(to)`, `random_(from, to)` and `random_(from, None)`, with the node
+/// PyTorch records for each form.
+fn random_bounds(args: &mut Args, dtype: DType) -> Result<(Distribution, &'static str)> {
     let first = args.opt(0, "from");
     let second = args.opt(1, "to");
-    match (first, second) {
-        (None, None) => Ok(Distribution::Bits),
-        (Some(to), None) => integers(0, to.as_int("to")?),
+    let dist = match (first, second) {
+        (None, None) => return Ok((Distribution::Bits, "RandomBackward2")),
+        (Some(to), None) | (None, Some(to)) => return Ok((integers(0, to.as_int("to")?)?, "RandomBackward1")),
         (Some(from), Some(Value::None)) => {
             let from = from.as_int("from")?;
             let to_inc = match dtype {
@@ -278,11 +311,11 @@ fn random_bounds(args: &mut Args, dtype: DType) -> Result<Distribution> {
             if from > to_inc {
                 bail!(Index, "random_ expects 'from' to be less than or equal to 'to_inc', but got from={from} > to_inc={to_inc}");
             }
-            Ok(Distribution::Integers { range: (to_inc.wrapping_sub(from) as u64).wrapping_add(1), base: from })
+            Distribution::Integers { range: (to_inc.wrapping_sub(from) as u64).wrapping_add(1), base: from }
         }
-        (None, Some(to)) => integers(0, to.as_int("to")?),
-        (Some(from), Some(to)) => integers(from.as_int("from")?, to.as_int("to")?),
-    }
+        (Some(from), Some(to)) => integers(from.as_int("from")?, to.as_int("to")?)?,
+    };
+    Ok((dist, "RandomBackward0"))
 }
 
 /// The layout of `empty_like(t, memory_format=format)`.
