@@ -164,12 +164,14 @@ fn row(kind: Functional) -> &'static Row {
     FUNCTIONAL.iter().find(|r| r.kind == kind).unwrap_or(&FUNCTIONAL[0])
 }
 
-/// The modules `nn.X(...)` builds (`Module` itself is the base class of a trace's modules).
+/// The modules `nn.X(...)` builds (`Module` is also the base class of a trace's modules; called
+/// itself, it makes an empty container).
 pub fn is_layer(name: &str) -> bool {
     FUNCTIONAL.iter().any(|r| r.name == name)
         || matches!(
             name,
-            "Linear"
+            "Module"
+                | "Linear"
                 | "Conv2d"
                 | "BatchNorm1d"
                 | "BatchNorm2d"
@@ -181,6 +183,28 @@ pub fn is_layer(name: &str) -> bool {
                 | "LSTM"
                 | "GRU"
         )
+}
+
+/// The Python module that defines `nn.<name>` (what its class prints as), for the classes
+/// the trace builds.
+pub fn class_module(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "Module" => "torch.nn.modules.module",
+        "Linear" | "Identity" => "torch.nn.modules.linear",
+        "Conv2d" => "torch.nn.modules.conv",
+        "BatchNorm1d" | "BatchNorm2d" => "torch.nn.modules.batchnorm",
+        "Sequential" | "ModuleList" => "torch.nn.modules.container",
+        "Embedding" => "torch.nn.modules.sparse",
+        "LayerNorm" => "torch.nn.modules.normalization",
+        "RNN" | "LSTM" | "GRU" => "torch.nn.modules.rnn",
+        "ReLU" | "Sigmoid" | "Tanh" | "GELU" | "LeakyReLU" | "Softmax" | "LogSoftmax" => "torch.nn.modules.activation",
+        "Flatten" => "torch.nn.modules.flatten",
+        "Dropout" => "torch.nn.modules.dropout",
+        "MaxPool2d" | "AvgPool2d" => "torch.nn.modules.pooling",
+        "CrossEntropyLoss" | "MSELoss" | "L1Loss" | "NLLLoss" | "BCEWithLogitsLoss" => "torch.nn.modules.loss",
+        "Parameter" => "torch.nn.parameter",
+        _ => return None,
+    })
 }
 
 /// `nn.X(args)`.
@@ -310,6 +334,11 @@ pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Val
                 }
             }
             layer
+        }
+        // A bare container: attributes set on it register children, parameters and buffers.
+        "Module" => {
+            args.finish()?;
+            Module::new(LayerKind::Custom)
         }
         _ => bail!(Unsupported, "nn.{name} is not supported"),
     };

@@ -170,7 +170,10 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
             };
             format!("<module '{name}'>")
         }
-        Value::Func(n) => format!("<built-in method {n} of type object>"),
+        Value::Func(n) => match crate::trace::nn::modules::class_module(n) {
+            Some(module) => format!("<class '{module}.{n}'>"),
+            None => format!("<built-in method {n} of type object>"),
+        },
         Value::Builtin(n) if is_class(n) => format!("<class '{n}'>"),
         Value::Builtin(n) => format!("<built-in function {n}>"),
         Value::Exception(e) => format!("{}({})", e.class, e.args.iter().map(repr_plain).collect::<Vec<_>>().join(", ")),
