@@ -277,6 +277,7 @@ pub fn attr(run: &mut RunContext, v: Value, name: &str) -> Result<Value> {
             ("torch", "device") => Ok(Value::Func("device".into())),
             ("linalg", _) if is_function(&format!("linalg.{name}")) => Ok(Value::Func(format!("linalg.{name}"))),
             ("nn", "Module") => Ok(Value::Func("Module".into())),
+            ("sys", _) => crate::trace::python::sys::attr(name),
             ("torch", "__version__") => Ok(Value::Str(crate::trace::python::introspect::TORCH_VERSION.into())),
 
             ("nn", "functional") => Ok(Value::Module("F")),

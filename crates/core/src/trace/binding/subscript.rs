@@ -57,13 +57,10 @@ pub fn getitem(run: &mut RunContext, base: &Value, items: &[Value]) -> Result<Va
         }
         Value::Tuple(v) => sequence_item(v, items, "tuple").map(|x| x.unwrap_or_else(Value::Tuple)),
         Value::List(l) => sequence_item(&l.borrow(), items, "list").map(|x| x.unwrap_or_else(Value::list)),
+        // A named tuple indexes and slices as the tuple of its fields.
         Value::Named(_, v) => {
-            let [i] = items else { bail!(Type, "tuple indices must be integers") };
-            let i = i.as_int("tuple index")?;
-            match v.get(i as usize) {
-                Some((_, x)) => Ok(x.clone()),
-                None => bail!(Index, "tuple index out of range"),
-            }
+            let fields: Vec<Value> = v.into_iter().map(|(_, x)| x.clone()).collect();
+            sequence_item(&fields, items, "tuple").map(|x| x.unwrap_or_else(Value::Tuple))
         }
         other => bail!(Type, "'{}' object is not subscriptable", other.type_name()),
     }

@@ -618,6 +618,7 @@ impl Run {
         let mut v = match path.first().map(String::as_str) {
             Some("torch") => Value::Module("torch"),
             Some("math") => Value::Module("math"),
+            Some("sys") => Value::Module("sys"),
             Some("numpy") => Value::Module("numpy"),
             Some("collections") => Value::Module("collections"),
             Some("copy") => Value::Module("copy"),

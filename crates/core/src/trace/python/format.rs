@@ -154,6 +154,14 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
             }
             format!("{type_name}({})", parts.join(", "))
         }
+        // `sys.version_info(major=3, minor=11, ...)`: a struct sequence on one line.
+        Value::Named(type_name, fields) if type_name.starts_with("sys.") => {
+            let mut parts = Vec::with_capacity(fields.len());
+            for (n, v) in fields {
+                parts.push(format!("{n}={}", repr(ctx, v)?));
+            }
+            format!("{type_name}({})", parts.join(", "))
+        }
         Value::Named(type_name, fields) => {
             let mut parts = Vec::with_capacity(fields.len());
             for (n, v) in fields {

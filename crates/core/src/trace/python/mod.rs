@@ -15,6 +15,7 @@ pub mod math;
 pub mod methods;
 pub mod number;
 mod percent;
+pub mod sys;
 mod tensor_str;
 pub mod value;
 
@@ -255,6 +256,12 @@ pub fn compare(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Va
 /// A binary operator: Python's own meaning on strings and sequences, the op library's on
 /// numbers and tensors.
 pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Value> {
+    // A named tuple compares as the tuple of its fields (`sys.version_info >= (3, 8)`).
+    let plain = |v: Value| match v {
+        Value::Named(_, fields) if matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) => Value::Tuple(fields.into_iter().map(|(_, v)| v).collect()),
+        v => v,
+    };
+    let (a, b) = (plain(a), plain(b));
     let deep = |items: &[Value]| items.iter().map(deep_len).fold(0usize, usize::saturating_add);
     let repeat = |items: &[Value], n: i64| -> Result<Vec<Value>> {
         let n = usize::try_from(n).unwrap_or(0);

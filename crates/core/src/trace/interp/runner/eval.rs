@@ -366,6 +366,7 @@ impl Run {
                 meta::storage_method(&mut self.context(), t, view, name, Args::new(name, pos, kw))
             }
             Value::Module("math") => python::math::math(&mut self.context(), name, Args::new(name, pos, kw)),
+            Value::Module("sys") => python::sys::call(name, Args::new(name, pos, kw)),
             Value::Module("special") => {
                 let name = format!("special.{name}");
                 self.call_function(&name, Args::new(&name, pos, kw))
@@ -424,6 +425,7 @@ impl Run {
                 let name = name.trim_start_matches("lr_scheduler.");
                 crate::trace::nn::scheduler::construct(&mut self.context(), name, Args::new(name, pos, kw))
             }
+            Value::Func(name) if name.starts_with("sys.") => python::sys::call(&name[4..], Args::new(&name, pos, kw)),
             Value::Func(name) if name.starts_with("np.") => {
                 let name = name.trim_start_matches("np.");
                 numpy_calls::function(&mut self.context(), name, Args::new(name, pos, kw))
