@@ -4,10 +4,10 @@
 //! `exponential_`, `random_`) and dropout. The engine draws the numbers
 //! ([`crate::engine::random`]); this file binds PyTorch's signatures to it.
 
+use crate::autograd::GradOp;
 use crate::dtype::DType;
 use crate::error::{bail, Result};
 use crate::random::{Distribution, GeneratorId, Generators};
-use crate::autograd::GradOp;
 use crate::tensor::{Operand, OverlapRules, Tensor, Write};
 use crate::torch::format::MemoryFormat;
 use crate::torch::layout::Layout;

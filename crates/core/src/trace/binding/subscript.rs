@@ -149,7 +149,9 @@ pub(in crate::trace) fn fill(run: &mut RunContext, target: &Tensor, v: Operand, 
         };
         let op = match src {
             Some(t) => crate::autograd::GradOp::Copy { src_shape: t.shape().to_vec(), src_dtype: t.dtype() },
-            None => crate::autograd::GradOp::Fill { node: if op == "zero_" { "ZeroBackward0" } else { "FillBackward0" } },
+            None => {
+                crate::autograd::GradOp::Fill { node: if op == "zero_" { "ZeroBackward0" } else { "FillBackward0" } }
+            }
         };
         run.engine.finish_inplace(&target, op, old, &[src]);
     }

@@ -731,24 +731,19 @@ impl Run {
             CompKind::List => Value::list(out),
             CompKind::Generator => Value::Tuple(out),
             CompKind::Dict => {
-                let mut entries: Vec<(String, Value)> = Vec::with_capacity(out.len());
+                use crate::trace::python::value::{Dict, DictKind, Key};
+                let dict = Dict::new(DictKind::Plain, Vec::with_capacity(out.len()));
                 for pair in out {
                     match pair {
                         Value::Tuple(mut kv) if kv.len() == 2 => {
                             let v = kv.pop().unwrap_or(Value::None);
-                            match kv.pop() {
-                                Some(Value::Str(k)) => python::dict_insert(&mut entries, k, v),
-                                other => bail!(
-                                    Unsupported,
-                                    "dict keys other than strings are not supported (got {})",
-                                    other.map_or("NoneType", |k| k.type_name())
-                                ),
-                            }
+                            let k = kv.pop().unwrap_or(Value::None);
+                            dict.insert(Key::of(k)?, v);
                         }
                         _ => bail!(Type, "a dict comprehension's element is a key and a value"),
                     }
                 }
-                Value::dict(crate::trace::python::value::DictKind::Plain, entries)
+                Value::Dict(dict)
             }
         })
     }

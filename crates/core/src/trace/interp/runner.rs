@@ -26,7 +26,7 @@ use crate::trace::nn::modules;
 use crate::trace::nn::optim;
 use crate::trace::python;
 use crate::trace::python::context::{Library, RunContext};
-use crate::trace::python::value::{Args, Value};
+use crate::trace::python::value::{Args, Key, Value};
 use crate::uop::buffer::Scalar;
 use std::collections::BTreeMap;
 
@@ -451,9 +451,12 @@ impl Run {
                     l.borrow().iter().for_each(|x| walk(x, out, seen))
                 }
                 Value::Named(_, fields) => fields.iter().for_each(|(_, x)| walk(x, out, seen)),
-                Value::Dict(d) if d.tracked() && seen.insert(d.address()) => {
-                    d.borrow().iter().for_each(|(_, x)| walk(x, out, seen))
-                }
+                Value::Dict(d) if d.tracked() && seen.insert(d.address()) => d.borrow().iter().for_each(|(k, x)| {
+                    if let Key::Other(k) = k {
+                        walk(k, out, seen);
+                    }
+                    walk(x, out, seen)
+                }),
                 Value::Layer(l) => {
                     for m in l.all() {
                         for list in [&m.params, &m.buffers] {
@@ -733,7 +736,8 @@ impl Run {
             match &e.kind {
                 ExprKind::Starred { value, star: Star::Entries } => match self.eval(value)? {
                     Value::Dict(d) => {
-                        for (k, v) in d.entries() {
+                        let Ok(entries) = d.str_entries() else { bail!(Type, "keywords must be strings") };
+                        for (k, v) in entries {
                             add(&mut kw, k, v)?;
                         }
                     }
@@ -780,7 +784,10 @@ fn realize_in(engine: &mut Engine, v: &mut Value, seen: &mut Seen) -> Result<()>
             }
         }
         Value::Dict(d) if d.tracked() && seen.insert(d.address()) => {
-            for (_, x) in d.borrow_mut_same().iter_mut() {
+            for (k, x) in d.borrow_mut_same().iter_mut() {
+                if let Key::Other(k) = k {
+                    realize_in(engine, k, seen)?;
+                }
                 realize_in(engine, x, seen)?;
             }
         }

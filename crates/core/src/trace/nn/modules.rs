@@ -307,7 +307,10 @@ pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Val
             }
             // `nn.Sequential(OrderedDict([('fc1', ...), ...]))`: children by those names.
             let named = match pos.as_slice() {
-                [Value::Dict(d)] if name == "Sequential" => Some(d.entries()),
+                [Value::Dict(d)] if name == "Sequential" => match d.str_entries() {
+                    Ok(entries) => Some(entries),
+                    Err(k) => bail!(Type, "module name should be a string. Got {}", k.type_name()),
+                },
                 _ => None,
             };
             let items = if let Some(entries) = &named {

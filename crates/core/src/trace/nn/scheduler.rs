@@ -65,7 +65,7 @@ pub fn construct(_run: &mut RunContext, name: &str, mut args: Args) -> Result<Va
     if let Value::Dict(d) = &group {
         match d.get("initial_lr") {
             Some(Value::Scalar(v)) => base_lr = v.as_f64(),
-            _ => d.insert("initial_lr".into(), float(base_lr)),
+            _ => d.insert("initial_lr", float(base_lr)),
         }
     }
     let s = Scheduler {
@@ -124,7 +124,7 @@ fn step(s: &Scheduler<Value>) -> Result<()> {
         }
     };
     if let Value::Dict(d) = &s.group {
-        d.insert("lr".into(), float(next));
+        d.insert("lr", float(next));
     }
     s.last_lr.set(next);
     Ok(())

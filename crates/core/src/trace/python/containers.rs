@@ -7,13 +7,14 @@ use super::*;
 /// `v[items] = value` for a dict or a list, in place: every holder of it sees the change.
 pub fn setitem(v: Value, items: &[Value], value: Value) -> Result<Value> {
     match (v, items) {
-        (Value::Dict(d), [Value::Str(k)]) => {
+        (Value::Dict(d), _) => {
+            let key = subscript_key(items)?;
             refuse_cycle(d.address(), &value)?;
-            d.insert(k.clone(), value);
+            if let Key::Other(k) = &key {
+                refuse_cycle(d.address(), k)?;
+            }
+            d.insert(key, value);
             Ok(Value::Dict(d))
-        }
-        (Value::Dict(..), [other]) => {
-            bail!(Unsupported, "dict keys other than strings are not supported (got {})", other.type_name())
         }
         (Value::List(l), [Value::Scalar(Scalar::Int(i))]) => {
             refuse_cycle(l.address(), &value)?;
@@ -33,10 +34,13 @@ pub fn setitem(v: Value, items: &[Value], value: Value) -> Result<Value> {
 /// `del v[items]` for a list (an index or a slice) or a dict (a key), in place.
 pub fn delitem(v: Value, items: &[Value]) -> Result<()> {
     match (v, items) {
-        (Value::Dict(d), [Value::Str(k)]) => match d.remove(k) {
-            Some(_) => Ok(()),
-            None => bail!(Index, "KeyError: {}", format::str_repr(k)),
-        },
+        (Value::Dict(d), _) => {
+            let key = subscript_key(items)?;
+            match d.remove(&key) {
+                Some(_) => Ok(()),
+                None => Err(key_error(&key)),
+            }
+        }
         (Value::List(l), [Value::Scalar(Scalar::Int(i))]) => {
             let n = l.len() as i64;
             let at = if *i < 0 { i + n } else { *i };
@@ -56,6 +60,19 @@ pub fn delitem(v: Value, items: &[Value]) -> Result<()> {
         (Value::List(_), [other]) => bail!(Type, "list indices must be integers or slices, not {}", other.type_name()),
         (other, _) => bail!(Type, "'{}' object doesn't support item deletion", other.type_name()),
     }
+}
+
+/// The key `d[items]` names: the one item, or the tuple of several (`d[1, 2]` is `d[(1, 2)]`).
+fn subscript_key(items: &[Value]) -> Result<Key> {
+    match items {
+        [one] => Key::of(one.clone()),
+        many => Key::of(Value::Tuple(many.to_vec())),
+    }
+}
+
+/// Python's `KeyError` for a missing key (its message is the key's repr).
+pub fn key_error(key: &Key) -> crate::error::Error {
+    crate::error::Error::Index(format!("KeyError: {}", repr_plain(&key.value())))
 }
 
 /// Refuses to put into a list or dict (at `target`, its address) a value that holds it
@@ -92,16 +109,8 @@ pub fn refuse_cycle(target: usize, v: &Value) -> Result<()> {
 /// `v[items]` for a torch.Size, a str or a range.
 pub fn getitem(v: Value, items: &[Value]) -> Result<Value> {
     if let Value::Dict(d) = &v {
-        let entries = d.borrow();
-        let key = match items {
-            [Value::Str(k)] => k,
-            [other] => bail!(Type, "dict keys here are strings, not {}", other.type_name()),
-            _ => bail!(Type, "unhashable type: 'tuple'"),
-        };
-        return match entries.iter().find(|(k, _)| k == key) {
-            Some((_, x)) => Ok(x.clone()),
-            None => bail!(Index, "KeyError: {}", super::format::str_repr(key)),
-        };
+        let key = subscript_key(items)?;
+        return d.get_key(&key).ok_or_else(|| key_error(&key));
     }
     let [i] = items else { bail!(Type, "{} indices must be integers or slices", v.type_name()) };
     let seq: Vec<Value> = match &v {

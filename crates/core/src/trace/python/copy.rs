@@ -30,7 +30,7 @@ pub fn deepcopy(ctx: &mut RunContext, v: &Value) -> Result<Value> {
 pub fn shallow(ctx: &mut RunContext, v: &Value) -> Result<Value> {
     Ok(match v {
         Value::List(l) => Value::list(l.items()),
-        Value::Dict(d) => Value::dict(d.kind(), d.entries()),
+        Value::Dict(d) => Value::Dict(Dict::new(d.kind(), d.entries())),
         Value::Tensor(t) => {
             // `Tensor.__reduce_ex__` rebuilds over the same storage (a `set_`: version 1).
             let alias = ctx.engine.data_alias(t)?;

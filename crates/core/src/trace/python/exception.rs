@@ -76,15 +76,21 @@ pub fn of(e: &Error) -> Option<Exception> {
         }
     };
     let (message, arg) = match class {
-        // A KeyError's message is its key's repr (dict keys here are strings).
+        // A KeyError's message is its key's repr; its argument the key (a string or an int
+        // read back from the repr, else the repr itself).
         "KeyError" => {
             let key = message.trim_start_matches("KeyError: ");
             let unquoted = key.strip_prefix('\'').and_then(|k| k.strip_suffix('\'')).filter(|k| !k.contains('\\'));
-            (key.to_string(), unquoted.unwrap_or(key).to_string())
+            let arg = match (unquoted, key.parse::<i64>()) {
+                (Some(s), _) => Value::Str(s.to_string()),
+                (None, Ok(i)) => Value::Scalar(crate::uop::buffer::Scalar::Int(i)),
+                (None, Err(_)) => Value::Str(key.to_string()),
+            };
+            (key.to_string(), arg)
         }
-        _ => (message.to_string(), message.to_string()),
+        _ => (message.to_string(), Value::Str(message.to_string())),
     };
-    let args = vec![Value::Str(arg)];
+    let args = vec![arg];
     Some(Exception { class: class.to_string(), message, args })
 }
 

@@ -219,11 +219,11 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
                 Value::Dict(g) => g.entries(),
                 _ => Vec::new(),
             };
-            entries.retain(|(k, _)| k != "params");
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            entries.retain(|(k, _)| k.as_str() != Some("params"));
+            entries.sort_by(|a, b| a.0.as_str().cmp(&b.0.as_str()));
             let mut s = format!("{} (\nParameter Group 0\n", o.kind.title());
             for (k, v) in &entries {
-                s.push_str(&format!("    {k}: {}\n", repr_plain(v)));
+                s.push_str(&format!("    {}: {}\n", k.as_str().unwrap_or_default(), repr_plain(v)));
             }
             s.push(')');
             s
@@ -232,9 +232,10 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
             let (kind, entries) = (d.kind(), d.entries());
             let mut parts = Vec::with_capacity(entries.len());
             for (k, v) in &entries {
+                let k = repr(ctx, &k.value())?;
                 parts.push(match kind {
-                    DictKind::Plain => format!("{}: {}", str_repr(k), repr(ctx, v)?),
-                    DictKind::Ordered => format!("({}, {})", str_repr(k), repr(ctx, v)?),
+                    DictKind::Plain => format!("{k}: {}", repr(ctx, v)?),
+                    DictKind::Ordered => format!("({k}, {})", repr(ctx, v)?),
                 });
             }
             match kind {

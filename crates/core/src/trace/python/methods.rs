@@ -2,7 +2,7 @@
 //! included.
 
 use super::*;
-use crate::trace::python::value::List;
+use crate::trace::python::value::{Dict, Key, List};
 
 /// Methods of values that are not tensors (`", ".join(names)`, `s.upper()`, `shape.numel()`).
 pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> Result<Value> {
@@ -13,9 +13,9 @@ pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> 
                 d.borrow()
                     .iter()
                     .map(|(k, v)| match name {
-                        "keys" => Value::Str(k.clone()),
+                        "keys" => k.value(),
                         "values" => v.clone(),
-                        _ => Value::Tuple(vec![Value::Str(k.clone()), v.clone()]),
+                        _ => Value::Tuple(vec![k.value(), v.clone()]),
                     })
                     .collect(),
             ))
@@ -24,12 +24,11 @@ pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> 
             let key = args.req(0, "key")?;
             let default = args.opt(1, "default").unwrap_or(Value::None);
             args.finish()?;
-            let Value::Str(key) = key else { return Ok(default) };
-            Ok(d.get(&key).unwrap_or(default))
+            Ok(d.get_key(&Key::of(key)?).unwrap_or(default))
         }
         (Value::Dict(d), "copy") => {
             args.finish()?;
-            Ok(Value::dict(d.kind(), d.entries()))
+            Ok(Value::Dict(Dict::new(d.kind(), d.entries())))
         }
         (Value::Dict(d), "update") => {
             let (pos, kw) = args.into_parts();
@@ -46,11 +45,9 @@ pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> 
             let key = args.req(0, "key")?;
             let default = args.opt(1, "default");
             args.finish()?;
-            let Value::Str(key) = key else {
-                bail!(Unsupported, "dict keys other than strings are not supported (got {})", key.type_name())
-            };
+            let key = Key::of(key)?;
             if name == "setdefault" {
-                if let Some(v) = d.get(&key) {
+                if let Some(v) = d.get_key(&key) {
                     return Ok(v);
                 }
                 let v = default.unwrap_or(Value::None);
@@ -60,7 +57,7 @@ pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> 
             }
             match (d.remove(&key), default) {
                 (Some(v), _) | (None, Some(v)) => Ok(v),
-                (None, None) => bail!(Index, "KeyError: {}", format::str_repr(&key)),
+                (None, None) => Err(super::containers::key_error(&key)),
             }
         }
         (Value::Str(s), "join") => {

@@ -27,7 +27,7 @@ use crate::tensor::Tensor;
 use crate::trace::lang::ast::BinOp;
 use crate::trace::nn::layer::LayerKind;
 use crate::trace::python::context::RunContext;
-use crate::trace::python::value::{deep_len, Args, Value, MAX_SEQUENCE, PARAMETER_CLASS};
+use crate::trace::python::value::{deep_len, Args, Key, Value, MAX_SEQUENCE};
 use crate::uop::buffer::Scalar;
 
 /// Python's builtins the trace language has.
@@ -135,32 +135,9 @@ pub fn range_len(a: i64, b: i64, s: i64) -> usize {
     usize::try_from(n.max(0)).unwrap_or(0)
 }
 
-/// `a is b`: the same object (tensors), or the same singleton or small value.
+/// `a is b`.
 fn identical(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::None, Value::None) | (Value::Ellipsis, Value::Ellipsis) => true,
-        (Value::Tensor(x), Value::Tensor(y)) => x.same_object(y),
-        (Value::Scalar(x), Value::Scalar(y)) => std::mem::discriminant(x) == std::mem::discriminant(y) && x == y,
-        (Value::BigInt(x), Value::BigInt(y)) => x == y,
-        (Value::DType(x), Value::DType(y)) | (Value::NpDType(x), Value::NpDType(y)) => x == y,
-        (Value::Array(x), Value::Array(y)) => x.same_object(y),
-        (Value::Module(x), Value::Module(y)) => x == y,
-        (Value::Builtin(x), Value::Builtin(y)) => x == y,
-        // `type(m) == nn.Linear`: a built-in module's class is its name.
-        (Value::Func(x), Value::Func(y)) => x == y,
-        (Value::Function(x), Value::Function(y)) => std::rc::Rc::ptr_eq(x, y),
-        (Value::Exception(x), Value::Exception(y)) => std::rc::Rc::ptr_eq(x, y),
-        (Value::Type(x), Value::Type(y)) => x == y,
-        // `nn.Parameter` is a function value here; `type(p)` gives its class.
-        (Value::Type(PARAMETER_CLASS), Value::Func(f)) | (Value::Func(f), Value::Type(PARAMETER_CLASS)) => {
-            f == "Parameter"
-        }
-        (Value::Layer(x), Value::Layer(y)) => std::rc::Rc::ptr_eq(x, y),
-        (Value::Optimizer(x), Value::Optimizer(y)) => std::rc::Rc::ptr_eq(x, y),
-        (Value::Class(x), Value::Class(y)) => std::rc::Rc::ptr_eq(x, y),
-        (Value::List(x), Value::List(y)) => x.is(y),
-        _ => false,
-    }
+    a.is_same(b)
 }
 
 /// Python's `==` where it is not a tensor op: numbers, strings, sequences, None, dtypes.
@@ -221,6 +198,8 @@ pub fn compare(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Va
                     other => bail!(Type, "'in <string>' requires string as left operand, not {}", other.type_name()),
                 },
                 Value::Range(_, _, _) if matches!(a, Value::BigInt(_)) => false,
+                // A key is found by hash and equality: a tensor by identity, never elementwise.
+                Value::Dict(d) => d.get_key(&Key::of(a.clone())?).is_some(),
                 Value::Range(x, y, s) => {
                     let i = a.as_int("range membership")?;
                     let n = range_len(*x, *y, *s) as i64;
@@ -258,7 +237,11 @@ pub fn compare(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Va
 pub fn binary(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Value> {
     // A named tuple compares as the tuple of its fields (`sys.version_info >= (3, 8)`).
     let plain = |v: Value| match v {
-        Value::Named(_, fields) if matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) => Value::Tuple(fields.into_iter().map(|(_, v)| v).collect()),
+        Value::Named(_, fields)
+            if matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) =>
+        {
+            Value::Tuple(fields.into_iter().map(|(_, v)| v).collect())
+        }
         v => v,
     };
     let (a, b) = (plain(a), plain(b));
@@ -449,9 +432,7 @@ pub fn iterate(ctx: &mut RunContext, v: Value) -> Result<Iter> {
         // followed past its first length, as Python would).
         Value::List(l) => Iter::Items(l.into_items().into_iter()),
         Value::Named(_, v) => Iter::Items(v.into_iter().map(|(_, x)| x).collect::<Vec<_>>().into_iter()),
-        Value::Dict(d) => {
-            Iter::Items(d.entries().into_iter().map(|(k, _)| Value::Str(k)).collect::<Vec<_>>().into_iter())
-        }
+        Value::Dict(d) => Iter::Items(d.entries().into_iter().map(|(k, _)| k.value()).collect::<Vec<_>>().into_iter()),
         // A Sequential or ModuleList iterates over its children.
         Value::Layer(l) if matches!(l.kind, LayerKind::Sequential | LayerKind::ModuleList) => Iter::Items(
             l.children.borrow().iter().map(|(_, c)| Value::Layer(c.clone())).collect::<Vec<_>>().into_iter(),
@@ -634,26 +615,20 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
             }
         }
         "dict" | "OrderedDict" => {
-            // `dict(mapping_or_pairs, **kw)`: string keys, the later binding of a key winning.
+            // `dict(mapping_or_pairs, **kw)`: the later binding of a key winning.
             let (pos, kw) = args.into_parts();
             if pos.len() > 1 {
                 bail!(Type, "dict expected at most 1 argument, got {}", pos.len());
             }
-            let mut entries: Vec<(String, Value)> = Vec::new();
-            let mut put = |k: String, v: Value| match entries.iter_mut().find(|(n, _)| *n == k) {
-                Some(slot) => slot.1 = v,
-                None => entries.push((k, v)),
-            };
+            let kind = if name == "OrderedDict" { value::DictKind::Ordered } else { value::DictKind::Plain };
+            let dict = value::Dict::new(kind, Vec::new());
             match pos.into_iter().next() {
                 None => {}
-                Some(Value::Dict(d)) => d.entries().into_iter().for_each(|(k, v)| put(k, v)),
+                Some(Value::Dict(d)) => d.entries().into_iter().for_each(|(k, v)| dict.insert(k, v)),
                 Some(v) => {
                     for (i, pair) in sequence(ctx, v)?.into_iter().enumerate() {
                         match pair.items().as_deref() {
-                            Some([Value::Str(k), v]) => put(k.clone(), v.clone()),
-                            Some([k, _]) => {
-                                bail!(Unsupported, "dict keys other than strings ({}) are not supported", k.type_name())
-                            }
+                            Some([k, v]) => dict.insert(Key::of(k.clone())?, v.clone()),
                             Some(items) => bail!(
                                 Value,
                                 "dictionary update sequence element #{i} has length {}; 2 is required",
@@ -664,9 +639,8 @@ pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<
                     }
                 }
             }
-            kw.into_iter().for_each(|(k, v)| put(k, v));
-            let kind = if name == "OrderedDict" { value::DictKind::Ordered } else { value::DictKind::Plain };
-            Ok(Value::dict(kind, entries))
+            kw.into_iter().for_each(|(k, v)| dict.insert(k, v));
+            Ok(Value::Dict(dict))
         }
         "sorted" | "reversed" => {
             let v = args.req(0, "iterable")?;

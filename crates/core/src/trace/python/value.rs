@@ -245,7 +245,117 @@ impl List {
     }
 }
 
-/// A Python dict with string keys, in insertion order: one object behind every name and
+/// A dict key: a hashable Python value. Equal keys are one entry, as in Python: numbers by
+/// value (`1`, `1.0` and `True` are one key, the first spelling kept), strings, `None` and
+/// tuples by content, everything else by identity (tensors, modules, functions, dtypes).
+#[derive(Clone, Debug)]
+pub enum Key {
+    Str(String),
+    Other(Value),
+}
+
+impl Key {
+    /// `v` as a key, or Python's error for an unhashable value (a list, dict, slice or numpy
+    /// array, or a tuple holding one).
+    pub fn of(v: Value) -> Result<Key> {
+        fn check(v: &Value) -> Result<()> {
+            match v {
+                Value::List(_) | Value::Dict(_) | Value::Slice(..) => {
+                    bail!(Type, "unhashable type: '{}'", v.type_name())
+                }
+                Value::Array(_) => bail!(Type, "unhashable type: 'numpy.ndarray'"),
+                Value::Tuple(items) | Value::Size(items) => items.iter().try_for_each(check),
+                Value::Named(_, fields) => fields.iter().try_for_each(|(_, x)| check(x)),
+                _ => Ok(()),
+            }
+        }
+        match v {
+            Value::Str(s) => Ok(Key::Str(s)),
+            other => check(&other).map(|()| Key::Other(other)),
+        }
+    }
+
+    /// The key as a string, when it is one (keyword names, `state_dict()`'s names).
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Key::Str(s) => Some(s),
+            Key::Other(_) => None,
+        }
+    }
+
+    /// The key as the value it was spelled with.
+    pub fn value(&self) -> Value {
+        match self {
+            Key::Str(s) => Value::Str(s.clone()),
+            Key::Other(v) => v.clone(),
+        }
+    }
+
+    /// Whether the two are one key.
+    pub fn matches(&self, other: &Key) -> bool {
+        match (self, other) {
+            (Key::Str(a), Key::Str(b)) => a == b,
+            (Key::Other(a), Key::Other(b)) => same_key(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl From<String> for Key {
+    fn from(s: String) -> Key {
+        Key::Str(s)
+    }
+}
+
+impl From<&str> for Key {
+    fn from(s: &str) -> Key {
+        Key::Str(s.to_string())
+    }
+}
+
+/// Python's key equality of two hashable values other than strings.
+fn same_key(a: &Value, b: &Value) -> bool {
+    use num_bigint::BigInt;
+    // A number as an exact integer when it is one, else as a float.
+    fn number(v: &Value) -> Option<Result<BigInt, f64>> {
+        match v {
+            Value::Scalar(Scalar::Bool(b)) => Some(Ok(BigInt::from(u8::from(*b)))),
+            Value::Scalar(Scalar::Int(i)) => Some(Ok(BigInt::from(*i))),
+            Value::BigInt(b) => Some(Ok((**b).clone())),
+            Value::Scalar(Scalar::Float(f)) if f.fract() == 0.0 => {
+                Some(num_traits::FromPrimitive::from_f64(*f).ok_or(*f))
+            }
+            Value::Scalar(Scalar::Float(f)) => Some(Err(*f)),
+            _ => None,
+        }
+    }
+    let items = |v: &Value| -> Option<Vec<Value>> {
+        match v {
+            Value::Tuple(x) | Value::Size(x) => Some(x.clone()),
+            Value::Named(_, f) => Some(f.iter().map(|(_, x)| x.clone()).collect()),
+            _ => None,
+        }
+    };
+    match (number(a), number(b)) {
+        (Some(Ok(x)), Some(Ok(y))) => return x == y,
+        // A NaN key is found only as the same object, which a number here never is.
+        (Some(Err(x)), Some(Err(y))) => return x == y,
+        (Some(_), Some(_)) => return false,
+        _ => {}
+    }
+    match (items(a), items(b)) {
+        (Some(x), Some(y)) => {
+            x.len() == y.len()
+                && x.into_iter().zip(y).all(|(p, q)| match (Key::of(p), Key::of(q)) {
+                    (Ok(p), Ok(q)) => p.matches(&q),
+                    _ => false,
+                })
+        }
+        _ => matches!((a, b), (Value::None, Value::None)) || a.is_same(b),
+    }
+}
+
+/// A Python dict in insertion order, keyed by [`Key`]s: one object behind every name and
 /// container that holds it, as [`List`] is.
 #[derive(Clone, Debug)]
 pub struct Dict(std::rc::Rc<DictCell>);
@@ -253,14 +363,14 @@ pub struct Dict(std::rc::Rc<DictCell>);
 #[derive(Debug)]
 pub struct DictCell {
     kind: DictKind,
-    entries: std::cell::RefCell<Vec<(String, Value)>>,
+    entries: std::cell::RefCell<Vec<(Key, Value)>>,
     /// As [`ListCell`]'s: set when a tracked value, a list or a dict goes in.
     tracked: std::cell::Cell<bool>,
 }
 
 impl Dict {
-    pub fn new(kind: DictKind, entries: Vec<(String, Value)>) -> Dict {
-        let tracked = !entries.iter().all(|(_, v)| v.is_plain_item());
+    pub fn new(kind: DictKind, entries: Vec<(Key, Value)>) -> Dict {
+        let tracked = !entries.iter().all(|(k, v)| v.is_plain_item() && key_is_plain(k));
         Dict(std::rc::Rc::new(DictCell { kind, entries: std::cell::RefCell::new(entries), tracked: tracked.into() }))
     }
 
@@ -268,12 +378,12 @@ impl Dict {
         self.0.kind
     }
 
-    pub fn borrow(&self) -> std::cell::Ref<'_, Vec<(String, Value)>> {
+    pub fn borrow(&self) -> std::cell::Ref<'_, Vec<(Key, Value)>> {
         self.0.entries.borrow()
     }
 
     /// See [`List::borrow_mut_same`].
-    pub fn borrow_mut_same(&self) -> std::cell::RefMut<'_, Vec<(String, Value)>> {
+    pub fn borrow_mut_same(&self) -> std::cell::RefMut<'_, Vec<(Key, Value)>> {
         self.0.entries.borrow_mut()
     }
 
@@ -282,25 +392,33 @@ impl Dict {
         self.0.tracked.get()
     }
 
+    /// The value under a string key.
     pub fn get(&self, key: &str) -> Option<Value> {
-        self.0.entries.borrow().iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+        self.0.entries.borrow().iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v.clone())
     }
 
-    /// `d[key] = v`: replaces the key's value in place, or adds it last.
-    pub fn insert(&self, key: String, v: Value) {
-        if !v.is_plain_item() {
+    /// The value under `key`.
+    pub fn get_key(&self, key: &Key) -> Option<Value> {
+        self.0.entries.borrow().iter().find(|(k, _)| k.matches(key)).map(|(_, v)| v.clone())
+    }
+
+    /// `d[key] = v`: replaces the key's value in place (the key keeps its first spelling), or
+    /// adds it last.
+    pub fn insert(&self, key: impl Into<Key>, v: Value) {
+        let key = key.into();
+        if !v.is_plain_item() || !key_is_plain(&key) {
             self.0.tracked.set(true);
         }
         let mut entries = self.0.entries.borrow_mut();
-        match entries.iter_mut().find(|(k, _)| *k == key) {
+        match entries.iter_mut().find(|(k, _)| k.matches(&key)) {
             Some(slot) => slot.1 = v,
             None => entries.push((key, v)),
         }
     }
 
-    pub fn remove(&self, key: &str) -> Option<Value> {
+    pub fn remove(&self, key: &Key) -> Option<Value> {
         let mut entries = self.0.entries.borrow_mut();
-        let at = entries.iter().position(|(k, _)| k == key)?;
+        let at = entries.iter().position(|(k, _)| k.matches(key))?;
         Some(entries.remove(at).1)
     }
 
@@ -313,8 +431,22 @@ impl Dict {
     }
 
     /// A copy of its entries as they are now.
-    pub fn entries(&self) -> Vec<(String, Value)> {
+    pub fn entries(&self) -> Vec<(Key, Value)> {
         self.0.entries.borrow().clone()
+    }
+
+    /// Its entries with string keys, for what takes only those (`**kwargs`, `nn.Sequential`'s
+    /// names); `Err` with the first other key.
+    pub fn str_entries(&self) -> std::result::Result<Vec<(String, Value)>, Value> {
+        self.0
+            .entries
+            .borrow()
+            .iter()
+            .map(|(k, v)| match k {
+                Key::Str(s) => Ok((s.clone(), v.clone())),
+                Key::Other(o) => Err(o.clone()),
+            })
+            .collect()
     }
 
     pub fn is(&self, other: &Dict) -> bool {
@@ -323,6 +455,14 @@ impl Dict {
 
     pub fn address(&self) -> usize {
         std::rc::Rc::as_ptr(&self.0) as usize
+    }
+}
+
+/// Whether a key holds nothing the engine tracks (a tensor key keeps its tensor alive).
+fn key_is_plain(k: &Key) -> bool {
+    match k {
+        Key::Str(_) => true,
+        Key::Other(v) => v.is_plain_item(),
     }
 }
 
@@ -435,9 +575,38 @@ impl Value {
         }
     }
 
-    /// A new dict of `entries`.
+    /// `a is b`: the same object (tensors), or the same singleton or small value.
+    pub fn is_same(&self, b: &Value) -> bool {
+        match (self, b) {
+            (Value::None, Value::None) | (Value::Ellipsis, Value::Ellipsis) => true,
+            (Value::Tensor(x), Value::Tensor(y)) => x.same_object(y),
+            (Value::Scalar(x), Value::Scalar(y)) => std::mem::discriminant(x) == std::mem::discriminant(y) && x == y,
+            (Value::BigInt(x), Value::BigInt(y)) => x == y,
+            (Value::DType(x), Value::DType(y)) | (Value::NpDType(x), Value::NpDType(y)) => x == y,
+            (Value::Array(x), Value::Array(y)) => x.same_object(y),
+            (Value::Module(x), Value::Module(y)) => x == y,
+            (Value::Builtin(x), Value::Builtin(y)) => x == y,
+            // `type(m) == nn.Linear`: a built-in module's class is its name.
+            (Value::Func(x), Value::Func(y)) => x == y,
+            (Value::Function(x), Value::Function(y)) => std::rc::Rc::ptr_eq(x, y),
+            (Value::Exception(x), Value::Exception(y)) => std::rc::Rc::ptr_eq(x, y),
+            (Value::Type(x), Value::Type(y)) => x == y,
+            // `nn.Parameter` is a function value here; `type(p)` gives its class.
+            (Value::Type(PARAMETER_CLASS), Value::Func(f)) | (Value::Func(f), Value::Type(PARAMETER_CLASS)) => {
+                f == "Parameter"
+            }
+            (Value::Layer(x), Value::Layer(y)) => std::rc::Rc::ptr_eq(x, y),
+            (Value::Optimizer(x), Value::Optimizer(y)) => std::rc::Rc::ptr_eq(x, y),
+            (Value::Class(x), Value::Class(y)) => std::rc::Rc::ptr_eq(x, y),
+            (Value::List(x), Value::List(y)) => x.is(y),
+            (Value::Dict(x), Value::Dict(y)) => x.is(y),
+            _ => false,
+        }
+    }
+
+    /// A new dict of `entries` with string keys.
     pub fn dict(kind: DictKind, entries: Vec<(String, Value)>) -> Value {
-        Value::Dict(Dict::new(kind, entries))
+        Value::Dict(Dict::new(kind, entries.into_iter().map(|(k, v)| (Key::Str(k), v)).collect()))
     }
 
     /// A new list of `items`.

@@ -47,7 +47,9 @@ pub fn view_copy(run: &mut RunContext, b: &Bound) -> Out {
         pos = vec![Value::Tensor(x.clone())];
     }
     let kw = match b.value("kwargs") {
-        Value::Dict(kw) => kw.entries(),
+        Value::Dict(kw) => {
+            kw.str_entries().map_err(|_| crate::error::Error::Type("keywords must be strings".into()))?
+        }
         _ => Vec::new(),
     };
     let v = run.method(x, base, Args::new(base, pos, kw))?;

@@ -28,20 +28,14 @@ impl Run {
             ExprKind::Tuple(v) => Ok(Value::Tuple(self.eval_items(v)?)),
             ExprKind::List(v) => Ok(Value::list(self.eval_items(v)?)),
             ExprKind::Dict(pairs) => {
-                let mut entries: Vec<(String, Value)> = Vec::with_capacity(pairs.len());
+                use crate::trace::python::value::{Dict, DictKind, Key};
+                let dict = Dict::new(DictKind::Plain, Vec::with_capacity(pairs.len()));
                 for (k, v) in pairs {
-                    let key = match self.eval(k)? {
-                        Value::Str(s) => s,
-                        other => bail!(
-                            Unsupported,
-                            "dict keys other than strings are not supported (got {})",
-                            other.type_name()
-                        ),
-                    };
+                    let key = Key::of(self.eval(k)?)?;
                     let value = self.eval(v)?;
-                    python::dict_insert(&mut entries, key, value);
+                    dict.insert(key, value);
                 }
-                Ok(Value::dict(crate::trace::python::value::DictKind::Plain, entries))
+                Ok(Value::Dict(dict))
             }
             ExprKind::Unary { op: UnaryOp::Not, operand } => {
                 let v = self.eval(operand)?;
