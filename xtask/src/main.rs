@@ -3,7 +3,9 @@
 //! `cargo xtask fuzz [SECONDS] [TARGET]` (coverage-guided fuzzing of every target in fuzz/) and
 //! `cargo xtask imports` (the library crates' import circles and layering, also a unit test) and
 //! `cargo xtask sizes` (no hand-written file over 900 lines but the listed older ones, which may
-//! not grow; also a unit test).
+//! not grow; also a unit test) and `cargo xtask mixed [SEED] [COUNT]` (random programs drawn at
+//! a new seed, recorded from PyTorch and checked against the product; needs a Python with torch,
+//! `STRIDELAB_PYTHON` or `python3`).
 //!
 //! Each installs what it needs first (idempotently: a tool already present is left alone), so a
 //! newcomer on a fresh machine and CI run exactly the same steps.
@@ -25,6 +27,7 @@ fn main() -> ExitCode {
         Some("bench") => bench(),
         Some("imports") => check_imports(),
         Some("sizes") => check_sizes(),
+        Some("mixed") => mixed(args.get(1).map(String::as_str), args.get(2).map(String::as_str)),
         Some("fuzz") => {
             let seconds = match args.get(1).map(|s| s.parse::<u32>()) {
                 None => Ok(60),
@@ -34,7 +37,7 @@ fn main() -> ExitCode {
             };
             seconds.and_then(|s| fuzz(FuzzBudget::Seconds(s), args.get(2).map(String::as_str)))
         }
-        _ => Err("usage: cargo xtask <test|serve|build|bench|fuzz|imports|sizes>".to_string()),
+        _ => Err("usage: cargo xtask <test|serve|build|bench|fuzz|imports|sizes|mixed>".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -55,6 +58,38 @@ fn check_imports() -> Result {
         Ok(())
     } else {
         Err(format!("{} import finding(s)", found.len()))
+    }
+}
+
+/// Draws `count` random programs at `seed` (a new one from the clock when absent), records
+/// them with PyTorch (`tools/fixtures/gen_mixed.py`) and checks the product against them (the
+/// fixtures test `torch_mixed`, which prints each wrong answer with its program).
+fn mixed(seed: Option<&str>, count: Option<&str>) -> Result {
+    let seed = match seed {
+        Some(s) => s.parse::<u64>().map_err(|e| format!("mixed SEED: {e}"))?,
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_err(|e| format!("clock: {e}"))?
+            .as_secs(),
+    };
+    let count = count.unwrap_or("300");
+    count.parse::<u32>().map_err(|e| format!("mixed COUNT: {e}"))?;
+    let out = root().join(format!("target/mixed-{seed}.json"));
+    let python = std::env::var("STRIDELAB_PYTHON").unwrap_or_else(|_| "python3".into());
+    let seed_text = seed.to_string();
+    let out_text = out.to_string_lossy().into_owned();
+    eprintln!("mixed: seed {seed}, {count} programs -> {out_text}");
+    run(&python, &["tools/fixtures/gen_mixed.py", "--seed", &seed_text, "--count", count, "--out", &out_text])?;
+    let status = Command::new("cargo")
+        .args(["test", "--release", "-p", "stridelab-cli", "--test", "fixtures", "torch_mixed", "--", "--nocapture"])
+        .env("STRIDELAB_MIXED", &out)
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("wrong answers at seed {seed} (programs in {out_text})"))
     }
 }
 

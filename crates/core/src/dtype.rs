@@ -127,6 +127,18 @@ impl DType {
         self.category() == Category::Integral
     }
 
+    /// The least and greatest value an integral dtype holds; `None` for bool and floats.
+    pub fn int_range(self) -> Option<(i64, i64)> {
+        match self {
+            DType::UInt8 => Some((0, i64::from(u8::MAX))),
+            DType::Int8 => Some((i64::from(i8::MIN), i64::from(i8::MAX))),
+            DType::Int16 => Some((i64::from(i16::MIN), i64::from(i16::MAX))),
+            DType::Int32 => Some((i64::from(i32::MIN), i64::from(i32::MAX))),
+            DType::Int64 => Some((i64::MIN, i64::MAX)),
+            _ => None,
+        }
+    }
+
     /// `torch.promote_types`: the smallest dtype both convert to without leaving their
     /// category. uint8 with a signed type needs one more bit (int8 + uint8 is int16);
     /// float16 with bfloat16 is float32.

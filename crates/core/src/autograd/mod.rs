@@ -172,8 +172,14 @@ impl<T: Object + Clone> Autograd<T> {
         self.meta.get(&t.object())
     }
 
+    /// `t.requires_grad`: its own flag, or, for a view, its base's (a view made before its
+    /// base required grad requires grad once the base does, as PyTorch's view metadata reads
+    /// it; its gradient still goes nowhere until its history is regenerated).
     pub fn requires_grad(&self, t: &T) -> bool {
-        self.meta.get(&t.object()).is_some_and(|m| m.requires_grad)
+        self.meta.get(&t.object()).is_some_and(|m| {
+            m.requires_grad
+                || m.diff_base.as_ref().is_some_and(|b| self.meta.get(&b.object()).is_some_and(|bm| bm.requires_grad))
+        })
     }
 
     pub fn grad_fn(&self, t: &T) -> Option<NodeId> {

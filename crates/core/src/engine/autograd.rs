@@ -109,9 +109,15 @@ impl Engine {
     }
 
     /// A view's autograd state: it shares its base's history through a view node (recorded by
-    /// the view op) and remembers whether it was made under `no_grad`.
+    /// the view op) and remembers whether it was made under `no_grad`. A float view made in
+    /// grad mode of a base that does not require grad remembers its base too, as PyTorch's
+    /// view metadata does: it requires grad once the base does, an in-place write into it
+    /// then rebases the base, and its history is regenerated after the base's changes.
     pub(crate) fn note_view(&mut self, base: &Tensor, view: &Tensor) {
-        if self.ag.depth > 0 || !self.ag.requires_grad(base) {
+        if self.ag.depth > 0 {
+            return;
+        }
+        if !self.ag.requires_grad(base) && (!self.ag.enabled || !base.dtype().is_float()) {
             return;
         }
         // The view shares the history of its source's differentiable base, or of the source.
@@ -169,7 +175,9 @@ impl Engine {
             self.refresh_view(t);
         }
         let next: Vec<Option<Edge>> = inputs.iter().map(|t| t.and_then(|t| self.ag.edge(t))).collect();
-        if next.iter().all(Option::is_none) {
+        // An input that requires grad through its base alone (a view made before the base did)
+        // has no edge, yet its result has a node, as PyTorch's has (the gradient then stops).
+        if next.iter().all(Option::is_none) && !inputs.iter().flatten().any(|t| self.ag.requires_grad(t)) {
             return;
         }
         let id = self.ag.next_id();
@@ -384,35 +392,37 @@ impl Engine {
         self.record(out, GradOp::Unary(op), &[Some(x)], operands, saved);
     }
 
-    /// The checks an in-place op on `t` makes first, with PyTorch's messages.
+    /// The checks an in-place op on `t` makes first, in PyTorch's order (`check_inplace`): a
+    /// view made by a multi-output op or under `no_grad` is refused (`handle_view_on_rebase`),
+    /// then a view that requires grad of a leaf, then a leaf that requires grad.
     pub fn check_inplace(&self, t: &Tensor) -> Result<()> {
         if !self.ag.enabled || self.ag.depth > 0 {
             return Ok(());
         }
-        let meta = self.ag.meta(t);
-        let leaf_requiring = |x: &Tensor| self.ag.requires_grad(x) && self.ag.is_leaf(x);
-        let Some(base) = meta.and_then(|m| m.diff_base.as_ref()) else {
-            if leaf_requiring(t) {
-                bail!(Autograd, "a leaf Variable that requires grad is being used in an in-place operation.");
+        let requires = self.ag.requires_grad(t);
+        if let Some((m, base)) = self.ag.meta(t).and_then(|m| m.diff_base.as_ref().map(|b| (m, b))) {
+            if m.multi_output || m.no_grad_view {
+                let prefix = match self.grad_fn_name(t) {
+                    Some(name) => {
+                        let index = t.output_of().map_or(0, |o| o.index);
+                        format!("Output {index} of {} is a view and is being modified inplace.", op_name(name))
+                    }
+                    None => "A view was created in no_grad mode and is being modified inplace with grad mode enabled."
+                        .into(),
+                };
+                let suffix = if m.multi_output {
+                    "This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one."
+                } else {
+                    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+                };
+                bail!(Autograd, "{prefix} {suffix}");
             }
-            return Ok(());
-        };
-        if leaf_requiring(base) {
-            bail!(Autograd, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+            if requires && self.ag.is_leaf(base) {
+                bail!(Autograd, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+            }
         }
-        if meta.is_some_and(|m| m.multi_output) {
-            let index = t.output_of().map_or(0, |o| o.index);
-            let op = self.grad_fn_name(t).map_or("", op_name);
-            bail!(
-                Autograd,
-                "Output {index} of {op} is a view and is being modified inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one."
-            );
-        }
-        if meta.is_some_and(|m| m.no_grad_view) {
-            bail!(
-                Autograd,
-                "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
-            );
+        if requires && self.ag.is_leaf(t) {
+            bail!(Autograd, "a leaf Variable that requires grad is being used in an in-place operation.");
         }
         Ok(())
     }
@@ -482,6 +492,10 @@ impl Engine {
     pub fn refresh_view(&mut self, t: &Tensor) {
         let Some(m) = self.ag.meta(t) else { return };
         let Some(base) = m.diff_base.clone() else { return };
+        // Nothing to regenerate for a view with no history whose base needs no gradient.
+        if m.grad_fn.is_none() && !self.ag.requires_grad(&base) {
+            return;
+        }
         let now = self.ids.version(t.counter);
         // A view PyTorch cannot regenerate (a multi-output view's, one made under no_grad)
         // keeps its stale history, for `stale_view_error` to refuse when it is used.
@@ -512,8 +526,8 @@ impl Engine {
     /// it) was written in place.
     pub fn stale_view_error(&self, t: &Tensor) -> Option<Error> {
         let m = self.ag.meta(t)?;
-        m.diff_base.as_ref()?;
-        if m.view_version == self.ids.version(t.counter) {
+        let base = m.diff_base.as_ref()?;
+        if m.view_version == self.ids.version(t.counter) || (m.grad_fn.is_none() && !self.ag.requires_grad(base)) {
             return None;
         }
         if m.multi_output {
@@ -612,7 +626,9 @@ impl Engine {
     /// and marks the output, which PyTorch refuses to modify in place.
     pub(crate) fn name_multi_output(&mut self, t: &Tensor, name: &str) {
         self.rename_grad_fn(t, name);
-        if self.ag.requires_grad(t) {
+        // Every output PyTorch made a view of (in grad mode, of a float tensor) is marked, whether
+        // or not its base requires grad yet.
+        if self.ag.meta(t).is_some_and(|m| m.diff_base.is_some()) {
             self.ag.meta_mut(t).multi_output = true;
         }
     }

@@ -474,7 +474,10 @@ impl Engine {
             }
             GradOp::Softmax { dim, log } => {
                 let Some(out) = op(0) else { return Ok(vec![None]) };
-                let gx = if *log {
+                let gx = if out.shape().is_empty() {
+                    // One element: the softmax is constant (1, or 0 for log_softmax).
+                    self.full(&[], Scalar::Int(0), Some(g.dtype()))?
+                } else if *log {
                     let e = self.unary(UnaryOp::Exp, &out)?;
                     let sg = self.reduce(ReduceOp::Sum, g, &[*dim], KeepDim::Keep)?;
                     let p = self.mul(&t(&e), &t(&sg))?;

@@ -155,13 +155,45 @@ impl Engine {
     /// Writes `node` (of `target`'s shape) into `target`'s storage; the record keeps the cells
     /// whose row-major position `hit` marks (`hit_of` maps a row-major position to its flag).
     pub(super) fn write_hits(&mut self, target: &Tensor, node: UOpId, hit_of: impl Fn(usize) -> bool) -> Result<Write> {
-        let w = self.write(target, node)?;
+        let w = if overlap::has_internal_overlap(target.layout()) == MemOverlap::Yes {
+            self.write_hits_overlapping(target, node, &hit_of)?
+        } else {
+            self.write(target, node)?
+        };
         let elements = if w.elements.len() == target.numel() {
             w.elements.iter().enumerate().filter(|(i, _)| hit_of(*i)).map(|(_, e)| e).collect()
         } else {
             w.elements
         };
         Ok(Write { storage: w.storage, elements })
+    }
+
+    /// [`Engine::write_hits`] into a target whose elements share cells (an expanded tensor, as
+    /// `index_fill_`, `masked_fill_` and `index_put_` accept with a warning): the kernel stores
+    /// only the hit elements, in row-major order, so a cell holds its last hit's value or stays
+    /// as it was. Every element of a cell is then written with that one value.
+    fn write_hits_overlapping(
+        &mut self,
+        target: &Tensor,
+        node: UOpId,
+        hit_of: &impl Fn(usize) -> bool,
+    ) -> Result<Write> {
+        let old = self.values(target)?;
+        let computed = self.computed_as(node, Layout::contiguous(target.shape()))?;
+        let new = self.values(&computed)?.cast(target.dtype());
+        let cells = target.layout().storage_indices();
+        let base = cells.iter().copied().min().unwrap_or(0);
+        let local: Vec<i64> = cells.iter().map(|c| c - base).collect();
+        let len = local.iter().max().map_or(0, |&m| m as usize + 1);
+        let mut storage = Data::zeros(target.dtype(), len);
+        storage.scatter(&local, &old);
+        let hits: Vec<usize> = (0..local.len()).filter(|&i| hit_of(i)).collect();
+        let hit_cells: Vec<i64> = hits.iter().map(|&i| local[i]).collect();
+        let hit_values = new.gather(&hits.iter().map(|&i| Some(i as i64)).collect::<Vec<_>>());
+        storage.scatter(&hit_cells, &hit_values);
+        let logical = storage.gather(&local.iter().map(|&c| Some(c)).collect::<Vec<_>>());
+        let value = self.from_data(logical, target.shape())?;
+        self.write(target, value.node())
     }
 
     /// PyTorch's `assert_no_internal_overlap` for an in-place index op.

@@ -273,8 +273,9 @@ impl Engine {
     pub fn softmax(&mut self, x: &Tensor, dim: i64, kind: SoftmaxKind) -> Result<Tensor> {
         let x = self.resolve(x);
         let out = self.softmax_forward(&x, dim, kind)?;
-        if !x.shape().is_empty() && x.numel() > 0 {
-            let dim = wrap_dim(dim, x.shape().len())?;
+        {
+            // A 0-d tensor is one row of one element (its gradient is zero).
+            let dim = wrap_dim(dim, x.shape().len().max(1))?;
             let op = crate::autograd::GradOp::Softmax { dim, log: kind == SoftmaxKind::LogSoftmax };
             self.record(&out, op, &[Some(&x)], vec![Some(out.clone())], &[0]);
         }

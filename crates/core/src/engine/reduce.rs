@@ -118,6 +118,12 @@ impl Engine {
         let y = self.operand_node(&b, dtype, &shape)?;
         let prod = self.graph.push(Op::Binary(BinaryOp::Mul), dtype, shape.clone(), vec![x, y]);
         let mut node = self.reduce_node(ReduceOp::Sum, prod, dtype, &shape, &[axis], KeepDim::Drop)?;
+        // A product of integers keeps their dtype (PyTorch's integer mm accumulates in it,
+        // wrapping; the sum in int64 cast back wraps the same way).
+        let summed = self.graph.node(node).dtype;
+        if summed != dtype {
+            node = self.cast_node(node, summed, dtype);
+        }
         if let Some(like) = like.filter(|l| *l != self.graph.node(node).shape.as_slice()) {
             node = self.graph.push(Op::Reshape(like.to_vec()), dtype, like.to_vec(), vec![node]);
         }

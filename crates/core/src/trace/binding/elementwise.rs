@@ -354,6 +354,12 @@ fn with_out(run: &mut RunContext, op: BinaryOp, a: &Operand, b: &Operand, out: O
 
 /// A composite on `t` with its PyTorch arguments; in place when the name or `inplace=True` says.
 fn composite_call(run: &mut RunContext, t: &Tensor, c: Composite, mode: Mode, mut args: Args) -> Result<Tensor> {
+    if c == Composite::MaskedFill && mode == Mode::InPlace {
+        let t = run.engine.realize(t)?;
+        if crate::torch::overlap::has_internal_overlap(t.layout()) == crate::torch::overlap::MemOverlap::Yes {
+            return masked_fill_expanded(run, &t, args);
+        }
+    }
     let e = &mut run.engine;
     let mut inputs = vec![t.clone()];
     let value = match c {
@@ -438,6 +444,23 @@ fn composite_call(run: &mut RunContext, t: &Tensor, c: Composite, mode: Mode, mu
     args.finish()?;
     let mode = if inplace_kw { Mode::InPlace } else { mode };
     finish(run, t, value, &inputs, mode)
+}
+
+/// `masked_fill_` into an expanded target (PyTorch warns and writes): the kernel stores the
+/// value at each masked element in turn, which is the put of the value at the mask broadcast
+/// to the target.
+fn masked_fill_expanded(run: &mut RunContext, t: &Tensor, mut args: Args) -> Result<Tensor> {
+    let mask = tensor_arg(args.req(0, "mask")?, "masked_fill(): argument 'mask'")?;
+    let value = operand(args.req(1, "value")?, "value")?;
+    args.finish()?;
+    if mask.dtype() != DType::Bool {
+        bail!(DType, "masked_fill_ only supports boolean masks, but got mask with dtype {}", mask.dtype());
+    }
+    let sizes: Vec<i64> = t.shape().iter().map(|&n| n as i64).collect();
+    let mask = run.engine.expand(&mask, &sizes)?;
+    let w = run.engine.index_put(t, &[crate::engine::indexing::Index::Tensor(mask)], &value, false)?;
+    run.record_write(w);
+    Ok(run.engine.resolve(t))
 }
 
 /// Returns `value`, or writes it into `target` for an in-place form.

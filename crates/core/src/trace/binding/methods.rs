@@ -385,6 +385,15 @@ fn clamp(run: &mut RunContext, t: &Tensor, lo: Option<Value>, hi: Option<Value>)
     ops.extend(lo.iter());
     ops.extend(hi.iter());
     let dtype = run.engine.promote(&ops);
+    // PyTorch compares with the bound's own value: an integer bound past the dtype's range
+    // bounds nothing below it (`uint8.clamp(-1, 3)` keeps 0), so it is saturated, not wrapped.
+    let saturate = |o: Option<Operand>| match (o, dtype.int_range()) {
+        (Some(Operand::Scalar(Scalar::Int(i))), Some((min, max))) => {
+            Some(Operand::Scalar(Scalar::Int(i.clamp(min, max))))
+        }
+        (o, _) => o,
+    };
+    let (lo, hi) = (saturate(lo), saturate(hi));
     let mut cur = if dtype == t.dtype() { t.clone() } else { run.engine.cast(t, dtype)? };
     if let Some(lo) = &lo {
         cur = run.engine.binary(BinaryOp::Max, &Operand::Tensor(cur), lo)?;

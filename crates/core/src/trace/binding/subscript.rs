@@ -59,7 +59,7 @@ pub fn getitem(run: &mut RunContext, base: &Value, items: &[Value]) -> Result<Va
         Value::List(l) => sequence_item(&l.borrow(), items, "list").map(|x| x.unwrap_or_else(Value::list)),
         // A named tuple indexes and slices as the tuple of its fields.
         Value::Named(_, v) => {
-            let fields: Vec<Value> = v.into_iter().map(|(_, x)| x.clone()).collect();
+            let fields: Vec<Value> = v.iter().map(|(_, x)| x.clone()).collect();
             sequence_item(&fields, items, "tuple").map(|x| x.unwrap_or_else(Value::Tuple))
         }
         other => bail!(Type, "'{}' object is not subscriptable", other.type_name()),

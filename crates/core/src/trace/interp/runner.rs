@@ -872,7 +872,11 @@ pub(in crate::trace) fn unpack(v: Value, n: usize) -> Result<Vec<Value>> {
         other => bail!(Type, "cannot unpack non-iterable {} object", other.type_name()),
     };
     if items.len() != n {
-        bail!(Type, "expected {n} values to unpack, got {}", items.len());
+        // CPython's ValueErrors, in its words.
+        if items.len() < n {
+            bail!(Value, "not enough values to unpack (expected {n}, got {})", items.len());
+        }
+        bail!(Value, "too many values to unpack (expected {n})");
     }
     Ok(items)
 }

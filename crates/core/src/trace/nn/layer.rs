@@ -302,3 +302,25 @@ impl<V> Layer<V> {
         out
     }
 }
+
+/// The Python module that defines `nn.<name>` (what its class prints as), for the classes
+/// the trace builds.
+pub fn class_module(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "Module" => "torch.nn.modules.module",
+        "Linear" | "Identity" => "torch.nn.modules.linear",
+        "Conv2d" => "torch.nn.modules.conv",
+        "BatchNorm1d" | "BatchNorm2d" => "torch.nn.modules.batchnorm",
+        "Sequential" | "ModuleList" => "torch.nn.modules.container",
+        "Embedding" => "torch.nn.modules.sparse",
+        "LayerNorm" => "torch.nn.modules.normalization",
+        "RNN" | "LSTM" | "GRU" => "torch.nn.modules.rnn",
+        "ReLU" | "Sigmoid" | "Tanh" | "GELU" | "LeakyReLU" | "Softmax" | "LogSoftmax" => "torch.nn.modules.activation",
+        "Flatten" => "torch.nn.modules.flatten",
+        "Dropout" => "torch.nn.modules.dropout",
+        "MaxPool2d" | "AvgPool2d" => "torch.nn.modules.pooling",
+        "CrossEntropyLoss" | "MSELoss" | "L1Loss" | "NLLLoss" | "BCEWithLogitsLoss" => "torch.nn.modules.loss",
+        "Parameter" => "torch.nn.parameter",
+        _ => return None,
+    })
+}

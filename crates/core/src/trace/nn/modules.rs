@@ -185,28 +185,6 @@ pub fn is_layer(name: &str) -> bool {
         )
 }
 
-/// The Python module that defines `nn.<name>` (what its class prints as), for the classes
-/// the trace builds.
-pub fn class_module(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "Module" => "torch.nn.modules.module",
-        "Linear" | "Identity" => "torch.nn.modules.linear",
-        "Conv2d" => "torch.nn.modules.conv",
-        "BatchNorm1d" | "BatchNorm2d" => "torch.nn.modules.batchnorm",
-        "Sequential" | "ModuleList" => "torch.nn.modules.container",
-        "Embedding" => "torch.nn.modules.sparse",
-        "LayerNorm" => "torch.nn.modules.normalization",
-        "RNN" | "LSTM" | "GRU" => "torch.nn.modules.rnn",
-        "ReLU" | "Sigmoid" | "Tanh" | "GELU" | "LeakyReLU" | "Softmax" | "LogSoftmax" => "torch.nn.modules.activation",
-        "Flatten" => "torch.nn.modules.flatten",
-        "Dropout" => "torch.nn.modules.dropout",
-        "MaxPool2d" | "AvgPool2d" => "torch.nn.modules.pooling",
-        "CrossEntropyLoss" | "MSELoss" | "L1Loss" | "NLLLoss" | "BCEWithLogitsLoss" => "torch.nn.modules.loss",
-        "Parameter" => "torch.nn.parameter",
-        _ => return None,
-    })
-}
-
 /// `nn.X(args)`.
 pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Value> {
     // `device=` and `dtype=` as every module's factory arguments: the device as the tensor
@@ -309,7 +287,7 @@ pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Val
             let named = match pos.as_slice() {
                 [Value::Dict(d)] if name == "Sequential" => match d.str_entries() {
                     Ok(entries) => Some(entries),
-                    Err(k) => bail!(Type, "module name should be a string. Got {}", k.type_name()),
+                    Err(k) => bail!(Type, "module name should be a string. Got {k}"),
                 },
                 _ => None,
             };

@@ -178,7 +178,7 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
             };
             format!("<module '{name}'>")
         }
-        Value::Func(n) => match crate::trace::nn::modules::class_module(n) {
+        Value::Func(n) => match crate::trace::nn::layer::class_module(n) {
             Some(module) => format!("<class '{module}.{n}'>"),
             None => format!("<built-in method {n} of type object>"),
         },

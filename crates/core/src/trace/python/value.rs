@@ -436,15 +436,15 @@ impl Dict {
     }
 
     /// Its entries with string keys, for what takes only those (`**kwargs`, `nn.Sequential`'s
-    /// names); `Err` with the first other key.
-    pub fn str_entries(&self) -> std::result::Result<Vec<(String, Value)>, Value> {
+    /// names); `Err` with the type name of the first other key.
+    pub fn str_entries(&self) -> std::result::Result<Vec<(String, Value)>, &'static str> {
         self.0
             .entries
             .borrow()
             .iter()
             .map(|(k, v)| match k {
                 Key::Str(s) => Ok((s.clone(), v.clone())),
-                Key::Other(o) => Err(o.clone()),
+                Key::Other(o) => Err(o.type_name()),
             })
             .collect()
     }
