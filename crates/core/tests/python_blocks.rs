@@ -100,9 +100,10 @@ fn dict_displays_and_item_assignment() {
         "{'a': 3, 'b': [1, 2], 'c': 4.5} 3 True [1, 2, 9]\na 3\nb [1, 2]\nc 4.5\n{} False 0 ['a', 'b', 'c']\n0.1\n"
     );
     for (src, kind, fragment) in [
-        ("d = {1: 2}", "unsupported", "dict keys other than strings"),
+        ("d = {[1]: 2}", "type", "unhashable type: 'list'"),
         ("s = {1, 2}", "parse", "set displays are not supported"),
-        ("d = {i: 1 for i in range(2)}", "unsupported", "dict keys other than strings"),
+        ("d = {(i, [i]): 1 for i in range(2)}", "type", "unhashable type: 'list'"),
+        ("d = {1: 2}\nx = d[2]", "index", "KeyError: 2"),
         ("xs = [1]\nxs[3] = 0", "index", "list assignment index out of range"),
     ] {
         let e = Run::run_source(src).error.unwrap_or_else(|| panic!("{src}: expected an error"));
