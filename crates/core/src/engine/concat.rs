@@ -132,6 +132,18 @@ impl Engine {
         }
         let axis = wrap_dim(dim, first.shape().len() + 1)?;
         let mut shape = first.shape().to_vec();
+        // Before the last dim, PyTorch's stack is `cat` along `dim` viewed as the stacked
+        // sizes: the result takes the inputs' memory format, split by the view's strides
+        // (two channels-last `(4, 2, 1, 4)` give `(32, 8, 1, 8, 2)`).
+        if axis < shape.len() {
+            let cat = self.cat_forward(tensors, axis as i64)?;
+            let mut sizes = shape.clone();
+            sizes.insert(axis, tensors.len());
+            let stacked: Vec<i64> = sizes.iter().map(|&n| n as i64).collect();
+            let layout = cat.layout().view(&stacked)?;
+            let node = self.movement(cat.node(), Op::Reshape(sizes));
+            return self.computed_as(node, layout);
+        }
         shape.insert(axis, 1);
         let dtype = {
             let ops: Vec<Operand> = tensors.iter().map(|t| Operand::Tensor(t.clone())).collect();
