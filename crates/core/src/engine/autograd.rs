@@ -486,16 +486,21 @@ impl Engine {
         }
     }
 
+    /// The base of a view whose history PyTorch would look at again after a write through its
+    /// base (`VariableHooks::grad_fn`): `None` for a tensor that is no view, and for a view with
+    /// no history whose base needs no gradient (nothing to regenerate or refuse).
+    fn stale_candidate(&self, t: &Tensor) -> Option<Tensor> {
+        let m = self.ag.meta(t)?;
+        let base = m.diff_base.clone()?;
+        (m.grad_fn.is_some() || self.ag.requires_grad(&base)).then_some(base)
+    }
+
     /// A view whose base (or a sibling view) was written in place since its `grad_fn` was set
     /// gets a new one, `AsStridedBackward0` of the base's current history, as PyTorch
     /// regenerates it.
     pub fn refresh_view(&mut self, t: &Tensor) {
+        let Some(base) = self.stale_candidate(t) else { return };
         let Some(m) = self.ag.meta(t) else { return };
-        let Some(base) = m.diff_base.clone() else { return };
-        // Nothing to regenerate for a view with no history whose base needs no gradient.
-        if m.grad_fn.is_none() && !self.ag.requires_grad(&base) {
-            return;
-        }
         let now = self.ids.version(t.counter);
         // A view PyTorch cannot regenerate (a multi-output view's, one made under no_grad)
         // keeps its stale history, for `stale_view_error` to refuse when it is used.
@@ -525,9 +530,9 @@ impl Engine {
     /// multi-output view op, or a view made under `no_grad`, after its base (or another view of
     /// it) was written in place.
     pub fn stale_view_error(&self, t: &Tensor) -> Option<Error> {
+        self.stale_candidate(t)?;
         let m = self.ag.meta(t)?;
-        let base = m.diff_base.as_ref()?;
-        if m.view_version == self.ids.version(t.counter) || (m.grad_fn.is_none() && !self.ag.requires_grad(base)) {
+        if m.view_version == self.ids.version(t.counter) {
             return None;
         }
         if m.multi_output {
@@ -650,6 +655,16 @@ impl Engine {
     pub fn begin_inplace_unread(&mut self, target: &Tensor) -> Result<Tensor> {
         self.check_inplace(target)?;
         Ok(target.clone())
+    }
+
+    /// [`Engine::begin_inplace_unread`] when autograd records a write into `target` from
+    /// `inputs` ([`Engine::inplace_tracked`]); `None` when it does not.
+    pub fn begin_tracked_unread(&mut self, target: &Tensor, inputs: &[&Tensor]) -> Result<Option<Tensor>> {
+        if self.inplace_tracked(target, inputs) {
+            self.begin_inplace_unread(target).map(Some)
+        } else {
+            Ok(None)
+        }
     }
 
     pub fn begin_inplace(&mut self, target: &Tensor) -> Result<Tensor> {

@@ -528,7 +528,7 @@ impl Engine {
             Operand::Scalar(_) => None,
         };
         let tracked: Vec<&Tensor> = value_t.iter().collect();
-        let old = if self.inplace_tracked(t, &tracked) { Some(self.begin_inplace_unread(t)?) } else { None };
+        let old = self.begin_tracked_unread(t, &tracked)?;
         let w = self.index_put_untracked(t, items, value, accumulate)?;
         if let Some(old) = old {
             let target = self.resolve(t);

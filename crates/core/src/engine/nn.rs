@@ -273,12 +273,10 @@ impl Engine {
     pub fn softmax(&mut self, x: &Tensor, dim: i64, kind: SoftmaxKind) -> Result<Tensor> {
         let x = self.resolve(x);
         let out = self.softmax_forward(&x, dim, kind)?;
-        {
-            // A 0-d tensor is one row of one element (its gradient is zero).
-            let dim = wrap_dim(dim, x.shape().len().max(1))?;
-            let op = crate::autograd::GradOp::Softmax { dim, log: kind == SoftmaxKind::LogSoftmax };
-            self.record(&out, op, &[Some(&x)], vec![Some(out.clone())], &[0]);
-        }
+        // A 0-d tensor is one row of one element (its gradient is zero).
+        let dim = wrap_dim(dim, x.shape().len().max(1))?;
+        let op = crate::autograd::GradOp::Softmax { dim, log: kind == SoftmaxKind::LogSoftmax };
+        self.record(&out, op, &[Some(&x)], vec![Some(out.clone())], &[0]);
         Ok(out)
     }
 

@@ -151,7 +151,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
             Some(Value::Tensor(p)) => {
                 let gen = generator(&mut args)?;
                 args.finish()?;
-                let old = begin_draw(run, &t, &[&p])?;
+                let old = run.engine.begin_tracked_unread(&t, &[&p])?;
                 let w = run.engine.bernoulli_tensor_(&t, &p, gen)?;
                 return finish_draw(run, &t, w, old, "BernoulliBackward1", Some(&p));
             }
@@ -163,19 +163,9 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
     };
     let gen = generator(&mut args)?;
     args.finish()?;
-    let old = begin_draw(run, &t, &[])?;
+    let old = run.engine.begin_tracked_unread(&t, &[])?;
     let w = run.engine.random_(&t, gen, dist)?;
     finish_draw(run, &t, w, old, node, None)
-}
-
-/// PyTorch's in-place checks before a draw into `t` (a leaf that requires grad is refused),
-/// and the old value when autograd records the draw.
-fn begin_draw(run: &mut RunContext, t: &Tensor, inputs: &[&Tensor]) -> Result<Option<Tensor>> {
-    if run.engine.inplace_tracked(t, inputs) {
-        Ok(Some(run.engine.begin_inplace_unread(t)?))
-    } else {
-        Ok(None)
-    }
 }
 
 /// After a draw: the write recorded, and the draw's node (its gradients are zeros) when

@@ -133,11 +133,7 @@ pub(in crate::trace) fn fill(run: &mut RunContext, target: &Tensor, v: Operand, 
     };
     run.engine.check_write_overlap(&target, &inputs, rules)?;
     let input_refs: Vec<&Tensor> = inputs.iter().collect();
-    let old = if run.engine.inplace_tracked(&target, &input_refs) {
-        Some(run.engine.begin_inplace_unread(&target)?)
-    } else {
-        None
-    };
+    let old = run.engine.begin_tracked_unread(&target, &input_refs)?;
     let node = run.engine.value_node(&v, target.dtype(), target.shape())?;
     let w = run.engine.write(&target, node)?;
     run.record_write(w);
@@ -176,8 +172,7 @@ pub(in crate::trace) fn copy_into(run: &mut RunContext, target: &Tensor, src: &T
     if op == "copy_" {
         run.engine.bridge_check_copy(&target, src.shape())?;
     }
-    let tracked = run.engine.inplace_tracked(&target, &[src]);
-    let old = if tracked { Some(run.engine.begin_inplace_unread(&target)?) } else { None };
+    let old = run.engine.begin_tracked_unread(&target, &[src])?;
     let node = run.engine.value_node(&Operand::Tensor(src.clone()), target.dtype(), target.shape())?;
     let w = run.engine.write(&target, node)?;
     run.record_write(w);

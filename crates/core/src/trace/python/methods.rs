@@ -133,7 +133,7 @@ pub fn method(ctx: &mut RunContext, recv: Value, name: &str, mut args: Args) -> 
             let v = recv.items().unwrap_or_default();
             let mut hits = Vec::new();
             for (i, y) in v.iter().enumerate() {
-                if identical(y, &x) || equal_truth(ctx, y, &x)? {
+                if y.is_same(&x) || equal_truth(ctx, y, &x)? {
                     hits.push(i);
                 }
             }
@@ -288,7 +288,7 @@ fn list_method(ctx: &mut RunContext, l: &List, name: &str, args: Args) -> Result
             let items = l.items();
             let mut at = None;
             for (i, y) in items.iter().enumerate() {
-                if identical(y, &pos[0]) || equal_truth(ctx, y, &pos[0])? {
+                if y.is_same(&pos[0]) || equal_truth(ctx, y, &pos[0])? {
                     at = Some(i);
                     break;
                 }

@@ -135,11 +135,6 @@ pub fn range_len(a: i64, b: i64, s: i64) -> usize {
     usize::try_from(n.max(0)).unwrap_or(0)
 }
 
-/// `a is b`.
-fn identical(a: &Value, b: &Value) -> bool {
-    a.is_same(b)
-}
-
 /// Python's `==` where it is not a tensor op: numbers, strings, sequences, None, dtypes.
 fn equal(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<Option<bool>> {
     Ok(Some(match (a, b) {
@@ -163,7 +158,7 @@ fn equal(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<Option<bool>> {
                 return Ok(Some(false));
             }
             for (p, q) in x.iter().zip(y) {
-                if !identical(p, q) && !equal_truth(ctx, p, q)? {
+                if !p.is_same(q) && !equal_truth(ctx, p, q)? {
                     return Ok(Some(false));
                 }
             }
@@ -171,7 +166,7 @@ fn equal(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<Option<bool>> {
         }
         (Value::Range(a, b, s), Value::Range(c, d, t)) => (a, b, s) == (c, d, t),
         (Value::Slice(a, b, c), Value::Slice(d, e, f)) => (a, b, c) == (d, e, f),
-        _ => identical(a, b),
+        _ => a.is_same(b),
     }))
 }
 
@@ -189,8 +184,8 @@ fn equal_truth(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<bool> {
 /// `in`, `not in`, `is`, `is not`.
 pub fn compare(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Value> {
     let r = match op {
-        BinOp::Is => identical(&a, &b),
-        BinOp::IsNot => !identical(&a, &b),
+        BinOp::Is => a.is_same(&b),
+        BinOp::IsNot => !a.is_same(&b),
         BinOp::In | BinOp::NotIn => {
             let found = match &b {
                 Value::Str(s) => match &a {
@@ -217,7 +212,7 @@ pub fn compare(ctx: &mut RunContext, op: BinOp, a: Value, b: Value) -> Result<Va
                     let items = sequence(ctx, other.clone())?;
                     let mut found = false;
                     for x in &items {
-                        if identical(x, &a) || equal_truth(ctx, x, &a)? {
+                        if x.is_same(&a) || equal_truth(ctx, x, &a)? {
                             found = true;
                             break;
                         }
@@ -355,7 +350,7 @@ fn orderable(v: &Value) -> bool {
 /// Python's order of two sequences: by the first items that differ, else by length.
 fn order_sequences(ctx: &mut RunContext, op: BinOp, x: &[Value], y: &[Value]) -> Result<Value> {
     for (p, q) in x.iter().zip(y) {
-        if !identical(p, q) && !equal_truth(ctx, p, q)? {
+        if !p.is_same(q) && !equal_truth(ctx, p, q)? {
             return binary(ctx, op, p.clone(), q.clone());
         }
     }
