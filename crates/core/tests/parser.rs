@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use stridelab_core::trace::lang::ast::{
-    BoolOp, CompKind, Expr, ExprKind, FPart, FuncDef, Program, Star, Stmt, StmtKind, Target, UnaryOp,
+    BoolOp, CompKind, Expr, ExprKind, FPart, FuncDef, Program, Star, Stmt, StmtKind, Target, UnaryOp, YieldKind,
 };
 use stridelab_core::trace::lang::parser::parse;
 use stridelab_core::Error;
@@ -119,6 +119,7 @@ fn target(t: &Target) -> String {
     match t {
         Target::Name(n) => n.clone(),
         Target::Tuple(items) => format!("({})", items.iter().map(target).collect::<Vec<_>>().join(" ")),
+        Target::Star(n) => format!("*{n}"),
     }
 }
 
@@ -234,6 +235,12 @@ fn stmt(s: &Stmt, spans: bool) -> String {
         StmtKind::Del(names) => format!("(del {})", names.join(" ")),
         StmtKind::DelItem { target, index } => format!("(del {:?}[{}])", target.kind, index.len()),
         StmtKind::Global(names) => format!("(global {})", names.join(" ")),
+        StmtKind::Yield { value, kind, bind } => format!(
+            "({}yield{}{})",
+            bind.as_ref().map(|t| format!("{} = ", target(t))).unwrap_or_default(),
+            if *kind == YieldKind::From { " from" } else { "" },
+            value.as_ref().map(|e| format!(" {}", expr(e, spans))).unwrap_or_default()
+        ),
         StmtKind::SetAttr { target, name, value } => {
             format!("(setattr {} {name} {})", expr(target, spans), expr(value, spans))
         }
@@ -568,7 +575,31 @@ fn refused_expressions() {
         ("f(**k, *a)", "err 1:8 iterable argument unpacking follows keyword argument unpacking"),
         ("f(**k, a)", "err 1:8 positional argument follows keyword argument unpacking"),
         ("x = *a", "err 1:5 can't use starred expression here"),
-        ("a, *b = c", "err 1:4 starred assignment targets are not supported"),
+        ("a, *b = c", "(unpack (a *b) c)"),
+        ("*a, (b, c) = d", "(unpack (*a (b c)) d)"),
+        ("a, *b, *c = d", "err 1:8 multiple starred expressions in assignment"),
+        ("for a, *b in c: pass", "(for (a *b) c {pass})"),
+        ("for *b in c: pass", "err 1:8 starred assignment target must be in a list or tuple"),
+        ("yield 1", "err 1:1 'yield' outside function"),
+        ("x = yield 1", "err 1:5 'yield' outside function"),
+        ("def f():\n    yield", "(def f [] {(yield)})"),
+        ("def f():\n    yield a, b", "(def f [] {(yield (tuple a b))})"),
+        ("def f():\n    x = yield 1", "(def f [] {(x = yield 1)})"),
+        ("def f():\n    x, y = yield", "(def f [] {((x y) = yield)})"),
+        ("def f():\n    yield from g()", "(def f [] {(yield from (call g))})"),
+        (
+            "def f():\n    x = yield from g()",
+            "err 2:9 'x = yield from ...' is not supported; only 'yield from ...' alone",
+        ),
+        (
+            "def f():\n    print((yield))",
+            "err 2:12 'yield' is supported as a statement of its own only ('yield x', 'x = yield y', 'yield from xs')",
+        ),
+        (
+            "def f():\n    try:\n        yield 1\n    finally:\n        pass",
+            "err 3:9 'yield' inside 'try' is not supported",
+        ),
+        ("class C:\n    yield 1", "err 2:5 'yield' outside function"),
         ("(a := 1)", "err 1:4 ':=' is not supported"),
         ("f(dim=1, 2)", "err 1:10 positional argument follows keyword argument"),
         ("f(dim=1, dim=2)", "err 1:10 keyword argument repeated: dim"),

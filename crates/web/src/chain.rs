@@ -292,5 +292,6 @@ fn target(t: &Target) -> String {
     match t {
         Target::Name(n) => n.clone(),
         Target::Tuple(items) => format!("({})", items.iter().map(target).collect::<Vec<_>>().join(", ")),
+        Target::Star(n) => format!("*{n}"),
     }
 }

@@ -9,7 +9,8 @@
 
 use crate::error::{bail, Error, Result};
 use crate::trace::binding::subscript;
-use crate::trace::interp::runner::{realize_value, unpack, Frame, Run, Scope, MAX_CALL_DEPTH, MAX_EXECUTED};
+use crate::trace::interp::runner::targets::unpack;
+use crate::trace::interp::runner::{realize_value, Frame, Run, Scope, MAX_CALL_DEPTH, MAX_EXECUTED};
 use crate::trace::lang::ast::{
     CompKind, Comprehension, Expr, ExprKind, FPart, FuncDef, Handler, Stmt, StmtKind, Target,
 };
@@ -17,7 +18,8 @@ use crate::trace::nn::layer::{ClassKind, LayerKind};
 use crate::trace::nn::modules::{self, ModuleClass};
 use crate::trace::python::exception;
 use crate::trace::python::value::{Args, Function, FunctionKind, GradMode, Module, Value, MAX_SEQUENCE};
-use crate::trace::python::{self, Iter};
+use crate::trace::python::{self};
+use crate::trace::python::{GenFrame, PyIter, SharedIter as Shared};
 use crate::uop::buffer::Scalar;
 use std::rc::Rc;
 
@@ -45,7 +47,11 @@ impl Run {
 
     /// Runs `f` as one executed statement: a step of its own unless inside a call. `None` when
     /// the run stops before it.
-    fn step<T>(&mut self, stmt: &Stmt, f: impl FnOnce(&mut Self) -> Result<(T, Vec<String>)>) -> Result<Option<T>> {
+    pub(in crate::trace) fn step<T>(
+        &mut self,
+        stmt: &Stmt,
+        f: impl FnOnce(&mut Self) -> Result<(T, Vec<String>)>,
+    ) -> Result<Option<T>> {
         self.executed += 1;
         if self.executed > MAX_EXECUTED {
             self.failing.get_or_insert(stmt.span);
@@ -83,7 +89,7 @@ impl Run {
         }
     }
 
-    fn exec_stmt(&mut self, stmt: &Stmt) -> Result<Flow> {
+    pub(in crate::trace) fn exec_stmt(&mut self, stmt: &Stmt) -> Result<Flow> {
         match &stmt.kind {
             StmtKind::If { test, body, orelse } => {
                 let Some(taken) = self.step(stmt, |r| {
@@ -103,26 +109,7 @@ impl Run {
             StmtKind::With { items, body } => {
                 let Some((saved, anomaly)) = self.step(stmt, |r| {
                     let saved = (r.engine.grad_enabled(), r.engine.anomaly());
-                    let mut defines = Vec::new();
-                    for (ctx, name) in items {
-                        let v = r.eval(ctx)?;
-                        match &v {
-                            Value::Context(mode) => {
-                                let on = mode.enter(r.engine.grad_enabled());
-                                r.engine.set_grad_enabled(on);
-                            }
-                            Value::Anomaly(mode) => r.engine.set_anomaly(*mode),
-                            other => bail!(
-                                Unsupported,
-                                "'{}' object does not support the context manager protocol here (only torch.no_grad(), torch.enable_grad(), torch.set_grad_enabled(b) and torch.inference_mode())",
-                                other.type_name()
-                            ),
-                        }
-                        if let Some(n) = name {
-                            r.bind(n, v);
-                            defines.push(n.clone());
-                        }
-                    }
+                    let defines = r.enter_contexts(items)?;
                     Ok((saved, defines))
                 })?
                 else {
@@ -153,6 +140,32 @@ impl Run {
             StmtKind::Try { body, handlers, orelse, finally } => self.exec_try(body, handlers, orelse, finally),
             _ => Ok(self.step(stmt, |r| r.simple(stmt))?.unwrap_or(Flow::Stop)),
         }
+    }
+
+    /// Enters a `with` statement's context managers in order (binding each `as` name); the
+    /// names bound.
+    pub(in crate::trace) fn enter_contexts(&mut self, items: &[(Expr, Option<String>)]) -> Result<Vec<String>> {
+        let mut defines = Vec::new();
+        for (ctx, name) in items {
+            let v = self.eval(ctx)?;
+            match &v {
+                Value::Context(mode) => {
+                    let on = mode.enter(self.engine.grad_enabled());
+                    self.engine.set_grad_enabled(on);
+                }
+                Value::Anomaly(mode) => self.engine.set_anomaly(*mode),
+                other => bail!(
+                    Unsupported,
+                    "'{}' object does not support the context manager protocol here (only torch.no_grad(), torch.enable_grad(), torch.set_grad_enabled(b) and torch.inference_mode())",
+                    other.type_name()
+                ),
+            }
+            if let Some(n) = name {
+                self.bind(n, v);
+                defines.push(n.clone());
+            }
+        }
+        Ok(defines)
     }
 
     /// `try`: the body; on an error that is a Python exception, the first `except` clause whose
@@ -412,17 +425,16 @@ impl Run {
     }
 
     fn exec_for(&mut self, stmt: &Stmt, target: &Target, iter: &Expr, body: &[Stmt], orelse: &[Stmt]) -> Result<Flow> {
-        let mut items: Option<Iter> = None;
+        let mut items: Option<Shared> = None;
         self.run_loop(stmt, body, orelse, |r| {
             if items.is_none() {
                 // The iterable outlives this step, so nothing in it may stay lazy.
-                let mut v = r.eval(iter)?;
-                realize_value(&mut r.engine, &mut v)?;
-                items = Some(python::iterate(&mut r.context(), v)?);
+                let v = r.eval(iter)?;
+                items = Some(r.iterator_of(v)?);
             }
-            let Some(it) = items.as_mut() else { return Ok((false, Vec::new())) };
-            match it.next(&mut r.context())? {
-                Some(v) => Ok((true, r.assign_target(target, v)?)),
+            let Some(it) = items.as_ref() else { return Ok((false, Vec::new())) };
+            match r.advance(it)? {
+                Some(v) => Ok((true, r.bind_target(target, v)?)),
                 None => Ok((false, Vec::new())),
             }
         })
@@ -460,25 +472,6 @@ impl Run {
         }
     }
 
-    /// Binds a `for` or comprehension target; returns the names bound.
-    fn assign_target(&mut self, target: &Target, v: Value) -> Result<Vec<String>> {
-        match target {
-            Target::Name(n) => {
-                self.bind(n, v);
-                Ok(vec![n.clone()])
-            }
-            Target::Tuple(ts) => {
-                let v = python::sequence(&mut self.context(), v)?;
-                let items = unpack(Value::Tuple(v), ts.len())?;
-                let mut names = Vec::new();
-                for (t, v) in ts.iter().zip(items) {
-                    names.extend(self.assign_target(t, v)?);
-                }
-                Ok(names)
-            }
-        }
-    }
-
     /// A simple statement: its flow and the names it bound.
     fn simple(&mut self, stmt: &Stmt) -> Result<(Flow, Vec<String>)> {
         let mut defines = Vec::new();
@@ -488,7 +481,7 @@ impl Run {
                 if !unpacks {
                     self.bind(&targets[0], v);
                 } else {
-                    let v = python::sequence(&mut self.context(), v)?;
+                    let v = self.sequence(v)?;
                     let items = unpack(Value::Tuple(v), targets.len())?;
                     for (t, v) in targets.iter().zip(items) {
                         self.bind(t, v);
@@ -499,7 +492,7 @@ impl Run {
             }
             StmtKind::Unpack { target, value } => {
                 let v = self.eval(value)?;
-                defines.extend(self.assign_target(target, v)?);
+                defines.extend(self.bind_target(target, v)?);
                 Flow::Normal
             }
             StmtKind::AugAssign { target, op, value } => {
@@ -625,6 +618,7 @@ impl Run {
             | StmtKind::With { .. }
             | StmtKind::Def(_)
             | StmtKind::Class { .. } => bail!(Unsupported, "a block statement here is not supported"),
+            StmtKind::Yield { .. } => bail!(Unsupported, "'yield' here is not supported"),
         };
         Ok((flow, defines))
     }
@@ -647,7 +641,7 @@ impl Run {
     /// Calls a function the trace defined, in a scope of its own.
     pub(in crate::trace) fn call_user(
         &mut self,
-        f: &Function,
+        f: &Rc<Function>,
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> Result<Value> {
@@ -695,6 +689,10 @@ impl Run {
         }
         if let Some(k) = &def.var_kwargs {
             vars.insert(k.clone(), Value::dict(crate::trace::python::value::DictKind::Plain, rest_kw));
+        }
+        if def.generator {
+            // Python runs none of a generator's body until its first item is asked for.
+            return Ok(Value::Iterator(GenFrame::start(f.clone(), vars)));
         }
         let span = self.span;
         let outside = self.engine.grad_enabled();
@@ -756,15 +754,17 @@ impl Run {
             out.push(self.eval(elt)?);
             return Ok(());
         };
-        let v = self.eval(&g.iter)?;
-        let mut it = python::iterate(&mut self.context(), v)?;
+        let it = match self.eval(&g.iter)? {
+            Value::Iterator(it) => it,
+            v => PyIter::items("iterator", python::iterate(&mut self.context(), v)?),
+        };
         let mut seen = 0usize;
-        'items: while let Some(v) = it.next(&mut self.context())? {
+        'items: while let Some(v) = self.advance(&it)? {
             seen += 1;
             if seen > MAX_SEQUENCE {
                 bail!(Limit, "a comprehension may iterate at most {MAX_SEQUENCE} items");
             }
-            self.assign_target(&g.target, v)?;
+            self.bind_target(&g.target, v)?;
             for cond in &g.ifs {
                 let c = self.eval(cond)?;
                 if !python::truth(&mut self.context(), &c)? {
@@ -848,6 +848,10 @@ impl Run {
 
     /// Python's builtins (`print`, `range`, `len`, ...).
     pub(in crate::trace) fn call_builtin(&mut self, name: &'static str, args: Args) -> Result<Value> {
+        let args = match self.iteration_builtin(name, args)? {
+            Ok(v) => return Ok(v),
+            Err(args) => args,
+        };
         let args = match self.call_builtin_callback(name, args)? {
             Ok(v) => return Ok(v),
             Err(args) => args,

@@ -5,5 +5,6 @@
 mod builtins;
 mod calls;
 mod exec;
+mod generator;
 pub mod kernels;
 pub mod runner;

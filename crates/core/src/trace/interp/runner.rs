@@ -33,6 +33,7 @@ use std::collections::BTreeMap;
 /// The most statements a run executes (loop bodies count once per iteration).
 mod eval;
 mod function;
+pub(in crate::trace) mod targets;
 
 pub const MAX_EXECUTED: usize = 10_000;
 /// The deepest nesting of calls to functions the trace defines.
@@ -434,12 +435,9 @@ impl Run {
         fresh
     }
 
-    /// Names whose elements include a written storage cell.
-    /// The storages of every tensor the trace can still reach: bound names (inside tuples, lists
-    /// and dicts), a running function's locals, modules' and optimizers' tensors.
     /// The storages the trace can still reach: its names in every frame, what lists, tuples,
-    /// dicts, modules (parameters, buffers, attributes, children), optimizers and functions'
-    /// default arguments hold.
+    /// dicts, modules (parameters, buffers, attributes, children), optimizers, suspended
+    /// generators and functions' default arguments hold.
     fn live_storages(&self) -> Vec<crate::uop::StorageId> {
         fn walk(v: &Value, out: &mut Vec<crate::uop::StorageId>, seen: &mut Seen) {
             match v {
@@ -475,6 +473,12 @@ impl Run {
                 Value::Function(f) => {
                     f.defaults.iter().flatten().for_each(|x| walk(x, out, seen));
                     f.captured.iter().for_each(|(_, x)| walk(x, out, seen));
+                }
+                // A suspended generator keeps its names, its loops' iterables and its function.
+                Value::Iterator(it) if seen.insert(std::rc::Rc::as_ptr(it) as usize) => {
+                    if let Ok(it) = it.try_borrow() {
+                        it.reachable(&mut |x| walk(x, out, seen));
+                    }
                 }
                 _ => {}
             }
@@ -679,7 +683,7 @@ impl Run {
             // `xs += iterable` extends the list itself and `xs *= n` repeats it in place, so
             // every name holding it sees the change.
             Value::List(l) if op == BinOp::Add => {
-                let items = python::sequence(&mut self.context(), rhs)?;
+                let items = self.sequence(rhs)?;
                 if l.len().saturating_add(items.len()) > crate::trace::python::value::MAX_SEQUENCE {
                     bail!(Limit, "a list may hold at most {} items", crate::trace::python::value::MAX_SEQUENCE);
                 }
@@ -708,7 +712,7 @@ impl Run {
             match &e.kind {
                 ExprKind::Starred { value, star: Star::Items } => {
                     let v = self.eval(value)?;
-                    out.extend(python::sequence(&mut self.context(), v)?);
+                    out.extend(self.sequence(v)?);
                 }
                 ExprKind::Starred { star: Star::Entries, .. } => bail!(Type, "dict unpacking is only for calls"),
                 _ => out.push(self.eval(e)?),
@@ -862,24 +866,6 @@ fn rebind_value(engine: &mut Engine, v: &mut Value, r: &Tensor, seen: &mut Seen)
 /// The lists and dicts a walk has been through (by address): many names and containers may
 /// hold one, so the values form a DAG that a walk without it could follow exponentially often.
 type Seen = std::collections::HashSet<usize>;
-
-/// Python's unpacking of `a, b = value`.
-pub(in crate::trace) fn unpack(v: Value, n: usize) -> Result<Vec<Value>> {
-    let items = match v {
-        Value::Tuple(v) | Value::Size(v) => v,
-        Value::List(l) => l.into_items(),
-        Value::Named(_, v) => v.into_iter().map(|(_, x)| x).collect(),
-        other => bail!(Type, "cannot unpack non-iterable {} object", other.type_name()),
-    };
-    if items.len() != n {
-        // CPython's ValueErrors, in its words.
-        if items.len() < n {
-            bail!(Value, "not enough values to unpack (expected {n}, got {})", items.len());
-        }
-        bail!(Value, "too many values to unpack (expected {n})");
-    }
-    Ok(items)
-}
 
 /// One entry per storage, its elements sorted and unique: a step usually writes one storage,
 /// but `a.add_(1).mul_(2)` writes it twice and an overlapping view repeats elements.

@@ -167,6 +167,22 @@ pub enum StmtKind {
     },
     /// `raise E(message)`, `raise E`, or a bare `raise` inside an `except` body.
     Raise(Option<Expr>),
+    /// `yield value`, `target = yield value` (bound to what `send` passes, `None` for `next`)
+    /// or `yield from iterable`: only as a statement of its own, in a generator's body.
+    Yield {
+        value: Option<Expr>,
+        kind: YieldKind,
+        bind: Option<Target>,
+    },
+}
+
+/// Which of the two `yield` forms a [`StmtKind::Yield`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum YieldKind {
+    /// `yield value`: one item.
+    Value,
+    /// `yield from iterable`: every item of another iterable, in turn.
+    From,
 }
 
 /// One `except [types [as name]]:` clause.
@@ -178,6 +194,16 @@ pub struct Handler {
     pub types: Option<Expr>,
     pub name: Option<String>,
     pub body: Vec<Stmt>,
+}
+
+/// The first `yield` among `stmts` and the blocks they run, not counting functions and classes
+/// defined there (their bodies are scopes of their own).
+pub fn first_yield(stmts: &[Stmt]) -> Option<&Stmt> {
+    stmts.iter().find_map(|s| match &s.kind {
+        StmtKind::Yield { .. } => Some(s),
+        StmtKind::Def(_) | StmtKind::Class { .. } => None,
+        k => k.blocks().into_iter().find_map(first_yield),
+    })
 }
 
 impl StmtKind {
@@ -214,6 +240,9 @@ pub struct FuncDef {
     /// `@decorator` lines above the `def`, outermost first.
     pub decorators: Vec<Expr>,
     pub body: Vec<Stmt>,
+    /// Whether the body yields: calling the function then makes a generator, which runs the
+    /// body a piece at a time as it is iterated.
+    pub generator: bool,
 }
 
 /// Which unpacking a [`ExprKind::Starred`] is.
@@ -230,6 +259,8 @@ pub enum Star {
 pub enum Target {
     Name(String),
     Tuple(Vec<Target>),
+    /// `*rest` inside a tuple target: a list of the items the other targets leave.
+    Star(String),
 }
 
 /// `for target in iter if cond ...` inside a comprehension.

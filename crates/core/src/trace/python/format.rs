@@ -189,6 +189,13 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
         Value::HookHandle(_) => "<torch.utils.hooks.RemovableHandle object>".into(),
         Value::Anomaly(_) => "<torch.autograd.anomaly_mode.detect_anomaly object>".into(),
         Value::Function(f) => format!("<function {}>", f.def.name),
+        Value::Iterator(it) => match it.try_borrow().as_deref() {
+            Ok(crate::trace::python::iterator::PyIter::Generator(g)) => {
+                format!("<generator object {}>", g.function.def.name)
+            }
+            Ok(other) => format!("<{} object>", other.type_name()),
+            Err(_) => "<generator object>".into(),
+        },
         Value::Context(_) => "<torch.autograd.grad_mode object>".into(),
         Value::Range(a, b, 1) => format!("range({a}, {b})"),
         Value::Range(a, b, s) => format!("range({a}, {b}, {s})"),

@@ -110,6 +110,7 @@ pub fn id_of(v: &Value) -> i64 {
         Value::Scalar(Scalar::Int(i)) => BASE + 0x1000 + i.wrapping_mul(32),
         Value::Layer(l) => ptr(std::rc::Rc::as_ptr(l).cast()),
         Value::Function(f) => ptr(std::rc::Rc::as_ptr(f).cast()),
+        Value::Iterator(it) => ptr(std::rc::Rc::as_ptr(it).cast()),
         Value::Optimizer(o) => ptr(std::rc::Rc::as_ptr(o).cast()),
         Value::Exception(e) => ptr(std::rc::Rc::as_ptr(e).cast()),
         Value::List(l) => ptr(l.address() as *const u8),

@@ -11,6 +11,7 @@ pub mod copy;
 pub mod exception;
 mod format;
 pub mod introspect;
+pub mod iterator;
 pub mod math;
 pub mod methods;
 pub mod number;
@@ -27,7 +28,7 @@ use crate::tensor::Tensor;
 use crate::trace::lang::ast::BinOp;
 use crate::trace::nn::layer::LayerKind;
 use crate::trace::python::context::RunContext;
-use crate::trace::python::value::{deep_len, Args, Key, Value, MAX_SEQUENCE};
+use crate::trace::python::value::{deep_len, Args, Function, Key, Value, MAX_SEQUENCE};
 use crate::uop::buffer::Scalar;
 
 /// Python's builtins the trace language has.
@@ -37,6 +38,8 @@ const BUILTINS: &[&str] = &[
     "len",
     "enumerate",
     "zip",
+    "iter",
+    "next",
     "list",
     "tuple",
     "dict",
@@ -363,31 +366,57 @@ fn order_sequences(ctx: &mut RunContext, op: BinOp, x: &[Value], y: &[Value]) ->
     }))
 }
 
-/// An iterator over a value, as a `for` loop or a comprehension walks it.
-pub enum Iter {
-    Range {
-        next: i64,
-        left: usize,
-        step: i64,
-    },
-    Items(std::vec::IntoIter<Value>),
-    /// A tensor's rows, each a view (`t[i]`).
-    Rows {
-        t: Tensor,
-        i: usize,
-        n: usize,
-    },
-    /// A numpy array's rows: arrays (views), or numbers for a 1-d array.
-    ArrayRows {
-        t: Tensor,
-        i: usize,
-        n: usize,
-    },
+/// The iterator types of `iterator` over this layer's values.
+pub type Iter = iterator::Iter<Value, Function>;
+pub type PyIter = iterator::PyIter<Value, Function>;
+pub type SharedIter = iterator::Shared<Value, Function>;
+pub type GenFrame = iterator::GenFrame<Value, Function>;
+pub type Cursor = iterator::Cursor<Value, Function>;
+
+impl PyIter {
+    /// Calls `f` on every value the iterator keeps alive: the items left, a generator's names,
+    /// function and the iterators its loops walk.
+    pub fn reachable(&self, f: &mut dyn FnMut(&Value)) {
+        match self {
+            PyIter::Items { items, .. } => items.reachable(f),
+            PyIter::Generator(g) => {
+                f(&Value::Function(g.function.clone()));
+                g.vars.values().for_each(&mut *f);
+                for c in &g.cursors {
+                    if let Cursor::For { items, .. } | Cursor::Delegate(items) = c {
+                        f(&Value::Iterator(items.clone()));
+                    }
+                }
+            }
+            PyIter::Enumerate { inner, .. } => f(&Value::Iterator(inner.clone())),
+            PyIter::Zip(parts) => parts.iter().for_each(|p| f(&Value::Iterator(p.clone()))),
+        }
+    }
+
+    /// The next item of an iterator that runs no trace code (not a generator, nor an adaptor of
+    /// one); `None` when it has ended. Generators advance in the runner.
+    pub fn next_item(&mut self, ctx: &mut RunContext) -> Result<Option<Value>> {
+        match self {
+            PyIter::Items { items, .. } => items.next(ctx),
+            other => bail!(Unsupported, "a {} cannot be consumed here; wrap it in list(...) first", other.type_name()),
+        }
+    }
 }
 
 impl Iter {
+    /// Calls `f` on every value the iterator still holds.
+    pub fn reachable(&self, f: &mut dyn FnMut(&Value)) {
+        match self {
+            Iter::Range { .. } => {}
+            Iter::Items(items) => items.as_slice().iter().for_each(f),
+            Iter::Rows { t, .. } | Iter::ArrayRows { t, .. } => f(&Value::Tensor(t.clone())),
+            Iter::Shared(it) => f(&Value::Iterator(it.clone())),
+        }
+    }
+
     pub fn next(&mut self, ctx: &mut RunContext) -> Result<Option<Value>> {
         Ok(match self {
+            Iter::Shared(it) => return it.borrow_mut().next_item(ctx),
             Iter::Range { next, left, step } => {
                 if *left == 0 {
                     return Ok(None);
@@ -446,6 +475,7 @@ pub fn iterate(ctx: &mut RunContext, v: Value) -> Result<Iter> {
             Some(&n) => Iter::ArrayRows { t, i: 0, n },
             None => bail!(Type, "iteration over a 0-d array"),
         },
+        Value::Iterator(it) => Iter::Shared(it),
         other => bail!(Type, "'{}' object is not iterable", other.type_name()),
     })
 }

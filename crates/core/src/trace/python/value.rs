@@ -88,6 +88,8 @@ pub enum Value {
     HookHandle(crate::autograd::HookId),
     /// `torch.autograd.detect_anomaly()` / `set_detect_anomaly(b)` as `with` uses them.
     Anomaly(crate::autograd::Anomaly),
+    /// A Python iterator object: a generator, `iter(xs)`, `enumerate`/`zip` over a generator.
+    Iterator(crate::trace::python::iterator::Shared<Value, Function>),
 }
 
 /// How a [`Value::Storage`] counts: `untyped_storage()` in bytes, the legacy `storage()` in
@@ -665,6 +667,8 @@ impl Value {
             Value::Type(_) => "type",
             Value::HookHandle(_) => "RemovableHandle",
             Value::Anomaly(_) => "detect_anomaly",
+            // A generator running now (its state is with the runner) is still a generator.
+            Value::Iterator(it) => it.try_borrow().map_or("generator", |it| it.type_name()),
         }
     }
 

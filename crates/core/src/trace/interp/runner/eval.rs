@@ -208,7 +208,18 @@ impl Run {
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> Result<Value> {
+        // `"".join(gen)`, `xs.extend(gen)`, `d.update(gen)`: a generator's items, all of them.
+        let pos = if matches!(recv, Value::Str(_) | Value::List(_) | Value::Dict(_)) {
+            let mut whole = Vec::with_capacity(pos.len());
+            for v in pos {
+                whole.push(self.drained(v)?);
+            }
+            whole
+        } else {
+            pos
+        };
         match recv {
+            Value::Iterator(it) => self.iterator_method(&it, name, Args::new(name, pos, kw)),
             // `xs.sort(key=..., reverse=...)`: `sorted`'s order (stable, through
             // the trace's key function), put back into the list itself.
             Value::List(l) if name == "sort" => {

@@ -63,6 +63,7 @@ impl<'a> Parser<'a> {
             var_kwargs: sig.var_kwargs,
             decorators: Vec::new(),
             body: vec![ret],
+            generator: false,
         };
         self.node(span, ExprKind::Lambda(Box::new(def)), height)
     }

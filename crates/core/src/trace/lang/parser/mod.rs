@@ -7,7 +7,7 @@
 //! [`MAX_NESTING`], so neither parsing nor any later walk of the tree can overflow the stack.
 
 use crate::error::{bail, Error, Result};
-use crate::trace::lang::ast::{BinOp, Expr, ExprKind, Import, Program, Span, Stmt, StmtKind, Target, UnaryOp};
+use crate::trace::lang::ast::{BinOp, Expr, ExprKind, Import, Program, Span, Star, Stmt, StmtKind, Target, UnaryOp};
 use crate::trace::lang::lexer::{self, Op, Tok, Token};
 
 mod expr;
@@ -359,7 +359,7 @@ impl<'a> Parser<'a> {
                 self.import()?;
                 return Ok(None);
             }
-            Tok::Kw(k) if !starts_expr(self.peek()) => {
+            Tok::Kw(k) if !starts_expr(self.peek()) || *k == "yield" => {
                 if let Some(kind) = self.keyword_statement(k)? {
                     let source = self.source(first, self.pos);
                     return Ok(Some(Stmt { span, source, kind }));
@@ -372,6 +372,23 @@ impl<'a> Parser<'a> {
         let kind = match *self.peek() {
             Tok::Op(Op::Assign) => {
                 self.bump();
+                if matches!(self.peek(), Tok::Kw("yield")) {
+                    if self.funcs == 0 {
+                        return Err(self.error_here("'yield' outside function"));
+                    }
+                    let target = match lhs.expr.kind {
+                        ExprKind::Name(name) => Target::Name(name),
+                        ExprKind::Tuple(items) | ExprKind::List(items) if !items.is_empty() => {
+                            self.unpack_target(items)?
+                        }
+                        _ => {
+                            return Err(self.error_at(lhs.expr.span, "only names can be bound to what 'yield' receives"))
+                        }
+                    };
+                    let kind = self.yield_statement(Some(target))?;
+                    let source = self.source(first, self.pos);
+                    return Ok(Some(Stmt { span, source, kind }));
+                }
                 let value = self.expr_list()?.expr;
                 if matches!(self.peek(), Tok::Op(Op::Assign)) {
                     return Err(self.error_here("chained assignment (a = b = c) is not supported"));
@@ -417,7 +434,7 @@ impl<'a> Parser<'a> {
                     .iter()
                     .filter_map(|t| match t {
                         Target::Name(n) => Some(n.clone()),
-                        Target::Tuple(_) => None,
+                        Target::Tuple(_) | Target::Star(_) => None,
                     })
                     .collect();
                 if names.len() == parts.len() {
@@ -446,8 +463,16 @@ impl<'a> Parser<'a> {
                 ExprKind::Tuple(inner) | ExprKind::List(inner) if !inner.is_empty() => {
                     targets.push(self.unpack_target(inner)?)
                 }
+                ExprKind::Starred { value, star: Star::Items }
+                    if targets.iter().all(|t| !matches!(t, Target::Star(_))) =>
+                {
+                    match value.kind {
+                        ExprKind::Name(name) => targets.push(Target::Star(name)),
+                        _ => return Err(self.error_at(item.span, "starred assignment targets must be names")),
+                    }
+                }
                 ExprKind::Starred { .. } => {
-                    return Err(self.error_at(item.span, "starred assignment targets are not supported"))
+                    return Err(self.error_at(item.span, "multiple starred expressions in assignment"))
                 }
                 ref other => {
                     return Err(self.error_at(
@@ -586,7 +611,10 @@ fn too_deep() -> String {
 fn unsupported_keyword(k: &str) -> String {
     match k {
         "lambda" => "lambda is not supported".into(),
-        "class" | "try" | "raise" | "nonlocal" | "async" | "yield" | "await" => {
+        "yield" => {
+            "'yield' is supported as a statement of its own only ('yield x', 'x = yield y', 'yield from xs')".into()
+        }
+        "class" | "try" | "raise" | "nonlocal" | "async" | "await" => {
             format!("'{k}' statements are not supported")
         }
         _ => "invalid syntax".into(),

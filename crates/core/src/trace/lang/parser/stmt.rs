@@ -13,7 +13,7 @@ pub(super) struct Signature {
     pub(super) var_kwargs: Option<String>,
 }
 use crate::error::Result;
-use crate::trace::lang::ast::{Expr, ExprKind, FuncDef, Handler, Stmt, StmtKind, Target};
+use crate::trace::lang::ast::{first_yield, Expr, ExprKind, FuncDef, Handler, Stmt, StmtKind, Target, YieldKind};
 use crate::trace::lang::lexer::{Op, Tok};
 
 impl<'a> Parser<'a> {
@@ -92,6 +92,9 @@ impl<'a> Parser<'a> {
                 self.funcs -= 1;
                 self.loops = loops;
                 let body = body?;
+                if let Some(y) = yield_in_try(&body) {
+                    return Err(self.error_at(y.span, "'yield' inside 'try' is not supported"));
+                }
                 Ok(Some(Stmt {
                     span,
                     source: header,
@@ -102,6 +105,7 @@ impl<'a> Parser<'a> {
                         var_args: sig.var_args,
                         var_kwargs: sig.var_kwargs,
                         decorators: Vec::new(),
+                        generator: first_yield(&body).is_some(),
                         body,
                     }),
                 }))
@@ -122,9 +126,12 @@ impl<'a> Parser<'a> {
                     }
                 }
                 let header = self.header_end(first)?;
+                // A class body is a scope of its own: no loop or function around it counts.
                 let loops = std::mem::take(&mut self.loops);
+                let funcs = std::mem::take(&mut self.funcs);
                 let body = self.suite("class definition", span.line);
                 self.loops = loops;
+                self.funcs = funcs;
                 let body = body?;
                 Ok(Some(Stmt { span, source: header, kind: StmtKind::Class { name, bases, body } }))
             }
@@ -353,6 +360,9 @@ impl<'a> Parser<'a> {
     pub(super) fn targets(&mut self) -> Result<Target> {
         let first = self.target()?;
         if !matches!(self.peek(), Tok::Op(Op::Comma)) {
+            if matches!(first, Target::Star(_)) {
+                return Err(self.error_here("starred assignment target must be in a list or tuple"));
+            }
             return Ok(first);
         }
         let mut items = vec![first];
@@ -362,12 +372,25 @@ impl<'a> Parser<'a> {
             }
             items.push(self.target()?);
         }
+        self.one_star(&items)?;
         Ok(Target::Tuple(items))
+    }
+
+    /// At most one starred name among a tuple target's items (none alone).
+    fn one_star(&self, items: &[Target]) -> Result<()> {
+        match items.iter().filter(|t| matches!(t, Target::Star(_))).count() {
+            0 | 1 => Ok(()),
+            _ => Err(self.error_here("multiple starred expressions in assignment")),
+        }
     }
 
     fn target(&mut self) -> Result<Target> {
         let close = match self.peek() {
             Tok::Name => return Ok(Target::Name(self.name()?.to_string())),
+            Tok::Op(Op::Star) => {
+                self.bump();
+                return Ok(Target::Star(self.name()?.to_string()));
+            }
             Tok::Op(Op::LParen) => Op::RParen,
             Tok::Op(Op::LBracket) => Op::RBracket,
             _ => {
@@ -384,7 +407,24 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
+        self.one_star(&items)?;
         Ok(Target::Tuple(items))
+    }
+
+    /// `yield value`, `yield from iterable`, after `bind =` when `bind` is given.
+    pub(super) fn yield_statement(&mut self, bind: Option<Target>) -> Result<StmtKind> {
+        let at = Self::span(self.bump());
+        if matches!(self.peek(), Tok::Kw("from")) {
+            self.bump();
+            if bind.is_some() {
+                return Err(self.error_at(at, "'x = yield from ...' is not supported; only 'yield from ...' alone"));
+            }
+            let value = self.test()?.expr;
+            return Ok(StmtKind::Yield { value: Some(value), kind: YieldKind::From, bind });
+        }
+        let value =
+            if crate::trace::lang::parser::starts_expr(self.peek()) { Some(self.expr_list()?.expr) } else { None };
+        Ok(StmtKind::Yield { value, kind: YieldKind::Value, bind })
     }
 
     /// `return`, `pass`, `break`, `continue`, `assert`, `del`; `None` for other keywords.
@@ -406,6 +446,8 @@ impl<'a> Parser<'a> {
                 };
                 return Ok(Some(StmtKind::Return(value)));
             }
+            "yield" if self.funcs == 0 => return Err(self.error_here("'yield' outside function")),
+            "yield" => return self.yield_statement(None).map(Some),
             "global" => {
                 self.bump();
                 let mut names = vec![self.name()?.to_string()];
@@ -465,4 +507,13 @@ impl<'a> Parser<'a> {
         self.bump();
         Ok(Some(kind))
     }
+}
+
+/// A `yield` inside a `try` statement of `body` (a generator cannot suspend inside one here).
+fn yield_in_try(body: &[Stmt]) -> Option<&Stmt> {
+    body.iter().find_map(|s| match &s.kind {
+        StmtKind::Try { .. } => s.kind.blocks().into_iter().find_map(first_yield),
+        StmtKind::Def(_) | StmtKind::Class { .. } => None,
+        k => k.blocks().into_iter().find_map(yield_in_try),
+    })
 }
