@@ -17,10 +17,10 @@ pub fn is_function(name: &str) -> bool {
 fn grads(run: &mut RunContext, parameters: Value) -> Result<Vec<Tensor>> {
     let params = match parameters {
         Value::Tensor(t) => vec![t],
-        other => match other.into_items() {
-            Some(items) => items.into_iter().map(|v| tensor_arg(v, "parameters")).collect::<Result<Vec<_>>>()?,
-            None => bail!(Type, "parameters must be a Tensor or an iterable of Tensors"),
-        },
+        other => crate::trace::python::sequence(run, other)?
+            .into_iter()
+            .map(|v| tensor_arg(v, "parameters"))
+            .collect::<Result<Vec<_>>>()?,
     };
     Ok(params.iter().filter_map(|p| run.engine.grad(p)).collect())
 }

@@ -517,6 +517,8 @@ impl Run {
                 Ok(Value::Str(n.rsplit('.').next().unwrap_or(n).to_string()))
             }
             Value::Function(f) if name == "__name__" => Ok(Value::Str(f.def.name.clone())),
+            // A module class (`type(nn.Linear(1, 1))`, `nn.ReLU`) and a torch function.
+            Value::Func(f) if name == "__name__" => Ok(Value::Str(f.rsplit('.').next().unwrap_or(&f).to_string())),
             Value::Exception(e) if name == "args" => Ok(Value::Tuple(e.args.clone())),
             ref v if name == "__class__" => Ok(introspect::type_of(&self.engine, v, modules::title)),
             v => library::attr(&mut self.context(), v, name),

@@ -116,10 +116,17 @@ pub fn setattr(run: &mut RunContext, layer: &Rc<Module>, name: &str, v: Value) -
 /// `buffers()`, `children()`, `modules()`, `state_dict()`, `zero_grad()`, `train()`, `eval()`,
 /// `requires_grad_()`, `register_buffer()`, `register_parameter()`, `add_module()`.
 pub fn method(run: &mut RunContext, layer: &Rc<Module>, name: &str, mut args: Args) -> Result<Value> {
-    let tensor_list = |v: Vec<(String, Tensor)>| Value::list(v.into_iter().map(|(_, t)| Value::Tensor(t)).collect());
-    let named_list = |v: Vec<(String, Value)>| {
-        Value::list(v.into_iter().map(|(n, t)| Value::Tuple(vec![Value::Str(n), t])).collect())
+    // PyTorch's are generators: `next(m.parameters())` works, `m.parameters()[0]` does not, and
+    // one is used up by whatever iterates it first.
+    let generator = |items: Vec<Value>| {
+        Value::Iterator(crate::trace::python::PyIter::items(
+            "generator",
+            crate::trace::python::Iter::Items(items.into_iter()),
+        ))
     };
+    let tensor_list = |v: Vec<(String, Tensor)>| generator(v.into_iter().map(|(_, t)| Value::Tensor(t)).collect());
+    let named_list =
+        |v: Vec<(String, Value)>| generator(v.into_iter().map(|(n, t)| Value::Tuple(vec![Value::Str(n), t])).collect());
     let tensors = |v: Vec<(String, Tensor)>| v.into_iter().map(|(n, t)| (n, Value::Tensor(t))).collect::<Vec<_>>();
     match name {
         "parameters" | "named_parameters" | "buffers" | "named_buffers" => {
@@ -140,7 +147,7 @@ pub fn method(run: &mut RunContext, layer: &Rc<Module>, name: &str, mut args: Ar
             args.finish()?;
             let c: Vec<(String, Value)> =
                 layer.children.borrow().iter().map(|(n, c)| (n.clone(), Value::Layer(c.clone()))).collect();
-            Ok(if name == "children" { Value::list(c.into_iter().map(|(_, v)| v).collect()) } else { named_list(c) })
+            Ok(if name == "children" { generator(c.into_iter().map(|(_, v)| v).collect()) } else { named_list(c) })
         }
         "modules" | "named_modules" => {
             args.finish()?;
@@ -149,7 +156,7 @@ pub fn method(run: &mut RunContext, layer: &Rc<Module>, name: &str, mut args: Ar
                 .into_iter()
                 .map(|(p, m)| (p.trim_end_matches('.').to_string(), Value::Layer(m)))
                 .collect();
-            Ok(if name == "modules" { Value::list(m.into_iter().map(|(_, v)| v).collect()) } else { named_list(m) })
+            Ok(if name == "modules" { generator(m.into_iter().map(|(_, v)| v).collect()) } else { named_list(m) })
         }
         "state_dict" => {
             args.finish()?;
