@@ -50,7 +50,10 @@ impl Engine {
                 once
             }
         };
-        for c in &out {
+        for (i, c) in out.iter().enumerate() {
+            if out[..i].contains(c) {
+                bail!(Shape, "einsum(): output subscript {c} appears more than once in the output");
+            }
             if !terms.iter().any(|t| t.contains(c)) {
                 bail!(Shape, "einsum(): output subscript {c} does not appear in the equation for any input operand");
             }
@@ -61,6 +64,31 @@ impl Engine {
             for &c in t {
                 if !space.contains(&c) {
                     space.push(c);
+                }
+            }
+        }
+        // Each subscript's size: equal within an operand, broadcasting (1) across operands.
+        let mut seen: Vec<(char, usize)> = Vec::new();
+        for (i, (term, x)) in terms.iter().zip(operands).enumerate() {
+            let mut own: Vec<(char, usize)> = Vec::new();
+            for (&c, &n) in term.iter().zip(x.shape()) {
+                match own.iter().find(|(d, _)| *d == c) {
+                    Some(&(_, m)) if m != n => bail!(
+                        Shape,
+                        "einsum(): subscript {c} is repeated for operand {i} but the sizes don't match, {n} != {m}"
+                    ),
+                    Some(_) => {}
+                    None => own.push((c, n)),
+                }
+            }
+            for (c, n) in own {
+                match seen.iter_mut().find(|(d, _)| *d == c) {
+                    Some((_, m)) if *m != n && *m != 1 && n != 1 => bail!(
+                        Shape,
+                        "einsum(): subscript {c} has size {n} for operand {i} which does not broadcast with previously seen size {m}"
+                    ),
+                    Some((_, m)) => *m = (*m).max(n),
+                    None => seen.push((c, n)),
                 }
             }
         }

@@ -11,15 +11,13 @@ use crate::error::{bail, Error, Result};
 use crate::trace::binding::subscript;
 use crate::trace::interp::runner::targets::unpack;
 use crate::trace::interp::runner::{realize_value, Frame, Run, Scope, MAX_CALL_DEPTH, MAX_EXECUTED};
-use crate::trace::lang::ast::{
-    CompKind, Comprehension, Expr, ExprKind, FPart, FuncDef, Handler, Stmt, StmtKind, Target,
-};
+use crate::trace::lang::ast::{Expr, ExprKind, FuncDef, Handler, Stmt, StmtKind, Target};
 use crate::trace::nn::layer::{ClassKind, LayerKind};
 use crate::trace::nn::modules::{self, ModuleClass};
 use crate::trace::python::exception;
-use crate::trace::python::value::{Args, Function, FunctionKind, GradMode, Module, Value, MAX_SEQUENCE};
+use crate::trace::python::value::{Args, Function, FunctionKind, GradMode, Module, Value};
 use crate::trace::python::{self};
-use crate::trace::python::{GenFrame, PyIter, SharedIter as Shared};
+use crate::trace::python::{GenFrame, SharedIter as Shared};
 use crate::uop::buffer::Scalar;
 use std::rc::Rc;
 
@@ -273,7 +271,11 @@ impl Run {
     /// A function value for `def` (its defaults evaluated now, as Python does), with its
     /// decorators applied from the innermost: `@staticmethod`, `@property`, a grad-mode
     /// switch (`@torch.no_grad()`), or any function the trace defined, called on it.
-    pub(in crate::trace) fn define(&mut self, def: &FuncDef, captured: Vec<(String, Value)>) -> Result<Value> {
+    pub(in crate::trace) fn define(&mut self, def: &FuncDef, mut captured: Vec<(String, Value)>) -> Result<Value> {
+        // What the closure keeps outlives this statement: nothing in it may stay lazy.
+        for (_, v) in &mut captured {
+            realize_value(&mut self.engine, v)?;
+        }
         let mut defaults = Vec::with_capacity(def.params.len());
         for (_, d) in &def.params {
             defaults.push(match d {
@@ -400,6 +402,17 @@ impl Run {
                 }
                 Ok(x)
             }
+            LayerKind::Custom if self.method_of(layer, "__call__").is_some() => {
+                let v = Value::Layer(layer.clone());
+                match self.special(&v, "__call__") {
+                    Some(f) => {
+                        let mut args = vec![v];
+                        args.extend(pos);
+                        self.call_user(&f, args, kw)
+                    }
+                    None => Ok(Value::None),
+                }
+            }
             LayerKind::Custom => match self.method_of(layer, "forward") {
                 Some(f) => {
                     let mut args = vec![Value::Layer(layer.clone())];
@@ -426,18 +439,23 @@ impl Run {
 
     fn exec_for(&mut self, stmt: &Stmt, target: &Target, iter: &Expr, body: &[Stmt], orelse: &[Stmt]) -> Result<Flow> {
         let mut items: Option<Shared> = None;
-        self.run_loop(stmt, body, orelse, |r| {
+        let held = self.loop_iters.len();
+        let flow = self.run_loop(stmt, body, orelse, |r| {
             if items.is_none() {
                 // The iterable outlives this step, so nothing in it may stay lazy.
                 let v = r.eval(iter)?;
-                items = Some(r.iterator_of(v)?);
+                let it = r.iterator_of(v)?;
+                r.loop_iters.push(it.clone());
+                items = Some(it);
             }
             let Some(it) = items.as_ref() else { return Ok((false, Vec::new())) };
             match r.advance(it)? {
                 Some(v) => Ok((true, r.bind_target(target, v)?)),
                 None => Ok((false, Vec::new())),
             }
-        })
+        });
+        self.loop_iters.truncate(held);
+        flow
     }
 
     /// A loop: its header is a step each time it runs (`header` says whether to run the body
@@ -545,6 +563,9 @@ impl Run {
                 let v = self.eval(value)?;
                 self.span = stmt.span;
                 match base {
+                    base @ Value::Layer(_) if self.special(&base, "__setitem__").is_some() => {
+                        self.special_setitem(&base, &items, v)?;
+                    }
                     // A list or dict changes in place, wherever it is held.
                     base @ (Value::List(_) | Value::Dict(_)) => {
                         python::containers::setitem(base, &items, v)?;
@@ -712,89 +733,6 @@ impl Run {
         }
     }
 
-    /// `[elt for ...]` and `(elt for ...)`, each in a scope of its own.
-    pub(in crate::trace) fn comprehension(
-        &mut self,
-        kind: CompKind,
-        elt: &Expr,
-        gens: &[Comprehension],
-    ) -> Result<Value> {
-        let globals = self.frames.last().map(|f| f.globals.clone()).unwrap_or_default();
-        self.frames.push(Frame { vars: Default::default(), scope: Scope::Comprehension, globals });
-        let mut out = Vec::new();
-        let r = self.comp_level(elt, gens, &mut out);
-        self.frames.pop();
-        r?;
-        Ok(match kind {
-            CompKind::List => Value::list(out),
-            CompKind::Generator => Value::Tuple(out),
-            CompKind::Dict => {
-                use crate::trace::python::value::{Dict, DictKind, Key};
-                let dict = Dict::new(DictKind::Plain, Vec::with_capacity(out.len()));
-                for pair in out {
-                    match pair {
-                        Value::Tuple(mut kv) if kv.len() == 2 => {
-                            let v = kv.pop().unwrap_or(Value::None);
-                            let k = kv.pop().unwrap_or(Value::None);
-                            dict.insert(Key::of(k)?, v);
-                        }
-                        _ => bail!(Type, "a dict comprehension's element is a key and a value"),
-                    }
-                }
-                Value::Dict(dict)
-            }
-        })
-    }
-
-    fn comp_level(&mut self, elt: &Expr, gens: &[Comprehension], out: &mut Vec<Value>) -> Result<()> {
-        let Some((g, rest)) = gens.split_first() else {
-            if out.len() >= MAX_SEQUENCE {
-                bail!(Limit, "a comprehension may build at most {MAX_SEQUENCE} items");
-            }
-            out.push(self.eval(elt)?);
-            return Ok(());
-        };
-        let it = match self.eval(&g.iter)? {
-            Value::Iterator(it) => it,
-            v => PyIter::items("iterator", python::iterate(&mut self.context(), v)?),
-        };
-        let mut seen = 0usize;
-        'items: while let Some(v) = self.advance(&it)? {
-            seen += 1;
-            if seen > MAX_SEQUENCE {
-                bail!(Limit, "a comprehension may iterate at most {MAX_SEQUENCE} items");
-            }
-            self.bind_target(&g.target, v)?;
-            for cond in &g.ifs {
-                let c = self.eval(cond)?;
-                if !python::truth(&mut self.context(), &c)? {
-                    continue 'items;
-                }
-            }
-            self.comp_level(elt, rest, out)?;
-        }
-        Ok(())
-    }
-
-    pub(in crate::trace) fn fstring(&mut self, parts: &[FPart]) -> Result<Value> {
-        let mut s = String::new();
-        for p in parts {
-            match p {
-                FPart::Lit(t) => s.push_str(t),
-                FPart::Expr { expr, conv, spec, debug } => {
-                    let v = self.eval(expr)?;
-                    if let Some(d) = debug {
-                        s.push_str(d);
-                    }
-                    // A self-documenting field shows the repr unless a spec or conversion says.
-                    let conv = conv.or((debug.is_some() && spec.is_empty()).then_some('r'));
-                    s.push_str(&python::format_field(&mut self.context(), &v, conv, spec)?);
-                }
-            }
-        }
-        Ok(Value::Str(s))
-    }
-
     /// A `torch.` / `F.` function, or one of the grad-mode switches.
     pub(in crate::trace) fn call_function(&mut self, name: &str, mut args: Args) -> Result<Value> {
         let mode = match name {
@@ -848,6 +786,10 @@ impl Run {
 
     /// Python's builtins (`print`, `range`, `len`, ...).
     pub(in crate::trace) fn call_builtin(&mut self, name: &'static str, args: Args) -> Result<Value> {
+        let args = match self.special_builtin(name, args)? {
+            Ok(v) => return Ok(v),
+            Err(args) => args,
+        };
         let args = match self.iteration_builtin(name, args)? {
             Ok(v) => return Ok(v),
             Err(args) => args,

@@ -37,8 +37,18 @@ impl Run {
     pub(in crate::trace) fn advance(&mut self, it: &Shared) -> Result<Option<Value>> {
         // Adaptors and generators run trace code: their inner iterators are cloned out first,
         // so no borrow is held while it runs (the code may reach this iterator again).
+        let indexed = match &mut *it.borrow_mut() {
+            PyIter::Indexed { target, next } => {
+                *next += 1;
+                Some((target.clone(), *next - 1))
+            }
+            _ => None,
+        };
+        if let Some((target, i)) = indexed {
+            return self.next_indexed(&target, i);
+        }
         let inner = match &mut *it.borrow_mut() {
-            PyIter::Items { .. } => None,
+            PyIter::Items { .. } | PyIter::Indexed { .. } => None,
             PyIter::Generator(_) => Some(Vec::new()),
             PyIter::Enumerate { inner, .. } => Some(vec![inner.clone()]),
             PyIter::Zip(parts) => Some(parts.clone()),
@@ -169,7 +179,14 @@ impl Run {
 
     /// Every item of a value that Python can iterate, a generator's run to its end.
     pub(in crate::trace) fn sequence(&mut self, v: Value) -> Result<Vec<Value>> {
-        let Value::Iterator(it) = v else { return python::sequence(&mut self.context(), v) };
+        let it = match v {
+            Value::Iterator(it) => it,
+            v @ Value::Layer(_) => match self.special_iter(&v)? {
+                Some(it) => it,
+                None => return python::sequence(&mut self.context(), v),
+            },
+            v => return python::sequence(&mut self.context(), v),
+        };
         let mut out = Vec::new();
         while let Some(x) = self.advance(&it)? {
             if out.len() >= MAX_SEQUENCE {
@@ -185,12 +202,18 @@ impl Run {
     pub(in crate::trace) fn drained(&mut self, v: Value) -> Result<Value> {
         match v {
             Value::Iterator(_) => Ok(Value::list(self.sequence(v)?)),
+            Value::Layer(_) if self.special(&v, "__iter__").is_some() || self.special(&v, "__getitem__").is_some() => {
+                Ok(Value::list(self.sequence(v)?))
+            }
             v => Ok(v),
         }
     }
 
     /// `iter(v)`: an iterator object over `v` (an iterator is its own).
     pub(in crate::trace) fn iterator_of(&mut self, v: Value) -> Result<Shared> {
+        if let Some(it) = self.special_iter(&v)? {
+            return Ok(it);
+        }
         let kind = match &v {
             Value::Iterator(it) => return Ok(it.clone()),
             Value::List(_) => "list_iterator",

@@ -4,7 +4,9 @@
 
 mod builtins;
 mod calls;
+mod comprehension;
 mod exec;
 mod generator;
 pub mod kernels;
 pub mod runner;
+mod special;

@@ -33,6 +33,7 @@ use std::collections::BTreeMap;
 /// The most statements a run executes (loop bodies count once per iteration).
 mod eval;
 mod function;
+mod reach;
 pub(in crate::trace) mod targets;
 
 pub const MAX_EXECUTED: usize = 10_000;
@@ -133,6 +134,9 @@ pub struct Run {
     pub(in crate::trace) executed: usize,
     /// The loops being run, outermost first: (line, 1-based iteration).
     pub(in crate::trace) loops: Vec<(usize, usize)>,
+    /// The iterators the running `for` loops walk, outermost first: a generator held by a
+    /// loop alone keeps its names alive (and realized) between the loop's steps.
+    pub(in crate::trace) loop_iters: Vec<crate::trace::python::SharedIter>,
     /// What `print` wrote during the current step.
     pub(in crate::trace) output: String,
     /// Stop (without error) once this many steps are recorded: stepping replays a prefix.
@@ -183,6 +187,7 @@ impl Run {
             frames: Vec::new(),
             executed: 0,
             loops: Vec::new(),
+            loop_iters: Vec::new(),
             output: String::new(),
             stop_after: None,
             observer: None,
@@ -320,6 +325,7 @@ impl Run {
     /// Realizes what the statement left pending, failing with the first `limit` error (other
     /// failures leave the name to [`Run::finish_statement`], which drops it).
     pub(in crate::trace) fn realize_within_limits(&mut self) -> Result<()> {
+        self.realize_loop_iters()?;
         let names = self.tracked_names();
         for name in names {
             let Some(mut v) = self.env.remove(&name) else { continue };
@@ -332,8 +338,19 @@ impl Run {
         Ok(())
     }
 
+    /// Realizes what the running loops' iterators hold (a suspended generator's names).
+    fn realize_loop_iters(&mut self) -> Result<()> {
+        let mut seen = Seen::default();
+        for it in self.loop_iters.clone() {
+            realize_in(&mut self.engine, &mut Value::Iterator(it), &mut seen)?;
+        }
+        Ok(())
+    }
+
     /// Realizes what the statement left pending and records the step.
     pub(in crate::trace) fn finish_statement(&mut self, stmt: &Stmt, defines: Vec<String>) {
+        // What fails to realize here failed in `realize_within_limits` already.
+        let _ = self.realize_loop_iters();
         let names = self.tracked_names();
         for name in names {
             let Some(mut v) = self.env.remove(&name) else { continue };
@@ -433,70 +450,6 @@ impl Run {
         let fresh: Vec<String> = now.iter().filter(|m| !self.stale_seen.contains(*m)).cloned().collect();
         self.stale_seen = now;
         fresh
-    }
-
-    /// The storages the trace can still reach: its names in every frame, what lists, tuples,
-    /// dicts, modules (parameters, buffers, attributes, children), optimizers, suspended
-    /// generators and functions' default arguments hold.
-    fn live_storages(&self) -> Vec<crate::uop::StorageId> {
-        fn walk(v: &Value, out: &mut Vec<crate::uop::StorageId>, seen: &mut Seen) {
-            match v {
-                Value::Tensor(t) | Value::Array(t) | Value::Storage(t, _) => tensor(t, out),
-                Value::Method(recv, _) => walk(recv, out, seen),
-                Value::Tuple(items) | Value::Size(items) => items.iter().for_each(|x| walk(x, out, seen)),
-                // A list or dict shared by many (a DAG of lists) is walked once.
-                Value::List(l) if l.tracked() && seen.insert(l.address()) => {
-                    l.borrow().iter().for_each(|x| walk(x, out, seen))
-                }
-                Value::Named(_, fields) => fields.iter().for_each(|(_, x)| walk(x, out, seen)),
-                Value::Dict(d) if d.tracked() && seen.insert(d.address()) => d.borrow().iter().for_each(|(k, x)| {
-                    if let Key::Other(k) = k {
-                        walk(k, out, seen);
-                    }
-                    walk(x, out, seen)
-                }),
-                Value::Layer(l) => {
-                    for m in l.all() {
-                        for list in [&m.params, &m.buffers] {
-                            list.borrow().iter().for_each(|(_, t)| tensor(t, out));
-                        }
-                        m.attrs.borrow().iter().for_each(|(_, x)| walk(x, out, seen));
-                        m.config.iter().for_each(|(_, x)| walk(x, out, seen));
-                    }
-                }
-                Value::Optimizer(o) => {
-                    o.params.iter().for_each(|t| tensor(t, out));
-                    o.named_state().iter().for_each(|(_, t)| tensor(t, out));
-                    o.group.iter().for_each(|(_, x)| walk(x, out, seen));
-                    walk(&o.param_group, out, seen);
-                }
-                Value::Function(f) => {
-                    f.defaults.iter().flatten().for_each(|x| walk(x, out, seen));
-                    f.captured.iter().for_each(|(_, x)| walk(x, out, seen));
-                }
-                // A suspended generator keeps its names, its loops' iterables and its function.
-                Value::Iterator(it) if seen.insert(std::rc::Rc::as_ptr(it) as usize) => {
-                    if let Ok(it) = it.try_borrow() {
-                        it.reachable(&mut |x| walk(x, out, seen));
-                    }
-                }
-                _ => {}
-            }
-        }
-        fn tensor(t: &Tensor, out: &mut Vec<crate::uop::StorageId>) {
-            if let crate::tensor::StorageRef::Realized(s) = t.storage() {
-                out.push(s);
-            }
-        }
-        let mut out = Vec::new();
-        let globals = self.env.iter().filter(|(n, v)| !self.still_plain(n, v)).map(|(_, v)| v);
-        let hooks = self.hook_fns.values();
-        let ctxs: Vec<Value> = self.functions.ctxs().collect();
-        let mut seen = Seen::default();
-        for v in globals.chain(self.frames.iter().flat_map(|f| f.vars.values())).chain(hooks).chain(&ctxs) {
-            walk(v, &mut out, &mut seen);
-        }
-        out
     }
 
     /// The global names whose values may hold something the engine tracks.
@@ -806,6 +759,24 @@ fn realize_in(engine: &mut Engine, v: &mut Value, seen: &mut Seen) -> Result<()>
                 for (_, x) in m.attrs.borrow_mut().iter_mut() {
                     realize_in(engine, x, seen)?;
                 }
+            }
+        }
+        // A closure's lists and dicts (its captured tensors were realized when it was made).
+        Value::Function(f) => {
+            for (_, x) in &f.captured {
+                if matches!(x, Value::List(_) | Value::Dict(_) | Value::Layer(_) | Value::Iterator(_)) {
+                    realize_in(engine, &mut x.clone(), seen)?;
+                }
+            }
+        }
+        // A suspended generator's names, the items an iterator has left.
+        Value::Iterator(it) if seen.insert(std::rc::Rc::as_ptr(it) as usize) => {
+            let mut inner = Vec::new();
+            if let Ok(mut it) = it.try_borrow_mut() {
+                it.realize_with(&mut |x| realize_in(engine, x, seen), &mut inner)?;
+            }
+            for x in inner {
+                realize_in(engine, &mut Value::Iterator(x), seen)?;
             }
         }
         Value::Optimizer(o) => {

@@ -270,6 +270,7 @@ pub fn str(ctx: &mut RunContext, v: &Value) -> Result<String> {
         Value::Exception(e) => Ok(e.message.clone()),
         Value::Array(t) => super::array_str::array_str(ctx.engine, t),
         Value::NpDType(d) => Ok(super::array_str::numpy_name(*d).to_string()),
+        Value::Device(d) => Ok(d.text()),
         other => repr(ctx, other),
     }
 }

@@ -51,6 +51,9 @@ pub enum PyIter<V, F> {
     Enumerate { next: i64, inner: Shared<V, F> },
     /// `zip(a, b, ...)` where one of them is a generator.
     Zip(Vec<Shared<V, F>>),
+    /// An instance of a trace class with `__getitem__` and no `__iter__`: `target[next]`, then
+    /// the next index, until an IndexError.
+    Indexed { target: V, next: i64 },
 }
 
 impl<V, F> std::fmt::Debug for PyIter<V, F> {
@@ -67,12 +70,18 @@ impl<V, F> PyIter<V, F> {
             PyIter::Generator(_) => "generator",
             PyIter::Enumerate { .. } => "enumerate",
             PyIter::Zip(_) => "zip",
+            PyIter::Indexed { .. } => "iterator",
         }
     }
 
     /// A shared iterator over `items` (what `iter(xs)` of `kind`'s sequence returns).
     pub fn items(kind: &'static str, items: Iter<V, F>) -> Shared<V, F> {
         Rc::new(RefCell::new(PyIter::Items { kind, items: Box::new(items) }))
+    }
+
+    /// A shared iterator over `target[0]`, `target[1]`, ... (see [`PyIter::Indexed`]).
+    pub fn indexed(target: V) -> Shared<V, F> {
+        Rc::new(RefCell::new(PyIter::Indexed { target, next: 0 }))
     }
 }
 

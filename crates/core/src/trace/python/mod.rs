@@ -11,6 +11,7 @@ pub mod copy;
 pub mod exception;
 mod format;
 pub mod introspect;
+mod iteration;
 pub mod iterator;
 pub mod math;
 pub mod methods;
@@ -21,6 +22,7 @@ mod tensor_str;
 pub mod value;
 
 pub use format::{float_repr, format, format_field, repr, repr_plain, str};
+pub use iteration::{iterate, range_len, sequence, Cursor, GenFrame, Iter, PyIter, SharedIter};
 pub use tensor_str::render as render_tensor;
 
 use crate::error::{bail, Result};
@@ -28,7 +30,7 @@ use crate::tensor::Tensor;
 use crate::trace::lang::ast::BinOp;
 use crate::trace::nn::layer::LayerKind;
 use crate::trace::python::context::RunContext;
-use crate::trace::python::value::{deep_len, Args, Function, Key, Value, MAX_SEQUENCE};
+use crate::trace::python::value::{deep_len, Args, Key, Value, MAX_SEQUENCE};
 use crate::uop::buffer::Scalar;
 
 /// Python's builtins the trace language has.
@@ -133,11 +135,6 @@ pub fn truth(ctx: &mut RunContext, v: &Value) -> Result<bool> {
     })
 }
 
-pub fn range_len(a: i64, b: i64, s: i64) -> usize {
-    let n = if s > 0 { (b - a + s - 1).div_euclid(s) } else { (a - b - s - 1).div_euclid(-s) };
-    usize::try_from(n.max(0)).unwrap_or(0)
-}
-
 /// Python's `==` where it is not a tensor op: numbers, strings, sequences, None, dtypes.
 fn equal(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<Option<bool>> {
     Ok(Some(match (a, b) {
@@ -149,6 +146,8 @@ fn equal(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<Option<bool>> {
             }
         }
         (Value::Str(x), Value::Str(y)) => x == y,
+        // A device equals a device only (`t.device == "cpu"` is False, as PyTorch's).
+        (Value::Device(x), Value::Device(y)) => x == y,
         (Value::NpDType(d), Value::Str(s)) | (Value::Str(s), Value::NpDType(d)) => array_str::numpy_name(*d) == s,
         (Value::Array(_), _) | (_, Value::Array(_)) => return Ok(None),
         (Value::List(x), Value::List(y)) if x.is(y) => true,
@@ -364,136 +363,6 @@ fn order_sequences(ctx: &mut RunContext, op: BinOp, x: &[Value], y: &[Value]) ->
         BinOp::Gt => m > n,
         _ => m >= n,
     }))
-}
-
-/// The iterator types of `iterator` over this layer's values.
-pub type Iter = iterator::Iter<Value, Function>;
-pub type PyIter = iterator::PyIter<Value, Function>;
-pub type SharedIter = iterator::Shared<Value, Function>;
-pub type GenFrame = iterator::GenFrame<Value, Function>;
-pub type Cursor = iterator::Cursor<Value, Function>;
-
-impl PyIter {
-    /// Calls `f` on every value the iterator keeps alive: the items left, a generator's names,
-    /// function and the iterators its loops walk.
-    pub fn reachable(&self, f: &mut dyn FnMut(&Value)) {
-        match self {
-            PyIter::Items { items, .. } => items.reachable(f),
-            PyIter::Generator(g) => {
-                f(&Value::Function(g.function.clone()));
-                g.vars.values().for_each(&mut *f);
-                for c in &g.cursors {
-                    if let Cursor::For { items, .. } | Cursor::Delegate(items) = c {
-                        f(&Value::Iterator(items.clone()));
-                    }
-                }
-            }
-            PyIter::Enumerate { inner, .. } => f(&Value::Iterator(inner.clone())),
-            PyIter::Zip(parts) => parts.iter().for_each(|p| f(&Value::Iterator(p.clone()))),
-        }
-    }
-
-    /// The next item of an iterator that runs no trace code (not a generator, nor an adaptor of
-    /// one); `None` when it has ended. Generators advance in the runner.
-    pub fn next_item(&mut self, ctx: &mut RunContext) -> Result<Option<Value>> {
-        match self {
-            PyIter::Items { items, .. } => items.next(ctx),
-            other => bail!(Unsupported, "a {} cannot be consumed here; wrap it in list(...) first", other.type_name()),
-        }
-    }
-}
-
-impl Iter {
-    /// Calls `f` on every value the iterator still holds.
-    pub fn reachable(&self, f: &mut dyn FnMut(&Value)) {
-        match self {
-            Iter::Range { .. } => {}
-            Iter::Items(items) => items.as_slice().iter().for_each(f),
-            Iter::Rows { t, .. } | Iter::ArrayRows { t, .. } => f(&Value::Tensor(t.clone())),
-            Iter::Shared(it) => f(&Value::Iterator(it.clone())),
-        }
-    }
-
-    pub fn next(&mut self, ctx: &mut RunContext) -> Result<Option<Value>> {
-        Ok(match self {
-            Iter::Shared(it) => return it.borrow_mut().next_item(ctx),
-            Iter::Range { next, left, step } => {
-                if *left == 0 {
-                    return Ok(None);
-                }
-                let v = *next;
-                *left -= 1;
-                *next = next.wrapping_add(*step);
-                Some(int(v))
-            }
-            Iter::Items(it) => it.next(),
-            Iter::Rows { t, i, n } => {
-                if *i >= *n {
-                    return Ok(None);
-                }
-                let row = ctx.engine.select(t, 0, *i as i64)?;
-                *i += 1;
-                Some(Value::Tensor(row))
-            }
-            Iter::ArrayRows { t, i, n } => {
-                if *i >= *n {
-                    return Ok(None);
-                }
-                let row = ctx.engine.select(t, 0, *i as i64)?;
-                *i += 1;
-                Some(Value::Array(row))
-            }
-        })
-    }
-}
-
-/// Starts iterating over `v`.
-pub fn iterate(ctx: &mut RunContext, v: Value) -> Result<Iter> {
-    Ok(match v {
-        Value::Range(a, b, s) => Iter::Range { next: a, left: range_len(a, b, s), step: s },
-        Value::Tuple(v) | Value::Size(v) => Iter::Items(v.into_iter()),
-        // The items as they are when the loop starts (a list the loop appends to is not
-        // followed past its first length, as Python would).
-        Value::List(l) => Iter::Items(l.into_items().into_iter()),
-        Value::Named(_, v) => Iter::Items(v.into_iter().map(|(_, x)| x).collect::<Vec<_>>().into_iter()),
-        Value::Dict(d) => Iter::Items(d.entries().into_iter().map(|(k, _)| k.value()).collect::<Vec<_>>().into_iter()),
-        // A Sequential or ModuleList iterates over its children.
-        Value::Layer(l) if matches!(l.kind, LayerKind::Sequential | LayerKind::ModuleList) => Iter::Items(
-            l.children.borrow().iter().map(|(_, c)| Value::Layer(c.clone())).collect::<Vec<_>>().into_iter(),
-        ),
-        Value::Str(s) => Iter::Items(s.chars().map(|c| Value::Str(c.to_string())).collect::<Vec<_>>().into_iter()),
-        Value::Tensor(t) => match t.shape().first() {
-            Some(&n) => Iter::Rows { t, i: 0, n },
-            None => bail!(Type, "iteration over a 0-d tensor"),
-        },
-        // A 1-d array's items are numbers, read now: nothing else may keep its storage alive.
-        Value::Array(t) if t.shape().len() == 1 => {
-            let data = ctx.engine.values(&t)?;
-            Iter::Items((0..t.numel()).map(|i| Value::Scalar(data.get_scalar(i))).collect::<Vec<_>>().into_iter())
-        }
-        Value::Array(t) => match t.shape().first() {
-            Some(&n) => Iter::ArrayRows { t, i: 0, n },
-            None => bail!(Type, "iteration over a 0-d array"),
-        },
-        Value::Iterator(it) => Iter::Shared(it),
-        other => bail!(Type, "'{}' object is not iterable", other.type_name()),
-    })
-}
-
-/// Every item of an iterable (for unpacking and the builtins that take one).
-pub fn sequence(ctx: &mut RunContext, v: Value) -> Result<Vec<Value>> {
-    if let Some(v) = v.clone().into_items() {
-        return Ok(v);
-    }
-    let mut it = iterate(ctx, v)?;
-    let mut out = Vec::new();
-    while let Some(x) = it.next(ctx)? {
-        if out.len() >= MAX_SEQUENCE {
-            bail!(Limit, "a sequence may hold at most {MAX_SEQUENCE} items");
-        }
-        out.push(x);
-    }
-    Ok(out)
 }
 
 /// `d[key] = value` on a dict's entries: a new key goes last, an existing one keeps its place.

@@ -551,6 +551,7 @@ impl Value {
             | Value::Function(_)
             | Value::Class(_)
             | Value::Apply(_)
+            | Value::Iterator(_)
             | Value::List(_) => false,
             Value::Method(recv, _) => item(recv),
             Value::Tuple(items) | Value::Size(items) => items.iter().all(item),

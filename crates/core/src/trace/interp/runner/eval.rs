@@ -9,6 +9,9 @@ impl Run {
     /// A binary operator's value: membership and identity by Python's rules, the rest through
     /// the operator table (tensors, numbers, strings, containers).
     fn apply_binary(&mut self, op: BinOp, a: Value, b: Value) -> Result<Value> {
+        if let Some(v) = self.special_contains(op, &a, &b)? {
+            return Ok(v);
+        }
         match op {
             BinOp::In | BinOp::NotIn | BinOp::Is | BinOp::IsNot => python::compare(&mut self.context(), op, a, b),
             _ => python::binary(&mut self.context(), op, a, b),
@@ -101,7 +104,10 @@ impl Run {
                         None => None,
                     });
                 }
-                let captured = self.enclosing_names();
+                let mut captured = self.enclosing_names();
+                for (_, v) in &mut captured {
+                    realize_value(&mut self.engine, v)?;
+                }
                 let f = crate::trace::python::value::Function {
                     def: std::rc::Rc::new((**def).clone()),
                     defaults,
@@ -120,7 +126,10 @@ impl Run {
                     Value::Size(_) | Value::Str(_) | Value::Range(..) | Value::Dict(..) => {
                         python::containers::getitem(v, &items)
                     }
-                    Value::Layer(l) => modules::methods::getitem(&l, &items),
+                    Value::Layer(l) => match self.special_getitem(&Value::Layer(l.clone()), &items)? {
+                        Some(v) => Ok(v),
+                        None => modules::methods::getitem(&l, &items),
+                    },
                     Value::Array(t) => numpy::getitem(&mut self.context(), &t, &items),
                     v => subscript::getitem(&mut self.context(), &v, &items),
                 }
@@ -520,6 +529,11 @@ impl Run {
             // A module class (`type(nn.Linear(1, 1))`, `nn.ReLU`) and a torch function.
             Value::Func(f) if name == "__name__" => Ok(Value::Str(f.rsplit('.').next().unwrap_or(&f).to_string())),
             Value::Exception(e) if name == "args" => Ok(Value::Tuple(e.args.clone())),
+            Value::Device(d) if name == "type" => Ok(Value::Str(d.kind().to_string())),
+            Value::Device(d) if name == "index" => Ok(match d {
+                crate::torch::device::Device::Cuda(Some(i)) => Value::Scalar(Scalar::Int(i)),
+                _ => Value::None,
+            }),
             ref v if name == "__class__" => Ok(introspect::type_of(&self.engine, v, modules::title)),
             v => library::attr(&mut self.context(), v, name),
         }
