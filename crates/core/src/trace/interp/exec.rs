@@ -315,6 +315,7 @@ impl Run {
         let mut methods: Vec<(String, Value)> = Vec::new();
         let mut attrs: Vec<(String, Value)> = Vec::new();
         let mut kind = ClassKind::Plain;
+        let mut base = None;
         for b in bases {
             match self.eval(b)? {
                 Value::Func(f) if f == "Module" => kind = ClassKind::Module,
@@ -326,6 +327,7 @@ impl Run {
                     }
                     methods.extend(c.methods.iter().cloned());
                     attrs.extend(c.attrs.iter().cloned());
+                    base = base.or(Some(c));
                 }
                 other => bail!(
                     Unsupported,
@@ -353,7 +355,7 @@ impl Run {
                 _ => bail!(Unsupported, "a class body here may hold only methods and attribute assignments"),
             }
         }
-        Ok(ModuleClass { name: name.to_string(), methods, attrs, kind })
+        Ok(ModuleClass { name: name.to_string(), methods, attrs, kind, base })
     }
 
     /// `Net(args)`: a new module of the trace's class, initialised by its `__init__`.
@@ -370,13 +372,10 @@ impl Run {
             let mut args = vec![Value::Layer(m.clone())];
             args.extend(pos);
             if class.kind == ClassKind::Module {
-                // `super().__init__()` in this `__init__` marks it (the top of `constructing`).
+                // `super().__init__()` reaching `nn.Module`'s marks it initialised.
                 m.initialized.set(false);
             }
-            self.constructing.push(m.clone());
-            let done = self.call_user(init, args, kw);
-            self.constructing.pop();
-            done?;
+            self.call_user(init, args, kw)?;
         } else if !pos.is_empty() || !kw.is_empty() {
             bail!(Type, "{}() takes no arguments", class.name);
         }
@@ -721,7 +720,9 @@ impl Run {
             self.engine.set_grad_enabled(mode.enter(outside));
         }
         self.frames.push(Frame { vars, scope: Scope::Function, globals: Vec::new() });
+        self.running.push(f.clone());
         let flow = self.exec_block(&def.body);
+        self.running.pop();
         self.frames.pop();
         if f.grad_mode.is_some() {
             self.engine.set_grad_enabled(outside);

@@ -115,8 +115,6 @@ pub struct Run {
     order: Vec<String>,
     /// Bytes printed so far (bounded, see `exec.rs`).
     pub(in crate::trace) printed: usize,
-    /// Instances of the trace's module classes whose `__init__` is running, innermost last.
-    pub(in crate::trace) constructing: Vec<std::rc::Rc<crate::trace::python::value::Module>>,
     /// Global names whose value holds nothing the engine tracks (numbers, strings, lists of
     /// them: see [`Value::is_plain`]); the end of each statement skips them, so its cost does not grow
     /// with the Python data in scope.
@@ -137,6 +135,8 @@ pub struct Run {
     /// The iterators the running `for` loops walk, outermost first: a generator held by a
     /// loop alone keeps its names alive (and realized) between the loop's steps.
     pub(in crate::trace) loop_iters: Vec<crate::trace::python::SharedIter>,
+    /// The trace's functions being called, innermost last (what a bare `super()` is inside).
+    pub(in crate::trace) running: Vec<std::rc::Rc<crate::trace::python::value::Function>>,
     /// What `print` wrote during the current step.
     pub(in crate::trace) output: String,
     /// Stop (without error) once this many steps are recorded: stepping replays a prefix.
@@ -175,7 +175,6 @@ impl Run {
             engine: Engine::new(),
             env: BTreeMap::new(),
             order: Vec::new(),
-            constructing: Vec::new(),
             printed: 0,
             plain: std::collections::BTreeSet::new(),
             steps: Vec::new(),
@@ -188,6 +187,7 @@ impl Run {
             executed: 0,
             loops: Vec::new(),
             loop_iters: Vec::new(),
+            running: Vec::new(),
             output: String::new(),
             stop_after: None,
             observer: None,

@@ -4,7 +4,7 @@
 //! protocol), `obj(...)` `__call__`, and `print(obj)`, `str`, `repr` and f-strings `__str__`
 //! / `__repr__`. A hand-written `Dataset` (`__len__` + `__getitem__`) is the usual one.
 
-use crate::error::{bail, Result};
+use crate::error::{bail, Error, Result};
 use crate::trace::interp::runner::Run;
 use crate::trace::lang::ast::BinOp;
 use crate::trace::nn::layer::LayerKind;
@@ -34,6 +34,9 @@ impl Run {
     /// `len`, `str`, `repr` and `print` of instances whose class defines `__len__`, `__str__`
     /// or `__repr__`; `Err(args)` hands every other call back.
     pub(in crate::trace) fn special_builtin(&mut self, name: &'static str, args: Args) -> Result<Result<Value, Args>> {
+        if name == "super" {
+            return self.super_object(args).map(Ok);
+        }
         let (pos, kw) = args.into_parts();
         if !pos.iter().any(|v| matches!(v, Value::Layer(l) if l.class.is_some())) {
             return Ok(Err(Args::new(name, pos, kw)));
@@ -67,6 +70,77 @@ impl Run {
             _ => {}
         }
         Ok(Err(Args::new(name, pos, kw)))
+    }
+
+    /// `super()` (inside a method: its class and its first argument) or `super(Class, obj)`:
+    /// the instance with the class after that one in the instance's chain of trace classes.
+    fn super_object(&mut self, args: Args) -> Result<Value> {
+        let (pos, kw) = args.into_parts();
+        if !kw.is_empty() {
+            bail!(Type, "super() takes no keyword arguments");
+        }
+        let (owner, obj) = match pos.as_slice() {
+            [] => {
+                let no_arguments =
+                    || Error::Raised { class: "RuntimeError".into(), message: "super(): no arguments".into() };
+                let Some(f) = self.running.last().cloned() else { return Err(no_arguments()) };
+                let Some((first, _)) = f.def.params.first() else { return Err(no_arguments()) };
+                let obj = self.frames.last().and_then(|fr| fr.vars.get(first)).cloned().unwrap_or(Value::None);
+                // The class whose own method is running: the last in the instance's chain that
+                // holds this very function.
+                let mut owner = None;
+                let mut class = match &obj {
+                    Value::Layer(l) => l.class.clone(),
+                    _ => None,
+                };
+                while let Some(c) = class {
+                    if c.methods.iter().any(|(_, m)| matches!(m, Value::Function(m) if Rc::ptr_eq(m, &f))) {
+                        owner = Some(c.clone());
+                    }
+                    class = c.base.clone();
+                }
+                (owner, obj)
+            }
+            [Value::Class(c), obj] => (Some(c.clone()), obj.clone()),
+            [_, obj] => (None, obj.clone()),
+            _ => bail!(Type, "super() takes at most 2 arguments"),
+        };
+        let next = owner.and_then(|c| c.base.clone());
+        Ok(Value::Super(Rc::new((obj, next))))
+    }
+
+    /// `super().name(args)`: the next class's method on the instance; `__init__` past the
+    /// trace's classes is `nn.Module`'s (it marks the module initialised) or `object`'s.
+    pub(in crate::trace) fn call_super(
+        &mut self,
+        sup: &(Value, Option<Rc<crate::trace::nn::modules::ModuleClass>>),
+        name: &str,
+        pos: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> Result<Value> {
+        let (obj, next) = sup;
+        let method = next.as_ref().and_then(|c| {
+            c.methods.iter().rev().find_map(|(n, m)| match m {
+                Value::Function(m) if n == name => Some(m.clone()),
+                _ => None,
+            })
+        });
+        if let Some(m) = method {
+            let mut all = Vec::with_capacity(pos.len() + 1);
+            all.push(obj.clone());
+            all.extend(pos);
+            return self.call_user(&m, all, kw);
+        }
+        match name {
+            "__init__" => {
+                if let Value::Layer(l) = obj {
+                    l.initialized.set(true);
+                }
+                Ok(Value::None)
+            }
+            // A built-in module's forward or method, as the instance's own would run it.
+            _ => self.call_method(obj.clone(), name, pos, kw),
+        }
     }
 
     /// `len(v)` through `__len__`; `None` when `v` has none.

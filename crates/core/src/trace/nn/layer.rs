@@ -68,9 +68,12 @@ pub trait Repr {
 #[derive(Debug)]
 pub struct Class<V> {
     pub name: String,
+    /// Its methods with those it inherits (a method of its own replacing its base's).
     pub methods: Vec<(String, V)>,
     pub attrs: Vec<(String, V)>,
     pub kind: ClassKind,
+    /// The first base that is a class of the trace: where `super()` looks next.
+    pub base: Option<std::rc::Rc<Class<V>>>,
 }
 
 /// Whether a trace's class is an `nn.Module` (parameters, children, a module's printed form),

@@ -210,7 +210,7 @@ pub fn repr(ctx: &mut RunContext, v: &Value) -> Result<String> {
         Value::Class(c) => format!("<class '__main__.{}'>", c.name),
         Value::Apply(_) => "<built-in method apply of FunctionMeta object>".into(),
         Value::Method(recv, name) => format!("<built-in method {name} of {} object>", recv.type_name()),
-        Value::Super => "<super object>".into(),
+        Value::Super(_) => "<super object>".into(),
         // PyTorch's printed form: the class, then the group's options (as they are now)
         // sorted by name.
         Value::Scheduler(s) => {

@@ -419,11 +419,6 @@ pub fn less(ctx: &mut RunContext, a: &Value, b: &Value) -> Result<bool> {
 pub fn call(ctx: &mut RunContext, name: &'static str, mut args: Args) -> Result<Value> {
     let tensor_first = matches!(args.peek(0), Some(Value::Tensor(_)));
     match name {
-        "super" => {
-            // `super().__init__()` and `super(Net, self).__init__()`: Module's own `__init__`.
-            let _ = args.into_parts();
-            Ok(Value::Super)
-        }
         "range" => {
             for i in 0..3 {
                 if let Some(Value::BigInt(_)) = args.peek(i) {

@@ -69,8 +69,8 @@ pub enum Value {
     /// `F.apply` of a `torch.autograd.Function` the trace defines, taken as a value
     /// (`relu = MyReLU.apply`), called later.
     Apply(std::rc::Rc<crate::trace::nn::layer::Class<Value>>),
-    /// `super()` inside a method: `super().__init__()`.
-    Super,
+    /// `super()`: the instance, and the trace class after the method's own (`None`: a builtin).
+    Super(std::rc::Rc<(Value, Option<std::rc::Rc<crate::trace::nn::layer::Class<Value>>>)>),
     /// A `torch.optim` optimizer.
     Optimizer(std::rc::Rc<crate::trace::nn::optimizer::Optimizer<Value>>),
     /// A `torch.optim.lr_scheduler` scheduler over an optimizer's param group.
@@ -658,7 +658,7 @@ impl Value {
             Value::Class(_) => "type",
             Value::Apply(_) => "method",
             Value::Method(..) => "builtin_function_or_method",
-            Value::Super => "super",
+            Value::Super(_) => "super",
             Value::Optimizer(_) => "Optimizer",
             Value::Scheduler(_) => "LRScheduler",
             Value::Dict(..) => "dict",

@@ -365,13 +365,7 @@ impl Run {
                 let f = self.attribute(Value::Class(c), name)?;
                 self.call_value(f, pos, kw)
             }
-            Value::Super if name == "__init__" => {
-                let _ = (pos, kw);
-                if let Some(m) = self.constructing.last() {
-                    m.initialized.set(true);
-                }
-                Ok(Value::None)
-            }
+            Value::Super(sup) => self.call_super(&sup, name, pos, kw),
             Value::GradFn(n) if name == "name" => {
                 Args::new(name, pos, kw).finish()?;
                 Ok(Value::Str(self.engine.autograd().node(n).name.clone()))

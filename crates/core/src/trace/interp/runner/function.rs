@@ -39,6 +39,7 @@ impl Run {
             methods: Vec::new(),
             attrs: Vec::new(),
             kind: ClassKind::Plain,
+            base: None,
         };
         let mut ctx = Module::new(LayerKind::Custom);
         ctx.class = Some(Rc::new(ctx_class));
