@@ -621,6 +621,25 @@ impl Engine {
     }
 
     /// Gives `t`'s node PyTorch's name for the op that made it (a composite's last node).
+    /// What `t`'s node saves, as PyTorch's node of that name does (an op built from others
+    /// saves what its parts need; the version check at backward follows PyTorch's list).
+    pub fn declare_saved(&mut self, t: &Tensor, tensors: &[Tensor]) {
+        let Some(n) = self.ag.grad_fn(t) else { return };
+        let saved = tensors
+            .iter()
+            .map(|x| Saved {
+                tensor: x.clone(),
+                counter: x.counter,
+                version: self.ids.version(x.counter),
+                operand: usize::MAX,
+                producer: x.same_object(t).then_some(n),
+            })
+            .collect();
+        let node = &mut self.ag.nodes[n.index()];
+        node.saved = saved;
+        node.holds_saved = true;
+    }
+
     pub fn rename_grad_fn(&mut self, t: &Tensor, name: &str) {
         if let Some(n) = self.ag.grad_fn(t) {
             self.ag.nodes[n.index()].name = name.to_string();

@@ -67,7 +67,75 @@ const COMPOSITE_NODES: &[(&str, &str)] = &[
     ("amax", "AmaxBackward0"),
     ("amin", "AminBackward0"),
     ("masked_fill", "MaskedFillBackward0"),
+    ("logcumsumexp", "LogcumsumexpBackward0"),
 ];
+
+/// What PyTorch's node saves (`derivatives.yaml`), for the nodes whose op is built here from
+/// others: the version check at backward then fails exactly where PyTorch's does.
+enum Save {
+    /// The call's tensor arguments (the receiver first).
+    Inputs,
+    /// The first tensor argument.
+    Input,
+    /// The result.
+    Result,
+    /// The first tensor argument and the result.
+    InputAndResult,
+    /// The first tensor argument and the second output (`cummax`'s indices).
+    InputAndSecond,
+}
+
+const SAVES: &[(&str, Save)] = &[
+    ("GeluBackward0", Save::Input),
+    ("SoftplusBackward0", Save::Input),
+    ("EluBackward0", Save::Input),
+    ("CeluBackward0", Save::Input),
+    ("LeakyReluBackward0", Save::Input),
+    ("HardtanhBackward0", Save::Input),
+    ("LogSigmoidBackward0", Save::Input),
+    ("MishBackward0", Save::Input),
+    ("HardsigmoidBackward0", Save::Input),
+    ("HardswishBackward0", Save::Input),
+    ("SiluBackward0", Save::Input),
+    ("ThresholdBackward0", Save::Input),
+    ("SincBackward0", Save::Input),
+    ("PowBackward0", Save::Input),
+    ("ClampBackward1", Save::Input),
+    ("ClampMinBackward0", Save::Input),
+    ("ClampMaxBackward0", Save::Input),
+    ("ReciprocalBackward0", Save::Result),
+    ("RsqrtBackward0", Save::Result),
+    ("NativeLayerNormBackward0", Save::Inputs),
+    ("NativeGroupNormBackward0", Save::Inputs),
+    ("SmoothL1LossBackward0", Save::Inputs),
+    ("HuberLossBackward0", Save::Inputs),
+    ("GatherBackward0", Save::Inputs),
+    ("LogcumsumexpBackward0", Save::InputAndResult),
+    ("AmaxBackward0", Save::InputAndResult),
+    ("AminBackward0", Save::InputAndResult),
+    ("CummaxBackward0", Save::InputAndSecond),
+    ("CumminBackward0", Save::InputAndSecond),
+];
+
+/// After an out-of-place call whose node is in [`SAVES`]: the node saves what PyTorch's does.
+fn declare_saves(run: &mut RunContext, inputs: &[Tensor], results: &[Tensor]) {
+    let Some(r) = results.first() else { return };
+    if inputs.iter().any(|t| t.same_object(r)) {
+        return;
+    }
+    let Some(name) = run.engine.grad_fn_name(r) else { return };
+    let Some((_, save)) = SAVES.iter().find(|(n, _)| *n == name) else { return };
+    let first = inputs.first().cloned();
+    let second = results.get(1).cloned();
+    let saved: Vec<Tensor> = match save {
+        Save::Inputs => inputs.to_vec(),
+        Save::Input => first.into_iter().collect(),
+        Save::Result => vec![r.clone()],
+        Save::InputAndResult => first.into_iter().chain([r.clone()]).collect(),
+        Save::InputAndSecond => first.into_iter().chain(second).collect(),
+    };
+    run.engine.declare_saved(r, &saved);
+}
 
 /// Takes `requires_grad=` out of a call's keywords.
 /// `torch.name(pos, kw)` through the op library, with autograd's checks after it (the
@@ -165,8 +233,13 @@ pub fn after_call(
         match name {
             "max" => run.engine.rename_grad_fn(values, "MaxBackward0"),
             "min" => run.engine.rename_grad_fn(values, "MinBackward0"),
+            "cummax" => run.engine.rename_grad_fn(values, "CummaxBackward0"),
+            "cummin" => run.engine.rename_grad_fn(values, "CumminBackward0"),
             _ => {}
         }
+    }
+    if base == name {
+        declare_saves(run, inputs, &results);
     }
     let ag = run.engine.autograd();
     for r in results {
