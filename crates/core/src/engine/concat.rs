@@ -25,7 +25,7 @@ impl Engine {
 
     fn cat_forward(&mut self, tensors: &[Tensor], dim: i64) -> Result<Tensor> {
         if tensors.is_empty() {
-            bail!(Type, "torch.cat(): expected a non-empty list of Tensors");
+            bail!(Value, "torch.cat(): expected a non-empty list of Tensors");
         }
         let tensors: Vec<Tensor> = tensors.iter().map(|t| self.resolve(t)).collect();
         for (i, t) in tensors.iter().enumerate() {

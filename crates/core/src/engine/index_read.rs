@@ -156,8 +156,8 @@ impl Engine {
         let node = self.movement(t.node(), Op::Reshape(vec![n]));
         let g = self.gather_node(node, t.dtype(), &[n], 0, &pos)?;
         let g = self.movement(g, Op::Reshape(out.clone()));
-        let layout = index.layout().empty_like_preserve();
-        self.index_copy_result(g, layout)
+        // PyTorch's gather makes its output with the index's sizes and no strides: contiguous.
+        self.index_copy_result(g, Layout::contiguous(&out))
     }
 
     /// The row-major positions `index` names in a tensor of `n` elements (`take`, `put_`):

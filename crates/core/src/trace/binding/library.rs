@@ -474,7 +474,7 @@ pub fn function(run: &mut RunContext, name: &str, mut args: Args) -> Result<Valu
         "where" => {
             let c = operand(args.req(0, "condition")?, "condition")?;
             let x = operand(args.req(1, "input")?, "input")?;
-            bool_condition(&c)?;
+            let c = bool_condition(run, c)?;
             let y = operand(args.req(2, "other")?, "other")?;
             args.finish()?;
             Ok(Value::Tensor(run.engine.where_(&c, &x, &y)?))
@@ -638,18 +638,24 @@ fn count_big(v: &Value) -> usize {
 
 // ------------------------------------------------------------------------------- views
 
-/// `where`'s condition must be a bool tensor.
-pub(in crate::trace) fn bool_condition(c: &Operand) -> Result<()> {
-    if let Operand::Tensor(c) = c {
-        if c.dtype() != DType::Bool {
-            bail!(
+/// `where`'s condition: a bool tensor, or a uint8 one read as bool (deprecated in PyTorch,
+/// which warns and converts it).
+pub(in crate::trace) fn bool_condition(run: &mut RunContext, c: Operand) -> Result<Operand> {
+    if let Operand::Tensor(t) = &c {
+        match t.dtype() {
+            DType::Bool => {}
+            DType::UInt8 => {
+                let b = run.engine.to_as(t, DType::Bool, crate::torch::format::MemoryFormat::Preserve)?;
+                return Ok(Operand::Tensor(b));
+            }
+            other => bail!(
                 DType,
                 "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
-                c.dtype().torch_name().trim_start_matches("torch.")
-            );
+                other.torch_name().trim_start_matches("torch.")
+            ),
         }
     }
-    Ok(())
+    Ok(c)
 }
 
 /// Python's `float(x)`, `int(x)` and `bool(x)` of a number, a string (`float('-inf')`) or a

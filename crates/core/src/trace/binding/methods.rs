@@ -296,7 +296,7 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
         "where" => {
             let c = operand(args.req(0, "condition")?, "condition")?;
             let y = operand(args.req(1, "other")?, "other")?;
-            bool_condition(&c)?;
+            let c = bool_condition(run, c)?;
             args.finish()?;
             tensor(run.engine.where_(&c, &Operand::Tensor(t), &y)?)
         }

@@ -71,6 +71,8 @@ pub fn of(e: &Error) -> Option<Exception> {
         }
         Error::Value(_) => "ValueError",
         Error::Assertion(_) => "AssertionError",
+        // `torch.tensor` of a ragged list: PyTorch's ValueError.
+        Error::Shape(m) if m.starts_with("expected sequence of length") => "ValueError",
         Error::View(_) | Error::Shape(_) | Error::DType(_) | Error::Overlap { .. } | Error::Autograd(_) => {
             "RuntimeError"
         }
