@@ -60,6 +60,14 @@ pub fn of(e: &Error) -> Option<Exception> {
         Error::Name(_) => "NameError",
         Error::Type(_) => "TypeError",
         Error::Index(m) if m.starts_with("KeyError") => "KeyError",
+        // Dimension checks PyTorch raises as RuntimeErrors (the product's kind is `index`).
+        Error::Index(m)
+            if m.starts_with("permute(")
+                || m.contains("exceeds dimension size")
+                || m.contains("cannot be identical") =>
+        {
+            "RuntimeError"
+        }
         Error::Index(_) => "IndexError",
         Error::Value(m) if m.contains("by zero") || m.contains("float modulo") => "ZeroDivisionError",
         Error::Value(m)
