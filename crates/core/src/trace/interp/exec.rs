@@ -401,18 +401,8 @@ impl Run {
                 }
                 Ok(x)
             }
-            LayerKind::Custom if self.method_of(layer, "__call__").is_some() => {
-                let v = Value::Layer(layer.clone());
-                match self.special(&v, "__call__") {
-                    Some(f) => {
-                        let mut args = vec![v];
-                        args.extend(pos);
-                        self.call_user(&f, args, kw)
-                    }
-                    None => Ok(Value::None),
-                }
-            }
-            LayerKind::Custom => match self.method_of(layer, "forward") {
+            // A class's own `__call__` runs instead of `forward`.
+            LayerKind::Custom => match self.method_of(layer, "__call__").or_else(|| self.method_of(layer, "forward")) {
                 Some(f) => {
                     let mut args = vec![Value::Layer(layer.clone())];
                     args.extend(pos);

@@ -345,10 +345,10 @@ impl Run {
                     })?;
                     self.enter_loop_block(frame, path, index, more)?;
                 }
-                Cursor::With { grad, anomaly } => {
-                    self.engine.set_grad_enabled(*grad);
-                    self.engine.set_anomaly(*anomaly);
-                    frame.cursors.pop();
+                Cursor::With { .. } => {
+                    if let Some(c) = frame.cursors.pop() {
+                        self.leave(&c);
+                    }
                 }
                 Cursor::Delegate(items) => {
                     let items = items.clone();
@@ -473,14 +473,20 @@ impl Run {
     /// `stop` holds, or all of them.
     fn unwind(&mut self, cursors: &mut Vec<Cursor>, stop: impl Fn(&Cursor) -> bool) -> Result<()> {
         while let Some(c) = cursors.pop() {
-            if let Cursor::With { grad, anomaly } = c {
-                self.engine.set_grad_enabled(grad);
-                self.engine.set_anomaly(anomaly);
-            } else if stop(&c) {
+            self.leave(&c);
+            if !matches!(c, Cursor::With { .. }) && stop(&c) {
                 return Ok(());
             }
         }
         Ok(())
+    }
+
+    /// Leaving a popped cursor: a `with` block's grad and anomaly modes come back.
+    fn leave(&mut self, c: &Cursor) {
+        if let Cursor::With { grad, anomaly } = c {
+            self.engine.set_grad_enabled(*grad);
+            self.engine.set_anomaly(*anomaly);
+        }
     }
 
     /// `continue`: pops cursors up to the innermost loop, which then runs its header again.
@@ -489,9 +495,8 @@ impl Run {
             if matches!(c, Cursor::For { .. } | Cursor::While { .. }) {
                 return Ok(());
             }
-            if let Some(Cursor::With { grad, anomaly }) = cursors.pop() {
-                self.engine.set_grad_enabled(grad);
-                self.engine.set_anomaly(anomaly);
+            if let Some(c) = cursors.pop() {
+                self.leave(&c);
             }
         }
         bail!(Unsupported, "internal error: 'continue' found no loop in a generator's body")
