@@ -26,6 +26,8 @@ pub struct CounterId(u32);
 pub struct Identities {
     objects: u32,
     counters: Vec<u64>,
+    /// Every bump and unbump so far: whether any version moved since a moment is one compare.
+    changes: u64,
 }
 
 impl Identities {
@@ -49,6 +51,7 @@ impl Identities {
     pub fn bump(&mut self, c: CounterId) {
         if let Some(v) = self.counters.get_mut(c.0 as usize) {
             *v += 1;
+            self.changes += 1;
         }
     }
 
@@ -57,6 +60,12 @@ impl Identities {
     pub fn unbump(&mut self, c: CounterId) {
         if let Some(v) = self.counters.get_mut(c.0 as usize) {
             *v = v.saturating_sub(1);
+            self.changes += 1;
         }
+    }
+
+    /// How many times any version moved (see [`Identities::bump`]).
+    pub fn changes(&self) -> u64 {
+        self.changes
     }
 }

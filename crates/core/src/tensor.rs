@@ -257,6 +257,9 @@ pub struct Engine {
     pub(crate) freed: std::collections::HashSet<StorageId>,
     /// Storages [`Engine::reclaim`] kept, and how many storages it has looked at.
     pub(crate) held: (Vec<StorageId>, usize),
+    /// What the autograd graph's nodes hold, gathered as nodes are added (see
+    /// [`crate::engine::reclaim`]).
+    pub(crate) node_held: crate::engine::reclaim::NodeHeld,
 }
 
 /// What the engine ran, in order: the input a scheduler needs to turn a statement into kernels.
@@ -617,6 +620,27 @@ impl Engine {
             self.pending[p].realized = Some(id);
         }
         Ok(self.resolve(t))
+    }
+
+    /// How many times any version counter moved in this run (see [`Identities::changes`]).
+    pub fn version_changes(&self) -> u64 {
+        self.ids.changes()
+    }
+
+    /// Whether a tensor made since the statement began may still be lazy: if not, nothing in
+    /// scope needs realizing (a statement that computes nothing costs nothing per value).
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// [`Engine::realize`] in place: a tensor already over a real storage is left as it is,
+    /// so the end of a statement costs nothing per realized tensor in scope.
+    pub fn realize_mut(&mut self, t: &mut Tensor) -> Result<()> {
+        if matches!(t.storage, StorageRef::Realized(_)) {
+            return Ok(());
+        }
+        *t = self.realize(t)?;
+        Ok(())
     }
 
     /// Forgets pending computations nobody can reach any more (the end of a statement).

@@ -230,3 +230,28 @@ fn statements_cost_the_same_with_a_million_python_values_in_scope() {
     // Walking the list at each of the 3,000 statements took minutes; one walk is milliseconds.
     assert!(t.elapsed().as_secs_f64() < 20.0, "{:?}", t.elapsed());
 }
+
+/// A statement that computes nothing walks no tensor in scope, and one that computes walks
+/// them without copying: 5,000 tensors in a list and 2,000 loop steps took 5.2 s, now 0.5 s.
+#[test]
+fn statements_cost_the_same_with_thousands_of_tensors_in_scope() {
+    let src = "b = [torch.tensor(0) for _ in range(5000)]\nfor i in range(2000):\n    x = i\n";
+    let t = std::time::Instant::now();
+    let run = Run::run_source(src);
+    assert!(run.error.is_none(), "{:?}", run.error);
+    assert!(t.elapsed().as_secs_f64() < 3.0, "{:?}", t.elapsed());
+}
+
+/// Each statement of a long autograd chain looks at its own new nodes only (what stale saved
+/// tensors and freeing need is kept as the graph grows): 4,900 steps took 4.8 s, now 0.7 s.
+#[test]
+fn an_autograd_chain_costs_linear_time() {
+    let src = "x = torch.ones(3, requires_grad=True)\ny = x\nfor i in range(4900):\n    y = y * 1.0001\ny.sum().backward()\ng = x.grad\n";
+    let t = std::time::Instant::now();
+    let mut run = Run::run_source(src);
+    assert!(run.error.is_none(), "{:?}", run.error);
+    let g = values(&mut run, "g");
+    let want = 1.0001f64.powi(4900);
+    assert!(g.iter().all(|v| (v - want).abs() < 1e-3 * want), "{g:?} vs {want}");
+    assert!(t.elapsed().as_secs_f64() < 3.0, "{:?}", t.elapsed());
+}

@@ -100,6 +100,8 @@ pub struct Meta<T> {
 pub struct Autograd<T> {
     pub(crate) meta: HashMap<ObjectId, Meta<T>>,
     pub(crate) nodes: Vec<Node<T>>,
+    /// How many times a backward freed nodes' saved tensors (what the nodes hold then shrank).
+    pub(crate) frees: u64,
     /// Grad mode (`torch.no_grad()` turns it off).
     pub enabled: bool,
     /// Ops nested inside a recording op record nothing themselves.
@@ -143,10 +145,18 @@ impl<T> Autograd<T> {
     /// Every tensor autograd may still read: its nodes' saved tensors and operands (a node a
     /// backward freed keeps neither), and each object's `.grad`, differentiable base and leaf.
     pub fn held_tensors(&self) -> impl Iterator<Item = &T> {
-        let nodes = self.nodes.iter().filter(|n| !(n.freed && n.holds_saved));
-        nodes
-            .flat_map(|n| n.operands.iter().flatten().chain(n.saved.iter().map(|s| &s.tensor)))
-            .chain(self.meta.values().flat_map(|m| m.grad.iter().chain(m.diff_base.iter()).chain(m.leaf.iter())))
+        self.held_by_nodes(0).chain(self.held_by_meta())
+    }
+
+    /// What nodes from the `from`th on hold: their operands and saved tensors (none once freed).
+    pub(crate) fn held_by_nodes(&self, from: usize) -> impl Iterator<Item = &T> {
+        let nodes = self.nodes.iter().skip(from).filter(|n| !(n.freed && n.holds_saved));
+        nodes.flat_map(|n| n.operands.iter().flatten().chain(n.saved.iter().map(|s| &s.tensor)))
+    }
+
+    /// What tensors' autograd facts hold: gradients, differentiable bases, leaves.
+    pub(crate) fn held_by_meta(&self) -> impl Iterator<Item = &T> {
+        self.meta.values().flat_map(|m| m.grad.iter().chain(m.diff_base.iter()).chain(m.leaf.iter()))
     }
 }
 
@@ -155,6 +165,7 @@ impl<T> Default for Autograd<T> {
         Autograd {
             meta: HashMap::new(),
             nodes: Vec::new(),
+            frees: 0,
             enabled: true,
             depth: 0,
             statement_start: 0,

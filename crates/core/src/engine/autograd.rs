@@ -4,7 +4,6 @@
 
 use crate::autograd::{op_name, Autograd, Edge, GradOp, Node, NodeId, Route, Saved, Side};
 use crate::error::{bail, Error, Result};
-use crate::identity::ObjectId;
 use crate::tensor::{Engine, Tensor};
 use crate::uop::buffer::Scalar;
 
@@ -784,15 +783,15 @@ impl Engine {
         self.ag.statement_start = nodes.len();
         self.ag.view_name = None;
         self.ag.nodes = nodes;
-        let objects: Vec<ObjectId> = self.ag.meta.keys().copied().collect();
-        for o in objects {
-            if let Some(g) = self.ag.meta.get(&o).and_then(|m| m.grad.clone()) {
-                let r = self.realize(&g)?;
-                if let Some(m) = self.ag.meta.get_mut(&o) {
-                    m.grad = Some(r);
-                }
-            }
+        // A gradient can only be lazy if the statement left something pending.
+        if !self.has_pending() {
+            return result;
         }
+        // Realizing runs the graph's interpreter, which never reads autograd's facts.
+        let mut meta = std::mem::take(&mut self.ag.meta);
+        let realized = meta.values_mut().filter_map(|m| m.grad.as_mut()).try_for_each(|g| self.realize_mut(g));
+        self.ag.meta = meta;
+        realized?;
         result
     }
 

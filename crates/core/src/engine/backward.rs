@@ -404,6 +404,7 @@ impl Engine {
                 let n = &mut self.ag.nodes[id.index()];
                 n.freed = true;
                 n.saved.clear();
+                self.ag.frees += 1;
             }
         }
         Ok((leaves, holders))

@@ -34,7 +34,32 @@ impl StorageSet {
     }
 }
 
+/// The storages the autograd graph's nodes hold. Nodes are only added, and what a node holds
+/// is fixed once its statement ends, until a backward frees it: so only new nodes are looked
+/// at, and everything again after a free. A long chain costs linear time, not quadratic.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NodeHeld {
+    storages: Vec<StorageId>,
+    /// Nodes looked at, and `Autograd::frees` then.
+    scanned: usize,
+    frees: u64,
+}
+
 impl Engine {
+    /// Brings [`NodeHeld`] up to date (called after the statement's nodes are realized).
+    fn gather_node_held(&mut self) {
+        if self.node_held.frees != self.ag.frees {
+            self.node_held = NodeHeld { frees: self.ag.frees, ..NodeHeld::default() };
+        }
+        let from = self.node_held.scanned;
+        let fresh = self.ag.held_by_nodes(from).filter_map(|t| match t.storage() {
+            StorageRef::Realized(s) => Some(s),
+            StorageRef::Pending(_) => None,
+        });
+        self.node_held.storages.extend(fresh);
+        self.node_held.scanned = self.ag.nodes.len();
+    }
+
     /// Frees the elements of every storage outside `live` (what the trace can reach) that the
     /// engine does not hold itself: what autograd may read, the bridge's lazy tensors with what
     /// they read, and its mirrored views that something kept reaches, with their bases. The
@@ -44,7 +69,9 @@ impl Engine {
     pub fn reclaim(&mut self, live: &[StorageId]) {
         let mut keep = StorageSet::new(self.storages.len());
         keep.extend(live.iter().copied());
-        for t in self.ag.held_tensors() {
+        self.gather_node_held();
+        keep.extend(self.node_held.storages.iter().copied());
+        for t in self.ag.held_by_meta() {
             if let StorageRef::Realized(s) = t.storage() {
                 keep.insert(s);
             }

@@ -107,7 +107,9 @@ impl Run {
             }
             "enumerate" | "zip" => {
                 let (pos, kw) = args.into_parts();
-                let lazy = pos.iter().any(|v| matches!(v, Value::Iterator(_)));
+                // Over an iterator object or a list (which the loop may grow, and Python's
+                // list iterator follows), they stay lazy.
+                let lazy = pos.iter().any(|v| matches!(v, Value::Iterator(_) | Value::List(_)));
                 if !lazy {
                     return Ok(Err(Args::new(name, pos, kw)));
                 }

@@ -146,6 +146,9 @@ pub struct Run {
     pub(in crate::trace) failing: Option<Span>,
     /// The stale saved tensors already reported (a step reports the ones it made stale).
     stale_seen: Vec<String>,
+    /// [`Engine::version_changes`] when `stale_seen` was taken: no version moved since, nothing
+    /// new can be stale, and the graph is not walked again.
+    stale_checked: u64,
     /// The same trace run under tinygrad's PyTorch bridge ([`crate::engine::bridge`]): its
     /// own execution, which runs on where PyTorch raises and stops where the bridge fails.
     pub bridge: Option<Box<Run>>,
@@ -193,6 +196,7 @@ impl Run {
             observer: None,
             failing: None,
             stale_seen: Vec::new(),
+            stale_checked: 0,
             bridge: None,
             handling: Vec::new(),
             imports: Vec::new(),
@@ -325,6 +329,9 @@ impl Run {
     /// Realizes what the statement left pending, failing with the first `limit` error (other
     /// failures leave the name to [`Run::finish_statement`], which drops it).
     pub(in crate::trace) fn realize_within_limits(&mut self) -> Result<()> {
+        if !self.engine.has_pending() {
+            return Ok(());
+        }
         self.realize_loop_iters()?;
         let names = self.tracked_names();
         for name in names {
@@ -350,8 +357,12 @@ impl Run {
     /// Realizes what the statement left pending and records the step.
     pub(in crate::trace) fn finish_statement(&mut self, stmt: &Stmt, defines: Vec<String>) {
         // What fails to realize here failed in `realize_within_limits` already.
-        let _ = self.realize_loop_iters();
-        let names = self.tracked_names();
+        let names = if self.engine.has_pending() {
+            let _ = self.realize_loop_iters();
+            self.tracked_names()
+        } else {
+            Vec::new()
+        };
         for name in names {
             let Some(mut v) = self.env.remove(&name) else { continue };
             // A computation that fails to realize has no value to show; the name is dropped.
@@ -433,6 +444,10 @@ impl Run {
     }
 
     fn newly_stale(&mut self) -> Vec<String> {
+        if self.engine.version_changes() == self.stale_checked {
+            return Vec::new();
+        }
+        self.stale_checked = self.engine.version_changes();
         let live: Vec<Tensor> =
             self.env.values().filter_map(|v| if let Value::Tensor(t) = v { Some(t.clone()) } else { None }).collect();
         let refs: Vec<&Tensor> = live.iter().collect();
@@ -722,7 +737,7 @@ pub(in crate::trace) fn realize_value(engine: &mut Engine, v: &mut Value) -> Res
 
 fn realize_in(engine: &mut Engine, v: &mut Value, seen: &mut Seen) -> Result<()> {
     match v {
-        Value::Tensor(t) | Value::Array(t) => *t = engine.realize(t)?,
+        Value::Tensor(t) | Value::Array(t) => engine.realize_mut(t)?,
         Value::Method(recv, _) => realize_in(engine, recv, seen)?,
         Value::Tuple(items) => {
             for x in items {
@@ -753,7 +768,7 @@ fn realize_in(engine: &mut Engine, v: &mut Value, seen: &mut Seen) -> Result<()>
             for m in l.all() {
                 for list in [&m.params, &m.buffers] {
                     for (_, t) in list.borrow_mut().iter_mut() {
-                        *t = engine.realize(t)?;
+                        engine.realize_mut(t)?;
                     }
                 }
                 for (_, x) in m.attrs.borrow_mut().iter_mut() {
@@ -785,7 +800,7 @@ fn realize_in(engine: &mut Engine, v: &mut Value, seen: &mut Seen) -> Result<()>
                     .into_iter()
                     .flatten()
                 {
-                    *t = engine.realize(t)?;
+                    engine.realize_mut(t)?;
                 }
             }
         }

@@ -4,7 +4,8 @@
 //!
 //! Errors that are the product's own (a construct it does not support, a resource limit, a
 //! parse or decode failure) have no class: no `except` catches them, so a run never goes on
-//! past something it could not do as if PyTorch had raised there.
+//! past something it could not do as if PyTorch had raised there. The recursion limit is
+//! Python's own, and raises its RecursionError.
 
 use super::value::{Exception, Value};
 use crate::error::Error;
@@ -52,6 +53,8 @@ pub fn is_subclass(class: &str, base: &str) -> bool {
 pub fn of(e: &Error) -> Option<Exception> {
     let message = e.message();
     let class = match e {
+        // Python's own limit: its kind stays `limit`, and `except RecursionError` catches it.
+        Error::Limit(m) if m.starts_with("maximum recursion depth exceeded") => "RecursionError",
         Error::Parse { .. } | Error::Unsupported(_) | Error::UnknownOp { .. } | Error::Limit(_) | Error::Decode(_) => {
             return None
         }
