@@ -47,9 +47,9 @@ pub struct TrainArgs {
     /// Learning rate (default: 1e-3 for Adam and AdamW, 1e-2 for SGD).
     #[arg(long)]
     lr: Option<f64>,
-    /// SGD's momentum.
-    #[arg(long, default_value_t = 0.0)]
-    momentum: f64,
+    /// SGD's momentum [default: 0].
+    #[arg(long)]
+    momentum: Option<f64>,
     /// SGD's Nesterov momentum.
     #[arg(long)]
     nesterov: bool,
@@ -88,12 +88,23 @@ impl TrainArgs {
         self.json
     }
 
-    fn optimizer(&self) -> Optimizer {
+    /// The optimizer the flags ask for; a flag of another optimizer than the chosen one is
+    /// refused, not ignored.
+    fn optimizer(&self) -> Result<Optimizer> {
+        let sgd_only = [("--momentum", self.momentum.is_some()), ("--nesterov", self.nesterov)];
+        let adam_only = [("--amsgrad", self.amsgrad)];
+        let (foreign, owner) = match self.optimizer {
+            OptimizerKind::Sgd => (&adam_only[..], "adam or adamw"),
+            OptimizerKind::Adam | OptimizerKind::Adamw => (&sgd_only[..], "sgd"),
+        };
+        if let Some((flag, _)) = foreign.iter().find(|(_, set)| *set) {
+            return Err(Error::new("usage", format!("{flag} applies to --optimizer {owner} only")));
+        }
         let betas = (0.9, 0.999);
-        match self.optimizer {
+        Ok(match self.optimizer {
             OptimizerKind::Sgd => Optimizer::Sgd {
                 lr: self.lr.unwrap_or(1e-2),
-                momentum: self.momentum,
+                momentum: self.momentum.unwrap_or(0.0),
                 dampening: 0.0,
                 nesterov: self.nesterov,
                 weight_decay: self.weight_decay.unwrap_or(0.0),
@@ -112,7 +123,7 @@ impl TrainArgs {
                 weight_decay: self.weight_decay.unwrap_or(1e-2),
                 amsgrad: self.amsgrad,
             },
-        }
+        })
     }
 }
 
@@ -169,7 +180,7 @@ impl Engine {
 }
 
 pub fn main(args: &TrainArgs) -> Result<()> {
-    let optimizer = args.optimizer();
+    let optimizer = args.optimizer()?;
     optimizer.check()?;
     let train = mnist(&args.mnist, "train")?;
     let test = mnist(&args.mnist, "t10k")?;

@@ -87,6 +87,9 @@ fn json_errors_have_a_kind_for_links_io_and_limits() {
         // PyTorch's optimizer constructors refuse these before any data is read.
         (vec!["train", "--json", "--mnist", "/no/such/dir", "--optimizer", "sgd", "--nesterov"], "value"),
         (vec!["train", "--json", "--mnist", "/no/such/dir", "--lr", "NaN"], "value"),
+        // A flag of another optimizer is refused, not ignored.
+        (vec!["train", "--json", "--mnist", "/no/such/dir", "--nesterov"], "usage"),
+        (vec!["train", "--json", "--mnist", "/no/such/dir", "--optimizer", "sgd", "--amsgrad"], "usage"),
     ];
     for (args, kind) in cases {
         let (code, out, err) = common::stridelab(&args, "");
