@@ -12,6 +12,10 @@ pub enum Error {
     View(String),
     /// An index or dimension is out of range.
     Index(String),
+    /// A position an index op reads or writes is past its dim where PyTorch raises a
+    /// RuntimeError (`gather`, the scatter family, `index_add`), not indexing's IndexError:
+    /// kind `index` too.
+    Bounds(String),
     /// Sizes that do not fit together (reshape to another numel, bad expand, broadcast).
     Shape(String),
     /// A dtype that cannot be used or written there.
@@ -54,7 +58,7 @@ impl Error {
         match self {
             Error::Parse { .. } => "parse",
             Error::View(_) => "view",
-            Error::Index(_) => "index",
+            Error::Index(_) | Error::Bounds(_) => "index",
             Error::Shape(_) => "shape",
             Error::DType(_) => "dtype",
             Error::Overlap { .. } => "overlap",
@@ -78,6 +82,7 @@ impl Error {
             | Error::Raised { message, .. } => message,
             Error::View(m)
             | Error::Index(m)
+            | Error::Bounds(m)
             | Error::Shape(m)
             | Error::DType(m)
             | Error::Name(m)

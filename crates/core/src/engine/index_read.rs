@@ -122,7 +122,7 @@ impl Engine {
         // No wrapping: PyTorch's gather and scatter refuse negative positions.
         for (e, &i) in v.iter().enumerate() {
             if i < 0 || i >= n {
-                bail!(Index, "index {} is out of bounds for dimension {dim} with size {n}", v[e]);
+                bail!(Bounds, "index {} is out of bounds for dimension {dim} with size {n}", v[e]);
             }
             let mut c = coords(e, &ish);
             c[dim] = i as usize;

@@ -5,7 +5,7 @@
 use super::indexing::{coords, Combine};
 use crate::autograd::Route;
 use crate::dtype::DType;
-use crate::error::{bail, Result};
+use crate::error::{bail, Error, Result};
 use crate::strided::wrap_dim;
 use crate::tensor::{Engine, Operand, Tensor, Write};
 use crate::uop::buffer::Scalar;
@@ -261,7 +261,13 @@ impl Engine {
         for &i in &v {
             let j = if i < 0 && op.starts_with("index_fill") { i + n } else { i };
             if j < 0 || j >= n {
-                bail!(Index, "index out of range in self");
+                // PyTorch's three kernels word (and class) this differently.
+                let past = format!("index {i} is out of bounds for dimension {d} with size {n}");
+                return Err(match op.trim_end_matches('_') {
+                    "index_add" => Error::Bounds(past),
+                    "index_copy" => Error::Index(format!("index_copy_(): {past}")),
+                    _ => Error::Index(past),
+                });
             }
             pos.push(j as usize);
         }

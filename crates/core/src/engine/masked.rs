@@ -41,7 +41,13 @@ impl Engine {
 
     /// `t.masked_scatter(mask, source)`'s value: the selected positions take `source`'s
     /// elements in order. Returns the node (of `t`'s shape) and which positions were hit.
-    fn masked_scatter_node(&mut self, t: &Tensor, mask: &Tensor, source: &Tensor) -> Result<(UOpId, Vec<bool>)> {
+    fn masked_scatter_node(
+        &mut self,
+        t: &Tensor,
+        mask: &Tensor,
+        source: &Tensor,
+        short: ShortSource,
+    ) -> Result<(UOpId, Vec<bool>)> {
         if mask.dtype() != DType::Bool {
             bail!(
                 DType,
@@ -62,7 +68,9 @@ impl Engine {
             bail!(Shape, "masked_scatter_: expected mask to be broadcastable to self, got shape {:?}", mask.shape());
         }
         if pos.len() > source.numel() {
-            self.partial_masked_scatter(t, &pos, source)?;
+            if short == ShortSource::WritesWhatItReached {
+                self.partial_masked_scatter(t, &pos, source)?;
+            }
             bail!(Shape, "Number of elements of source < number of ones in mask");
         }
         let n = t.numel();
@@ -123,7 +131,8 @@ impl Engine {
 
     /// [`Engine::masked_scatter`]'s values (no autograd node).
     fn masked_scatter_values(&mut self, t: &Tensor, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
-        let (node, _) = self.masked_scatter_node(t, mask, source)?;
+        // The out-of-place form writes a clone: a short source leaves the input as it was.
+        let (node, _) = self.masked_scatter_node(t, mask, source, ShortSource::WritesNothing)?;
         let layout = t.layout().empty_like_preserve();
         self.index_copy_result(node, layout)
     }
@@ -131,7 +140,16 @@ impl Engine {
     pub fn masked_scatter_(&mut self, t: &Tensor, mask: &Tensor, source: &Tensor) -> Result<Write> {
         let target = self.realize(t)?;
         self.no_internal_overlap(&target)?;
-        let (node, hit) = self.masked_scatter_node(&target, mask, source)?;
+        let (node, hit) = self.masked_scatter_node(&target, mask, source, ShortSource::WritesWhatItReached)?;
         self.write_hits(&target, node, |i| hit[i])
     }
+}
+
+/// What `masked_scatter` does when the source has fewer elements than the mask selects: the
+/// in-place kernel has written the positions it reached when it fails; the out-of-place form
+/// failed on its own clone.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ShortSource {
+    WritesWhatItReached,
+    WritesNothing,
 }

@@ -245,6 +245,39 @@ impl Engine {
         let node = self.graph.push(Op::Binary(BinaryOp::Sub), DType::Int64, bshape, vec![nn, best]);
         self.computed(node)
     }
+
+    /// `t.max(dim)` / `t.min(dim)`: the values and their indices. The values' gradient goes to
+    /// the selected element alone (PyTorch's MaxBackward0 saves `indices`, not the input: ties
+    /// do not share it, and a later write to the input does not make it stale).
+    pub fn extreme_along(
+        &mut self,
+        t: &Tensor,
+        axis: usize,
+        keepdim: KeepDim,
+        extreme: ArgExtreme,
+    ) -> Result<(Tensor, Tensor)> {
+        let (op, name) = match extreme {
+            ArgExtreme::Max => (ReduceOp::Max, "MaxBackward0"),
+            ArgExtreme::Min => (ReduceOp::Min, "MinBackward0"),
+        };
+        let axes: Vec<usize> = if t.shape().is_empty() { vec![] } else { vec![axis] };
+        let values = self.untracked(|e| e.reduce(op, t, &axes, keepdim))?;
+        let indices = self.arg_reduce(t, axis, keepdim, extreme)?;
+        self.record_index_map(&values, t, name, |e, probe| {
+            if probe.shape().is_empty() {
+                return Ok(probe.clone());
+            }
+            let (d, kept) = (axis as i64, keepdim == KeepDim::Keep);
+            let at = if kept { indices.clone() } else { e.unsqueeze(&indices, d)? };
+            let picked = e.gather(probe, d, &at)?;
+            if kept {
+                Ok(picked)
+            } else {
+                e.squeeze(&picked, Some(&[d]))
+            }
+        })?;
+        Ok((values, indices))
+    }
 }
 
 /// The shape a reduction of `axes` leaves: the reduced dims kept as 1 or dropped.

@@ -213,6 +213,7 @@ fn in_node(e: crate::Error, at: &str) -> crate::Error {
         E::Overlap { message, elements } => E::Overlap { message: m(message), elements },
         E::View(s) => E::View(m(s)),
         E::Index(s) => E::Index(m(s)),
+        E::Bounds(s) => E::Bounds(m(s)),
         E::Shape(s) => E::Shape(m(s)),
         E::DType(s) => E::DType(m(s)),
         E::Name(s) => E::Name(m(s)),

@@ -111,14 +111,8 @@ pub fn method(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Re
                 }
                 Some(d) => {
                     let d = wrap_dim(d.as_int("dim")?, t.shape().len())?;
-                    let axes: Vec<usize> = if t.shape().is_empty() { vec![] } else { vec![d] };
-                    let values = run.engine.reduce(op, &t, &axes, keepdim)?;
-                    let indices = if t.shape().is_empty() {
-                        run.engine.full(&[], Scalar::Int(0), Some(DType::Int64))?
-                    } else {
-                        let extreme = if name == "max" { ArgExtreme::Max } else { ArgExtreme::Min };
-                        run.engine.arg_reduce(&t, d, keepdim, extreme)?
-                    };
+                    let extreme = if name == "max" { ArgExtreme::Max } else { ArgExtreme::Min };
+                    let (values, indices) = run.engine.extreme_along(&t, d, keepdim, extreme)?;
                     Ok(Value::named(name, vec![("values", Value::Tensor(values)), ("indices", Value::Tensor(indices))]))
                 }
             }

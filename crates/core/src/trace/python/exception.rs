@@ -72,6 +72,7 @@ pub fn of(e: &Error) -> Option<Exception> {
             "RuntimeError"
         }
         Error::Index(_) => "IndexError",
+        Error::Bounds(_) => "RuntimeError",
         Error::Value(m) if m.contains("by zero") || m.contains("float modulo") => "ZeroDivisionError",
         Error::Value(m)
             if m.contains("infinity to integer")

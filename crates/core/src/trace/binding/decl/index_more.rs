@@ -34,6 +34,10 @@ pub fn index_reduce(run: &mut RunContext, b: &Bound) -> Out {
             src.shape().get(sd).copied().unwrap_or(1)
         );
     }
+    let n = x.shape().get(d).map_or(1, |&n| n as i64);
+    if run.engine.values(&idx)?.to_f64_vec().iter().any(|&i| i < 0.0 || i >= n as f64) {
+        bail!(Index, "index out of range in self");
+    }
     // The index along `dim`, broadcast over the source's other dims.
     let mut line = vec![1i64; src.shape().len().max(1)];
     line[sd] = idx.numel() as i64;
