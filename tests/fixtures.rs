@@ -427,10 +427,6 @@ const AUTOGRAD_DIVERGES: &[(&str, &str)] = &[
         "PyTorch's AccumulateGrad keeps an unshared incoming gradient (here a view into \
          CatBackward's buffer); a .grad here is always a tensor of its own, laid out like the leaf",
     ),
-    (
-        "autograd/version/max_dim_write_input",
-        "max(dim) saves its indices, amax its input; the engine's one extreme reduction saves the input",
-    ),
     ("autograd/errors/out_with_grad_output", "this out= form is refused by argument checking before autograd's check"),
     (
         "autograd/higher/transpose_matmul",

@@ -595,6 +595,20 @@ impl Engine {
         ))
     }
 
+    /// A freshly computed result `t` as PyTorch's kernel lays it out in `format` (row-major,
+    /// or channels-last where the rank allows): the same object, its values stored in that
+    /// memory order. Views, and results already so laid out, are returned as they are.
+    pub fn in_format(&mut self, t: &Tensor, format: crate::torch::format::MemoryFormat) -> Result<Tensor> {
+        let layout = format.dense_layout(t.shape()).unwrap_or_else(|_| Layout::contiguous(t.shape()));
+        if t.aliasing == Aliasing::View || t.base.is_some() || t.layout.strides() == layout.strides() {
+            return Ok(t.clone());
+        }
+        let mut out = self.computed_as(t.node, layout)?.into_object(t);
+        out.output_of = t.output_of.clone();
+        out.copy_reason = t.copy_reason;
+        Ok(out)
+    }
+
     /// Runs every pending computation that reads storage `s`, so a write to it cannot change
     /// what they read. The others are left lazy: they read nothing the write changes, and a
     /// statement's intermediates nothing reaches any more are never computed.

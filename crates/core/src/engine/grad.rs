@@ -665,7 +665,15 @@ impl Engine {
                 self.where_(&t(&hit), &t(&read), &zero())?
             }
         };
-        self.reshape(&r, &dims(shape))
+        let r = self.reshape(&r, &dims(shape))?;
+        // PyTorch's formulas build this gradient as a tensor of its own (`zeros` then a
+        // scatter), not a view of a flat one, and bump its version. With no graph of the
+        // backward to keep, the reshaped flat result is that tensor.
+        if (self.ag.enabled && self.ag.depth == 0) || !r.is_alias() {
+            return Ok(r);
+        }
+        let (object, counter) = (self.ids.fresh_object(), self.ids.fresh_counter());
+        Ok(r.into_fresh_owner(object, counter))
     }
 
     /// The gradient of `cumprod` along `dim`, exact with zeros: input `i` gets

@@ -8,6 +8,7 @@ use crate::dtype::DType;
 use crate::error::{bail, Error, Result};
 use crate::strided::wrap_dim;
 use crate::tensor::{Engine, Operand, Tensor, Write};
+use crate::torch::layout::Layout;
 use crate::uop::buffer::Scalar;
 use crate::uop::{Op, UOpId};
 
@@ -186,8 +187,8 @@ impl Engine {
         op: &str,
     ) -> Result<Tensor> {
         let (node, _) = self.scatter_parts(t, dim, index, src, combine, include_self, op)?;
-        let layout = t.layout().empty_like_preserve();
-        self.index_copy_result(node, layout)
+        // PyTorch's out-of-place scatters write a row-major clone, whatever `t`'s layout.
+        self.index_copy_result(node, Layout::contiguous(t.shape()))
     }
 
     /// The in-place scatter ops (`scatter_`, `scatter_add_`, `scatter_reduce_`).
@@ -331,7 +332,9 @@ impl Engine {
         op: &str,
     ) -> Result<Tensor> {
         let (node, _, _) = self.index_dim_parts(t, dim, index, source, combine, op)?;
-        let layout = t.layout().empty_like_preserve();
+        // `index_fill` clones `t` preserving its layout; `index_add`/`index_copy` clone row-major.
+        let layout =
+            if op.starts_with("index_fill") { t.layout().empty_like_preserve() } else { Layout::contiguous(t.shape()) };
         self.index_copy_result(node, layout)
     }
 

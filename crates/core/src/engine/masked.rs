@@ -133,8 +133,8 @@ impl Engine {
     fn masked_scatter_values(&mut self, t: &Tensor, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
         // The out-of-place form writes a clone: a short source leaves the input as it was.
         let (node, _) = self.masked_scatter_node(t, mask, source, ShortSource::WritesNothing)?;
-        let layout = t.layout().empty_like_preserve();
-        self.index_copy_result(node, layout)
+        // A row-major clone, whatever `t`'s layout (PyTorch's out-of-place masked_scatter).
+        self.index_copy_result(node, Layout::contiguous(t.shape()))
     }
 
     pub fn masked_scatter_(&mut self, t: &Tensor, mask: &Tensor, source: &Tensor) -> Result<Write> {

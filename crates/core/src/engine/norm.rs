@@ -109,6 +109,9 @@ impl Engine {
                 (self.scale_shift(&centered, &var, eps, w.as_ref(), b.as_ref())?, None)
             }
         };
+        // PyTorch's kernel lays the result out as the input suggests (a transposed 2-D input
+        // gives a row-major result, a channels-last one stays channels-last).
+        let y = self.in_format(&y, x.layout().result_format())?;
         self.rename_grad_fn(&y, "NativeBatchNormBackward0");
         Ok((y, moments))
     }

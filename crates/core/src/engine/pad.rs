@@ -77,8 +77,25 @@ impl Engine {
         }
         // Per dim, from the first: (dim, before, after).
         let pairs: Vec<(usize, i64, i64)> = pad.chunks(2).enumerate().map(|(i, p)| (nd - 1 - i, p[0], p[1])).collect();
+        // PyTorch's pad kernels lay the result out as the input suggests (channels-last stays);
+        // circular padding is a composition of copies, row-major.
+        let padded = self.pad_values(t, &pairs, mode, value)?;
         match mode {
-            PadMode::Constant => self.constant_pad(t, &pairs, value),
+            PadMode::Circular => Ok(padded),
+            _ => self.in_format(&padded, t.layout().result_format()),
+        }
+    }
+
+    fn pad_values(
+        &mut self,
+        t: &Tensor,
+        pairs: &[(usize, i64, i64)],
+        mode: PadMode,
+        value: Option<Scalar>,
+    ) -> Result<Tensor> {
+        let nd = t.shape().len();
+        match mode {
+            PadMode::Constant => self.constant_pad(t, pairs, value),
             _ => {
                 if value.is_some_and(|v| v.as_f64() != 0.0) {
                     bail!(Type, "Padding mode \"{}\" doesn't take in value argument", mode.name());
@@ -87,7 +104,7 @@ impl Engine {
                 if !(1..=3).contains(&k) || !(nd == k + 1 || nd == k + 2) {
                     bail!(Unsupported, "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now");
                 }
-                self.gather_pad(t, &pairs, mode)
+                self.gather_pad(t, pairs, mode)
             }
         }
     }

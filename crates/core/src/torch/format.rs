@@ -144,6 +144,16 @@ impl Layout {
         }
     }
 
+    /// The format a kernel that follows `suggest_memory_format` gives its result: the
+    /// suggested one, and row-major for a row-major input (whatever its size-1 dims suggest).
+    pub fn result_format(&self) -> MemoryFormat {
+        if self.is_contiguous() {
+            MemoryFormat::Contiguous
+        } else {
+            self.suggest_memory_format()
+        }
+    }
+
     /// The format the report names: the one the layout is contiguous in, the suggested one when
     /// it is contiguous in several, `None` when it is contiguous in none.
     pub fn memory_format(&self) -> Option<MemoryFormat> {

@@ -601,6 +601,8 @@ fn layer_norm(
     }
     let axes: Vec<usize> = (n - dims..n).collect();
     let y = run.engine.normalize(x, &axes, eps, w, b)?;
+    // PyTorch's kernel writes a row-major result, whatever the input's layout.
+    let y = run.engine.in_format(&y, crate::torch::format::MemoryFormat::Contiguous)?;
     run.engine.rename_grad_fn(&y, "NativeLayerNormBackward0");
     Ok(y)
 }

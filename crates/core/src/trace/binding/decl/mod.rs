@@ -30,10 +30,11 @@ mod stats;
 pub mod table;
 mod util;
 
-pub use row::{Decl, Grad, Space};
+pub use row::{Decl, Format, Grad, Space};
 
 use crate::error::{bail, Result};
 use crate::tensor::{OverlapRules, Tensor};
+use crate::torch::format::MemoryFormat;
 use crate::trace::binding::signature::Bound;
 use crate::trace::python::context::RunContext;
 use crate::trace::python::value::{Args, Value};
@@ -78,7 +79,7 @@ pub fn call_function(run: &mut RunContext, decl: &Decl, name: &str, args: Args) 
     };
     let bound = Bound::bind(run.engine, shown, &decl.signature(), Args::new(shown, pos, kw))?;
     let inputs = tensors_of(&bound);
-    let value = (decl.run)(run, &bound)?;
+    let value = run_row(run, decl, &bound)?;
     name_node(run, decl, &inputs, &value);
     if bound.bool("inplace") {
         let target = bound.tensor(decl.signature().params[0].name.as_str())?;
@@ -145,12 +146,38 @@ pub fn call_method(
     all.extend(pos);
     let bound = Bound::bind(run.engine, name, &decl.signature(), Args::new(name, all, kw))?;
     let inputs = tensors_of(&bound);
-    let out = (decl.run)(run, &bound)?;
+    let out = run_row(run, decl, &bound)?;
     name_node(run, decl, &inputs, &out);
     if !inplace && !bound.bool("inplace") {
         return Ok(out);
     }
     write_into(run, t, out, &inputs, name)
+}
+
+/// The row's handler, its result laid out as the row's [`Format`] says.
+fn run_row(run: &mut RunContext, decl: &Decl, bound: &Bound) -> Result<Value> {
+    let out = (decl.run)(run, bound)?;
+    let format = match decl.format {
+        Format::AsComputed => return Ok(out),
+        Format::Contiguous => MemoryFormat::Contiguous,
+        Format::Suggested => {
+            let first = tensors_of(bound).into_iter().next();
+            first.map_or(MemoryFormat::Contiguous, |x| x.layout().result_format())
+        }
+    };
+    match out {
+        Value::Tensor(r) => Ok(Value::Tensor(run.engine.in_format(&r, format)?)),
+        // Values and indices (`return_indices=True`) alike.
+        Value::Tuple(items) => items
+            .into_iter()
+            .map(|x| match x {
+                Value::Tensor(r) => run.engine.in_format(&r, format).map(Value::Tensor),
+                other => Ok(other),
+            })
+            .collect::<Result<_>>()
+            .map(Value::Tuple),
+        other => Ok(other),
+    }
 }
 
 fn tensors_of(b: &Bound) -> Vec<Tensor> {

@@ -5,6 +5,7 @@
 use super::util::*;
 use crate::error::{bail, Result};
 use crate::tensor::Tensor;
+use crate::torch::format::MemoryFormat;
 use crate::trace::binding::signature::Bound;
 use crate::trace::python::context::RunContext;
 use crate::trace::python::value::Value;
@@ -47,7 +48,8 @@ pub(super) fn adaptive_avg(run: &mut RunContext, x: &Tensor, sizes: &[usize]) ->
         let r = run.engine.matmul(&moved, &wt)?;
         y = run.engine.movedim(&r, &[-1], &[d as i64])?;
     }
-    run.engine.contiguous(&y)
+    // A fresh result (the last movedim is a view of a product); its row lays it out.
+    run.engine.clone_as(&y, MemoryFormat::Contiguous)
 }
 
 /// `output_size` as sizes (None keeps the input's).
@@ -155,6 +157,8 @@ fn adaptive_max(run: &mut RunContext, b: &Bound, k: usize) -> Out {
     let vals = run.engine.gather(&xf, -1, &fi)?;
     let shape: Vec<i64> = out_shape.iter().map(|&n| n as i64).collect();
     let vals = run.engine.reshape(&vals, &shape)?;
+    // A fresh result (the reshape is a view of the gather's); its row lays it out.
+    let vals = run.engine.clone_as(&vals, MemoryFormat::Contiguous)?;
     run.engine.rename_grad_fn(&vals, &format!("AdaptiveMaxPool{k}DBackward0"));
     if b.bool("return_indices") {
         return Ok(Value::Tuple(vec![Value::Tensor(vals), Value::Tensor(index)]));

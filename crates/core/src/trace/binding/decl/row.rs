@@ -34,6 +34,19 @@ pub enum Grad {
     None,
 }
 
+/// How PyTorch's kernel lays out an op's fresh result (the rows that say nothing keep what
+/// the composition gives).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// What the composition's last op gives (TensorIterator's rules follow the inputs).
+    AsComputed,
+    /// Row-major whatever the inputs' layout (`layer_norm`, `embedding`).
+    Contiguous,
+    /// Channels-last when the first input is (`suggest_memory_format`), else row-major
+    /// (`interpolate`, `pad`, the adaptive pools).
+    Suggested,
+}
+
 /// One op.
 pub struct Decl {
     pub name: &'static str,
@@ -43,6 +56,7 @@ pub struct Decl {
     pub sig: &'static str,
     pub grad: Grad,
     pub run: fn(&mut RunContext, &Bound) -> Result<Value>,
+    pub format: Format,
 }
 
 impl Decl {

@@ -2,17 +2,28 @@
 //! binding, the reference, "did you mean", `stridelab ops` and the name test follow.
 //!
 //! Columns: name, where PyTorch exposes it, other names, PyTorch's signature, its autograd
-//! node (or `Grad::None` where PyTorch's result has no gradient), the handler.
+//! node (or `Grad::None` where PyTorch's result has no gradient), the handler, and where
+//! PyTorch's kernel fixes its result's memory format, that format (see [`Format`]).
 
 use super::handlers as h;
-use super::row::{Decl, Grad, Space};
+use super::row::{Decl, Format, Grad, Space};
 
 macro_rules! decls {
-    ($($name:literal [$($space:ident),*] [$($alias:literal),*] $sig:literal => $grad:expr, $run:path;)*) => {
+    ($($name:literal [$($space:ident),*] [$($alias:literal),*] $sig:literal => $grad:expr, $run:path $(, $format:ident)?;)*) => {
         pub const DECLS: &[Decl] = &[
-            $(Decl { name: $name, spaces: &[$(Space::$space),*], aliases: &[$($alias),*], sig: $sig, grad: $grad, run: $run },)*
+            $(Decl {
+                name: $name,
+                spaces: &[$(Space::$space),*],
+                aliases: &[$($alias),*],
+                sig: $sig,
+                grad: $grad,
+                run: $run,
+                format: decls!(@format $($format)?),
+            },)*
         ];
     };
+    (@format) => { Format::AsComputed };
+    (@format $format:ident) => { Format::$format };
 }
 
 const NONE: Grad = Grad::None;
@@ -70,13 +81,13 @@ decls! {
     "addr" [Torch, Method, Inplace] [] "(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)" => Grad::Node("AddrBackward0"), h::addr;
     "dist" [Torch, Method] [] "(Tensor input, Tensor other, Scalar p=2)" => Grad::Node("DistBackward0"), h::dist;
     "vdot" [Torch, Method] [] "(Tensor input, Tensor other)" => COMPOSITE, h::vdot;
-    "layer_norm" [Functional] [] "(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05)" => Grad::Node("NativeLayerNormBackward0"), h::layer_norm;
-    "rms_norm" [Functional] [] "(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)" => COMPOSITE, h::rms_norm;
+    "layer_norm" [Functional] [] "(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05)" => Grad::Node("NativeLayerNormBackward0"), h::layer_norm, Contiguous;
+    "rms_norm" [Functional] [] "(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)" => COMPOSITE, h::rms_norm, Contiguous;
     "group_norm" [Functional] [] "(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05)" => COMPOSITE, h::group_norm;
     "normalize" [Functional] [] "(Tensor input, float p=2.0, int dim=1, float eps=1e-12)" => COMPOSITE, h::normalize;
     "cosine_similarity" [Torch, Functional] [] "(Tensor x1, Tensor x2, int dim=1, float eps=1e-08)" => COMPOSITE, h::cosine_similarity;
     "pairwise_distance" [Torch, Functional] [] "(Tensor x1, Tensor x2, float p=2.0, float eps=1e-06, bool keepdim=False)" => Grad::Node("NormBackward1"), h::pairwise_distance;
-    "embedding" [Functional] [] "(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False)" => Grad::Node("EmbeddingBackward0"), h::embedding;
+    "embedding" [Functional] [] "(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False)" => Grad::Node("EmbeddingBackward0"), h::embedding, Contiguous;
     "l1_loss" [Functional] [] "(Tensor input, Tensor target, Any size_average=None, Any reduce=None, str reduction='mean')" => COMPOSITE, h::l1_loss;
     "smooth_l1_loss" [Functional] [] "(Tensor input, Tensor target, Any size_average=None, Any reduce=None, str reduction='mean', float beta=1.0)" => Grad::Node("SmoothL1LossBackward0"), h::smooth_l1_loss;
     "huber_loss" [Functional] [] "(Tensor input, Tensor target, str reduction='mean', float delta=1.0)" => Grad::Node("HuberLossBackward0"), h::huber_loss;
@@ -88,9 +99,9 @@ decls! {
     "meshgrid" [Torch] [] "(Tensor... tensors, *, str? indexing=None)" => COMPOSITE, h::meshgrid;
     "tril_indices" [Torch] [] "(int row, int col, int offset=0, *, ScalarType? dtype=None)" => NONE, h::tril_indices;
     "triu_indices" [Torch] [] "(int row, int col, int offset=0, *, ScalarType? dtype=None)" => NONE, h::triu_indices;
-    "pixel_shuffle" [Torch, Functional] [] "(Tensor input, int upscale_factor)" => Grad::Node("PixelShuffleBackward0"), h::pixel_shuffle;
+    "pixel_shuffle" [Torch, Functional] [] "(Tensor input, int upscale_factor)" => Grad::Node("PixelShuffleBackward0"), h::pixel_shuffle, Suggested;
     "pixel_unshuffle" [Torch, Functional] [] "(Tensor input, int downscale_factor)" => Grad::Node("PixelUnshuffleBackward0"), h::pixel_unshuffle;
-    "adaptive_avg_pool2d" [Functional] [] "(Tensor input, Any output_size)" => COMPOSITE, h::adaptive_avg_pool2d;
+    "adaptive_avg_pool2d" [Functional] [] "(Tensor input, Any output_size)" => COMPOSITE, h::adaptive_avg_pool2d, Suggested;
     "scaled_dot_product_attention" [Functional] [] "(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, float? scale=None, bool enable_gqa=False)" => COMPOSITE, h::scaled_dot_product_attention;
     "einsum" [Torch] [] "(str equation, Tensor... operands)" => COMPOSITE, h::einsum;
     "median" [Torch, Method] [] "(Tensor input, int? dim=None, bool keepdim=False)" => COMPOSITE, h::median;
@@ -102,7 +113,7 @@ decls! {
     "bucketize" [Torch] [] "(Any input, Tensor boundaries, *, bool out_int32=False, bool right=False)" => NONE, h::bucketize;
     "cdist" [Torch] [] "(Tensor x1, Tensor x2, float p=2.0, Any compute_mode=None)" => Grad::Node("CdistBackward0"), h::cdist;
     "batch_norm" [Functional] [] "(Tensor input, Tensor? running_mean, Tensor? running_var, Tensor? weight=None, Tensor? bias=None, bool training=False, float momentum=0.1, float eps=1e-05)" => COMPOSITE, h::batch_norm;
-    "interpolate" [Functional] [] "(Tensor input, Any size=None, Any scale_factor=None, str mode='nearest', Any align_corners=None, bool? recompute_scale_factor=None, bool antialias=False)" => COMPOSITE, h::interpolate;
+    "interpolate" [Functional] [] "(Tensor input, Any size=None, Any scale_factor=None, str mode='nearest', Any align_corners=None, bool? recompute_scale_factor=None, bool antialias=False)" => COMPOSITE, h::interpolate, Suggested;
     "conv1d" [Torch, Functional] [] "(Tensor input, Tensor weight, Tensor? bias=None, Any stride=1, Any padding=0, Any dilation=1, int groups=1)" => COMPOSITE, h::conv1d;
     "unfold" [Functional] [] "(Tensor input, Any kernel_size, Any dilation=1, Any padding=0, Any stride=1)" => COMPOSITE, h::unfold;
     "softmin" [Functional] [] "(Tensor input, int? dim=None, Any _stacklevel=3, *, ScalarType? dtype=None)" => COMPOSITE, h::softmin;
@@ -185,8 +196,8 @@ decls! {
     "constant_pad_nd" [Torch] [] "(Tensor input, int[] pad, Scalar value=0)" => Grad::Node("ConstantPadNdBackward0"), h::constant_pad_nd;
     "max_pool1d" [Torch, Functional] [] "(Tensor input, Any kernel_size, Any stride=None, Any padding=0, Any dilation=1, bool ceil_mode=False, bool return_indices=False)" => COMPOSITE, h::max_pool1d;
     "avg_pool1d" [Torch, Functional] [] "(Tensor input, Any kernel_size, Any stride=None, Any padding=0, bool ceil_mode=False, bool count_include_pad=True)" => COMPOSITE, h::avg_pool1d;
-    "adaptive_avg_pool1d" [Torch, Functional] [] "(Tensor input, Any output_size)" => COMPOSITE, h::adaptive_avg_pool1d;
-    "adaptive_avg_pool3d" [Functional] [] "(Tensor input, Any output_size)" => COMPOSITE, h::adaptive_avg_pool3d;
+    "adaptive_avg_pool1d" [Torch, Functional] [] "(Tensor input, Any output_size)" => COMPOSITE, h::adaptive_avg_pool1d, Suggested;
+    "adaptive_avg_pool3d" [Functional] [] "(Tensor input, Any output_size)" => COMPOSITE, h::adaptive_avg_pool3d, Suggested;
     "channel_shuffle" [Torch, Functional] ["native_channel_shuffle"] "(Tensor input, int groups)" => COMPOSITE, h::channel_shuffle;
     "sum_to_size" [Method] [] "(Tensor input, Any... size)" => COMPOSITE, h::sum_to_size;
     "cov" [Torch, Method] [] "(Tensor input, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None)" => COMPOSITE, h::cov;
@@ -207,11 +218,11 @@ decls! {
     "native_layer_norm" [Torch] [] "(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps)" => COMPOSITE, h::native_layer_norm;
     "native_group_norm" [Torch] [] "(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps)" => COMPOSITE, h::native_group_norm;
     "native_batch_norm" [Torch] [] "(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps)" => COMPOSITE, h::native_batch_norm;
-    "instance_norm" [Torch, Functional] [] "(Tensor input, Tensor? running_mean=None, Tensor? running_var=None, Tensor? weight=None, Tensor? bias=None, bool use_input_stats=True, float momentum=0.1, float eps=1e-05)" => COMPOSITE, h::instance_norm;
+    "instance_norm" [Torch, Functional] [] "(Tensor input, Tensor? running_mean=None, Tensor? running_var=None, Tensor? weight=None, Tensor? bias=None, bool use_input_stats=True, float momentum=0.1, float eps=1e-05)" => COMPOSITE, h::instance_norm, Contiguous;
     "local_response_norm" [Functional] [] "(Tensor input, int size, float alpha=0.0001, float beta=0.75, float k=1.0)" => COMPOSITE, h::local_response_norm;
     "bilinear" [Torch, Functional] [] "(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)" => COMPOSITE, h::bilinear;
     "pdist" [Torch, Functional] [] "(Tensor input, float p=2.0)" => COMPOSITE, h::pdist;
-    "renorm" [Torch, Method, Inplace] [] "(Tensor input, Scalar p, int dim, Scalar maxnorm)" => COMPOSITE, h::renorm;
+    "renorm" [Torch, Method, Inplace] [] "(Tensor input, Scalar p, int dim, Scalar maxnorm)" => COMPOSITE, h::renorm, Contiguous;
     "cosine_embedding_loss" [Functional] [] "(Tensor input1, Tensor input2, Tensor target, float margin=0.0, Any size_average=None, Any reduce=None, str reduction='mean')" => COMPOSITE, h::cosine_embedding_loss;
     "triplet_margin_loss" [Functional] [] "(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2.0, float eps=1e-06, bool swap=False, Any size_average=None, Any reduce=None, str reduction='mean')" => COMPOSITE, h::triplet_margin_loss;
     "multilabel_soft_margin_loss" [Functional] [] "(Tensor input, Tensor target, Tensor? weight=None, Any size_average=None, Any reduce=None, str reduction='mean')" => COMPOSITE, h::multilabel_soft_margin_loss;
@@ -229,6 +240,6 @@ decls! {
     "histc" [Torch, Method] [] "(Tensor input, int bins=100, Scalar min=0, Scalar max=0)" => NONE, h::histc;
     "broadcast_shapes" [Torch] [] "(Any... shapes)" => NONE, h::broadcast_shapes;
     "adaptive_max_pool1d" [Torch, Functional] [] "(Tensor input, Any output_size, bool return_indices=False)" => COMPOSITE, h::adaptive_max_pool1d;
-    "adaptive_max_pool2d" [Functional] [] "(Tensor input, Any output_size, bool return_indices=False)" => COMPOSITE, h::adaptive_max_pool2d;
-    "adaptive_max_pool3d" [Functional] [] "(Tensor input, Any output_size, bool return_indices=False)" => COMPOSITE, h::adaptive_max_pool3d;
+    "adaptive_max_pool2d" [Functional] [] "(Tensor input, Any output_size, bool return_indices=False)" => COMPOSITE, h::adaptive_max_pool2d, Suggested;
+    "adaptive_max_pool3d" [Functional] [] "(Tensor input, Any output_size, bool return_indices=False)" => COMPOSITE, h::adaptive_max_pool3d, Suggested;
 }
