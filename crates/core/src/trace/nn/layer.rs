@@ -185,27 +185,10 @@ pub enum BatchDims {
     Two,
 }
 
-/// The built-in modules that are one functional call.
+/// A built-in module that is one functional call, by its name in `nn` (a row of the
+/// modules' table, which holds its facts).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Functional {
-    Relu,
-    Sigmoid,
-    Tanh,
-    Gelu,
-    LeakyRelu,
-    Softmax,
-    LogSoftmax,
-    Flatten,
-    Identity,
-    Dropout,
-    MaxPool2d,
-    AvgPool2d,
-    CrossEntropyLoss,
-    MseLoss,
-    NllLoss,
-    L1Loss,
-    BceWithLogitsLoss,
-}
+pub struct Functional(pub &'static str);
 
 impl<V> Layer<V> {
     /// A module of `kind` with nothing registered yet, in training mode (PyTorch's default).

@@ -26,101 +26,163 @@ use std::rc::Rc;
 pub mod methods;
 mod repr;
 
-/// A module that is one functional call: its name in `nn`, what it is, the functional it
-/// calls, how many tensors its forward takes, and its constructor's parameters in order with
-/// their defaults as PyTorch prints them (`None` for a parameter PyTorch's repr omits).
+/// A module that is one functional call: its name in `nn`, the functional it calls, the names
+/// of the tensors its forward takes, its constructor's parameters in order with their
+/// defaults as PyTorch prints them (`None` for a parameter PyTorch's repr omits, `""` for a
+/// required one), what it does besides the call, and how PyTorch prints it.
 struct Row {
     name: &'static str,
-    kind: Functional,
     function: &'static str,
-    inputs: usize,
+    inputs: &'static [&'static str],
     params: &'static [(&'static str, Option<&'static str>)],
+    kind: Kind,
+    repr: Printed,
 }
 
+/// What a functional module does besides calling its functional.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Call,
+    /// `nn.Identity`: takes any constructor arguments and returns its input.
+    Identity,
+    /// A dropout: checks `p` when made and passes the module's training mode.
+    Dropout,
+}
+
+/// How PyTorch's `extra_repr` writes a functional module's parameters.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Printed {
+    /// `name=value` for each parameter with a shown default.
+    Params,
+    /// As `Params` without `inplace`, then `inplace=True` when set (the activations).
+    InplaceWhenSet,
+    /// Nothing (`nn.Hardswish` has no `extra_repr`).
+    Nothing,
+    /// The values alone (`Hardshrink(0.5)`).
+    Values,
+    /// `kernel_size=.., stride=.., padding=..`, with `dilation` and `ceil_mode` for max pools.
+    Pool,
+    MaxPool,
+}
+
+const fn call(
+    name: &'static str,
+    function: &'static str,
+    params: &'static [(&'static str, Option<&'static str>)],
+) -> Row {
+    Row { name, function, inputs: INPUT, params, kind: Kind::Call, repr: Printed::Params }
+}
+
+/// An activation: `inplace` shows only when set.
+const fn activation(
+    name: &'static str,
+    function: &'static str,
+    params: &'static [(&'static str, Option<&'static str>)],
+) -> Row {
+    Row { repr: Printed::InplaceWhenSet, ..call(name, function, params) }
+}
+
+const fn loss(
+    name: &'static str,
+    function: &'static str,
+    params: &'static [(&'static str, Option<&'static str>)],
+) -> Row {
+    Row { inputs: INPUT_TARGET, ..call(name, function, params) }
+}
+
+const INPUT: &[&str] = &["input"];
+const INPUT_TARGET: &[&str] = &["input", "target"];
+const INPLACE: &[(&str, Option<&str>)] = &[("inplace", Some("False"))];
 const LOSS: &[(&str, Option<&str>)] = &[("size_average", None), ("reduce", None), ("reduction", None)];
+const WEIGHTED_LOSS: &[(&str, Option<&str>)] =
+    &[("weight", None), ("size_average", None), ("reduce", None), ("reduction", None)];
+const MARGIN_LOSS: &[(&str, Option<&str>)] =
+    &[("margin", None), ("size_average", None), ("reduce", None), ("reduction", None)];
+const OUTPUT_SIZE: &[(&str, Option<&str>)] = &[("output_size", Some(""))];
+const MAX_OUTPUT_SIZE: &[(&str, Option<&str>)] = &[("output_size", Some("")), ("return_indices", None)];
 
 /// The table of functional modules.
 const FUNCTIONAL: &[Row] = &[
-    Row { name: "ReLU", kind: Functional::Relu, function: "relu", inputs: 1, params: &[("inplace", Some("False"))] },
-    Row { name: "Sigmoid", kind: Functional::Sigmoid, function: "sigmoid", inputs: 1, params: &[] },
-    Row { name: "Tanh", kind: Functional::Tanh, function: "tanh", inputs: 1, params: &[] },
+    activation("ReLU", "relu", INPLACE),
+    call("Sigmoid", "sigmoid", &[]),
+    call("Tanh", "tanh", &[]),
+    call("GELU", "gelu", &[("approximate", Some("'none'"))]),
+    activation("LeakyReLU", "leaky_relu", &[("negative_slope", Some("0.01")), ("inplace", Some("False"))]),
+    call("Softmax", "softmax", &[("dim", Some("None"))]),
+    call("LogSoftmax", "log_softmax", &[("dim", Some("None"))]),
+    call("Softmin", "softmin", &[("dim", Some("None"))]),
+    call("Flatten", "flatten", &[("start_dim", Some("1")), ("end_dim", Some("-1"))]),
+    Row { kind: Kind::Identity, ..call("Identity", "", &[]) },
+    Row { kind: Kind::Dropout, ..call("Dropout", "dropout", &[("p", Some("0.5")), ("inplace", Some("False"))]) },
     Row {
-        name: "GELU",
-        kind: Functional::Gelu,
-        function: "gelu",
-        inputs: 1,
-        params: &[("approximate", Some("'none'"))],
+        repr: Printed::MaxPool,
+        ..call(
+            "MaxPool2d",
+            "max_pool2d",
+            &[
+                ("kernel_size", Some("")),
+                ("stride", Some("")),
+                ("padding", Some("0")),
+                ("dilation", Some("1")),
+                ("return_indices", None),
+                ("ceil_mode", Some("False")),
+            ],
+        )
     },
     Row {
-        name: "LeakyReLU",
-        kind: Functional::LeakyRelu,
-        function: "leaky_relu",
-        inputs: 1,
-        params: &[("negative_slope", Some("0.01")), ("inplace", Some("False"))],
+        repr: Printed::Pool,
+        ..call(
+            "AvgPool2d",
+            "avg_pool2d",
+            &[
+                ("kernel_size", Some("")),
+                ("stride", Some("")),
+                ("padding", Some("0")),
+                ("ceil_mode", None),
+                ("count_include_pad", None),
+                ("divisor_override", None),
+            ],
+        )
     },
+    activation("ReLU6", "relu6", INPLACE),
+    activation("SiLU", "silu", INPLACE),
+    activation("Mish", "mish", INPLACE),
+    activation("SELU", "selu", INPLACE),
+    activation("ELU", "elu", &[("alpha", Some("1.0")), ("inplace", Some("False"))]),
+    activation("CELU", "celu", &[("alpha", Some("1.0")), ("inplace", Some("False"))]),
+    activation(
+        "Hardtanh",
+        "hardtanh",
+        &[("min_val", Some("-1.0")), ("max_val", Some("1.0")), ("inplace", Some("False"))],
+    ),
+    activation("Threshold", "threshold", &[("threshold", Some("")), ("value", Some("")), ("inplace", Some("False"))]),
+    Row { repr: Printed::Nothing, ..call("Hardswish", "hardswish", INPLACE) },
+    Row { repr: Printed::Nothing, ..call("Hardsigmoid", "hardsigmoid", INPLACE) },
+    call("LogSigmoid", "logsigmoid", &[]),
+    call("Softsign", "softsign", &[]),
+    call("Tanhshrink", "tanhshrink", &[]),
+    call("Softplus", "softplus", &[("beta", Some("1.0")), ("threshold", Some("20.0"))]),
+    call("GLU", "glu", &[("dim", Some("-1"))]),
+    Row { repr: Printed::Values, ..call("Hardshrink", "hardshrink", &[("lambd", Some("0.5"))]) },
+    Row { repr: Printed::Values, ..call("Softshrink", "softshrink", &[("lambd", Some("0.5"))]) },
+    call("AdaptiveAvgPool1d", "adaptive_avg_pool1d", OUTPUT_SIZE),
+    call("AdaptiveAvgPool2d", "adaptive_avg_pool2d", OUTPUT_SIZE),
+    call("AdaptiveAvgPool3d", "adaptive_avg_pool3d", OUTPUT_SIZE),
+    call("AdaptiveMaxPool1d", "adaptive_max_pool1d", MAX_OUTPUT_SIZE),
+    call("AdaptiveMaxPool2d", "adaptive_max_pool2d", MAX_OUTPUT_SIZE),
+    call("AdaptiveMaxPool3d", "adaptive_max_pool3d", MAX_OUTPUT_SIZE),
+    call("PixelShuffle", "pixel_shuffle", &[("upscale_factor", Some(""))]),
+    call("PixelUnshuffle", "pixel_unshuffle", &[("downscale_factor", Some(""))]),
+    call("ChannelShuffle", "channel_shuffle", &[("groups", Some(""))]),
+    Row { inputs: &["x1", "x2"], ..call("CosineSimilarity", "cosine_similarity", &[("dim", None), ("eps", None)]) },
     Row {
-        name: "Softmax",
-        kind: Functional::Softmax,
-        function: "softmax",
-        inputs: 1,
-        params: &[("dim", Some("None"))],
+        inputs: &["x1", "x2"],
+        ..call("PairwiseDistance", "pairwise_distance", &[("p", None), ("eps", None), ("keepdim", None)])
     },
-    Row {
-        name: "LogSoftmax",
-        kind: Functional::LogSoftmax,
-        function: "log_softmax",
-        inputs: 1,
-        params: &[("dim", Some("None"))],
-    },
-    Row {
-        name: "Flatten",
-        kind: Functional::Flatten,
-        function: "flatten",
-        inputs: 1,
-        params: &[("start_dim", Some("1")), ("end_dim", Some("-1"))],
-    },
-    Row { name: "Identity", kind: Functional::Identity, function: "", inputs: 1, params: &[] },
-    Row {
-        name: "Dropout",
-        kind: Functional::Dropout,
-        function: "dropout",
-        inputs: 1,
-        params: &[("p", Some("0.5")), ("inplace", Some("False"))],
-    },
-    Row {
-        name: "MaxPool2d",
-        kind: Functional::MaxPool2d,
-        function: "max_pool2d",
-        inputs: 1,
-        params: &[
-            ("kernel_size", Some("")),
-            ("stride", Some("")),
-            ("padding", Some("0")),
-            ("dilation", Some("1")),
-            ("return_indices", None),
-            ("ceil_mode", Some("False")),
-        ],
-    },
-    Row {
-        name: "AvgPool2d",
-        kind: Functional::AvgPool2d,
-        function: "avg_pool2d",
-        inputs: 1,
-        params: &[
-            ("kernel_size", Some("")),
-            ("stride", Some("")),
-            ("padding", Some("0")),
-            ("ceil_mode", None),
-            ("count_include_pad", None),
-            ("divisor_override", None),
-        ],
-    },
-    Row {
-        name: "CrossEntropyLoss",
-        kind: Functional::CrossEntropyLoss,
-        function: "cross_entropy",
-        inputs: 2,
-        params: &[
+    loss(
+        "CrossEntropyLoss",
+        "cross_entropy",
+        &[
             ("weight", None),
             ("size_average", None),
             ("ignore_index", None),
@@ -128,40 +190,72 @@ const FUNCTIONAL: &[Row] = &[
             ("reduction", None),
             ("label_smoothing", None),
         ],
-    },
-    Row { name: "MSELoss", kind: Functional::MseLoss, function: "mse_loss", inputs: 2, params: LOSS },
-    Row { name: "L1Loss", kind: Functional::L1Loss, function: "l1_loss", inputs: 2, params: LOSS },
-    Row {
-        name: "NLLLoss",
-        kind: Functional::NllLoss,
-        function: "nll_loss",
-        inputs: 2,
-        params: &[
-            ("weight", None),
+    ),
+    loss("MSELoss", "mse_loss", LOSS),
+    loss("L1Loss", "l1_loss", LOSS),
+    loss(
+        "NLLLoss",
+        "nll_loss",
+        &[("weight", None), ("size_average", None), ("ignore_index", None), ("reduce", None), ("reduction", None)],
+    ),
+    loss(
+        "BCEWithLogitsLoss",
+        "binary_cross_entropy_with_logits",
+        &[("weight", None), ("size_average", None), ("reduce", None), ("reduction", None), ("pos_weight", None)],
+    ),
+    loss("BCELoss", "binary_cross_entropy", WEIGHTED_LOSS),
+    loss("HuberLoss", "huber_loss", &[("reduction", None), ("delta", None)]),
+    loss(
+        "SmoothL1Loss",
+        "smooth_l1_loss",
+        &[("size_average", None), ("reduce", None), ("reduction", None), ("beta", None)],
+    ),
+    loss("KLDivLoss", "kl_div", &[("size_average", None), ("reduce", None), ("reduction", None), ("log_target", None)]),
+    loss("SoftMarginLoss", "soft_margin_loss", LOSS),
+    loss("MultiLabelSoftMarginLoss", "multilabel_soft_margin_loss", WEIGHTED_LOSS),
+    loss("HingeEmbeddingLoss", "hinge_embedding_loss", MARGIN_LOSS),
+    loss(
+        "PoissonNLLLoss",
+        "poisson_nll_loss",
+        &[
+            ("log_input", None),
+            ("full", None),
             ("size_average", None),
-            ("ignore_index", None),
+            ("eps", None),
             ("reduce", None),
             ("reduction", None),
         ],
+    ),
+    Row {
+        inputs: &["input", "target", "var"],
+        ..loss("GaussianNLLLoss", "gaussian_nll_loss", &[("full", None), ("eps", None), ("reduction", None)])
+    },
+    Row { inputs: &["input1", "input2", "target"], ..loss("MarginRankingLoss", "margin_ranking_loss", MARGIN_LOSS) },
+    Row {
+        inputs: &["input1", "input2", "target"],
+        ..loss("CosineEmbeddingLoss", "cosine_embedding_loss", MARGIN_LOSS)
     },
     Row {
-        name: "BCEWithLogitsLoss",
-        kind: Functional::BceWithLogitsLoss,
-        function: "binary_cross_entropy_with_logits",
-        inputs: 2,
-        params: &[
-            ("weight", None),
-            ("size_average", None),
-            ("reduce", None),
-            ("reduction", None),
-            ("pos_weight", None),
-        ],
+        inputs: &["anchor", "positive", "negative"],
+        ..loss(
+            "TripletMarginLoss",
+            "triplet_margin_loss",
+            &[
+                ("margin", None),
+                ("p", None),
+                ("eps", None),
+                ("swap", None),
+                ("size_average", None),
+                ("reduce", None),
+                ("reduction", None),
+            ],
+        )
     },
 ];
 
-fn row(kind: Functional) -> &'static Row {
-    // Every `Functional` has its row: the table is the enum's definition.
-    FUNCTIONAL.iter().find(|r| r.kind == kind).unwrap_or(&FUNCTIONAL[0])
+fn row(f: Functional) -> &'static Row {
+    // Every `Functional` is made from its row: the table is its definition.
+    FUNCTIONAL.iter().find(|r| r.name == f.0).unwrap_or(&FUNCTIONAL[0])
 }
 
 /// The modules `nn.X(...)` builds (`Module` is also the base class of a trace's modules; called
@@ -212,13 +306,13 @@ pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Val
                 (None, _) => {}
             }
         }
-        if r.kind == Functional::Identity {
+        if r.kind == Kind::Identity {
             // `nn.Identity(*args, **kwargs)` ignores its arguments.
             let _ = args.into_parts();
         } else {
             args.finish()?;
         }
-        if r.kind == Functional::Dropout {
+        if r.kind == Kind::Dropout {
             let p = config.iter().find(|(k, _)| *k == "p").map(|(_, v)| v.as_scalar("p")).transpose()?;
             let p = p.map_or(0.5, Scalar::as_f64);
             if !(0.0..=1.0).contains(&p) {
@@ -229,7 +323,7 @@ pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Val
                 );
             }
         }
-        let mut layer = Module::new(LayerKind::Functional(r.kind));
+        let mut layer = Module::new(LayerKind::Functional(Functional(r.name)));
         layer.config = config;
         return Ok(Value::Layer(Rc::new(layer)));
     }
@@ -570,16 +664,16 @@ pub fn forward(run: &mut RunContext, layer: &Module, args: Args) -> Result<Value
 
 fn functional_forward(run: &mut RunContext, layer: &Module, f: Functional, mut args: Args) -> Result<Value> {
     let r = row(f);
-    let mut pos = Vec::with_capacity(r.inputs);
-    for (i, what) in ["input", "target"].iter().take(r.inputs).enumerate() {
+    let mut pos = Vec::with_capacity(r.inputs.len());
+    for (i, what) in r.inputs.iter().enumerate() {
         pos.push(args.req(i, what)?);
     }
     args.finish()?;
-    if f == Functional::Identity {
+    if r.kind == Kind::Identity {
         return Ok(pos.swap_remove(0));
     }
     let mut kw: Vec<(String, Value)> = layer.config.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
-    if f == Functional::Dropout {
+    if r.kind == Kind::Dropout {
         kw.push(("training".into(), Value::Scalar(Scalar::Bool(layer.training.get()))));
     }
     crate::trace::binding::autograd::function_call(run, r.function, pos, kw)

@@ -300,6 +300,10 @@ impl Run {
             Value::Module("nn") if name == "Parameter" => {
                 modules::parameter(&mut self.context(), Args::new(name, pos, kw))
             }
+            // A module class the product does not have is named as `nn.X`, not as a function.
+            Value::Module("nn") if name.starts_with(|c: char| c.is_ascii_uppercase()) => {
+                Err(crate::error::Error::unknown_op(format!("nn.{name}"), name))
+            }
             Value::Module("nn.init") if crate::trace::nn::init::is_function(name) => {
                 crate::trace::nn::init::function(&mut self.context(), name, Args::new(name, pos, kw))
             }

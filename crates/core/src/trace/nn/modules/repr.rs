@@ -76,28 +76,33 @@ pub(super) fn extra_repr(layer: &Module) -> String {
 
 fn functional_extra_repr(layer: &Module, f: Functional) -> String {
     let r = row(f);
-    match f {
-        // `inplace` shows only when set.
-        Functional::Relu | Functional::LeakyRelu => {
-            let mut parts: Vec<String> = r
-                .params
-                .iter()
-                .filter(|(p, _)| *p != "inplace")
-                .filter_map(|(p, d)| d.map(|d| format!("{p}={}", config_text(layer, p, d))))
-                .collect();
+    let shown = |skip: &str| -> Vec<(&str, String)> {
+        r.params
+            .iter()
+            .filter(|(p, _)| *p != skip)
+            .filter_map(|(p, d)| d.map(|d| (*p, config_text(layer, p, d))))
+            .collect()
+    };
+    let named = |parts: Vec<(&str, String)>| parts.iter().map(|(p, v)| format!("{p}={v}")).collect::<Vec<_>>();
+    match r.repr {
+        Printed::Params => named(shown("")).join(", "),
+        Printed::InplaceWhenSet => {
+            let mut parts = named(shown("inplace"));
             if config_text(layer, "inplace", "False") == "True" {
                 parts.push("inplace=True".into());
             }
             parts.join(", ")
         }
-        Functional::MaxPool2d | Functional::AvgPool2d => {
+        Printed::Nothing => String::new(),
+        Printed::Values => shown("").into_iter().map(|(_, v)| v).collect::<Vec<_>>().join(", "),
+        Printed::Pool | Printed::MaxPool => {
             let k = config_text(layer, "kernel_size", "");
             let stride = match config_text(layer, "stride", "None").as_str() {
                 "None" => k.clone(),
                 s => s.to_string(),
             };
             let mut s = format!("kernel_size={k}, stride={stride}, padding={}", config_text(layer, "padding", "0"));
-            if f == Functional::MaxPool2d {
+            if r.repr == Printed::MaxPool {
                 s.push_str(&format!(
                     ", dilation={}, ceil_mode={}",
                     config_text(layer, "dilation", "1"),
@@ -106,12 +111,6 @@ fn functional_extra_repr(layer: &Module, f: Functional) -> String {
             }
             s
         }
-        _ => r
-            .params
-            .iter()
-            .filter_map(|(p, d)| d.map(|d| format!("{p}={}", config_text(layer, p, d))))
-            .collect::<Vec<_>>()
-            .join(", "),
     }
 }
 
