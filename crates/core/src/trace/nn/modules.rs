@@ -47,6 +47,16 @@ enum Kind {
     Identity,
     /// A dropout: checks `p` when made and passes the module's training mode.
     Dropout,
+    /// A pad module over its last `dims` dims: `F.pad` with its `mode`.
+    Pad {
+        dims: usize,
+        mode: &'static str,
+    },
+    /// `nn.Upsample` (`mode` from its arguments) or an `Upsampling*2d` (its mode fixed).
+    Upsample {
+        mode: Option<&'static str>,
+        align_corners: bool,
+    },
 }
 
 /// How PyTorch's `extra_repr` writes a functional module's parameters.
@@ -60,6 +70,8 @@ pub(super) enum Printed {
     Nothing,
     /// The values alone (`Hardshrink(0.5)`).
     Values,
+    /// `scale_factor=..` (or `size=..` without one), then `mode=..`.
+    Upsample,
     /// `kernel_size=.., stride=.., padding=..`, with `dilation` and `ceil_mode` for max pools.
     Pool,
     MaxPool,
@@ -99,6 +111,26 @@ const WEIGHTED_LOSS: &[(&str, Option<&str>)] =
 const MARGIN_LOSS: &[(&str, Option<&str>)] =
     &[("margin", None), ("size_average", None), ("reduce", None), ("reduction", None)];
 const OUTPUT_SIZE: &[(&str, Option<&str>)] = &[("output_size", Some(""))];
+const PADDING: &[(&str, Option<&str>)] = &[("padding", Some(""))];
+const CONSTANT_PADDING: &[(&str, Option<&str>)] = &[("padding", Some("")), ("value", Some(""))];
+const SIZE_SCALE: &[(&str, Option<&str>)] = &[("size", None), ("scale_factor", None)];
+
+/// A pad module of `dims` dims: the padding alone is printed, or with its value.
+const fn pad(name: &'static str, dims: usize, mode: &'static str) -> Row {
+    Row { kind: Kind::Pad { dims, mode }, repr: Printed::Values, ..call(name, "pad", PADDING) }
+}
+
+const fn constant_pad(name: &'static str, dims: usize) -> Row {
+    Row { kind: Kind::Pad { dims, mode: "constant" }, ..call(name, "pad", CONSTANT_PADDING) }
+}
+
+const fn upsampling(name: &'static str, mode: &'static str, align_corners: bool) -> Row {
+    Row {
+        kind: Kind::Upsample { mode: Some(mode), align_corners },
+        repr: Printed::Upsample,
+        ..call(name, "interpolate", SIZE_SCALE)
+    }
+}
 const MAX_OUTPUT_SIZE: &[(&str, Option<&str>)] = &[("output_size", Some("")), ("return_indices", None)];
 
 /// The table of functional modules.
@@ -121,7 +153,7 @@ const FUNCTIONAL: &[Row] = &[
             "max_pool2d",
             &[
                 ("kernel_size", Some("")),
-                ("stride", Some("")),
+                ("stride", Some("None")),
                 ("padding", Some("0")),
                 ("dilation", Some("1")),
                 ("return_indices", None),
@@ -136,7 +168,7 @@ const FUNCTIONAL: &[Row] = &[
             "avg_pool2d",
             &[
                 ("kernel_size", Some("")),
-                ("stride", Some("")),
+                ("stride", Some("None")),
                 ("padding", Some("0")),
                 ("ceil_mode", None),
                 ("count_include_pad", None),
@@ -171,6 +203,38 @@ const FUNCTIONAL: &[Row] = &[
     call("AdaptiveMaxPool1d", "adaptive_max_pool1d", MAX_OUTPUT_SIZE),
     call("AdaptiveMaxPool2d", "adaptive_max_pool2d", MAX_OUTPUT_SIZE),
     call("AdaptiveMaxPool3d", "adaptive_max_pool3d", MAX_OUTPUT_SIZE),
+    pad("ZeroPad1d", 1, "constant"),
+    pad("ZeroPad2d", 2, "constant"),
+    pad("ZeroPad3d", 3, "constant"),
+    constant_pad("ConstantPad1d", 1),
+    constant_pad("ConstantPad2d", 2),
+    constant_pad("ConstantPad3d", 3),
+    pad("ReflectionPad1d", 1, "reflect"),
+    pad("ReflectionPad2d", 2, "reflect"),
+    pad("ReflectionPad3d", 3, "reflect"),
+    pad("ReplicationPad1d", 1, "replicate"),
+    pad("ReplicationPad2d", 2, "replicate"),
+    pad("ReplicationPad3d", 3, "replicate"),
+    pad("CircularPad1d", 1, "circular"),
+    pad("CircularPad2d", 2, "circular"),
+    pad("CircularPad3d", 3, "circular"),
+    Row {
+        kind: Kind::Upsample { mode: None, align_corners: false },
+        repr: Printed::Upsample,
+        ..call(
+            "Upsample",
+            "interpolate",
+            &[
+                ("size", None),
+                ("scale_factor", None),
+                ("mode", Some("'nearest'")),
+                ("align_corners", None),
+                ("recompute_scale_factor", None),
+            ],
+        )
+    },
+    upsampling("UpsamplingNearest2d", "nearest", false),
+    upsampling("UpsamplingBilinear2d", "bilinear", true),
     call("PixelShuffle", "pixel_shuffle", &[("upscale_factor", Some(""))]),
     call("PixelUnshuffle", "pixel_unshuffle", &[("downscale_factor", Some(""))]),
     call("ChannelShuffle", "channel_shuffle", &[("groups", Some(""))]),
@@ -302,9 +366,15 @@ pub fn construct(run: &mut RunContext, name: &str, mut args: Args) -> Result<Val
         for (i, (p, default)) in r.params.iter().enumerate() {
             match (args.opt(i, p), default) {
                 (Some(v), _) => config.push((*p, v)),
-                (None, Some(d)) if !d.is_empty() => config.push((*p, default_value(d)?)),
-                (None, _) => {}
+                (None, Some("")) => bail!(Type, "{name}.__init__() missing 1 required positional argument: '{p}'"),
+                (None, Some(d)) => config.push((*p, default_value(d)?)),
+                (None, None) => {}
             }
+        }
+        match r.kind {
+            Kind::Pad { dims, .. } => pad_config(&mut config, dims)?,
+            Kind::Upsample { mode, align_corners } => upsample_config(&mut config, mode, align_corners)?,
+            _ => {}
         }
         if r.kind == Kind::Identity {
             // `nn.Identity(*args, **kwargs)` ignores its arguments.
@@ -673,10 +743,57 @@ fn functional_forward(run: &mut RunContext, layer: &Module, f: Functional, mut a
         return Ok(pos.swap_remove(0));
     }
     let mut kw: Vec<(String, Value)> = layer.config.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
-    if r.kind == Kind::Dropout {
-        kw.push(("training".into(), Value::Scalar(Scalar::Bool(layer.training.get()))));
+    match r.kind {
+        Kind::Dropout => kw.push(("training".into(), Value::Scalar(Scalar::Bool(layer.training.get())))),
+        Kind::Pad { mode, .. } => {
+            for (k, _) in kw.iter_mut().filter(|(k, _)| k == "padding") {
+                *k = "pad".into();
+            }
+            kw.push(("mode".into(), Value::Str(mode.into())));
+        }
+        _ => {}
     }
     crate::trace::binding::autograd::function_call(run, r.function, pos, kw)
+}
+
+/// A pad module's `padding`: an int repeated for both sides of each of its `dims` dims, or
+/// that many pairs, as PyTorch's `_ntuple` makes it.
+fn pad_config(config: &mut [(&'static str, Value)], dims: usize) -> Result<()> {
+    for (_, v) in config.iter_mut().filter(|(k, _)| *k == "padding") {
+        if let Value::Scalar(Scalar::Int(n)) = v {
+            *v = Value::Tuple(vec![Value::Scalar(Scalar::Int(*n)); 2 * dims]);
+        }
+        let n = v.items().map_or(0, |items| items.len());
+        if n != 2 * dims {
+            bail!(Value, "expected padding to be a single integer value or a list of {} values to match the number of padding dims", 2 * dims);
+        }
+    }
+    Ok(())
+}
+
+/// An upsampling module's config: `scale_factor` as floats (PyTorch stores `float(s)`), and
+/// the mode and corner alignment the `Upsampling*2d` classes fix.
+fn upsample_config(
+    config: &mut Vec<(&'static str, Value)>,
+    mode: Option<&'static str>,
+    align_corners: bool,
+) -> Result<()> {
+    for (_, v) in config.iter_mut().filter(|(k, _)| *k == "scale_factor") {
+        let float = |x: &Value| x.as_scalar("scale_factor").map(|s| Value::Scalar(Scalar::Float(s.as_f64())));
+        let as_floats = match &*v {
+            Value::None => Value::None,
+            Value::Tuple(items) => Value::Tuple(items.iter().map(float).collect::<Result<_>>()?),
+            other => float(other)?,
+        };
+        *v = as_floats;
+    }
+    if let Some(mode) = mode {
+        config.push(("mode", Value::Str(mode.into())));
+    }
+    if align_corners {
+        config.push(("align_corners", Value::Scalar(Scalar::Bool(true))));
+    }
+    Ok(())
 }
 
 /// `F.layer_norm` over the last `dims` dims: (x - mean) / sqrt(var + eps) * w + b, with the

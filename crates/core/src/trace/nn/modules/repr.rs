@@ -94,6 +94,14 @@ fn functional_extra_repr(layer: &Module, f: Functional) -> String {
             parts.join(", ")
         }
         Printed::Nothing => String::new(),
+        Printed::Upsample => {
+            let scale = config_text(layer, "scale_factor", "None");
+            let first = match scale.as_str() {
+                "None" => format!("size={}", config_text(layer, "size", "None")),
+                s => format!("scale_factor={s}"),
+            };
+            format!("{first}, mode={}", config_text(layer, "mode", "'nearest'"))
+        }
         Printed::Values => shown("").into_iter().map(|(_, v)| v).collect::<Vec<_>>().join(", "),
         Printed::Pool | Printed::MaxPool => {
             let k = config_text(layer, "kernel_size", "");
