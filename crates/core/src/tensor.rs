@@ -259,7 +259,18 @@ pub struct Engine {
     pub(crate) held: (Vec<StorageId>, usize),
     /// What the autograd graph's nodes hold, gathered as nodes are added (see
     /// [`crate::engine::reclaim`]).
-    pub(crate) node_held: crate::engine::reclaim::NodeHeld,
+    pub(crate) node_held: NodeHeld,
+}
+
+/// The storages the autograd graph's nodes hold. Nodes are only added, and what a node holds
+/// is fixed once its statement ends, until a backward frees it: so only new nodes are looked
+/// at, and everything again after a free. A long chain costs linear time, not quadratic.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NodeHeld {
+    pub(crate) storages: Vec<StorageId>,
+    /// Nodes looked at, and `Autograd::frees` then.
+    pub(crate) scanned: usize,
+    pub(crate) frees: u64,
 }
 
 /// What the engine ran, in order: the input a scheduler needs to turn a statement into kernels.

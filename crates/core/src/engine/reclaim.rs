@@ -34,22 +34,11 @@ impl StorageSet {
     }
 }
 
-/// The storages the autograd graph's nodes hold. Nodes are only added, and what a node holds
-/// is fixed once its statement ends, until a backward frees it: so only new nodes are looked
-/// at, and everything again after a free. A long chain costs linear time, not quadratic.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct NodeHeld {
-    storages: Vec<StorageId>,
-    /// Nodes looked at, and `Autograd::frees` then.
-    scanned: usize,
-    frees: u64,
-}
-
 impl Engine {
-    /// Brings [`NodeHeld`] up to date (called after the statement's nodes are realized).
+    /// Brings [`crate::tensor::NodeHeld`] up to date (called after the statement's nodes are realized).
     fn gather_node_held(&mut self) {
         if self.node_held.frees != self.ag.frees {
-            self.node_held = NodeHeld { frees: self.ag.frees, ..NodeHeld::default() };
+            self.node_held = crate::tensor::NodeHeld { frees: self.ag.frees, ..Default::default() };
         }
         let from = self.node_held.scanned;
         let fresh = self.ag.held_by_nodes(from).filter_map(|t| match t.storage() {

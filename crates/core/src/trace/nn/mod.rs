@@ -10,4 +10,5 @@ pub mod optim;
 pub mod optimizer;
 pub mod recurrent;
 pub mod scheduler;
+pub mod table;
 pub mod utils;
