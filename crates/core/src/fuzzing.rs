@@ -38,6 +38,11 @@ pub fn python(bytes: &[u8]) {
     trace(python::program(bytes).as_bytes());
 }
 
+/// The program a `python` fuzz input stands for (to reproduce an artifact by hand).
+pub fn python_program(bytes: &[u8]) -> String {
+    python::program(bytes)
+}
+
 /// A share link or fragment decoded, and its trace run when it decodes.
 pub fn link(bytes: &[u8]) {
     let text = String::from_utf8_lossy(bytes);

@@ -107,9 +107,7 @@ impl Run {
             }
             "enumerate" | "zip" => {
                 let (pos, kw) = args.into_parts();
-                // Over an iterator object or a list (which the loop may grow, and Python's
-                // list iterator follows), they stay lazy.
-                let lazy = pos.iter().any(|v| matches!(v, Value::Iterator(_) | Value::List(_)));
+                let lazy = pos.iter().any(|v| matches!(v, Value::Iterator(_)));
                 if !lazy {
                     return Ok(Err(Args::new(name, pos, kw)));
                 }

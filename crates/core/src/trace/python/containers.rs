@@ -79,28 +79,22 @@ pub fn key_error(key: &Key) -> crate::error::Error {
 /// (`xs.append(xs)`): Python prints such a value as `[[...]]`; here every walk over values
 /// would follow it forever.
 pub fn refuse_cycle(target: usize, v: &Value) -> Result<()> {
-    fn holds(v: &Value, target: usize, seen: &mut Vec<usize>) -> bool {
-        let inner: Vec<Value> = match v {
-            Value::List(m) if m.address() == target => return true,
-            Value::Dict(m) if m.address() == target => return true,
+    // Each list and dict is looked into once, its items borrowed, not copied.
+    fn holds(v: &Value, target: usize, seen: &mut std::collections::HashSet<usize>) -> bool {
+        match v {
+            Value::List(m) if m.address() == target => true,
+            Value::Dict(m) if m.address() == target => true,
             // An untracked container holds no list or dict.
-            Value::List(m) if !m.tracked() => return false,
-            Value::Dict(m) if !m.tracked() => return false,
-            Value::List(m) if !seen.contains(&m.address()) => {
-                seen.push(m.address());
-                m.items()
-            }
-            Value::Dict(m) if !seen.contains(&m.address()) => {
-                seen.push(m.address());
-                m.entries().into_iter().map(|(_, x)| x).collect()
-            }
-            Value::Tuple(items) | Value::Size(items) => return items.iter().any(|x| holds(x, target, seen)),
-            Value::Named(_, fields) => return fields.iter().any(|(_, x)| holds(x, target, seen)),
-            _ => return false,
-        };
-        inner.iter().any(|x| holds(x, target, seen))
+            Value::List(m) if !m.tracked() || !seen.insert(m.address()) => false,
+            Value::Dict(m) if !m.tracked() || !seen.insert(m.address()) => false,
+            Value::List(m) => m.borrow().iter().any(|x| holds(x, target, seen)),
+            Value::Dict(m) => m.borrow().iter().any(|(_, x)| holds(x, target, seen)),
+            Value::Tuple(items) | Value::Size(items) => items.iter().any(|x| holds(x, target, seen)),
+            Value::Named(_, fields) => fields.iter().any(|(_, x)| holds(x, target, seen)),
+            _ => false,
+        }
     }
-    if holds(v, target, &mut Vec::new()) {
+    if holds(v, target, &mut std::collections::HashSet::new()) {
         bail!(Unsupported, "a list or dict that contains itself is not supported");
     }
     Ok(())

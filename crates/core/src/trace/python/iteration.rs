@@ -54,7 +54,6 @@ impl PyIter {
         match self {
             PyIter::Items { items, .. } => match &mut **items {
                 Iter::Items(xs) => xs.as_mut_slice().iter_mut().try_for_each(f)?,
-                Iter::List { list, .. } => f(list)?,
                 Iter::Rows { t, .. } | Iter::ArrayRows { t, .. } => {
                     let mut v = Value::Tensor(t.clone());
                     f(&mut v)?;
@@ -96,7 +95,6 @@ impl Iter {
         match self {
             Iter::Range { .. } => {}
             Iter::Items(items) => items.as_slice().iter().for_each(f),
-            Iter::List { list, .. } => f(list),
             Iter::Rows { t, .. } | Iter::ArrayRows { t, .. } => f(&Value::Tensor(t.clone())),
             Iter::Shared(it) => f(&Value::Iterator(it.clone())),
         }
@@ -115,12 +113,6 @@ impl Iter {
                 Some(Value::Scalar(Scalar::Int(v)))
             }
             Iter::Items(it) => it.next(),
-            Iter::List { list: Value::List(l), next } => {
-                let item = l.borrow().get(*next).cloned();
-                *next += usize::from(item.is_some());
-                item
-            }
-            Iter::List { .. } => None,
             Iter::Rows { t, i, n } => {
                 if *i >= *n {
                     return Ok(None);
@@ -146,7 +138,10 @@ pub fn iterate(ctx: &mut RunContext, v: Value) -> Result<Iter> {
     Ok(match v {
         Value::Range(a, b, s) => Iter::Range { next: a, left: range_len(a, b, s), step: s },
         Value::Tuple(v) | Value::Size(v) => Iter::Items(v.into_iter()),
-        Value::List(l) => Iter::List { list: Value::List(l), next: 0 },
+        // The items as they are when the loop starts: a loop that grows the list it walks stops
+        // at its first length (CPython follows the growth; every statement here walks what the
+        // list reaches, so following it makes such a loop's cost grow with its cube).
+        Value::List(l) => Iter::Items(l.into_items().into_iter()),
         Value::Named(_, v) => Iter::Items(v.into_iter().map(|(_, x)| x).collect::<Vec<_>>().into_iter()),
         Value::Dict(d) => Iter::Items(d.entries().into_iter().map(|(k, _)| k.value()).collect::<Vec<_>>().into_iter()),
         // A Sequential or ModuleList iterates over its children.

@@ -26,12 +26,6 @@ pub enum Iter<V, F> {
         step: i64,
     },
     Items(std::vec::IntoIter<V>),
-    /// A list, read an item at a time as Python's list iterator does: what the loop appends is
-    /// visited, and it ends where the list ends now.
-    List {
-        list: V,
-        next: usize,
-    },
     /// A tensor's rows, each a view (`t[i]`).
     Rows {
         t: Tensor,
