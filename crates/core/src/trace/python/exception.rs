@@ -53,6 +53,8 @@ pub fn is_subclass(class: &str, base: &str) -> bool {
 pub fn of(e: &Error) -> Option<Exception> {
     let message = e.message();
     let class = match e {
+        // PyTorch's refusal, kind `unsupported` as the fixtures record it, raised as its RuntimeError.
+        Error::Unsupported(m) if m.starts_with("Can't detach views in-place") => "RuntimeError",
         // Python's own limit: its kind stays `limit`, and `except RecursionError` catches it.
         Error::Limit(m) if m.starts_with("maximum recursion depth exceeded") => "RecursionError",
         Error::Parse { .. } | Error::Unsupported(_) | Error::UnknownOp { .. } | Error::Limit(_) | Error::Decode(_) => {
