@@ -102,6 +102,11 @@ impl DType {
         }
     }
 
+    /// PyTorch's legacy tensor type (`torch.LongTensor`), as its messages name a tensor.
+    pub fn legacy_type(self) -> String {
+        format!("torch.{}Tensor", self.torch_name())
+    }
+
     pub fn itemsize(self) -> usize {
         match self {
             DType::Bool | DType::UInt8 | DType::Int8 => 1,

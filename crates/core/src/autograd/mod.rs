@@ -263,11 +263,19 @@ impl<T> Autograd<T> {
     }
 }
 
-/// The op a node class is named after: `AddBackward0` → `Add`, `CopySlices` stays.
-pub fn op_name(node: &str) -> &str {
-    match node.find("Backward") {
-        Some(i) => &node[..i],
-        None => node,
+/// The op a node class is named after, as PyTorch's `Node::forward_op_name` gives it in its
+/// messages: `AddBackward0` → `Add`, `ProdBackward1` → `Prod1`; a node class of autograd's own
+/// C++ (`CopySlices`, `AccumulateGrad`) by its demangled name.
+pub fn op_name(node: &str) -> String {
+    if matches!(node, "CopySlices" | "AccumulateGrad") {
+        return format!("torch::autograd::{node}");
+    }
+    match node.rfind("Backward") {
+        Some(i) if node[i + 8..].bytes().all(|b| b.is_ascii_digit()) => match &node[i + 8..] {
+            "" | "0" => node[..i].to_string(),
+            n => format!("{}{n}", &node[..i]),
+        },
+        _ => node.to_string(),
     }
 }
 

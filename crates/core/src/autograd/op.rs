@@ -68,6 +68,9 @@ pub enum Route {
     /// The map has the input's shape: 1 + the flat output position each input element went
     /// to, or 0; each input element reads one output gradient.
     ToOutput,
+    /// The input's gradient is the output's, unchanged (the target of an adding scatter:
+    /// `scatter_add`, `index_add`, `put(accumulate=True)`, whose formula returns `grad`).
+    Same,
 }
 
 /// How a loss reduces its elements (`reduction=`).

@@ -18,6 +18,18 @@ pub struct GraphUse {
     pub create: bool,
 }
 
+/// Where a tensor's `requires_grad` is switched from: PyTorch words its integer-dtype refusal
+/// differently at each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GradSwitch {
+    /// C++'s `set_requires_grad`: a factory's `requires_grad=`, `nn.Parameter`, copies.
+    Native,
+    /// `t.requires_grad_(b)`.
+    Method,
+    /// `t.requires_grad = b`.
+    Attribute,
+}
+
 impl Engine {
     pub fn autograd(&self) -> &Autograd<Tensor> {
         &self.ag
@@ -40,10 +52,19 @@ impl Engine {
         self.ag.anomaly
     }
 
-    /// `requires_grad=` on a factory and `t.requires_grad_(b)`: only leaves of floating dtype.
-    pub fn set_requires_grad(&mut self, t: &Tensor, on: bool) -> Result<()> {
+    /// `requires_grad=` on a factory, `t.requires_grad_(b)`, `t.requires_grad = b`: only leaves
+    /// of floating dtype.
+    pub fn set_requires_grad(&mut self, t: &Tensor, on: bool, from: GradSwitch) -> Result<()> {
         if on && !t.dtype().is_float() {
-            bail!(Autograd, "only Tensors of floating point and complex dtype can require gradients");
+            bail!(
+                Autograd,
+                "{}",
+                match from {
+                    GradSwitch::Native => "Only Tensors of floating point and complex dtype can require gradients",
+                    GradSwitch::Method => "only Tensors of floating point dtype can require gradients",
+                    GradSwitch::Attribute => "only Tensors of floating point and complex dtype can require gradients",
+                }
+            );
         }
         if !self.ag.is_leaf(t) {
             if !on {
@@ -62,7 +83,7 @@ impl Engine {
 
     /// Marks `t` as an `nn.Parameter` (a leaf that requires grad, printed as one).
     pub fn make_parameter(&mut self, t: &Tensor) -> Result<()> {
-        self.set_requires_grad(t, true)?;
+        self.set_requires_grad(t, true, GradSwitch::Native)?;
         self.ag.meta_mut(t).parameter = true;
         Ok(())
     }
@@ -494,6 +515,19 @@ impl Engine {
         (m.grad_fn.is_some() || self.ag.requires_grad(&base)).then_some(base)
     }
 
+    /// The name of `t`'s `grad_fn` as PyTorch finds it now: a view that [`Engine::refresh_view`]
+    /// would regenerate is an `AsStridedBackward0`.
+    pub(crate) fn grad_fn_name_now(&self, t: &Tensor) -> Option<&str> {
+        let regenerates = self.stale_candidate(t).is_some()
+            && self.ag.meta(t).is_some_and(|m| {
+                m.view_version != self.ids.version(t.counter) && !m.no_grad_view && !m.multi_output
+            });
+        match regenerates {
+            true => Some("AsStridedBackward0"),
+            false => self.grad_fn_name(t),
+        }
+    }
+
     /// A view whose base (or a sibling view) was written in place since its `grad_fn` was set
     /// gets a new one, `AsStridedBackward0` of the base's current history, as PyTorch
     /// regenerates it.
@@ -536,7 +570,7 @@ impl Engine {
         }
         if m.multi_output {
             let index = t.output_of().map_or(0, |o| o.index);
-            let op = self.grad_fn_name(t).map_or("", op_name);
+            let op = self.grad_fn_name(t).map_or(String::new(), op_name);
             return Some(Error::Autograd(format!(
                 "Output {index} of {op} is a view and its base or another view of its base has been modified inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one."
             )));

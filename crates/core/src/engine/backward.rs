@@ -46,22 +46,9 @@ enum Sink {
 
 /// The description PyTorch gives a tensor in autograd's messages: `[torch.FloatTensor [2, 3]]`.
 fn describe(t: &Tensor) -> String {
-    use crate::dtype::DType;
     // PyTorch's legacy tensor type names (`torch.LongTensor` for a saved int64 index).
-    let kind = match t.dtype() {
-        DType::Float64 => "DoubleTensor",
-        DType::Float16 => "HalfTensor",
-        DType::BFloat16 => "BFloat16Tensor",
-        DType::Float32 => "FloatTensor",
-        DType::Int64 => "LongTensor",
-        DType::Int32 => "IntTensor",
-        DType::Int16 => "ShortTensor",
-        DType::Int8 => "CharTensor",
-        DType::UInt8 => "ByteTensor",
-        DType::Bool => "BoolTensor",
-    };
     let dims: Vec<String> = t.shape().iter().map(|n| n.to_string()).collect();
-    format!("[torch.{kind} [{}]]", dims.join(", "))
+    format!("[{} [{}]]", t.dtype().legacy_type(), dims.join(", "))
 }
 
 /// PyTorch's refusal to read what a backward without `retain_graph` freed.
@@ -234,16 +221,15 @@ impl Engine {
             }
         }
         let mut out = Vec::with_capacity(inputs.len());
-        for (t, e) in inputs.iter().zip(&want) {
+        for (i, e) in want.iter().enumerate() {
             let g =
                 grads.iter().find(|(o, _)| Edge::Leaf(*o) == *e || self.captured_for(*e, *o)).map(|(_, g)| g.clone());
             if g.is_none() && !allow_unused {
                 bail!(
                     Autograd,
-                    "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior."
+                    "The differentiated Tensor at index {i} appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior."
                 );
             }
-            let _ = t;
             out.push(g);
         }
         Ok(out)
@@ -530,8 +516,13 @@ impl Engine {
             let now = self.ids.version(s.counter);
             if now != s.version {
                 // PyTorch 2.15 names the op that made the tensor (`Add`, not `AddBackward0`).
-                let which = match s.producer.or_else(|| self.ag.grad_fn(&s.tensor)) {
-                    Some(n) => format!(", which is output 0 of {},", op_name(&self.ag.node(n).name)),
+                // A saved output names the node that made it; a saved input its `grad_fn` now.
+                let node = match s.producer {
+                    Some(n) => Some(self.ag.node(n).name.as_str()),
+                    None => self.grad_fn_name_now(&s.tensor),
+                };
+                let which = match node {
+                    Some(name) => format!(", which is output 0 of {},", op_name(name)),
                     None => String::new(),
                 };
                 // With anomaly detection on, PyTorch points at the forward trace it printed.
@@ -639,9 +630,24 @@ impl Engine {
             return Ok(());
         }
         match current {
+            // AccumulateGrad steals the gradient: `.grad` is that tensor, a view of another
+            // gradient's storage too (`cat`'s narrow views share one buffer).
+            None if stolen && sink == Sink::Leaf => {
+                // `update_grad(new_grad.detach())`: a view's storage, not a view itself.
+                let g = self.realize(&g)?;
+                let g = match g.is_view() {
+                    true => {
+                        let d = self.untracked(|e| e.alias(&g))?;
+                        self.forget(&d);
+                        d
+                    }
+                    false => g,
+                };
+                self.ag.meta_mut_by(leaf).grad = Some(g);
+            }
             None => {
                 // A fresh `.grad` of its own, laid out like the leaf (PyTorch's gradient layout
-                // contract); two leaves never share one.
+                // contract).
                 let fresh = self.untracked(|e| match &like {
                     Some(l) if l.shape() == g.shape() => {
                         // A new storage holding g, in the leaf's memory order (version 0).

@@ -552,8 +552,8 @@ impl Engine {
                 let mut out = Vec::with_capacity(sizes.len());
                 let mut at = 0;
                 for &n in sizes {
-                    let part = self.narrow(g, *dim as i64, at as i64, n as i64)?;
-                    out.push(Some(self.copy(&part)?));
+                    // `cat_tensors_backward`: each input's gradient is a narrow view of `g`.
+                    out.push(Some(self.narrow(g, *dim as i64, at as i64, n as i64)?));
                     at += n;
                 }
                 out
@@ -562,8 +562,8 @@ impl Engine {
                 let n = g.shape()[*dim];
                 let mut out = Vec::with_capacity(n);
                 for i in 0..n {
-                    let part = self.select(g, *dim as i64, i as i64)?;
-                    out.push(Some(self.copy(&part)?));
+                    // `stack_tensors_backward`: `unbind` views of `g`.
+                    out.push(Some(self.select(g, *dim as i64, i as i64)?));
                 }
                 out
             }
@@ -589,7 +589,7 @@ impl Engine {
             }
             GradOp::Index { items, input } => {
                 let items = index_items(items, &node.operands)?;
-                // A fresh tensor: no write to track, no version to bump.
+                // A fresh tensor: no write to track (its version is `grad_version`'s to count).
                 let zeros = self.full(input, Scalar::Int(0), Some(g.dtype()))?;
                 vec![Some(self.index_put_functional(&zeros, &items, &t(g), true)?)]
             }
@@ -647,6 +647,9 @@ impl Engine {
     /// from ([`Route::FromOutput`]), or each element's output gradient read back
     /// ([`Route::ToOutput`]); zero where the map says 0.
     fn route_gradient(&mut self, g: &Tensor, map: &Tensor, route: Route, shape: &[usize]) -> Result<Tensor> {
+        if route == Route::Same {
+            return Ok(g.clone());
+        }
         let zero = || Operand::Scalar(Scalar::Int(0));
         let map = self.reshape(map, &[-1])?;
         let flat = self.reshape(g, &[-1])?;
@@ -664,6 +667,7 @@ impl Engine {
                 let read = self.index_select(&flat, 0, &at)?;
                 self.where_(&t(&hit), &t(&read), &zero())?
             }
+            Route::Same => unreachable!("returned above"),
         };
         let r = self.reshape(&r, &dims(shape))?;
         // PyTorch's formulas build this gradient as a tensor of its own (`zeros` then a

@@ -65,6 +65,10 @@ fn formula_steps(node: &str) -> u64 {
         // `take_backward`'s `new_zeros(..).put_(..)`.
         "MaxBackward1" | "MinBackward1" | "MaximumBackward0" | "MinimumBackward0" | "GatherBackward0"
         | "TakeBackward0" => 1,
+        // `index_select_backward`: `zeros(..).index_add_(..)`; `index_backward`:
+        // `zeros_like(..).index_put_(..)`; `as_strided_backward`: `new_zeros(..)` then a
+        // `copy_` or `index_add_` into its storage.
+        "IndexSelectBackward0" | "IndexBackward0" | "AsStridedBackward0" => 1,
         _ => 0,
     }
 }

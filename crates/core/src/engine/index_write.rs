@@ -166,7 +166,12 @@ impl Engine {
             };
             Ok((own, from))
         })?;
-        let mut ins = vec![(t, Route::FromOutput, own)];
+        // An adding scatter passes the target's gradient through unchanged.
+        let route = match name {
+            "ScatterAddBackward0" | "IndexAddBackward0" => Route::Same,
+            _ => Route::FromOutput,
+        };
+        let mut ins = vec![(t, route, own)];
         if let (Some(s), Some(m)) = (src_t, from) {
             ins.push((s, Route::ToOutput, m));
         }
@@ -384,7 +389,8 @@ impl Engine {
             let from = if needs_source { Some(e.take_values(&probe, index)?) } else { None };
             Ok((own, from))
         })?;
-        let mut ins = vec![(t, Route::FromOutput, own)];
+        let route = if accumulate { Route::Same } else { Route::FromOutput };
+        let mut ins = vec![(t, route, own)];
         if let Some(m) = from {
             ins.push((source, Route::ToOutput, m));
         }

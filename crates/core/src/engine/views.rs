@@ -169,6 +169,16 @@ impl Engine {
             sizes.to_vec()
         };
         let sizes = &sizes[..];
+        if sizes.len() < t.shape().len() {
+            bail!(
+                Shape,
+                "expand({}{{{:?}}}, size={sizes:?}): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
+                t.dtype().legacy_type(),
+                t.shape(),
+                sizes.len(),
+                t.shape().len()
+            );
+        }
         let layout = t.layout().expand(sizes)?;
         let new = layout.sizes().to_vec();
         let lead = new.len() - t.shape().len();
@@ -389,7 +399,7 @@ impl Engine {
         let cs = row_major_strides(&shape);
         for (d, &(b, e)) in arg.iter().enumerate() {
             if b < 0 || e < b || e > shape[d] as i64 {
-                bail!(Index, "shrink of dim {d} to ({b}, {e}) is out of range for size {}", shape[d]);
+                bail!(Index, "shrink: range ({b}, {e}) out of range for dimension {d} of size {}", shape[d]);
             }
             layout = layout.narrow(d as i64, b, e - b)?;
             bridge_offset += b * cs[d];
@@ -496,21 +506,10 @@ impl Engine {
 
     /// The value of `t[items] = src` for a `src` whose shape differs from the indexing result's
     /// `target` shape (PyTorch's `copy_to`): its leading size-1 dims dropped by a view, then
-    /// expanded to `target`.
+    /// expanded to `target` (expand's errors are PyTorch's for a value that does not fit).
     pub fn setitem_source(&mut self, src: &Tensor, target: &[usize]) -> Result<Tensor> {
         let keep = src.shape().iter().position(|&n| n != 1).unwrap_or(src.shape().len());
-        let stripped: Vec<usize> = src.shape()[keep..].to_vec();
-        let fits =
-            stripped.len() <= target.len() && Engine::broadcast_shapes(&[&stripped, target]).is_ok_and(|s| s == target);
-        if !fits {
-            bail!(
-                Shape,
-                "shape mismatch: value tensor of shape {:?} cannot be broadcast to indexing result of shape {:?}",
-                src.shape(),
-                target
-            );
-        }
-        let stripped: Vec<i64> = stripped.iter().map(|&n| n as i64).collect();
+        let stripped: Vec<i64> = src.shape()[keep..].iter().map(|&n| n as i64).collect();
         let src = self.view(src, &stripped)?;
         let target: Vec<i64> = target.iter().map(|&n| n as i64).collect();
         self.expand(&src, &target)

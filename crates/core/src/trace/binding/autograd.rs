@@ -4,7 +4,7 @@
 //! an op through which a gradient should flow records one (an op the core cannot differentiate
 //! yet says so instead of giving a tensor without history).
 
-use crate::engine::autograd::GraphUse;
+use crate::engine::autograd::{GradSwitch, GraphUse};
 use crate::error::{bail, Result};
 use crate::tensor::Tensor;
 use crate::trace::binding::elementwise::tensor_arg;
@@ -198,7 +198,7 @@ pub fn after_call(
 ) -> Result<()> {
     if let Some(b) = requires_grad {
         if let Value::Tensor(t) = out {
-            run.engine.set_requires_grad(t, b)?;
+            run.engine.set_requires_grad(t, b, GradSwitch::Native)?;
         }
         return Ok(());
     }
@@ -286,7 +286,7 @@ pub fn setattr(run: &mut RunContext, t: &Tensor, name: &str, v: Value) -> Result
     match (name, v) {
         ("grad", Value::None) => run.engine.set_grad(t, None),
         ("grad", Value::Tensor(g)) => run.engine.set_grad(t, Some(g)),
-        ("requires_grad", Value::Scalar(Scalar::Bool(b))) => run.engine.set_requires_grad(t, b),
+        ("requires_grad", Value::Scalar(Scalar::Bool(b))) => run.engine.set_requires_grad(t, b, GradSwitch::Attribute),
         ("data", Value::Tensor(src)) => {
             let new = run.engine.set_data(t, &src)?;
             run.record_rebind(&new);
@@ -327,7 +327,7 @@ pub fn method(run: &mut RunContext, t: &Tensor, name: &str, args: &mut Option<Ar
         "requires_grad_" => {
             let b = args.bool_or(0, "requires_grad", true)?;
             args.finish()?;
-            run.engine.set_requires_grad(t, b)?;
+            run.engine.set_requires_grad(t, b, GradSwitch::Method)?;
             Ok(Value::Tensor(t.clone()))
         }
         "retain_grad" => {

@@ -291,7 +291,48 @@ pub fn call_function(run: &mut RunContext, entry: Entry, name: &str, mut args: A
     }
     let first = args.req(0, "input")?;
     let t = tensor_arg(first, &format!("{name}(): argument 'input' (position 1)"))?;
+    if let Entry::Unary(op, Mode::OutOfPlace) = entry {
+        if let Some(out) = args.kw_only("out").filter(|o| !matches!(o, Value::None)) {
+            args.shifted().finish()?;
+            let out = tensor_arg(out, "out")?;
+            return Ok(Value::Tensor(write_unary_out(run, &out, op, &t)?));
+        }
+    }
     call_method(run, &t, entry, name, args.shifted())
+}
+
+/// `torch.exp(t, out=out)`: autograd's refusal first, then the result resized into `out` as
+/// PyTorch's `resize_output` does, cast to its dtype where the result may be.
+fn write_unary_out(run: &mut RunContext, out: &Tensor, op: UnaryOp, t: &Tensor) -> Result<Tensor> {
+    let out = run.engine.realize(out)?;
+    if run.engine.inplace_tracked(&out, &[t]) {
+        bail!(
+            Autograd,
+            "{}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.",
+            op.name()
+        );
+    }
+    let value = run.engine.unary(op, t)?;
+    let out = match value.shape() != out.shape() && !t.same_object(&out) && !run.engine.is_bridge() {
+        true => {
+            let resized = run.engine.resize_output(&out, value.shape())?;
+            run.record_rebind(&resized);
+            resized
+        }
+        false => out,
+    };
+    if value.shape() != out.shape() {
+        bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", out.shape(), value.shape());
+    }
+    if !DType::can_cast(value.dtype(), out.dtype()) {
+        bail!(
+            DType,
+            "result type {} can't be cast to the desired output type {}",
+            value.dtype().torch_name(),
+            out.dtype().torch_name()
+        );
+    }
+    write_value(run, &out, &value, std::slice::from_ref(t), OverlapRules::ALL)
 }
 
 /// `div`'s `rounding_mode=`.
@@ -513,7 +554,7 @@ pub(crate) fn write_binary(
     let inplace = matches!(a, Operand::Tensor(t) if t.same_object(&target));
     let input_refs: Vec<&Tensor> = inputs.iter().collect();
     let tracked = run.engine.inplace_tracked(&target, &input_refs);
-    if tracked && !inplace {
+    if tracked && (form == WriteForm::Out || !inplace) {
         bail!(
             Autograd,
             "{}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.",

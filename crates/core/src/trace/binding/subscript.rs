@@ -165,7 +165,8 @@ pub(in crate::trace) fn copy_into(run: &mut RunContext, target: &Tensor, src: &T
         run.engine.check_write_overlap(&target, std::slice::from_ref(&src), overlap_rules(op))?;
     }
     let src = &src;
-    let shape = Engine::broadcast_shapes(&[src.shape(), target.shape()])?;
+    // TensorIterator broadcasts the output first: "tensor a" is the target.
+    let shape = Engine::broadcast_shapes(&[target.shape(), src.shape()])?;
     if shape != target.shape() {
         bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", target.shape(), shape);
     }

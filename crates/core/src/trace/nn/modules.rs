@@ -11,6 +11,7 @@
 //! trace's own `forward`.
 
 use crate::dtype::DType;
+use crate::engine::autograd::GradSwitch;
 use crate::engine::norm::{BatchMoments, BatchStats};
 use crate::error::{bail, Result};
 use crate::random::{Distribution, Generators};
@@ -381,7 +382,7 @@ pub fn parameter(run: &mut RunContext, mut args: Args) -> Result<Value> {
     let Value::Tensor(t) = t else { bail!(Type, "Parameter(): data must be a Tensor") };
     run.engine.make_parameter(&t)?;
     if !requires_grad {
-        run.engine.set_requires_grad(&t, false)?;
+        run.engine.set_requires_grad(&t, false, GradSwitch::Native)?;
     }
     Ok(Value::Tensor(t))
 }
@@ -522,42 +523,52 @@ fn batch_norm_forward(
         (false, Some((mean, var))) => BatchStats::Given { mean, var },
         _ => BatchStats::Batch,
     };
+    // `_BatchNorm.forward` counts the batch before `F.batch_norm` checks anything.
+    let factor = match (training, &running) {
+        (true, Some(_)) => Some(count_batch(run, layer, momentum)?),
+        _ => None,
+    };
     let shown = crate::trace::python::float_repr(eps);
     crate::trace::binding::decl::check_batch_norm_eps(&x, &stats, eps, &shown)?;
     let (y, moments) = run.engine.batch_norm(&x, stats, eps, w.as_ref(), b.as_ref())?;
-    if let (Some(BatchMoments { mean, var, count }), Some((rm, rv))) = (moments, &running) {
-        update_running(run, layer, rm, rv, &mean, &var, count, momentum)?;
+    if let (Some(BatchMoments { mean, var, count }), Some((rm, rv)), Some(factor)) = (moments, &running, factor) {
+        update_running(run, rm, rv, &mean, &var, count, factor)?;
     }
     Ok(y)
 }
 
-/// The running statistics' in-place update, outside autograd as PyTorch does it.
-#[allow(clippy::too_many_arguments)] // Reason: one statement's worth of batch-norm state.
+/// `num_batches_tracked.add_(1)` where the layer has it, and the factor the running statistics
+/// move by: `momentum`, or with `momentum=None` the cumulative `1 / num_batches_tracked`.
+fn count_batch(run: &mut RunContext, layer: &Module, momentum: Option<f64>) -> Result<f64> {
+    let Some(n) = layer.buffer("num_batches_tracked") else { return Ok(momentum.unwrap_or(0.0)) };
+    let grad = run.engine.grad_enabled();
+    run.engine.set_grad_enabled(false);
+    let r = (|| -> Result<f64> {
+        let one = Operand::Scalar(Scalar::Int(1));
+        let next = run.engine.binary(BinaryOp::Add, &Operand::Tensor(n.clone()), &one)?;
+        write_value(run, &n, &next, &[], OverlapRules::ALL)?;
+        Ok(match momentum {
+            Some(m) => m,
+            None => 1.0 / run.engine.values(&n)?.get_f64(0),
+        })
+    })();
+    run.engine.set_grad_enabled(grad);
+    r
+}
+
+/// The running statistics' in-place update by `factor`, outside autograd as PyTorch does it.
 fn update_running(
     run: &mut RunContext,
-    layer: &Module,
     rm: &Tensor,
     rv: &Tensor,
     mean: &Tensor,
     var: &Tensor,
     count: usize,
-    momentum: Option<f64>,
+    factor: f64,
 ) -> Result<()> {
     let grad = run.engine.grad_enabled();
     run.engine.set_grad_enabled(false);
     let r = (|| -> Result<()> {
-        let factor = match (layer.buffer("num_batches_tracked"), momentum) {
-            (Some(n), m) => {
-                let one = Operand::Scalar(Scalar::Int(1));
-                let next = run.engine.binary(BinaryOp::Add, &Operand::Tensor(n.clone()), &one)?;
-                write_value(run, &n, &next, &[], OverlapRules::ALL)?;
-                match m {
-                    Some(m) => m,
-                    None => 1.0 / run.engine.values(&n)?.get_f64(0),
-                }
-            }
-            (None, m) => m.unwrap_or(0.0),
-        };
         let flat = |run: &mut RunContext, t: &Tensor| run.engine.reshape(t, &[-1]);
         let mean = flat(run, mean)?;
         let var = flat(run, var)?;

@@ -6,6 +6,7 @@
 
 use super::context::RunContext;
 use super::value::{Dict, Module, Value};
+use crate::engine::autograd::GradSwitch;
 use crate::error::{bail, Result};
 use crate::identity::ObjectId;
 use crate::tensor::{StorageRef, Tensor};
@@ -94,7 +95,7 @@ fn tensor(ctx: &mut RunContext, t: &Tensor, memo: &mut Memo) -> Result<Tensor> {
         let c = ctx.engine.untracked(|e| e.copy(t))?;
         ctx.engine.make_parameter(&c)?;
         if !requires_grad {
-            ctx.engine.set_requires_grad(&c, false)?;
+            ctx.engine.set_requires_grad(&c, false, GradSwitch::Native)?;
         }
         c
     } else {
@@ -115,7 +116,7 @@ fn tensor(ctx: &mut RunContext, t: &Tensor, memo: &mut Memo) -> Result<Tensor> {
         let c = ctx.engine.data_alias(&view)?;
         let c = ctx.engine.bump_version(&c)?;
         if requires_grad {
-            ctx.engine.set_requires_grad(&c, true)?;
+            ctx.engine.set_requires_grad(&c, true, GradSwitch::Native)?;
         }
         c
     };

@@ -193,7 +193,7 @@ pub fn method(run: &mut RunContext, layer: &Rc<Module>, name: &str, mut args: Ar
             let on = args.bool_or(0, "requires_grad", true)?;
             args.finish()?;
             for (_, t) in layer.named_parameters() {
-                run.engine.set_requires_grad(&t, on)?;
+                run.engine.set_requires_grad(&t, on, GradSwitch::Method)?;
             }
             Ok(Value::Layer(layer.clone()))
         }
