@@ -421,14 +421,12 @@ fn autograd_fields_checked() {
 
 /// Autograd cases where the product knowingly differs from PyTorch, and why. A listed case
 /// that starts to pass must leave the list.
-const AUTOGRAD_DIVERGES: &[(&str, &str)] = &[
-    (
-        "autograd/higher/transpose_matmul",
-        "the second-order gradient's values match but its layout does not: PyTorch's input buffers add \
+const AUTOGRAD_DIVERGES: &[(&str, &str)] = &[(
+    "autograd/higher/transpose_matmul",
+    "the second-order gradient's values match but its layout does not: PyTorch's input buffers add \
          in place into whichever incoming gradient they hold the last reference to, which depends on \
          its memory bookkeeping; here the sum takes the first arrival's transposed layout",
-    ),
-];
+)];
 
 /// Autograd recorded from PyTorch: gradients, grad_fn names, versions, autograd's errors and
 /// the first statement after which a saved tensor is stale. Every case matches PyTorch, is a

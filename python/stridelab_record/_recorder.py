@@ -19,7 +19,7 @@ import torch
 
 from . import _describe as d
 
-RECORDER_VERSION = "0.1.0"
+RECORDER_VERSION = "0.2.0"
 
 
 class Limits:
@@ -216,7 +216,7 @@ class Recorder:
         written, tensors_changed = self._writes(scope)
         step = {
             "line": line,
-            "source": linecache.getline(filename, line).strip(),
+            "source": linecache.getline(filename, line).rstrip(),
             "defines": defines,
             "writes": None,
             "tensors_changed": tensors_changed,
@@ -477,6 +477,9 @@ class Recorder:
             "cut": self.cut,
             "steps_recorded": len(self.steps),
         }
+        source = _script_source(self.main_file or script)
+        if source is not None:
+            recorded["source"] = source
         if self.exit_code is not None:
             recorded["exit_code"] = self.exit_code
         recorded.update(extra or {})
@@ -491,6 +494,23 @@ class Recorder:
             rec["autograd_graph"] = graph
         rec["steps"] = self.steps
         return rec
+
+
+# The script's text travels with the recording up to this size (the page shows it whole).
+_SOURCE_LIMIT = 256 << 10
+
+
+def _script_source(path):
+    """The recorded script's text, for the viewer to show as written (indentation, comments and
+    lines no step ran included); None where it cannot be read or is larger than the limit."""
+    if not path:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read(_SOURCE_LIMIT + 1)
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if len(text) <= _SOURCE_LIMIT else None
 
 
 def named(name, v, out):

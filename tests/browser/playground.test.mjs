@@ -367,11 +367,22 @@ test('PyTorch first: tinygrad and the bridge show only when turned on, and the c
   await page.close();
 });
 
+test('at an error, the tensor the failing statement wrote is selected, not the last one defined', async () => {
+  const { page, errors } = await open(base);
+  const trace = 'a = arange(6.)\nb = a.view(2, 3)\nc = arange(3.)\nb.add_(ones(4))\n';
+  await page.goto(`${base}#${await fragment(page, trace, null, null)}`);
+  await page.waitForSelector('#error:not([hidden])');
+  await page.waitForSelector('#tensors tr.selected');
+  assert.equal(await page.getAttribute('#tensors tr.selected', 'data-name'), 'b');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a typo says what was meant and opens the op reference there', async () => {
   const { page, errors } = await open(base);
   await page.goto(`${base}#${await fragment(page, 'a = arange(6.)\nb = a.veiw(3, 2)\n', null, 'a')}`);
   await page.waitForSelector('#error:not([hidden])');
-  assert.match(await page.textContent('#error'), /Tensor\.veiw\(\) is not supported; did you mean view\?/);
+  assert.match(await page.textContent('#error'), /'Tensor' object has no attribute 'veiw'\. Did you mean: 'view'\?/);
   await page.click('#error-ref');
   await page.waitForSelector('#tab-reference:not([hidden])');
   const shown = await page.$$eval('#ref-list .op', (s) => s.map((e) => e.textContent));
@@ -600,10 +611,10 @@ test('the editor highlights Python, underlines the error at its column, and undo
   // The error's column is underlined (the misspelled call), with the message on hover.
   assert.equal(await page.getAttribute('#source .cm-bad-line', 'data-line'), '2');
   assert.equal(await page.textContent('#source .cm-error'), 'a.veiw');
-  assert.match(await page.getAttribute('#source .cm-error', 'title'), /did you mean view\?/);
+  assert.match(await page.getAttribute('#source .cm-error', 'title'), /Did you mean: 'view'\?/);
   await page.hover('#source .cm-error');
   await page.waitForSelector('.cm-error-tip');
-  assert.match(await page.textContent('.cm-error-tip'), /Tensor\.veiw\(\) is not supported/);
+  assert.match(await page.textContent('.cm-error-tip'), /'Tensor' object has no attribute 'veiw'/);
   // A lesson opened over the trace is one undo step: Ctrl+Z brings the trace back and runs it.
   await page.click('.tabs button[data-tab="lessons"]');
   await page.click('.lesson[data-id="overlap-transpose"] a');

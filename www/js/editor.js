@@ -71,8 +71,9 @@ export function mark(current, error) {
   if (error) {
     const where = error.column ? `line ${error.line}:${error.column}` : `line ${error.line}`;
     const extra = error.elements ? ` (storage cells ${error.elements.slice(0, 12).join(', ')}${error.elements.length > 12 ? ', …' : ''})` : '';
-    // "did you mean view?": the suggestion links to the op reference.
-    const guess = /did you mean ([A-Za-z_0-9]+)\?$/.exec(error.message);
+    // "did you mean view?" (a name PyTorch has that the product does not) and Python's
+    // "Did you mean: 'view'?" (a typo): the suggestion links to the op reference.
+    const guess = /(?:did you mean |Did you mean: ')([A-Za-z_0-9.]+)'?\?$/.exec(error.message);
     const ref = guess && suggestion ? h('button', { class: 'link', id: 'error-ref', onclick: () => suggestion(guess[1]) }, 'op reference') : null;
     fill(errorBox, h('span', { class: 'where' }, where), h('span', { class: 'kind' }, error.kind), h('span', {}, error.message + extra), ref);
     errorBox.hidden = false;

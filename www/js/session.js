@@ -5,11 +5,14 @@
 // render draws are the ones the worker gives, made by the same code.
 import { DOM_LIMIT, layoutMap } from './mapgrid.js';
 
-/** The tensor the panels show: the one asked for if it exists, else the first this step defined,
+/** The tensor the panels show: the one asked for if it exists, else at an error the one the failing
+ *  statement wrote or called on, else the first this step defined,
  *  else the last one. */
 export function pick(state, wanted) {
   const names = Object.keys(state.tensors);
   if (names.includes(wanted)) return wanted;
+  // At a failing statement, the tensor it wrote or called on.
+  if (state.error && names.includes(state.error_tensor)) return state.error_tensor;
   const defined = state.step && state.step.defines.filter((d) => names.includes(d));
   return (defined && defined[0]) || names[names.length - 1] || null;
 }

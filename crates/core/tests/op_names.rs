@@ -42,11 +42,18 @@ fn every_listed_name_is_handled() {
 #[test]
 fn typos_get_a_suggestion() {
     for (src, want) in [
-        ("a = arange(6.)\nb = a.veiw(3, 2)\n", "Tensor.veiw() is not supported; did you mean view?"),
-        ("a = torch.aranj(3)\n", "torch.aranj is not supported; did you mean arange?"),
-        ("a = arange(6.)\na.unsqeeze_(0)\n", "did you mean unsqueeze_?"),
+        // Names PyTorch does not have: Python's AttributeError, as its traceback prints it.
+        ("a = arange(6.)\nb = a.veiw(3, 2)\n", "'Tensor' object has no attribute 'veiw'. Did you mean: 'view'?"),
+        ("a = torch.aranj(3)\n", "module 'torch' has no attribute 'aranj'. Did you mean: 'arange'?"),
+        ("a = arange(6.)\na.unsqeeze_(0)\n", "Did you mean: 'unsqueeze_'?"),
+        ("m = torch.nn.Lienar(2, 2)\n", "module 'torch.nn' has no attribute 'Lienar'. Did you mean: 'Linear'?"),
     ] {
         let out = run_json(src, ReportOptions::default());
         assert!(out["error"]["message"].as_str().unwrap_or("").ends_with(want), "{src}: {}", out["error"]);
+        assert_eq!(out["error"]["kind"], "type", "{src}");
     }
+    // A typo is an AttributeError to `except` clauses, as in Python.
+    let src = "try:\n    torch.tranpose\nexcept AttributeError as e:\n    msg = str(e)\nx = torch.ones(1)\n";
+    let out = run_json(src, ReportOptions::default());
+    assert!(out["error"].is_null(), "{}", out["error"]);
 }

@@ -83,10 +83,14 @@ impl RecordingSession {
         })
     }
 
-    /// The recorded script's lines as its steps ran them, each at its own line number (lines no
-    /// step ran, comments included, are blank): what the page's read-only editor shows, so a
-    /// step's line is marked where the recording says it is. Lines of other files are left out.
+    /// The recorded script as written where the recording holds its text; otherwise its lines
+    /// as its steps ran them, each at its own line number (lines no step ran are blank): what
+    /// the page's read-only editor shows, so a step's line is marked where the recording says
+    /// it is. Lines of other files are left out.
     pub fn source(&self) -> String {
+        if let Some(text) = self.rec.recorded().source.as_deref() {
+            return text.to_string();
+        }
         let mut lines: BTreeMap<usize, &str> = BTreeMap::new();
         for s in self.rec.steps().iter().filter(|s| s.file.is_none()) {
             lines.entry(s.line).or_insert(s.source.trim_end());

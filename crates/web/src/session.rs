@@ -190,6 +190,7 @@ impl Session {
             None => Json::Null,
         };
         out["error_storage"] = json!(self.error_storage());
+        out["error_tensor"] = json!(self.error_tensor());
         trim_lists(&mut out);
         out
     }
@@ -266,9 +267,10 @@ impl Session {
         values_json(&data.gather(&[Some(index as i64)]))[0].clone()
     }
 
-    /// The failing statement's in-place target, whose storage an overlap error is about: the
-    /// name written to (`a += ...`, `a[...] = ...`) or whose method ran (`a.add_(...)`).
-    fn error_storage(&self) -> Option<usize> {
+    /// The tensor the failing statement wrote or called on: the name written to (`a += ...`,
+    /// `a[...] = ...`) or whose method ran (`a.add_(...)`, `y = a.view(...)`), where it names
+    /// a tensor. The page selects it at the error.
+    fn error_tensor(&self) -> Option<&str> {
         let e = self.run.error.as_ref()?;
         let stmt = self.program.as_ref()?.statement_at(e.line)?;
         let target = match &stmt.kind {
@@ -278,7 +280,12 @@ impl Session {
             _ => return None,
         };
         let name = chain::root_name(target)?;
-        match self.tensor(name)?.storage() {
+        self.tensor(name).map(|_| name)
+    }
+
+    /// The storage of [`Self::error_tensor`], which an overlap error is about.
+    fn error_storage(&self) -> Option<usize> {
+        match self.tensor(self.error_tensor()?)?.storage() {
             StorageRef::Realized(s) => Some(s),
             StorageRef::Pending(_) => None,
         }

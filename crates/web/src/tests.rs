@@ -438,8 +438,10 @@ fn a_recording_steps_through_what_pytorch_recorded() {
     let mut s = RecordingSession::new(rec).unwrap();
     assert_eq!(s.step_count(), 8);
     assert_eq!(s.at(), 8);
+    // The script as written: its comments and lines no step ran are there too.
     let source = s.source();
     assert_eq!(source.lines().nth(8), Some("b[0] += 10"), "{source}");
+    assert!(source.starts_with("# A short PyTorch program"), "{source}");
     s.goto(4);
     let st = s.state();
     assert_eq!(st["step"]["source"], json!("b[0] += 10"));

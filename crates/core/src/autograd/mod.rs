@@ -30,7 +30,7 @@ pub trait Object {
 }
 
 /// Where a gradient flows: into another node, or into a leaf's `.grad` (AccumulateGrad).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Edge {
     Node(NodeId),
     Leaf(ObjectId),
@@ -119,6 +119,9 @@ pub struct Autograd<T> {
     pub(crate) functions: bool,
     /// Anomaly detection (`torch.autograd.set_detect_anomaly`).
     pub anomaly: Anomaly,
+    /// The nodes an op's composition recorded where PyTorch records one node (`clamp`,
+    /// `var_mean`, `batch_norm`, `unbind`'s outputs), each mapped to the group's first node.
+    pub(crate) groups: HashMap<NodeId, NodeId>,
 }
 
 /// Anomaly detection's mode: off, or on with or without the NaN check of every gradient a
@@ -174,6 +177,7 @@ impl<T> Default for Autograd<T> {
             next_hook: 0,
             functions: false,
             anomaly: Anomaly::Off,
+            groups: HashMap::new(),
         }
     }
 }

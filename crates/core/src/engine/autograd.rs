@@ -519,9 +519,10 @@ impl Engine {
     /// would regenerate is an `AsStridedBackward0`.
     pub(crate) fn grad_fn_name_now(&self, t: &Tensor) -> Option<&str> {
         let regenerates = self.stale_candidate(t).is_some()
-            && self.ag.meta(t).is_some_and(|m| {
-                m.view_version != self.ids.version(t.counter) && !m.no_grad_view && !m.multi_output
-            });
+            && self
+                .ag
+                .meta(t)
+                .is_some_and(|m| m.view_version != self.ids.version(t.counter) && !m.no_grad_view && !m.multi_output);
         match regenerates {
             true => Some("AsStridedBackward0"),
             false => self.grad_fn_name(t),
@@ -671,6 +672,34 @@ impl Engine {
         let node = &mut self.ag.nodes[n.index()];
         node.saved = saved;
         node.holds_saved = true;
+    }
+
+    /// Marks the nodes a composition recorded for `outputs` as one PyTorch node: every node
+    /// reachable from the outputs' `grad_fn`s that is newer than all of `inputs`' (so the
+    /// composition made it). The gradients these nodes send one input meet in PyTorch's single
+    /// formula, not in the input's buffer: their sum is a fresh tensor (see `backward`).
+    pub fn group_as_one_node(&mut self, outputs: &[&Tensor], inputs: &[&Tensor]) {
+        // An input passed twice (`addcmul_(s, s)`) has two edges in PyTorch's node too, whose
+        // gradients its buffer sums: the composition's own sums stand for those.
+        if inputs.iter().enumerate().any(|(i, a)| inputs[..i].iter().any(|b| b.same_object(a))) {
+            return;
+        }
+        let bound = inputs.iter().filter_map(|t| self.ag.grad_fn(t)).max();
+        let newer = |n: &NodeId| bound.is_none_or(|b| *n > b);
+        let mut stack: Vec<NodeId> = outputs.iter().filter_map(|t| self.ag.grad_fn(t)).filter(newer).collect();
+        let Some(&group) = stack.first() else { return };
+        while let Some(n) = stack.pop() {
+            if self.ag.groups.insert(n, group) == Some(group) {
+                continue;
+            }
+            for e in self.ag.node(n).next.iter().flatten() {
+                if let Edge::Node(m) = e {
+                    if newer(m) {
+                        stack.push(*m);
+                    }
+                }
+            }
+        }
     }
 
     pub fn rename_grad_fn(&mut self, t: &Tensor, name: &str) {

@@ -285,6 +285,9 @@ impl Engine {
         let order = self.topo_order(root_node);
         let mut pending: HashMap<NodeId, Tensor> = HashMap::new();
         pending.insert(root_node, seed);
+        // The group of the nodes every gradient an input's buffer holds came from (see
+        // `Engine::group_as_one_node`); `None` once any came from elsewhere.
+        let mut from: HashMap<Edge, Option<NodeId>> = HashMap::new();
         let retained: HashMap<NodeId, ObjectId> = self
             .ag
             .meta
@@ -338,7 +341,11 @@ impl Engine {
             if graph.create {
                 self.check_history(&node, &g, &grads)?;
             }
-            self.count_formula_steps(&node.name, &g, &grads);
+            // A node inside a composition that PyTorch records as one node runs no formula of
+            // PyTorch's own: only the group's first node (named as PyTorch's) counts its steps.
+            if self.ag.groups.get(&id).is_none_or(|&first| first == id) {
+                self.count_formula_steps(&node.name, &g, &grads);
+            }
             holders.release(&g);
             let into = node
                 .next
@@ -361,11 +368,19 @@ impl Engine {
             // node has both edges too (`x * x`); the product's composites (`square`, `clamp`)
             // reach an input twice through what is one formula in PyTorch.
             let twice = if two_edge_node(&node.name) { Summing::InPlace } else { Summing::Fresh };
+            let group = self.ag.groups.get(&id).copied();
             let mut reached: Vec<Edge> = Vec::new();
             for (edge, g) in node.next.iter().zip(grads) {
                 let (Some(edge), Some(g)) = (edge, g) else { continue };
                 let summing = if reached.contains(edge) { twice } else { Summing::InPlace };
                 reached.push(*edge);
+                // Gradients from the nodes of one PyTorch node meet in its formula: fresh.
+                let summing = match from.get(edge) {
+                    Some(Some(g0)) if group == Some(*g0) => Summing::Fresh,
+                    _ => summing,
+                };
+                let before = from.get(edge).copied();
+                from.insert(*edge, if before.is_none_or(|b| b == group) { group } else { None });
                 match edge {
                     Edge::Leaf(o) => {
                         if capture.is_some_and(|c| c.contains(edge)) || capture.is_none() {

@@ -595,13 +595,12 @@ impl Engine {
             }
             GradOp::IndexPut { items, accumulate, value_shape, .. } => {
                 let items = index_items(items, &node.operands)?;
-                // The old value's cells the put replaced get nothing (with accumulate, all of g).
-                let g_old = self.copy(g)?;
-                let g_old = self.realize(&g_old)?;
-                if !*accumulate {
-                    self.index_put(&g_old, &items, &Operand::Scalar(Scalar::Int(0)), false)?;
-                }
-                let g_old = self.resolve(&g_old);
+                // The old value's cells the put replaced get nothing (with accumulate, all of g):
+                // PyTorch's `grad` itself, or `grad.index_put(indices, 0)`, a fresh tensor.
+                let g_old = match accumulate {
+                    true => g.clone(),
+                    false => self.index_put_functional(g, &items, &Operand::Scalar(Scalar::Int(0)), false)?,
+                };
                 let g_value = match node.operands.get(1).cloned().flatten() {
                     Some(_) => {
                         let picked = self.advanced_index(g, &items)?;
@@ -705,7 +704,9 @@ impl Engine {
         let terms = self.mul(&t(&prods), &t(&gj))?;
         let terms = self.where_(&t(&later), &t(&terms), &Operand::Scalar(Scalar::Int(0)))?;
         let sum = self.reduce(ReduceOp::Sum, &terms, &[wide.len() - 1], KeepDim::Drop)?;
-        self.movedim(&sum, &[last], &[d])
+        // PyTorch's formula gives a tensor of its own, row-major (so AccumulateGrad takes it).
+        let moved = self.movedim(&sum, &[last], &[d])?;
+        self.contiguous(&moved)
     }
 
     /// The gradient of `prod` over `axes` (one axis, or all of them): each element gets the

@@ -84,6 +84,7 @@ impl Engine {
         w: Option<&Tensor>,
         b: Option<&Tensor>,
     ) -> Result<(Tensor, Option<BatchMoments>)> {
+        let inputs: Vec<Tensor> = [Some(x), w, b].into_iter().flatten().cloned().collect();
         let rank = x.shape().len();
         if rank < 2 {
             bail!(Value, "batch norm expects an (N, C, ...) input, got {rank} dims");
@@ -113,6 +114,7 @@ impl Engine {
         // gives a row-major result, a channels-last one stays channels-last).
         let y = self.in_format(&y, x.layout().result_format())?;
         self.rename_grad_fn(&y, "NativeBatchNormBackward0");
+        self.group_as_one_node(&[&y], &inputs.iter().collect::<Vec<_>>());
         Ok((y, moments))
     }
 
@@ -147,6 +149,7 @@ impl Engine {
         w: Option<&Tensor>,
         b: Option<&Tensor>,
     ) -> Result<Tensor> {
+        let inputs: Vec<Tensor> = [Some(x), w, b].into_iter().flatten().cloned().collect();
         let shape = x.shape().to_vec();
         if shape.len() < 2 {
             bail!(Shape, "Expected at least 2 dimensions for input tensor but received {}", shape.len());
@@ -186,6 +189,7 @@ impl Engine {
             y = self.binary(BinaryOp::Add, &t(&y), &t(&b))?;
         }
         self.rename_grad_fn(&y, "NativeGroupNormBackward0");
+        self.group_as_one_node(&[&y], &inputs.iter().collect::<Vec<_>>());
         Ok(y)
     }
 }

@@ -99,6 +99,8 @@ impl Engine {
             self.name_multi_output(&piece, UNBIND_NODE);
             out.push(piece);
         }
+        // One node in PyTorch for every output.
+        self.group_as_one_node(&out.iter().collect::<Vec<_>>(), &[t]);
         Ok(out)
     }
 
@@ -200,6 +202,9 @@ impl Engine {
             }
             out.push(piece);
             start += length;
+        }
+        if multi_output_node.is_some() {
+            self.group_as_one_node(&out.iter().collect::<Vec<_>>(), &[t]);
         }
         Ok(out)
     }

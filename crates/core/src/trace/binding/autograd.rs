@@ -226,6 +226,8 @@ pub fn after_call(
             // lerp's overloads: a Python-number weight is LerpBackward0, a tensor one 1.
             let node = if base == "lerp" && inputs.len() < 3 { "LerpBackward0" } else { node };
             run.engine.rename_grad_fn(r, node);
+            let ins: Vec<&Tensor> = inputs.iter().filter(|t| !t.same_object(r)).collect();
+            run.engine.group_as_one_node(&[r], &ins);
         }
     }
     // `max(dim)` and `min(dim)` return values and indices: the values' node is MaxBackward0.

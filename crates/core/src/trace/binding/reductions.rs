@@ -181,6 +181,7 @@ fn spread(run: &mut RunContext, t: Tensor, name: &str, mut args: Args) -> Result
     let node = if which == Spread::Var { "VarMeanBackward0" } else { "StdMeanBackward0" };
     run.engine.rename_grad_fn(&out, node);
     run.engine.rename_grad_fn(&mean, node);
+    run.engine.group_as_one_node(&[&out, &mean], &[&t]);
     Ok(Value::Tuple(vec![Value::Tensor(out), Value::Tensor(mean)]))
 }
 

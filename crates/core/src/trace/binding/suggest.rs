@@ -100,12 +100,48 @@ fn edits(a: &str, b: &str) -> usize {
     d[a.len()][b.len()]
 }
 
-/// A name no op table has ([`Error::UnknownOp`]) as the error a trace reports: with the
-/// nearest known name when there is one. Every other error is returned as it is.
+/// Every public name of the PyTorch namespaces a trace reaches, one per line after a header
+/// (written by `tools/fixtures/gen_torch_names.py`).
+const TORCH_NAMES: &str = include_str!("torch_names.txt");
+
+/// Whether PyTorch has `name` in any namespace a trace reaches.
+fn torch_has(name: &str) -> bool {
+    TORCH_NAMES.lines().skip(1).any(|n| n == name)
+}
+
+/// Who a `Tensor.x()` / `torch.x` / `nn.X` name was looked up on, as Python's AttributeError
+/// names it; `None` where the message does not say.
+fn owner(message: &str) -> Option<String> {
+    let what = message.strip_suffix(" is not supported")?;
+    let what = what.strip_suffix("()").unwrap_or(what);
+    let (space, _) = what.rsplit_once('.')?;
+    Some(match space {
+        "Tensor" => "'Tensor' object".to_string(),
+        "nn" => "module 'torch.nn'".to_string(),
+        "F" => "module 'torch.nn.functional'".to_string(),
+        s if s == "torch" || s.starts_with("torch.") => format!("module '{s}'"),
+        s => format!("module 'torch.{s}'"),
+    })
+}
+
+/// A name no op table has ([`Error::UnknownOp`]) as the error a trace reports. A name PyTorch
+/// does not have either is Python's AttributeError, worded as Python prints it with the nearest
+/// name ("... has no attribute 'veiw'. Did you mean: 'view'?"); a name PyTorch has is "not
+/// supported", with the nearest name the product knows. Every other error is returned as it is.
 pub fn with_suggestion(e: Error) -> Error {
     let Error::UnknownOp { message, name } = e else { return e };
     let names = known_names();
-    Error::Unsupported(match nearest(&name, names.iter().map(String::as_str)) {
+    let near = nearest(&name, names.iter().map(String::as_str));
+    // A qualified name (`linalg.matrix_sqrth`) is an inventory entry of OpInfo's, which PyTorch
+    // may expose under another spelling: only a plain name is taken for a typo.
+    if let Some(owner) = owner(&message).filter(|_| !name.contains('.') && !torch_has(&name)) {
+        // Python suggests the bare attribute name (`linalg.norm` is `norm` on `torch.linalg`).
+        return Error::Type(match near.map(|n| n.rsplit('.').next().unwrap_or(n)) {
+            Some(n) => format!("{owner} has no attribute '{name}'. Did you mean: '{n}'?"),
+            None => format!("{owner} has no attribute '{name}'"),
+        });
+    }
+    Error::Unsupported(match near {
         Some(n) => format!("{message}; did you mean {n}?"),
         None => message,
     })
@@ -132,5 +168,19 @@ mod tests {
         for name in ["view", "add_", "sigmoid_", "chunk", "index_put_", "randn", "conv2d", "float", "masked_fill_"] {
             assert!(names.iter().any(|n| n == name), "{name}");
         }
+    }
+
+    #[test]
+    fn pytorch_names_are_known_and_typos_are_not() {
+        for name in ["transpose", "view", "Linear", "cross_entropy", "is_available", "lr_scheduler", "add_"] {
+            assert!(torch_has(name), "{name}");
+        }
+        for typo in ["tranpose", "veiw", "aranj", "Lienar"] {
+            assert!(!torch_has(typo), "{typo}");
+        }
+        assert_eq!(owner("Tensor.veiw() is not supported").as_deref(), Some("'Tensor' object"));
+        assert_eq!(owner("torch.linalg.nrom is not supported").as_deref(), Some("module 'torch.linalg'"));
+        assert_eq!(owner("nn.Lienar is not supported").as_deref(), Some("module 'torch.nn'"));
+        assert_eq!(owner("rleu() is not supported"), None);
     }
 }

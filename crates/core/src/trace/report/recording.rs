@@ -56,6 +56,9 @@ pub struct Recorded {
     pub python: Option<String>,
     #[serde(default)]
     pub script: Option<String>,
+    /// The script's text as written (recorders since 0.2 keep it up to 256 KiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     #[serde(default)]
     pub limits: Option<RecordedLimits>,
     /// Where a limit stopped the recording (the program ran on to its end unrecorded).

@@ -201,6 +201,8 @@ fn name_node(run: &mut RunContext, decl: &Decl, inputs: &[Tensor], out: &Value) 
     if let Value::Tensor(r) = out {
         if !inputs.iter().any(|t| t.same_object(r)) {
             run.engine.rename_grad_fn(r, node);
+            let ins: Vec<&Tensor> = inputs.iter().collect();
+            run.engine.group_as_one_node(&[r], &ins);
         }
     }
 }
