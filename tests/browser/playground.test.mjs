@@ -262,6 +262,8 @@ test('the time machine: a write that breaks backward is flagged at the write, an
   await page.waitForFunction(() => document.querySelector('#stepno').textContent === '3 / 4');
   const stale = await page.textContent('#stepinfo .stale');
   assert.match(stale, /saved by SigmoidBackward0/);
+  // The stale sentence is the step's headline, right under its source line.
+  assert.ok(await page.$eval('#stepinfo > :nth-child(2)', (e) => e.classList.contains('headline')));
   const cell = await page.$eval('#tensors tr[data-name="y"] td:last-child', (td) => td.textContent);
   assert.equal(cell, 'MulBackward0');
   // The graph behind y: y.mul_(2)'s MulBackward0 feeds SigmoidBackward0, whose saved y (saved at
@@ -271,6 +273,12 @@ test('the time machine: a write that breaks backward is flagged at the write, an
   assert.deepEqual(nodes, [['SigmoidBackward0', true], ['MulBackward0', false], ['leaf', false]]);
   assert.equal(await page.$eval('#autograd .ag-saved.stale', (e) => e.firstChild.textContent), 'saved y · v0 → v1 stale');
   assert.match(await page.textContent('#autograd-summary'), /SigmoidBackward0 \(line 2\) will fail/);
+  // Every label fits its box: none is cut or runs into the next column.
+  const cut = await page.$$eval('#autograd .ag-node', (gs) => gs.flatMap((g) => {
+    const w = Number(g.querySelector('rect').getAttribute('width'));
+    return [...g.querySelectorAll('text')].filter((t) => { const b = t.getBBox(); return b.x < 0 || b.x + b.width > w; }).map((t) => t.textContent);
+  }));
+  assert.deepEqual(cut, []);
   await shot(page, 'autograd-stale-at-write');
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction(() => document.querySelector('#stepno').textContent === '4 / 4');
@@ -285,11 +293,16 @@ test('the time machine: a write that breaks backward is flagged at the write, an
   const ran = await page.$$eval('#step-backward li', (ls) => ls.map((l) => l.textContent));
   assert.deepEqual(ran, ['SumBackward0 (line 3)', 'MulBackward0 (line 3)', 'SigmoidBackward0 (line 3)', 'AccumulateGrad → w.grad', 'AccumulateGrad → x.grad']);
   assert.equal(await page.textContent('#backward-detail'), 'takes the scalar gradient of its output and sends one to each input: MulBackward0');
+  // The node shown is lit in the graph.
+  await page.waitForSelector('#autograd .ag-node.current');
+  assert.deepEqual(await page.$$eval('#autograd .ag-node.current', (gs) => gs.map((g) => [g.dataset.node, g.dataset.line])), [['SumBackward0', '3']]);
   await page.click('#step-backward button[title="next node of the backward"]');
   assert.match(await page.textContent('#backward-detail'), /^takes the gradient of shape \(3,\) of its output/);
   for (let i = 0; i < 3; i++) await page.click('#step-backward button[title="next node of the backward"]');
   assert.equal(await page.textContent('#backward-at'), '5 / 5');
   assert.match(await page.textContent('#backward-detail'), /into x\.grad: cells 0, 1, 2 of storage #\d+/);
+  await page.waitForSelector('#autograd .ag-node.leaf.current');
+  assert.equal(await page.$eval('#autograd .ag-node.current', (g) => g.dataset.leaf), 'x');
   await shot(page, 'autograd-backward-steps');
   assert.deepEqual(errors, []);
   await page.close();
@@ -703,6 +716,32 @@ test('the tensor list and the file pickers work from the keyboard', async () => 
   // Every file picker is a focusable button.
   const pickers = await page.$$eval('label.button', (ls) => ls.map((l) => l.tabIndex));
   assert.ok(pickers.length >= 3 && pickers.every((t) => t === 0), String(pickers));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('storage cells are reached from the keyboard: arrows walk them, each read out as on hover', async () => {
+  const { page, errors } = await open(base);
+  await page.goto(`${base}#${await fragment(page, 'a = arange(12.).reshape(2, 6)\nb = a.t()\n', null, 'b')}`);
+  await page.waitForFunction(() => document.querySelector('#stepno').textContent === '2 / 2');
+  await settle(page);
+  assert.equal(await page.getAttribute('#storage-grid', 'tabindex'), '0');
+  // At 1440 x 900 the editor has the room (about 20 lines), not a 12-line strip.
+  const edH = await page.$eval('.editor', (e) => e.getBoundingClientRect().height);
+  assert.ok(edH >= 340, `editor ${edH} px tall`);
+  await page.focus('#storage-grid');
+  // b's first element is cell 0; the grid is 2 rows of 6 (the storage's last dimension).
+  await page.waitForFunction(() => /\[0\] = 0/.test(document.querySelector('#hover').textContent));
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => /\[1\] = 1 +← +b\[1, 0\]/.test(document.querySelector('#hover').textContent));
+  assert.match(await page.textContent('#map-structure'), /2 rows of 6/);
+  await page.keyboard.press('ArrowDown');
+  await page.waitForFunction(() => /\[7\] = 7/.test(document.querySelector('#hover').textContent));
+  assert.equal(await page.$eval('#storage .cell.lit', (c) => c.dataset.cell), '7');
+  await page.keyboard.press('End');
+  await page.waitForFunction(() => /\[11\] = 11/.test(document.querySelector('#hover').textContent));
+  // The stepping keys stay with the grid while it has focus.
+  assert.equal(await page.textContent('#stepno'), '2 / 2');
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -1202,7 +1241,10 @@ async function runSampleModel(webgpu) {
   assert.ok(ks.length >= 1, 'kernel table');
   // Every kernel has a measured time (a clock reading, possibly 0 on a coarse clock) or is
   // marked below resolution, and the run as a whole took measurable time.
-  for (const k of ks) assert.ok(k.ms !== '' || k.time === 'below resolution', `${k.name}: ${k.time}`);
+  for (const k of ks) assert.ok(k.ms !== '' || /^below resolution/.test(k.time), `${k.name}: ${k.time}`);
+  // Cells say what they mean: no "—B" byte counts, no "GPU —" on the CPU.
+  assert.ok(!(await page.textContent('#model-kernels')).includes('—B'));
+  assert.ok(!(await page.textContent('#model-result')).includes('GPU —'));
   // Each GPU dispatch is one of the model's kernels; the CPU replay also times steps that have
   // no GPU kernel (a flatten is a view), which the table shows without an op.
   const joined = ks.filter((k) => k.op !== '—');

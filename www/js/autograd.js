@@ -7,7 +7,9 @@
 import { $, h, fill, tuple } from './dom.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
-const COL = 210, ROW = 30, PAD = 8, WIDTH = 180;
+const ROW = 30, PAD = 8, GAP = 30;
+/** About how wide a character of the graph's 12 px labels is, to size boxes to their text. */
+const CHAR = 7;
 
 function svg(tag, attrs = {}, ...children) {
   const e = document.createElementNS(SVG, tag);
@@ -68,6 +70,15 @@ export function drawAutograd(state, name, onSelect) {
   }
   const leafCol = Math.max(...cols.keys()) + 1;
   const leaves = [...new Set(shown.flatMap((n) => n.next.filter((e) => e && 'leaf' in e).map((e) => e.leaf || '(unnamed leaf)')))];
+  // Boxes as wide as their longest label (a node's name and line, its saved tensors, a leaf's
+  // `AccumulateGrad → name.grad`), so no label is cut or runs into the next column.
+  const labels = [
+    ...shown.map((n) => `${n.name}  line ${n.line}`),
+    ...shown.flatMap((n) => n.saved.map((s) => `  saved ${savedText(s)}`)),
+    ...leaves.map((l) => `AccumulateGrad → ${l}.grad`),
+  ];
+  const WIDTH = Math.max(180, 16 + CHAR * Math.max(...labels.map((l) => l.length)));
+  const COL = WIDTH + GAP;
   const pos = new Map();
   const height = (n) => ROW * (1 + n.saved.length) + PAD;
   let maxY = 0;
@@ -96,7 +107,7 @@ export function drawAutograd(state, name, onSelect) {
   for (const n of shown) {
     const p = pos.get(n.id);
     const hasStale = n.saved.some((s) => s.stale);
-    const g = svg('g', { class: `ag-node${hasStale ? ' stale' : ''}${n.freed ? ' freed' : ''}`, 'data-node': n.name, transform: `translate(${p.x},${p.y})` },
+    const g = svg('g', { class: `ag-node${hasStale ? ' stale' : ''}${n.freed ? ' freed' : ''}`, 'data-node': n.name, 'data-line': n.line, transform: `translate(${p.x},${p.y})` },
       svg('rect', { width: WIDTH, height: p.hgt, rx: 4 }),
       svg('text', { x: 6, y: 18, class: 'ag-name' }, n.name),
       svg('text', { x: WIDTH - 6, y: 18, class: 'ag-line', 'text-anchor': 'end' }, `line ${n.line}`),
@@ -112,7 +123,7 @@ export function drawAutograd(state, name, onSelect) {
   }
   for (const l of leaves) {
     const p = pos.get(`leaf:${l}`);
-    boxes.push(svg('g', { class: 'ag-node leaf', transform: `translate(${p.x},${p.y})`, onclick: () => l !== '(unnamed leaf)' && onSelect(l) },
+    boxes.push(svg('g', { class: 'ag-node leaf', 'data-leaf': l, transform: `translate(${p.x},${p.y})`, onclick: () => l !== '(unnamed leaf)' && onSelect(l) },
       svg('rect', { width: WIDTH, height: ROW, rx: 4 }),
       svg('text', { x: 6, y: 19, class: 'ag-name' }, `AccumulateGrad → ${l}.grad`)));
   }

@@ -31,6 +31,11 @@ function ms(x) {
 }
 
 const dims = (v) => (Array.isArray(v) ? v.join('×') : '—');
+/** A byte count, or a dash where the run does not know it (never "—B"). */
+const bytes = (x) => (x === null || x === undefined ? '—' : `${num(x)}B`);
+/** A kernel that moves no bytes and does no arithmetic (a reshape the plan kept as a step): its
+ *  measured time is the clock's and the runner's overhead, not work. */
+const noWork = (k) => k.bytes_read === 0 && k.bytes_written === 0 && !k.flops;
 
 /** The loaded model's description, from its info(). */
 function describe() {
@@ -153,7 +158,7 @@ function drawResult(res, cls, input) {
   fill($('#model-result'),
     h('div', { class: 'verdict', id: 'model-verdict', dataset: { predicted: cls.predicted } },
       h('b', {}, `predicted ${cls.predicted}`), ` (p = ${probs[cls.predicted].toFixed(4)}) for ${input.what}${truth}`),
-    h('div', { class: 'dim small' }, `output ${cls.output} · GPU ${ms(res.gpu_ms)} · wall ${ms(res.wall_ms)}`),
+    h('div', { class: 'dim small' }, `output ${cls.output} · ${res.gpu_ms === null || res.gpu_ms === undefined ? 'ran on the CPU' : `GPU ${ms(res.gpu_ms)}`} · wall ${ms(res.wall_ms)}`),
     h('div', { class: 'probs', id: 'model-probs' }, rows.flat()));
 }
 
@@ -168,9 +173,12 @@ function joined(res) {
 
 function drawKernels(res) {
   const ks = joined(res);
-  const max = Math.max(0, ...ks.map((k) => k.ms || 0));
-  const total = ks.reduce((s, k) => s + (k.ms || 0), 0);
-  const time = (k) => (k.below_resolution ? 'below resolution' : ms(k.ms));
+  // What a bar or segment shows: measured work (no-work steps and those below the clock's
+  // resolution get a sliver, never a length their overhead would give them).
+  const worked = (k) => (k.below_resolution || noWork(k) ? 0 : k.ms || 0);
+  const max = Math.max(0, ...ks.map(worked));
+  const total = ks.reduce((s, k) => s + worked(k), 0);
+  const time = (k) => (noWork(k) ? `no work (${ms(k.ms)} overhead)` : k.below_resolution ? `below resolution (< ${ms(k.resolution_ms)})` : ms(k.ms));
   const select = (i) => {
     for (const e of document.querySelectorAll('#model-timeline .seg, #model-kernels tbody tr')) e.classList.toggle('sel', Number(e.dataset.k) === i);
     const k = ks[i];
@@ -180,10 +188,10 @@ function drawKernels(res) {
   };
   // Bars proportional to time; kernels too fast to time get a sliver so they stay visible.
   fill($('#model-timeline'), ks.map((k, i) => h('div', {
-    class: k.ms ? 'seg' : 'seg below',
+    class: worked(k) ? 'seg' : 'seg below',
     dataset: { k: i },
     title: `${k.name} · ${k.op || '?'} · ${time(k)}`,
-    style: `flex: ${total > 0 && k.ms ? k.ms / total : 0} 0 ${k.ms ? 0 : 3}px`,
+    style: `flex: ${total > 0 && worked(k) ? worked(k) / total : 0} 0 ${worked(k) ? 0 : 3}px`,
     onclick: () => select(i),
   })));
   const head = h('tr', {}, ['#', 'kernel', 'op', 'dispatch', 'workgroup', 'read', 'written', 'FLOP', 'time', ''].map((c) => h('th', {}, c)));
@@ -193,11 +201,11 @@ function drawKernels(res) {
     h('td', { class: 'mono' }, k.op || '—'),
     h('td', { class: 'mono' }, dims(k.dispatch)),
     h('td', { class: 'mono' }, dims(k.workgroup)),
-    h('td', { class: 'mono' }, `${num(k.bytes_read)}B`),
-    h('td', { class: 'mono' }, `${num(k.bytes_written)}B`),
+    h('td', { class: 'mono' }, bytes(k.bytes_read)),
+    h('td', { class: 'mono' }, bytes(k.bytes_written)),
     h('td', { class: 'mono' }, num(k.flops)),
     h('td', { class: 'mono ktime', dataset: { ms: k.ms === null || k.ms === undefined ? '' : String(k.ms), source: k.source || '' } }, time(k)),
-    h('td', {}, h('span', { class: 'bar' }, h('span', { class: 'fill', style: `width:${max > 0 && k.ms ? Math.max(2, (100 * k.ms) / max) : 0}%` })))));
+    h('td', {}, h('span', { class: 'bar' }, h('span', { class: 'fill', style: `width:${max > 0 && worked(k) ? Math.max(2, (100 * worked(k)) / max) : 0}%` })))));
   fill($('#model-kernels'), h('thead', {}, head), h('tbody', {}, rows));
 }
 

@@ -11,6 +11,9 @@ export function drawStep(state) {
     return;
   }
   const parts = [h('div', { class: 'mono src' }, h('span', { class: 'dim' }, `line ${s.line}  `), s.source)];
+  // The time machine's key sentence first: saved tensors this write made stale, before any
+  // backward() runs, as the step's headline.
+  for (const w of s.stale || []) parts.push(h('div', { class: 'bad stale headline', role: 'alert' }, w));
   // A recorded step inside a function, or in another of the user's files than the script.
   if (s.function || s.file) {
     parts.push(h('div', { class: 'dim', id: 'step-where' }, [s.function ? `in ${s.function}()` : '', s.file ? `in ${s.file}` : ''].filter(Boolean).join(' ')));
@@ -29,8 +32,6 @@ export function drawStep(state) {
   }
   const b = bridgeStep(s.bridge, s.writes);
   if (b) parts.push(b);
-  // The time machine: saved tensors this write made stale, before any backward() runs.
-  for (const w of s.stale || []) parts.push(h('div', { class: 'bad stale' }, w));
   if (s.backward && s.backward.length) parts.push(backwardSteps(s.backward));
   // What print wrote during this statement, as Python would show it.
   if (s.output) parts.push(h('pre', { class: 'mono output', id: 'step-output' }, s.output.replace(/\n$/, '')));
@@ -61,12 +62,35 @@ function backwardSteps(entries) {
     fill(detail, e.node === 'AccumulateGrad'
       ? `adds ${grad} into ${e.into[0]}: ${e.write ? `cells ${e.write.elements.slice(0, 16).join(', ')}${e.write.elements.length > 16 ? ', …' : ''} of storage #${e.write.storage}` : 'nothing written'}`
       : `takes ${grad} of its output and sends one to each input: ${into}`);
+    requestAnimationFrame(() => lightBackward(e));
   }
   box.append(h('div', {}, h('b', {}, 'backward '), `ran ${entries.length} node${entries.length === 1 ? '' : 's'} `,
     h('button', { class: 'mini', title: 'previous node of the backward', onclick: () => show(at - 1) }, '◀'), ' ', counter, ' ',
     h('button', { class: 'mini', title: 'next node of the backward', onclick: () => show(at + 1) }, '▶')), list, detail);
   show(0);
   return box;
+}
+
+/**
+ * The backward node shown, lit where the page draws it: its box in the autograd graph (by name
+ * and line; an AccumulateGrad by its leaf), and the `.grad` cells an AccumulateGrad wrote when
+ * the storage map shows that storage.
+ */
+function lightBackward(e) {
+  document.querySelectorAll('#autograd .ag-node.current').forEach((g) => g.classList.remove('current'));
+  document.querySelectorAll('#storage .cell.grad-written').forEach((c) => c.classList.remove('grad-written'));
+  const sel = e.node === 'AccumulateGrad'
+    ? `#autograd .ag-node.leaf[data-leaf="${CSS.escape(String(e.into[0]))}"]`
+    : `#autograd .ag-node[data-node="${CSS.escape(e.node)}"][data-line="${e.line}"]`;
+  const box = document.querySelector(sel);
+  if (box) box.classList.add('current');
+  const grid = document.querySelector('#storage-grid');
+  if (e.write && grid && grid.dataset.storage === String(e.write.storage)) {
+    for (const c of e.write.elements) {
+      const cell = grid.querySelector(`.cell[data-cell="${c}"]`);
+      if (cell) cell.classList.add('grad-written');
+    }
+  }
 }
 
 /**

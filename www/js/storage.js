@@ -63,7 +63,11 @@ function drawGrid(box, st, flags, { row, owner }) {
   // shaped. Otherwise the grid wraps to the panel's width; cell numbers say where rows start.
   const rows = owner && row <= GRID_ROW_MAX;
   const columns = rows ? `repeat(${row}, minmax(4.6em, 1fr))` : 'repeat(auto-fill, minmax(4.6em, 1fr))';
-  const grid = h('div', { class: 'cells', id: 'storage-grid', style: `grid-template-columns: ${columns}` });
+  // Focusable: arrow keys walk the cells, each lit and read out as on hover (see wireHover).
+  const grid = h('div', {
+    class: 'cells', id: 'storage-grid', style: `grid-template-columns: ${columns}`, dataset: { storage: current.sid },
+    tabindex: '0', role: 'group', 'aria-label': `storage #${current.sid}: arrow keys walk its cells`,
+  });
   const frag = document.createDocumentFragment();
   for (let c = 0; c < st.len; c++) {
     const els = current.byCell.get(c);
@@ -180,4 +184,31 @@ export function wireHover() {
     if (td && current) light(true, current.cells[Number(td.dataset.i)]);
   });
   for (const sel of ['#storage', '#values']) $(sel).addEventListener('mouseleave', () => light(false));
+  // The keyboard's way in: the focused grid lights one cell, arrows move it (up and down by a
+  // row of the grid as laid out), Home/End go to the ends; the page's stepping keys stay off.
+  let at = 0;
+  $('#storage').addEventListener('focusin', (ev) => {
+    if (ev.target.id !== 'storage-grid' || !current) return;
+    const first = document.querySelector('#storage .cell.sel');
+    at = first ? Number(first.dataset.cell) : Math.min(at, current.st.len - 1);
+    light(true, at);
+  });
+  $('#storage').addEventListener('focusout', () => light(false));
+  $('#storage').addEventListener('keydown', (ev) => {
+    const grid = ev.target.closest('#storage-grid');
+    if (!grid || !current) return;
+    const cols = getComputedStyle(grid).gridTemplateColumns.split(' ').filter(Boolean).length || 1;
+    const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -cols, ArrowDown: cols };
+    let next = at;
+    if (ev.key in moves) next = at + moves[ev.key];
+    else if (ev.key === 'Home') next = 0;
+    else if (ev.key === 'End') next = current.st.len - 1;
+    else return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    at = Math.max(0, Math.min(current.st.len - 1, next));
+    const cell = grid.querySelector(`.cell[data-cell="${at}"]`);
+    if (cell) cell.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    light(true, at);
+  });
 }

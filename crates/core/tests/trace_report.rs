@@ -100,7 +100,10 @@ fn errors_carry_position_kind_and_elements() {
         &[("/error/line", json!(2)), ("/error/kind", json!("parse")), ("/tensors", json!({}))],
     );
     check("a = zeros(3)\nb = c + 1", &[("/error/kind", json!("name")), ("/tensors/a/shape", json!([3]))]);
-    check("a = zeros(3)\nb = a.frobnicate()", &[("/error/kind", json!("unsupported")), ("/error/column", json!(5))]);
+    // A method PyTorch has that the product does not is unsupported; one PyTorch lacks too is
+    // Python's AttributeError (kind `type`).
+    check("a = zeros(3)\nb = a.q_scale()", &[("/error/kind", json!("unsupported")), ("/error/column", json!(5))]);
+    check("a = zeros(3)\nb = a.frobnicate()", &[("/error/kind", json!("type")), ("/error/column", json!(5))]);
 }
 
 #[test]

@@ -128,9 +128,10 @@ fn owner(message: &str) -> Option<String> {
 /// does not have either is Python's AttributeError, worded as Python prints it with the nearest
 /// name ("... has no attribute 'veiw'. Did you mean: 'view'?"); a name PyTorch has is "not
 /// supported", with the nearest name the product knows. Every other error is returned as it is.
-pub fn with_suggestion(e: Error) -> Error {
+pub fn with_suggestion<'a>(e: Error, more: impl IntoIterator<Item = &'a str>) -> Error {
     let Error::UnknownOp { message, name } = e else { return e };
-    let names = known_names();
+    let mut names = known_names();
+    names.extend(more.into_iter().map(str::to_string));
     let near = nearest(&name, names.iter().map(String::as_str));
     // A qualified name (`linalg.matrix_sqrth`) is an inventory entry of OpInfo's, which PyTorch
     // may expose under another spelling: only a plain name is taken for a typo.

@@ -172,7 +172,9 @@ impl Run {
     /// error or flow taking over. The product's own failures (limits, what it does not support)
     /// are never caught.
     fn exec_try(&mut self, body: &[Stmt], handlers: &[Handler], orelse: &[Stmt], finally: &[Stmt]) -> Result<Flow> {
-        let mut outcome = self.exec_block(body);
+        // A name no table has becomes what Python raises (a typo's AttributeError) before the
+        // clauses are tested.
+        let mut outcome = self.exec_block(body).map_err(super::runner::suggested);
         match &outcome {
             Err(e) => {
                 if let Some(exc) = exception::of(e) {

@@ -287,7 +287,7 @@ impl Run {
         self.imports = program.imports.clone();
         if let Err(error) = self.exec_block(&program.stmts) {
             let at = self.failing.take().unwrap_or(self.span);
-            let error = crate::trace::binding::suggest::with_suggestion(error);
+            let error = suggested(error);
             self.error = Some(TraceError { line: at.line, column: Some(at.column), error });
         }
     }
@@ -867,4 +867,10 @@ pub(in crate::trace) fn merge_writes(writes: Vec<Write>) -> Vec<Write> {
         w.elements = std::mem::take(&mut w.elements).into_sorted_unique();
     }
     out
+}
+
+/// An error as a trace reports and raises it: a name no op table has, with the nearest known
+/// name (module classes included), as Python's AttributeError where PyTorch lacks it too.
+pub(super) fn suggested(e: crate::error::Error) -> crate::error::Error {
+    crate::trace::binding::suggest::with_suggestion(e, crate::trace::nn::modules::class_names())
 }

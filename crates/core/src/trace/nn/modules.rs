@@ -28,25 +28,31 @@ use std::rc::Rc;
 pub mod methods;
 mod repr;
 
-/// The modules `nn.X(...)` builds (`Module` is also the base class of a trace's modules; called
-/// itself, it makes an empty container).
+/// The module classes built here besides the functional table's rows (`Module` is also the
+/// base class of a trace's modules; called itself, it makes an empty container).
+const CLASSES: &[&str] = &[
+    "Module",
+    "Linear",
+    "Conv2d",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "Sequential",
+    "ModuleList",
+    "Embedding",
+    "LayerNorm",
+    "RNN",
+    "LSTM",
+    "GRU",
+];
+
+/// The modules `nn.X(...)` builds.
 pub fn is_layer(name: &str) -> bool {
-    FUNCTIONAL.iter().any(|r| r.name == name)
-        || matches!(
-            name,
-            "Module"
-                | "Linear"
-                | "Conv2d"
-                | "BatchNorm1d"
-                | "BatchNorm2d"
-                | "Sequential"
-                | "ModuleList"
-                | "Embedding"
-                | "LayerNorm"
-                | "RNN"
-                | "LSTM"
-                | "GRU"
-        )
+    FUNCTIONAL.iter().any(|r| r.name == name) || CLASSES.contains(&name)
+}
+
+/// Every module class `nn.X` names, for "did you mean".
+pub fn class_names() -> impl Iterator<Item = &'static str> {
+    CLASSES.iter().copied().chain(FUNCTIONAL.iter().map(|r| r.name))
 }
 
 /// `nn.X(args)`.
