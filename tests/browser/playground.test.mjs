@@ -376,6 +376,15 @@ test('PyTorch first: tinygrad and the bridge show only when turned on, and the c
   await page.waitForFunction(() => document.body.dataset.compare === '1');
   assert.equal(await page.textContent('#compare'), 'tinygrad & bridge: on');
   assert.equal(await page.evaluate(() => localStorage.getItem('stridelab.compare')), '0');
+  // The choice travels in the link: the address says it, and a visitor whose own choice is off
+  // opens the link with tinygrad and the bridge on.
+  await page.waitForFunction(() => JSON.parse(window.wasmBindings.shareDecode(location.hash.slice(1))).shown === 'tinygrad');
+  const link = page.url();
+  const other = await open(base);
+  await other.page.goto(link);
+  await other.page.waitForFunction(() => document.body.dataset.compare === '1');
+  assert.equal(await other.page.evaluate(() => localStorage.getItem('stridelab.compare')), null);
+  await other.page.close();
   assert.deepEqual(errors, []);
   await page.close();
 });

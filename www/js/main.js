@@ -311,7 +311,7 @@ function remember() {
     // A navigation the page has not opened yet (a lesson or link clicked since the timer
     // started) owns the address: writing the old trace over it would lose the new one.
     if (location.hash.slice(1) !== app.frag) return;
-    const frag = app.wasm.shareEncode(app.src, app.state ? app.state.at : undefined, app.selected || undefined, app.gpu ? 'webgpu' : 'cpu', currentTab());
+    const frag = app.wasm.shareEncode(app.src, app.state ? app.state.at : undefined, app.selected || undefined, app.gpu ? 'webgpu' : 'cpu', currentTab(), shownLayers());
     if (location.hash.slice(1) !== frag) history.replaceState(null, '', `#${frag}`);
     app.frag = frag;
     try {
@@ -385,7 +385,7 @@ function shareLink() {
     if (made.error) throw new Error(`This recording cannot travel in a link (${made.error}): share the file.`);
     return `${location.origin}${location.pathname}#${made.fragment}`;
   }
-  const frag = app.wasm.shareEncode(app.src, app.state ? app.state.at : undefined, app.selected || undefined, app.gpu ? 'webgpu' : 'cpu', currentTab());
+  const frag = app.wasm.shareEncode(app.src, app.state ? app.state.at : undefined, app.selected || undefined, app.gpu ? 'webgpu' : 'cpu', currentTab(), shownLayers());
   return `${location.origin}${location.pathname}#${frag}`;
 }
 
@@ -407,6 +407,8 @@ async function openFragment() {
     await openRecording(d.recording, d.step, d.tensor);
     return true;
   }
+  // A link shared with tinygrad and the bridge on opens with them on (for this visit).
+  if (d.shown === 'tinygrad') applyCompare(true);
   editor.setSource(d.trace);
   const opened = load(d.trace, d.step, d.tensor);
   // The tab the link was shared from: clicked, so a tab's own opening work runs (Data fetches).
@@ -517,6 +519,11 @@ function wireTheme() {
 
 const COMPARE = 'stridelab.compare';
 
+/** What a link says the viewer shows beside PyTorch: `tinygrad` when tinygrad & bridge is on. */
+function shownLayers() {
+  return document.body.dataset.compare === '1' ? 'tinygrad' : undefined;
+}
+
 /** Shows or hides tinygrad's views and the bridge's story beside PyTorch's (`.cmp` elements, the
  *  slider's divergence ticks, the padding hatch of tinygrad's masks). */
 function applyCompare(on) {
@@ -536,6 +543,7 @@ function wireCompare() {
     const now = document.body.dataset.compare !== '1';
     applyCompare(now);
     try { localStorage.setItem(COMPARE, now ? '1' : '0'); } catch { /* storage off: the choice lasts the visit */ }
+    remember();
   };
 }
 

@@ -14,7 +14,7 @@ use error::{read_file, read_limited, write_json_stdout, write_stdout, Error, Res
 use kernels::Backend;
 use std::process::ExitCode;
 use stridelab_core::limits::{Reclaim, StorageBudget};
-use stridelab_core::share::{self, SharedTrace};
+use stridelab_core::share::{self, SharedTrace, Shown};
 use stridelab_core::trace::interp::kernels::trace_kernels;
 use stridelab_core::trace::interp::runner::Run;
 use stridelab_core::trace::report::{self, ReportOptions};
@@ -196,7 +196,7 @@ fn main() -> ExitCode {
                     Some(link) => link,
                     None => {
                         let trace = read_input(&input)?;
-                        share::checked_link(&SharedTrace { trace, step, tensor, backend: None, view: None }, &base)?
+                        share::checked_link(&SharedTrace { trace, step, tensor, backend: None, view: None, shown: Shown::PyTorch }, &base)?
                     }
                 };
                 write_stdout(&format!("{link}\n"))

@@ -4,7 +4,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use stridelab_core::share::{decode, encode, SharedTrace};
+use stridelab_core::share::{decode, encode, SharedTrace, Shown};
 
 /// A 100-line trace in the style of the hand-written examples: views, slices and in-place ops.
 fn hundred_line_trace() -> SharedTrace {
@@ -23,6 +23,7 @@ fn hundred_line_trace() -> SharedTrace {
         tensor: Some("b57".to_string()),
         backend: Some("tinygrad".to_string()),
         view: Some("kernels".to_string()),
+        shown: Shown::WithTinygrad,
     }
 }
 

@@ -9,10 +9,12 @@
 //! paste into chats:
 //!
 //! ```text
-//! flags: u8          bit 0 step, bit 1 tensor, bit 2 backend; other bits must be zero
+//! flags: u8          bit 0 step, bit 1 tensor, bit 2 backend, bit 3 view, bit 4 tinygrad and
+//!                    the bridge shown (no field); other bits must be zero
 //! step: varint       LEB128, present with bit 0
 //! tensor: varint len, UTF-8 bytes, present with bit 1
 //! backend: varint len, UTF-8 bytes, present with bit 2
+//! view: varint len, UTF-8 bytes, present with bit 3
 //! trace: UTF-8 bytes, the rest of the payload (it is last, so it needs no length)
 //! ```
 //!
@@ -41,6 +43,19 @@ pub struct SharedTrace {
     pub backend: Option<String>,
     /// The page's open tab (`inspect`, `kernels`, ...), so a link opens where it was shared.
     pub view: Option<String>,
+    /// Whether tinygrad's views and the bridge were shown beside PyTorch's story.
+    #[serde(default)]
+    pub shown: Shown,
+}
+
+/// What the viewer shows beside PyTorch's story.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Shown {
+    /// PyTorch alone (the page's default).
+    #[default]
+    PyTorch,
+    /// tinygrad's view stacks and the bridge's run too.
+    WithTinygrad,
 }
 
 /// A recording shared by link: its JSON text, as the recorder wrote it, and where the viewer
@@ -93,7 +108,8 @@ const FLAG_STEP: u8 = 1 << 0;
 const FLAG_TENSOR: u8 = 1 << 1;
 const FLAG_BACKEND: u8 = 1 << 2;
 const FLAG_VIEW: u8 = 1 << 3;
-const V1_FLAGS: u8 = FLAG_STEP | FLAG_TENSOR | FLAG_BACKEND | FLAG_VIEW;
+const FLAG_TINYGRAD: u8 = 1 << 4;
+const V1_FLAGS: u8 = FLAG_STEP | FLAG_TENSOR | FLAG_BACKEND | FLAG_VIEW | FLAG_TINYGRAD;
 
 /// The fragment for `s`, without the leading `#`: `v1.<base64url-nopad(raw deflate(payload))>`.
 ///
@@ -147,6 +163,7 @@ fn recording_payload(s: &SharedRecording) -> SharedTrace {
         tensor: s.tensor.clone(),
         backend: None,
         view: s.view.clone(),
+        shown: Shown::PyTorch,
     }
 }
 
@@ -337,6 +354,9 @@ fn payload_v1(s: &SharedTrace) -> Vec<u8> {
     if s.view.is_some() {
         flags |= FLAG_VIEW;
     }
+    if s.shown == Shown::WithTinygrad {
+        flags |= FLAG_TINYGRAD;
+    }
     out.push(flags);
     if let Some(step) = s.step {
         // usize is at most 64 bits on every target Rust supports.
@@ -370,7 +390,8 @@ fn parse_payload_v1(payload: &[u8]) -> Result<SharedTrace> {
     let backend = if flags & FLAG_BACKEND != 0 { Some(r.text("backend name")?) } else { None };
     let view = if flags & FLAG_VIEW != 0 { Some(r.text("view name")?) } else { None };
     let trace = utf8(r.rest.to_vec(), "trace")?;
-    Ok(SharedTrace { trace, step, tensor, backend, view })
+    let shown = if flags & FLAG_TINYGRAD != 0 { Shown::WithTinygrad } else { Shown::PyTorch };
+    Ok(SharedTrace { trace, step, tensor, backend, view, shown })
 }
 
 fn utf8(bytes: Vec<u8>, what: &str) -> Result<String> {

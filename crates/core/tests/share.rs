@@ -12,7 +12,7 @@ use base64::Engine as _;
 use proptest::prelude::*;
 use stridelab_core::share::{
     checked_recording_link, decode, decode_shared, encode, encode_recording, link, looks_like_link, Shared,
-    SharedRecording, SharedTrace, DEFAULT_BASE,
+    SharedRecording, SharedTrace, Shown, DEFAULT_BASE,
 };
 use stridelab_core::Error;
 
@@ -53,6 +53,7 @@ fn state(trace: &str, step: Option<usize>, tensor: Option<&str>, backend: Option
         tensor: tensor.map(str::to_string),
         backend: backend.map(str::to_string),
         view: None,
+        shown: Shown::PyTorch,
     }
 }
 
@@ -70,10 +71,27 @@ fn round_trips() {
         state("# a comment with a # and é, 張量 and 🙂\n\n\tb = 2  \r\n", None, Some("張量"), None),
         state(&hundred_lines, Some(99), Some("t99"), Some("wgpu")),
         state(&"\0".repeat(5000), None, None, None),
+        SharedTrace { shown: Shown::WithTinygrad, ..state("a = ones(4)", Some(1), Some("a"), None) },
     ];
     for case in &cases {
         assert_round_trip(case);
     }
+}
+
+/// The tinygrad-and-bridge choice is one flag bit with no field: a link without it (every link
+/// written before it existed) opens on PyTorch alone.
+#[test]
+fn the_tinygrad_choice_is_a_flag_bit() {
+    let off = state("a = ones(4)", None, None, None);
+    let on = SharedTrace { shown: Shown::WithTinygrad, ..off.clone() };
+    assert_eq!(decode(&encode(&off)).unwrap().shown, Shown::PyTorch);
+    assert_eq!(decode(&encode(&on)).unwrap().shown, Shown::WithTinygrad);
+    let payload = |s: &SharedTrace| {
+        let data = URL_SAFE_NO_PAD.decode(encode(s).trim_start_matches("v1.")).unwrap();
+        miniz_oxide::inflate::decompress_to_vec(&data).unwrap()
+    };
+    assert_eq!(payload(&on)[0], payload(&off)[0] | (1 << 4));
+    assert_eq!(payload(&on)[1..], payload(&off)[1..]);
 }
 
 #[test]
@@ -108,7 +126,7 @@ fn decode_errors() {
         (fragment_of_deflate(&[0xff, 0xff]), "link payload is not valid deflate data"),
         (fragment_of_deflate(&stray), "link has stray data after its payload (1 byte)"),
         (fragment_of_payload(&[]), "link payload is truncated"),
-        (fragment_of_payload(&[0x10]), "link payload sets unknown flags 0x10"),
+        (fragment_of_payload(&[0x20]), "link payload sets unknown flags 0x20"),
         (fragment_of_payload(&[0x01, 0x80]), "link payload is truncated"),
         (
             fragment_of_payload(&[&[1u8][..], &ten_continuations].concat()),
@@ -289,7 +307,7 @@ fn recording_links() {
 
 fn any_state() -> impl Strategy<Value = SharedTrace> {
     (any::<String>(), any::<Option<usize>>(), any::<Option<String>>(), any::<Option<String>>(), any::<Option<String>>())
-        .prop_map(|(trace, step, tensor, backend, view)| SharedTrace { trace, step, tensor, backend, view })
+        .prop_map(|(trace, step, tensor, backend, view)| SharedTrace { trace, step, tensor, backend, view, shown: Shown::PyTorch })
 }
 
 /// Whatever decodes must be a state that round-trips; whatever does not is a decode error.

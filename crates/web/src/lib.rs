@@ -12,7 +12,7 @@ pub mod recording;
 pub mod session;
 
 use serde_json::{json, Value as Json};
-use stridelab_core::share::{self, Shared, SharedRecording, SharedTrace};
+use stridelab_core::share::{self, Shared, SharedRecording, SharedTrace, Shown};
 use wasm_bindgen::prelude::*;
 
 /// Panics become readable console errors instead of "unreachable executed"; the page catches the
@@ -165,8 +165,13 @@ pub fn share_encode(
     tensor: Option<String>,
     backend: Option<String>,
     view: Option<String>,
+    shown: Option<String>,
 ) -> String {
-    share::encode(&SharedTrace { trace: trace.to_string(), step, tensor, backend, view })
+    let shown = match shown.as_deref() {
+        Some("tinygrad") => Shown::WithTinygrad,
+        _ => Shown::PyTorch,
+    };
+    share::encode(&SharedTrace { trace: trace.to_string(), step, tensor, backend, view, shown })
 }
 
 /// A link or fragment read back: `{trace, step, tensor, backend, view}` for a trace,
@@ -180,7 +185,12 @@ pub fn share_decode(link: &str) -> String {
 fn decode_json(link: &str) -> Json {
     match share::decode_shared(link) {
         Ok(Shared::Trace(s)) => {
-            json!({"trace": s.trace, "step": s.step, "tensor": s.tensor, "backend": s.backend, "view": s.view})
+            let shown = match s.shown {
+                Shown::PyTorch => "pytorch",
+                Shown::WithTinygrad => "tinygrad",
+            };
+            json!({"trace": s.trace, "step": s.step, "tensor": s.tensor, "backend": s.backend, "view": s.view,
+                "shown": shown})
         }
         Ok(Shared::Recording(r)) => {
             json!({"recording": r.recording, "step": r.step, "tensor": r.tensor, "view": r.view})
@@ -201,6 +211,7 @@ pub fn lessons_json() -> Json {
                     tensor: Some(l.tensor.to_string()),
                     backend: None,
                     view: None,
+                    shown: Shown::PyTorch,
                 });
                 let narration: serde_json::Map<String, Json> =
                     l.narration.iter().map(|(line, text)| (line.to_string(), json!(text))).collect();

@@ -199,11 +199,14 @@ fn share_round_trips_and_rejects() {
     let cases: &[(&str, Option<usize>, Option<&str>)] =
         &[("a = arange(4.)\n", Some(1), Some("a")), ("x = ones(2)  # <img src=x onerror=alert(1)>\n", None, None)];
     for (trace, step, tensor) in cases {
-        let fragment = share_encode(trace, *step, tensor.map(str::to_string), None, None);
+        let fragment = share_encode(trace, *step, tensor.map(str::to_string), None, None, None);
         let back = decode_json(&format!("http://127.0.0.1:8080/#{fragment}"));
         assert_eq!(back["trace"], json!(trace));
         assert_eq!(back["step"], json!(step));
         assert_eq!(back["tensor"], json!(tensor));
+        assert_eq!(back["shown"], json!("pytorch"));
+        let fragment = share_encode(trace, *step, None, None, None, Some("tinygrad".into()));
+        assert_eq!(decode_json(&fragment)["shown"], json!("tinygrad"));
     }
     for junk in ["#v1.!!!", "#v9.AAAA", "#"] {
         assert!(decode_json(junk)["error"].is_string(), "{junk}");
