@@ -796,6 +796,21 @@ test('accessible in both themes and on every tab: no serious or critical axe-cor
   await page.close();
 });
 
+test('on a phone the first screen is the editor and the stepper, with no key map to a keyboard it lacks', async () => {
+  const b = await browser(false);
+  const page = await b.newPage({ viewport: { width: 375, height: 740 }, hasTouch: true, isMobile: true });
+  await page.goto(base);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  const rect = (sel) => page.$eval(sel, (e) => { const r = e.getBoundingClientRect(); return { top: r.top + window.scrollY, bottom: r.bottom + window.scrollY }; });
+  const header = await rect('header');
+  assert.ok(header.bottom - header.top <= 60, `header ${header.bottom - header.top} px tall`);
+  const stepper = await rect('.stepper');
+  assert.ok((await rect('#source')).top < 200 && stepper.bottom <= 740, JSON.stringify({ header, stepper }));
+  assert.equal(await page.$eval('#keymap', (e) => getComputedStyle(e).display), 'none');
+  await shot(page, 'phone-first-screen');
+  await page.close();
+});
+
 for (const width of [375, 800]) {
   test(`at ${width} px wide the page is one column with nothing cut off sideways`, async () => {
     const b = await browser(false);
@@ -810,7 +825,7 @@ for (const width of [375, 800]) {
     for (const tab of ['inspect', 'kernels', 'lessons', 'data', 'reference']) {
       await page.click(`.tabs button[data-tab="${tab}"]`);
       const over = await page.evaluate(() => [...document.querySelectorAll('body *')]
-        .filter((e) => !e.closest('.scroll, .scroll-x, .mapview') && e.getBoundingClientRect().right > window.innerWidth + 0.5)
+        .filter((e) => !e.closest('.scroll, .scroll-x, .mapview') && !(e.closest('header') && getComputedStyle(e.closest('header')).overflowX === 'auto') && e.getBoundingClientRect().right > window.innerWidth + 0.5)
         .map((e) => `${e.tagName.toLowerCase()}#${e.id}.${e.className}`).slice(0, 5));
       assert.deepEqual(over, [], `${tab} at ${width} px`);
       assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${tab}: no sideways scroll`);

@@ -80,7 +80,7 @@ function lightBackward(e) {
   document.querySelectorAll('#autograd .ag-node.current').forEach((g) => g.classList.remove('current'));
   document.querySelectorAll('#storage .cell.grad-written').forEach((c) => c.classList.remove('grad-written'));
   const sel = e.node === 'AccumulateGrad'
-    ? `#autograd .ag-node.leaf[data-leaf="${CSS.escape(String(e.into[0]))}"]`
+    ? `#autograd .ag-node.leaf[data-leaf="${CSS.escape(String(e.into[0]).replace(/\.grad$/, ''))}"]`
     : `#autograd .ag-node[data-node="${CSS.escape(e.node)}"][data-line="${e.line}"]`;
   const box = document.querySelector(sel);
   if (box) box.classList.add('current');

@@ -196,7 +196,10 @@ fn main() -> ExitCode {
                     Some(link) => link,
                     None => {
                         let trace = read_input(&input)?;
-                        share::checked_link(&SharedTrace { trace, step, tensor, backend: None, view: None, shown: Shown::PyTorch }, &base)?
+                        share::checked_link(
+                            &SharedTrace { trace, step, tensor, backend: None, view: None, shown: Shown::PyTorch },
+                            &base,
+                        )?
                     }
                 };
                 write_stdout(&format!("{link}\n"))

@@ -307,7 +307,14 @@ fn recording_links() {
 
 fn any_state() -> impl Strategy<Value = SharedTrace> {
     (any::<String>(), any::<Option<usize>>(), any::<Option<String>>(), any::<Option<String>>(), any::<Option<String>>())
-        .prop_map(|(trace, step, tensor, backend, view)| SharedTrace { trace, step, tensor, backend, view, shown: Shown::PyTorch })
+        .prop_map(|(trace, step, tensor, backend, view)| SharedTrace {
+            trace,
+            step,
+            tensor,
+            backend,
+            view,
+            shown: Shown::PyTorch,
+        })
 }
 
 /// Whatever decodes must be a state that round-trips; whatever does not is a decode error.

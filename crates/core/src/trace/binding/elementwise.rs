@@ -306,11 +306,7 @@ pub fn call_function(run: &mut RunContext, entry: Entry, name: &str, mut args: A
 fn write_unary_out(run: &mut RunContext, out: &Tensor, op: UnaryOp, t: &Tensor) -> Result<Tensor> {
     let out = run.engine.realize(out)?;
     if run.engine.inplace_tracked(&out, &[t]) {
-        bail!(
-            Autograd,
-            "{}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.",
-            op.name()
-        );
+        return Err(out_under_autograd(op.name()));
     }
     let value = run.engine.unary(op, t)?;
     let out = match value.shape() != out.shape() && !t.same_object(&out) && !run.engine.is_bridge() {
@@ -323,14 +319,6 @@ fn write_unary_out(run: &mut RunContext, out: &Tensor, op: UnaryOp, t: &Tensor) 
     };
     if value.shape() != out.shape() {
         bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", out.shape(), value.shape());
-    }
-    if !DType::can_cast(value.dtype(), out.dtype()) {
-        bail!(
-            DType,
-            "result type {} can't be cast to the desired output type {}",
-            value.dtype().torch_name(),
-            out.dtype().torch_name()
-        );
     }
     write_value(run, &out, &value, std::slice::from_ref(t), OverlapRules::ALL)
 }
@@ -522,6 +510,21 @@ fn finish(run: &mut RunContext, target: &Tensor, value: Tensor, inputs: &[Tensor
     }
 }
 
+/// Autograd's refusal of an `out=` form when an input or `out` requires grad.
+pub(crate) fn out_under_autograd(name: &str) -> crate::error::Error {
+    crate::error::Error::Autograd(format!(
+        "{name}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad."
+    ))
+}
+
+/// PyTorch's check that a result of dtype `from` may be written into a tensor of dtype `to`.
+pub(crate) fn check_cast(from: DType, to: DType) -> Result<()> {
+    if !DType::can_cast(from, to) {
+        bail!(DType, "result type {} can't be cast to the desired output type {}", from.torch_name(), to.torch_name());
+    }
+    Ok(())
+}
+
 /// Whether a write is an in-place op (`a.add_(b)`, `a += b`) or an `out=` argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum WriteForm {
@@ -555,11 +558,7 @@ pub(crate) fn write_binary(
     let input_refs: Vec<&Tensor> = inputs.iter().collect();
     let tracked = run.engine.inplace_tracked(&target, &input_refs);
     if tracked && (form == WriteForm::Out || !inplace) {
-        bail!(
-            Autograd,
-            "{}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.",
-            op.name()
-        );
+        return Err(out_under_autograd(op.name()));
     }
     let read_write = inputs.iter().any(|t| t.same_object(&target));
     let target = match form == WriteForm::Out && shape != target.shape() && !read_write && !run.engine.is_bridge() {
@@ -582,13 +581,8 @@ pub(crate) fn write_binary(
     // The bridge casts to the target's dtype where it implements the op itself (`wrap_out`,
     // its own `add_`/`mul_`); its other in-place ops run PyTorch's check.
     let bridge_casts = run.engine.is_bridge() && (form == WriteForm::Out || bridge::casts_inplace(op));
-    if !bridge_casts && !DType::can_cast(result, target.dtype()) {
-        bail!(
-            DType,
-            "result type {} can't be cast to the desired output type {}",
-            result.torch_name(),
-            target.dtype().torch_name()
-        );
+    if !bridge_casts {
+        check_cast(result, target.dtype())?;
     }
     // Autograd: an in-place op records its node and rebases the target's history.
     // The formulas that read the old value get a copy of it (PyTorch's `original_self`).
@@ -656,14 +650,7 @@ pub(crate) fn write_value(
 ) -> Result<Tensor> {
     let target = run.engine.realize(target)?;
     run.engine.check_write_overlap(&target, inputs, rules)?;
-    if !DType::can_cast(value.dtype(), target.dtype()) {
-        bail!(
-            DType,
-            "result type {} can't be cast to the desired output type {}",
-            value.dtype().torch_name(),
-            target.dtype().torch_name()
-        );
-    }
+    check_cast(value.dtype(), target.dtype())?;
     let value = run.engine.resolve(value);
     // A value computed from the target (`exp_`, `relu_`) carries the node that becomes the
     // target's history.

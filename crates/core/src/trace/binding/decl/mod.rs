@@ -90,10 +90,7 @@ pub fn call_function(run: &mut RunContext, decl: &Decl, name: &str, args: Args) 
         Some(Value::Tensor(out)) => {
             let grad_inputs: Vec<&Tensor> = inputs.iter().collect();
             if run.engine.grad_enabled() && grad_inputs.iter().any(|t| run.engine.autograd().requires_grad(t)) {
-                bail!(
-                    Autograd,
-                    "{shown}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad."
-                );
+                return Err(crate::trace::binding::elementwise::out_under_autograd(shown));
             }
             let Value::Tensor(v) = &value else {
                 bail!(Unsupported, "{shown}(out=...) of a result that is not a tensor")
@@ -116,14 +113,7 @@ pub fn call_function(run: &mut RunContext, decl: &Decl, name: &str, args: Args) 
 fn write_into(run: &mut RunContext, target: &Tensor, value: Value, inputs: &[Tensor], name: &str) -> Result<Value> {
     let Value::Tensor(value) = value else { bail!(Type, "{name}() has no in-place form") };
     // PyTorch checks the result's dtype against the target's before the shapes.
-    if !crate::dtype::DType::can_cast(value.dtype(), target.dtype()) {
-        bail!(
-            DType,
-            "result type {} can't be cast to the desired output type {}",
-            value.dtype().torch_name(),
-            target.dtype().torch_name()
-        );
-    }
+    crate::trace::binding::elementwise::check_cast(value.dtype(), target.dtype())?;
     if value.shape() != target.shape() {
         bail!(Shape, "output with shape {:?} doesn't match the broadcast shape {:?}", target.shape(), value.shape());
     }
