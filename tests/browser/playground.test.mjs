@@ -738,6 +738,8 @@ test('storage cells are reached from the keyboard: arrows walk them, each read o
   // At 1440 x 900 the editor has the room (about 20 lines), not a 12-line strip.
   const edH = await page.$eval('.editor', (e) => e.getBoundingClientRect().height);
   assert.ok(edH >= 340, `editor ${edH} px tall`);
+  // The tensor list has the width for every column: nothing hidden behind its scroll.
+  assert.ok(await page.$eval('#tensors', (t) => t.scrollWidth <= t.parentElement.clientWidth + 1), 'tensor list cut');
   await page.focus('#storage-grid');
   // b's first element is cell 0; the grid is 2 rows of 6 (the storage's last dimension).
   await page.waitForFunction(() => /\[0\] = 0/.test(document.querySelector('#hover').textContent));
