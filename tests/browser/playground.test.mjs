@@ -879,6 +879,30 @@ async function runPanelKernels(page) {
   return { meta, kernels };
 }
 
+test('a matmul statement shows its kernels on WebGPU and on the CPU, checked against the interpreter', async () => {
+  // A realistic matmul sums in another order on the GPU: the check's tolerance accepts it, so
+  // the panel shows the kernels of anything a matmul feeds (here F.gelu(x @ w)).
+  const trace = 'x = torch.randn(64, 128)\nw = torch.randn(128, 64)\ny = F.gelu(x @ w)\n';
+  for (const webgpu of [true, false]) {
+    const { page, errors } = await open(base, { webgpu });
+    await page.goto(`${base}#${await fragment(page, trace, null, 'y')}`);
+    await page.waitForFunction((src) => window.stridelab.editor.text() === src, trace);
+    await settle(page);
+    await page.click('.tabs button[data-tab="kernels"]');
+    await page.click('#run-kernels');
+    await page.waitForFunction(() => document.querySelector('#kernel-meta') || document.querySelector('#kernel-msg').textContent !== 'running…', null, { timeout: 60000 });
+    const msg = await page.$('#kernel-meta') ? null : await page.textContent('#kernel-msg');
+    assert.equal(msg, null, `kernel run failed: ${msg}`);
+    const meta = await page.textContent('#kernel-meta');
+    assert.match(meta, /line 3 y = F\.gelu\(x @ w\)/);
+    assert.match(meta, /outputs match the interpreter/);
+    assert.match(meta, webgpu ? /backend WebGPU/ : /backend CPU/);
+    assert.ok((await page.$$('.kernel')).length >= 1, meta);
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});
+
 test('WebGPU is detected and the kernel panel runs the step on it', async () => {
   const { page, errors } = await open(base, { webgpu: true });
   await page.waitForSelector('body[data-gpu]', { timeout: 20000 });
