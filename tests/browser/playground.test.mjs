@@ -848,11 +848,12 @@ for (const width of [375, 800]) {
 
 const KERNEL_TRACE = 'a = arange(4096.).reshape(64, 64)\nb = (a.t() * 2 + 1).sum(1)\n';
 
-/** Opens KERNEL_TRACE, runs the last step's kernels from the panel and returns what it drew. */
-async function runPanelKernels(page) {
-  const frag = await fragment(page, KERNEL_TRACE, null, null);
+/** Opens `trace` (KERNEL_TRACE by default), runs its last step's kernels from the panel, checks
+ *  the panel names the `statement` and matched the interpreter, and returns what it drew. */
+async function runPanelKernels(page, trace = KERNEL_TRACE, statement = /line 2 b = \(a\.t\(\) \* 2 \+ 1\)\.sum\(1\)/) {
+  const frag = await fragment(page, trace, null, null);
   await page.goto(`${base}#${frag}`);
-  await page.waitForFunction((src) => window.stridelab.editor.text() === src, KERNEL_TRACE);
+  await page.waitForFunction((src) => window.stridelab.editor.text() === src, trace);
   await settle(page);
   await page.click('.tabs button[data-tab="kernels"]');
   await page.click('#run-kernels');
@@ -868,7 +869,7 @@ async function runPanelKernels(page) {
     wgsl: k.querySelector('pre.wgsl').textContent,
     why: (k.querySelector('.why') || { textContent: '' }).textContent,
   })));
-  assert.match(meta, /line 2 b = \(a\.t\(\) \* 2 \+ 1\)\.sum\(1\)/);
+  assert.match(meta, statement);
   assert.match(meta, /outputs match the interpreter/);
   assert.ok(kernels.length >= 1, meta);
   for (const k of kernels) {
@@ -885,19 +886,8 @@ test('a matmul statement shows its kernels on WebGPU and on the CPU, checked aga
   const trace = 'x = torch.randn(64, 128)\nw = torch.randn(128, 64)\ny = F.gelu(x @ w)\n';
   for (const webgpu of [true, false]) {
     const { page, errors } = await open(base, { webgpu });
-    await page.goto(`${base}#${await fragment(page, trace, null, 'y')}`);
-    await page.waitForFunction((src) => window.stridelab.editor.text() === src, trace);
-    await settle(page);
-    await page.click('.tabs button[data-tab="kernels"]');
-    await page.click('#run-kernels');
-    await page.waitForFunction(() => document.querySelector('#kernel-meta') || document.querySelector('#kernel-msg').textContent !== 'running…', null, { timeout: 60000 });
-    const msg = await page.$('#kernel-meta') ? null : await page.textContent('#kernel-msg');
-    assert.equal(msg, null, `kernel run failed: ${msg}`);
-    const meta = await page.textContent('#kernel-meta');
-    assert.match(meta, /line 3 y = F\.gelu\(x @ w\)/);
-    assert.match(meta, /outputs match the interpreter/);
+    const { meta } = await runPanelKernels(page, trace, /line 3 y = F\.gelu\(x @ w\)/);
     assert.match(meta, webgpu ? /backend WebGPU/ : /backend CPU/);
-    assert.ok((await page.$$('.kernel')).length >= 1, meta);
     assert.deepEqual(errors, []);
     await page.close();
   }
